@@ -1,0 +1,257 @@
+"""Match records: one JSON object per line.
+
+    {"type": "header", "format": "arena-record/1", "match_id": .., "game": .., "options": {..},
+     "seed": .., "players": [{"seat": 0, "name": .., "version": ..}, ..], "versions": {..}, ..}
+    {"type": "chance", "n": 0, "outcome": 9, "label": "Red starts"}
+    {"type": "decision", "n": 7, "seat": 1, "action": 12, "label": "...", "think_ms": 0.4}
+    {"type": "result", "ranking": [1, 0], "reason": "score", "scores": [4, 14], "offender": null}
+
+A record holds everything needed to replay the match exactly (`arena.referee.replay`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any, Iterable
+
+from arena.games.base import CHANCE, JSON
+
+RECORD_FORMAT = "arena-record/1"
+
+
+class RecordError(ValueError):
+    """A record file is missing, truncated or not a match record."""
+
+
+class Termination(str, Enum):
+    """Why a match ended when the referee, not the rules, ended it."""
+
+    TIMEOUT = "timeout"
+    ILLEGAL_ACTION = "illegal_action"
+    MALFORMED_MESSAGE = "malformed_message"
+    WRONG_SEQUENCE = "wrong_sequence"
+    DISCONNECT = "disconnect"
+    CRASH = "crash"
+    PROTOCOL_ERROR = "protocol_error"
+    AGENT_ERROR = "agent_error"
+    VOID = "void"
+    MAX_LENGTH = "max_length"
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    """Who sat in a seat."""
+
+    seat: int
+    name: str
+    version: str = "1"
+    kind: str = "agent"  # "agent" (in-process) or "bot" (a program through the referee)
+
+    def to_json(self) -> JSON:
+        return {"seat": self.seat, "name": self.name, "version": self.version, "kind": self.kind}
+
+    @classmethod
+    def from_json(cls, data: JSON) -> PlayerInfo:
+        return cls(int(data["seat"]), str(data["name"]), str(data.get("version", "1")), str(data.get("kind", "agent")))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of play: a chance outcome (seat == CHANCE) or a seat's decision."""
+
+    n: int
+    seat: int
+    action: int
+    label: str
+    timing: dict[str, float] = field(default_factory=dict)  # think_ms, transport_ms, ...
+
+    @property
+    def is_chance(self) -> bool:
+        return self.seat == CHANCE
+
+    def to_json(self) -> JSON:
+        if self.is_chance:
+            return {"type": "chance", "n": self.n, "outcome": self.action, "label": self.label}
+        return {"type": "decision", "n": self.n, "seat": self.seat, "action": self.action, "label": self.label,
+                **self.timing}
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How the match ended: a rank per seat, the reason, and the seat at fault if any."""
+
+    ranking: tuple[int, ...]
+    reason: str
+    scores: tuple[float, ...] = ()
+    offender: int | None = None
+    detail: str = ""
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(seat for seat, rank in enumerate(self.ranking) if rank == 0)
+
+    @property
+    def is_draw(self) -> bool:
+        return len(self.winners) == len(self.ranking)
+
+    @property
+    def is_fault(self) -> bool:
+        return self.reason in {t.value for t in Termination}
+
+    def to_json(self) -> JSON:
+        data: JSON = {"type": "result", "ranking": list(self.ranking), "reason": self.reason,
+                      "scores": list(self.scores), "offender": self.offender}
+        if self.detail:
+            data["detail"] = self.detail
+        return data
+
+    @classmethod
+    def from_json(cls, data: JSON) -> MatchResult:
+        offender = data.get("offender")
+        return cls(
+            ranking=tuple(int(r) for r in data["ranking"]),
+            reason=str(data["reason"]),
+            scores=tuple(float(s) for s in data.get("scores", ())),
+            offender=None if offender is None else int(offender),
+            detail=str(data.get("detail", "")),
+        )
+
+
+@dataclass
+class MatchRecord:
+    """A whole match: header facts, every step, and the result once the match is over."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    players: list[PlayerInfo]
+    versions: dict[str, str]
+    match_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    extra: dict[str, Any] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    result: MatchResult | None = None
+
+    @property
+    def decisions(self) -> list[Step]:
+        """The steps that were seats' decisions (not chance)."""
+        return [step for step in self.steps if not step.is_chance]
+
+    def header_json(self) -> JSON:
+        data: JSON = {
+            "type": "header",
+            "format": RECORD_FORMAT,
+            "match_id": self.match_id,
+            "game": self.game,
+            "options": self.options,
+            "seed": self.seed,
+            "players": [p.to_json() for p in self.players],
+            "versions": self.versions,
+            "started_at": self.started_at,
+        }
+        if self.extra:
+            data["extra"] = self.extra
+        return data
+
+    def lines(self) -> Iterable[str]:
+        """The record as JSON lines."""
+        yield json.dumps(self.header_json(), separators=(",", ":"))
+        for step in self.steps:
+            yield json.dumps(step.to_json(), separators=(",", ":"))
+        if self.result is not None:
+            yield json.dumps(self.result.to_json(), separators=(",", ":"))
+
+    def to_jsonl(self) -> str:
+        """The whole record as text, one JSON object per line."""
+        return "\n".join(self.lines()) + "\n"
+
+    def write(self, path: str | Path) -> Path:
+        """Write the record (gzip-compressed when the name ends in .gz); returns the path."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = self.to_jsonl().encode("utf-8")
+        if target.suffix == ".gz":
+            data = gzip.compress(data, mtime=0)
+        temporary = target.with_name(target.name + ".part")
+        temporary.write_bytes(data)
+        temporary.replace(target)  # never leave a half-written record behind
+        return target
+
+    @classmethod
+    def from_jsonl(cls, text: str) -> MatchRecord:
+        """Parse a record; raises RecordError naming the line that is wrong."""
+        record: MatchRecord | None = None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RecordError(f"line {number}: not JSON ({error.msg})") from None
+            if not isinstance(data, dict):
+                raise RecordError(f"line {number}: expected a JSON object")
+            kind = data.get("type")
+            try:
+                if record is None:
+                    if kind != "header":
+                        raise RecordError(f"line {number}: a record starts with its header")
+                    if data.get("format") != RECORD_FORMAT:
+                        raise RecordError(f"line {number}: unknown record format {data.get('format')!r}")
+                    record = cls(
+                        game=str(data["game"]),
+                        options=dict(data.get("options", {})),
+                        seed=int(data["seed"]),
+                        players=[PlayerInfo.from_json(p) for p in data["players"]],
+                        versions=dict(data.get("versions", {})),
+                        match_id=str(data.get("match_id", "")),
+                        started_at=str(data.get("started_at", "")),
+                        extra=dict(data.get("extra", {})),
+                    )
+                elif record.result is not None:
+                    raise RecordError(f"line {number}: nothing may follow the result")
+                elif kind == "chance":
+                    record.steps.append(Step(int(data["n"]), CHANCE, int(data["outcome"]), str(data["label"])))
+                elif kind == "decision":
+                    seat = int(data["seat"])
+                    if seat < 0:
+                        raise RecordError(f"line {number}: a decision needs a seat")
+                    timing = {k: float(v) for k, v in data.items() if k.endswith("_ms")}
+                    record.steps.append(Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing))
+                elif kind == "result":
+                    record.result = MatchResult.from_json(data)
+                else:
+                    raise RecordError(f"line {number}: unknown line type {kind!r}")
+            except RecordError:
+                raise
+            except (KeyError, TypeError, ValueError) as error:
+                raise RecordError(f"line {number}: bad {kind or 'record'} line ({error!r})") from None
+        if record is None:
+            raise RecordError("empty record: no header line")
+        return record
+
+    @classmethod
+    def read(cls, path: str | Path) -> MatchRecord:
+        """Read a record file (plain or .gz)."""
+        source = Path(path)
+        try:
+            data = source.read_bytes()
+        except FileNotFoundError:
+            raise RecordError(f"no such record file: {source}") from None
+        except OSError as error:
+            raise RecordError(f"cannot read {source}: {error.strerror}") from None
+        if data[:2] == b"\x1f\x8b":
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError) as error:
+                raise RecordError(f"{source}: corrupt gzip data ({error})") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError(f"{source}: not a text record (bad UTF-8)") from None
+        return cls.from_jsonl(text)

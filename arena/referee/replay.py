@@ -1,0 +1,84 @@
+"""Replaying a match record through the rules engine, step by step."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from arena.games.base import CHANCE, Game, IllegalActionError, State
+from arena.games.registry import load_game
+from arena.referee.record import MatchRecord, Step
+
+HEADER_LINES = 1  # steps start on line 2 of a record file
+
+
+class ReplayDivergence(Exception):
+    """The record and the engine disagree; `line` is the record line where they part."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+def game_of(record: MatchRecord) -> Game:
+    """The game a record was played in, with its options."""
+    try:
+        return load_game(record.game, record.options)
+    except (KeyError, ValueError) as error:
+        raise ReplayDivergence(1, f"cannot load game {record.game!r}: {error}") from None
+
+
+def replay_steps(record: MatchRecord) -> Iterator[tuple[State, Step]]:
+    """Yield (state after the step, step) for each recorded step; raise ReplayDivergence on a mismatch."""
+    state = game_of(record).new_initial_state()
+    for index, step in enumerate(record.steps):
+        line = HEADER_LINES + 1 + index
+        if state.is_terminal():
+            raise ReplayDivergence(line, "the game is already over but the record goes on")
+        player = state.current_player()
+        if step.is_chance != (player == CHANCE):
+            expected = "a chance outcome" if player == CHANCE else f"a decision of seat {player}"
+            raise ReplayDivergence(line, f"expected {expected}, the record has {step.to_json()['type']}")
+        if not step.is_chance and step.seat != player:
+            raise ReplayDivergence(line, f"expected a decision of seat {player}, the record has seat {step.seat}")
+        try:
+            label = state.action_to_string(step.action)
+            state.apply_action(step.action)
+        except IllegalActionError as error:
+            raise ReplayDivergence(line, str(error)) from None
+        if label != step.label:
+            raise ReplayDivergence(line, f"label differs: engine says {label!r}, record says {step.label!r}")
+        yield state, step
+    _check_result(record, state)
+
+
+def _check_result(record: MatchRecord, state: State) -> None:
+    line = HEADER_LINES + len(record.steps) + 1
+    result = record.result
+    if result is None:
+        raise ReplayDivergence(line, "the record has no result line")
+    if result.is_fault:
+        if state.is_terminal():
+            raise ReplayDivergence(line, f"the record ends by {result.reason}, but the game was already over")
+        return
+    outcome = state.outcome()
+    if outcome is None:
+        raise ReplayDivergence(line, "the record has a result but the game is not over")
+    if tuple(outcome.ranking) != tuple(result.ranking) or outcome.reason != result.reason:
+        raise ReplayDivergence(
+            line, f"result differs: engine ranks {list(outcome.ranking)} ({outcome.reason}), "
+            f"record ranks {list(result.ranking)} ({result.reason})")
+    if result.scores and tuple(outcome.scores) != tuple(result.scores):
+        raise ReplayDivergence(line, f"scores differ: engine {list(outcome.scores)}, record {list(result.scores)}")
+
+
+def replay(record: MatchRecord, on_step: Callable[[State, Step], None] | None = None) -> State:
+    """Run a record back through the engine; return the final state or raise ReplayDivergence."""
+    state: State | None = None
+    for state, step in replay_steps(record):
+        if on_step is not None:
+            on_step(state, step)
+    if state is None:  # no steps at all
+        state = game_of(record).new_initial_state()
+        _check_result(record, state)
+    return state
