@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
+import json
+from typing import Any, Callable
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.agents.random_agent import RandomAgent
 
-AGENTS: dict[str, Callable[[], Agent]] = {
+AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
 }
 
@@ -19,12 +20,35 @@ class UnknownAgentError(KeyError):
         return str(self.args[0])
 
 
-def make_agent(name: str) -> Agent:
-    """A fresh built-in agent by name."""
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """'mcts:iterations=200:seconds=0.1' -> ('mcts', {'iterations': 200, 'seconds': 0.1})."""
+    name, *pairs = spec.strip().split(":")
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UnknownAgentError(f"bad agent parameter {pair!r} in {spec!r}: expected key=value")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return name, params
+
+
+def make_agent(spec: str) -> Agent:
+    """A fresh built-in agent from a spec: a name, optionally followed by :key=value parameters."""
+    name, params = parse_agent_spec(spec)
     try:
-        return AGENTS[name]()
+        factory = AGENTS[name]
     except KeyError:
         raise UnknownAgentError(f"unknown agent {name!r}; built-in agents: {', '.join(sorted(AGENTS))}") from None
+    try:
+        agent = factory(**params)
+    except TypeError as error:
+        raise UnknownAgentError(f"bad parameters for agent {name!r}: {error}") from None
+    if params:
+        agent.name = spec.strip()
+    return agent
 
 
-__all__ = ["AGENTS", "Agent", "DecisionRequest", "RandomAgent", "UnknownAgentError", "make_agent"]
+__all__ = ["AGENTS", "Agent", "DecisionRequest", "RandomAgent", "UnknownAgentError", "make_agent", "parse_agent_spec"]

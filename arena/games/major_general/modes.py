@@ -26,7 +26,7 @@ def registered_modes() -> list[tuple[GameMode, bool]]:
     ]
     for scenario in SCENARIOS:
         modes.append(
-            (GameMode(f"{FAMILY}/{scenario.id}", FAMILY, TITLE, f"{scenario.name}: {scenario.text}",
+            (GameMode(f"{FAMILY}/{scenario.id}", FAMILY, TITLE, f"scenario {scenario.name}: {scenario.text}",
                       new_game, {"scenario": scenario.id}),
              False)
         )

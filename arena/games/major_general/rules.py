@@ -731,11 +731,9 @@ class MajorGeneralState(State):
             lines.append(row[0].ljust(8) + "".join(cell.center(width) for cell in row[1:]))
         scenario = "none" if self.scenario < 0 else SCENARIOS[self.scenario].name
         scores = self.scores()
-        lines.append(
-            f"supply Y{self.supply[0]} R{self.supply[1]} | cards played {self.played_count}/16 | "
-            f"scenario: {scenario} (cubes Y{self.cubes[0]} R{self.cubes[1]}, {self.cubes_left} left) | "
-            f"score Y{scores[0]} R{scores[1]}"
-        )
+        lines.append(f"supply Y{self.supply[0]} R{self.supply[1]} | cards played {self.played_count}/16 | "
+                     f"score Y{scores[0]} R{scores[1]}")
+        lines.append(f"scenario: {scenario} (cubes Y{self.cubes[0]} R{self.cubes[1]}, {self.cubes_left} left)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

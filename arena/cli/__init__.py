@@ -1,0 +1,1 @@
+"""The `arena` command line (typer + rich)."""

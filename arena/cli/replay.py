@@ -1,0 +1,75 @@
+"""`arena replay`: step through a match record and draw the board in the terminal."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.panel import Panel
+from rich.text import Text
+
+from arena.cli.common import console, fail
+from arena.games.base import State
+from arena.referee.record import MatchRecord, RecordError, Step
+from arena.referee.replay import ReplayDivergence, game_of, replay_steps
+
+
+def replay(
+    file: Path = typer.Argument(..., metavar="FILE", help="A match record (.jsonl or .jsonl.gz)."),
+    step: bool = typer.Option(False, "--step", help="Wait for Enter after each decision."),
+    delay: float = typer.Option(0.0, "--delay", min=0.0, help="Seconds to pause after each decision."),
+    final: bool = typer.Option(False, "--final", help="Draw only the final position."),
+) -> None:
+    """Replay a record through the rules engine, checking every step, and draw the board."""
+    try:
+        record = MatchRecord.read(file)
+    except RecordError as error:
+        fail(str(error))
+    try:
+        game = game_of(record)
+    except ReplayDivergence as error:
+        fail(f"{file}: {error}")
+    players = ", ".join(f"{game.info.seat_names[p.seat]}: {p.name} {p.version}" for p in record.players)
+    console.print(Panel(f"{game.info.title} ({record.game})  seed {record.seed}\n{players}",
+                        title=f"record {record.match_id[:12]}", expand=False))
+    state: State | None = None
+    try:
+        for state, item in replay_steps(record):
+            if final:
+                continue
+            _show_step(item, state, game.info.seat_names)
+            if not item.is_chance:
+                if step:
+                    typer.prompt("", default="", show_default=False, prompt_suffix="")
+                elif delay:
+                    time.sleep(delay)
+    except ReplayDivergence as error:
+        fail(f"{file}: replay diverges at {error}")
+    if state is None:
+        state = game.new_initial_state()
+    if final:
+        console.print(Panel(state.board_text(), title="final position", expand=False))
+    result = record.result
+    assert result is not None
+    if result.is_draw:
+        verdict = "draw"
+    else:
+        verdict = "winner: " + ", ".join(game.info.seat_names[s] for s in result.winners)
+    scores = " - ".join(f"{s:g}" for s in result.scores)
+    console.print(f"[bold]{verdict}[/bold] ({result.reason}{', ' + scores if scores else ''})"
+                  + (f": {result.detail}" if result.detail else ""))
+    console.print("[green]replay reproduces the record[/green]")
+
+
+def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
+    if item.is_chance:
+        console.print(Text(f"  chance: {item.label}", style="dim"))
+        return
+    think = f"  ({item.timing['think_ms']:.1f} ms)" if "think_ms" in item.timing else ""
+    console.print(Panel(state.board_text(), title=f"{item.n}. {item.label}{think}", title_align="left",
+                        expand=False))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay)
