@@ -4,7 +4,7 @@ Variant: the printed rulebook (../shared/seeds/major-general-duel-of-time.en.txt
 readings of open points are in docs/rules-decisions.md, section "Major General":
 - the 8 cards and the 5 scenario cards are reconstructions (data/*.json);
 - a played card lies over two adjacent spaces; the half facing the player who plays it lies on the
-  space nearer that player's base (MG-2);
+  space nearer that player's base (MG-17a);
 - forced choices (a single option) are resolved without asking; every real choice is a decision
   of the player who executes the command (MG-19);
 - a tie is recorded as a draw (MG-21).
@@ -351,7 +351,7 @@ class MajorGeneralState(State):
         player = self.current_player()
         if player == CHANCE:
             label = self._game.chance_label(action)
-            if self.phase in (DEAL, DRAW):
+            if self.phase in (DEAL, DRAW) and 0 <= action < NUM_CARDS:
                 return f"{SEAT_NAMES[self._drawing_seat()]} draws {card_name(action)}"
             return label
         if player == TERMINAL:
@@ -563,8 +563,9 @@ class MajorGeneralState(State):
             self.steps = 1
             return
         # PUSH
-        if choice == STOP_PUSHING:
+        if choice == STOP_PUSHING:  # never a forced choice: it always comes with a push option
             self.pending = EMPTY
+            self.cursor += 1
             return
         target = choice - TARGET_YELLOW
         units[2 * space + seat] -= 1
