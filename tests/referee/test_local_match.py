@@ -1,0 +1,96 @@
+"""The local match runner: seeded chance, the right seat asked, faults recorded, records replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.agents import Agent, DecisionRequest, RandomAgent
+from arena.games.major_general.rules import MajorGeneralGame
+from arena.referee.local import agent_seed, forfeit_ranking, play_match
+from arena.referee.record import MatchRecord, Termination
+from arena.referee.replay import replay
+
+
+class SeatCheckingAgent(RandomAgent):
+    """A random agent that checks it is only ever asked about its own seat."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked_while_not_active = 0
+
+    def act(self, request: DecisionRequest) -> int:
+        assert request.seat == self.seat
+        observation = request.observation
+        assert observation["seat"] == self.seat
+        if observation["active"] != self.seat:
+            self.asked_while_not_active += 1
+        return super().act(request)
+
+
+class IllegalAgent(Agent):
+    name = "illegal"
+
+    def act(self, request: DecisionRequest) -> int:
+        return 10_000
+
+
+class CrashingAgent(Agent):
+    name = "crashing"
+
+    def act(self, request: DecisionRequest) -> int:
+        raise RuntimeError("boom")
+
+
+def test_same_seed_same_match_and_different_seeds_differ():
+    game = MajorGeneralGame()
+    first = play_match(game, [RandomAgent(), RandomAgent()], 42)
+    again = play_match(game, [RandomAgent(), RandomAgent()], 42)
+    other = play_match(game, [RandomAgent(), RandomAgent()], 43)
+    assert [s.to_json() | {"think_ms": 0} for s in first.steps] == [s.to_json() | {"think_ms": 0} for s in again.steps]
+    assert [s.action for s in first.steps] != [s.action for s in other.steps]
+    assert agent_seed(42, 0) != agent_seed(42, 1)
+
+
+def test_the_seat_that_must_decide_is_asked_even_on_the_other_players_turn():
+    agents = [SeatCheckingAgent(), SeatCheckingAgent()]
+    for seed in range(30):
+        play_match(MajorGeneralGame(), agents, seed)
+    assert sum(agent.asked_while_not_active for agent in agents) > 0
+
+
+def test_an_illegal_action_forfeits_and_is_recorded():
+    record = play_match(MajorGeneralGame(), [RandomAgent(), IllegalAgent()], 5)
+    assert record.result.reason == Termination.ILLEGAL_ACTION.value
+    assert record.result.offender == 1
+    assert record.result.ranking == (0, 1)
+    assert "10000" in record.result.detail
+    replay(MatchRecord.from_jsonl(record.to_jsonl()))  # a forfeited record replays up to the fault
+
+
+def test_an_agent_that_raises_forfeits():
+    record = play_match(MajorGeneralGame(), [CrashingAgent(), RandomAgent()], 5)
+    assert record.result.reason == Termination.AGENT_ERROR.value
+    assert record.result.offender == 0
+    assert "RuntimeError: boom" in record.result.detail
+
+
+def test_forfeit_ranking_handles_any_number_of_seats():
+    assert forfeit_ranking(2, 0) == (1, 0)
+    assert forfeit_ranking(4, 2) == (0, 0, 3, 0)
+
+
+def test_wrong_number_of_agents_is_refused():
+    with pytest.raises(ValueError, match="needs 2 agents"):
+        play_match(MajorGeneralGame(), [RandomAgent()], 1)
+
+
+def test_record_header_names_game_options_seed_players_and_versions():
+    record = play_match("major-general/hold-the-centre", [RandomAgent(), RandomAgent()], 9)
+    header = record.header_json()
+    assert header["game"] == "major-general/hold-the-centre"
+    assert header["options"] == {"scenario": "hold-the-centre"}
+    assert header["seed"] == 9
+    assert [p["name"] for p in header["players"]] == ["random", "random"]
+    assert set(header["versions"]) == {"arena", "rules"}
+    decision = next(step for step in record.steps if not step.is_chance)
+    assert set(decision.to_json()) >= {"seat", "action", "label", "think_ms"}

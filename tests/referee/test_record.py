@@ -1,0 +1,84 @@
+"""Record files: JSON lines round trip, gzip, and clear errors for corrupt files."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.agents import RandomAgent
+from arena.referee.local import play_match
+from arena.referee.record import MatchRecord, RecordError
+from arena.referee.replay import ReplayDivergence, replay
+
+
+@pytest.fixture(scope="module")
+def record() -> MatchRecord:
+    return play_match("major-general", [RandomAgent(), RandomAgent()], 3)
+
+
+def test_round_trip_through_text_and_files(record, tmp_path):
+    again = MatchRecord.from_jsonl(record.to_jsonl())
+    assert again.to_jsonl() == record.to_jsonl()
+    for name in ("match.jsonl", "match.jsonl.gz"):
+        path = record.write(tmp_path / name)
+        assert MatchRecord.read(path).to_jsonl() == record.to_jsonl()
+    assert (tmp_path / "match.jsonl.gz").read_bytes()[:2] == b"\x1f\x8b"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty record"),
+        ("not json\n", "line 1: not JSON"),
+        ('{"type": "decision"}\n', "line 1: a record starts with its header"),
+        ('{"type": "header", "format": "other/9"}\n', "unknown record format"),
+        ('{"type": "header", "format": "arena-record/1"}\n', "line 1: bad header line"),
+    ],
+)
+def test_corrupt_records_name_the_bad_line(text, message):
+    with pytest.raises(RecordError, match=message):
+        MatchRecord.from_jsonl(text)
+
+
+def test_a_bad_step_line_is_named(record):
+    lines = record.to_jsonl().splitlines()
+    lines[3] = '{"type": "decision", "n": 2}'
+    with pytest.raises(RecordError, match="line 4: bad decision line"):
+        MatchRecord.from_jsonl("\n".join(lines))
+    lines = record.to_jsonl().splitlines()
+    lines.append(lines[1])
+    with pytest.raises(RecordError, match="nothing may follow the result"):
+        MatchRecord.from_jsonl("\n".join(lines))
+
+
+def test_missing_and_garbage_files(tmp_path):
+    with pytest.raises(RecordError, match="no such record file"):
+        MatchRecord.read(tmp_path / "nope.jsonl")
+    (tmp_path / "bad.gz").write_bytes(b"\x1f\x8b garbage")
+    with pytest.raises(RecordError, match="corrupt gzip"):
+        MatchRecord.read(tmp_path / "bad.gz")
+    (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RecordError, match="bad UTF-8"):
+        MatchRecord.read(tmp_path / "bin.jsonl")
+
+
+def test_tampered_records_diverge_at_the_right_line(record):
+    text = record.to_jsonl()
+    tampered = MatchRecord.from_jsonl(text)
+    # A changed label.
+    index = next(i for i, s in enumerate(tampered.steps) if not s.is_chance)
+    step = tampered.steps[index]
+    tampered.steps[index] = type(step)(step.n, step.seat, step.action, "something else")
+    with pytest.raises(ReplayDivergence, match=f"line {index + 2}: label differs"):
+        replay(tampered)
+    # A changed result.
+    tampered = MatchRecord.from_jsonl(text)
+    result = tampered.result
+    tampered.result = type(result)(tuple(reversed(result.ranking)), result.reason, result.scores)
+    if tampered.result.ranking != result.ranking:
+        with pytest.raises(ReplayDivergence, match="result differs"):
+            replay(tampered)
+    # A truncated record.
+    tampered = MatchRecord.from_jsonl(text)
+    tampered.steps = tampered.steps[:-3]
+    with pytest.raises(ReplayDivergence):
+        replay(tampered)
