@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from functools import partial
 from typing import Callable, Sequence
 
 from arena import __version__
@@ -72,12 +73,12 @@ def play_match(
             return record
         player = state.current_player()
         if player == CHANCE:
-            outcome = state.sample_chance(chance_rng)
-            step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome))
-            state.apply_action(outcome)
+            chance_outcome = state.sample_chance(chance_rng)
+            step = Step(len(steps), CHANCE, chance_outcome, state.action_to_string(chance_outcome))
+            state.apply_action(chance_outcome)
         else:
             legal = state.legal_actions()
-            request = DecisionRequest(player, legal, lambda s=state, p=player: s.observation(p))
+            request = DecisionRequest(player, legal, partial(state.observation, player))
             started = time.perf_counter()
             try:
                 action = agents[player].act(request)
