@@ -56,8 +56,9 @@ def _ensure_loaded() -> None:
     if _MODES:
         return
     from arena.games.major_general import modes as major_general_modes
+    from arena.games.general_orders import modes as general_orders_modes
 
-    for family_modes in (major_general_modes,):
+    for family_modes in (major_general_modes, general_orders_modes):
         for mode, is_default in family_modes.registered_modes():
             register(mode, default=is_default)
 
