@@ -7,7 +7,7 @@ from typing import Sequence
 
 import typer
 
-from arena.cli import games, play, replay
+from arena.cli import bot, games, ladder, leaderboard, play, replay, sprt, tournament
 from arena.cli.common import CliError, err_console
 
 app = typer.Typer(
@@ -18,7 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (games, play, replay):
+for module in (games, play, replay, tournament, ladder, leaderboard, bot, sprt):
     module.register(app)
 
 

@@ -1,0 +1,120 @@
+"""`arena bot list` and `arena bot show NAME`: identity, ratings per mode, rating history, head-to-head."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from arena.cli.common import console, fail, print_json
+from arena.cli.leaderboard import pools_for
+from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
+from arena.ratings.leaderboard import leaderboard
+from arena.ratings.stats import wilson_interval
+from arena.ratings.trueskill_env import conservative
+from arena.store import Store
+
+app = typer.Typer(help="Bots in the database: who they are and how they do.", no_args_is_help=True)
+
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float], width: int = 40) -> str:
+    """A one-line chart of the last `width` values."""
+    values = values[-width:]
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    return "".join(SPARK[min(len(SPARK) - 1, int((v - low) / span * (len(SPARK) - 1) + 0.5))] for v in values)
+
+
+def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
+    """Every registered bot."""
+    store = open_store(db)
+    bots = store.bots()
+    if json_output:
+        print_json([{"name": b["name"], "version": b["version"], "artifact_hash": b["artifact_hash"],
+                     "kind": b["kind"], "spec": b["spec"], "owner": b["owner"],
+                     "created_at": b["created_at"].isoformat(timespec="seconds") + "Z"} for b in bots])
+        return
+    table = Table(title="Bots")
+    for column in ("name", "version", "artifact", "kind", "spec", "registered"):
+        table.add_column(column)
+    for b in bots:
+        table.add_row(b["name"], b["version"], b["artifact_hash"][:12], b["kind"], b["spec"], ago(b["created_at"]))
+    console.print(table)
+
+
+def _bot_json(store: Store, bot: dict[str, Any], pools: list[str]) -> dict[str, Any]:
+    names = {b["id"]: b["name"] for b in store.bots()}
+    ratings = []
+    for row in store.bot_pools(bot["id"]):
+        if row.pool not in pools:
+            continue
+        rank = next((s.rank for s in leaderboard(store, row.pool) if s.bot_id == bot["id"]), None)
+        head_to_head = []
+        for pair in store.pair_counts(row.pool, bot["id"]):
+            low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
+            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), "games": pair.games, "wins": pair.wins,
+                                 "draws": pair.draws, "losses": pair.losses,
+                                 "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
+                                 "score_low": round(low, 4), "score_high": round(high, 4)})
+        history = store.rating_history(bot["id"], row.pool)
+        ratings.append({
+            "pool": row.pool, "rank": rank, "mu": round(row.mu, 4), "sigma": round(row.sigma, 4),
+            "conservative": round(conservative(row.mu, row.sigma), 4), "games": row.games, "wins": row.wins,
+            "draws": row.draws, "losses": row.losses,
+            "last_played": row.last_played.isoformat(timespec="seconds") + "Z" if row.last_played else None,
+            "history": [{"match": h["match_id"], "mu": round(h["mu"], 4), "sigma": round(h["sigma"], 4),
+                         "at": h["played_at"].isoformat(timespec="seconds") + "Z"} for h in history],
+            "head_to_head": head_to_head,
+        })
+    return {"name": bot["name"], "version": bot["version"], "artifact_hash": bot["artifact_hash"],
+            "kind": bot["kind"], "spec": bot["spec"], "owner": bot["owner"], "ratings": ratings}
+
+
+def show(
+    name: str = typer.Argument(..., metavar="NAME", help="A bot name (every version of it is shown)."),
+    game: Optional[str] = typer.Option(None, "--game", help="Only this game or mode."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """A bot's ratings in each game mode, its rating history and its head-to-head results."""
+    store = open_store(db)
+    bots = store.bots(name)
+    if not bots:
+        known = ", ".join(sorted({b["name"] for b in store.bots()})[:20]) or "none yet"
+        fail(f"no bot named {name!r}; known bots: {known}")
+    pools = pools_for(store, game) if game else store.pools()
+    data = [_bot_json(store, bot, pools) for bot in bots]
+    if json_output:
+        print_json(data if len(data) > 1 else data[0])
+        return
+    for bot in data:
+        console.print(f"[bold]{bot['name']}[/bold] version {bot['version']}  artifact {bot['artifact_hash']}  "
+                      f"{bot['kind']}: {bot['spec']}" + (f"  owner {bot['owner']}" if bot["owner"] else ""))
+        if not bot["ratings"]:
+            console.print("  no rated matches yet")
+        for rating in bot["ratings"]:
+            mus = [h["mu"] for h in rating["history"]]
+            console.print(f"\n[bold]{rating['pool']}[/bold]: rank {rating['rank']}, mu {rating['mu']:.2f}, "
+                          f"sigma {rating['sigma']:.2f}, score {rating['conservative']:.2f}; {rating['games']} games "
+                          f"(+{rating['wins']} ={rating['draws']} -{rating['losses']})")
+            if mus:
+                console.print(f"  mu over its last {min(len(mus), 40)} games: {sparkline(mus)}  "
+                              f"({mus[max(0, len(mus) - 40)]:.2f} -> {mus[-1]:.2f})")
+            table = Table(title="head-to-head", title_justify="left")
+            for column in ("opponent", "games", "W", "D", "L", "score (95%)"):
+                table.add_column(column, justify="left" if column in ("opponent", "score (95%)") else "right")
+            for h in rating["head_to_head"]:
+                table.add_row(h["opponent"], str(h["games"]), str(h["wins"]), str(h["draws"]), str(h["losses"]),
+                              f"{100 * h['score']:.1f}% [{100 * h['score_low']:.1f}-{100 * h['score_high']:.1f}]")
+            console.print(table)
+
+
+def register(main: typer.Typer) -> None:
+    app.command("list")(list_bots)
+    app.command("show")(show)
+    main.add_typer(app, name="bot")

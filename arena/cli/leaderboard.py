@@ -1,0 +1,111 @@
+"""`arena leaderboard` (ranked by mu - 3 sigma, Bradley-Terry beside on request) and `arena rerate`."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from arena.cli.common import console, fail, print_json
+from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
+from arena.games.registry import UnknownGameError
+from arena.ratings.bradley_terry import ConvergenceError
+from arena.ratings.leaderboard import bradley_terry_fit, leaderboard as pool_leaderboard
+from arena.ratings.pools import pool_for
+from arena.ratings.rerate import rerate as rerate_pool
+from arena.store import Store
+
+
+def pools_for(store: Store, game: str | None) -> list[str]:
+    """The pools a GAME argument names (all stored pools when absent)."""
+    if game is None:
+        return store.pools()
+    if game in store.pools():
+        return [game]
+    try:
+        return [pool_for(game)]
+    except UnknownGameError as error:
+        fail(str(error), code=2)
+
+
+def pool_json(store: Store, pool: str, bradley_terry: bool = False) -> dict[str, Any]:
+    """A pool's leaderboard as JSON."""
+    rows = [standing.to_json() for standing in pool_leaderboard(store, pool)]
+    if bradley_terry:
+        estimates = _fit(store, pool)
+        for row, standing in zip(rows, pool_leaderboard(store, pool)):
+            estimate = estimates.get(standing.bot_id)
+            if estimate is not None:
+                low, high = estimate.elo_interval
+                row.update(bt_elo=round(estimate.elo, 2), bt_elo_low=round(low, 2), bt_elo_high=round(high, 2))
+    return {"pool": pool, "matches": store.pool_match_count(pool), "standings": rows}
+
+
+def _fit(store: Store, pool: str) -> dict[int, Any]:
+    try:
+        return bradley_terry_fit(store, pool)
+    except ConvergenceError as error:
+        fail(f"{pool}: {error}")
+
+
+def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False) -> None:
+    """A pool's leaderboard as a table."""
+    standings = pool_leaderboard(store, pool)
+    table = Table(title=f"{pool}: {store.pool_match_count(pool)} rated match(es)", title_justify="left")
+    for column in ("#", "bot", "mu", "sigma", "score", "games", "win rate (95%)", "last played"):
+        table.add_column(column, justify="left" if column in ("bot", "win rate (95%)", "last played") else "right")
+    estimates = _fit(store, pool) if bradley_terry else {}
+    if bradley_terry:
+        table.add_column("Bradley-Terry Elo (95%)")
+    for s in standings:
+        low, high = s.win_rate_interval
+        cells = [str(s.rank), s.bot if s.version in ("", "1") else f"{s.bot} v{s.version}", f"{s.mu:.2f}",
+                 f"{s.sigma:.2f}", f"[bold]{s.score:.2f}[/bold]", str(s.games),
+                 f"{100 * s.win_rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]", ago(s.last_played)]
+        if bradley_terry:
+            estimate = estimates.get(s.bot_id)
+            cells.append("-" if estimate is None else
+                         f"{estimate.elo:+.0f} [{estimate.elo_interval[0]:+.0f}, {estimate.elo_interval[1]:+.0f}]")
+        table.add_row(*cells)
+    console.print(table)
+
+
+def leaderboard(
+    game: Optional[str] = typer.Argument(None, metavar="[GAME]", help="A game or mode (default: every pool)."),
+    bt: bool = typer.Option(False, "--bt", help="Add Bradley-Terry Elo with 95% intervals over all stored results."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Bots ranked by TrueSkill's conservative score mu - 3 sigma, one table per game mode."""
+    store = open_store(db)
+    pools = pools_for(store, game)
+    if json_output:
+        print_json({"pools": [pool_json(store, pool, bt) for pool in pools]})
+        return
+    if not pools or all(not store.ratings(pool) for pool in pools):
+        console.print("no rated matches yet; play some with: arena tournament run GAME --bots a,b,c")
+        return
+    for pool in pools:
+        print_leaderboard(store, pool, bt)
+
+
+def rerate(
+    game: Optional[str] = typer.Argument(None, metavar="[GAME]", help="A game or mode (default: every pool)."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Recompute TrueSkill ratings and their history from every stored result, in the order played."""
+    store = open_store(db)
+    summaries = [rerate_pool(store, pool) for pool in pools_for(store, game)]
+    if json_output:
+        print_json([{"pool": s.pool, "matches": s.matches, "bots": s.bots, "seconds": round(s.seconds, 3)}
+                    for s in summaries])
+        return
+    for s in summaries:
+        console.print(f"{s.pool}: {s.matches} match(es), {s.bots} bot(s) rerated in {s.seconds:.2f}s")
+
+
+def register(main: typer.Typer) -> None:
+    main.command("leaderboard")(leaderboard)
+    main.command("rerate")(rerate)

@@ -1,0 +1,140 @@
+"""What the tournament, ladder, leaderboard, bot and sprt commands share: the database, durations,
+Ctrl-C handling and the progress display."""
+
+from __future__ import annotations
+
+import re
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from types import FrameType
+from typing import Optional
+
+import typer
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.text import Text
+from sqlalchemy.exc import OperationalError
+
+from arena.cli.common import console, err_console, fail, results_dir
+from arena.store import Store, StoreError, resolve_url
+from arena.tournament.runner import RunProgress
+
+DB_OPTION = typer.Option(None, "--db", help="Database URL (default: $ARENA_DB or sqlite:///results/arena.db), "
+                                            "e.g. postgresql+psycopg://postgres@127.0.0.1/arena.")
+JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of tables.")
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(h|m|s|ms)?", re.IGNORECASE)
+_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, None: 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """'90', '90s', '10m', '1h', '1h30m' -> seconds."""
+    position, total = 0, 0.0
+    text = text.strip()
+    while position < len(text):
+        match = _DURATION.match(text, position)
+        if not match or match.end() == position:
+            fail(f"bad duration {text!r}: use e.g. 90s, 10m, 1h or 1h30m", code=2)
+        unit = match.group(2).lower() if match.group(2) else None
+        total += float(match.group(1)) * _UNIT_SECONDS[unit]
+        position = match.end()
+    if total <= 0:
+        fail(f"bad duration {text!r}: must be more than zero", code=2)
+    return total
+
+
+def open_store(db: Optional[str]) -> Store:
+    """Open (and migrate) the database or fail with one line."""
+    url = resolve_url(db, results_dir())
+    try:
+        return Store.open(url)
+    except StoreError as error:
+        fail(str(error), code=2)
+    except OperationalError as error:
+        fail(f"cannot open database {_safe(url)}: {str(error.orig).strip().splitlines()[0]}")
+
+
+def _safe(url: str) -> str:
+    return re.sub(r"://([^:@/]+):[^@/]*@", r"://\1:***@", url)
+
+
+def ago(moment: datetime | None) -> str:
+    """'3m ago' style age of a naive-UTC time."""
+    if moment is None:
+        return "-"
+    seconds = (datetime.now(timezone.utc).replace(tzinfo=None) - moment).total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return f"{max(int(seconds), 0)}s ago"
+
+
+class StopRequest:
+    """Ctrl-C once: finish the matches in flight, store them, stop. Twice: stop at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    @contextmanager
+    def installed(self) -> Iterator[StopRequest]:
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(_number: int, _frame: FrameType | None) -> None:
+            if self.requested:
+                raise KeyboardInterrupt
+            self.requested = True
+            err_console.print("arena: stopping after the matches in flight (Ctrl-C again to abort)")
+
+        try:
+            signal.signal(signal.SIGINT, handler)
+        except ValueError:  # not the main thread (tests): no handler
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+class RateColumn(ProgressColumn):
+    """Matches per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f}/s" if speed else "", style="dim")
+
+
+class RunDisplay:
+    """A rich progress bar with ETA for a tournament run; silent with --json or when not a terminal."""
+
+    def __init__(self, title: str, *, quiet: bool = False, seconds: float | None = None) -> None:
+        self.title = title
+        self.seconds = seconds  # open-ended runs show time against this budget
+        self.started = time.monotonic()
+        self.progress = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+                                 MofNCompleteColumn() if seconds is None else TextColumn("{task.fields[count]}"),
+                                 TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                 RateColumn(), console=console, disable=quiet, transient=False)
+        self.task = self.progress.add_task(title, total=None, count="")
+
+    def __enter__(self) -> RunDisplay:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        self.progress.stop()
+
+    def update(self, state: RunProgress) -> None:
+        """Called by the runner after each match."""
+        if self.seconds is not None:
+            elapsed = min(time.monotonic() - self.started, self.seconds)
+            self.progress.update(self.task, total=self.seconds, completed=elapsed,
+                                 count=f"{state.played} matches, round {state.round + 1}")
+        else:
+            self.progress.update(self.task, total=state.expected, completed=state.stored)

@@ -1,0 +1,126 @@
+"""`arena sprt BOT_A BOT_B GAME`: play seat-swapped pairs until the SPRT decides whether A is stronger."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Optional
+
+import typer
+
+from arena.cli.common import console, fail, open_game, print_json
+from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, open_store
+from arena.cli.tournament import resolve_bots
+from arena.ratings.sprt import Sprt, SprtResult, pair_counts
+from arena.store import Store
+from arena.tournament.executor import ExecutorError, LocalPoolExecutor
+from arena.tournament.runner import RunProgress, TournamentRunner, create_tournament, points_by_seat
+
+
+def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[float]:
+    """A's points in every complete seat-swapped pair of the tournament."""
+    pairs: dict[tuple[int, int], list[float]] = {}
+    for match in store.tournament_matches(tournament_id):
+        seat = match["bots"].index(bot_a)
+        pairs.setdefault((match["round"], match["pairing"]), []).append(points_by_seat(match["ranking"])[seat])
+    return [sum(points) for points in pairs.values() if len(points) == 2]
+
+
+def sprt(
+    bot_a: str = typer.Argument(..., metavar="BOT_A", help="The bot under test (an agent spec or name=spec)."),
+    bot_b: str = typer.Argument(..., metavar="BOT_B", help="The baseline."),
+    game_name: str = typer.Argument(..., metavar="GAME"),
+    elo0: float = typer.Option(0.0, "--elo0", help="H0: A is this many Elo stronger (logistic)."),
+    elo1: float = typer.Option(10.0, "--elo1", help="H1: A is this many Elo stronger."),
+    alpha: float = typer.Option(0.05, "--alpha", help="False-positive rate."),
+    beta: float = typer.Option(0.05, "--beta", help="False-negative rate."),
+    max_pairs: int = typer.Option(5000, "--max-pairs", min=1, help="Give up undecided after this many pairs."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0),
+    name: Optional[str] = typer.Option(None, "--name", help="Name the test; the same name again resumes it."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Is A stronger than B? A GSPRT over seat-swapped pairs (pentanomial), as fishtest runs it."""
+    try:
+        test = Sprt(elo0, elo1, alpha, beta)
+    except ValueError as error:
+        fail(str(error), code=2)
+    game = open_game(game_name)
+    if game.num_seats != 2:
+        fail(f"the SPRT compares two bots; {game.name} has {game.num_seats} seats", code=2)
+    bots = resolve_bots(f"{bot_a},{bot_b}")
+    store = open_store(db)
+    existing = store.tournament(name) if name else None
+    if existing is not None:
+        tournament_id = existing["id"]
+        if existing["settings"].get("sprt") is None:
+            fail(f"{name!r} is a tournament, not an SPRT", code=2)
+    else:
+        tournament_id = create_tournament(
+            store, game=game, bots=bots, format="gauntlet", rounds=max_pairs,
+            seed=seed if seed is not None else random.SystemRandom().randrange(2**31), name=name,
+            settings={"sprt": {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}})
+    a_id, _ = store.entries(tournament_id)
+    points = pair_points(store, tournament_id, a_id)
+    pending: dict[tuple[int, int], list[float]] = {}
+
+    def decided() -> bool:
+        return test.pentanomial(pair_counts(points)).decision is not None
+
+    def on_progress(state: RunProgress) -> None:
+        display.update(state)
+        outcome = state.last
+        if outcome is None or outcome.job.tournament_id != tournament_id:
+            return
+        key = (outcome.job.round, outcome.job.pairing)
+        if len(pending.get(key, [])) == 2 or key in done:
+            return
+        seat = [s.bot_id for s in outcome.job.seats].index(a_id)
+        pending.setdefault(key, []).append(points_by_seat(outcome.ranking)[seat])
+        if len(pending[key]) == 2:
+            points.append(sum(pending.pop(key)))
+            done.add(key)
+
+    done: set[tuple[int, int]] = set()
+    stop = StopRequest()
+    executor = LocalPoolExecutor(concurrency)
+    executor.start()
+    try:
+        with stop.installed(), RunDisplay(f"sprt {bots[0].name} vs {bots[1].name}", quiet=json_output) as display:
+            if not decided():
+                TournamentRunner(store, tournament_id, executor, on_progress=on_progress,
+                                 should_stop=lambda: stop() or decided()).run()
+    except ExecutorError as error:
+        fail(f"sprt: {error}; what was played is stored")
+    finally:
+        executor.close()
+    result = test.pentanomial(pair_counts(pair_points(store, tournament_id, a_id)))
+    _report(result, bots[0].name, bots[1].name, test, tournament_id, json_output)
+
+
+def _report(result: SprtResult, a: str, b: str, test: Sprt, tournament_id: int, json_output: bool) -> None:
+    verdict = {"H1": f"{a} is stronger: H1 (elo >= {test.elo1:g}) accepted",
+               "H0": f"{a} is not stronger: H0 (elo <= {test.elo0:g}) accepted",
+               None: "undecided"}[result.decision]
+    pairs = int(sum(result.counts))
+    if json_output:
+        data: dict[str, Any] = {
+            "bot_a": a, "bot_b": b, "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
+            "model": result.model, "pairs": pairs, "games": 2 * pairs, "pentanomial": list(result.counts),
+            "llr": round(result.llr, 4), "lower": round(result.lower, 4), "upper": round(result.upper, 4),
+            "decision": result.decision, "elo": round(result.elo, 2),
+            "elo_low": round(result.elo_interval[0], 2), "elo_high": round(result.elo_interval[1], 2),
+            "tournament": tournament_id,
+        }
+        print_json(data)
+        return
+    console.print(f"SPRT {a} vs {b}: elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, "
+                  f"beta {test.beta:g} (GSPRT, pentanomial over seat-swapped pairs)")
+    console.print(f"pairs {pairs} ({2 * pairs} games), pentanomial {list(result.counts)}")
+    console.print(f"LLR {result.llr:.3f} in [{result.lower:.3f}, {result.upper:.3f}]; "
+                  f"Elo {result.elo:+.1f} [{result.elo_interval[0]:+.1f}, {result.elo_interval[1]:+.1f}]")
+    console.print(f"[bold]{verdict}[/bold]")
+
+
+def register(main: typer.Typer) -> None:
+    main.command("sprt")(sprt)

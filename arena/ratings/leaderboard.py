@@ -1,0 +1,74 @@
+"""Leaderboards: bots of a pool ranked by the conservative TrueSkill score, with Bradley-Terry beside."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from arena.ratings import bradley_terry
+from arena.ratings.stats import wilson_interval
+from arena.ratings.trueskill_env import conservative
+from arena.store.repository import PairCount, RatingRow, Store
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One leaderboard line."""
+
+    rank: int
+    bot_id: int
+    bot: str
+    version: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    last_played: datetime | None
+
+    @property
+    def score(self) -> float:
+        """The conservative score mu - 3 sigma."""
+        return conservative(self.mu, self.sigma)
+
+    @property
+    def win_rate(self) -> float:
+        """(wins + draws / 2) / games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    @property
+    def win_rate_interval(self) -> tuple[float, float]:
+        """95% Wilson interval of the win rate."""
+        return wilson_interval(self.wins + 0.5 * self.draws, self.games)
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.win_rate_interval
+        return {
+            "rank": self.rank, "bot": self.bot, "version": self.version, "mu": round(self.mu, 4),
+            "sigma": round(self.sigma, 4), "conservative": round(self.score, 4), "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws, "losses": self.losses, "win_rate": round(self.win_rate, 4),
+            "win_rate_low": round(low, 4), "win_rate_high": round(high, 4),
+            "last_played": self.last_played.isoformat(timespec="seconds") + "Z" if self.last_played else None,
+        }
+
+
+def standings(rows: list[RatingRow]) -> list[Standing]:
+    """Rows sorted by conservative score (then mu, then name), ranked from 1."""
+    ordered = sorted(rows, key=lambda r: (-conservative(r.mu, r.sigma), -r.mu, r.name, r.version))
+    return [Standing(rank, r.bot_id, r.name, r.version, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses,
+                     r.last_played) for rank, r in enumerate(ordered, start=1)]
+
+
+def leaderboard(store: Store, pool: str) -> list[Standing]:
+    """The pool's current leaderboard."""
+    return standings(store.ratings(pool))
+
+
+def bradley_terry_fit(store: Store, pool: str, prior: float = 1.0) -> dict[int, bradley_terry.StrengthEstimate]:
+    """Bradley-Terry strengths of the pool's bots from every stored pairwise result, by bot id."""
+    counts: list[PairCount] = store.pair_counts(pool)
+    estimates = bradley_terry.fit(((c.a, c.b, c.wins, c.draws, c.losses) for c in counts), prior=prior)
+    return {int(e.player): e for e in estimates}  # type: ignore[call-overload]

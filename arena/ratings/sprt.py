@@ -1,0 +1,133 @@
+"""Sequential probability ratio test: "is A stronger than B?", the way fishtest and fastchess ask it.
+
+Hypotheses are in logistic Elo: H0 says A is `elo0` stronger than B, H1 says `elo1`. The test is
+fishtest's generalized SPRT (GSPRT): outcomes are a multinomial; under each hypothesis the outcome
+distribution is the maximum-likelihood one whose expected score equals that hypothesis' score, and
+the log-likelihood ratio of the two is compared with Wald's bounds log(beta / (1 - alpha)) and
+log((1 - beta) / alpha). Seat-swapped pairs on one seed are scored as a pair: the pentanomial
+model (0, 1/2, 1, 3/2 or 2 points of 2), which fishtest uses because it takes the pairs' correlation
+into account; single games use the trinomial model (loss, draw, win). Empty bins get 1e-3 of a
+count, as in fishtest, so the estimate stays inside the simplex.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from arena.ratings.stats import Z95, elo_to_score, score_to_elo
+
+PENTANOMIAL_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a pair's points out of 2, as a fraction
+TRINOMIAL_SCORES = (0.0, 0.5, 1.0)
+EMPTY_BIN = 1e-3
+
+
+def wald_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper) LLR bounds: accept H0 at or below the lower, H1 at or above the upper."""
+    return (math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha))
+
+
+def constrained_mle(probabilities: Sequence[float], scores: Sequence[float], target: float) -> list[float]:
+    """The distribution closest to `probabilities` (maximum likelihood) whose expected score is `target`.
+
+    It is q_i = p_i / (1 + theta (a_i - target)), theta found by bisection on the mean constraint.
+    """
+    low_score, high_score = min(scores), max(scores)
+    if not low_score < target < high_score:
+        raise ValueError(f"target score {target} must lie strictly between {low_score} and {high_score}")
+    shifts = [a - target for a in scores]
+
+    def excess(theta: float) -> float:  # decreasing in theta; zero at the solution
+        return sum(p * d / (1.0 + theta * d) for p, d in zip(probabilities, shifts))
+
+    low = -1.0 / (high_score - target) * (1 - 1e-12)
+    high = 1.0 / (target - low_score) * (1 - 1e-12)
+    for _ in range(200):
+        middle = (low + high) / 2
+        if excess(middle) > 0:
+            low = middle
+        else:
+            high = middle
+    theta = (low + high) / 2
+    q = [p / (1.0 + theta * d) for p, d in zip(probabilities, shifts)]
+    total = sum(q)
+    return [value / total for value in q]
+
+
+def log_likelihood_ratio(counts: Sequence[float], scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """The GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0) for outcome counts with these scores."""
+    total = sum(counts)
+    if total <= 0:
+        return 0.0
+    p = [count / total for count in counts]
+    q0 = constrained_mle(p, scores, elo_to_score(elo0))
+    q1 = constrained_mle(p, scores, elo_to_score(elo1))
+    return total * sum(pi * (math.log(b) - math.log(a)) for pi, a, b in zip(p, q0, q1) if pi > 0)
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    """Where the test stands: the LLR against its bounds, the verdict once reached, and an Elo estimate."""
+
+    llr: float
+    lower: float
+    upper: float
+    model: str  # "pentanomial" or "trinomial"
+    counts: tuple[float, ...]
+    elo: float
+    elo_interval: tuple[float, float]
+
+    @property
+    def decision(self) -> str | None:
+        """'H1' (A is at least elo1 stronger), 'H0' (at most elo0), or None while undecided."""
+        if self.llr >= self.upper:
+            return "H1"
+        if self.llr <= self.lower:
+            return "H0"
+        return None
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """A test set-up: the two hypotheses in logistic Elo and the error rates."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 ({self.elo0}) must be below elo1 ({self.elo1})")
+        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
+            raise ValueError("alpha and beta must lie between 0 and 0.5")
+
+    def pentanomial(self, counts: Sequence[int]) -> SprtResult:
+        """Test from pair counts: how many seat-swapped pairs gave A 0, 1/2, 1, 3/2 and 2 points."""
+        return self._result(counts, PENTANOMIAL_SCORES, "pentanomial")
+
+    def trinomial(self, losses: int, draws: int, wins: int) -> SprtResult:
+        """Test from single games (A's losses, draws, wins)."""
+        return self._result((losses, draws, wins), TRINOMIAL_SCORES, "trinomial")
+
+    def _result(self, counts: Sequence[float], scores: Sequence[float], model: str) -> SprtResult:
+        lower, upper = wald_bounds(self.alpha, self.beta)
+        total = sum(counts)
+        if total <= 0:
+            return SprtResult(0.0, lower, upper, model, tuple(counts), 0.0, (-math.inf, math.inf))
+        regular = [max(float(count), EMPTY_BIN) for count in counts]
+        llr = log_likelihood_ratio(regular, scores, self.elo0, self.elo1)
+        mean = sum(c * a for c, a in zip(counts, scores)) / total
+        variance = sum(c * (a - mean) ** 2 for c, a in zip(counts, scores)) / total
+        half = Z95 * math.sqrt(variance / total)
+        interval = (score_to_elo(mean - half), score_to_elo(mean + half))
+        return SprtResult(llr, lower, upper, model, tuple(counts), score_to_elo(mean), interval)
+
+
+def pair_counts(pair_points: Sequence[float]) -> list[int]:
+    """Pentanomial counts from A's points per seat-swapped pair (each 0, 0.5, 1, 1.5 or 2)."""
+    counts = [0] * 5
+    for points in pair_points:
+        counts[min(4, max(0, round(points * 2)))] += 1
+    return counts

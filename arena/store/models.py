@@ -1,0 +1,173 @@
+"""The stored tables: bots, tournaments and their pairings, matches with their seats and records, ratings.
+
+Times are naive UTC. Ids are plain integers; a match is also known by its stable key
+(tournament, round, pairing, rotation), unique, so a resumed tournament can never store it twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from sqlalchemy import (JSON, BigInteger, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text,
+                        UniqueConstraint)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    """The current time as naive UTC (what every DateTime column holds)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every Arena table."""
+
+
+class Bot(Base):
+    """A player: a built-in agent spec or a bot program, identified by name, version and artifact hash."""
+
+    __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("name", "version", "artifact_hash", name="uq_bots_identity"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    version: Mapped[str] = mapped_column(String(64))
+    artifact_hash: Mapped[str] = mapped_column(String(64))
+    owner: Mapped[str] = mapped_column(String(200), default="")
+    kind: Mapped[str] = mapped_column(String(16), default="agent")  # "agent" (in-process) or "program"
+    spec: Mapped[str] = mapped_column(Text)  # agent spec ("mcts:iterations=200") or program directory
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Tournament(Base):
+    """One tournament (or a pool's ladder): its game, format, seed and entrants fix its whole schedule."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[Optional[str]] = mapped_column(String(200), unique=True)
+    game: Mapped[str] = mapped_column(String(200))
+    pool: Mapped[str] = mapped_column(String(300), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    format: Mapped[str] = mapped_column(String(32))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    rounds: Mapped[int] = mapped_column(Integer)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running, finished
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[Optional[datetime]] = mapped_column(DateTime)
+
+
+class Entry(Base):
+    """A bot entered in a tournament, at its seeding position (0 = top seed)."""
+
+    __tablename__ = "entries"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+
+
+class Pairing(Base):
+    """A table of bots meeting in a round; it is played once per seat rotation, all on the same seed."""
+
+    __tablename__ = "pairings"
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "index", name="uq_pairings_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    index: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    bots: Mapped[list[int]] = mapped_column(JSON)  # bot ids in the base seat order; one id alone is a bye
+    label: Mapped[str] = mapped_column(String(64), default="")
+
+
+class Record(Base):
+    """A whole match record, gzip-compressed JSON lines (`arena replay` reads it as a .jsonl.gz file)."""
+
+    __tablename__ = "records"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    encoding: Mapped[str] = mapped_column(String(32), default="jsonl+gzip")
+    size: Mapped[int] = mapped_column(Integer)  # uncompressed bytes
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class Match(Base):
+    """One finished match: where it belongs, what was played, how it ended, and its record."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "round", "pairing", "rotation", name="uq_matches_key"),
+        Index("ix_matches_pool_id", "pool", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    pairing: Mapped[int] = mapped_column(Integer)
+    rotation: Mapped[int] = mapped_column(Integer)  # seat order: base order rotated by this many seats
+    uid: Mapped[str] = mapped_column(String(32), unique=True)  # the record's match_id
+    game: Mapped[str] = mapped_column(String(200))
+    pool: Mapped[str] = mapped_column(String(300))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    num_seats: Mapped[int] = mapped_column(Integer)
+    ranking: Mapped[list[int]] = mapped_column(JSON)
+    scores: Mapped[list[float]] = mapped_column(JSON, default=list)
+    reason: Mapped[str] = mapped_column(String(64))  # the rules' reason or a Termination value
+    offender: Mapped[Optional[int]] = mapped_column(Integer)
+    detail: Mapped[str] = mapped_column(Text, default="")
+    steps: Mapped[int] = mapped_column(Integer)
+    decisions: Mapped[int] = mapped_column(Integer)
+    timings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    record_id: Mapped[int] = mapped_column(ForeignKey("records.id"))
+    rated: Mapped[bool] = mapped_column(default=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    finished_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class MatchSeat(Base):
+    """Who sat where in a match and where they finished."""
+
+    __tablename__ = "match_seats"
+    __table_args__ = (Index("ix_match_seats_bot", "bot_id", "match_id"),)
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    rank: Mapped[int] = mapped_column(Integer)
+    score: Mapped[Optional[float]] = mapped_column(Float)
+
+
+class Rating(Base):
+    """A bot's current TrueSkill rating and tallies in one pool (a game mode)."""
+
+    __tablename__ = "ratings"
+
+    pool: Mapped[str] = mapped_column(String(300), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    last_match_id: Mapped[Optional[int]] = mapped_column(Integer)
+    last_played: Mapped[Optional[datetime]] = mapped_column(DateTime)
+
+
+class RatingEvent(Base):
+    """A bot's rating right after one rated match: the rating history."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_bot", "pool", "bot_id", "match_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pool: Mapped[str] = mapped_column(String(300))
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    played_at: Mapped[datetime] = mapped_column(DateTime)

@@ -1,0 +1,488 @@
+"""Reads and writes of the Arena database. Hot paths use SQLAlchemy Core, not per-row ORM objects.
+
+Every write of finished matches is one transaction: the records, the match rows, their seats, the
+new ratings and the rating history land together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, and_, case, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from arena.store.db import create_db_engine, migrate
+from arena.store.models import (Bot, Entry, Match, MatchSeat, Pairing, Rating, RatingEvent, Record, Tournament,
+                                utcnow)
+
+# (mu, sigma) per seat in, (mu, sigma) per seat out, given the ranking: a rating system's update.
+Rater = Callable[[list[tuple[float, float]], Sequence[int]], list[tuple[float, float]]]
+
+MATCHES = Match.__table__
+SEATS = MatchSeat.__table__
+RECORDS = Record.__table__
+RATINGS = Rating.__table__
+HISTORY = RatingEvent.__table__
+
+
+@dataclass(frozen=True)
+class BotIdentity:
+    """What makes a bot distinct in the store."""
+
+    name: str
+    version: str
+    artifact_hash: str
+    kind: str = "agent"
+    spec: str = ""
+    owner: str = ""
+
+
+@dataclass(frozen=True)
+class NewMatch:
+    """A finished match ready to store, with its compressed record."""
+
+    tournament_id: int
+    round: int
+    pairing: int
+    rotation: int
+    uid: str
+    game: str
+    pool: str
+    options: dict[str, Any]
+    seed: int
+    bot_ids: tuple[int, ...]  # per seat
+    ranking: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+    offender: int | None
+    detail: str
+    steps: int
+    decisions: int
+    timings: dict[str, Any]
+    record_gz: bytes
+    record_size: int
+    started_at: datetime
+    finished_at: datetime
+    rated: bool = True
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """(round, pairing, rotation): unique within the tournament."""
+        return (self.round, self.pairing, self.rotation)
+
+
+@dataclass
+class RatingRow:
+    """A bot's standing in a pool."""
+
+    pool: str
+    bot_id: int
+    name: str
+    version: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    last_played: datetime | None
+
+    @property
+    def points(self) -> float:
+        """Wins plus half the draws."""
+        return self.wins + 0.5 * self.draws
+
+
+@dataclass
+class PairCount:
+    """Results between two bots over stored matches: `a` against `b`."""
+
+    a: int
+    b: int
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+@dataclass
+class TallyDelta:
+    """Changes to a bot's tallies from a batch of matches."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_match_id: int | None = None
+    last_played: datetime | None = None
+    touched: bool = field(default=False)
+
+
+def seat_outcome(ranking: Sequence[int], seat: int) -> str:
+    """'win' (alone in first place), 'draw' (first place shared) or 'loss'."""
+    if ranking[seat] != 0:
+        return "loss"
+    return "draw" if sum(1 for rank in ranking if rank == 0) > 1 else "win"
+
+
+class Store:
+    """The Arena database behind one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str, **kwargs: Any) -> Store:
+        """Connect and migrate to the newest schema."""
+        engine = create_db_engine(url, **kwargs)
+        migrate(engine)
+        return cls(engine)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    # bots ---------------------------------------------------------------------------------------
+
+    def bot_id(self, identity: BotIdentity) -> int:
+        """The id of this bot, registering it on first sight."""
+        query = select(Bot.id).where(Bot.name == identity.name, Bot.version == identity.version,
+                                     Bot.artifact_hash == identity.artifact_hash)
+        with self.engine.begin() as conn:
+            found = conn.execute(query).scalar()
+            if found is not None:
+                return int(found)
+            try:
+                with conn.begin_nested():
+                    result = conn.execute(insert(Bot).values(
+                        name=identity.name, version=identity.version, artifact_hash=identity.artifact_hash,
+                        owner=identity.owner, kind=identity.kind, spec=identity.spec, created_at=utcnow()))
+                    return int(result.inserted_primary_key[0])
+            except IntegrityError:  # registered by someone else meanwhile
+                return int(conn.execute(query).scalar_one())
+
+    def bots(self, name: str | None = None) -> list[dict[str, Any]]:
+        """Registered bots (all, or those with this name), oldest first."""
+        query = select(Bot.id, Bot.name, Bot.version, Bot.artifact_hash, Bot.owner, Bot.kind, Bot.spec,
+                       Bot.created_at).order_by(Bot.id)
+        if name is not None:
+            query = query.where(Bot.name == name)
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def bot_names(self, ids: Iterable[int]) -> dict[int, str]:
+        """id -> name."""
+        wanted = list(set(ids))
+        if not wanted:
+            return {}
+        with self.engine.connect() as conn:
+            return {row.id: row.name for row in conn.execute(select(Bot.id, Bot.name).where(Bot.id.in_(wanted)))}
+
+    # tournaments --------------------------------------------------------------------------------
+
+    def create_tournament(self, *, name: str | None, game: str, pool: str, options: dict[str, Any], format: str,
+                          seed: int, rounds: int, settings: dict[str, Any], bot_ids: Sequence[int]) -> int:
+        """Register a tournament and its entrants (in seeding order); returns its id."""
+        with self.engine.begin() as conn:
+            result = conn.execute(insert(Tournament).values(
+                name=name, game=game, pool=pool, options=options, format=format, seed=seed, rounds=rounds,
+                settings=settings, status="running", created_at=utcnow()))
+            tournament_id = int(result.inserted_primary_key[0])
+            if bot_ids:
+                conn.execute(insert(Entry), [{"tournament_id": tournament_id, "position": position, "bot_id": bot}
+                                             for position, bot in enumerate(bot_ids)])
+        return tournament_id
+
+    def add_entries(self, tournament_id: int, bot_ids: Sequence[int]) -> None:
+        """Enter more bots (a ladder grows); bots already entered are skipped."""
+        with self.engine.begin() as conn:
+            present = list(conn.execute(select(Entry.bot_id, Entry.position)
+                                        .where(Entry.tournament_id == tournament_id)))
+            have = {row.bot_id for row in present}
+            position = max((row.position for row in present), default=-1) + 1
+            rows = []
+            for bot in bot_ids:
+                if bot not in have:
+                    rows.append({"tournament_id": tournament_id, "position": position, "bot_id": bot})
+                    have.add(bot)
+                    position += 1
+            if rows:
+                conn.execute(insert(Entry), rows)
+
+    def tournament(self, id_or_name: int | str) -> dict[str, Any] | None:
+        """A tournament by id or name, or None."""
+        query = select(Tournament.__table__)
+        if isinstance(id_or_name, int) or str(id_or_name).isdigit():
+            query = query.where(Tournament.id == int(id_or_name))
+        else:
+            query = query.where(Tournament.name == id_or_name)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return dict(row._mapping) if row is not None else None
+
+    def tournaments(self, *, format: str | None = None, pool: str | None = None) -> list[dict[str, Any]]:
+        """Tournaments, newest first, with how many matches each has stored."""
+        counts = (select(Match.tournament_id, func.count().label("matches"))
+                  .group_by(Match.tournament_id).subquery())
+        query = (select(Tournament.__table__, func.coalesce(counts.c.matches, 0).label("matches"))
+                 .outerjoin(counts, counts.c.tournament_id == Tournament.id).order_by(Tournament.id.desc()))
+        if format is not None:
+            query = query.where(Tournament.format == format)
+        if pool is not None:
+            query = query.where(Tournament.pool == pool)
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def entries(self, tournament_id: int) -> list[int]:
+        """Entrant bot ids in seeding order."""
+        with self.engine.connect() as conn:
+            return list(conn.execute(select(Entry.bot_id).where(Entry.tournament_id == tournament_id)
+                                     .order_by(Entry.position)).scalars())
+
+    def set_status(self, tournament_id: int, status: str) -> None:
+        """Mark a tournament running or finished."""
+        with self.engine.begin() as conn:
+            conn.execute(update(Tournament).where(Tournament.id == tournament_id).values(
+                status=status, finished_at=utcnow() if status == "finished" else None))
+
+    def pairings(self, tournament_id: int) -> list[dict[str, Any]]:
+        """Every planned pairing, in (round, index) order."""
+        query = (select(Pairing.round, Pairing.index, Pairing.seed, Pairing.bots, Pairing.label)
+                 .where(Pairing.tournament_id == tournament_id).order_by(Pairing.round, Pairing.index))
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def add_pairings(self, tournament_id: int, rows: Sequence[dict[str, Any]]) -> None:
+        """Store planned pairings (round, index, seed, bots, label), all or none."""
+        if not rows:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(insert(Pairing), [{"tournament_id": tournament_id, "label": "", **row} for row in rows])
+
+    def finished_keys(self, tournament_id: int) -> set[tuple[int, int, int]]:
+        """(round, pairing, rotation) of every stored match of the tournament."""
+        query = select(Match.round, Match.pairing, Match.rotation).where(Match.tournament_id == tournament_id)
+        with self.engine.connect() as conn:
+            return {(row.round, row.pairing, row.rotation) for row in conn.execute(query)}
+
+    def tournament_matches(self, tournament_id: int) -> list[dict[str, Any]]:
+        """The stored matches of a tournament with their seats' bots and ranks, in key order."""
+        query = (select(Match.id, Match.round, Match.pairing, Match.rotation, Match.seed, Match.ranking,
+                        Match.scores, Match.reason, Match.offender, Match.steps, Match.timings, Match.uid,
+                        Match.record_id, Match.finished_at)
+                 .where(Match.tournament_id == tournament_id)
+                 .order_by(Match.round, Match.pairing, Match.rotation))
+        seats_query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id)
+                       .join(Match, Match.id == MatchSeat.match_id)
+                       .where(Match.tournament_id == tournament_id).order_by(MatchSeat.match_id, MatchSeat.seat))
+        with self.engine.connect() as conn:
+            rows = [dict(row._mapping) for row in conn.execute(query)]
+            seats: dict[int, list[int]] = {}
+            for row in conn.execute(seats_query):
+                seats.setdefault(row.match_id, []).append(row.bot_id)
+        for row in rows:
+            row["bots"] = seats.get(row["id"], [])
+        return rows
+
+    def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:
+        """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix will do)."""
+        query = select(Match.__table__, Record.data).join(Record, Record.id == Match.record_id)
+        if isinstance(match, int) or str(match).isdigit():
+            query = query.where(Match.id == int(match))
+        else:
+            query = query.where(Match.uid.like(f"{match}%")).limit(2)
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(query))
+        if len(rows) != 1:
+            return None
+        data = dict(rows[0]._mapping)
+        return data, bytes(data.pop("data"))
+
+    # storing results ----------------------------------------------------------------------------
+
+    def save_matches(self, matches: Sequence[NewMatch], rater: Rater, initial: tuple[float, float]) -> list[int]:
+        """Store finished matches and apply their rating updates in order, in one transaction.
+
+        Raises IntegrityError (and stores nothing) if any match key is already stored.
+        """
+        if not matches:
+            return []
+        with self.engine.begin() as conn:
+            record_ids = list(conn.execute(
+                insert(Record).returning(Record.id, sort_by_parameter_order=True),
+                [{"encoding": "jsonl+gzip", "size": m.record_size, "data": m.record_gz} for m in matches]).scalars())
+            match_ids = list(conn.execute(
+                insert(Match).returning(Match.id, sort_by_parameter_order=True),
+                [_match_row(m, record_id) for m, record_id in zip(matches, record_ids)]).scalars())
+            conn.execute(insert(MatchSeat), [
+                {"match_id": match_id, "seat": seat, "bot_id": bot, "rank": m.ranking[seat],
+                 "score": m.scores[seat] if seat < len(m.scores) else None}
+                for m, match_id in zip(matches, match_ids) for seat, bot in enumerate(m.bot_ids)])
+            rated = [(m, match_id) for m, match_id in zip(matches, match_ids) if m.rated]
+            if rated:
+                self._apply_ratings(conn, rated, rater, initial)
+        return match_ids
+
+    def _apply_ratings(self, conn: Any, rated: list[tuple[NewMatch, int]], rater: Rater,
+                       initial: tuple[float, float]) -> None:
+        by_pool: dict[str, list[tuple[NewMatch, int]]] = {}
+        for item in rated:
+            by_pool.setdefault(item[0].pool, []).append(item)
+        for pool, items in by_pool.items():
+            bots = sorted({bot for m, _ in items for bot in m.bot_ids})
+            current = {row.bot_id: (row.mu, row.sigma) for row in conn.execute(
+                select(Rating.bot_id, Rating.mu, Rating.sigma)
+                .where(Rating.pool == pool, Rating.bot_id.in_(bots)).with_for_update())}
+            existing = set(current)
+            deltas: dict[int, TallyDelta] = {bot: TallyDelta() for bot in bots}
+            history = []
+            for m, match_id in items:
+                before = [current.get(bot, initial) for bot in m.bot_ids]
+                after = rater(before, m.ranking)
+                for seat, bot in enumerate(m.bot_ids):
+                    current[bot] = after[seat]
+                    history.append({"pool": pool, "bot_id": bot, "match_id": match_id, "mu": after[seat][0],
+                                    "sigma": after[seat][1], "played_at": m.finished_at})
+                    delta = deltas[bot]
+                    delta.games += 1
+                    outcome = seat_outcome(m.ranking, seat)
+                    if outcome == "win":
+                        delta.wins += 1
+                    elif outcome == "draw":
+                        delta.draws += 1
+                    else:
+                        delta.losses += 1
+                    delta.last_match_id = match_id
+                    delta.last_played = m.finished_at
+            conn.execute(insert(RatingEvent), history)
+            new_rows = [{"pool": pool, "bot_id": bot, "mu": current[bot][0], "sigma": current[bot][1],
+                         "games": d.games, "wins": d.wins, "draws": d.draws, "losses": d.losses,
+                         "last_match_id": d.last_match_id, "last_played": d.last_played}
+                        for bot, d in deltas.items() if bot not in existing]
+            if new_rows:
+                conn.execute(insert(Rating), new_rows)
+            for bot, d in deltas.items():
+                if bot in existing:
+                    conn.execute(update(Rating).where(Rating.pool == pool, Rating.bot_id == bot).values(
+                        mu=current[bot][0], sigma=current[bot][1], games=Rating.games + d.games,
+                        wins=Rating.wins + d.wins, draws=Rating.draws + d.draws, losses=Rating.losses + d.losses,
+                        last_match_id=d.last_match_id, last_played=d.last_played))
+
+    # ratings ------------------------------------------------------------------------------------
+
+    def pools(self) -> list[str]:
+        """Rating pools that have rated bots, sorted."""
+        with self.engine.connect() as conn:
+            return sorted(conn.execute(select(Rating.pool).distinct()).scalars())
+
+    def ratings(self, pool: str) -> list[RatingRow]:
+        """Every rated bot of a pool (unsorted)."""
+        query = (select(Rating.pool, Rating.bot_id, Bot.name, Bot.version, Rating.mu, Rating.sigma, Rating.games,
+                        Rating.wins, Rating.draws, Rating.losses, Rating.last_played)
+                 .join(Bot, Bot.id == Rating.bot_id).where(Rating.pool == pool))
+        with self.engine.connect() as conn:
+            return [RatingRow(**row._mapping) for row in conn.execute(query)]
+
+    def pool_match_count(self, pool: str) -> int:
+        """Rated matches stored in a pool."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(Match)
+                                    .where(Match.pool == pool, Match.rated.is_(True))).scalar_one())
+
+    def last_match_ids(self, pool: str) -> dict[int, int]:
+        """bot id -> id of its latest rated match in the pool."""
+        with self.engine.connect() as conn:
+            return {row.bot_id: row.last_match_id for row in conn.execute(
+                select(Rating.bot_id, Rating.last_match_id).where(Rating.pool == pool))}
+
+    def rating_history(self, bot_id: int, pool: str | None = None) -> list[dict[str, Any]]:
+        """A bot's rating after each of its rated matches, oldest first."""
+        query = (select(RatingEvent.pool, RatingEvent.match_id, RatingEvent.mu, RatingEvent.sigma,
+                        RatingEvent.played_at)
+                 .where(RatingEvent.bot_id == bot_id).order_by(RatingEvent.pool, RatingEvent.match_id))
+        if pool is not None:
+            query = query.where(RatingEvent.pool == pool)
+        with self.engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def bot_pools(self, bot_id: int) -> list[RatingRow]:
+        """A bot's standing in each pool it is rated in."""
+        query = (select(Rating.pool, Rating.bot_id, Bot.name, Bot.version, Rating.mu, Rating.sigma, Rating.games,
+                        Rating.wins, Rating.draws, Rating.losses, Rating.last_played)
+                 .join(Bot, Bot.id == Rating.bot_id).where(Rating.bot_id == bot_id).order_by(Rating.pool))
+        with self.engine.connect() as conn:
+            return [RatingRow(**row._mapping) for row in conn.execute(query)]
+
+    def pair_counts(self, pool: str, bot_id: int | None = None) -> list[PairCount]:
+        """Pairwise results in a pool: for every two bots that met, a's wins, draws and losses against b.
+
+        Every pair of seats in a match counts (so a free-for-all of n seats gives n(n-1)/2 comparisons).
+        With `bot_id`, only that bot's pairs, with it as `a`.
+        """
+        mine, theirs = SEATS.alias("mine"), SEATS.alias("theirs")
+        join_on = and_(theirs.c.match_id == mine.c.match_id, theirs.c.seat != mine.c.seat)
+        if bot_id is None:
+            join_on = and_(join_on, mine.c.bot_id < theirs.c.bot_id)
+        query = (select(mine.c.bot_id.label("a"), theirs.c.bot_id.label("b"),
+                        func.sum(case((mine.c.rank < theirs.c.rank, 1), else_=0)).label("wins"),
+                        func.sum(case((mine.c.rank == theirs.c.rank, 1), else_=0)).label("draws"),
+                        func.sum(case((mine.c.rank > theirs.c.rank, 1), else_=0)).label("losses"))
+                 .select_from(mine.join(theirs, join_on).join(MATCHES, MATCHES.c.id == mine.c.match_id))
+                 .where(MATCHES.c.pool == pool, MATCHES.c.rated.is_(True))
+                 .group_by(mine.c.bot_id, theirs.c.bot_id).order_by(mine.c.bot_id, theirs.c.bot_id))
+        if bot_id is not None:
+            query = query.where(mine.c.bot_id == bot_id)
+        with self.engine.connect() as conn:
+            return [PairCount(int(r.a), int(r.b), int(r.wins), int(r.draws), int(r.losses))
+                    for r in conn.execute(query)]
+
+    def rated_results(self, pool: str) -> Iterator[tuple[int, datetime, list[int], list[int]]]:
+        """(match id, finished at, bot per seat, rank per seat) for every rated match of a pool, in order."""
+        query = (select(MATCHES.c.id, MATCHES.c.finished_at, SEATS.c.bot_id, SEATS.c.rank)
+                 .join(SEATS, SEATS.c.match_id == MATCHES.c.id)
+                 .where(MATCHES.c.pool == pool, MATCHES.c.rated.is_(True))
+                 .order_by(MATCHES.c.id, SEATS.c.seat))
+        with self.engine.connect() as conn:
+            result = conn.execution_options(yield_per=20_000).execute(query)
+            current_id = None
+            finished: datetime | None = None
+            bots: list[int] = []
+            ranks: list[int] = []
+            for match_id, finished_at, bot, rank in result:
+                if match_id != current_id:
+                    if current_id is not None:
+                        assert finished is not None
+                        yield current_id, finished, bots, ranks
+                    current_id, finished, bots, ranks = match_id, finished_at, [], []
+                bots.append(bot)
+                ranks.append(rank)
+            if current_id is not None:
+                assert finished is not None
+                yield current_id, finished, bots, ranks
+
+    def replace_ratings(self, pool: str, history: list[dict[str, Any]], ratings: list[dict[str, Any]]) -> None:
+        """Swap a pool's whole rating history and current ratings for recomputed ones, atomically."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(RatingEvent).where(RatingEvent.pool == pool))
+            conn.execute(delete(Rating).where(Rating.pool == pool))
+            for start in range(0, len(history), 50_000):
+                conn.execute(insert(RatingEvent), history[start:start + 50_000])
+            if ratings:
+                conn.execute(insert(Rating), ratings)
+
+
+def _match_row(m: NewMatch, record_id: int) -> dict[str, Any]:
+    return {
+        "tournament_id": m.tournament_id, "round": m.round, "pairing": m.pairing, "rotation": m.rotation,
+        "uid": m.uid, "game": m.game, "pool": m.pool, "options": m.options, "seed": m.seed,
+        "num_seats": len(m.bot_ids), "ranking": list(m.ranking), "scores": list(m.scores), "reason": m.reason,
+        "offender": m.offender, "detail": m.detail, "steps": m.steps, "decisions": m.decisions,
+        "timings": m.timings, "record_id": record_id, "rated": m.rated, "started_at": m.started_at,
+        "finished_at": m.finished_at,
+    }

@@ -1,0 +1,115 @@
+"""Who plays: bot specs on the command line, their identity in the store, and the built-in field.
+
+A spec is a built-in agent ("random", "mcts:iterations=200"), optionally named ("fast=mcts:iterations=50"),
+or a bot program's directory ("bots/my-bot", played through the referee). Agents with different
+parameters are different bots. A built-in agent's artifact hash covers its spec, its class and
+version and the Arena version; a program's covers the files of its directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from arena import __version__
+from arena.agents import AGENTS, UnknownAgentError, make_agent, parse_agent_spec
+from arena.store.repository import BotIdentity
+
+# Parameters the demo turns down so a field of built-in bots finishes in seconds per game.
+DEMO_BUDGETS: dict[str, Any] = {
+    "iterations": 20, "simulations": 20, "playouts": 20, "rollouts": 4, "samples": 4, "determinizations": 2,
+    "depth": 1, "seconds": 0.01, "time_s": 0.01, "time_limit": 0.01, "max_seconds": 0.01, "budget_s": 0.01,
+}
+
+
+class BotSpecError(ValueError):
+    """A bot spec names no built-in agent and no bot program."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot as entered in a tournament: its name and how to make it."""
+
+    name: str
+    spec: str
+    kind: str = "agent"  # "agent" (in-process, by spec) or "program" (a directory, through the referee)
+
+    def identity(self) -> BotIdentity:
+        """Name, version and artifact hash for the store."""
+        if self.kind == "program":
+            return BotIdentity(self.name, "1", _directory_hash(Path(self.spec)), "program", self.spec)
+        agent = make_agent(self.spec)
+        cls = type(agent)
+        agent.close()
+        material = f"{self.spec}|{cls.__module__}.{cls.__qualname__}|{agent.version}|arena {__version__}"
+        return BotIdentity(self.name, str(agent.version), hashlib.sha256(material.encode()).hexdigest()[:16],
+                           "agent", self.spec)
+
+
+def parse_bot(text: str) -> BotSpec:
+    """'spec', 'name=spec' or a program directory -> BotSpec; raises BotSpecError."""
+    text = text.strip()
+    if not text:
+        raise BotSpecError("empty bot spec")
+    name, sep, spec = text.partition("=")
+    if not sep or ":" in name or "/" in name:  # "mcts:c=1.4" has its '=' in a parameter
+        name, spec = text, text
+    name, spec = name.strip(), spec.strip()
+    path = Path(spec)
+    if ("/" in spec or spec.startswith(".")) and path.is_dir():
+        return BotSpec(name if sep else path.resolve().name, str(path.resolve()), "program")
+    try:
+        make_agent(spec).close()
+    except UnknownAgentError as error:
+        raise BotSpecError(f"{error}; or give a bot program's directory") from None
+    return BotSpec(name, spec, "agent")
+
+
+def parse_bots(text: str) -> list[BotSpec]:
+    """A comma-separated list of bot specs; names must be distinct."""
+    bots = [parse_bot(part) for part in text.split(",") if part.strip()]
+    seen: set[str] = set()
+    for bot in bots:
+        if bot.name in seen:
+            raise BotSpecError(f"bot {bot.name!r} is entered twice; name copies apart, e.g. a={bot.spec},b={bot.spec}")
+        seen.add(bot.name)
+    return bots
+
+
+def demo_spec(name: str, factory: Callable[..., Any]) -> str:
+    """A built-in agent's spec with demo-sized budgets for whichever budget parameters it takes."""
+    demo_params = getattr(factory, "demo_params", None)
+    if isinstance(demo_params, dict):
+        params = dict(demo_params)
+    else:
+        try:
+            accepted = inspect.signature(factory).parameters
+        except (TypeError, ValueError):
+            accepted = {}  # type: ignore[assignment]
+        params = {key: value for key, value in DEMO_BUDGETS.items() if key in accepted}
+    return ":".join([name, *(f"{key}={value}" for key, value in params.items())])
+
+
+def builtin_bots() -> list[BotSpec]:
+    """Every registered built-in agent with demo budgets, named by agent name; at least two bots."""
+    bots = [BotSpec(name, demo_spec(name, factory)) for name, factory in sorted(AGENTS.items())]
+    if len(bots) == 1:  # a field needs two: let the lone agent meet a copy of itself
+        bots.append(BotSpec(f"{bots[0].name}-2", bots[0].spec))
+    return bots
+
+
+def _directory_hash(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(directory)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def spec_parameters(spec: str) -> dict[str, Any]:
+    """The parameters of an agent spec."""
+    return parse_agent_spec(spec)[1]

@@ -1,0 +1,134 @@
+"""A match to play (MatchJob) and what comes back (MatchOutcome); `play_job` runs one in this process."""
+
+from __future__ import annotations
+
+import gzip
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from arena.agents import make_agent
+from arena.games.base import Game
+from arena.games.registry import load_game
+from arena.referee.local import play_match
+from arena.referee.record import PlayerInfo
+
+
+@dataclass(frozen=True)
+class SeatBot:
+    """The bot in one seat: its store id and how to make it."""
+
+    bot_id: int
+    name: str
+    version: str
+    kind: str  # "agent" or "program"
+    spec: str
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    """One match of a tournament: its stable key, the game, the seed and the bot in each seat."""
+
+    tournament_id: int
+    round: int
+    pairing: int
+    rotation: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seats: tuple[SeatBot, ...]
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """(round, pairing, rotation): unique within the tournament."""
+        return (self.round, self.pairing, self.rotation)
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """A played match: the result, timing facts and the whole record, gzip-compressed."""
+
+    job: MatchJob
+    uid: str
+    ranking: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+    offender: int | None
+    detail: str
+    steps: int
+    decisions: int
+    timings: dict[str, Any]
+    record_gz: bytes
+    record_size: int
+    started_at: datetime
+    finished_at: datetime
+
+    @property
+    def wall_s(self) -> float:
+        """How long the match took, in seconds."""
+        return float(self.timings.get("wall_ms", 0.0)) / 1000.0
+
+
+_GAMES: dict[tuple[str, str], Game] = {}
+
+
+def _game(name: str, options: dict[str, Any]) -> Game:
+    key = (name, repr(sorted(options.items())))
+    game = _GAMES.get(key)
+    if game is None:
+        game = _GAMES[key] = load_game(name, options)
+    return game
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def play_job(job: MatchJob) -> MatchOutcome:
+    """Play a job with in-process agents (bot programs need an executor that goes through the referee)."""
+    programs = [seat.name for seat in job.seats if seat.kind != "agent"]
+    if programs:
+        raise NotImplementedError(f"bot program(s) {', '.join(programs)} need the referee executor")
+    game = _game(job.game, job.options)
+    agents = [make_agent(seat.spec) for seat in job.seats]
+    started_at = _utcnow()
+    started = time.perf_counter()
+    try:
+        record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex)
+    finally:
+        for agent in agents:
+            agent.close()
+    wall_ms = (time.perf_counter() - started) * 1000.0
+    record.players = [PlayerInfo(seat, bot.name, bot.version, bot.kind) for seat, bot in enumerate(job.seats)]
+    record.extra = {"tournament": job.tournament_id, "round": job.round, "pairing": job.pairing,
+                    "rotation": job.rotation}
+    result = record.result
+    assert result is not None
+    seats = len(job.seats)
+    think = [0.0] * seats
+    longest = [0.0] * seats
+    decisions = [0] * seats
+    for step in record.steps:
+        if step.seat >= 0:
+            ms = step.timing.get("think_ms", 0.0)
+            think[step.seat] += ms
+            decisions[step.seat] += 1
+            if ms > longest[step.seat]:
+                longest[step.seat] = ms
+    text = record.to_jsonl().encode("utf-8")
+    return MatchOutcome(
+        job=job, uid=record.match_id, ranking=tuple(result.ranking), scores=tuple(result.scores),
+        reason=result.reason, offender=result.offender, detail=result.detail, steps=len(record.steps),
+        decisions=sum(decisions),
+        timings={"wall_ms": round(wall_ms, 3), "think_ms": [round(t, 3) for t in think],
+                 "max_think_ms": [round(t, 3) for t in longest], "decisions": decisions},
+        record_gz=gzip.compress(text, compresslevel=6, mtime=0), record_size=len(text),
+        started_at=started_at, finished_at=_utcnow(),
+    )
+
+
+def play_jobs(jobs: list[MatchJob]) -> list[MatchOutcome]:
+    """Play a chunk of jobs in order (one task of a worker process)."""
+    return [play_job(job) for job in jobs]

@@ -1,0 +1,219 @@
+"""Running a tournament: plan pairings, play what is not stored yet, store results with their ratings.
+
+Resumable by construction: pairings are stored before they are played, a match is recognised by
+its key (tournament, round, pairing, rotation) under a unique constraint, and results are stored in
+job order in transactions that also carry their rating updates. A run killed at any moment loses
+at most the matches that had not been stored; the next run plays exactly those.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from arena.games.base import Game
+from arena.ratings.pools import pool_name
+from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.record import Termination
+from arena.store.repository import NewMatch, Store
+from arena.tournament.bots import BotSpec
+from arena.tournament.executor import Executor
+from arena.tournament.formats import Planned, PlanContext, derive_seed, get_format
+from arena.tournament.jobs import MatchJob, MatchOutcome, SeatBot
+
+
+@dataclass
+class RunProgress:
+    """Where a run stands, for progress displays."""
+
+    tournament_id: int
+    stored: int  # matches of the tournament in the store
+    expected: int | None  # matches the whole tournament plays (None: open-ended)
+    played: int = 0  # matches played by this run
+    round: int = 0
+    last: MatchOutcome | None = None
+
+
+@dataclass
+class RunSummary:
+    """How a run ended."""
+
+    tournament_id: int
+    played: int
+    stored: int
+    expected: int | None
+    finished: bool
+    seconds: float
+    stopped_by: str = ""  # "", "deadline", "limit" or "request"
+
+
+def create_tournament(store: Store, *, game: Game, bots: list[BotSpec], format: str, rounds: int, seed: int,
+                      name: str | None = None, settings: dict[str, Any] | None = None) -> int:
+    """Register the bots and a new tournament of them (bots in seeding order); returns its id."""
+    get_format(format).check(len(bots), game.num_seats, rounds)
+    bot_ids = [store.bot_id(bot.identity()) for bot in bots]
+    return store.create_tournament(name=name, game=game.name, pool=pool_name(game), options=game.options,
+                                   format=format, seed=seed, rounds=rounds, settings=settings or {}, bot_ids=bot_ids)
+
+
+def points_by_seat(ranking: list[int] | tuple[int, ...]) -> list[float]:
+    """Game points per seat: the share of the other seats it beat, a tie counting half (win 1, draw 1/2)."""
+    n = len(ranking)
+    if n < 2:
+        return [0.0] * n
+    return [sum(1.0 if mine < other else 0.5 if mine == other else 0.0
+                for j, other in enumerate(ranking) if j != i) / (n - 1) for i, mine in enumerate(ranking)]
+
+
+@dataclass
+class TournamentRunner:
+    """Plays one stored tournament to its end, or until told to stop."""
+
+    store: Store
+    tournament_id: int
+    executor: Executor
+    system: RatingSystem = DEFAULT_SYSTEM
+    on_progress: Callable[[RunProgress], None] | None = None
+    should_stop: Callable[[], bool] = lambda: False
+    deadline: float | None = None  # time.monotonic() after which no new match starts
+    max_matches: int | None = None  # most matches this run plays
+    flush_seconds: float = 0.5
+    flush_size: int = 200
+    stopped_by: str = field(default="", init=False)
+
+    def _stop(self) -> bool:
+        if self.stopped_by:
+            return True
+        if self.should_stop():
+            self.stopped_by = "request"
+        elif self.deadline is not None and time.monotonic() >= self.deadline:
+            self.stopped_by = "deadline"
+        elif self.max_matches is not None and self.progress.played >= self.max_matches:
+            self.stopped_by = "limit"
+        return bool(self.stopped_by)
+
+    def run(self) -> RunSummary:
+        """Play until the tournament is complete or a stop condition holds."""
+        started = time.perf_counter()
+        tournament = self.store.tournament(self.tournament_id)
+        if tournament is None:
+            raise KeyError(f"no tournament {self.tournament_id}")
+        self.tournament = tournament
+        self.format = get_format(tournament["format"])
+        from arena.games.registry import load_game
+
+        self.game = load_game(tournament["game"], tournament["options"])
+        entries = self.store.entries(self.tournament_id)
+        bots = {row["id"]: row for row in self.store.bots()}
+        self.seat_bots = {bot: SeatBot(bot, bots[bot]["name"], bots[bot]["version"], bots[bot]["kind"],
+                                       bots[bot]["spec"]) for bot in entries}
+        expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament["rounds"])
+        finished_keys = self.store.finished_keys(self.tournament_id)
+        self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
+        self._report()
+        finished = tournament["status"] == "finished"
+        while not finished and not self._stop():
+            planned = self._planned()
+            finished_keys = self.store.finished_keys(self.tournament_id)
+            jobs = self._jobs(planned, finished_keys)
+            if jobs:
+                self.progress.round = jobs[0].round
+                self._play(jobs)
+                continue
+            new = self.format.plan(self._context(entries, planned))
+            if not new:
+                self.store.set_status(self.tournament_id, "finished")
+                finished = True
+                break
+            try:
+                self.store.add_pairings(self.tournament_id, [
+                    {"round": p.round, "index": p.index, "seed": derive_seed(tournament["seed"], p.round, p.index),
+                     "bots": list(p.bots), "label": p.label} for p in new])
+            except IntegrityError:  # another run of this tournament planned the round first: use theirs
+                continue
+        self._report()
+        return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
+                          time.perf_counter() - started, "" if finished else self.stopped_by)
+
+    def _planned(self) -> list[tuple[Planned, int]]:
+        return [(Planned(row["round"], row["index"], tuple(row["bots"]), row["label"]), int(row["seed"]))
+                for row in self.store.pairings(self.tournament_id)]
+
+    def _jobs(self, planned: list[tuple[Planned, int]], finished: set[tuple[int, int, int]]) -> list[MatchJob]:
+        jobs = []
+        seats = self.game.num_seats
+        for pairing, seed in planned:
+            if pairing.is_bye:
+                continue
+            for rotation in range(seats):
+                if (pairing.round, pairing.index, rotation) in finished:
+                    continue
+                order = [pairing.bots[(seat + rotation) % seats] for seat in range(seats)]
+                jobs.append(MatchJob(self.tournament_id, pairing.round, pairing.index, rotation, self.game.name,
+                                     self.game.options, seed, tuple(self.seat_bots[bot] for bot in order)))
+        return jobs
+
+    def _context(self, entries: list[int], planned: list[tuple[Planned, int]]) -> PlanContext:
+        context = PlanContext(entries, self.game.num_seats, self.tournament["rounds"], self.tournament["seed"],
+                              [p for p, _ in planned], system=self.system)
+        if self.format.dynamic:
+            for match in self.store.tournament_matches(self.tournament_id):
+                key = (match["round"], match["pairing"])
+                points = context.points.setdefault(key, {})
+                scores = context.scores.setdefault(key, {})
+                for seat, (bot, value) in enumerate(zip(match["bots"], points_by_seat(match["ranking"]))):
+                    points[bot] = points.get(bot, 0.0) + value
+                    if seat < len(match["scores"]):
+                        scores[bot] = scores.get(bot, 0.0) + float(match["scores"][seat])
+            if self.format.name == "ladder":
+                context.ratings = {row.bot_id: (row.mu, row.sigma) for row in self.store.ratings(self.tournament["pool"])}
+        return context
+
+    def _play(self, jobs: list[MatchJob]) -> None:
+        pending: list[MatchOutcome] = []
+        last_flush = time.monotonic()
+        try:
+            for outcome in self.executor.run(jobs, self._stop):
+                pending.append(outcome)
+                self.progress.played += 1
+                self.progress.last = outcome
+                now = time.monotonic()
+                if len(pending) >= self.flush_size or now - last_flush >= self.flush_seconds:
+                    self._flush(pending)
+                    pending = []
+                    last_flush = now
+                self._report()
+        finally:
+            self._flush(pending)
+            self._report()
+
+    def _flush(self, outcomes: list[MatchOutcome]) -> None:
+        if not outcomes:
+            return
+        rows = [self._new_match(outcome) for outcome in outcomes]
+        try:
+            self.store.save_matches(rows, self.system.rate, self.system.initial)
+        except IntegrityError:  # some were stored by a concurrent run of this tournament: keep the rest
+            stored = self.store.finished_keys(self.tournament_id)
+            rows = [row for row in rows if row.key not in stored]
+            self.store.save_matches(rows, self.system.rate, self.system.initial)
+        self.progress.stored += len(rows)
+
+    def _new_match(self, outcome: MatchOutcome) -> NewMatch:
+        job = outcome.job
+        return NewMatch(
+            tournament_id=job.tournament_id, round=job.round, pairing=job.pairing, rotation=job.rotation,
+            uid=outcome.uid, game=job.game, pool=self.tournament["pool"], options=job.options, seed=job.seed,
+            bot_ids=tuple(seat.bot_id for seat in job.seats), ranking=outcome.ranking, scores=outcome.scores,
+            reason=outcome.reason, offender=outcome.offender, detail=outcome.detail, steps=outcome.steps,
+            decisions=outcome.decisions, timings=outcome.timings, record_gz=outcome.record_gz,
+            record_size=outcome.record_size, started_at=outcome.started_at, finished_at=outcome.finished_at,
+            rated=outcome.reason != Termination.VOID.value)
+
+    def _report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
