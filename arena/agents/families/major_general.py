@@ -1,0 +1,352 @@
+"""Major General knowledge: a position evaluation (greedy, MCTS) and a hand-written strategy (scripted).
+
+The evaluation reads a full state through the engine's public attributes (`units`, `supply`,
+`cubes`, `cubes_left`, `played_count`, `scenario`, `phase`) and accessors (`controller`). It
+scores, for Yellow, the points of the spaces each side holds (a one-unit lead counts for less
+early on, when it is easy to lose), scenario cubes taken and likely to come, and units on the board;
+the total is squashed into [-1, 1] and Red gets its negation.
+
+The scripted strategy sees only the observation. For each card placement it plays the turn out in
+its head: every command on the board fires in order from the active player's base, each player
+resolving its own commands with the same rules of thumb (push and charge enemy units, sabotage
+an enemy, move forward what is not needed to hold the space, rally from where units are spare,
+deploy where it counts). It then weighs the board after its turn and after the commands left for
+the opponent's turn, with the scenario card's objective in mind.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Sequence
+
+from arena.games.base import JSON, Game, State
+from arena.games.major_general.data import CARDS, CHARGE, COMMANDS, DEPLOY, MOVE, PUSH, RALLY, SABOTAGE, SCENARIOS
+from arena.games.major_general.rules import (
+    CHOICE,
+    DIRECTION,
+    MOVE_BASE,
+    NUM_CARDS,
+    NUM_SPACES,
+    OVER,
+    PLAY_ACTIONS,
+    RALLY_BASE,
+    RED,
+    STOP_PUSHING,
+    TARGET_YELLOW,
+    UNITS_PER_SIDE,
+    YELLOW,
+    own_space,
+    placement,
+    space_value,
+)
+
+TOTAL_TURNS = 2 * NUM_CARDS
+SCALE = 8.0  # an evaluation of 8 points is worth tanh(1) ~ 0.76
+MATERIAL_WEIGHT = 0.35
+SCENARIO_BY_ID = {scenario.id: scenario for scenario in SCENARIOS}
+
+# --- evaluation (full states) -----------------------------------------------------------------
+
+
+def _hold(margin: int, progress: float) -> float:
+    """How surely a lead of `margin` units keeps a space until the end (1.0 at the last turn)."""
+    return 1.0 - (1.0 - progress) * 0.35 / margin
+
+
+def _meets(state: State, seat: int, condition: str, space_from_base: int, on_board: Sequence[int]) -> bool:
+    if condition == "controls_space":
+        return state.controller(own_space(seat, space_from_base)) == seat  # type: ignore[attr-defined]
+    if condition == "has_units_on_space":
+        return state.units[2 * own_space(seat, space_from_base) + seat] > 0  # type: ignore[attr-defined]
+    if condition == "more_units_on_board":
+        return on_board[seat] > on_board[1 - seat]
+    return False
+
+
+def yellow_advantage(state: State) -> float:
+    """Yellow's lead in estimated final points (negative when Red leads)."""
+    units = state.units  # type: ignore[attr-defined]
+    progress = state.played_count / TOTAL_TURNS  # type: ignore[attr-defined]
+    advantage = 0.0
+    for space in range(NUM_SPACES):
+        margin = units[2 * space] - units[2 * space + 1]
+        if margin > 0:
+            advantage += (space + 1) * _hold(margin, progress)
+        elif margin < 0:
+            advantage -= (NUM_SPACES - space) * _hold(-margin, progress)
+    cubes = state.cubes  # type: ignore[attr-defined]
+    advantage += cubes[YELLOW] - cubes[RED]
+    on_board = [UNITS_PER_SIDE - state.supply[YELLOW], UNITS_PER_SIDE - state.supply[RED]]  # type: ignore[attr-defined]
+    advantage += MATERIAL_WEIGHT * (1.0 - progress) * (on_board[YELLOW] - on_board[RED])
+    scenario_index = state.scenario  # type: ignore[attr-defined]
+    cubes_left = state.cubes_left  # type: ignore[attr-defined]
+    if scenario_index >= 0 and cubes_left:
+        scenario = SCENARIOS[scenario_index]
+        if scenario.trigger == "end_of_turn":
+            turns_left = TOTAL_TURNS - state.played_count  # type: ignore[attr-defined]
+            share = 1.0 if scenario.who == "each" else 0.5
+            flow = 0.5 * share * min(cubes_left, turns_left)
+            meets = [_meets(state, seat, scenario.condition, scenario.space_from_own_base, on_board)
+                     for seat in (YELLOW, RED)]
+            advantage += flow * (meets[YELLOW] - meets[RED])
+    return advantage
+
+
+def values(state: State) -> list[float]:
+    """Both seats' values in [-1, 1]; the returns once the game is over."""
+    if state.phase == OVER:  # type: ignore[attr-defined]
+        return state.returns()
+    value = math.tanh(yellow_advantage(state) / SCALE)
+    return [value, -value]
+
+
+def evaluate(state: State, seat: int) -> float:
+    """The value of a full state for `seat`, in [-1, 1]."""
+    return values(state)[seat]
+
+
+def is_lookahead_boundary(state: State) -> bool:
+    """Greedy looks ahead to the end of the turn: commands resolved, before the next card or draw."""
+    return state.phase != CHOICE  # type: ignore[attr-defined]
+
+
+# --- scripted strategy (observations only) -------------------------------------------------------
+
+
+class Board:
+    """The mutable part of a position the script reasons about: units per space and seat, supply."""
+
+    __slots__ = ("units", "supply", "scenario")
+
+    def __init__(self, units: list[list[int]], supply: list[int], scenario: str | None) -> None:
+        self.units = units
+        self.supply = supply
+        self.scenario = SCENARIO_BY_ID.get(scenario) if scenario else None
+
+    @classmethod
+    def from_observation(cls, observation: JSON) -> Board:
+        """The board seen in an observation."""
+        return cls([list(pair) for pair in observation["units"]], list(observation["supply"]),
+                   observation.get("scenario"))
+
+    def copy(self) -> Board:
+        """An independent copy."""
+        board = Board.__new__(Board)
+        board.units = [pair[:] for pair in self.units]
+        board.supply = self.supply[:]
+        board.scenario = self.scenario
+        return board
+
+    def score(self, seat: int) -> float:
+        """How good the board looks to `seat`: spaces held (more surely with more units), units, objective."""
+        enemy = 1 - seat
+        total = 0.0
+        for space, pair in enumerate(self.units):
+            margin = pair[seat] - pair[enemy]
+            if margin > 0:
+                total += space_value(seat, space) * (1.0 + 0.15 * min(margin - 1, 2))
+            elif margin < 0:
+                total -= space_value(enemy, space) * (1.0 + 0.15 * min(-margin - 1, 2))
+        on_board = [UNITS_PER_SIDE - self.supply[s] for s in (0, 1)]
+        material = 0.3
+        scenario = self.scenario
+        if scenario is not None:
+            if scenario.condition == "more_units_on_board" or scenario.trigger == "on_destroy_enemy":
+                material = 1.0
+            elif scenario.condition in ("controls_space", "has_units_on_space"):
+                for side, sign in ((seat, 1.0), (enemy, -1.0)):
+                    target = self.units[own_space(side, scenario.space_from_own_base)]
+                    if scenario.condition == "controls_space":
+                        met = target[side] > target[1 - side]
+                    else:
+                        met = target[side] > 0
+                    total += sign * 2.0 * met
+        return total + material * (on_board[seat] - on_board[enemy])
+
+    # Commands, each resolved by its executor's rules of thumb.
+
+    def execute(self, command: int, executor: int, space: int) -> None:
+        """Carry out a whole command the way the script would choose."""
+        if command == DEPLOY:
+            if self.supply[executor]:
+                self.deploy(executor, space)
+            return
+        if command == SABOTAGE:
+            targets = self.targets(space)
+            if targets:
+                self.sabotage(executor, space, self.pick_target(executor, targets))
+            return
+        if command == RALLY:
+            sources = self.rally_sources(executor, space)
+            if sources:
+                self.rally(executor, space, self.best_rally_source(executor, space, sources))
+            return
+        ahead = space + DIRECTION[executor]
+        if not 0 <= ahead < NUM_SPACES or not self.units[space][executor]:
+            return
+        if command == MOVE:
+            self.move(executor, space, self.best_move_count(executor, space))
+        elif command == CHARGE:
+            targets = self.targets(ahead)
+            if targets:
+                self.charge(executor, space, self.pick_target(executor, targets))
+        elif command == PUSH:
+            self.keep_pushing(executor, space, steps=0)
+
+    def keep_pushing(self, executor: int, space: int, steps: int) -> None:
+        """Push from `space` until out of pushers or targets, or until stopping looks better."""
+        ahead = space + DIRECTION[executor]
+        while self.units[space][executor]:
+            targets = self.targets(ahead)
+            if not targets:
+                return
+            target = self.best_push(executor, space, targets, can_stop=steps > 0)
+            if target is None:
+                return
+            self.push(executor, space, target)
+            steps += 1
+
+    def targets(self, space: int) -> list[int]:
+        """Seats with a unit on `space`."""
+        return [seat for seat in (YELLOW, RED) if self.units[space][seat]]
+
+    @staticmethod
+    def pick_target(executor: int, targets: list[int]) -> int:
+        """Destroy an enemy unit when there is one."""
+        return (1 - executor) if (1 - executor) in targets else targets[0]
+
+    def rally_sources(self, executor: int, space: int) -> list[int]:
+        """Spaces a rally onto `space` may take a unit from."""
+        return [s for s in range(NUM_SPACES) if s != space and self.units[s][executor]]
+
+    def best_rally_source(self, executor: int, space: int, sources: list[int]) -> int:
+        """The source whose unit the board misses least."""
+        return max(sources, key=lambda source: self._after(executor, lambda b: b.rally(executor, space, source)))
+
+    def best_move_count(self, executor: int, space: int) -> int:
+        """How many units to move ahead: the count that leaves the best board."""
+        counts = range(1, self.units[space][executor] + 1)
+        return max(counts, key=lambda count: (self._after(executor, lambda b: b.move(executor, space, count)), -count))
+
+    def best_push(self, executor: int, space: int, targets: list[int], can_stop: bool) -> int | None:
+        """The colour to push next, or None to stop."""
+        options: list[tuple[float, int, int | None]] = []
+        for target in targets:
+            preference = 1 if target != executor else 0
+            options.append((self._after(executor, lambda b: b.push(executor, space, target)), preference, target))
+        if can_stop:
+            options.append((self.score(executor), 2, None))
+        return max(options, key=lambda option: (option[0], option[1]))[2]
+
+    def _after(self, executor: int, change: object) -> float:
+        board = self.copy()
+        change(board)  # type: ignore[operator]
+        return board.score(executor)
+
+    def deploy(self, executor: int, space: int) -> None:
+        self.units[space][executor] += 1
+        self.supply[executor] -= 1
+
+    def destroy(self, space: int, victim: int) -> None:
+        self.units[space][victim] -= 1
+        self.supply[victim] += 1
+
+    def sabotage(self, executor: int, space: int, victim: int) -> None:
+        self.destroy(space, victim)
+
+    def rally(self, executor: int, space: int, source: int) -> None:
+        self.units[source][executor] -= 1
+        self.units[space][executor] += 1
+
+    def move(self, executor: int, space: int, count: int) -> None:
+        self.units[space][executor] -= count
+        self.units[space + DIRECTION[executor]][executor] += count
+
+    def charge(self, executor: int, space: int, victim: int) -> None:
+        ahead = space + DIRECTION[executor]
+        self.units[space][executor] -= 1
+        self.units[ahead][executor] += 1
+        self.destroy(ahead, victim)
+
+    def push(self, executor: int, space: int, target: int) -> None:
+        ahead = space + DIRECTION[executor]
+        self.units[space][executor] -= 1
+        self.units[ahead][executor] += 1
+        beyond = ahead + DIRECTION[executor]
+        if 0 <= beyond < NUM_SPACES:
+            self.units[ahead][target] -= 1
+            self.units[beyond][target] += 1
+
+
+def _execution_order(active: int) -> range:
+    return range(NUM_SPACES) if active == YELLOW else range(NUM_SPACES - 1, -1, -1)
+
+
+def _run_turn(board: Board, top: list[tuple[int, int] | None], active: int) -> None:
+    for space in _execution_order(active):
+        command = top[space]
+        if command is not None:
+            board.execute(command[0], command[1], space)
+
+
+def _top_commands(observation: JSON) -> list[tuple[int, int] | None]:
+    return [None if item is None else (COMMANDS.index(item["command"]), int(item["owner"]))
+            for item in observation["top"]]
+
+
+def placement_score(observation: JSON, action: int) -> float:
+    """How good playing `action` (a card placement) looks to the seat about to play it."""
+    seat = int(observation["seat"])
+    card, position, orientation = placement(action)
+    near, far = (position, position + 1) if seat == YELLOW else (position + 1, position)
+    top = _top_commands(observation)
+    top[near] = (CARDS[card][orientation], seat)
+    top[far] = (CARDS[card][1 - orientation], 1 - seat)
+    board = Board.from_observation(observation)
+    _run_turn(board, top, seat)
+    after_mine = board.score(seat)
+    _run_turn(board, top, 1 - seat)  # the opponent's turn fires the same commands again first
+    return after_mine + 0.5 * board.score(seat)
+
+
+def choice_score(observation: JSON, action: int) -> float:
+    """How good one choice of the pending command looks to the seat making it."""
+    pending = observation["pending"]
+    command, executor, space = COMMANDS.index(pending["command"]), int(pending["executor"]), int(pending["space"])
+    board = Board.from_observation(observation)
+    if action == STOP_PUSHING:
+        return board.score(executor)
+    if action in (TARGET_YELLOW, TARGET_YELLOW + 1):
+        target = action - TARGET_YELLOW
+        preference = 0.05 if target != executor else 0.0
+        if command == PUSH:
+            board.push(executor, space, target)
+            board.keep_pushing(executor, space, steps=int(pending["steps"]) + 1)
+        elif command == CHARGE:
+            board.charge(executor, space, target)
+        elif command == SABOTAGE:
+            board.sabotage(executor, space, target)
+        elif command == DEPLOY:
+            board.deploy(executor, space)
+        return board.score(executor) + preference
+    if MOVE_BASE <= action < RALLY_BASE:
+        count = action - MOVE_BASE + 1
+        board.move(executor, space, count)
+        return board.score(executor) - 0.01 * count
+    if RALLY_BASE <= action < STOP_PUSHING:
+        board.rally(executor, space, action - RALLY_BASE)
+        return board.score(executor)
+    return board.score(executor)
+
+
+def scripted_action(game: Game, observation: JSON, legal_actions: list[int], rng: random.Random) -> int:
+    """A sensible human-style decision from the observation alone; ties broken with `rng`."""
+    if len(legal_actions) == 1:
+        return legal_actions[0]
+    if legal_actions[0] < PLAY_ACTIONS:
+        scored = [(placement_score(observation, action), action) for action in legal_actions]
+    else:
+        scored = [(choice_score(observation, action), action) for action in legal_actions]
+    best = max(score for score, _ in scored)
+    return rng.choice([action for score, action in scored if score >= best - 1e-9])

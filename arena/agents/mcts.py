@@ -1,0 +1,255 @@
+"""The MCTS player: information-set Monte Carlo tree search (single observer, Cowling et al. 2012).
+
+Every iteration plays one sampled world: the hidden cards are drawn from the player's observation
+(`Game.determinize`, from a pool of `worlds` samples per decision), dice and draws are sampled at
+chance nodes. The tree is keyed by moves and chance outcomes from the current decision; a move
+that is not legal in every world is judged by UCB over the iterations in which it was available
+("availability counts"). Rollouts play random moves for at most `depth` steps and are scored by
+the game family's evaluation (arena/agents/families/), or by the result when the game ends first.
+
+The search stops on an iteration budget (`iterations`), a time budget (`seconds`), or both
+(whichever comes first); with a referee clock it never spends more than `time_fraction` of the time
+left on one decision. The most visited move is played. After a decision the tree is kept: at the next
+decision the player looks for its new position (matched by its observation) in the subtree below
+the move it played and continues from there. Same seed and an iteration budget give the same moves.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections import deque
+from typing import Optional
+
+from arena.agents.base import Agent, DecisionRequest
+from arena.agents.families import FamilyKnowledge, knowledge_for
+from arena.games.base import CHANCE, JSON, TERMINAL, Game, State
+
+DEFAULT_ITERATIONS = 400
+KEY_SEARCH_LIMIT = 50_000  # nodes looked at when finding the new position in the kept tree
+
+
+class Node:
+    """One node of the search tree: statistics of the move that leads here, and its children."""
+
+    __slots__ = ("children", "visits", "total", "available", "key")
+
+    def __init__(self) -> None:
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.total = 0.0  # sum of values, for the seat that made the move into this node
+        self.available = 0  # iterations in which the move into this node was legal
+        self.key: Optional[str] = None  # the searcher's observation here, when it is the searcher's turn
+
+
+def observation_key(observation: JSON) -> str:
+    """A canonical string of an observation, to recognise the same position again."""
+    return json.dumps(observation, sort_keys=True, separators=(",", ":"))
+
+
+class MCTSAgent(Agent):
+    """Information-set MCTS with UCT, depth-cut rollouts scored by the family evaluation."""
+
+    name = "mcts"
+    version = "1"
+
+    def __init__(
+        self,
+        iterations: Optional[int] = None,
+        seconds: Optional[float] = None,
+        uct_c: float = 1.0,
+        depth: int = 12,
+        worlds: int = 64,
+        time_fraction: float = 0.05,
+        keep_tree: bool = True,
+    ) -> None:
+        if iterations is not None and iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        if seconds is not None and seconds <= 0:
+            raise ValueError("seconds must be positive")
+        if depth < 0 or worlds < 0 or not 0 < time_fraction <= 1:
+            raise ValueError("depth and worlds must be >= 0 and time_fraction in (0, 1]")
+        if iterations is None and seconds is None:
+            iterations = DEFAULT_ITERATIONS
+        self.iterations = iterations
+        self.seconds = seconds
+        self.uct_c = float(uct_c)
+        self.depth = int(depth)
+        self.worlds = int(worlds)
+        self.time_fraction = float(time_fraction)
+        self.keep_tree = bool(keep_tree)
+        self.rng = random.Random(0)
+        self.last_iterations = 0  # iterations run for the last decision
+        self.last_seconds = 0.0  # time spent on the last decision
+        self.last_reused = 0  # visits inherited from the kept tree at the last decision
+        self._kept: Optional[Node] = None
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        super().reset(game, seat, seed)
+        self.rng = random.Random(seed)
+        self.knowledge: FamilyKnowledge = knowledge_for(game)
+        self._kept = None
+
+    def close(self) -> None:
+        self._kept = None
+
+    # --- deciding ----------------------------------------------------------------------------
+
+    def act(self, request: DecisionRequest) -> int:
+        legal = request.legal_actions
+        if len(legal) == 1:
+            self._kept = None
+            self.last_iterations, self.last_seconds, self.last_reused = 0, 0.0, 0
+            return legal[0]
+        observation = request.observation
+        key = observation_key(observation)
+        root = self._find_kept(key) if self.keep_tree else None
+        if root is None:
+            root = Node()
+        root.key = key
+        self.last_reused = root.visits
+        self.search(root, observation, request.seat, self._budget_seconds(request.time_left_s))
+        action = self.best_action(root, legal)
+        self._kept = root.children.get(action) if self.keep_tree else None
+        return action
+
+    def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float]) -> None:
+        """Run iterations from `root` (the position `observation` shows `seat`) until the budget is spent."""
+        started = time.perf_counter()
+        deadline = None if seconds is None else started + seconds
+        limit = self.iterations
+        hidden = self.game.info.has_hidden_information
+        pool_size = self.worlds if hidden else 1
+        pool: list[State] = []
+        rng = self.rng
+        done = 0
+        while limit is None or done < limit:
+            if pool_size == 0:
+                world = self.game.determinize(observation, rng)
+            elif len(pool) < pool_size:
+                world = self.game.determinize(observation, rng)
+                pool.append(world)
+                world = world.clone()
+            else:
+                world = pool[rng.randrange(pool_size)].clone()
+            self._iterate(root, world, seat)
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        self.last_seconds = time.perf_counter() - started
+
+    def best_action(self, root: Node, legal: list[int]) -> int:
+        """The most visited legal move (ties: the better mean value, then the lowest id)."""
+        best, best_key = legal[0], (-1, -math.inf)
+        for action in legal:
+            child = root.children.get(action)
+            if child is None:
+                continue
+            rank = (child.visits, child.total / child.visits if child.visits else -math.inf)
+            if rank > best_key:
+                best, best_key = action, rank
+        return best
+
+    def _budget_seconds(self, time_left_s: Optional[float]) -> Optional[float]:
+        seconds = self.seconds
+        if time_left_s is not None:
+            cap = max(0.001, time_left_s * self.time_fraction)
+            seconds = cap if seconds is None else min(seconds, cap)
+        return seconds
+
+    # --- one iteration -----------------------------------------------------------------------
+
+    def _iterate(self, root: Node, state: State, seat: int) -> None:
+        rng = self.rng
+        c = self.uct_c
+        path = [root]
+        movers = [CHANCE]
+        node = root
+        while True:
+            player = state.current_player()
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcome = state.sample_chance(rng)
+                state.apply_action(outcome)
+                child = node.children.get(outcome)
+                if child is None:
+                    child = node.children[outcome] = Node()
+                path.append(child)
+                movers.append(CHANCE)
+                node = child
+                continue
+            if player == seat and node.key is None and node.visits:
+                node.key = observation_key(state.observation(seat))
+            legal = state.legal_actions()
+            children = node.children
+            untried = [action for action in legal if action not in children]
+            if untried:
+                action = untried[0] if len(untried) == 1 else rng.choice(untried)
+                child = children[action] = Node()
+                for other in legal:
+                    known = children.get(other)
+                    if known is not None:
+                        known.available += 1
+                state.apply_action(action)
+                path.append(child)
+                movers.append(player)
+                break
+            best_child, best_action, best_score = None, legal[0], -math.inf
+            for action in legal:
+                child = children[action]
+                child.available += 1
+                score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
+                if score > best_score:
+                    best_child, best_action, best_score = child, action, score
+            state.apply_action(best_action)
+            path.append(best_child)  # type: ignore[arg-type]
+            movers.append(player)
+            node = best_child  # type: ignore[assignment]
+        values = self._rollout(state)
+        for node, mover in zip(path, movers):
+            node.visits += 1
+            if mover >= 0:
+                node.total += values[mover]
+
+    def _rollout(self, state: State) -> list[float]:
+        """Random moves for at most `depth` steps, then the evaluation (or the result)."""
+        rng = self.rng
+        for _ in range(self.depth):
+            player = state.current_player()
+            if player == TERMINAL:
+                return state.returns()
+            if player == CHANCE:
+                state.apply_action(state.sample_chance(rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[0] if len(legal) == 1 else rng.choice(legal))
+        if state.current_player() == TERMINAL:
+            return state.returns()
+        return self.knowledge.values(state)
+
+    # --- keeping the tree --------------------------------------------------------------------
+
+    def _find_kept(self, key: str) -> Optional[Node]:
+        """The node of the kept subtree where the searcher sees `key`, the most visited if several."""
+        start = self._kept
+        self._kept = None
+        if start is None:
+            return None
+        best: Optional[Node] = None
+        queue = deque([start])
+        seen = 0
+        while queue and seen < KEY_SEARCH_LIMIT:
+            node = queue.popleft()
+            seen += 1
+            if node.key == key:
+                if best is None or node.visits > best.visits:
+                    best = node
+                continue  # the same position cannot recur below itself
+            for child in node.children.values():
+                if child.visits > 1:
+                    queue.append(child)
+        return best
