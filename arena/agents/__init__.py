@@ -6,10 +6,33 @@ import json
 from typing import Any, Callable
 
 from arena.agents.base import Agent, DecisionRequest
+from arena.agents.greedy import GreedyAgent
+from arena.agents.mcts import MCTSAgent
 from arena.agents.random_agent import RandomAgent
+from arena.agents.scripted import ScriptedAgent
+
+
+def _openspiel(algorithm: str) -> Callable[..., Agent]:
+    """A factory that imports the optional OpenSpiel bridge only when the agent is made."""
+
+    def make(**params: Any) -> Agent:
+        try:
+            from arena.openspiel.agents import OpenSpielAgent
+        except ImportError as error:
+            raise UnknownAgentError(f"openspiel-{algorithm} needs the openspiel extra: {error}") from None
+        return OpenSpielAgent(algorithm, **params)
+
+    make.__doc__ = f"OpenSpiel's {algorithm.upper()} bot through the bridge (optional extra `openspiel`)."
+    return make
+
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
+    "scripted": ScriptedAgent,
+    "greedy": GreedyAgent,
+    "mcts": MCTSAgent,
+    "openspiel-ismcts": _openspiel("ismcts"),
+    "openspiel-mcts": _openspiel("mcts"),
 }
 
 
@@ -44,11 +67,11 @@ def make_agent(spec: str) -> Agent:
         raise UnknownAgentError(f"unknown agent {name!r}; built-in agents: {', '.join(sorted(AGENTS))}") from None
     try:
         agent = factory(**params)
-    except TypeError as error:
+    except (TypeError, ValueError) as error:
         raise UnknownAgentError(f"bad parameters for agent {name!r}: {error}") from None
     if params:
         agent.name = spec.strip()
     return agent
 
 
-__all__ = ["AGENTS", "Agent", "DecisionRequest", "RandomAgent", "UnknownAgentError", "make_agent", "parse_agent_spec"]
+__all__ = ["AGENTS", "Agent", "DecisionRequest", "GreedyAgent", "MCTSAgent", "RandomAgent", "ScriptedAgent", "UnknownAgentError", "make_agent", "parse_agent_spec"]
