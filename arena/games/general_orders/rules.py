@@ -1688,8 +1688,6 @@ class GeneralOrdersState(State):
         placed = [t for t in self.bonus_at if t >= 0]
         if len(set(placed)) != len(placed) or any(t not in board.bonus_pool for t in placed):
             problems.append("bad area-bonus tokens")
-        if self.phase not in (SETUP_BONUS,) and any(self.bonus_at[a] < 0 for a in board.bonus_slots):
-            problems.append("an area-bonus slot is empty after setup")
         if self.phase not in (SETUP_BONUS, SETUP_INITIATIVE) and self.initiative not in (0, 1):
             problems.append("nobody has the initiative")
         if self.phase in (TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, DEFEND) and self.active not in (0, 1):
