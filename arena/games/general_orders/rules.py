@@ -158,14 +158,20 @@ DICE = _dice_table()
 BIT = tuple(1 << i for i in range(64))
 
 
+# Set-bit indices of every byte value, per byte position: masks are read a byte at a time.
+_BYTE_BITS = tuple(tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(8))
+
+
 def _bits(mask: int) -> list[int]:
-    out = []
-    i = 0
+    """Indices of the set bits of `mask` (below 2**64), ascending."""
+    out: list[int] = []
+    k = 0
     while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
+        byte = mask & 255
+        if byte:
+            out += _BYTE_BITS[k][byte]
+        mask >>= 8
+        k += 1
     return out
 
 
@@ -1454,13 +1460,15 @@ class GeneralOrdersState(State):
         # GO-1: the caps hold at the end of every action; excess units go back to the reserve.
         for seat in (0, 1):
             troops = self.troops[seat]
-            for a in _bits(self.ctrl[seat]):
-                if troops[a] > board.land_cap:
-                    self._remove_to_reserve(seat, LAND, a, troops[a] - board.land_cap)
+            if max(troops) > board.land_cap:
+                for a in _bits(self.ctrl[seat]):
+                    if troops[a] > board.land_cap:
+                        self._remove_to_reserve(seat, LAND, a, troops[a] - board.land_cap)
             air = self.aircraft[seat]
-            for z in _bits(self.actrl[seat]):
-                if air[z] > board.air_cap:
-                    self._remove_to_reserve(seat, AIR, z, air[z] - board.air_cap)
+            if air and max(air) > board.air_cap:
+                for z in _bits(self.actrl[seat]):
+                    if air[z] > board.air_cap:
+                        self._remove_to_reserve(seat, AIR, z, air[z] - board.air_cap)
         self._clear_action()
         for seat in (self.active, 1 - self.active):
             if not self.troops[seat][board.hq[seat]]:
