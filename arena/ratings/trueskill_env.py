@@ -100,7 +100,7 @@ class RatingSystem:
     def quality(self, first: Pair, second: Pair) -> float:
         """TrueSkill's match quality of a two-seat pairing: the draw probability's share, 0 to 1."""
         env: trueskill.TrueSkill = self.env  # type: ignore[attr-defined]
-        return float(env.quality_1vs1(trueskill.Rating(*first), trueskill.Rating(*second)))
+        return float(trueskill.quality_1vs1(trueskill.Rating(*first), trueskill.Rating(*second), env=env))
 
     def win_probability(self, first: Pair, second: Pair) -> float:
         """Chance that `first` outperforms `second` (ignoring draws)."""

@@ -1,0 +1,133 @@
+"""Tournament throughput and rerating speed.
+
+    python bench/tournament.py [--json] [--matches 1000] [--results 100000]
+
+1. A round-robin of two random agents on Major General, `--matches` matches in all, run with
+   concurrency 1 and then 2 (worker processes; the main process stores every match and its rating
+   update in SQLite): matches/s for each and the scaling ratio c2 / c1 (target: at least 1.7 on 2 cores).
+2. Rating `--results` stored two-seat results from scratch (`arena rerate`): seconds (target: <= 30 s
+   for 100,000), reading them, recomputing TrueSkill and writing the history and ratings.
+With --json: one JSON object with matches_per_s_c1, matches_per_s_c2, scaling, rerate_100k_s (the
+rerating time scaled to 100,000 results) and the raw figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import insert
+
+from arena.games.registry import load_game
+from arena.ratings.rerate import rerate
+from arena.store import Store
+from arena.store.models import Bot, Entry, Match, MatchSeat, Record, Tournament
+from arena.tournament import LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
+
+GAME = "major-general"
+
+
+def tournament_rate(folder: Path, matches: int, concurrency: int) -> float:
+    """Matches per second of a fresh tournament of `matches` random-agent matches."""
+    store = Store.open(f"sqlite:///{folder / f'c{concurrency}.db'}")
+    game = load_game(GAME)
+    tournament = create_tournament(store, game=game, bots=parse_bots("r1=random,r2=random"), format="round-robin",
+                                   rounds=max(1, matches // 2), seed=2024)
+    started = time.perf_counter()
+    with LocalPoolExecutor(concurrency) as executor:
+        summary = TournamentRunner(store, tournament, executor).run()
+    elapsed = time.perf_counter() - started
+    assert summary.finished and summary.stored == 2 * max(1, matches // 2), summary
+    store.close()
+    return summary.played / elapsed
+
+
+def fill_results(store: Store, results: int, bots: int = 20, seed: int = 7) -> None:
+    """Store `results` synthetic two-seat results between `bots` bots of unequal strength (fast bulk insert)."""
+    rng = random.Random(seed)
+    now = datetime(2025, 1, 1)
+    with store.engine.begin() as conn:
+        conn.execute(insert(Bot), [{"name": f"bot{i}", "version": "1", "artifact_hash": f"{i:016x}", "owner": "",
+                                    "kind": "agent", "spec": "random", "created_at": now} for i in range(bots)])
+        tournament = conn.execute(insert(Tournament).values(
+            name=None, game=GAME, pool=GAME, options={}, format="round-robin", seed=seed, rounds=1, settings={},
+            status="finished", created_at=now)).inserted_primary_key[0]
+        conn.execute(insert(Entry), [{"tournament_id": tournament, "position": i, "bot_id": i + 1}
+                                     for i in range(bots)])
+        text = b'{"type":"header"}\n'
+        record = conn.execute(insert(Record).values(encoding="jsonl+gzip", size=len(text),
+                                                    data=gzip.compress(text))).inserted_primary_key[0]
+        strength = [rng.gauss(0, 1) for _ in range(bots)]
+        for start in range(0, results, 20_000):
+            rows, seats = [], []
+            for n in range(start, min(results, start + 20_000)):
+                a, b = rng.sample(range(bots), 2)
+                roll = rng.random()
+                p_a = 1 / (1 + pow(10, strength[b] - strength[a]))
+                ranking = [0, 0] if roll < 0.05 else ([0, 1] if roll < 0.05 + 0.95 * p_a else [1, 0])
+                when = now + timedelta(seconds=n)
+                rows.append({"id": n + 1, "tournament_id": tournament, "round": n, "pairing": 0, "rotation": 0,
+                             "uid": f"{n:032x}", "game": GAME, "pool": GAME, "options": {}, "seed": n,
+                             "num_seats": 2, "ranking": ranking, "scores": [], "reason": "score", "offender": None,
+                             "detail": "", "steps": 0, "decisions": 0, "timings": {}, "record_id": record,
+                             "rated": True, "started_at": when, "finished_at": when})
+                seats.append({"match_id": n + 1, "seat": 0, "bot_id": a + 1, "rank": ranking[0], "score": None})
+                seats.append({"match_id": n + 1, "seat": 1, "bot_id": b + 1, "rank": ranking[1], "score": None})
+            conn.execute(insert(Match), rows)
+            conn.execute(insert(MatchSeat), seats)
+
+
+def rerate_seconds(folder: Path, results: int) -> float:
+    """Seconds to rerate `results` stored results from scratch."""
+    store = Store.open(f"sqlite:///{folder / 'rerate.db'}")
+    fill_results(store, results)
+    started = time.perf_counter()
+    summary = rerate(store, GAME)
+    elapsed = time.perf_counter() - started
+    assert summary.matches == results, summary
+    store.close()
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--matches", type=int, default=1000, help="matches per concurrency level (default 1000)")
+    parser.add_argument("--results", type=int, default=100_000, help="stored results to rerate (default 100000)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as temporary:
+        folder = Path(temporary)
+        c1 = tournament_rate(folder, args.matches, 1)
+        c2 = tournament_rate(folder, args.matches, 2)
+        rerate_s = rerate_seconds(folder, args.results)
+    scaling = c2 / c1
+    rerate_100k = rerate_s * 100_000 / args.results
+    figures = {
+        "matches": args.matches, "matches_per_s_c1": round(c1, 1), "matches_per_s_c2": round(c2, 1),
+        "scaling": round(scaling, 3), "scaling_target": 1.7, "results": args.results,
+        "rerate_s": round(rerate_s, 3), "rerate_100k_s": round(rerate_100k, 3), "rerate_target_s": 30.0,
+        "cores": os.cpu_count(), "command": "python " + " ".join(["bench/tournament.py", *sys.argv[1:]]),
+    }
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"command: {figures['command']}  ({figures['cores']} cores)")
+    print(f"tournament, {args.matches} {GAME} matches, random agents, SQLite store:")
+    print(f"  concurrency 1: {c1:8.1f} matches/s")
+    print(f"  concurrency 2: {c2:8.1f} matches/s")
+    print(f"  scaling c2/c1: {scaling:8.3f}  (target >= 1.7 on 2 cores)")
+    print(f"rerating {args.results} stored results from scratch: {rerate_s:.2f} s "
+          f"(= {rerate_100k:.2f} s per 100,000; target <= 30 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

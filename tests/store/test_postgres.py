@@ -1,0 +1,72 @@
+"""The same tournament in SQLite and in the real PostgreSQL (127.0.0.1:5432, database test) gives
+identical results. Each run uses its own schema, dropped afterwards."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.games.registry import load_game
+from arena.ratings.rerate import rerate
+from arena.store import Store
+from arena.tournament import LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
+from tests.tournament.conftest import rating_table, signature
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg (PostgreSQL driver) is not installed")
+
+HOST = os.environ.get("ARENA_TEST_PG_HOST", "127.0.0.1")
+GAME = "major-general/breakthrough"
+
+
+def _server_user() -> str | None:
+    for user in ("postgres", "root"):
+        try:
+            with psycopg.connect(host=HOST, port=5432, dbname="test", user=user, connect_timeout=3):
+                return user
+        except psycopg.Error:
+            continue
+    return None
+
+
+@pytest.fixture(scope="module")
+def postgres_url() -> str:
+    user = _server_user()
+    if user is None:
+        pytest.skip(f"PostgreSQL is not reachable at {HOST}:5432 (database test, user postgres or root)")
+    schema = f"arena_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(host=HOST, port=5432, dbname="test", user=user, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    yield f"postgresql+psycopg://{user}@{HOST}:5432/test?options=-csearch_path%3D{schema}"
+    with psycopg.connect(host=HOST, port=5432, dbname="test", user=user, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _run(store: Store, format: str, seed: int) -> int:
+    bots = parse_bots("a=random,b=random,c=random,d=random")
+    tournament = create_tournament(store, game=load_game(GAME), bots=bots, format=format,
+                                   rounds=2 if format == "swiss" else 1, seed=seed)
+    with LocalPoolExecutor(2) as executor:
+        TournamentRunner(store, tournament, executor).run()
+    return tournament
+
+
+def test_sqlite_and_postgres_store_identical_results(tmp_path: Path, postgres_url: str) -> None:
+    outcomes = []
+    for url in (f"sqlite:///{tmp_path / 'arena.db'}", postgres_url):
+        store = Store.open(url)
+        ids = [_run(store, "round-robin", 5), _run(store, "swiss", 6)]
+        assert store.engine.dialect.name in ("sqlite", "postgresql")
+        history = {name: [(round(h["mu"], 9), round(h["sigma"], 9)) for h in store.rating_history(bot)]
+                   for bot, name in store.bot_names(store.entries(ids[0])).items()}
+        record = store.record(store.tournament_matches(ids[0])[0]["id"])
+        outcomes.append(([signature(store, t) for t in ids], rating_table(store, GAME), history,
+                         [p["bots"] for p in store.pairings(ids[1])], record is not None))
+        rerate(store, GAME)
+        outcomes[-1] += (rating_table(store, GAME),)
+        store.close()
+    sqlite, postgres = outcomes
+    assert sqlite == postgres
+    assert len(sqlite[0][0]) == 12 and len(sqlite[0][1]) == 8

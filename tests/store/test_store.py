@@ -1,0 +1,113 @@
+"""The store: schema from migrations, transactional writes, bot identity, rerating."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from arena.games.registry import load_game
+from arena.ratings.rerate import rerate
+from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+from arena.store import BotIdentity, NewMatch, Store, StoreError, create_db_engine, resolve_url
+from arena.store.models import Base, Match, Rating, RatingEvent, Record
+from arena.tournament import InlineExecutor, TournamentRunner, create_tournament, parse_bots
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
+    yield opened
+    opened.close()
+
+
+def test_migrations_build_exactly_the_models(store: Store) -> None:
+    with store.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_opening_twice_is_harmless(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sub' / 'arena.db'}"
+    Store.open(url).close()
+    Store.open(url).close()
+    assert (tmp_path / "sub" / "arena.db").exists()
+
+
+def test_database_url_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    assert resolve_url(None, "results") == "sqlite:///results/arena.db"
+    monkeypatch.setenv("ARENA_DB", "postgresql+psycopg://postgres@127.0.0.1/test")
+    assert resolve_url(None) == "postgresql+psycopg://postgres@127.0.0.1/test"
+    assert resolve_url("sqlite:///x.db") == "sqlite:///x.db"
+    with pytest.raises(StoreError):
+        create_db_engine("not a url")
+
+
+def test_bot_identity(store: Store) -> None:
+    first = store.bot_id(BotIdentity("random", "1", "abc"))
+    assert store.bot_id(BotIdentity("random", "1", "abc")) == first
+    assert store.bot_id(BotIdentity("random", "2", "abc")) != first
+    assert store.bot_id(BotIdentity("random", "1", "def")) != first
+    a, b = parse_bots("random,mcts-ish=random")
+    assert a.identity().artifact_hash == b.identity().artifact_hash and a.identity().name != b.identity().name
+
+
+def _one_match(store: Store, tournament: int, bots: tuple[int, int], key: tuple[int, int, int]) -> NewMatch:
+    now = datetime(2025, 1, 1)
+    return NewMatch(tournament, *key, uid=f"u{key}", game="major-general", pool="major-general", options={},
+                    seed=1, bot_ids=bots, ranking=(0, 1), scores=(3.0, 1.0), reason="score", offender=None, detail="",
+                    steps=10, decisions=8, timings={}, record_gz=b"x", record_size=1, started_at=now, finished_at=now)
+
+
+def test_a_batch_lands_whole_or_not_at_all(store: Store) -> None:
+    a = store.bot_id(BotIdentity("a", "1", "1"))
+    b = store.bot_id(BotIdentity("b", "1", "1"))
+    tournament = store.create_tournament(name=None, game="major-general", pool="major-general", options={},
+                                         format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
+    first = _one_match(store, tournament, (a, b), (0, 0, 0))
+    store.save_matches([first], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+
+    def counts() -> tuple[int, ...]:
+        with store.engine.connect() as conn:
+            return tuple(conn.execute(select(func.count()).select_from(table)).scalar_one()
+                         for table in (Match, Record, RatingEvent, Rating))
+
+    before = counts()
+    ratings_before = [(r.mu, r.sigma, r.games) for r in store.ratings("major-general")]
+    fresh = _one_match(store, tournament, (b, a), (0, 0, 1))
+    duplicate = replace(first, uid="other")
+    with pytest.raises(IntegrityError):
+        store.save_matches([fresh, duplicate], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    assert counts() == before  # the fresh match did not land either
+    assert [(r.mu, r.sigma, r.games) for r in store.ratings("major-general")] == ratings_before
+    store.save_matches([fresh], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    assert counts() == (2, 2, 4, 2)
+
+
+def test_rerate_reproduces_the_incremental_ratings(store: Store) -> None:
+    game = load_game("major-general")
+    for seed in (1, 2):  # two tournaments feeding one pool
+        tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
+                                       format="round-robin", rounds=2, seed=seed)
+        TournamentRunner(store, tournament, InlineExecutor()).run()
+    incremental = {r.bot_id: (r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.last_played)
+                   for r in store.ratings("major-general")}
+    history = {bot: store.rating_history(bot) for bot in incremental}
+    summary = rerate(store, "major-general")
+    assert summary.matches == 24 and summary.bots == 3
+    recomputed = {r.bot_id: (r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.last_played)
+                  for r in store.ratings("major-general")}
+    for bot, row in incremental.items():
+        assert recomputed[bot][0] == pytest.approx(row[0], abs=1e-12)
+        assert recomputed[bot][1] == pytest.approx(row[1], abs=1e-12)
+        assert recomputed[bot][2:] == row[2:]
+        assert [(h["match_id"], round(h["mu"], 9)) for h in store.rating_history(bot)] == \
+            [(h["match_id"], round(h["mu"], 9)) for h in history[bot]]

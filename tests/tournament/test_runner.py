@@ -1,0 +1,138 @@
+"""The runner: every match stored once with its record and rating update, deterministic, resumable."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from arena.agents import AGENTS, Agent, DecisionRequest
+from arena.games.registry import load_game
+from arena.referee.record import MatchRecord
+from arena.referee.replay import replay
+from arena.store import Store
+from arena.tournament import (InlineExecutor, LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots)
+from arena.tournament.formats import FormatError
+from tests.tournament.conftest import rating_table, signature
+
+GAME = "major-general/hold-the-centre"
+
+
+def _tournament(store: Store, bots: str = "a=random,b=random,c=random", format: str = "round-robin",
+                rounds: int = 2, seed: int = 11) -> int:
+    return create_tournament(store, game=load_game(GAME), bots=parse_bots(bots), format=format, rounds=rounds,
+                             seed=seed)
+
+
+def test_round_robin_stores_every_match_with_its_record_and_rating(store: Store) -> None:
+    tournament = _tournament(store)
+    summary = TournamentRunner(store, tournament, InlineExecutor()).run()
+    assert summary.finished and summary.played == summary.stored == summary.expected == 12
+    matches = store.tournament_matches(tournament)
+    keys = {(m["round"], m["pairing"], m["rotation"]) for m in matches}
+    assert len(keys) == 12
+    by_pairing: dict[tuple[int, int], list[list[int]]] = {}
+    for m in matches:
+        by_pairing.setdefault((m["round"], m["pairing"]), []).append(m["bots"])
+    for seats in by_pairing.values():  # a seat-swapped pair on one seed
+        assert seats[1] == list(reversed(seats[0]))
+    pairs = {(m["round"], m["pairing"]): m["seed"] for m in matches}
+    assert len(set(pairs.values())) == len(pairs)
+    stored = store.record(matches[0]["id"])
+    assert stored is not None
+    record = MatchRecord.from_jsonl(gzip.decompress(stored[1]).decode())
+    replay(record)  # the stored record reproduces the match
+    names = {b["id"]: b["name"] for b in store.bots()}
+    assert [p.name for p in record.players] == [names[b] for b in matches[0]["bots"]]
+    assert record.extra["tournament"] == tournament
+    table = rating_table(store, "major-general/hold-the-centre")
+    assert set(table) == {"a", "b", "c"} and all(row[2] == 8 for row in table.values())
+    assert all(row[3] + row[4] + row[5] == 8 for row in table.values())
+    assert len(store.rating_history(store.bots("a")[0]["id"])) == 8
+    assert store.tournament(tournament)["status"] == "finished"
+
+
+def test_results_do_not_depend_on_concurrency(tmp_path: Path) -> None:
+    results = []
+    for concurrency in (1, 2):
+        store = Store.open(f"sqlite:///{tmp_path / f'c{concurrency}.db'}")
+        tournament = _tournament(store, rounds=3)
+        with LocalPoolExecutor(concurrency) as executor:
+            TournamentRunner(store, tournament, executor).run()
+        results.append((signature(store, tournament), rating_table(store, "major-general/hold-the-centre")))
+        store.close()
+    assert results[0] == results[1]
+    assert len(results[0][0]) == 18
+
+
+def test_stopped_run_resumes_without_losing_or_repeating(tmp_path: Path) -> None:
+    whole = Store.open(f"sqlite:///{tmp_path / 'whole.db'}")
+    reference = _tournament(whole, rounds=3)
+    TournamentRunner(whole, reference, InlineExecutor()).run()
+
+    store = Store.open(f"sqlite:///{tmp_path / 'parts.db'}")
+    tournament = _tournament(store, rounds=3)
+    first = TournamentRunner(store, tournament, InlineExecutor(), max_matches=5, flush_size=2).run()
+    assert not first.finished and first.stopped_by == "limit" and first.stored == 5
+    before = {m["uid"] for m in store.tournament_matches(tournament)}
+    second = TournamentRunner(store, tournament, InlineExecutor()).run()
+    assert second.finished and second.played == 13
+    after = store.tournament_matches(tournament)
+    assert before <= {m["uid"] for m in after} and len(after) == 18  # nothing lost, nothing replayed
+    assert signature(store, tournament) == signature(whole, reference)
+    assert rating_table(store, GAME) == rating_table(whole, GAME)
+    assert TournamentRunner(store, tournament, InlineExecutor()).run().played == 0
+
+
+@pytest.mark.parametrize("format,bots,expected", [
+    ("swiss", "a=random,b=random,c=random,d=random,e=random", 3 * 2 * 2),
+    ("knockout", "a=random,b=random,c=random,d=random,e=random", 4 * 2),
+    ("gauntlet", "a=random,b=random,c=random", 2 * 2 * 2),
+])
+def test_dynamic_and_gauntlet_formats_run_to_completion(store: Store, format: str, bots: str, expected: int) -> None:
+    tournament = _tournament(store, bots=bots, format=format, rounds=3 if format == "swiss" else
+                             (1 if format == "knockout" else 2))
+    summary = TournamentRunner(store, tournament, InlineExecutor()).run()
+    assert summary.finished and summary.stored == expected
+    if format == "knockout":
+        rounds = {p["round"] for p in store.pairings(tournament)}
+        assert rounds == {0, 1, 2}  # 5 bots: a bracket of 8, then 4, then the final
+
+
+def test_ladder_runs_rounds_until_told_to_stop(store: Store) -> None:
+    ladder = _tournament(store, bots="a=random,b=random,c=random,d=random", format="ladder", rounds=1)
+    summary = TournamentRunner(store, ladder, InlineExecutor(), max_matches=12).run()
+    assert not summary.finished and summary.stored == 12
+    assert {p["round"] for p in store.pairings(ladder)} == {0, 1, 2}
+    more = TournamentRunner(store, ladder, InlineExecutor(), max_matches=4).run()
+    assert more.stored == 16
+
+
+class CrashingAgent(Agent):
+    """Raises on its first decision."""
+
+    name = "crash"
+
+    def act(self, request: DecisionRequest) -> int:
+        raise RuntimeError("boom")
+
+
+def test_a_crashing_bot_forfeits_and_the_result_is_rated(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(AGENTS, "crash", CrashingAgent)
+    tournament = _tournament(store, bots="crash,random", rounds=1)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    matches = store.tournament_matches(tournament)
+    assert [m["reason"] for m in matches] == ["agent_error", "agent_error"]
+    names = {b["id"]: b["name"] for b in store.bots()}
+    for m in matches:
+        assert names[m["bots"][m["offender"]]] == "crash"
+    table = rating_table(store, GAME)
+    assert table["crash"][5] == 2 and table["random"][3] == 2 and table["random"][0] > table["crash"][0]
+
+
+def test_formats_refuse_what_they_cannot_run(store: Store) -> None:
+    with pytest.raises(FormatError):
+        _tournament(store, bots="a=random", format="round-robin")
+    with pytest.raises(FormatError):
+        _tournament(store, bots="a=random,b=random", format="nonsense")
