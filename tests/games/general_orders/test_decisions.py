@@ -397,7 +397,7 @@ def test_goc8_anti_air_shoots_dropped_troops_before_the_defence():
     assert state.troops[BLUE][area(ALPINE, "Y-C1")] == 0 and state.phase == TURN and state.active == YELLOW
 
 
-def test_goc9_intercept_adds_two_dice_to_an_air_defence():
+def test_goc9_intercept_adds_two_defence_dice_to_an_air_defence():
     state = build_position(ISLAND, troops={"W1": (3, 0), "E1": (0, 3)},
                            aircraft={"west": (4, 0), "north": (0, 1), "east": (0, 1)}, hands=({}, {"intercept": 1}))
     move_in(state, deploy(ISLAND, "fly", "north"), aircraft_at(ISLAND, "west", 3))
