@@ -80,8 +80,9 @@ def build_position(
     state.refresh_control()
     if signal is None:
         area = state.token_area[SIGNAL_UNIT]
-        signal = tuple(2 if area >= 0 and state.supplied(seat) >> area & 1 else 0 for seat in (0, 1))
-    state.signal = list(signal)
+        state.signal = [2 if area >= 0 and state.supplied(seat) >> area & 1 else 0 for seat in (0, 1)]
+    else:
+        state.signal = list(signal)
     _check(state, extra)
     state._auto()
     return state

@@ -141,7 +141,7 @@ REASON_TIE = "initiative_tie_break"
 def _dice_table() -> tuple[tuple[tuple[int, float], ...], ...]:
     """Per number of dice k: ((total, probability), ...) for faces 0,1,1,1,1,2."""
     die = (Fraction(1, 6), Fraction(4, 6), Fraction(1, 6))
-    table = [((0, 1.0),)]
+    table: list[tuple[tuple[int, float], ...]] = [((0, 1.0),)]
     dist = [Fraction(1)]
     for _ in range(MAX_DICE):
         new = [Fraction(0)] * (len(dist) + 2)
@@ -468,8 +468,8 @@ class GeneralOrdersState(State):
         self.occ2 = [0] * ns  # a second commander placed with Counter Attack
         self.support_used = [0, 0]  # bitmask of support action kinds used this round
         self.hands: list[list[int]] = [[0] * NUM_CARD_KINDS, [0] * NUM_CARD_KINDS]
-        self.deck = [0] * NUM_CARD_KINDS
-        self.discard = [0] * NUM_CARD_KINDS
+        self.deck: list[int] = [0] * NUM_CARD_KINDS
+        self.discard: list[int] = [0] * NUM_CARD_KINDS
         self.bonus_at = [-1] * na  # area-bonus token per area (-1: none)
         self.token_area = [-1] * len(TOKENS)  # area holding each token (derived)
         self.used = [0, 0]  # card effects resolved this turn, per seat (bitmask of card kinds)
@@ -741,7 +741,7 @@ class GeneralOrdersState(State):
 
     def _holds_space(self, seat: int, space: int) -> bool:
         code, code2 = self.occ[space], self.occ2[space]
-        return (code and (code - 1) & 1 == seat) or (code2 and (code2 - 1) & 1 == seat)
+        return bool(code and (code - 1) & 1 == seat) or bool(code2 and (code2 - 1) & 1 == seat)
 
     def _can_play(self, seat: int, kind: int) -> bool:
         return bool(self.hands[seat][kind]) and not self.used[seat] >> kind & 1
@@ -1274,11 +1274,13 @@ class GeneralOrdersState(State):
             self._continue_draws()
 
     def _continue_draws(self) -> None:
-        if self.draws > 0 and not sum(self.deck) and sum(self.discard):
-            # GO-C11: an empty deck is refilled from the discard pile (a multiset: no order).
+        deck_size: int = sum(self.deck)
+        if self.draws > 0 and deck_size == 0:
+            # GO-10: an empty deck is refilled from the discard pile (a multiset: no order).
             self.deck = [a + b for a, b in zip(self.deck, self.discard)]
             self.discard = [0] * NUM_CARD_KINDS
-        if self.draws > 0 and sum(self.deck):
+            deck_size = sum(self.deck)
+        if self.draws > 0 and deck_size > 0:
             self.phase = DRAW
         else:
             self.draws = 0
@@ -1744,8 +1746,8 @@ class GeneralOrdersState(State):
             if space.link < 0:
                 support.append(f"{game.space_name(s)}[{','.join(who) or ' '}]")
             else:
-                zone = space.action in (FLY, BOMB)
-                spaces_at.setdefault((int(zone), space.link), []).append(text)
+                in_air = space.action in (FLY, BOMB)
+                spaces_at.setdefault((int(in_air), space.link), []).append(text)
         for a, name in enumerate(board.area_ids):
             b, y = self.troops[0][a], self.troops[1][a]
             owner = "-"
