@@ -205,6 +205,7 @@ class GeneralOrdersGame(Game):
         self.space_link = tuple(s.link for s in board.spaces)
         self.space_faction = tuple(s.faction for s in board.spaces)
         self.advance_spaces = tuple(s.index for s in board.spaces if s.action == ADVANCE)
+        self.space_table = tuple((s.index, s.action, s.link, s.faction) for s in board.spaces)
         self.deck_total = board.deck
         self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if board.deck[k])
         self.town_mask = sum(BIT[a] for a in range(na) if board.printed_bonus[a] == TOWN_CENTRE)
@@ -767,53 +768,46 @@ class GeneralOrdersState(State):
         troops = self.troops[seat]
         ctrl = self.ctrl[seat]
         sup = game.land_supply(seat, ctrl)
-        ge2 = 0
+        # Advance: a linked area not controlled, next to a supplied area holding two or more troops.
+        area_adj = board.area_adj
+        near_ge2 = 0
         for a in _bits(sup):
             if troops[a] >= 2:
-                ge2 |= BIT[a]
-        area_adj = board.area_adj
-        has_air = game.NZ > 0
-        if has_air:
+                near_ge2 |= area_adj[a]
+        advance_ok = near_ge2 & ~ctrl
+        fly_ok = bomb_ok = 0
+        if game.NZ:
             air = self.aircraft[seat]
             actrl = self.actrl[seat]
-            asup = game.air_supply(seat, actrl)
-            age2 = 0
-            for z in _bits(asup):
-                if air[z] >= 2:
-                    age2 |= BIT[z]
             zone_adj = board.zone_adj
+            near_age2 = 0
+            for z in _bits(game.air_supply(seat, actrl)):
+                if air[z] >= 2:
+                    bomb_ok |= BIT[z]  # GO-B2: a payload of one needs two aircraft
+                    near_age2 |= zone_adj[z]
+            fly_ok = near_age2 & ~actrl
+        # Linked spaces by action kind: advance, fly, paradrop, barrage, bomb.
+        link_ok = (advance_ok, fly_ok, sup, sup, bomb_ok)
         occ = self.occ
         used_support = self.support_used[seat]
         actions = []
         counters = []
         may_counter = self._can_play(seat, COUNTER_ATTACK)
-        space_action = game.space_action
-        space_link = game.space_link
-        space_faction = game.space_faction
-        for s in range(game.NS):
-            kind = space_action[s]
-            link = space_link[s]
+        for s, kind, link, faction in game.space_table:
             code = occ[s]
             if code:
                 if (may_counter and kind == ADVANCE and (code - 1) & 1 != seat and not self.occ2[s]
-                        and not ctrl >> link & 1 and area_adj[link] & ge2):
+                        and advance_ok >> link & 1):
                     counters.append(game.COUNTER_BASE + s)
                 continue
-            if kind == ADVANCE:
-                ok = not ctrl >> link & 1 and area_adj[link] & ge2
-            elif kind == PARADROP or kind == BARRAGE:
-                faction = space_faction[s]
-                ok = (faction < 0 or faction == seat) and sup >> link & 1
-            elif kind == REINFORCE or kind == PLAN or kind == TAKE_OFF:
-                ok = not used_support >> kind & 1
-            elif kind == FLY:
-                ok = not actrl >> link & 1 and zone_adj[link] & age2
-            else:  # BOMB (GO-B2: a payload of one needs two aircraft)
-                ok = asup >> link & 1 and air[link] >= 2
-            if ok:
-                actions.append(DEPLOY_BASE + s)
-                if stop_at_first:
-                    return actions
+            if link >= 0:
+                if not link_ok[kind] >> link & 1 or (faction >= 0 and faction != seat):
+                    continue
+            elif used_support >> kind & 1:
+                continue
+            actions.append(DEPLOY_BASE + s)
+            if stop_at_first:
+                return actions
         actions.extend(counters)
         return actions
 
