@@ -14,8 +14,12 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# A round-robin of every built-in bot (demo-sized search budgets) on every registered game mode,
+# stored in results/arena.db; 90 s of play shared between the modes, then the leaderboards.
+# Run it again and the new games add to the same ratings.
 demo: $(STAMP)
-	$(BIN)/arena play major-general --games 6 --seed 1
+	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 90s --no-standings
+	$(BIN)/arena leaderboard
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -11,7 +11,7 @@ import typer
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import print_leaderboard, pool_json
 from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, open_store, parse_duration
-from arena.cli.tournament import resolve_bots
+from arena.cli.tournament import grace, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.tournament.bots import builtin_bots
 from arena.tournament.executor import ExecutorError, LocalPoolExecutor
@@ -40,9 +40,9 @@ def run(
     pool = pool_name(game)
     name = f"ladder:{pool}"
     existing = store.tournament(name)
-    entrants = resolve_bots(bots) if bots else None
+    entrants = resolve_bots(bots, game) if bots else None
     if existing is None:
-        entrants = entrants or builtin_bots()
+        entrants = entrants or builtin_bots(game)
         try:
             ladder_id = create_tournament(store, game=game, bots=entrants, format="ladder", rounds=1,
                                           seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
@@ -66,10 +66,15 @@ def run(
     try:
         with stop.installed(), RunDisplay(f"ladder {pool}", quiet=json_output, seconds=budget) as display:
             runner = TournamentRunner(store, ladder_id, executor, on_progress=display.update, should_stop=stop,
-                                      deadline=time.monotonic() + budget if budget else None, max_matches=matches)
+                                      deadline=time.monotonic() + budget if budget else None,
+                                      hard_deadline=time.monotonic() + budget + grace(budget) if budget else None,
+                                      max_matches=matches)
             summary = runner.run()
     except ExecutorError as error:
         fail(f"ladder: {error}; what was played is stored")
+    except KeyboardInterrupt:
+        executor.abandon()
+        fail("aborted; the ladder's stored matches are kept", code=130)
     finally:
         executor.close()
     if json_output:

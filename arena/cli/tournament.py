@@ -26,13 +26,14 @@ from arena.tournament.standings import tournament_table
 app = typer.Typer(help="Round-robin, gauntlet, Swiss and knockout tournaments.", no_args_is_help=True)
 
 
-def resolve_bots(text: str) -> list[BotSpec]:
-    """--bots: comma-separated specs; 'builtin' stands for every built-in agent with demo budgets."""
+def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
+    """--bots: comma-separated specs; 'builtin' stands for every built-in agent that can play `game`,
+    with demo budgets."""
     parts = [part.strip() for part in text.split(",") if part.strip()]
     specs: list[BotSpec] = []
     try:
         for part in parts:
-            specs.extend(builtin_bots() if part == "builtin" else parse_bots(part))
+            specs.extend(builtin_bots(game) if part == "builtin" else parse_bots(part))
     except BotSpecError as error:
         fail(str(error), code=2)
     names = [bot.name for bot in specs]
@@ -42,15 +43,21 @@ def resolve_bots(text: str) -> list[BotSpec]:
     return specs
 
 
+def grace(seconds: float) -> float:
+    """How long matches still running at a --for deadline may take to finish before they are abandoned."""
+    return max(2.0, 0.1 * seconds)
+
+
 def play_tournament(store: Store, tournament_id: int, executor: Executor, *, quiet: bool, deadline: float | None,
-                    stop: StopRequest, max_matches: int | None = None, title: str = "") -> RunSummary:
+                    stop: StopRequest, max_matches: int | None = None, title: str = "",
+                    hard_deadline: float | None = None) -> RunSummary:
     """Run one stored tournament with a progress bar; worker failures become one-line errors."""
     tournament = store.tournament(tournament_id)
     assert tournament is not None
     label = title or f"#{tournament_id} {tournament['format']} {tournament['game']}"
     with RunDisplay(label, quiet=quiet) as display:
         runner = TournamentRunner(store, tournament_id, executor, on_progress=display.update, should_stop=stop,
-                                  deadline=deadline, max_matches=max_matches)
+                                  deadline=deadline, hard_deadline=hard_deadline, max_matches=max_matches)
         try:
             return runner.run()
         except ExecutorError as error:
@@ -69,9 +76,11 @@ def run(
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Fixes the schedule and every match (default: random)."),
     name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it."),
-    duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m); "
-                                                               "with GAME 'all', shared between the modes."),
+    duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m; "
+                                                               "matches still running a little later are left for "
+                                                               "resume); with GAME 'all', shared between the modes."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),
+    standings: bool = typer.Option(True, "--standings/--no-standings", help="Print each tournament's table."),
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -82,12 +91,13 @@ def run(
     options = parse_options(option)
     games: list[Game] = ([mode.load(**options) for mode in game_modes()] if game_name == "all"
                          else [open_game(game_name, options)])
-    entrants = resolve_bots(bots)
+    resolve_bots(bots)  # fail early on a bad spec
     budget = parse_duration(duration) if duration else None
     tournament_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     store = open_store(db)
     ids: list[int] = []
     for game in games:
+        entrants = resolve_bots(bots, game)
         label = name if name is None or len(games) == 1 else f"{name}/{game.name}"
         existing = store.tournament(label) if label else None
         if existing is not None:
@@ -102,7 +112,7 @@ def run(
         except FormatError as error:
             fail(f"{game.name}: {error}", code=2)
     summaries = _run_all(store, ids, concurrency, budget, json_output)
-    _report(store, summaries, json_output)
+    _report(store, summaries, json_output, standings)
 
 
 def _check_same(existing: dict[str, Any], game: Game, entrants: list[BotSpec], format: str, rounds: int | None,
@@ -125,36 +135,45 @@ def _check_same(existing: dict[str, Any], game: Game, entrants: list[BotSpec], f
 def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: float | None,
              quiet: bool) -> list[RunSummary]:
     executor = LocalPoolExecutor(concurrency)
-    executor.start()  # fork the workers before the progress display starts its thread
     summaries: list[RunSummary] = []
     stop = StopRequest()
     started = time.monotonic()
     try:
         with stop.installed():
             for position, tournament_id in enumerate(ids):
-                deadline = None
+                deadline = hard_deadline = None
                 if budget is not None:  # share what is left equally between the tournaments still to run
                     remaining = budget - (time.monotonic() - started)
-                    deadline = time.monotonic() + max(remaining, 0.0) / (len(ids) - position)
-                summary = play_tournament(store, tournament_id, executor, quiet=quiet, deadline=deadline, stop=stop)
+                    share = max(remaining, 0.0) / (len(ids) - position)
+                    deadline = time.monotonic() + share
+                    hard_deadline = deadline + grace(share)
+                executor.start()  # fork the workers before the progress display starts its thread
+                summary = play_tournament(store, tournament_id, executor, quiet=quiet, deadline=deadline, stop=stop,
+                                          hard_deadline=hard_deadline)
                 summaries.append(summary)
                 if stop():
                     break
+    except KeyboardInterrupt:
+        executor.abandon()
+        fail("aborted; stored matches are kept: resume with `arena tournament resume ID` "
+             "(see `arena tournament list`)", code=130)
     finally:
         executor.close()
     return summaries
 
 
-def _report(store: Store, summaries: list[RunSummary], json_output: bool) -> None:
+def _report(store: Store, summaries: list[RunSummary], json_output: bool, standings: bool = True) -> None:
     if json_output:
         print_json({"tournaments": [_summary_json(store, summary) for summary in summaries]})
         return
     for summary in summaries:
-        _print_standings(store, summary.tournament_id)
+        if standings:
+            _print_standings(store, summary.tournament_id)
         tournament = store.tournament(summary.tournament_id)
         assert tournament is not None
         state = "finished" if summary.finished else f"stopped ({summary.stopped_by or 'interrupted'})"
-        console.print(f"{summary.played} match(es) played in {summary.seconds:.1f}s; "
+        console.print(f"#{summary.tournament_id} {tournament['game']}: {summary.played} match(es) played in "
+                      f"{summary.seconds:.1f}s; "
                       f"{summary.stored}/{summary.expected} stored; {state}.")
         if not summary.finished:
             console.print(f"resume with: arena tournament resume {tournament['name'] or tournament['id']}")

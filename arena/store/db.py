@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 DB_ENV = "ARENA_DB"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -49,6 +49,9 @@ def create_db_engine(url: str, **kwargs: Any) -> Engine:
         url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
     try:
         return create_engine(url, pool_pre_ping=True, **kwargs)
+    except NoSuchModuleError:
+        raise StoreError(f"unknown database kind {parsed.drivername!r} in the URL; use sqlite:///PATH or "
+                         "postgresql+psycopg://USER@HOST/DB") from None
     except ImportError as error:
         raise StoreError(f"no driver for {parsed.drivername}: {error} (pip install 'arena[postgres]')") from None
 

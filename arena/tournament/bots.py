@@ -9,20 +9,20 @@ version and the Arena version; a program's covers the files of its directory.
 from __future__ import annotations
 
 import hashlib
-import inspect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from arena import __version__
 from arena.agents import AGENTS, UnknownAgentError, make_agent, parse_agent_spec
+from arena.games.base import Game
 from arena.store.repository import BotIdentity
 
-# Parameters the demo turns down so a field of built-in bots finishes in seconds per game.
-DEMO_BUDGETS: dict[str, Any] = {
-    "iterations": 20, "simulations": 20, "playouts": 20, "rollouts": 4, "samples": 4, "determinizations": 2,
-    "depth": 1, "seconds": 0.01, "time_s": 0.01, "time_limit": 0.01, "max_seconds": 0.01, "budget_s": 0.01,
-}
+# Search budgets the demo turns down so a field of built-in bots plays a game in seconds: the first
+# of these an agent's constructor accepts is set (an agent may instead define `demo_params`).
+DEMO_BUDGETS: tuple[tuple[str, Any], ...] = (
+    ("iterations", 20), ("seconds", 0.01), ("simulations", 5), ("playouts", 5), ("time_limit", 0.01),
+)
 
 
 class BotSpecError(ValueError):
@@ -80,22 +80,45 @@ def parse_bots(text: str) -> list[BotSpec]:
 
 
 def demo_spec(name: str, factory: Callable[..., Any]) -> str:
-    """A built-in agent's spec with demo-sized budgets for whichever budget parameters it takes."""
+    """A built-in agent's spec with a demo-sized budget: the first of DEMO_BUDGETS it accepts."""
     demo_params = getattr(factory, "demo_params", None)
     if isinstance(demo_params, dict):
-        params = dict(demo_params)
-    else:
+        return ":".join([name, *(f"{key}={value}" for key, value in demo_params.items())])
+    for key, value in DEMO_BUDGETS:
+        spec = f"{name}:{key}={value}"
         try:
-            accepted = inspect.signature(factory).parameters
-        except (TypeError, ValueError):
-            accepted = {}  # type: ignore[assignment]
-        params = {key: value for key, value in DEMO_BUDGETS.items() if key in accepted}
-    return ":".join([name, *(f"{key}={value}" for key, value in params.items())])
+            make_agent(spec).close()
+        except Exception:  # noqa: BLE001 - this agent takes no such parameter
+            continue
+        return spec
+    return name
 
 
-def builtin_bots() -> list[BotSpec]:
-    """Every registered built-in agent with demo budgets, named by agent name; at least two bots."""
-    bots = [BotSpec(name, demo_spec(name, factory)) for name, factory in sorted(AGENTS.items())]
+def can_play(spec: str, game: Game | None) -> bool:
+    """True when the agent can be made here and (given a game) sat down at it."""
+    try:
+        agent = make_agent(spec)
+        try:
+            if game is not None:
+                agent.reset(game, 0, 0)
+        finally:
+            agent.close()
+    except Exception:  # noqa: BLE001 - any failure means "cannot play here"
+        return False
+    return True
+
+
+def builtin_bots(game: Game | None = None) -> list[BotSpec]:
+    """Every registered built-in agent that can play `game` here, with demo budgets; at least two bots.
+
+    An agent whose dependencies are missing (say, OpenSpiel's) or that knows no strategy for the game
+    is left out rather than entered to forfeit every match. Bots are named by their spec.
+    """
+    bots = []
+    for name, factory in sorted(AGENTS.items()):
+        spec = demo_spec(name, factory)
+        if can_play(spec, game):
+            bots.append(BotSpec(spec, spec))
     if len(bots) == 1:  # a field needs two: let the lone agent meet a copy of itself
         bots.append(BotSpec(f"{bots[0].name}-2", bots[0].spec))
     return bots

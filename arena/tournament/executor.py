@@ -14,7 +14,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from types import TracebackType
@@ -34,8 +34,10 @@ class Executor(ABC):
     concurrency: int = 1
 
     @abstractmethod
-    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
-        """Outcomes of `jobs`, in order; once `should_stop()` is true no new job starts."""
+    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
+            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+        """Outcomes of `jobs`, in order; once `should_stop()` is true no new job starts, and once
+        `should_abandon()` is true the matches still running are dropped unfinished (not yielded)."""
 
     def close(self) -> None:
         """Release workers."""
@@ -51,7 +53,8 @@ class Executor(ABC):
 class InlineExecutor(Executor):
     """Plays each match in this process, one at a time."""
 
-    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
+            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
         for job in jobs:
             if should_stop():
                 return
@@ -105,7 +108,8 @@ class LocalPoolExecutor(Executor):
             return 1
         return max(1, min(self.max_chunk, int(self.chunk_seconds / max(self._average_s, 1e-6))))
 
-    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
+            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
         pool = self._ensure_pool()
         source = iter(jobs)
         in_flight: deque[Future[list[MatchOutcome]]] = deque()
@@ -120,12 +124,21 @@ class LocalPoolExecutor(Executor):
                     in_flight.append(pool.submit(play_jobs, chunk))
                 if not in_flight:
                     return
+                head = in_flight[0]
+                while not head.done():
+                    if should_abandon():
+                        self.abandon()
+                        return
+                    wait([head], timeout=0.1)
+                in_flight.popleft()
                 try:
-                    outcomes = in_flight.popleft().result()
+                    outcomes = head.result()
                 except BrokenProcessPool:
                     self._pool = None
                     raise ExecutorError("a worker process died while playing a match (out of memory? killed?)") \
                         from None
+                except Exception as error:  # not a bot's fault (those are forfeits): the engine or the set-up
+                    raise ExecutorError(f"a match could not be played: {type(error).__name__}: {error}") from error
                 for outcome in outcomes:
                     seconds = outcome.wall_s
                     self._average_s = seconds if self._average_s is None else 0.8 * self._average_s + 0.2 * seconds
@@ -133,6 +146,20 @@ class LocalPoolExecutor(Executor):
         finally:
             for future in in_flight:
                 future.cancel()
+
+    def abandon(self) -> None:
+        """Kill the workers and their unfinished matches; the next run starts fresh workers."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # ProcessPoolExecutor has no public way to stop running tasks; its worker table is the
+        # documented-in-source `_processes` mapping (stable since Python 3.8).
+        processes = list(getattr(pool, "_processes", {}).values())
+        for process in processes:
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.join(timeout=5)
 
     def close(self) -> None:
         if self._pool is not None:

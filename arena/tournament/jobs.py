@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from arena.agents import make_agent
+from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
-from arena.referee.local import play_match
-from arena.referee.record import PlayerInfo
+from arena.referee.local import agent_seed, forfeit_ranking, new_record, play_match
+from arena.referee.record import MatchResult, PlayerInfo, Termination
 
 
 @dataclass(frozen=True)
@@ -92,11 +92,21 @@ def play_job(job: MatchJob) -> MatchOutcome:
     if programs:
         raise NotImplementedError(f"bot program(s) {', '.join(programs)} need the referee executor")
     game = _game(job.game, job.options)
-    agents = [make_agent(seat.spec) for seat in job.seats]
     started_at = _utcnow()
     started = time.perf_counter()
+    agents: list[Agent] = []
     try:
-        record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex)
+        for seat, bot in enumerate(job.seats):
+            try:
+                agents.append(make_agent(bot.spec))
+                agents[-1].reset(game, seat, agent_seed(job.seed, seat))
+            except Exception as error:  # the bot cannot even sit down: it forfeits, the tournament goes on
+                record = new_record(game, [], job.seed, uuid.uuid4().hex)
+                record.result = MatchResult(forfeit_ranking(game.num_seats, seat), Termination.AGENT_ERROR.value,
+                                            offender=seat, detail=f"could not start: {type(error).__name__}: {error}")
+                break
+        else:
+            record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex)
     finally:
         for agent in agents:
             agent.close()

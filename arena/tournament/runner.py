@@ -80,6 +80,7 @@ class TournamentRunner:
     on_progress: Callable[[RunProgress], None] | None = None
     should_stop: Callable[[], bool] = lambda: False
     deadline: float | None = None  # time.monotonic() after which no new match starts
+    hard_deadline: float | None = None  # time.monotonic() after which running matches are abandoned
     max_matches: int | None = None  # most matches this run plays
     flush_seconds: float = 0.5
     flush_size: int = 200
@@ -90,11 +91,14 @@ class TournamentRunner:
             return True
         if self.should_stop():
             self.stopped_by = "request"
-        elif self.deadline is not None and time.monotonic() >= self.deadline:
+        elif (self.deadline is not None and time.monotonic() >= self.deadline) or self._abandon():
             self.stopped_by = "deadline"
         elif self.max_matches is not None and self.progress.played >= self.max_matches:
             self.stopped_by = "limit"
         return bool(self.stopped_by)
+
+    def _abandon(self) -> bool:
+        return self.hard_deadline is not None and time.monotonic() >= self.hard_deadline
 
     def run(self) -> RunSummary:
         """Play until the tournament is complete or a stop condition holds."""
@@ -177,7 +181,7 @@ class TournamentRunner:
         pending: list[MatchOutcome] = []
         last_flush = time.monotonic()
         try:
-            for outcome in self.executor.run(jobs, self._stop):
+            for outcome in self.executor.run(jobs, self._stop, self._abandon):
                 pending.append(outcome)
                 self.progress.played += 1
                 self.progress.last = outcome

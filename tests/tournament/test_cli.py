@@ -1,0 +1,118 @@
+"""`arena tournament`, `ladder`, `leaderboard`, `rerate`, `bot` and `sprt`: JSON keys, tables, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli.main import main
+from arena.referee.record import MatchRecord
+from arena.referee.replay import replay
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("ARENA_RESULTS", str(tmp_path))
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    return f"sqlite:///{tmp_path / 'cli.db'}"
+
+
+def test_tournament_then_leaderboard_bot_and_export(capsys: pytest.CaptureFixture[str], db: str,
+                                                    tmp_path: Path) -> None:
+    code, out, err = run(capsys, "tournament", "run", "major-general", "--bots", "a=random,b=random,c=random",
+                         "--rounds", "2", "-j", "1", "--seed", "3", "--name", "cup", "--db", db, "--json")
+    assert code == 0, err
+    report = json.loads(out)["tournaments"][0]
+    assert report["finished"] and report["stored"] == report["expected"] == 12 and report["name"] == "cup"
+    assert {line["bot"] for line in report["standings"]} == {"a", "b", "c"}
+
+    code, out, _ = run(capsys, "leaderboard", "major-general", "--db", db, "--json", "--bt")
+    assert code == 0
+    pool = json.loads(out)["pools"][0]
+    assert pool["pool"] == "major-general" and pool["matches"] == 12
+    first = pool["standings"][0]
+    for key in ("rank", "bot", "mu", "sigma", "conservative", "games", "win_rate", "win_rate_low", "win_rate_high",
+                "last_played", "bt_elo", "bt_elo_low", "bt_elo_high"):
+        assert key in first
+    assert [row["rank"] for row in pool["standings"]] == [1, 2, 3]
+    scores = [row["conservative"] for row in pool["standings"]]
+    assert scores == sorted(scores, reverse=True)
+
+    code, out, _ = run(capsys, "leaderboard", "--db", db)
+    assert code == 0 and "major-general" in out and "sigma" in out
+
+    code, out, _ = run(capsys, "bot", "show", "a", "--db", db, "--json")
+    assert code == 0
+    bot = json.loads(out)
+    rating = bot["ratings"][0]
+    assert rating["games"] == 8 and len(rating["history"]) == 8
+    assert {h["opponent"] for h in rating["head_to_head"]} == {"b", "c"}
+    assert all(h["games"] == 4 for h in rating["head_to_head"])
+
+    code, out, _ = run(capsys, "tournament", "show", "cup", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["matches"] == 12
+    code, out, _ = run(capsys, "tournament", "list", "--db", db, "--json")
+    assert code == 0 and json.loads(out)[0]["status"] == "finished"
+
+    code, out, _ = run(capsys, "tournament", "export", "cup", "--db", db, "--out", str(tmp_path / "records"))
+    assert code == 0
+    files = sorted((tmp_path / "records").glob("*.jsonl.gz"))
+    assert len(files) == 12
+    replay(MatchRecord.read(files[0]))
+
+    code, out, _ = run(capsys, "rerate", "--db", db, "--json")
+    assert code == 0 and json.loads(out)[0]["matches"] == 12
+
+    # the same name again resumes (here: nothing left) instead of starting over
+    code, out, _ = run(capsys, "tournament", "run", "major-general", "--bots", "a=random,b=random,c=random",
+                       "--rounds", "2", "-j", "1", "--name", "cup", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["tournaments"][0]["played"] == 0
+
+
+def test_ladder_adds_to_the_pool(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    code, out, err = run(capsys, "ladder", "run", "major-general/breakthrough", "--bots", "x=random,y=random,z=random",
+                         "--matches", "6", "-j", "1", "--seed", "1", "--db", db, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["ladder"]["played"] == 6 and data["pools"][0]["matches"] == 6
+    code, out, _ = run(capsys, "ladder", "run", "major-general/breakthrough", "--matches", "2", "-j", "1",
+                       "--db", db, "--json")
+    assert code == 0 and json.loads(out)["pools"][0]["matches"] == 8
+
+
+def test_sprt_reports_its_verdict(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    code, out, err = run(capsys, "sprt", "a=random", "b=random", "major-general", "--max-pairs", "6", "-j", "1",
+                         "--seed", "2", "--db", db, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["pairs"] == 6 and sum(data["pentanomial"]) == 6 and data["model"] == "pentanomial"
+    assert data["decision"] is None and data["lower"] < data["llr"] < data["upper"]
+    # identical agents on one seed play mirror games: every pair is split 1-1
+    assert data["pentanomial"] == [0, 0, 6, 0, 0]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["tournament", "run", "major-general", "--bots", "nosuchbot,random"], "unknown agent"),
+    (["tournament", "run", "major-general", "--bots", "random,random"], "entered twice"),
+    (["tournament", "run", "major-general", "--bots", "a=random,b=random", "--format", "league"], "unknown format"),
+    (["tournament", "run", "nosuchgame", "--bots", "a=random,b=random"], "unknown game"),
+    (["tournament", "run", "major-general", "--bots", "a=random,b=random", "--for", "soon"], "bad duration"),
+    (["tournament", "resume", "404"], "no tournament"),
+    (["bot", "show", "nobody"], "no bot named"),
+    (["sprt", "a=random", "b=random", "major-general", "--elo0", "5", "--elo1", "0"], "elo0"),
+    (["leaderboard", "--db", "nonsense://"], "database"),
+])
+def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], db: str, argv: list[str], message: str) -> None:
+    if "--db" not in argv:
+        argv = [*argv, "--db", db]
+    code, _, err = run(capsys, *argv)
+    assert code != 0
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
