@@ -59,12 +59,12 @@ def fill_results(store: Store, results: int, bots: int = 20, seed: int = 7) -> N
                                     "kind": "agent", "spec": "random", "created_at": now} for i in range(bots)])
         tournament = conn.execute(insert(Tournament).values(
             name=None, game=GAME, pool=GAME, options={}, format="round-robin", seed=seed, rounds=1, settings={},
-            status="finished", created_at=now)).inserted_primary_key[0]
+            status="finished", created_at=now)).inserted_primary_key[0]  # type: ignore[index]
         conn.execute(insert(Entry), [{"tournament_id": tournament, "position": i, "bot_id": i + 1}
                                      for i in range(bots)])
         text = b'{"type":"header"}\n'
         record = conn.execute(insert(Record).values(encoding="jsonl+gzip", size=len(text),
-                                                    data=gzip.compress(text))).inserted_primary_key[0]
+                                                    data=gzip.compress(text))).inserted_primary_key[0]  # type: ignore[index]
         strength = [rng.gauss(0, 1) for _ in range(bots)]
         for start in range(0, results, 20_000):
             rows, seats = [], []

@@ -163,7 +163,7 @@ class Store:
                     result = conn.execute(insert(Bot).values(
                         name=identity.name, version=identity.version, artifact_hash=identity.artifact_hash,
                         owner=identity.owner, kind=identity.kind, spec=identity.spec, created_at=utcnow()))
-                    return int(result.inserted_primary_key[0])
+                    return int(result.inserted_primary_key[0])  # type: ignore[index]
             except IntegrityError:  # registered by someone else meanwhile
                 return int(conn.execute(query).scalar_one())
 
@@ -193,7 +193,7 @@ class Store:
             result = conn.execute(insert(Tournament).values(
                 name=name, game=game, pool=pool, options=options, format=format, seed=seed, rounds=rounds,
                 settings=settings, status="running", created_at=utcnow()))
-            tournament_id = int(result.inserted_primary_key[0])
+            tournament_id = int(result.inserted_primary_key[0])  # type: ignore[index]
             if bot_ids:
                 conn.execute(insert(Entry), [{"tournament_id": tournament_id, "position": position, "bot_id": bot}
                                              for position, bot in enumerate(bot_ids)])
@@ -284,10 +284,10 @@ class Store:
         with self.engine.connect() as conn:
             rows = [dict(row._mapping) for row in conn.execute(query)]
             seats: dict[int, list[int]] = {}
-            for row in conn.execute(seats_query):
-                seats.setdefault(row.match_id, []).append(row.bot_id)
-        for row in rows:
-            row["bots"] = seats.get(row["id"], [])
+            for seat in conn.execute(seats_query):
+                seats.setdefault(seat.match_id, []).append(seat.bot_id)
+        for match in rows:
+            match["bots"] = seats.get(match["id"], [])
         return rows
 
     def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:

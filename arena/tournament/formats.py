@@ -107,9 +107,9 @@ def round_robin_rounds(count: int, seats: int = 2) -> list[list[tuple[int, ...]]
         if count % 2:
             players.append(None)  # the circle method's bye
         size = len(players)
-        rounds = []
+        rounds: list[list[tuple[int, ...]]] = []
         for _ in range(size - 1):
-            tables = []
+            tables: list[tuple[int, ...]] = []
             for i in range(size // 2):
                 a, b = players[i], players[size - 1 - i]
                 if a is not None and b is not None:
@@ -117,18 +117,18 @@ def round_robin_rounds(count: int, seats: int = 2) -> list[list[tuple[int, ...]]
             rounds.append(tables)
             players = [players[0], players[-1], *players[1:-1]]
         return rounds
-    remaining = list(itertools.combinations(range(count), seats))
-    rounds = []
+    remaining: list[tuple[int, ...]] = list(itertools.combinations(range(count), seats))
+    combined: list[list[tuple[int, ...]]] = []
     while remaining:
         used: set[int] = set()
-        tables = []
+        chosen: list[tuple[int, ...]] = []
         for table in remaining:
             if not used.intersection(table):
-                tables.append(table)
+                chosen.append(table)
                 used.update(table)
-        rounds.append(tables)
-        remaining = [table for table in remaining if table not in tables]
-    return rounds
+        combined.append(chosen)
+        remaining = [table for table in remaining if table not in chosen]
+    return combined
 
 
 class RoundRobin(Format):
@@ -190,7 +190,7 @@ def swiss_pairings(order: Sequence[int], met: set[frozenset[int]], had_bye: set[
     players = list(order)
     candidates: list[int | None] = [None]
     if len(players) % 2:
-        candidates = [p for p in reversed(players) if p not in had_bye] + [p for p in reversed(players) if p in had_bye]
+        candidates = [*(p for p in reversed(players) if p not in had_bye), *(p for p in reversed(players) if p in had_bye)]
     steps = [0]
 
     def search(rest: list[int]) -> list[tuple[int, int]] | None:
