@@ -91,6 +91,7 @@ class MatchResult:
     scores: tuple[float, ...] = ()
     offender: int | None = None
     detail: str = ""
+    voided: bool = False  # the fault policy voided the match: it must not count for ratings
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -109,6 +110,8 @@ class MatchResult:
                       "scores": list(self.scores), "offender": self.offender}
         if self.detail:
             data["detail"] = self.detail
+        if self.voided:
+            data["voided"] = True
         return data
 
     @classmethod
@@ -120,6 +123,7 @@ class MatchResult:
             scores=tuple(float(s) for s in data.get("scores", ())),
             offender=None if offender is None else int(offender),
             detail=str(data.get("detail", "")),
+            voided=bool(data.get("voided", False)),
         )
 
 

@@ -1,0 +1,112 @@
+"""What the match loop talks to: one SeatPort per seat, whatever carries the messages.
+
+The loop (arena.referee.authority) asks a port to start, to decide (an `Ask`, answered with an
+`Answer`), and to finish. A port for an in-process agent is here; the gRPC port for bot programs
+lives in arena.rpc.session. Ports raise SeatFault for anything the seat did wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from arena.agents.base import Agent, DecisionRequest
+from arena.games.base import Game, State
+from arena.referee.clock import ClockSettings
+from arena.referee.faults import SeatFault
+from arena.referee.record import MatchResult, PlayerInfo, Termination
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    """What a seat learns when the match starts."""
+
+    match_id: str
+    game: Game
+    seat: int
+    players: tuple[PlayerInfo, ...]
+    clock: ClockSettings
+    agent_seed: int
+
+
+class Ask:
+    """One decision asked of one seat. `state` is the referee's own: ports only read it."""
+
+    __slots__ = ("sequence", "seat", "legal_actions", "state", "time_left_s", "bank_s")
+
+    def __init__(self, sequence: int, seat: int, legal_actions: list[int], state: State, time_left_s: float,
+                 bank_s: float) -> None:
+        self.sequence = sequence
+        self.seat = seat
+        self.legal_actions = legal_actions
+        self.state = state
+        self.time_left_s = time_left_s
+        self.bank_s = bank_s
+
+
+class Answer:
+    """A seat's answer: the sequence number it answers, its action, its own thinking time."""
+
+    __slots__ = ("sequence", "action", "think_s")
+
+    def __init__(self, sequence: int, action: int, think_s: float) -> None:
+        self.sequence = sequence
+        self.action = action
+        self.think_s = think_s
+
+
+class SeatPort(ABC):
+    """The referee's line to one seat."""
+
+    #: A fault noticed while the seat was not deciding (a dropped connection); None while healthy.
+    failure: SeatFault | None = None
+
+    @property
+    @abstractmethod
+    def player(self) -> PlayerInfo:
+        """Who sits here (the seat number is filled in by the loop)."""
+
+    @abstractmethod
+    async def start(self, setup: MatchSetup) -> None:
+        """Tell the seat the match begins; raise SeatFault if it cannot be reached."""
+
+    @abstractmethod
+    async def decide(self, ask: Ask) -> Answer:
+        """Ask for a decision; raise SeatFault for a broken answer. The loop enforces the clock."""
+
+    @abstractmethod
+    async def finish(self, result: MatchResult) -> None:
+        """Tell the seat how the match ended. Never raises."""
+
+    async def examine(self, fault: SeatFault) -> tuple[SeatFault, dict[str, Any]]:
+        """Refine a fault once the match is stopped (a lost stream may be a crash) and gather evidence."""
+        return fault, {}
+
+
+class AgentSeat(SeatPort):
+    """An in-process agent as a seat: the loop's reference port, and handy in tests."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    @property
+    def player(self) -> PlayerInfo:
+        return PlayerInfo(0, self.agent.name, self.agent.version, "agent")
+
+    async def start(self, setup: MatchSetup) -> None:
+        self.agent.reset(setup.game, setup.seat, setup.agent_seed)
+
+    async def decide(self, ask: Ask) -> Answer:
+        state, seat = ask.state, ask.seat
+        request = DecisionRequest(seat, list(ask.legal_actions), lambda: state.observation(seat), ask.time_left_s)
+        started = time.perf_counter()
+        try:
+            action = self.agent.act(request)
+        except Exception as error:  # the agent is at fault, not the referee
+            raise SeatFault(seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
+        return Answer(ask.sequence, action, time.perf_counter() - started)
+
+    async def finish(self, result: MatchResult) -> None:
+        return None
