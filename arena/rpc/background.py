@@ -1,0 +1,100 @@
+"""A referee server on its own thread, for synchronous callers (the CLI, tournament runners).
+
+    with BackgroundReferee(ServerConfig(bot_dirs=[Path("bots")])) as referee:
+        record = referee.run_match("major-general", ["random", "trivial"], seed=7)
+        futures = [referee.submit("major-general", ["random", "random"], seed=s) for s in range(8)]
+        records = [f.result() for f in futures]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from typing import Any, Optional, Sequence
+
+from arena.referee.record import MatchRecord
+from arena.rpc.server import LiveMatch, RefereeServer, ServerConfig
+
+
+class BackgroundReferee:
+    """Runs a RefereeServer in an event loop on a daemon thread; a context manager."""
+
+    def __init__(self, config: ServerConfig | None = None, *, drain_s: float = 10.0) -> None:
+        self.server = RefereeServer(config)
+        self.drain_s = drain_s
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def address(self) -> str:
+        """host:port the server listens on."""
+        return self.server.address
+
+    def start(self) -> str:
+        """Start the loop thread and the server; returns the address."""
+        ready: concurrent.futures.Future[asyncio.AbstractEventLoop] = concurrent.futures.Future()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            ready.set_result(loop)
+            loop.run_forever()
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="arena-referee", daemon=True)
+        self._thread.start()
+        self._loop = ready.result()
+        return self._call(self.server.start())
+
+    def stop(self) -> None:
+        """Finish or void running matches, stop bots and the server, end the thread."""
+        if self._loop is None:
+            return
+        try:
+            self._call(self.server.stop(self.drain_s))
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            if self._thread is not None:
+                self._thread.join(timeout=10)
+            self._loop = None
+
+    def __enter__(self) -> BackgroundReferee:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+    def register_remote(self, name: str, token: str | None = None) -> str:
+        """Register a remote bot; returns its token."""
+        return self._call(self._register(name, token))
+
+    async def _register(self, name: str, token: str | None) -> str:
+        return self.server.register_remote(name, token)
+
+    def submit(self, game: str, bots: Sequence[str], seed: int | None = None,
+               **settings: Any) -> concurrent.futures.Future[MatchRecord]:
+        """Start a match; the future resolves to its record. Raises MatchRequestError at once if invalid."""
+        started = self._call(self._start(game, bots, seed, settings))
+        assert self._loop is not None and started.task is not None
+        return asyncio.run_coroutine_threadsafe(_await(started), self._loop)
+
+    def run_match(self, game: str, bots: Sequence[str], seed: int | None = None, **settings: Any) -> MatchRecord:
+        """Play one match and return its record (blocking)."""
+        return self.submit(game, bots, seed, **settings).result()
+
+    async def _start(self, game: str, bots: Sequence[str], seed: int | None, settings: dict) -> LiveMatch:
+        return self.server.start_match(game, bots, seed=seed, **settings)
+
+    def _call(self, coroutine: Any) -> Any:
+        if self._loop is None:
+            coroutine.close()
+            raise RuntimeError("the referee is not running")
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+
+async def _await(live: LiveMatch) -> MatchRecord:
+    assert live.task is not None
+    return await live.task

@@ -1,0 +1,87 @@
+"""A client of a running referee's admin service (`arena serve`): start, watch and fetch matches."""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Optional, Sequence
+
+import grpc
+
+from arena.referee.clock import ClockSettings
+from arena.referee.record import MatchRecord
+from arena.rpc.convert import clock_to_message, options_to_map
+from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+
+
+class AdminError(RuntimeError):
+    """The referee refused or failed an admin call; the message is its explanation."""
+
+
+class AdminClient:
+    """Async client for arena.v1.RefereeAdmin; use `async with AdminClient(address) as admin:`."""
+
+    def __init__(self, address: str, token: Optional[str] = None) -> None:
+        self.address = address
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else None
+        self._channel: Optional[grpc.aio.Channel] = None
+        self._stub: Optional[admin_pb2_grpc.RefereeAdminStub] = None
+
+    async def __aenter__(self) -> AdminClient:
+        self._channel = grpc.aio.insecure_channel(self.address)
+        self._stub = admin_pb2_grpc.RefereeAdminStub(self._channel)
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+
+    @property
+    def stub(self) -> admin_pb2_grpc.RefereeAdminStub:
+        """The generated stub."""
+        assert self._stub is not None, "use `async with AdminClient(...)`"
+        return self._stub
+
+    async def start_match(self, game: str, bots: Sequence[str], *, seed: int | None = None,
+                          options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
+                          fault_policy: str = "") -> str:
+        """Start a match; returns its id."""
+        request = admin_pb2.StartMatchRequest(game=game, bots=list(bots), fault_policy=fault_policy)
+        options_to_map(options or {}, request.options)
+        if seed is not None:
+            request.seed = seed
+        if clock is not None:
+            request.clock.CopyFrom(clock_to_message(clock))
+        reply = await self._call(self.stub.StartMatch, request)
+        return str(reply.match_id)
+
+    async def watch(self, match_id: str) -> AsyncIterator[admin_pb2.MatchEvent]:
+        """The match's events: header, steps, then the result."""
+        try:
+            async for event in self.stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id=match_id),
+                                                    metadata=self._metadata):
+                yield event
+        except grpc.aio.AioRpcError as error:
+            raise AdminError(_describe(error, self.address)) from None
+
+    async def record(self, match_id: str) -> MatchRecord:
+        """The record of a finished match."""
+        status = await self._call(self.stub.GetMatch, admin_pb2.GetMatchRequest(match_id=match_id,
+                                                                                 include_record=True))
+        if not status.record_jsonl:
+            raise AdminError(f"match {match_id} has not finished")
+        return MatchRecord.from_jsonl(status.record_jsonl)
+
+    async def bots(self) -> list[admin_pb2.BotStatus]:
+        """The bots the referee knows."""
+        return list((await self._call(self.stub.ListBots, admin_pb2.ListBotsRequest())).bots)
+
+    async def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return await method(request, metadata=self._metadata)
+        except grpc.aio.AioRpcError as error:
+            raise AdminError(_describe(error, self.address)) from None
+
+
+def _describe(error: grpc.aio.AioRpcError, address: str) -> str:
+    if error.code() == grpc.StatusCode.UNAVAILABLE:
+        return f"no referee reachable at {address} ({error.details()})"
+    return f"{error.details()} ({error.code().name.lower()})"

@@ -1,0 +1,114 @@
+"""Bot manifests: `bots/<name>/bot.toml` says how to run a local bot program.
+
+    name = "random"                     # registered name: lowercase letters, digits, - _ .
+    version = "1"                       # recorded with every match
+    command = ["{python}", "bot.py"]    # argv, run in the bot's folder; {python} = this Python
+    games = ["*"]                       # game names or families it plays; "*" = any
+    description = "uniformly random legal actions"   # optional
+    [env]                               # optional extra environment variables
+    MY_SETTING = "1"
+
+The referee adds ARENA_SERVER (host:port), ARENA_TOKEN (one-time launch token) and
+ARENA_BOT_NAME to the environment; the program connects back and says Hello with that token.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+MANIFEST_NAME = "bot.toml"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+
+
+class ManifestError(ValueError):
+    """A bot.toml that is missing, unreadable or incomplete."""
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """How to run one local bot program."""
+
+    name: str
+    version: str
+    command: tuple[str, ...]
+    games: tuple[str, ...]
+    directory: Path
+    description: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+    def plays(self, game_name: str, family: str) -> bool:
+        """True when the manifest lists the game, its family, or '*'."""
+        return "*" in self.games or game_name in self.games or family in self.games
+
+    def argv(self) -> list[str]:
+        """The command with {python} and {dir} filled in."""
+        return [part.replace("{python}", sys.executable).replace("{dir}", str(self.directory))
+                for part in self.command]
+
+
+def load_manifest(path: str | Path) -> BotManifest:
+    """Read and check one bot.toml (or the bot.toml inside a folder)."""
+    source = Path(path)
+    if source.is_dir():
+        source = source / MANIFEST_NAME
+    try:
+        data = tomllib.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"no bot manifest at {source}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ManifestError(f"cannot read {source}: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{source}: not valid TOML ({error})") from None
+    problems = []
+    name = data.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        problems.append("name must be lowercase letters, digits, '-', '_' or '.' (at most 64)")
+    version = data.get("version", "1")
+    if not isinstance(version, (str, int, float)):
+        problems.append("version must be text")
+    command = data.get("command")
+    if isinstance(command, str):
+        command = shlex.split(command)
+    if not isinstance(command, list) or not command or not all(isinstance(p, str) for p in command):
+        problems.append("command must be a non-empty list of strings (or one command line)")
+    games = data.get("games", ["*"])
+    if isinstance(games, str):
+        games = [games]
+    if not isinstance(games, list) or not games or not all(isinstance(g, str) and g for g in games):
+        problems.append("games must list game names or families, or '*'")
+    env = data.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        problems.append("[env] values must be strings")
+    unknown = set(data) - {"name", "version", "command", "games", "description", "env"}
+    if unknown:
+        problems.append("unknown keys: " + ", ".join(sorted(unknown)))
+    if problems:
+        raise ManifestError(f"{source}: " + "; ".join(problems))
+    assert isinstance(name, str) and isinstance(command, list) and isinstance(games, list)
+    return BotManifest(name=name, version=str(version), command=tuple(command), games=tuple(games),
+                       directory=source.parent.resolve(), description=str(data.get("description", "")),
+                       env=dict(env))
+
+
+def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:
+    """Every <dir>/<bot>/bot.toml under the given folders, by bot name (a name may appear once)."""
+    found: dict[str, BotManifest] = {}
+    for directory in directories:
+        root = Path(directory)
+        if (root / MANIFEST_NAME).is_file():  # a single bot's folder
+            paths = [root / MANIFEST_NAME]
+        else:
+            paths = sorted(root.glob(f"*/{MANIFEST_NAME}"))
+        for path in paths:
+            manifest = load_manifest(path)
+            if manifest.name in found and found[manifest.name].directory != manifest.directory:
+                raise ManifestError(f"two bots are named {manifest.name!r}: {found[manifest.name].directory} "
+                                    f"and {manifest.directory}")
+            found[manifest.name] = manifest
+    return found

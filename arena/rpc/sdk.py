@@ -1,0 +1,170 @@
+"""The bot SDK: `run_bot(agent)` turns any in-process agent into a bot program.
+
+    from arena.agents import RandomAgent
+    from arena.rpc import run_bot
+
+    if __name__ == "__main__":
+        run_bot(RandomAgent())
+
+Launched by the referee, the program finds ARENA_SERVER and ARENA_TOKEN in its environment; run
+by hand against a remote referee, pass --server HOST:PORT --token TOKEN (and --name NAME). The
+agent sees exactly what it sees in a local match: `reset(game, seat, seed)` per match and
+`act(DecisionRequest)` per decision, whose `observation` is the dict `State.observation(seat)`
+gives (decoded only if the agent reads it), so search agents can call `game.determinize`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Optional, Sequence
+
+import grpc
+
+from arena.agents.base import Agent, DecisionRequest
+from arena.games.base import Game
+from arena.games.registry import load_game
+from arena.referee.record import MatchResult
+from arena.rpc.convert import PROTOCOL_VERSION, options_from_map, result_from_message
+from arena.rpc.generated.bot_pb2 import BotMessage, Decision, Hello, MatchStart
+from arena.rpc.generated.bot_pb2_grpc import BotStub
+from arena.rpc.observations import codec_for_family
+
+_EOF = grpc.aio.EOF
+# Status codes meaning "the referee went away or is closing": a bot then simply exits.
+_GONE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+
+
+class BotRefused(RuntimeError):
+    """The referee refused the bot's Hello (bad token, wrong protocol version...)."""
+
+
+@dataclass(frozen=True)
+class BotSettings:
+    """Where and as whom a bot connects."""
+
+    server: str
+    token: str
+    name: str
+    version: str
+    games: tuple[str, ...] = ("*",)
+    omit_labels: bool = True  # in-process agents never see labels, so do not ask for them
+    max_matches: Optional[int] = None  # stop after this many (None: until the referee closes)
+    connect_timeout_s: float = 30.0
+
+
+MatchEndCallback = Callable[[MatchStart, MatchResult], None]
+
+
+async def serve_matches(agent: Agent, settings: BotSettings, on_match_end: MatchEndCallback | None = None) -> int:
+    """Play matches for the referee until it closes; returns how many were played."""
+    games: dict[tuple[str, tuple[tuple[str, Any], ...]], Game] = {}
+    played = 0
+    hello = BotMessage(hello=Hello(protocol_version=PROTOCOL_VERSION, name=settings.name, version=settings.version,
+                                   token=settings.token, games=list(settings.games),
+                                   omit_labels=settings.omit_labels))
+    async with grpc.aio.insecure_channel(settings.server) as channel:
+        try:
+            await asyncio.wait_for(channel.channel_ready(), settings.connect_timeout_s)
+        except TimeoutError:
+            raise ConnectionError(f"no referee at {settings.server} within {settings.connect_timeout_s:g}s") from None
+        stub = BotStub(channel)
+        while settings.max_matches is None or played < settings.max_matches:
+            call = stub.Play()
+            try:
+                await call.write(hello)
+                finished = await _play_one(call, agent, games, on_match_end)
+            except grpc.aio.AioRpcError as error:
+                if error.code() in _GONE:
+                    return played
+                raise BotRefused(f"the referee ended the stream: {error.code().name}: {error.details()}") from None
+            if not finished:  # the referee closed the stream without a match: it is shutting down
+                code = await call.code()
+                if code not in _GONE and code != grpc.StatusCode.OK:
+                    raise BotRefused(f"the referee ended the stream: {code.name}: {await call.details()}")
+                return played
+            played += 1
+    return played
+
+
+async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEndCallback | None) -> bool:
+    """Play one match on an open stream; False if the stream ended before a match started."""
+    message = await call.read()
+    if message is _EOF:
+        return False
+    if message.WhichOneof("kind") != "match_start":
+        raise BotRefused(f"expected MatchStart, got {message.WhichOneof('kind')}")
+    start = message.match_start
+    options = options_from_map(start.options)
+    key = (start.game, tuple(sorted(options.items())))
+    game = games.get(key)
+    if game is None:
+        game = games[key] = load_game(start.game, options)
+    codec = codec_for_family(start.family)
+    decode, field = codec.to_dict, codec.field
+    agent.reset(game, start.seat, start.agent_seed)
+    clock = time.perf_counter
+    while True:
+        message = await call.read()
+        if message is _EOF:
+            return True
+        kind = message.WhichOneof("kind")
+        if kind == "decision_request":
+            request = message.decision_request
+            started = clock()
+            observation = getattr(request.observation, field)
+            action = agent.act(DecisionRequest(request.seat, list(request.legal_actions),
+                                               partial(decode, observation), request.time_left_ms / 1000.0))
+            think_us = int((clock() - started) * 1e6)
+            await call.write(BotMessage(decision=Decision(sequence=request.sequence, action=action,
+                                                          think_us=min(think_us, 2**32 - 1))))
+        elif kind == "match_end":
+            if on_match_end is not None:
+                on_match_end(start, result_from_message(message.match_end.result))
+            while await call.read() is not _EOF:  # the referee closes the stream next
+                pass
+            return True
+
+
+def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> BotSettings:
+    """BotSettings from --server/--token/--name/--version flags, then ARENA_* variables, then the agent."""
+    parser = argparse.ArgumentParser(description=f"Arena bot ({agent.name})")
+    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="launch or registered token")
+    parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"), help="registered bot name")
+    parser.add_argument("--version", dest="bot_version", default=None, help="version recorded with matches")
+    parser.add_argument("--matches", type=int, default=None, help="stop after this many matches")
+    arguments, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    if not arguments.server:
+        parser.error("no referee address: pass --server HOST:PORT or set ARENA_SERVER")
+    values: dict[str, Any] = {
+        "server": arguments.server,
+        "token": arguments.token,
+        "name": arguments.name or agent.name,
+        "version": arguments.bot_version or str(getattr(agent, "version", "1")),
+        "max_matches": arguments.matches,
+    }
+    values.update(overrides)
+    return BotSettings(**values)
+
+
+def run_bot(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> None:
+    """The main function of a bot program: serve matches with `agent` until the referee closes."""
+    settings = settings_from_environment(agent, argv, **overrides)
+    try:
+        asyncio.run(serve_matches(agent, settings))
+    except BotRefused as error:
+        print(f"{settings.name}: {error}", file=sys.stderr)
+        sys.exit(2)
+    except ConnectionError as error:
+        print(f"{settings.name}: {error}", file=sys.stderr)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        agent.close()

@@ -1,0 +1,206 @@
+"""One bot stream on the referee's side: the SeatPort that speaks arena.v1 over gRPC.
+
+The RPC handler (arena.rpc.server) reads the Hello, makes a BotSession and waits on `closed`;
+the match loop then drives the same stream through start / decide / finish. Messages from the
+bot arrive as raw bytes and are parsed here, so garbage, oversized or out-of-place messages are
+faults with a precise reason instead of transport errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Optional
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from arena.referee.faults import SeatFault
+from arena.referee.record import MatchResult, PlayerInfo, Termination
+from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
+from arena.rpc.convert import clock_to_message, options_to_map, players_to_messages, result_to_message
+from arena.rpc.generated.bot_pb2 import BotMessage, RefereeMessage
+from arena.rpc.launcher import BotProcess
+from arena.rpc.observations import codec_for_game
+
+MAX_MESSAGE_BYTES = 64 * 1024  # a Decision is a few bytes; anything near this is abuse
+CRASH_WAIT_S = 2.0  # after a lost stream, how long to wait for the process to show it exited
+
+_EOF = grpc.aio.EOF
+
+
+class BotSession(SeatPort):
+    """A bot's stream for one match (local bots are `process`-backed; remote ones are not)."""
+
+    def __init__(self, context: Any, *, name: str, version: str, games: tuple[str, ...], omit_labels: bool,
+                 process: Optional[BotProcess] = None) -> None:
+        self._context = context
+        self.name = name
+        self.version = version
+        self.games = games
+        self.omit_labels = omit_labels
+        self.process = process
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.started = False
+        self.faulted = False
+        self.on_release: Optional[Callable[[BotSession], None]] = None
+        self._gone = False
+        self._seat = 0
+        self._match_id = ""
+        self._fill: Callable[[Any, Any], None] = _no_codec
+        self._field = ""
+        self._output_mark = 0
+
+    # --- life of the stream --------------------------------------------------------------------
+
+    @property
+    def is_alive(self) -> bool:
+        """True while the stream is open and no match has closed it."""
+        return not self._gone and not self.closed.done()
+
+    def plays(self, game_name: str, family: str) -> bool:
+        """True when the bot's Hello listed the game, its family, or '*'."""
+        return not self.games or "*" in self.games or game_name in self.games or family in self.games
+
+    def on_rpc_done(self, _context: Any = None) -> None:
+        """The RPC ended (the bot hung up or the server cancelled it)."""
+        if self.closed.done():
+            return
+        self._gone = True
+        if self.started and self.failure is None:
+            self.failure = SeatFault(self._seat, Termination.DISCONNECT, "the bot's stream ended during the match")
+
+    def close(self) -> None:
+        """End the RPC (the handler waiting on `closed` returns)."""
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    # --- SeatPort ------------------------------------------------------------------------------
+
+    @property
+    def player(self) -> PlayerInfo:
+        return PlayerInfo(self._seat, self.name, self.version, "bot")
+
+    async def start(self, setup: MatchSetup) -> None:
+        self._seat = setup.seat
+        self._match_id = setup.match_id
+        game = setup.game
+        codec = codec_for_game(game.name)
+        self._fill, self._field = codec.fill, codec.field
+        self.started = True
+        if self.process is not None:
+            self._output_mark = self.process.output.total
+        if self._gone:
+            raise SeatFault(setup.seat, Termination.DISCONNECT, "the bot's stream closed before the match started")
+        message = RefereeMessage()
+        start = message.match_start
+        start.match_id = setup.match_id
+        start.game = game.name
+        options_to_map(game.options, start.options)
+        start.seat = setup.seat
+        start.num_seats = game.num_seats
+        start.num_actions = game.num_actions
+        start.seat_names.extend(game.info.seat_names)
+        start.clock.CopyFrom(clock_to_message(setup.clock))
+        start.agent_seed = setup.agent_seed
+        players_to_messages(setup.players, start.players)
+        start.family = codec.family
+        await self._send(message.SerializeToString())
+
+    async def decide(self, ask: Ask) -> Answer:
+        await self._send(encode_decision_request(ask, self._fill, self._field, self.omit_labels))
+        raw = await self._receive()
+        if len(raw) > MAX_MESSAGE_BYTES:
+            raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
+                            f"a message of {len(raw)} bytes, over the {MAX_MESSAGE_BYTES}-byte limit")
+        try:
+            reply = BotMessage.FromString(raw)
+        except DecodeError as error:
+            raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
+                            f"{len(raw)} bytes that are not an arena.v1.BotMessage ({error})") from None
+        kind = reply.WhichOneof("kind")
+        if kind != "decision":
+            if kind is None:
+                raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
+                                f"{len(raw)} bytes that carry no known BotMessage field")
+            raise SeatFault(self._seat, Termination.PROTOCOL_ERROR,
+                            f"sent {kind} while decision {ask.sequence} was awaited")
+        decision = reply.decision
+        return Answer(decision.sequence, decision.action, decision.think_us / 1e6)
+
+    async def finish(self, result: MatchResult) -> None:
+        try:
+            if self.started and not self._gone:
+                message = RefereeMessage()
+                end = message.match_end
+                end.match_id = self._match_id
+                end.seat = self._seat
+                result_to_message(result, end.result)
+                await self._context.write(message.SerializeToString())
+        except Exception:  # the bot is gone; nothing more to tell it
+            pass
+        finally:
+            if self.started:
+                self.close()
+            if self.on_release is not None:
+                self.on_release(self)
+
+    async def examine(self, fault: SeatFault) -> tuple[SeatFault, dict[str, Any]]:
+        self.faulted = True
+        process = self.process
+        if process is None:
+            return fault, {}
+        if fault.reason is Termination.DISCONNECT and await process.wait_exit(CRASH_WAIT_S):
+            fault = SeatFault(fault.seat, Termination.CRASH,
+                              f"the bot process {process.exit_description()} during the match ({fault.detail})")
+        evidence: dict[str, Any] = {"pid": process.pid}
+        output = process.output.since(self._output_mark)
+        if output:
+            evidence["output"] = output
+        return fault, evidence
+
+    # --- the wire --------------------------------------------------------------------------------
+
+    async def _send(self, data: bytes) -> None:
+        try:
+            await self._context.write(data)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
+
+    async def _receive(self) -> bytes:
+        try:
+            raw = await self._context.read()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
+        if raw is _EOF:
+            raise self._lost("the bot closed its stream")
+        return raw
+
+    def _lost(self, detail: str) -> SeatFault:
+        self._gone = True
+        return SeatFault(self._seat, Termination.DISCONNECT, detail)
+
+
+def encode_decision_request(ask: Ask, fill: Callable[[Any, Any], None], field: str, omit_labels: bool) -> bytes:
+    """The serialized RefereeMessage asking `ask.seat` to decide: built from its observation only."""
+    message = RefereeMessage()
+    request = message.decision_request
+    request.sequence = ask.sequence
+    request.seat = ask.seat
+    legal = ask.legal_actions
+    request.legal_actions.extend(legal)
+    state = ask.state
+    if not omit_labels:
+        label = state.action_to_string
+        request.legal_labels.extend([label(action) for action in legal])
+    fill(getattr(request.observation, field), state.observation(ask.seat))
+    request.time_left_ms = int(ask.time_left_s * 1000.0)
+    request.bank_ms = int(ask.bank_s * 1000.0)
+    return message.SerializeToString()
+
+
+def _no_codec(message: Any, observation: Any) -> None:
+    raise RuntimeError("decide() before start()")

@@ -1,0 +1,53 @@
+"""Bot manifests: bots/<name>/bot.toml."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.rpc.manifest import ManifestError, discover_manifests, load_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.toml").write_text(text)
+    return folder
+
+
+def test_the_shipped_bots_load() -> None:
+    manifests = discover_manifests([ROOT / "bots"])
+    assert {"random", "trivial"} <= set(manifests)
+    random_bot = manifests["random"]
+    assert random_bot.argv()[0] == sys.executable
+    assert random_bot.plays("major-general/hold-the-centre", "major-general")
+
+
+def test_games_restrict_what_a_bot_plays(tmp_path: Path) -> None:
+    manifest = load_manifest(write(tmp_path / "picky", 'name = "picky"\ncommand = "python3 bot.py --fast"\n'
+                                   'games = ["major-general/hold-the-centre"]\n'))
+    assert manifest.command == ("python3", "bot.py", "--fast")
+    assert manifest.plays("major-general/hold-the-centre", "major-general")
+    assert not manifest.plays("major-general", "major-general")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('name = "Bad Name"\ncommand = ["x"]\n', "name must be"),
+    ('name = "ok"\n', "command must be"),
+    ('name = "ok"\ncommand = ["x"]\ngames = []\n', "games must"),
+    ('name = "ok"\ncommand = ["x"]\ncolour = "red"\n', "unknown keys: colour"),
+    ('name = "ok\ncommand', "not valid TOML"),
+])
+def test_bad_manifests_say_what_is_wrong(tmp_path: Path, text: str, problem: str) -> None:
+    with pytest.raises(ManifestError, match=problem):
+        load_manifest(write(tmp_path / "bot", text))
+
+
+def test_two_bots_may_not_share_a_name(tmp_path: Path) -> None:
+    write(tmp_path / "a", 'name = "same"\ncommand = ["x"]\n')
+    write(tmp_path / "b", 'name = "same"\ncommand = ["y"]\n')
+    with pytest.raises(ManifestError, match="two bots are named 'same'"):
+        discover_manifests([tmp_path])

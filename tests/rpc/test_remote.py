@@ -1,0 +1,39 @@
+"""Remote bots: a bot program started elsewhere connects with its registered token and plays."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.referee.replay import replay
+from arena.rpc.background import BackgroundReferee
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_remote_bot_connects_with_its_token_and_plays(referee: BackgroundReferee) -> None:
+    token = referee.register_remote("far-random")
+    bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server", referee.address,
+                            "--token", token, "--name", "far-random", "--matches", "2"],
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        for seed in (31, 32):
+            record = referee.run_match("major-general", ["far-random", "random"], seed=seed)
+            assert record.result is not None and record.result.reason == "score", record.result
+            assert record.players[0].name == "far-random"
+            replay(record)
+        assert bot.wait(timeout=30) == 0  # --matches 2: it leaves after its second match
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+        bot.wait()
+
+
+def test_a_remote_bot_with_a_wrong_token_is_refused(referee: BackgroundReferee) -> None:
+    referee.register_remote("guarded", "the-right-token")
+    bot = subprocess.run([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server", referee.address,
+                          "--token", "a-wrong-token", "--name", "guarded"], capture_output=True, text=True,
+                         timeout=60)
+    assert bot.returncode == 2
+    assert "UNAUTHENTICATED" in bot.stderr and "bad or missing token" in bot.stderr

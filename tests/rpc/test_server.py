@@ -1,0 +1,145 @@
+"""The referee server with SDK bots: records that replay, warm processes, the admin service,
+health checking and reflection, and refusals with clear reasons."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from arena.agents import RandomAgent
+from arena.referee.local import play_match
+from arena.referee.record import MatchRecord
+from arena.referee.replay import replay
+from arena.rpc.background import BackgroundReferee
+from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+from arena.rpc.server import MatchRequestError
+
+
+def steps_of(record: MatchRecord) -> list[tuple[int, int, int, str]]:
+    return [(step.n, step.seat, step.action, step.label) for step in record.steps]
+
+
+def test_a_remote_match_equals_the_local_one_on_the_same_seed(referee: BackgroundReferee) -> None:
+    for seed in (5, 6):
+        remote = referee.run_match("major-general", ["random", "random"], seed=seed)
+        local = play_match("major-general", [RandomAgent(), RandomAgent()], seed)
+        assert steps_of(remote) == steps_of(local)
+        assert remote.result == local.result
+        assert [p.kind for p in remote.players] == ["bot", "bot"]
+        replay(remote)
+
+
+def test_records_carry_think_and_transport_time_and_are_stored(referee: BackgroundReferee) -> None:
+    future = referee.submit("major-general/hold-the-centre", ["random", "trivial"], seed=8)
+    record = future.result()
+    for step in record.decisions:
+        assert set(step.timing) == {"think_ms", "transport_ms"}
+        assert step.timing["think_ms"] >= 0 and step.timing["transport_ms"] >= 0
+    live = referee.server.matches[record.match_id]
+    assert live.path is not None and live.path.exists()
+    assert MatchRecord.read(live.path).to_jsonl() == record.to_jsonl()
+    assert record.extra["referee"]["clock"] == {"move_time_s": 5.0, "bank_s": 30.0, "grace_s": 1.0}
+
+
+def test_bot_processes_stay_warm_between_matches(referee: BackgroundReferee) -> None:
+    referee.run_match("major-general", ["trivial", "trivial"], seed=1)
+    pids = sorted(lp.process.pid for lp in referee.server.pool._processes["trivial"])
+    for seed in (2, 3):
+        referee.run_match("major-general", ["trivial", "trivial"], seed=seed)
+    assert sorted(lp.process.pid for lp in referee.server.pool._processes["trivial"]) == pids
+    assert len(pids) == 2
+
+
+def test_concurrent_matches(referee: BackgroundReferee) -> None:
+    futures = [referee.submit("major-general", ["random", "trivial"], seed=seed) for seed in range(20, 24)]
+    records = [future.result() for future in futures]
+    assert all(record.result is not None and record.result.reason == "score" for record in records)
+    for record in records:
+        replay(record)
+
+
+def test_refused_requests_say_why(referee: BackgroundReferee) -> None:
+    with pytest.raises(MatchRequestError, match="unknown bot 'nobody'"):
+        referee.submit("major-general", ["random", "nobody"])
+    with pytest.raises(MatchRequestError, match="has 2 seats"):
+        referee.submit("major-general", ["random"])
+    with pytest.raises(MatchRequestError, match="unknown game"):
+        referee.submit("no-such-game", ["random", "random"])
+
+
+def test_a_family_without_a_typed_observation_is_refused(referee: BackgroundReferee) -> None:
+    from arena.games.registry import families
+    from arena.rpc.observations import families_with_codecs
+
+    untyped = [modes[0].name for family, modes in families().items() if family not in families_with_codecs()]
+    if not untyped:
+        pytest.skip("every registered family has a typed observation")
+    with pytest.raises(MatchRequestError, match="no typed observation message"):
+        referee.submit(untyped[0], ["random", "random"])
+
+
+def test_admin_service_health_and_reflection(referee: BackgroundReferee) -> None:
+    async def talk() -> None:
+        async with grpc.aio.insecure_channel(referee.address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            for service in ("", "arena.v1.Bot", "arena.v1.RefereeAdmin"):
+                reply = await health.Check(health_pb2.HealthCheckRequest(service=service))
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+            reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
+            call = reflect.ServerReflectionInfo()
+            await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+            answer = await call.read()
+            await call.done_writing()
+            names = {service.name for service in answer.list_services_response.service}
+            assert {"arena.v1.Bot", "arena.v1.RefereeAdmin", "grpc.health.v1.Health"} <= names
+
+            admin = admin_pb2_grpc.RefereeAdminStub(channel)
+            started = await admin.StartMatch(admin_pb2.StartMatchRequest(game="major-general",
+                                                                         bots=["trivial", "random"], seed=4))
+            kinds, steps = [], []
+            async for event in admin.WatchMatch(admin_pb2.WatchMatchRequest(match_id=started.match_id)):
+                kinds.append(event.WhichOneof("kind"))
+                if event.HasField("step"):
+                    steps.append(event.step)
+            assert kinds[0] == "header" and kinds[-1] == "finished" and set(kinds[1:-1]) == {"step"}
+            status = await admin.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, include_record=True))
+            assert status.state == "finished"
+            record = MatchRecord.from_jsonl(status.record_jsonl)
+            assert [(s.n, s.seat, s.action, s.label) for s in steps] == steps_of(record)
+            replay(record)
+            bots = {bot.name: bot for bot in (await admin.ListBots(admin_pb2.ListBotsRequest())).bots}
+            assert bots["random"].kind == "local" and bots["random"].processes >= 1
+            listed = await admin.ListMatches(admin_pb2.ListMatchesRequest())
+            assert started.match_id in {match.match_id for match in listed.matches}
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await admin.StartMatch(admin_pb2.StartMatchRequest(game="major-general", bots=["random", "nobody"]))
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "unknown bot 'nobody'" in (refused.value.details() or "")
+
+    asyncio.run(talk())
+
+
+def test_a_stream_without_hello_or_with_a_bad_token_is_refused(referee: BackgroundReferee) -> None:
+    from arena.rpc.generated import bot_pb2
+
+    async def attempt(first: bytes) -> grpc.StatusCode:
+        async with grpc.aio.insecure_channel(referee.address) as channel:
+            call = channel.stream_stream("/arena.v1.Bot/Play")()
+            await call.write(first)
+            with pytest.raises(grpc.aio.AioRpcError):
+                await call.read()
+            return await call.code()
+
+    def hello(**fields: object) -> bytes:
+        values = {"protocol_version": 1, "name": "random", "token": "forged"}
+        values.update(fields)
+        return bot_pb2.BotMessage(hello=bot_pb2.Hello(**values)).SerializeToString()  # type: ignore[arg-type]
+
+    assert asyncio.run(attempt(hello())) == grpc.StatusCode.UNAUTHENTICATED
+    assert asyncio.run(attempt(hello(protocol_version=2))) == grpc.StatusCode.FAILED_PRECONDITION
+    assert asyncio.run(attempt(b"\xff not a hello")) == grpc.StatusCode.INVALID_ARGUMENT
