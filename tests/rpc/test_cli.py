@@ -1,0 +1,87 @@
+"""`arena match`, `arena serve` and `arena watch` from the command line."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_match_plays_seat_swapped_pairs_and_stores_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "match", "major-general", "random", str(ROOT / "bots" / "trivial"), "--games", "4",
+                         "--seed", "7", "--bots", str(ROOT / "bots"), "--out", str(tmp_path), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    games = data["games"]
+    assert [g["seed"] for g in games] == [7, 7, 8, 8]
+    assert [g["seats"] for g in games] == [["random", "trivial"], ["trivial", "random"]] * 2
+    summary = data["summary"]
+    assert summary["random"]["games"] == summary["trivial"]["games"] == 4
+    for name in ("random", "trivial"):
+        row = summary[name]
+        assert row["wins"] + row["draws"] + row["losses"] == 4
+        assert row["mean_think_ms"] is not None and row["decisions"] > 0
+    assert sum(summary["random"]["reasons"].values()) == 4
+    for game in games:
+        assert Path(game["record"]).exists()
+        code, out, err = run(capsys, "replay", game["record"], "--final")
+        assert code == 0 and "replay reproduces the record" in out
+
+
+def test_match_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "match", "major-general", "random", "nobody", "--bots", str(ROOT / "bots"),
+                       "--out", str(tmp_path))
+    assert code == 2 and "unknown bot 'nobody'" in err and "Traceback" not in err
+    code, _, err = run(capsys, "match", "major-general", "random", "--out", str(tmp_path))
+    assert code == 2 and "has 2 seats" in err
+    code, _, err = run(capsys, "match", "major-general", "random", "random", "--fault-policy", "lenient")
+    assert code == 2 and "bad fault policy" in err
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port),
+               "--bots", str(ROOT / "bots"), "--out", str(tmp_path / "server")]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert f"127.0.0.1:{port}" in first, first
+        code, out, err = run(capsys, "match", "major-general", "random", "random", "--games", "2", "--seed", "3",
+                             "--server", f"127.0.0.1:{port}", "--out", str(tmp_path / "client"), "--json")
+        assert code == 0, err
+        games = json.loads(out)["games"]
+        assert all(Path(game["record"]).exists() for game in games)
+        code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}")
+        assert code == 0, err
+        assert "result" in out and "plays" in out
+        server.send_signal(signal.SIGTERM)
+        output, _ = server.communicate(timeout=60)
+        assert server.returncode == 0, output
+        assert "stopped" in output
+        assert len(list((tmp_path / "server").glob("records/major-general/*.jsonl"))) == 2
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
