@@ -314,12 +314,10 @@ class Store:
         if not matches:
             return []
         with self.engine.begin() as conn:
-            record_ids = list(conn.execute(
-                insert(Record).returning(Record.id, sort_by_parameter_order=True),
-                [{"encoding": "jsonl+gzip", "size": m.record_size, "data": m.record_gz} for m in matches]).scalars())
-            match_ids = list(conn.execute(
-                insert(Match).returning(Match.id, sort_by_parameter_order=True),
-                [_match_row(m, record_id) for m, record_id in zip(matches, record_ids)]).scalars())
+            record_rows = [{"encoding": "jsonl+gzip", "size": m.record_size, "data": m.record_gz} for m in matches]
+            record_ids = self._insert_many(conn, Record, record_rows)
+            match_ids = self._insert_many(conn, Match, [_match_row(m, record_id)
+                                                        for m, record_id in zip(matches, record_ids)])
             conn.execute(insert(MatchSeat), [
                 {"match_id": match_id, "seat": seat, "bot_id": bot, "rank": m.ranking[seat],
                  "score": m.scores[seat] if seat < len(m.scores) else None}
@@ -328,6 +326,21 @@ class Store:
             if rated:
                 self._apply_ratings(conn, rated, rater, initial)
         return match_ids
+
+    @staticmethod
+    def _insert_many(conn: Any, table: Any, rows: list[dict[str, Any]]) -> list[int]:
+        """Insert rows and return their new ids, in order.
+
+        SQLite can only return ids in parameter order one row at a time, so there the ids are
+        assigned here instead: safe, because its write transactions begin IMMEDIATE (the write lock
+        is ours) and plain INTEGER PRIMARY KEYs are assigned max(id) + 1 anyway.
+        """
+        if conn.dialect.name == "sqlite":
+            start = int(conn.execute(select(func.coalesce(func.max(table.id), 0))).scalar_one()) + 1
+            ids = list(range(start, start + len(rows)))
+            conn.execute(insert(table), [{"id": new_id, **row} for new_id, row in zip(ids, rows)])
+            return ids
+        return list(conn.execute(insert(table).returning(table.id, sort_by_parameter_order=True), rows).scalars())
 
     def _apply_ratings(self, conn: Any, rated: list[tuple[NewMatch, int]], rater: Rater,
                        initial: tuple[float, float]) -> None:
