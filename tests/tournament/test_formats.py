@@ -164,3 +164,22 @@ def test_ladder_format_plans_one_round_at_a_time() -> None:
 def test_derived_seeds_are_stable() -> None:
     assert derive_seed(1, 2, 3) == derive_seed(1, 2, 3) != derive_seed(1, 2, 4)
     assert 0 <= derive_seed(7) < 2**63
+
+
+def test_ladder_boosts_new_and_idle_bots() -> None:
+    system = RatingSystem()
+    settled = {bot: (25.0, 1.0) for bot in range(1, 6)}
+    new = {**settled, 5: system.initial}  # bot 5 has just joined: its sigma is the prior's
+    sat_out = {5: 0, 1: 0}
+    for seed in range(400):
+        for ratings, key in ((settled, 1), (new, 5)):
+            seated = {b for t in ladder_tables(list(range(1, 6)), ratings, {}, 0, random.Random(seed), system)
+                      for b in t}
+            sat_out[key] += key not in seated
+    assert sat_out[5] < sat_out[1] / 2  # the new bot sits out far less often than a settled one would
+    idle = ladder_tables([1, 2, 3], settled, {1: 9, 2: 9, 3: 0}, 10, random.Random(1), system)
+    waits = 0
+    for seed in range(300):  # bot 3 has not played for 9 rounds: it is rarely the one left out
+        tables = ladder_tables([1, 2, 3], settled, {1: 9, 2: 9, 3: 0}, 10, random.Random(seed), system)
+        waits += 3 not in tables[0]
+    assert idle and waits < 300 / 3 / 2
