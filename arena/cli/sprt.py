@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Optional
 
@@ -70,18 +71,16 @@ def sprt(
     def on_progress(state: RunProgress) -> None:
         display.update(state)
         outcome = state.last
-        if outcome is None or outcome.job.tournament_id != tournament_id:
+        if outcome is None or outcome.uid in seen:  # progress is reported more than once per match
             return
+        seen.add(outcome.uid)
         key = (outcome.job.round, outcome.job.pairing)
-        if len(pending.get(key, [])) == 2 or key in done:
-            return
         seat = [s.bot_id for s in outcome.job.seats].index(a_id)
         pending.setdefault(key, []).append(points_by_seat(outcome.ranking)[seat])
         if len(pending[key]) == 2:
             points.append(sum(pending.pop(key)))
-            done.add(key)
 
-    done: set[tuple[int, int]] = set()
+    seen: set[str] = set()
     stop = StopRequest()
     executor = LocalPoolExecutor(concurrency)
     executor.start()
@@ -108,8 +107,8 @@ def _report(result: SprtResult, a: str, b: str, test: Sprt, tournament_id: int, 
             "bot_a": a, "bot_b": b, "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
             "model": result.model, "pairs": pairs, "games": 2 * pairs, "pentanomial": list(result.counts),
             "llr": round(result.llr, 4), "lower": round(result.lower, 4), "upper": round(result.upper, 4),
-            "decision": result.decision, "elo": round(result.elo, 2),
-            "elo_low": round(result.elo_interval[0], 2), "elo_high": round(result.elo_interval[1], 2),
+            "decision": result.decision, "elo": _finite(result.elo),
+            "elo_low": _finite(result.elo_interval[0]), "elo_high": _finite(result.elo_interval[1]),
             "tournament": tournament_id,
         }
         print_json(data)
@@ -120,6 +119,11 @@ def _report(result: SprtResult, a: str, b: str, test: Sprt, tournament_id: int, 
     console.print(f"LLR {result.llr:.3f} in [{result.lower:.3f}, {result.upper:.3f}]; "
                   f"Elo {result.elo:+.1f} [{result.elo_interval[0]:+.1f}, {result.elo_interval[1]:+.1f}]")
     console.print(f"[bold]{verdict}[/bold]")
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no infinity: an unbounded Elo end (a perfect score) becomes null."""
+    return round(value, 2) if math.isfinite(value) else None
 
 
 def register(main: typer.Typer) -> None:

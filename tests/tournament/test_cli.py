@@ -99,6 +99,15 @@ def test_sprt_reports_its_verdict(capsys: pytest.CaptureFixture[str], db: str) -
     assert data["pentanomial"] == [0, 0, 6, 0, 0]
 
 
+def test_sprt_decides_when_one_bot_is_clearly_stronger(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    code, out, err = run(capsys, "sprt", "greedy", "random", "major-general", "--elo0", "0", "--elo1", "50",
+                         "--max-pairs", "200", "-j", "1", "--seed", "1", "--db", db, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["decision"] == "H1" and data["llr"] >= data["upper"] and data["pairs"] < 200
+    assert data["elo_low"] > 0
+
+
 @pytest.mark.parametrize("argv,message", [
     (["tournament", "run", "major-general", "--bots", "nosuchbot,random"], "unknown agent"),
     (["tournament", "run", "major-general", "--bots", "random,random"], "entered twice"),
