@@ -23,6 +23,7 @@ def _openspiel(algorithm: str) -> Callable[..., Agent]:
         return OpenSpielAgent(algorithm, **params)
 
     make.__doc__ = f"OpenSpiel's {algorithm.upper()} bot through the bridge (optional extra `openspiel`)."
+    make.demo_params = {"simulations": 20}  # type: ignore[attr-defined]  # what `make demo` plays
     return make
 
 

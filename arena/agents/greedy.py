@@ -23,6 +23,7 @@ class GreedyAgent(Agent):
 
     name = "greedy"
     version = "1"
+    demo_params: dict[str, int] = {}  # its defaults are demo-sized already
 
     def __init__(self, samples: int = 1, chance_outcomes: int = 12, max_depth: int = 40) -> None:
         if samples < 1 or chance_outcomes < 1 or max_depth < 1:
@@ -44,12 +45,19 @@ class GreedyAgent(Agent):
         totals = dict.fromkeys(legal, 0.0)
         for _ in range(self.samples):
             root = self.game.determinize(request.observation, self.rng)
-            for action in legal:
-                state = root.clone()
-                state.apply_action(action)
-                totals[action] += self.expected_values(state, request.seat, 1)[request.seat]
+            for action, value in self.action_values(root, request.seat, legal).items():
+                totals[action] += value
         best = max(totals.values())
         return self.rng.choice([action for action in legal if totals[action] >= best - 1e-9])
+
+    def action_values(self, state: State, seat: int, legal: list[int]) -> dict[int, float]:
+        """Each action's expected evaluation for `seat` once the move it starts is over, on a full state."""
+        values = {}
+        for action in legal:
+            child = state.clone()
+            child.apply_action(action)
+            values[action] = self.expected_values(child, seat, 1)[seat]
+        return values
 
     def expected_values(self, state: State, mover: int, depth: int) -> list[float]:
         """Every seat's expected evaluation once the move that `mover` started is over."""

@@ -25,9 +25,11 @@ from typing import Optional
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.agents.families import FamilyKnowledge, knowledge_for
+from arena.agents.greedy import GreedyAgent
 from arena.games.base import CHANCE, JSON, TERMINAL, Game, State
 
 DEFAULT_ITERATIONS = 400
+MAX_SETTLE_STEPS = 40  # steps a rollout may add after `depth` to reach a quiet position
 KEY_SEARCH_LIMIT = 50_000  # nodes looked at when finding the new position in the kept tree
 
 
@@ -54,23 +56,25 @@ class MCTSAgent(Agent):
 
     name = "mcts"
     version = "1"
+    demo_params = {"iterations": 30}  # what `make demo` plays (see arena/tournament/bots.py)
 
     def __init__(
         self,
         iterations: Optional[int] = None,
         seconds: Optional[float] = None,
-        uct_c: float = 1.0,
-        depth: int = 12,
-        worlds: int = 64,
+        uct_c: float = 0.3,
+        depth: int = 4,
+        worlds: int = 16,
         time_fraction: float = 0.05,
         keep_tree: bool = True,
+        prior_visits: int = 8,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         if seconds is not None and seconds <= 0:
             raise ValueError("seconds must be positive")
-        if depth < 0 or worlds < 0 or not 0 < time_fraction <= 1:
-            raise ValueError("depth and worlds must be >= 0 and time_fraction in (0, 1]")
+        if depth < 0 or worlds < 0 or prior_visits < 0 or not 0 < time_fraction <= 1:
+            raise ValueError("depth, worlds and prior_visits must be >= 0 and time_fraction in (0, 1]")
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
         self.iterations = iterations
@@ -80,6 +84,7 @@ class MCTSAgent(Agent):
         self.worlds = int(worlds)
         self.time_fraction = float(time_fraction)
         self.keep_tree = bool(keep_tree)
+        self.prior_visits = int(prior_visits)
         self.rng = random.Random(0)
         self.last_iterations = 0  # iterations run for the last decision
         self.last_seconds = 0.0  # time spent on the last decision
@@ -90,6 +95,8 @@ class MCTSAgent(Agent):
         super().reset(game, seat, seed)
         self.rng = random.Random(seed)
         self.knowledge: FamilyKnowledge = knowledge_for(game)
+        self._lookahead = GreedyAgent()
+        self._lookahead.reset(game, seat, seed ^ 0x5EED)
         self._kept = None
 
     def close(self) -> None:
@@ -110,7 +117,13 @@ class MCTSAgent(Agent):
             root = Node()
         root.key = key
         self.last_reused = root.visits
-        self.search(root, observation, request.seat, self._budget_seconds(request.time_left_s))
+        budget = self._budget_seconds(request.time_left_s)
+        started = time.perf_counter()
+        if self.prior_visits:
+            self._add_prior(root, observation, request.seat, legal)
+        if budget is not None:
+            budget = max(0.0, budget - (time.perf_counter() - started))
+        self.search(root, observation, request.seat, budget)
         action = self.best_action(root, legal)
         self._kept = root.children.get(action) if self.keep_tree else None
         return action
@@ -140,6 +153,18 @@ class MCTSAgent(Agent):
                 break
         self.last_iterations = done
         self.last_seconds = time.perf_counter() - started
+
+    def _add_prior(self, root: Node, observation: JSON, seat: int, legal: list[int]) -> None:
+        """Seed unvisited root moves with the greedy lookahead's values, as `prior_visits` virtual visits."""
+        fresh = [action for action in legal if action not in root.children]
+        if not fresh:
+            return
+        world = self.game.determinize(observation, self.rng)
+        weight = self.prior_visits
+        for action, value in self._lookahead.action_values(world, seat, fresh).items():
+            child = root.children[action] = Node()
+            child.visits = child.available = weight
+            child.total = weight * value
 
     def best_action(self, root: Node, legal: list[int]) -> int:
         """The most visited legal move (ties: the better mean value, then the lowest id)."""
@@ -216,17 +241,23 @@ class MCTSAgent(Agent):
                 node.total += values[mover]
 
     def _rollout(self, state: State) -> list[float]:
-        """Random moves for at most `depth` steps, then the evaluation (or the result)."""
+        """Random moves for `depth` steps and on to a quiet position, then the evaluation (or the result)."""
         rng = self.rng
-        for _ in range(self.depth):
+        is_quiet = self.knowledge.is_lookahead_boundary
+        steps = 0
+        limit = self.depth + (MAX_SETTLE_STEPS if is_quiet is not None else 0)
+        while steps < limit:
             player = state.current_player()
             if player == TERMINAL:
                 return state.returns()
+            if steps >= self.depth and is_quiet is not None and is_quiet(state):
+                break
             if player == CHANCE:
                 state.apply_action(state.sample_chance(rng))
             else:
                 legal = state.legal_actions()
                 state.apply_action(legal[0] if len(legal) == 1 else rng.choice(legal))
+            steps += 1
         if state.current_player() == TERMINAL:
             return state.returns()
         return self.knowledge.values(state)

@@ -1,15 +1,16 @@
 """Game knowledge per engine family: a position evaluation and a hand-written strategy.
 
-Each engine package under `arena.games` (e.g. `arena.games.major_general`) may have a module of the
-same name here (`arena.agents.families.major_general`) defining:
+A module here (one per family, e.g. `arena.agents.families.major_general`) names the engine modules
+whose games it understands and defines:
 
+    GAME_MODULES = ("arena.games.major_general.rules",)   modules of the Game classes it knows
     evaluate(state, seat) -> float          value of a full state for `seat`, in [-1, 1]
     values(state) -> list[float]            (optional) every seat's value at once
     scripted_action(game, observation, legal_actions, rng) -> int
                                             (optional) a hand-written decision from the observation
     is_lookahead_boundary(state) -> bool    (optional) where greedy stops looking ahead
 
-A game whose engine has no module here still works with greedy and mcts: its evaluation is the
+A game whose engine no module claims still works with greedy and mcts: its evaluation is the
 neutral 0 until the game ends (so MCTS rollouts decide), and `scripted` says it has no strategy.
 New engines join by adding a module; nothing else changes.
 """
@@ -17,6 +18,7 @@ New engines join by adding a module; nothing else changes.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import random
 from dataclasses import dataclass
 from types import ModuleType
@@ -45,12 +47,8 @@ class FamilyKnowledge:
 
 
 def engine_of(game: Game) -> str:
-    """The engine package that implements `game`, e.g. 'major_general'."""
-    module = type(game).__module__
-    prefix = "arena.games."
-    if module.startswith(prefix):
-        return module[len(prefix):].split(".")[0]
-    return module.split(".")[0]
+    """The module that implements `game`, e.g. 'arena.games.major_general.rules'."""
+    return type(game).__module__
 
 
 def neutral_values(state: State) -> list[float]:
@@ -73,23 +71,31 @@ def _values_from(module: ModuleType) -> Values:
 
 
 _CACHE: dict[str, FamilyKnowledge] = {}
+_CLAIMS: dict[str, str] = {}  # engine module -> knowledge module
+
+
+def _claims() -> dict[str, str]:
+    """Which knowledge module claims which engine module (read once from the modules here)."""
+    if not _CLAIMS:
+        for info in pkgutil.iter_modules(__path__):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            for engine in getattr(module, "GAME_MODULES", ()):
+                _CLAIMS[engine] = module.__name__
+        _CLAIMS.setdefault("", "")  # read once even when nothing claims anything
+    return _CLAIMS
 
 
 def knowledge_for(game: Game) -> FamilyKnowledge:
-    """The knowledge for `game`'s engine family (neutral when no module exists)."""
+    """The knowledge for `game`'s engine (neutral when no module here claims it)."""
     engine = engine_of(game)
     known = _CACHE.get(engine)
     if known is not None:
         return known
-    try:
-        module: ModuleType | None = importlib.import_module(f"{__name__}.{engine}")
-    except ModuleNotFoundError as error:
-        if error.name != f"{__name__}.{engine}":
-            raise
-        module = None
-    if module is None:
+    module_name = _claims().get(engine)
+    if not module_name:
         known = FamilyKnowledge(engine, neutral_values, None, None, False)
     else:
+        module = importlib.import_module(module_name)
         known = FamilyKnowledge(
             engine,
             _values_from(module),
@@ -111,7 +117,7 @@ def scripted_policy(game: Game) -> ScriptedPolicy:
     policy = knowledge_for(game).scripted_action
     if policy is None:
         raise NoStrategyError(
-            f"no scripted strategy for {game.name} (engine {engine_of(game)!r}); "
-            "add scripted_action() to arena/agents/families/" + engine_of(game) + ".py"
+            f"no scripted strategy for {game.name} (engine {engine_of(game)}): a module in "
+            "arena/agents/families/ must claim it in GAME_MODULES and define scripted_action()"
         )
     return policy

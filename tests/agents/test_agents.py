@@ -1,0 +1,175 @@
+"""The built-in agents over every registered game: they finish games, are reproducible, and are better than random."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.agents import AGENTS, UnknownAgentError, make_agent
+from arena.agents.base import DecisionRequest
+from arena.agents.families import NoStrategyError, knowledge_for
+from arena.agents.greedy import GreedyAgent
+from arena.agents.mcts import MCTSAgent, Node
+from arena.games.base import CHANCE
+from arena.games.registry import game_modes, load_game
+from arena.referee.local import play_match
+from arena.referee.record import Termination
+
+MODES = [mode.name for mode in game_modes()]
+FAULTS = {t.value for t in Termination}
+
+
+def decisions(record) -> list[tuple[int, int]]:
+    return [(step.seat, step.action) for step in record.steps]
+
+
+@pytest.mark.parametrize("name", MODES)
+def test_every_built_in_agent_finishes_a_game_of_every_mode(name: str) -> None:
+    game = load_game(name)
+    scripted = "scripted" if knowledge_for(game).scripted_action is not None else "random"
+    for specs, seed in (([scripted, "greedy"], 1), (["mcts:iterations=8", "random"], 2)):
+        record = play_match(game, [make_agent(spec) for spec in specs], seed)
+        assert record.result is not None and record.result.reason not in FAULTS, (specs, record.result)
+
+
+@pytest.mark.parametrize("spec", ["scripted", "greedy", "mcts:iterations=30"])
+def test_same_seed_same_game(spec: str) -> None:
+    game = load_game("major-general")
+    first = play_match(game, [make_agent(spec), make_agent("random")], 11)
+    second = play_match(game, [make_agent(spec), make_agent("random")], 11)
+    other = play_match(game, [make_agent(spec), make_agent("random")], 12)
+    assert decisions(first) == decisions(second)
+    assert decisions(first) != decisions(other)
+
+
+@pytest.mark.parametrize("spec", ["scripted", "greedy", "mcts:iterations=40"])
+def test_built_in_agents_beat_random(spec: str) -> None:
+    # Seeded, so not flaky: these exact games are won (the bench measures rates over hundreds).
+    for name in ("major-general", "general-orders-wwii/alpine"):
+        game = load_game(name)
+        for seat in (0, 1):
+            agents = [make_agent("random"), make_agent("random")]
+            agents[seat] = make_agent(spec)
+            record = play_match(game, agents, 100 + seat)
+            assert record.result is not None and record.result.ranking[seat] == 0, (name, seat, record.result)
+
+
+def test_agents_are_registered_and_specs_are_checked() -> None:
+    for name in ("random", "scripted", "greedy", "mcts", "openspiel-ismcts", "openspiel-mcts"):
+        assert name in AGENTS
+    assert make_agent("mcts:iterations=50:uct_c=0.5").iterations == 50
+    for bad in ("mcts:iterations=0", "mcts:seconds=-1", "greedy:samples=0", "mcts:speed=9"):
+        with pytest.raises(UnknownAgentError, match="bad parameters"):
+            make_agent(bad)
+
+
+def test_scripted_refuses_a_game_without_a_strategy_before_the_match() -> None:
+    from tests.agents.test_families import BareGame
+
+    with pytest.raises(NoStrategyError):
+        make_agent("scripted").reset(BareGame(), 0, 1)
+
+
+def first_decision(name: str, seed: int = 3, skip: int = 6):
+    """A state at a real decision (two options or more) after `skip` random decisions."""
+    import random
+
+    game = load_game(name)
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    seen = 0
+    while True:
+        if state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+            continue
+        legal = state.legal_actions()
+        if len(legal) > 1 and seen >= skip:
+            return game, state
+        state.apply_action(rng.choice(legal))
+        seen += 1
+
+
+def request_for(state) -> DecisionRequest:
+    seat = state.current_player()
+    return DecisionRequest(seat, state.legal_actions(), state.observation(seat))
+
+
+def test_mcts_runs_its_iteration_budget_and_answers_a_legal_action() -> None:
+    game, state = first_decision("general-orders-wwii/island")
+    agent = MCTSAgent(iterations=25)
+    agent.reset(game, state.current_player(), 5)
+    action = agent.act(request_for(state))
+    assert action in state.legal_actions()
+    assert agent.last_iterations == 25
+
+
+def test_mcts_time_budget_and_the_clock() -> None:
+    game, state = first_decision("major-general")
+    agent = MCTSAgent(seconds=0.01)
+    agent.reset(game, state.current_player(), 5)
+    assert agent.act(request_for(state)) in state.legal_actions()
+    assert agent.last_iterations >= 1
+    # With a referee clock it spends at most time_fraction of what is left.
+    assert agent._budget_seconds(None) == 0.01
+    assert agent._budget_seconds(0.1) == pytest.approx(0.005)
+    assert MCTSAgent(iterations=10)._budget_seconds(None) is None
+    assert MCTSAgent(iterations=10)._budget_seconds(2.0) == pytest.approx(0.1)
+
+
+def test_mcts_samples_hidden_cards_from_the_observation_only() -> None:
+    game, state = first_decision("major-general")
+    seat = state.current_player()
+    observation = state.observation(seat)
+    calls = []
+    real = game.determinize
+
+    def spy(obs, rng):
+        calls.append(obs)
+        return real(obs, rng)
+
+    game.determinize = spy  # type: ignore[method-assign]
+    try:
+        agent = MCTSAgent(iterations=40, worlds=0, prior_visits=0)
+        agent.reset(game, seat, 9)
+        agent.act(DecisionRequest(seat, state.legal_actions(), observation))
+    finally:
+        del game.determinize
+    assert len(calls) == 40 and all(obs is observation for obs in calls)
+
+
+def test_mcts_keeps_its_tree_between_decisions() -> None:
+    game = load_game("major-general")
+    agent = MCTSAgent(iterations=100)
+    reused = []
+    act = agent.act
+
+    def recording_act(request: DecisionRequest) -> int:
+        action = act(request)
+        reused.append(agent.last_reused)
+        return action
+
+    agent.act = recording_act  # type: ignore[method-assign]
+    play_match(game, [agent, make_agent("random")], 4)
+    assert any(visits > 0 for visits in reused)
+    assert MCTSAgent(iterations=100, keep_tree=False)._kept is None
+
+
+def test_mcts_plays_the_most_visited_move() -> None:
+    agent = MCTSAgent(iterations=1)
+    root = Node()
+    for action, visits, total in ((3, 5, 4.0), (7, 9, -1.0), (8, 9, 2.0)):
+        child = root.children[action] = Node()
+        child.visits, child.total = visits, total
+    assert agent.best_action(root, [3, 7, 8]) == 8  # most visits; the tie goes to the better mean
+    assert agent.best_action(root, [3, 5]) == 3  # only legal moves count
+
+
+def test_greedy_values_every_legal_action_and_picks_the_best() -> None:
+    game, state = first_decision("general-orders-wwii/alpine")
+    seat = state.current_player()
+    agent = GreedyAgent()
+    agent.reset(game, seat, 1)
+    values = agent.action_values(state, seat, state.legal_actions())
+    assert set(values) == set(state.legal_actions())
+    assert all(-1.0 <= value <= 1.0 for value in values.values())
+    chosen = agent.act(request_for(state))
+    assert values[chosen] == pytest.approx(max(values.values()))

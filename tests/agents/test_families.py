@@ -1,0 +1,211 @@
+"""Per-family knowledge: evaluations over every registered game, and the scripted rules of thumb."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.agents.families import (
+    NoStrategyError,
+    engine_of,
+    evaluate,
+    knowledge_for,
+    neutral_values,
+    scripted_policy,
+)
+from arena.agents.families import general_orders as go_knowledge
+from arena.agents.families import major_general as mg_knowledge
+from arena.games.base import CHANCE, TERMINAL, Game, GameInfo, State
+from arena.games.general_orders.positions import build_position, deploy, play
+from arena.games.general_orders.rules import DECLINE, GeneralOrdersGame
+from arena.games.major_general.rules import MOVE_BASE, TARGET_YELLOW
+from arena.games.registry import game_modes, load_game
+from tests.games.major_general.position import RED, YELLOW, card_with, play_action, position
+
+MODES = [mode.name for mode in game_modes()]
+
+
+def random_positions(game: Game, seed: int, every: int = 5) -> list[State]:
+    """Every `every`-th state of a seeded random game, the final one included."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    seen = []
+    steps = 0
+    while not state.is_terminal():
+        if steps % every == 0:
+            seen.append(state.clone())
+        if state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        steps += 1
+    return seen + [state]
+
+
+@pytest.mark.parametrize("name", MODES)
+def test_every_registered_game_has_an_evaluation_in_range(name: str) -> None:
+    game = load_game(name)
+    knowledge = knowledge_for(game)
+    for state in random_positions(game, seed=len(name)):
+        values = knowledge.values(state)
+        assert len(values) == game.num_seats
+        assert all(-1.0 <= value <= 1.0 for value in values)
+        assert abs(sum(values)) < 1e-9  # two-seat zero-sum
+        if state.current_player() == TERMINAL:
+            assert values == state.returns()
+        assert evaluate(state, 0) == values[0]
+
+
+@pytest.mark.parametrize("name", ["major-general", "general-orders-wwii/alpine", "general-orders-wwii/island"])
+def test_the_families_with_knowledge_have_an_evaluation_and_a_script(name: str) -> None:
+    knowledge = knowledge_for(load_game(name))
+    assert knowledge.has_evaluation and knowledge.scripted_action is not None
+    assert knowledge.is_lookahead_boundary is not None
+
+
+class BareGame(Game):
+    """A game from an engine Arena's agents know nothing about."""
+
+    @property
+    def info(self) -> GameInfo:
+        return GameInfo("bare", "Bare", 2, 1, 0, 1, False, False, ("A", "B"))
+
+    def new_initial_state(self) -> State:
+        raise NotImplementedError
+
+    def action_label(self, action: int) -> str:
+        return "a"
+
+    def chance_label(self, outcome: int) -> str:
+        return "c"
+
+    def state_from_json(self, data: dict) -> State:
+        raise NotImplementedError
+
+    def determinize(self, observation: dict, rng: random.Random) -> State:
+        raise NotImplementedError
+
+
+def test_an_unknown_engine_gets_the_neutral_evaluation_and_no_script() -> None:
+    game = BareGame()
+    knowledge = knowledge_for(game)
+    assert knowledge.values is neutral_values and not knowledge.has_evaluation
+    with pytest.raises(NoStrategyError, match="no scripted strategy for bare"):
+        scripted_policy(game)
+
+
+def test_engines_are_named_by_the_module_of_their_game_class() -> None:
+    assert engine_of(load_game("major-general")) == "arena.games.major_general.rules"
+    assert engine_of(load_game("general-orders-wwii/island")) == "arena.games.general_orders.rules"
+
+
+# --- Major General ---------------------------------------------------------------------------------
+
+
+def test_major_general_evaluation_prefers_holding_more_and_further() -> None:
+    even = position(yellow=(3, 3, 2, 0, 0), red=(0, 0, 2, 3, 3))
+    ahead = position(yellow=(3, 3, 3, 0, 0), red=(0, 0, 1, 3, 3))  # Yellow now holds the middle
+    deep = position(yellow=(2, 2, 2, 2, 0), red=(0, 0, 1, 1, 3))  # ...and space 4 as well
+    assert mg_knowledge.evaluate(even, YELLOW) == pytest.approx(0.0, abs=1e-9)
+    assert 0 < mg_knowledge.evaluate(ahead, YELLOW) < mg_knowledge.evaluate(deep, YELLOW)
+    assert mg_knowledge.evaluate(deep, RED) == -mg_knowledge.evaluate(deep, YELLOW)
+
+
+def test_major_general_evaluation_counts_scenario_cubes_and_objectives() -> None:
+    plain = position(scenario="hold-the-centre")
+    cubes = position(scenario="hold-the-centre", cubes=(2, 0))
+    centre = position(yellow=(3, 3, 3, 0, 0), red=(0, 0, 2, 3, 3), scenario="hold-the-centre")
+    centre_no_scenario = position(yellow=(3, 3, 3, 0, 0), red=(0, 0, 2, 3, 3))
+    assert mg_knowledge.evaluate(cubes, YELLOW) > mg_knowledge.evaluate(plain, YELLOW)
+    assert mg_knowledge.evaluate(centre, YELLOW) > mg_knowledge.evaluate(centre_no_scenario, YELLOW)
+
+
+def test_major_general_script_sabotages_and_charges_the_enemy() -> None:
+    game = load_game("major-general/no-scenario")
+    rng = random.Random(0)
+    for command in ("sabotage", "charge"):
+        state = position(yellow=(3, 3, 2, 0, 0), red=(0, 0, 2, 3, 3), top=(None, None, (command, YELLOW), None, None)
+                         if command == "sabotage" else (None, (command, YELLOW), None, None, None),
+                         hands=((card_with("deploy", "push"), 1, 2), (3, 4, 5)))
+        state.apply_action(play_action(card_with("deploy", "push"), 4, "deploy"))  # far from the command
+        assert state.current_player() == YELLOW and state.legal_actions() == [TARGET_YELLOW, TARGET_YELLOW + 1]
+        choice = mg_knowledge.scripted_action(game, state.observation(YELLOW), state.legal_actions(), rng)
+        assert choice == TARGET_YELLOW + RED, command
+
+
+def test_major_general_script_moves_forward_only_what_the_space_can_spare() -> None:
+    game = load_game("major-general/no-scenario")
+    state = position(yellow=(0, 5, 0, 0, 0), red=(0, 1, 0, 3, 6), top=(None, ("move", YELLOW), None, None, None),
+                     hands=((card_with("deploy", "push"), 1, 2), (3, 4, 5)))
+    state.apply_action(play_action(card_with("deploy", "push"), 4, "deploy"))
+    legal = state.legal_actions()
+    assert legal == list(range(MOVE_BASE, MOVE_BASE + 5))
+    choice = mg_knowledge.scripted_action(game, state.observation(YELLOW), legal, random.Random(0))
+    moved = choice - MOVE_BASE + 1
+    assert 1 <= moved <= 3  # at least two stay to hold space 2 against Red's one unit
+
+
+def test_major_general_script_places_its_command_where_it_helps() -> None:
+    # Yellow can put Sabotage or Charge next to Red's lone unit in the middle and take the space.
+    game = load_game("major-general/no-scenario")
+    state = position(yellow=(3, 3, 2, 0, 0), red=(0, 0, 3, 3, 3), hands=((card_with("charge", "move"), 1, 2), (3, 4, 5)))
+    scores = {a: mg_knowledge.placement_score(state.observation(YELLOW), a) for a in state.legal_actions()}
+    best = max(scores, key=scores.__getitem__)
+    weakest = min(scores, key=scores.__getitem__)
+    assert scores[best] > scores[weakest]
+    after = state.clone()
+    after.apply_action(best)
+    while after.current_player() == YELLOW and not after.is_terminal() and after.phase != 3:  # resolve its choices
+        after.apply_action(mg_knowledge.scripted_action(game, after.observation(YELLOW), after.legal_actions(),
+                                                        random.Random(0)))
+    assert mg_knowledge.evaluate(after, YELLOW) > mg_knowledge.evaluate(state, YELLOW)
+
+
+# --- General Orders --------------------------------------------------------------------------------
+
+ALPINE = GeneralOrdersGame("alpine")
+SUPPLY_LINE = {"B-W2": (1, 0), "M-W": (1, 0), "Y-W2": (1, 0)}  # Blue supplied up to Yellow's side
+HOME = {"B-HQ": (3, 0), "B-W1": (2, 0), "B-C1": (2, 0), "B-E1": (2, 0),
+        "Y-HQ": (0, 3), "Y-W1": (0, 2), "Y-C1": (0, 2), "Y-E1": (0, 2)}
+
+
+def test_general_orders_evaluation_rewards_supplied_vp_and_fears_for_the_hq() -> None:
+    base = build_position(ALPINE, troops=HOME)
+    more = build_position(ALPINE, troops={**HOME, "B-C2": (2, 0)})  # Blue holds and supplies 2 more VP
+    cut_off = build_position(ALPINE, troops={**HOME, "M-W": (2, 0)})  # held but not connected to the HQ
+    threatened = build_position(ALPINE, troops={**HOME, "B-W1": (0, 5), "B-C1": (0, 5), "Y-W1": (0, 0),
+                                                "Y-C1": (0, 0), "Y-E1": (0, 0)})
+    assert go_knowledge.evaluate(base, 0) == pytest.approx(go_knowledge.evaluate(base, 1) * -1)
+    assert go_knowledge.evaluate(more, 0) > go_knowledge.evaluate(base, 0)
+    assert go_knowledge.evaluate(more, 0) > go_knowledge.evaluate(cut_off, 0)
+    assert go_knowledge.seat_strength(threatened, 0) < go_knowledge.seat_strength(base, 0) - 5
+
+
+def test_general_orders_script_reinforces_an_hq_in_danger() -> None:
+    state = build_position(ALPINE, troops={**HOME, "B-HQ": (1, 0), "B-W1": (0, 4), "B-C1": (0, 4),
+                                           "Y-W1": (0, 0), "Y-C1": (0, 0), "Y-HQ": (0, 1)})
+    legal = state.legal_actions()
+    reinforce = deploy(ALPINE, "reinforce", value=5)
+    assert reinforce in legal
+    choice = go_knowledge.scripted_action(ALPINE, state.observation(0), legal, random.Random(0))
+    assert choice == reinforce
+
+
+def test_general_orders_script_attacks_with_the_odds_and_goes_for_the_hq() -> None:
+    # Yellow's HQ holds one troop; Blue, supplied up to it, has 4 + 4 next to it: Blue advances on it.
+    state = build_position(ALPINE, troops={**HOME, **SUPPLY_LINE, "Y-W1": (4, 0), "Y-C1": (4, 0), "Y-HQ": (0, 1)})
+    legal = state.legal_actions()
+    choice = go_knowledge.scripted_action(ALPINE, state.observation(0), legal, random.Random(0))
+    assert choice == deploy(ALPINE, "advance", "Y-HQ")
+
+
+def test_general_orders_script_plays_ambush_to_defend_its_hq() -> None:
+    state = build_position(ALPINE, troops={**HOME, **SUPPLY_LINE, "Y-W1": (4, 0), "Y-C1": (0, 0), "Y-HQ": (0, 2)},
+                           hands=({}, {"ambush": 1}))
+    state.apply_action(deploy(ALPINE, "advance", "Y-HQ"))
+    while state.current_player() == 0:  # Blue moves in everything it can
+        state.apply_action(max(state.legal_actions()))
+    assert state.current_player() == 1 and DECLINE in state.legal_actions()
+    choice = go_knowledge.scripted_action(ALPINE, state.observation(1), state.legal_actions(), random.Random(0))
+    assert choice == play(ALPINE, "ambush")
