@@ -11,7 +11,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,openspiel]'
 	touch $(STAMP)
 
 # A round-robin of every built-in bot (demo-sized search budgets) on every registered game mode,
