@@ -111,3 +111,15 @@ def test_rerate_reproduces_the_incremental_ratings(store: Store) -> None:
         assert recomputed[bot][2:] == row[2:]
         assert [(h["match_id"], round(h["mu"], 9)) for h in store.rating_history(bot)] == \
             [(h["match_id"], round(h["mu"], 9)) for h in history[bot]]
+
+
+def test_free_for_all_results_are_rated_by_rank(store: Store) -> None:
+    bots = [store.bot_id(BotIdentity(name, "1", "1")) for name in ("first", "second", "third")]
+    tournament = store.create_tournament(name=None, game="ffa", pool="ffa", options={}, format="round-robin",
+                                         seed=1, rounds=1, settings={}, bot_ids=bots)
+    match = replace(_one_match(store, tournament, (bots[0], bots[1]), (0, 0, 0)), pool="ffa",
+                    bot_ids=(bots[2], bots[0], bots[1]), ranking=(2, 0, 1), scores=(1.0, 5.0, 3.0))
+    store.save_matches([match], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    rows = {r.name: r for r in store.ratings("ffa")}
+    assert rows["first"].mu > rows["second"].mu > rows["third"].mu
+    assert (rows["first"].wins, rows["second"].losses, rows["third"].losses) == (1, 1, 1)

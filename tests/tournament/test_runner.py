@@ -136,3 +136,33 @@ def test_formats_refuse_what_they_cannot_run(store: Store) -> None:
         _tournament(store, bots="a=random", format="round-robin")
     with pytest.raises(FormatError):
         _tournament(store, bots="a=random,b=random", format="nonsense")
+
+
+class SleepyAgent(Agent):
+    """Takes a long time over every decision."""
+
+    name = "sleepy"
+
+    def act(self, request: DecisionRequest) -> int:
+        import time
+
+        time.sleep(0.5)
+        return request.legal_actions[0]
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="the test agent reaches the workers by forking")
+def test_a_hard_deadline_abandons_running_matches(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setitem(AGENTS, "sleepy", SleepyAgent)
+    tournament = _tournament(store, bots="sleepy,random", rounds=1)
+    with LocalPoolExecutor(2) as executor:
+        started = time.monotonic()
+        summary = TournamentRunner(store, tournament, executor, deadline=started + 0.2,
+                                   hard_deadline=started + 0.6).run()
+        assert time.monotonic() - started < 5
+        assert not summary.finished and summary.stopped_by == "deadline" and summary.stored == 0
+        assert store.finished_keys(tournament) == set()
+        monkeypatch.setitem(AGENTS, "sleepy", CrashingAgent)  # the executor starts fresh workers after abandoning
+        assert TournamentRunner(store, tournament, executor).run().stored == 2
