@@ -10,7 +10,9 @@
 2. Rating `--results` stored two-seat results from scratch (`arena rerate`): seconds (target: <= 30 s
    for 100,000), reading them, recomputing TrueSkill and writing the history and ratings.
 With --json: one JSON object with matches_per_s_c1, matches_per_s_c2, scaling, rerate_100k_s (the
-rerating time scaled to 100,000 results) and the raw figures.
+rerating time scaled to 100,000 results) and the raw figures, including the CPU time per match of
+the main process and of the workers and the scaling those allow on two idle cores
+(2 x workers / (workers + main)), a figure other load on the machine does not spoil.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import gzip
 import json
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -37,6 +40,9 @@ from arena.tournament import LocalPoolExecutor, TournamentRunner, create_tournam
 GAME = "major-general"
 
 
+CPU_MS: dict[int, tuple[float, float]] = {}  # concurrency -> (main process, workers) CPU ms per match
+
+
 def tournament_rate(folder: Path, matches: int, concurrency: int) -> float:
     """Matches per second of a fresh tournament of `matches` random-agent matches."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -45,9 +51,13 @@ def tournament_rate(folder: Path, matches: int, concurrency: int) -> float:
     tournament = create_tournament(store, game=game, bots=parse_bots("r1=random,r2=random"), format="round-robin",
                                    rounds=max(1, matches // 2), seed=2024)
     started = time.perf_counter()
+    main_cpu, children = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
     with LocalPoolExecutor(concurrency) as executor:
         summary = TournamentRunner(store, tournament, executor).run()
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, joined when the pool closed
+    workers = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
+    CPU_MS[concurrency] = (1000 * (time.process_time() - main_cpu) / summary.played, 1000 * workers / summary.played)
     assert summary.finished and summary.stored == 2 * max(1, matches // 2), summary
     store.close()
     return summary.played / elapsed
@@ -122,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         "matches": args.matches, "matches_per_s_c1": round(c1, 1), "matches_per_s_c2": round(c2, 1),
         "scaling": round(scaling, 3), "scaling_target": 1.7, "results": args.results,
         "rerate_s": round(rerate_s, 3), "rerate_100k_s": round(rerate_100k, 3), "rerate_target_s": 30.0,
+        "cpu_ms_per_match_main": round(CPU_MS[2][0], 3), "cpu_ms_per_match_workers": round(CPU_MS[2][1], 3),
+        "scaling_cpu_bound": round(2 * CPU_MS[2][1] / (CPU_MS[2][1] + CPU_MS[2][0]), 3),
         "runs_c1": [round(r, 1) for r in rates[1]], "runs_c2": [round(r, 1) for r in rates[2]],
         "load_avg_1m_before": round(load_before, 2), "cores": os.cpu_count(), "command": "python " + " ".join(["bench/tournament.py", *sys.argv[1:]]),
     }
@@ -133,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  concurrency 1: {c1:8.1f} matches/s  (best of {figures['runs_c1']})")
     print(f"  concurrency 2: {c2:8.1f} matches/s  (best of {figures['runs_c2']})")
     print(f"  scaling c2/c1: {scaling:8.3f}  (target >= 1.7 on 2 cores)")
+    print(f"  CPU per match: {figures['cpu_ms_per_match_main']:.3f} ms storing (main process), "
+          f"{figures['cpu_ms_per_match_workers']:.3f} ms playing (workers): on 2 idle cores the scaling can reach "
+          f"{figures['scaling_cpu_bound']:.3f}")
     print(f"rerating {args.results} stored results from scratch: {rerate_s:.2f} s "
           f"(= {rerate_100k:.2f} s per 100,000; target <= 30 s)")
     return 0

@@ -318,7 +318,7 @@ class Store:
             record_ids = self._insert_many(conn, Record, record_rows)
             match_ids = self._insert_many(conn, Match, [_match_row(m, record_id)
                                                         for m, record_id in zip(matches, record_ids)])
-            conn.execute(insert(MatchSeat), [
+            _bulk_insert(conn, SEATS, [
                 {"match_id": match_id, "seat": seat, "bot_id": bot, "rank": m.ranking[seat],
                  "score": m.scores[seat] if seat < len(m.scores) else None}
                 for m, match_id in zip(matches, match_ids) for seat, bot in enumerate(m.bot_ids)])
@@ -338,7 +338,7 @@ class Store:
         if conn.dialect.name == "sqlite":
             start = int(conn.execute(select(func.coalesce(func.max(table.id), 0))).scalar_one()) + 1
             ids = list(range(start, start + len(rows)))
-            conn.execute(insert(table), [{"id": new_id, **row} for new_id, row in zip(ids, rows)])
+            _bulk_insert(conn, table.__table__, [{"id": new_id, **row} for new_id, row in zip(ids, rows)])
             return ids
         return list(conn.execute(insert(table).returning(table.id, sort_by_parameter_order=True), rows).scalars())
 
@@ -373,7 +373,7 @@ class Store:
                         delta.losses += 1
                     delta.last_match_id = match_id
                     delta.last_played = m.finished_at
-            conn.execute(insert(RatingEvent), history)
+            _bulk_insert(conn, HISTORY, history)
             new_rows = [{"pool": pool, "bot_id": bot, "mu": current[bot][0], "sigma": current[bot][1],
                          "games": d.games, "wins": d.wins, "draws": d.draws, "losses": d.losses,
                          "last_match_id": d.last_match_id, "last_played": d.last_played}
@@ -488,6 +488,35 @@ class Store:
                 conn.execute(insert(RatingEvent), history[start:start + 50_000])
             if ratings:
                 conn.execute(insert(Rating), ratings)
+
+
+_PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+
+
+def _bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
+    """executemany straight to the driver, values converted by the columns' own SQLAlchemy types.
+
+    Same rows as `conn.execute(insert(table), rows)`, without SQLAlchemy's per-row parameter
+    handling, which costs more than the database on the hot path of storing results.
+    """
+    if not rows:
+        return
+    dialect = conn.dialect
+    placeholder = _PLACEHOLDERS.get(dialect.paramstyle)
+    if placeholder is None:  # a driver with another style: the ordinary path
+        conn.execute(insert(table), rows)
+        return
+    names = list(rows[0])
+    processors = [table.c[name].type._cached_bind_processor(dialect) for name in names]
+    quote = dialect.identifier_preparer
+    sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(name) for name in names)}) "
+           f"VALUES ({', '.join([placeholder] * len(names))})")
+    if not any(processors):
+        conn.exec_driver_sql(sql, [tuple(row[name] for name in names) for row in rows])
+        return
+    conn.exec_driver_sql(sql, [tuple(value if process is None else process(value)
+                                     for value, process in zip((row[name] for name in names), processors))
+                               for row in rows])
 
 
 def _match_row(m: NewMatch, record_id: int) -> dict[str, Any]:
