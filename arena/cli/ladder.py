@@ -10,7 +10,8 @@ import typer
 
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import print_leaderboard, pool_json
-from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, open_store, parse_duration
+from arena.cli.runs import (DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, executor_for, open_store,
+                            parse_duration)
 from arena.cli.tournament import grace, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.tournament.bots import builtin_bots
@@ -60,8 +61,7 @@ def run(
     budget = parse_duration(duration) if duration else None
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
-    executor = LocalPoolExecutor(concurrency)
-    executor.start()
+    executor = executor_for(store, ladder_id, concurrency)
     stop = StopRequest()
     try:
         with stop.installed(), RunDisplay(f"ladder {pool}", quiet=json_output, seconds=budget) as display:
@@ -73,7 +73,8 @@ def run(
     except ExecutorError as error:
         fail(f"ladder: {error}; what was played is stored")
     except KeyboardInterrupt:
-        executor.abandon()
+        if isinstance(executor, LocalPoolExecutor):
+            executor.abandon()
         fail("aborted; the ladder's stored matches are kept", code=130)
     finally:
         executor.close()

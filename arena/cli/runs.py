@@ -20,7 +20,9 @@ from sqlalchemy.exc import OperationalError
 
 from arena.cli.common import console, err_console, fail, results_dir
 from arena.store import Store, StoreError, resolve_url
-from arena.tournament.runner import RunProgress
+from arena.tournament.executor import Executor, LocalPoolExecutor
+from arena.tournament.referee_executor import RefereeExecutor
+from arena.tournament.runner import RunProgress, entrant_kinds
 
 DB_OPTION = typer.Option(None, "--db", help="Database URL (default: $ARENA_DB or sqlite:///results/arena.db), "
                                             "e.g. postgresql+psycopg://postgres@127.0.0.1/arena.")
@@ -55,6 +57,16 @@ def open_store(db: Optional[str]) -> Store:
         fail(str(error), code=2)
     except OperationalError as error:
         fail(f"cannot open database {_safe(url)}: {str(error.orig).strip().splitlines()[0]}")
+
+
+def executor_for(store: Store, tournament_id: int, concurrency: int | None) -> Executor:
+    """Bot programs play through an embedded referee; built-in agents in a local process pool (started
+    now, before any progress display thread exists, so forking is safe)."""
+    if "program" in entrant_kinds(store, tournament_id):
+        return RefereeExecutor(concurrency)
+    pool = LocalPoolExecutor(concurrency)
+    pool.start()
+    return pool
 
 
 def _safe(url: str) -> str:

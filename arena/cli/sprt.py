@@ -9,11 +9,11 @@ from typing import Any, Optional
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, open_store
+from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, executor_for, open_store
 from arena.cli.tournament import resolve_bots
 from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
-from arena.tournament.executor import ExecutorError, LocalPoolExecutor
+from arena.tournament.executor import ExecutorError
 from arena.tournament.runner import RunProgress, TournamentRunner, create_tournament, points_by_seat
 
 
@@ -82,8 +82,7 @@ def sprt(
 
     seen: set[str] = set()
     stop = StopRequest()
-    executor = LocalPoolExecutor(concurrency)
-    executor.start()
+    executor = executor_for(store, tournament_id, concurrency)
     try:
         with stop.installed(), RunDisplay(f"sprt {bots[0].name} vs {bots[1].name}", quiet=json_output) as display:
             if not decided():

@@ -20,7 +20,8 @@ from arena.store import Store
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
 from arena.tournament.executor import Executor, ExecutorError, LocalPoolExecutor
 from arena.tournament.formats import FORMAT_NAMES, FormatError, default_rounds
-from arena.tournament.runner import RunSummary, TournamentRunner, create_tournament
+from arena.tournament.referee_executor import RefereeExecutor
+from arena.tournament.runner import RunSummary, TournamentRunner, create_tournament, entrant_kinds
 from arena.tournament.standings import tournament_table
 
 app = typer.Typer(help="Round-robin, gauntlet, Swiss and knockout tournaments.", no_args_is_help=True)
@@ -68,7 +69,8 @@ def play_tournament(store: Store, tournament_id: int, executor: Executor, *, qui
 def run(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode (see `arena games`), or 'all'."),
     bots: str = typer.Option(..., "--bots", help="Comma-separated bots: agent specs (random, mcts:iterations=200), "
-                                                  "name=spec, or 'builtin' for every built-in agent."),
+                                                  "name=spec, 'builtin' for every built-in agent, or bot program "
+                                                  "folders (bots/greedy), played through the referee."),
     format: str = typer.Option("round-robin", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES[:-1])}."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Cycles (round-robin, gauntlet), Swiss rounds, "
                                                                         "or seat-swapped pairs per knockout tie."),
@@ -98,6 +100,9 @@ def run(
     ids: list[int] = []
     for game in games:
         entrants = resolve_bots(bots, game)
+        if len({bot.kind for bot in entrants}) > 1:
+            fail("built-in agents and bot programs cannot share a tournament yet; enter the program versions "
+                 "(bots/<name>) instead", code=2)
         label = name if name is None or len(games) == 1 else f"{name}/{game.name}"
         existing = store.tournament(label) if label else None
         if existing is not None:
@@ -134,7 +139,9 @@ def _check_same(existing: dict[str, Any], game: Game, entrants: list[BotSpec], f
 
 def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: float | None,
              quiet: bool) -> list[RunSummary]:
-    executor = LocalPoolExecutor(concurrency)
+    pool = LocalPoolExecutor(concurrency)
+    referee: Executor | None = None
+    executor: Executor = pool
     summaries: list[RunSummary] = []
     stop = StopRequest()
     started = time.monotonic()
@@ -147,18 +154,24 @@ def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: floa
                     share = max(remaining, 0.0) / (len(ids) - position)
                     deadline = time.monotonic() + share
                     hard_deadline = deadline + grace(share)
-                executor.start()  # fork the workers before the progress display starts its thread
+                if "program" in entrant_kinds(store, tournament_id):  # bot programs play through the referee
+                    referee = executor = referee or RefereeExecutor(concurrency)
+                else:
+                    executor = pool
+                    pool.start()  # fork the workers before the progress display starts its thread
                 summary = play_tournament(store, tournament_id, executor, quiet=quiet, deadline=deadline, stop=stop,
                                           hard_deadline=hard_deadline)
                 summaries.append(summary)
                 if stop():
                     break
     except KeyboardInterrupt:
-        executor.abandon()
+        pool.abandon()
         fail("aborted; stored matches are kept: resume with `arena tournament resume ID` "
              "(see `arena tournament list`)", code=130)
     finally:
-        executor.close()
+        pool.close()
+        if referee is not None:
+            referee.close()
     return summaries
 
 

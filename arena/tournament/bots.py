@@ -40,7 +40,8 @@ class BotSpec:
     def identity(self) -> BotIdentity:
         """Name, version and artifact hash for the store."""
         if self.kind == "program":
-            return BotIdentity(self.name, "1", _directory_hash(Path(self.spec)), "program", self.spec)
+            return BotIdentity(self.name, _program_version(Path(self.spec)), _directory_hash(Path(self.spec)),
+                               "program", self.spec)
         agent = make_agent(self.spec)
         cls = type(agent)
         agent.close()
@@ -60,7 +61,9 @@ def parse_bot(text: str) -> BotSpec:
     name, spec = name.strip(), spec.strip()
     path = Path(spec)
     if ("/" in spec or spec.startswith(".")) and path.is_dir():
-        return BotSpec(name if sep else path.resolve().name, str(path.resolve()), "program")
+        if not (path / "bot.toml").is_file():
+            raise BotSpecError(f"{spec}: a bot program's folder needs a bot.toml")
+        return BotSpec(name if sep else spec.rstrip("/"), str(path.resolve()), "program")
     try:
         make_agent(spec).close()
     except UnknownAgentError as error:
@@ -122,6 +125,15 @@ def builtin_bots(game: Game | None = None) -> list[BotSpec]:
     if len(bots) == 1:  # a field needs two: let the lone agent meet a copy of itself
         bots.append(BotSpec(f"{bots[0].name}-2", bots[0].spec))
     return bots
+
+
+def _program_version(directory: Path) -> str:
+    try:
+        from arena.rpc.manifest import load_manifest
+
+        return str(load_manifest(directory).version)
+    except Exception:  # noqa: BLE001 - an unreadable manifest fails later, when the referee loads it
+        return "1"
 
 
 def _directory_hash(directory: Path) -> str:

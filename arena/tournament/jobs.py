@@ -13,7 +13,7 @@ from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
 from arena.referee.local import agent_seed, forfeit_ranking, new_record, play_match
-from arena.referee.record import MatchResult, PlayerInfo, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
 
 
 @dataclass(frozen=True)
@@ -110,9 +110,13 @@ def play_job(job: MatchJob) -> MatchOutcome:
     finally:
         for agent in agents:
             agent.close()
-    wall_ms = (time.perf_counter() - started) * 1000.0
+    return outcome_from_record(job, record, started_at, (time.perf_counter() - started) * 1000.0)
+
+
+def outcome_from_record(job: MatchJob, record: MatchRecord, started_at: datetime, wall_ms: float) -> MatchOutcome:
+    """A finished match's outcome: its result, per-seat timing sums and the compressed record."""
     record.players = [PlayerInfo(seat, bot.name, bot.version, bot.kind) for seat, bot in enumerate(job.seats)]
-    record.extra = {"tournament": job.tournament_id, "round": job.round, "pairing": job.pairing,
+    record.extra = {**record.extra, "tournament": job.tournament_id, "round": job.round, "pairing": job.pairing,
                     "rotation": job.rotation}
     result = record.result
     assert result is not None

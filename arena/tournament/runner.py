@@ -60,6 +60,12 @@ def create_tournament(store: Store, *, game: Game, bots: list[BotSpec], format: 
                                    format=format, seed=seed, rounds=rounds, settings=settings or {}, bot_ids=bot_ids)
 
 
+def entrant_kinds(store: Store, tournament_id: int) -> set[str]:
+    """The kinds of bot entered: {"agent"}, {"program"} or both."""
+    entries = set(store.entries(tournament_id))
+    return {bot["kind"] for bot in store.bots() if bot["id"] in entries}
+
+
 def points_by_seat(ranking: list[int] | tuple[int, ...]) -> list[float]:
     """Game points per seat: the share of the other seats it beat, a tie counting half (win 1, draw 1/2)."""
     n = len(ranking)
