@@ -22,7 +22,7 @@ from arena.referee.clock import ClockSettings, SeatClock
 from arena.referee.faults import FaultPolicy, SeatFault, void_result
 from arena.referee.local import agent_seed, new_record
 from arena.referee.record import MatchRecord, MatchResult, Step, Termination
-from arena.referee.seats import Ask, MatchSetup, SeatPort
+from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
 
 StepCallback = Callable[[State, Step], None]
 
@@ -108,13 +108,11 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
             ask = Ask(sequence, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s)
             deadline = seat_clock.deadline_s
             started = now()
-            try:
-                async with asyncio.timeout(deadline):
-                    answer = await port.decide(ask)
-            except TimeoutError:
+            answer = await _decide_within(port, ask, deadline)
+            if answer is None:
                 raise SeatFault(player, Termination.TIMEOUT,
                                 f"no decision {sequence} within {deadline:.3f}s ({clock.describe()}; "
-                                f"{seat_clock.bank_s:.3f}s left in the bank)") from None
+                                f"{seat_clock.bank_s:.3f}s left in the bank)")
             elapsed = now() - started
             if not seat_clock.charge(elapsed):
                 raise SeatFault(player, Termination.TIMEOUT,
@@ -140,6 +138,36 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     ending = state.outcome()
     assert ending is not None
     return MatchResult(ending.ranking, ending.reason, ending.scores)
+
+
+class _Deadline:
+    """Cancels the waiting task when a decision is overdue (a lighter asyncio.timeout)."""
+
+    __slots__ = ("task", "expired")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.expired = False
+
+    def expire(self) -> None:
+        self.expired = True
+        self.task.cancel()
+
+
+async def _decide_within(port: SeatPort, ask: Ask, deadline_s: float) -> Answer | None:
+    """The port's answer, or None if it did not come within `deadline_s` seconds."""
+    task = asyncio.current_task()
+    assert task is not None
+    deadline = _Deadline(task)
+    timer = asyncio.get_running_loop().call_later(deadline_s, deadline.expire)
+    try:
+        return await port.decide(ask)
+    except asyncio.CancelledError:
+        if deadline.expired and task.uncancel() == 0:  # our own cancellation, not a stop from outside
+            return None
+        raise
+    finally:
+        timer.cancel()
 
 
 async def _examine(port: SeatPort, fault: SeatFault) -> tuple[SeatFault, dict[str, Any]]:

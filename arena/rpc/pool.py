@@ -23,6 +23,8 @@ from arena.rpc.launcher import BotProcess
 from arena.rpc.manifest import BotManifest
 from arena.rpc.session import BotSession
 
+MAX_IDLE_REMOTE_STREAMS = 64  # streams one remote bot may keep open waiting for matches
+
 
 class AdmissionError(Exception):
     """A Hello the referee refuses; `code` is the gRPC status the stream ends with."""
@@ -131,6 +133,9 @@ class BotPool:
             return name, local
         remote = self.remotes.get(name)
         if remote is not None and token and hmac.compare_digest(remote.token.encode(), token.encode()):
+            if sum(1 for session in remote.idle if session.is_alive) >= MAX_IDLE_REMOTE_STREAMS:
+                raise AdmissionError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                     f"bot {name!r} already has {MAX_IDLE_REMOTE_STREAMS} streams waiting for a match")
             return name, None
         raise AdmissionError(grpc.StatusCode.UNAUTHENTICATED,
                              f"bad or missing token for bot {name!r} (local bots use the ARENA_TOKEN they were "

@@ -28,12 +28,12 @@ import grpc
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.games.base import Game
-from arena.games.registry import load_game
+from arena.games.registry import game_modes, load_game
 from arena.referee.record import MatchResult
 from arena.rpc.convert import PROTOCOL_VERSION, options_from_map, result_from_message
-from arena.rpc.generated.bot_pb2 import BotMessage, Decision, Hello, MatchStart
+from arena.rpc.generated.bot_pb2 import BotMessage, Hello, MatchStart
 from arena.rpc.generated.bot_pb2_grpc import BotStub
-from arena.rpc.observations import codec_for_family
+from arena.rpc.observations import codec_for_family, families_with_codecs
 
 _EOF = grpc.aio.EOF
 # Status codes meaning "the referee went away or is closing": a bot then simply exits.
@@ -65,6 +65,7 @@ async def serve_matches(agent: Agent, settings: BotSettings, on_match_end: Match
     """Play matches for the referee until it closes; returns how many were played."""
     games: dict[tuple[str, tuple[tuple[str, Any], ...]], Game] = {}
     played = 0
+    _warm_up()
     hello = BotMessage(hello=Hello(protocol_version=PROTOCOL_VERSION, name=settings.name, version=settings.version,
                                    token=settings.token, games=list(settings.games),
                                    omit_labels=settings.omit_labels))
@@ -90,6 +91,13 @@ async def serve_matches(agent: Agent, settings: BotSettings, on_match_end: Match
                 return played
             played += 1
     return played
+
+
+def _warm_up() -> None:
+    """Load the game registry and the observation codecs now, not on the clock of the first decision."""
+    game_modes()
+    for family in families_with_codecs():
+        codec_for_family(family)
 
 
 async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEndCallback | None) -> bool:
@@ -121,8 +129,12 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
             action = agent.act(DecisionRequest(request.seat, list(request.legal_actions),
                                                partial(decode, observation), request.time_left_ms / 1000.0))
             think_us = int((clock() - started) * 1e6)
-            await call.write(BotMessage(decision=Decision(sequence=request.sequence, action=action,
-                                                          think_us=min(think_us, 2**32 - 1))))
+            reply = BotMessage()
+            decision = reply.decision
+            decision.sequence = request.sequence
+            decision.action = action
+            decision.think_us = min(think_us, 2**32 - 1)
+            await call.write(reply)
         elif kind == "match_end":
             if on_match_end is not None:
                 on_match_end(start, result_from_message(message.match_end.result))

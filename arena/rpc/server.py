@@ -13,8 +13,10 @@ results/records/ and replay with `arena replay`.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -73,6 +75,7 @@ class ServerConfig:
     connect_timeout_s: float = 30.0  # a remote bot must have a stream open within this
     hello_timeout_s: float = 10.0  # a new stream must say Hello within this
     max_matches: int = 64  # matches played at once; more wait their turn
+    finished_kept: int = 1000  # finished matches the admin service can still show (records stay on disk)
     seed_salt: Optional[str] = None  # set it when bots are untrusted (see authority.bot_seed)
     admin_token: Optional[str] = None  # when set, admin calls need "authorization: Bearer <token>"
 
@@ -154,6 +157,8 @@ class RefereeServer:
         self._health: Optional[health.aio.HealthServicer] = None
         self._slots: Optional[asyncio.Semaphore] = None
         self._accepting = False
+        self._games: dict[tuple[str, str], tuple[Game, str]] = {}
+        self._finished: deque[str] = deque()
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -221,9 +226,7 @@ class RefereeServer:
         if not self._accepting:
             raise MatchRequestError("the referee is not accepting matches (not started, or shutting down)")
         try:
-            game = load_game(game_name, options)
-            family = resolve(game_name).family
-            codec_for_game(game_name)
+            game, family = self._game(game_name, options)
         except (UnknownGameError, GameOptionError, NoObservationCodec, ValueError) as error:
             raise MatchRequestError(str(error)) from None
         bots = list(bots)
@@ -250,6 +253,16 @@ class RefereeServer:
         live.task = asyncio.get_running_loop().create_task(self._run(live), name=f"match-{match_id[:8]}")
         return live
 
+    def _game(self, name: str, options: dict[str, Any] | None) -> tuple[Game, str]:
+        """The game (built once per name and options: games are immutable) and its family."""
+        key = (name, json.dumps(options or {}, sort_keys=True, default=repr))
+        cached = self._games.get(key)
+        if cached is None:
+            family = resolve(name).family
+            codec_for_game(name)  # refuses families without a typed observation
+            cached = self._games[key] = (load_game(name, options), family)
+        return cached
+
     async def run_match(self, game_name: str, bots: Sequence[str], seed: int | None = None,
                         **settings: Any) -> MatchRecord:
         """Play one match between bots (by name) and return its record."""
@@ -274,10 +287,13 @@ class RefereeServer:
         path = None
         if self.config.results_dir is not None:
             try:
-                path = save_record(self.config.results_dir, record)
+                path = await asyncio.to_thread(save_record, self.config.results_dir, record)
             except OSError as error:
                 record.extra["storage_error"] = str(error)
         live.finish(record, path)
+        self._finished.append(live.match_id)
+        while len(self._finished) > self.config.finished_kept:  # a long-running server keeps no more
+            self.matches.pop(self._finished.popleft(), None)
         return record
 
     async def _seat(self, name: str) -> SeatPort:
@@ -401,7 +417,8 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
         await self._authorize(context)
         live = self.referee.matches.get(request.match_id)
         if live is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} in memory (the server "
+                                f"keeps the last {self.referee.config.finished_kept} finished; records stay on disk)")
             raise LookupError(request.match_id)
         return _status(live, include_record=request.include_record)
 
