@@ -283,6 +283,11 @@ class BotPool:
                          "playing": remote.playing, "processes": 0})
         return rows
 
+    def local_pids(self) -> list[int]:
+        """Process ids of the running local bot processes."""
+        return [lp.process.pid for processes in self._processes.values() for lp in processes
+                if lp.process.is_running and lp.process.pid is not None]
+
     async def close(self) -> None:
         """Refuse new streams, end idle ones, and stop every local process."""
         self._closing = True

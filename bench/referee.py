@@ -1,0 +1,228 @@
+"""Referee speed: the per-decision round trip through the referee against raw gRPC, and throughput.
+
+    .venv/bin/python bench/referee.py [--json] [--decisions N] [--matches-per-lane M]
+
+1. raw: a grpc.aio server sends a 150-byte message to a client process over one bidirectional
+   stream and waits for it to come back (ping-pong): the anchor.
+2. referee: Major General matches through RefereeServer between two `bots/trivial` processes
+   (first legal action, through the bot SDK). Its round trip is what the referee records for
+   each decision as think + transport time: from building the DecisionRequest (observation
+   included) to holding the parsed Decision. The cycle, decision to decision (rules engine,
+   chance and bookkeeping included), is printed too.
+   Raw and referee are measured in alternating batches, so both see the same machine load.
+3. throughput: 8 matches at once between trivial bots, back to back: decisions per second, and
+   the CPU time per decision of the referee and all bot processes together (on a shared machine
+   the wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
+
+Targets (issue 3): referee p50 <= 1.5 x raw p50; >= 3,000 decisions/s with 8 matches on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+
+from arena.games.base import State  # noqa: E402
+from arena.referee.record import Step  # noqa: E402
+from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
+
+RAW_SERVICE, RAW_METHOD = "bench.PingPong", "Play"
+PAYLOAD = b"x" * 150  # about the size of a Major General DecisionRequest
+BATCHES = 6
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The value at `fraction` (0..1) of the sorted values."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+class RawPingPong:
+    """A raw grpc.aio server and one client process that echoes whatever it is sent."""
+
+    def __init__(self) -> None:
+        self.server = grpc.aio.server()
+        self.context: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self.done = asyncio.Event()
+        self.client: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        async def play(request_iterator, context):  # type: ignore[no-untyped-def]
+            await context.read()  # the client's hello
+            self.context.set_result(context)
+            await self.done.wait()
+
+        self.server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+            RAW_SERVICE, {RAW_METHOD: grpc.stream_stream_rpc_method_handler(play)})])
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        self.client = await asyncio.create_subprocess_exec(sys.executable, __file__, "--raw-client",
+                                                           f"127.0.0.1:{port}")
+        await self.context
+
+    async def round_trips(self, count: int) -> list[float]:
+        """`count` ping-pongs; seconds each."""
+        context = self.context.result()
+        clock = time.perf_counter
+        times = []
+        for _ in range(count):
+            started = clock()
+            await context.write(PAYLOAD)  # type: ignore[attr-defined]
+            await context.read()  # type: ignore[attr-defined]
+            times.append(clock() - started)
+        return times
+
+    async def stop(self) -> None:
+        self.done.set()  # the handler returns: the client sees the stream end and exits
+        if self.client is not None:
+            await self.client.wait()
+        await self.server.stop(None)
+
+
+async def raw_client(address: str) -> None:
+    """The raw ping-pong's client: echo every message until the stream ends."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream(f"/{RAW_SERVICE}/{RAW_METHOD}")()
+        await call.write(b"hello")
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                return
+            await call.write(message)
+
+
+async def referee_decisions(server: RefereeServer, count: int, first_seed: int) -> tuple[list[float], list[float]]:
+    """Round trips (think + transport as recorded) and decision-to-decision cycles, in seconds."""
+    round_trips: list[float] = []
+    cycles: list[float] = []
+    seed = first_seed
+    while len(round_trips) < count:
+        live = server.start_match("major-general", ["trivial", "trivial"], seed=seed)
+        keep_step = live.on_step
+        last_decision = [0.0]
+
+        def on_step(state: State, step: Step, keep_step: Callable[[State, Step], None] = keep_step,
+                    last_decision: list[float] = last_decision) -> None:
+            keep_step(state, step)
+            if not step.is_chance:
+                now = time.perf_counter()
+                if last_decision[0]:
+                    cycles.append(now - last_decision[0])
+                last_decision[0] = now
+
+        live.on_step = on_step  # type: ignore[method-assign]
+        assert live.task is not None
+        record = await live.task
+        round_trips.extend((step.timing["think_ms"] + step.timing["transport_ms"]) / 1000.0
+                           for step in record.decisions[1:])  # the first includes the match start
+        seed += 1
+    return round_trips[:count], cycles
+
+
+def process_cpu_s(pid: int) -> float:
+    """User plus system CPU seconds a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -> tuple[float, int, float]:
+    """Decisions per second with `lanes` matches at once, each lane playing matches back to back,
+    and the CPU seconds per decision of the referee and every bot process together."""
+    async def lane(first_seed: int, matches: int) -> int:
+        decisions = 0
+        for index in range(matches):
+            record = await server.run_match("major-general", ["trivial", "trivial"], seed=first_seed + index)
+            decisions += len(record.decisions)
+        return decisions
+
+    await asyncio.gather(*(lane(1000 + 100 * n, 1) for n in range(lanes)))  # launch and warm every bot
+    bots = server.pool.local_pids()
+    cpu_before = time.process_time() + sum(process_cpu_s(pid) for pid in bots)
+    started = time.perf_counter()
+    counts = await asyncio.gather(*(lane(5000 + 100 * n, matches_per_lane) for n in range(lanes)))
+    elapsed = time.perf_counter() - started
+    cpu = time.process_time() + sum(process_cpu_s(pid) for pid in bots) - cpu_before
+    return sum(counts) / elapsed, sum(counts), cpu / sum(counts)
+
+
+async def measure(decisions: int, matches_per_lane: int) -> dict:
+    raw = RawPingPong()
+    await raw.start()
+    server = RefereeServer(ServerConfig(bot_dirs=[ROOT / "bots"], results_dir=None))
+    await server.start()
+    raw_times: list[float] = []
+    referee_times: list[float] = []
+    cycle_times: list[float] = []
+    try:
+        await server.run_match("major-general", ["trivial", "trivial"], seed=999)  # launch and warm the bots
+        await raw.round_trips(200)
+        per_batch = max(1, decisions // BATCHES)
+        for batch in range(BATCHES):  # alternate, so both see the same load on a shared machine
+            raw_times += await raw.round_trips(per_batch)
+            round_trips, cycles = await referee_decisions(server, per_batch, 10_000 * (batch + 1))
+            referee_times += round_trips
+            cycle_times += cycles
+        await raw.stop()
+        rate, counted, cpu_per_decision = await throughput(server, 8, matches_per_lane)
+    finally:
+        await server.stop()
+    raw_p50, referee_p50 = percentile(raw_times, 0.5), percentile(referee_times, 0.5)
+    return {
+        "raw_p50_us": round(raw_p50 * 1e6, 1),
+        "raw_p99_us": round(percentile(raw_times, 0.99) * 1e6, 1),
+        "referee_p50_us": round(referee_p50 * 1e6, 1),
+        "referee_p99_us": round(percentile(referee_times, 0.99) * 1e6, 1),
+        "ratio_p50": round(referee_p50 / raw_p50, 3),
+        "referee_cycle_p50_us": round(percentile(cycle_times, 0.5) * 1e6, 1),
+        "referee_cycle_mean_us": round(statistics.fmean(cycle_times) * 1e6, 1),
+        "decisions_per_s_8_matches": round(rate, 1),
+        "decisions_8_matches": counted,
+        "cpu_us_per_decision_8_matches": round(cpu_per_decision * 1e6, 1),
+        "cpu_bound_decisions_per_s": round((os.cpu_count() or 1) / cpu_per_decision, 1),
+        "round_trips_measured": len(referee_times),
+        "cpus": os.cpu_count(),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--decisions", type=int, default=3000, help="round trips measured for each p50")
+    parser.add_argument("--matches-per-lane", type=int, default=12, help="matches per lane in the 8-match run")
+    parser.add_argument("--raw-client", metavar="ADDRESS", help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.raw_client:
+        asyncio.run(raw_client(arguments.raw_client))
+        return 0
+    figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane))
+    if arguments.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"$ bench/referee.py {' '.join(sys.argv[1:])}".rstrip())
+    print(f"{figures['cpus']} CPUs")
+    print(f"raw grpc.aio ping-pong      p50 {figures['raw_p50_us']:8.1f} us   p99 {figures['raw_p99_us']:8.1f} us")
+    print(f"referee decision round trip p50 {figures['referee_p50_us']:8.1f} us   p99 {figures['referee_p99_us']:8.1f} us")
+    print(f"ratio referee/raw p50       {figures['ratio_p50']:.2f}   (target <= 1.5)")
+    print(f"decision to decision        p50 {figures['referee_cycle_p50_us']:8.1f} us   (rules engine and chance "
+          "included)")
+    print(f"8 concurrent matches        {figures['decisions_per_s_8_matches']:.0f} decisions/s "
+          f"({figures['decisions_8_matches']} decisions; target >= 3000 on 2 cores)")
+    print(f"  CPU per decision           {figures['cpu_us_per_decision_8_matches']:.0f} us (referee and bots together): "
+          f"{figures['cpu_bound_decisions_per_s']:.0f} decisions/s if this machine's {figures['cpus']} cores were ours alone")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
