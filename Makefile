@@ -15,10 +15,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 # A round-robin of every built-in bot (demo-sized search budgets) on every registered game mode,
-# stored in results/arena.db; 90 s of play shared between the modes, then the leaderboards.
+# stored in results/arena.db; 60 s of play shared between the modes, then the leaderboards.
 # Run it again and the new games add to the same ratings.
 demo: $(STAMP)
-	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 90s --no-standings
+	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 60s --no-standings
 	$(BIN)/arena leaderboard
 
 test: $(STAMP)

@@ -46,7 +46,7 @@ def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
 
 def grace(seconds: float) -> float:
     """How long matches still running at a --for deadline may take to finish before they are abandoned."""
-    return max(2.0, 0.1 * seconds)
+    return max(1.0, 0.1 * seconds)
 
 
 def play_tournament(store: Store, tournament_id: int, executor: Executor, *, quiet: bool, deadline: float | None,
