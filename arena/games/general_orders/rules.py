@@ -46,7 +46,6 @@ window, whose opening depends only on public facts so that it never reveals the 
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 from typing import Any
 
 from arena.games.base import (
@@ -59,6 +58,14 @@ from arena.games.base import (
     Outcome,
     State,
     StateFormatError,
+)
+from arena.games.general_orders.common import (  # noqa: F401  (supplied_from_scratch: re-exported)
+    BIT,
+    MAX_DICE,
+    bits,
+    dice_table,
+    reach,
+    supplied_from_scratch,
 )
 from arena.games.general_orders.data import (
     ACTIONS,
@@ -113,7 +120,6 @@ INITIATIVE_BASE = 0
 TOKEN_BASE = 2
 CARD_BASE = TOKEN_BASE + len(TOKENS)  # 8
 DICE_BASE = CARD_BASE + NUM_CARD_KINDS  # 19
-MAX_DICE = 12
 NUM_CHANCE_OUTCOMES = DICE_BASE + 2 * MAX_DICE + 1  # 44
 
 # Phases.
@@ -138,41 +144,9 @@ REASON_VP = "victory_points"
 REASON_TIE = "initiative_tie_break"
 
 
-def _dice_table() -> tuple[tuple[tuple[int, float], ...], ...]:
-    """Per number of dice k: ((total, probability), ...) for faces 0,1,1,1,1,2."""
-    die = (Fraction(1, 6), Fraction(4, 6), Fraction(1, 6))
-    table: list[tuple[tuple[int, float], ...]] = [((0, 1.0),)]
-    dist = [Fraction(1)]
-    for _ in range(MAX_DICE):
-        new = [Fraction(0)] * (len(dist) + 2)
-        for total, p in enumerate(dist):
-            for face, q in enumerate(die):
-                new[total + face] += p * q
-        dist = new
-        table.append(tuple((DICE_BASE + total, float(p)) for total, p in enumerate(dist)))
-    table[0] = ((DICE_BASE, 1.0),)
-    return tuple(table)
-
-
-DICE = _dice_table()
-BIT = tuple(1 << i for i in range(64))
-
-
-# Set-bit indices of every byte value, per byte position: masks are read a byte at a time.
-_BYTE_BITS = tuple(tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(8))
-
-
-def _bits(mask: int) -> list[int]:
-    """Indices of the set bits of `mask` (below 2**64), ascending."""
-    out: list[int] = []
-    k = 0
-    while mask:
-        byte = mask & 255
-        if byte:
-            out += _BYTE_BITS[k][byte]
-        mask >>= 8
-        k += 1
-    return out
+DICE = dice_table(DICE_BASE)
+_bits = bits
+_reach = reach
 
 
 class GeneralOrdersGame(Game):
@@ -390,35 +364,6 @@ class GeneralOrdersGame(Game):
                 cache.clear()
             cache[control] = supplied
         return supplied
-
-
-def _reach(adj: tuple[int, ...], start: int, control: int) -> int:
-    """Nodes of `control` connected to `start` through `control` (0 if start is not in it)."""
-    if start < 0 or not control >> start & 1:
-        return 0
-    reach = frontier = 1 << start
-    while frontier:
-        grow = 0
-        for i in _bits(frontier):
-            grow |= adj[i]
-        frontier = grow & control & ~reach
-        reach |= frontier
-    return reach
-
-
-def supplied_from_scratch(adj: tuple[int, ...], start: int, occupied: list[int]) -> int:
-    """Breadth-first supply search straight from unit counts (the reference the caches must match)."""
-    if start < 0 or occupied[start] <= 0:
-        return 0
-    seen = {start}
-    queue = [start]
-    while queue:
-        node = queue.pop()
-        for other in range(len(occupied)):
-            if adj[node] >> other & 1 and occupied[other] > 0 and other not in seen:
-                seen.add(other)
-                queue.append(other)
-    return sum(1 << node for node in seen)
 
 
 def _counts_of(named: Any) -> list[int]:
