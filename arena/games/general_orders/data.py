@@ -10,20 +10,11 @@ units, caps, commanders, pass and HQ-loss rules). The WWII maps are reconstructi
 `load_board` turns a file into a `Board` of plain ints, tuples and bitmasks for the engine's hot
 path; `compile_board` raises BoardError on anything the engine could not play.
 
-How Sengoku Jidai joins the family (next issue; not implemented or registered here):
-- water areas are nodes of the same map as land areas and supply runs over both, where WWII keeps
-  two networks (land areas from the HQ area, air zones from the HQ's zone): a board field for the
-  supply network and a `kind` per area; `_reach` and the per-mask supply cache stay as they are;
-- ships and siege weapons are more unit kinds with per-kind caps (5 land, 3 water) checked at the
-  end of every action (WWII already does: GO-1); a loss among mixed land units becomes a choice of
-  the owner (a new step, like the "not enough units" withdrawal);
-- `rules.pass` "standby" (a pass sends one commander to standby and play goes on) and
-  `rules.hq_loss` "empty" (no units left in the HQ) are the two flags this loader now refuses;
-- new action kinds (Sail, Bombard, Shell, Siege, Embark with ports, fortifications adding a
-  defence die) reuse the space / target / roll / re-roll / card-window steps; Advance gains
-  sources across a supplied water area; Counter Attack, Ground Assault, Mobilise, Ambush, the
-  re-roll rule and the once-a-turn effect rule are shared; Hidden Base is Forward Base read on the
-  start-of-action snapshot (so not on the Advance that takes it, GO-B6).
+How Sengoku Jidai joined the family: its own data module (sengoku_data.py: one map of land and
+water areas with ports and fortifications, three unit kinds, its support board and 12 card kinds)
+and its own rules module (sengoku.py) on the shared machinery of common.py (bit masks, dice, supply
+searches, the card multiset). Its boards (boards/rivers.json, boards/fortress.json) carry the rule
+flags this loader refuses (`pass` "standby", `hq_loss` "empty"), so each loader reads only its game.
 """
 
 from __future__ import annotations
