@@ -21,11 +21,17 @@ class ReplayDivergence(Exception):
 
 
 def game_of(record: MatchRecord) -> Game:
-    """The game a record was played in, with its options."""
+    """The game a record was played in, with its options, if this engine plays the same rules version."""
     try:
-        return load_game(record.game, record.options)
+        game = load_game(record.game, record.options)
     except (KeyError, ValueError) as error:
         raise ReplayDivergence(1, f"cannot load game {record.game!r}: {error}") from None
+    recorded = record.versions.get("rules")
+    if recorded is not None and str(recorded) != str(game.rules_version):
+        raise ReplayDivergence(
+            1, f"the record was played under rules version {recorded} of {record.game}; "
+            f"this engine implements version {game.rules_version}")
+    return game
 
 
 def replay_steps(record: MatchRecord) -> Iterator[tuple[State, Step]]:

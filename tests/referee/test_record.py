@@ -82,3 +82,10 @@ def test_tampered_records_diverge_at_the_right_line(record):
     tampered.steps = tampered.steps[:-3]
     with pytest.raises(ReplayDivergence):
         replay(tampered)
+
+
+def test_a_record_from_another_rules_version_is_refused_at_line_one(record):
+    other = MatchRecord.from_jsonl(record.to_jsonl())
+    other.versions["rules"] = "0"
+    with pytest.raises(ReplayDivergence, match="line 1: .*rules version 0"):
+        replay(other)
