@@ -66,8 +66,12 @@ def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str],
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert server.stdout is not None
-        first = server.stdout.readline()
-        assert f"127.0.0.1:{port}" in first, first
+        lines = []
+        while not any("listening" in line for line in lines):  # gRPC may log a line of its own first
+            line = server.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        assert f"127.0.0.1:{port}" in lines[-1], lines
         code, out, err = run(capsys, "match", "major-general", "random", "random", "--games", "2", "--seed", "3",
                              "--server", f"127.0.0.1:{port}", "--out", str(tmp_path / "client"), "--json")
         assert code == 0, err
