@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.serve import clock_options, fault_policy_option
+from arena.cli.serve import check_bot_dirs, clock_options, fault_policy_option
 from arena.referee.record import MatchRecord
 
 
@@ -69,6 +69,7 @@ def match(
         fail(f"{game.name} has {game.num_seats} seats; name {game.num_seats} bots (got {len(bots)})", code=2)
     clock = clock_options(move_time_ms, bank_ms, grace_ms)
     policy = fault_policy_option(fault_policy)
+    check_bot_dirs(bot_dirs)
     directory = out or results_dir()
     first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     settings = {"options": options, "clock": clock, "fault_policy": str(policy)}

@@ -60,6 +60,7 @@ def serve(
     from arena.rpc.server import RefereeServer, ServerConfig
 
     tokens, printed = _remote_tokens(remote or [])
+    check_bot_dirs(bots)
     config = ServerConfig(
         host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), remote_tokens=tokens,
         results_dir=out or results_dir(), clock=clock_options(move_time_ms, bank_ms, grace_ms),
@@ -76,10 +77,10 @@ def serve(
 
 
 async def _serve(server, printed: list[str], drain: float) -> None:  # type: ignore[no-untyped-def]
-    from arena.rpc.server import serve_forever_hint
+    from arena.rpc.server import listening_line
 
     address = await server.start()
-    console.print(serve_forever_hint(address), soft_wrap=True)
+    console.print(listening_line(address), soft_wrap=True)
     rows = server.pool.status()
     local = [row["name"] for row in rows if row["kind"] == "local"]
     console.print(f"local bots: {', '.join(local) or 'none'}", soft_wrap=True)
@@ -111,6 +112,13 @@ async def _report_matches(server) -> None:  # type: ignore[no-untyped-def]
                 console.print(f"{match_id[:8]} {live.game.name} {names}: ranking {list(result.ranking)} "
                               f"({result.reason}{': ' + result.detail if result.detail else ''})", soft_wrap=True,
                               markup=False)
+
+
+def check_bot_dirs(folders: Optional[list[Path]]) -> None:
+    """Fail with one line if a --bots folder named on the command line does not exist."""
+    for folder in folders or []:
+        if not folder.is_dir():
+            fail(f"no bot folder {folder} (--bots names a folder of <name>/bot.toml)", code=2)
 
 
 def _remote_tokens(entries: list[str]) -> tuple[dict[str, str], list[str]]:

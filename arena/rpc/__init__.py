@@ -1,10 +1,17 @@
 """The referee's network edge: the only package that imports grpc.
 
 generated/     Python code generated from protos/arena/v1 (git-ignored; built at install time)
+protogen       the generator (setup.py's build step; on import when protos changed in a checkout)
 convert        pure converters between Arena values and messages
 observations/  typed observation converters, one module per game family
+server         the referee server: bot service, admin service, health, reflection, shutdown
+session        one bot stream as a seat of the match loop (arena.referee.authority)
+pool           known bots, their streams and warm processes; tokens
+manifest       bots/<name>/bot.toml
+launcher       local bot processes and the tail of their output
+background     the server on its own thread, for synchronous callers
+client         a client of a running server's admin service
 sdk            run_bot(agent): turn an in-process agent into a bot program
-server         the referee server: bot service, admin service, health, reflection
 """
 
 from __future__ import annotations

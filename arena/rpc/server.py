@@ -459,6 +459,6 @@ def _status(live: LiveMatch, include_record: bool = False) -> admin_pb2.MatchSta
     return status
 
 
-def serve_forever_hint(address: str) -> str:
+def listening_line(address: str) -> str:
     """One line telling a user how to reach the server."""
     return f"referee listening on {address} (health: grpc.health.v1.Health; admin: {ADMIN_SERVICE})"
