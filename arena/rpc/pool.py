@@ -63,7 +63,7 @@ class RemoteBot:
     name: str
     token: str
     idle: deque[BotSession] = field(default_factory=deque)
-    waiters: deque[asyncio.Future[BotSession]] = field(default_factory=deque)
+    waiters: deque[tuple[str, str, asyncio.Future[BotSession]]] = field(default_factory=deque)  # game, family
     playing: int = 0
 
 
@@ -154,9 +154,12 @@ class BotPool:
             return
         remote = self.remotes[session.name]
         session.on_release = lambda s, rb=remote: self._release_remote(rb, s)
-        while remote.waiters:
-            waiter = remote.waiters.popleft()
-            if not waiter.done():
+        for entry in list(remote.waiters):
+            game_name, family, waiter = entry
+            if waiter.done():
+                remote.waiters.remove(entry)
+            elif session.plays(game_name, family):
+                remote.waiters.remove(entry)
                 remote.playing += 1
                 waiter.set_result(session)
                 return
@@ -175,12 +178,12 @@ class BotPool:
 
     # --- seating bots in matches ----------------------------------------------------------------
 
-    async def acquire(self, name: str) -> BotSession:
-        """An open stream of bot `name` for a match (launching a process if needed)."""
+    async def acquire(self, name: str, game_name: str, family: str) -> BotSession:
+        """An open stream of bot `name` that plays the game (launching a local process if needed)."""
         if name in self.manifests:
             return await self._acquire_local(self.manifests[name])
         if name in self.remotes:
-            return await self._acquire_remote(self.remotes[name])
+            return await self._acquire_remote(self.remotes[name], game_name, family)
         raise BotUnavailable(Termination.PROTOCOL_ERROR, f"unknown bot {name!r}")
 
     async def _acquire_local(self, manifest: BotManifest) -> BotSession:
@@ -229,19 +232,21 @@ class BotPool:
         raise BotUnavailable(Termination.TIMEOUT, f"bot {manifest.name!r} did not connect within "
                              f"{self.startup_timeout_s:g}s of being launched", evidence)
 
-    async def _acquire_remote(self, remote: RemoteBot) -> BotSession:
-        while remote.idle:
-            session = remote.idle.popleft()
-            if session.is_alive:
+    async def _acquire_remote(self, remote: RemoteBot, game_name: str, family: str) -> BotSession:
+        for session in list(remote.idle):
+            if not session.is_alive:
+                remote.idle.remove(session)
+            elif session.plays(game_name, family):
+                remote.idle.remove(session)
                 remote.playing += 1
                 return session
         waiter: asyncio.Future[BotSession] = asyncio.get_running_loop().create_future()
-        remote.waiters.append(waiter)
+        remote.waiters.append((game_name, family, waiter))
         try:
             return await asyncio.wait_for(waiter, self.connect_timeout_s)
         except TimeoutError:
-            raise BotUnavailable(Termination.DISCONNECT, f"remote bot {remote.name!r} did not connect within "
-                                 f"{self.connect_timeout_s:g}s") from None
+            raise BotUnavailable(Termination.DISCONNECT, f"remote bot {remote.name!r} had no stream open for "
+                                 f"{game_name} within {self.connect_timeout_s:g}s") from None
 
     def _release_local(self, local: LocalProcess, session: BotSession) -> None:
         if not session.started:  # seated but the match never began: the stream stays warm
@@ -295,7 +300,7 @@ class BotPool:
             for session in remote.idle:
                 session.close()
             remote.idle.clear()
-            for waiter in remote.waiters:
+            for _game, _family, waiter in remote.waiters:
                 waiter.cancel()
         stopping = []
         for processes in self._processes.values():

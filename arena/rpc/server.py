@@ -83,10 +83,11 @@ class ServerConfig:
 class LiveMatch:
     """A match the server was asked to play: its settings, its steps so far, and its record."""
 
-    def __init__(self, match_id: str, game: Game, bots: list[str], seed: int, clock: ClockSettings,
+    def __init__(self, match_id: str, game: Game, family: str, bots: list[str], seed: int, clock: ClockSettings,
                  policy: FaultPolicy) -> None:
         self.match_id = match_id
         self.game = game
+        self.family = family
         self.bots = bots
         self.seed = seed
         self.clock = clock
@@ -247,7 +248,7 @@ class RefereeServer:
         match_id = match_id or uuid.uuid4().hex
         if match_id in self.matches:
             raise MatchRequestError(f"match id {match_id} is taken")
-        live = LiveMatch(match_id, game, bots, seed, clock or self.config.clock,
+        live = LiveMatch(match_id, game, family, bots, seed, clock or self.config.clock,
                          fault_policy or self.config.fault_policy)
         self.matches[match_id] = live
         live.task = asyncio.get_running_loop().create_task(self._run(live), name=f"match-{match_id[:8]}")
@@ -274,7 +275,7 @@ class RefereeServer:
         assert self._slots is not None
         try:
             async with self._slots:
-                ports = await asyncio.gather(*(self._seat(name) for name in live.bots))
+                ports = await asyncio.gather(*(self._seat(name, live.game.name, live.family) for name in live.bots))
                 live.players = [PlayerInfo(seat, port.player.name, port.player.version, "bot")
                                 for seat, port in enumerate(ports)]
                 record = await referee_match(
@@ -296,9 +297,9 @@ class RefereeServer:
             self.matches.pop(self._finished.popleft(), None)
         return record
 
-    async def _seat(self, name: str) -> SeatPort:
+    async def _seat(self, name: str, game_name: str, family: str) -> SeatPort:
         try:
-            return await self.pool.acquire(name)
+            return await self.pool.acquire(name, game_name, family)
         except BotUnavailable as problem:
             manifest = self.pool.manifests.get(name)
             return FailedSeat(name, manifest.version if manifest else "", problem)

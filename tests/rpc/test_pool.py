@@ -1,0 +1,41 @@
+"""The bot pool: remote streams are seated only in games they play; tokens are checked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from arena.rpc.pool import AdmissionError, BotPool, BotUnavailable
+from arena.rpc.session import BotSession
+
+
+def test_a_remote_stream_is_seated_only_in_games_it_plays() -> None:
+    async def scenario() -> None:
+        pool = BotPool({}, {"far": "secret"}, connect_timeout_s=0.2)
+        assert pool.admit("far", "secret", 1) == ("far", None)
+        picky = BotSession(None, name="far", version="2", games=("major-general/hold-the-centre",), omit_labels=True)
+        pool.offer(picky, None)
+        with pytest.raises(BotUnavailable, match="no stream open for major-general/no-scenario"):
+            await pool.acquire("far", "major-general/no-scenario", "major-general")
+        assert await pool.acquire("far", "major-general/hold-the-centre", "major-general") is picky
+        waiting = asyncio.ensure_future(pool.acquire("far", "major-general", "major-general"))
+        await asyncio.sleep(0)
+        anything = BotSession(None, name="far", version="2", games=("*",), omit_labels=True)
+        pool.offer(anything, None)
+        assert await waiting is anything
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("name, token, version, code", [
+    ("far", "wrong", 1, grpc.StatusCode.UNAUTHENTICATED),
+    ("nobody", "secret", 1, grpc.StatusCode.UNAUTHENTICATED),
+    ("far", "secret", 2, grpc.StatusCode.FAILED_PRECONDITION),
+])
+def test_bad_hellos_are_refused(name: str, token: str, version: int, code: grpc.StatusCode) -> None:
+    pool = BotPool({}, {"far": "secret"})
+    with pytest.raises(AdmissionError) as refused:
+        pool.admit(name, token, version)
+    assert refused.value.code == code
