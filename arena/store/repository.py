@@ -6,6 +6,7 @@ new ratings and the rating history land together or not at all.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -507,16 +508,22 @@ def _bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
         conn.execute(insert(table), rows)
         return
     names = list(rows[0])
-    processors = [table.c[name].type._cached_bind_processor(dialect) for name in names]
+    processors = [(index, process) for index, name in enumerate(names)
+                  if (process := table.c[name].type._cached_bind_processor(dialect)) is not None]
     quote = dialect.identifier_preparer
     sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(name) for name in names)}) "
            f"VALUES ({', '.join([placeholder] * len(names))})")
-    if not any(processors):
-        conn.exec_driver_sql(sql, [tuple(row[name] for name in names) for row in rows])
+    values = operator.itemgetter(*names) if len(names) > 1 else (lambda row: (row[names[0]],))
+    if not processors:
+        conn.exec_driver_sql(sql, [values(row) for row in rows])
         return
-    conn.exec_driver_sql(sql, [tuple(value if process is None else process(value)
-                                     for value, process in zip((row[name] for name in names), processors))
-                               for row in rows])
+    params = []
+    for row in rows:
+        converted = list(values(row))
+        for index, process in processors:
+            converted[index] = process(converted[index])
+        params.append(tuple(converted))
+    conn.exec_driver_sql(sql, params)
 
 
 def _match_row(m: NewMatch, record_id: int) -> dict[str, Any]:
