@@ -4,7 +4,8 @@
 
 1. A round-robin of two random agents on Major General, `--matches` matches in all, run with
    concurrency 1 and then 2 (worker processes; the main process stores every match and its rating
-   update in SQLite): matches/s for each (best of --repeat alternating runs) and the scaling ratio
+   update in SQLite, overlapping with the play even at concurrency 1), and serially in one process
+   for reference: matches/s for each (best of --repeat alternating runs) and the scaling ratio
    c2 / c1 (target: at least 1.7 on 2 cores; other load on the machine spoils it, so the load
    average before the run is printed too).
 2. Rating `--results` stored two-seat results from scratch (`arena rerate`): seconds (target: <= 30 s
@@ -35,7 +36,7 @@ from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
 from arena.store import Store
 from arena.store.models import Bot, Entry, Match, MatchSeat, Record, Tournament
-from arena.tournament import LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
+from arena.tournament import InlineExecutor, LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
 
 GAME = "major-general"
 
@@ -44,7 +45,8 @@ CPU_MS: dict[int, tuple[float, float]] = {}  # concurrency -> (main process, wor
 
 
 def tournament_rate(folder: Path, matches: int, concurrency: int) -> float:
-    """Matches per second of a fresh tournament of `matches` random-agent matches."""
+    """Matches per second of a fresh tournament of `matches` random-agent matches (concurrency 0: serial,
+    every match played in this process between stores)."""
     folder.mkdir(parents=True, exist_ok=True)
     store = Store.open(f"sqlite:///{folder / f'c{concurrency}.db'}")
     game = load_game(GAME)
@@ -52,7 +54,7 @@ def tournament_rate(folder: Path, matches: int, concurrency: int) -> float:
                                    rounds=max(1, matches // 2), seed=2024)
     started = time.perf_counter()
     main_cpu, children = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    with LocalPoolExecutor(concurrency) as executor:
+    with (LocalPoolExecutor(concurrency) if concurrency else InlineExecutor()) as executor:
         summary = TournamentRunner(store, tournament, executor).run()
     elapsed = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, joined when the pool closed
@@ -120,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as temporary:
         folder = Path(temporary)
-        rates: dict[int, list[float]] = {1: [], 2: []}
+        rates: dict[int, list[float]] = {0: [], 1: [], 2: []}
         for attempt in range(max(1, args.repeat)):
-            for concurrency in (1, 2):
+            for concurrency in (1, 2, 0):
                 rates[concurrency].append(tournament_rate(folder / f"{attempt}", args.matches, concurrency))
         c1, c2 = max(rates[1]), max(rates[2])
         rerate_s = rerate_seconds(folder, args.results)
@@ -134,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "rerate_s": round(rerate_s, 3), "rerate_100k_s": round(rerate_100k, 3), "rerate_target_s": 30.0,
         "cpu_ms_per_match_main": round(CPU_MS[2][0], 3), "cpu_ms_per_match_workers": round(CPU_MS[2][1], 3),
         "scaling_cpu_bound": round(2 * CPU_MS[2][1] / (CPU_MS[2][1] + CPU_MS[2][0]), 3),
+        "matches_per_s_serial": round(max(rates[0]), 1), "scaling_vs_serial": round(c2 / max(rates[0]), 3),
         "runs_c1": [round(r, 1) for r in rates[1]], "runs_c2": [round(r, 1) for r in rates[2]],
         "load_avg_1m_before": round(load_before, 2), "cores": os.cpu_count(), "command": "python " + " ".join(["bench/tournament.py", *sys.argv[1:]]),
     }
@@ -145,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  concurrency 1: {c1:8.1f} matches/s  (best of {figures['runs_c1']})")
     print(f"  concurrency 2: {c2:8.1f} matches/s  (best of {figures['runs_c2']})")
     print(f"  scaling c2/c1: {scaling:8.3f}  (target >= 1.7 on 2 cores)")
+    print(f"  serial, in-process: {figures['matches_per_s_serial']:.1f} matches/s; concurrency 2 is "
+          f"{figures['scaling_vs_serial']:.3f} times that")
     print(f"  CPU per match: {figures['cpu_ms_per_match_main']:.3f} ms storing (main process), "
           f"{figures['cpu_ms_per_match_workers']:.3f} ms playing (workers): on 2 idle cores the scaling can reach "
           f"{figures['scaling_cpu_bound']:.3f}")
