@@ -39,8 +39,11 @@ Chance outcomes (44 ids, all modes): 0,1 Blue/Yellow takes the initiative; 2..7 
 (depot, forward base, observer post, recon post, signal unit, air control post) for the next slot;
 8..18 draw operation card k; 19..43 a roll totalling 0..24 pips.
 
-Forced choices (a single legal option) are made without asking, except in the defender's card
-window, whose opening depends only on public facts so that it never reveals the hand (GO-C10).
+Forced choices (a single legal option) are made without asking, unless an own-turn card could be
+played at that step judging by public facts only (the player holds some card, a copy is not in the
+discard pile, its effect is unused this turn, its public condition holds): then the step is asked
+even when the player holds no such card (GO-D7). The defender's card window opens on the same kind
+of public facts (GO-C10). So the sequence of decisions never reveals the hand.
 """
 
 from __future__ import annotations
@@ -128,7 +131,8 @@ PHASE_NAMES = ("setup-bonus", "setup-initiative", "turn", "blitz-deploy", "move-
 (SETUP_BONUS, SETUP_INITIATIVE, TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, DEFEND, ROLL,
  REROLL, DRAW, SIGNAL_RETURN, OVER) = range(len(PHASE_NAMES))
 CHANCE_PHASES = frozenset((SETUP_BONUS, SETUP_INITIATIVE, ROLL, DRAW))
-# Phases where a single legal option is taken without asking (not DEFEND: see GO-C10).
+# Phases where a single legal option is taken without asking, unless a card might be offered on
+# public facts (GO-D7). Not DEFEND (GO-C10); REROLL always has two or more options.
 AUTO_PHASES = frozenset((TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, REROLL, SIGNAL_RETURN))
 
 # What a roll is for.
@@ -152,7 +156,7 @@ _reach = reach
 class GeneralOrdersGame(Game):
     """General Orders: WWII in one mode ('alpine' or 'island'), labels in 'en' or 'pt-BR'."""
 
-    rules_version = "1"
+    rules_version = "2"  # 2: forced own-turn steps are asked when a card could be played (GO-D7)
 
     def __init__(self, mode: str = "alpine", lang: str = "en", name: str | None = None) -> None:
         if mode not in BOARDS:
@@ -692,6 +696,39 @@ class GeneralOrdersState(State):
     def _can_play(self, seat: int, kind: int) -> bool:
         return bool(self.hands[seat][kind]) and not self.used[seat] >> kind & 1
 
+    def _public(self, seat: int, kind: int) -> bool:
+        """Could `seat` hold and play `kind` now, judging by public facts only (GO-D7)?
+        True whenever `_can_play` is, so asking on it hides whether the card is held."""
+        return (not (self.used[seat] | self.fx) >> kind & 1 and self._game.deck_total[kind] > self.discard[kind]
+                and any(self.hands[seat]))
+
+    def _card_may_be_offered(self) -> bool:
+        """Whether this own-turn step could offer a card, judging by public facts only (GO-D7)."""
+        phase = self.phase
+        seat = self.active
+        if phase == TURN or phase == BLITZ_DEPLOY:
+            may_counter = self._public(seat, COUNTER_ATTACK)
+            if phase == TURN and self.cmd_reserve[seat] <= 0:
+                return (self.cmd_standby[seat] > 0 and self._public(seat, BLITZ)
+                        and bool(self._deploy_options(seat, True, may_counter)))
+            # One option means no plain deployment is open, so Blitz too would need a Counter Attack.
+            counter_base = self._game.COUNTER_BASE
+            return may_counter and any(a >= counter_base for a in self._deploy_options(seat, False, True))
+        if phase == MOVE:
+            if self.unit == LAND:
+                return self.res_troops[seat] > 0 and self._public(seat, GROUND_ASSAULT)
+            return self.res_air[seat] > 0 and self._public(seat, WINGMAN)
+        if phase == TARGET:
+            act = self.act
+            card = AIRBORNE_ASSAULT if act == PARADROP else ARTILLERY_STRIKE if act == BARRAGE else -1
+            return card >= 0 and self._public(seat, card)
+        if phase == PAYLOAD:
+            return self._public(seat, AIRSTRIKE)
+        if phase == PLACE or phase == WITHDRAW:
+            card = self._placement_card()
+            return card >= 0 and self._public(seat, card)
+        return False  # SIGNAL_RETURN offers no card; REROLL always has two or more options
+
     def _turn_options(self, from_standby: bool) -> list[int]:
         game = self._game
         seat = self.active
@@ -706,8 +743,9 @@ class GeneralOrdersState(State):
             actions.append(game.PLAY_BASE + BLITZ)
         return actions
 
-    def _deploy_options(self, seat: int, stop_at_first: bool) -> list[int]:
-        """Deploy and Counter Attack ids whose deployment criteria `seat` meets (ascending)."""
+    def _deploy_options(self, seat: int, stop_at_first: bool, may_counter: bool | None = None) -> list[int]:
+        """Deploy and Counter Attack ids whose deployment criteria `seat` meets (ascending);
+        Counter Attack ids when `may_counter` (default: when `seat` can play the card)."""
         game = self._game
         board = game.board
         troops = self.troops[seat]
@@ -737,7 +775,8 @@ class GeneralOrdersState(State):
         used_support = self.support_used[seat]
         actions = []
         counters = []
-        may_counter = self._can_play(seat, COUNTER_ATTACK)
+        if may_counter is None:
+            may_counter = self._can_play(seat, COUNTER_ATTACK)
         for s, kind, link, faction in game.space_table:
             code = occ[s]
             if code:
@@ -894,13 +933,14 @@ class GeneralOrdersState(State):
     # --- applying decisions ------------------------------------------------------------------
 
     def _auto(self) -> None:
-        """Make forced choices (a single legal option) without asking."""
+        """Make forced choices (a single legal option) without asking, unless a card might be
+        offered judging by public facts (GO-D7)."""
         while True:
             phase = self.phase
             if phase not in AUTO_PHASES:
                 return
             legal = self._legal_decisions()
-            if len(legal) != 1:
+            if len(legal) != 1 or self._card_may_be_offered():
                 self._legal = legal
                 return
             self._decide(legal[0])

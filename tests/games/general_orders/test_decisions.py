@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from arena.games.general_orders.rules import (
     OVER,
     PASS,
     PAYLOAD,
+    PHASE_NAMES,
     PLACE,
     REASON_HQ,
     REASON_TIE,
@@ -31,6 +33,7 @@ from arena.games.general_orders.rules import (
     TURN,
     WITHDRAW,
     GeneralOrdersGame,
+    GeneralOrdersState,
 )
 from tests.games.general_orders.helpers import (
     ALPINE,
@@ -476,3 +479,75 @@ def test_god6_illegal_actions_are_refused_and_named():
     with pytest.raises(IllegalActionError, match="action 1 "):
         state.apply_action(DONE)
     assert state.to_json() == before
+
+
+def _hand_free_options(state: GeneralOrdersState) -> tuple[int, ...]:
+    """The legal ids that do not depend on the hand (no card play, Counter Attack or re-roll card)."""
+    game = state.game
+    return tuple(a for a in state.legal_actions() if not game.COUNTER_BASE <= a < game.TARGET_BASE)
+
+
+def _decision_trace(state: GeneralOrdersState, script: list[int]) -> list[tuple[int, str, tuple[int, ...]]]:
+    """Apply `script`; record who is asked at which step with which hand-free options, and the end."""
+    trace = []
+    for action in script:
+        seat = state.current_player()
+        if seat >= 0:
+            trace.append((seat, PHASE_NAMES[state.phase], _hand_free_options(state)))
+        state.apply_action(action)
+    trace.append((state.current_player(), PHASE_NAMES[state.phase], ()))
+    return trace
+
+
+_SUPPORT_AND_FRONT_HELD = {space_index(ALPINE, "reinforce", value=5): YELLOW,
+                           space_index(ALPINE, "reinforce", value=4): YELLOW,
+                           space_index(ALPINE, "plan", value=2): YELLOW, space_index(ALPINE, "plan", value=1): YELLOW,
+                           space_index(ALPINE, "advance", "B-C2"): YELLOW,
+                           space_index(ALPINE, "paradrop", "B-W1"): YELLOW,
+                           space_index(ALPINE, "barrage", "B-E1"): YELLOW}
+# name: (game, position, the card usable at a forced step, the script with that step forced)
+_FORCED_STEPS: dict[str, tuple[GeneralOrdersGame, dict[str, Any], str, list[int]]] = {
+    "advance-single-source": (
+        ALPINE, {"troops": {"B-HQ": (3, 0), "B-C1": (1, 0), "B-C2": (2, 0), **YELLOW_HOME}}, "ground_assault",
+        [deploy(ALPINE, "advance", "M-CE"), troops_at(ALPINE, "B-C2", 1), DONE]),
+    "reinforce-single-room": (
+        ALPINE, {"troops": {"B-HQ": (5, 0), "B-W1": (5, 0), "B-C1": (5, 0), "B-E1": (4, 0), **YELLOW_HOME}},
+        "mobilize", [deploy(ALPINE, "reinforce", value=5), troops_at(ALPINE, "B-E1", 1)]),
+    "barrage-single-target": (
+        ALPINE, {"troops": {**BLUE_HOME, "M-E": (0, 2), "Y-HQ": (0, 3)}}, "artillery_strike",
+        [deploy(ALPINE, "barrage", "B-E1"), target(ALPINE, "M-E"), pips(0), ACCEPT]),
+    "no-commander-but-blitz": (
+        ALPINE, {"troops": {**BLUE_HOME, **YELLOW_HOME}, "commanders_reserve": (0, 5),
+                 "occupied": {space_index(ALPINE, "advance", name): BLUE
+                              for name in ("B-W1", "B-C1", "B-E1", "B-W2", "B-C2")}},
+        "blitz", [PASS]),
+    "no-deployment-but-counter-attack": (
+        ALPINE, {"troops": {"B-HQ": (1, 0), "B-W1": (1, 0), "B-C1": (2, 0), "B-E1": (1, 0), **YELLOW_HOME},
+                 "commanders_reserve": (5, 2), "commanders_standby": (4, 0), "occupied": _SUPPORT_AND_FRONT_HELD},
+        "counter_attack", [PASS]),
+    "bomb-single-payload": (
+        ISLAND, {"troops": {"W1": (3, 0), "W2": (0, 1), "E1": (0, 3)}, "aircraft": {"west": (2, 0)}}, "airstrike",
+        [deploy(ISLAND, "bomb", "west"), payload(ISLAND, 1), pips(0), ACCEPT]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FORCED_STEPS))
+def test_god7_forced_steps_are_asked_when_a_card_could_be_offered_on_public_facts(name: str):
+    game, position, card, script = _FORCED_STEPS[name]
+    unusable = "ambush" if card == "mobilize" else "mobilize"
+    traces = []
+    for hand in ({card: 1}, {unusable: 1}):  # same hand size; only the hidden contents differ
+        state = build_position(game, hands=(hand, {}), **position)
+        traces.append((_decision_trace(state, script), state.observation(YELLOW)))
+    assert traces[0] == traces[1]
+    steps = traces[0][0]
+    assert all(seat == BLUE for seat, _, _ in steps[:-1]) and steps[-1][:2] == (YELLOW, "turn")
+    assert any(len(options) == 1 for _, phase, options in steps[:-1] if phase != "reroll")  # a forced step, asked
+    # Where public facts rule the card out (an empty hand, every copy discarded) the step is forced.
+    empty = build_position(game, **position)
+    spent = build_position(game, hands=({unusable: 1}, {}), discard={card: game.board.deck[CARD_IDS.index(card)]},
+                           **position)
+    for state in (empty, spent):
+        if state.current_player() == BLUE:
+            state.apply_action(script[0])  # the deployment itself is a real choice
+        assert state.current_player() != BLUE

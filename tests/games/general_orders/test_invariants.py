@@ -1,5 +1,6 @@
-"""Invariants over random play (hypothesis): units, caps, commanders and cards are conserved, and
-the memoised supply always equals a search from scratch."""
+"""Invariants over random play (hypothesis): units, caps, commanders and cards are conserved, the
+memoised supply always equals a search from scratch, and the hidden hand never changes whether a
+step is asked."""
 
 from __future__ import annotations
 
@@ -98,3 +99,36 @@ def test_every_kind_of_step_happens_in_random_play(mode: str) -> None:
         expected.add("payload")
     assert expected <= seen, expected - seen
     assert {"victory_points", "hq_lost"} <= reasons
+
+
+@pytest.mark.parametrize("mode", ["alpine", "island"])
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_hidden_hand_never_changes_whether_the_next_step_is_asked(mode: str, seed: int) -> None:
+    """GO-D7, GO-C10: at every step of a random game, give the acting player another hand of the same
+    size drawn from the cards their opponent has not seen (determinize on the opponent's observation);
+    after the same action, the opponent sees the same position (so the same steps were asked)."""
+    game = GAMES[mode]
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        player = state.current_player()
+        actor = player if player != CHANCE else state.active
+        if actor in (0, 1):
+            other = game.determinize(state.observation(1 - actor), rng)
+            assert other.hands[1 - actor] == state.hands[1 - actor]
+            if player == CHANCE:
+                common = sorted({a for a, _ in state.chance_outcomes()} & {a for a, _ in other.chance_outcomes()})
+            else:
+                common = sorted(set(state.legal_actions()) & set(other.legal_actions()))
+            if common:
+                action = rng.choice(common)
+                mine, theirs = state.clone(), other
+                mine.apply_action(action)
+                theirs.apply_action(action)
+                assert theirs.observation(1 - actor) == mine.observation(1 - actor), (
+                    f"seed {seed}: after {state.action_to_string(action)} the hand decided what was asked")
+        if player == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
