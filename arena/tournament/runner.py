@@ -88,8 +88,8 @@ class TournamentRunner:
     deadline: float | None = None  # time.monotonic() after which no new match starts
     hard_deadline: float | None = None  # time.monotonic() after which running matches are abandoned
     max_matches: int | None = None  # most matches this run plays
-    flush_seconds: float = 0.5
-    flush_size: int = 200
+    flush_seconds: float = 1.0
+    flush_size: int = 500
     stopped_by: str = field(default="", init=False)
 
     def _stop(self) -> bool:
