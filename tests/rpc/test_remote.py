@@ -12,15 +12,18 @@ from arena.rpc.background import BackgroundReferee
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_remote_bot_connects_with_its_token_and_plays(referee: BackgroundReferee) -> None:
+def test_a_remote_bot_connects_with_its_token_and_plays(referee: BackgroundReferee, tmp_path: Path) -> None:
     token = referee.register_remote("far-random")
-    bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server", referee.address,
-                            "--token", token, "--name", "far-random", "--matches", "2"],
-                           stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "far-random.stderr"
+    with log.open("w") as stderr:  # a file, not a pipe nobody reads: a chatty bot can never block
+        bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server",
+                                referee.address, "--token", token, "--name", "far-random", "--matches", "2"],
+                               stderr=stderr, text=True)
     try:
         for seed in (31, 32):
             record = referee.run_match("major-general", ["far-random", "random"], seed=seed)
-            assert record.result is not None and record.result.reason == "score", record.result
+            assert record.result is not None and record.result.reason == "score", (
+                record.result, log.read_text()[-2000:])
             assert record.players[0].name == "far-random"
             replay(record)
         assert bot.wait(timeout=30) == 0  # --matches 2: it leaves after its second match
