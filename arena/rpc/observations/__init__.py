@@ -18,6 +18,8 @@ from arena.rpc.generated.observations_pb2 import Observation
 
 _CODEC_MODULES = {
     "major-general": "arena.rpc.observations.major_general",
+    "general-orders-wwii": "arena.rpc.observations.general_orders_wwii",
+    "general-orders-sengoku": "arena.rpc.observations.general_orders_sengoku",
 }
 
 
