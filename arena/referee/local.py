@@ -60,7 +60,11 @@ def play_match(
     players = [PlayerInfo(seat, agent.name, agent.version) for seat, agent in enumerate(agents)]
     record = new_record(game, players, seed, match_id)
     for seat, agent in enumerate(agents):
-        agent.reset(game, seat, agent_seed(seed, seat))
+        try:
+            agent.reset(game, seat, agent_seed(seed, seat))
+        except Exception as error:  # e.g. an agent that has no strategy for this game
+            record.result = _forfeit(game, seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}")
+            return record
 
     chance_rng = random.Random(seed)
     state = game.new_initial_state()

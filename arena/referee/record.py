@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from arena.games.base import CHANCE, JSON
 
 RECORD_FORMAT = "arena-record/1"
+_encode_line = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every line
 
 
 class RecordError(ValueError):
@@ -165,11 +166,11 @@ class MatchRecord:
 
     def lines(self) -> Iterable[str]:
         """The record as JSON lines."""
-        yield json.dumps(self.header_json(), separators=(",", ":"))
+        yield _encode_line(self.header_json())
         for step in self.steps:
-            yield json.dumps(step.to_json(), separators=(",", ":"))
+            yield _encode_line(step.to_json())
         if self.result is not None:
-            yield json.dumps(self.result.to_json(), separators=(",", ":"))
+            yield _encode_line(self.result.to_json())
 
     def to_jsonl(self) -> str:
         """The whole record as text, one JSON object per line."""

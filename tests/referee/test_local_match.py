@@ -74,6 +74,22 @@ def test_an_agent_that_raises_forfeits():
     assert "RuntimeError: boom" in record.result.detail
 
 
+class UnpreparedAgent(RandomAgent):
+    name = "unprepared"
+
+    def reset(self, game, seat, seed) -> None:
+        raise LookupError(f"no strategy for {game.name}")
+
+
+def test_an_agent_that_cannot_start_forfeits_before_the_first_step():
+    record = play_match(MajorGeneralGame(), [RandomAgent(), UnpreparedAgent()], 5)
+    assert record.result.reason == Termination.AGENT_ERROR.value
+    assert record.result.offender == 1
+    assert "LookupError: no strategy for major-general" in record.result.detail
+    assert record.steps == []
+    replay(MatchRecord.from_jsonl(record.to_jsonl()))
+
+
 def test_forfeit_ranking_handles_any_number_of_seats():
     assert forfeit_ranking(2, 0) == (1, 0)
     assert forfeit_ranking(4, 2) == (0, 0, 3, 0)
