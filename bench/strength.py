@@ -11,7 +11,8 @@ Bots (default, in this order; a pair is listed as "<earlier> vs <later>"): the b
 play every other one, and the anchor (--anchor; --anchor none drops it)
     openspiel-ismcts   openspiel-ismcts:seconds=EQUAL_SECONDS:evaluator=arena (OpenSpiel's ISMCTSBot
                        through the bridge, its leaves scored as Arena's MCTS scores them)
-plays the first bot at equal time: mcts thinks as mcts:seconds=EQUAL_SECONDS per decision there.
+plays the first bot at equal time: mcts thinks as mcts:seconds=EQUAL_SECONDS:minor_share=1 there
+(the same time on every decision, where it would otherwise spend half on steps inside a move).
 Every pair plays --games games per game (default 200; made even): game 2k and 2k+1 share seed
 SEED+k with the seats swapped. A bot's score is wins plus half its draws; win_rate_a is bot a's
 score / games; low and high bound its Wilson 95% interval.
@@ -39,8 +40,8 @@ from arena.agents import make_agent  # noqa: E402
 from arena.games.registry import families, load_game, resolve  # noqa: E402
 from arena.referee.local import play_match  # noqa: E402
 
-MCTS_ITERATIONS = 200
-EQUAL_SECONDS = 0.02
+MCTS_ITERATIONS = 300
+EQUAL_SECONDS = 0.01
 DEFAULT_BOTS = (f"mcts:iterations={MCTS_ITERATIONS}", "greedy", "scripted", "random")
 DEFAULT_ANCHOR = f"openspiel-ismcts:seconds={EQUAL_SECONDS}:evaluator=arena"
 BLOCK = 10  # games per task handed to a worker
@@ -70,8 +71,8 @@ def equal_time(spec: str, anchor: str) -> str:
     seconds = dict(part.split("=", 1) for part in anchor.split(":")[1:] if "=" in part).get("seconds")
     if seconds is None or short_name(spec) != "mcts":
         return spec
-    params = [part for part in spec.split(":")[1:] if not part.startswith(("iterations=", "seconds="))]
-    return ":".join(["mcts", *params, f"seconds={seconds}"])
+    params = [part for part in spec.split(":")[1:] if not part.startswith(("iterations=", "seconds=", "minor_share="))]
+    return ":".join(["mcts", *params, f"seconds={seconds}", "minor_share=1"])
 
 
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:

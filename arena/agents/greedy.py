@@ -79,12 +79,12 @@ class GreedyAgent(Agent):
         for action in state.legal_actions():
             child = state.clone()
             child.apply_action(action)
-            value = self._one_step_value(child, player)
+            value = self.one_step_value(child, player)
             if value > best_value:
                 best_child, best_value = child, value
         return self.expected_values(best_child, mover, depth + 1)
 
-    def _one_step_value(self, state: State, seat: int) -> float:
+    def one_step_value(self, state: State, seat: int) -> float:
         """The evaluation of `state` for `seat`, averaged over the chance outcome it waits for, if any."""
         player = state.current_player()
         if player == TERMINAL:

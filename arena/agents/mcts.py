@@ -68,6 +68,8 @@ class MCTSAgent(Agent):
         time_fraction: float = 0.05,
         keep_tree: bool = True,
         prior_visits: int = 8,
+        open_loop: bool = True,
+        minor_share: float = 0.5,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -85,6 +87,10 @@ class MCTSAgent(Agent):
         self.time_fraction = float(time_fraction)
         self.keep_tree = bool(keep_tree)
         self.prior_visits = int(prior_visits)
+        self.open_loop = bool(open_loop)
+        if not 0 < minor_share <= 1:
+            raise ValueError("minor_share must be in (0, 1]")
+        self.minor_share = float(minor_share)
         self.rng = random.Random(0)
         self.last_iterations = 0  # iterations run for the last decision
         self.last_seconds = 0.0  # time spent on the last decision
@@ -117,22 +123,29 @@ class MCTSAgent(Agent):
             root = Node()
         root.key = key
         self.last_reused = root.visits
-        budget = self._budget_seconds(request.time_left_s)
         started = time.perf_counter()
+        world = self.game.determinize(observation, self.rng)
+        share = 1.0
+        is_move_start = self.knowledge.is_lookahead_boundary
+        if is_move_start is not None and not is_move_start(world):
+            share = self.minor_share  # a step inside a move the player has already chosen
+        budget = self._budget_seconds(request.time_left_s)
         if self.prior_visits:
-            self._add_prior(root, observation, request.seat, legal)
+            self._add_prior(root, world, request.seat, legal)
         if budget is not None:
-            budget = max(0.0, budget - (time.perf_counter() - started))
-        self.search(root, observation, request.seat, budget)
+            budget = max(0.0, budget * share - (time.perf_counter() - started))
+        iterations = None if self.iterations is None else max(1, round(self.iterations * share))
+        self.search(root, observation, request.seat, budget, iterations)
         action = self.best_action(root, legal)
         self._kept = root.children.get(action) if self.keep_tree else None
         return action
 
-    def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float]) -> None:
+    def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float],
+               iterations: Optional[int]) -> None:
         """Run iterations from `root` (the position `observation` shows `seat`) until the budget is spent."""
         started = time.perf_counter()
         deadline = None if seconds is None else started + seconds
-        limit = self.iterations
+        limit = iterations
         hidden = self.game.info.has_hidden_information
         pool_size = self.worlds if hidden else 1
         pool: list[State] = []
@@ -154,12 +167,11 @@ class MCTSAgent(Agent):
         self.last_iterations = done
         self.last_seconds = time.perf_counter() - started
 
-    def _add_prior(self, root: Node, observation: JSON, seat: int, legal: list[int]) -> None:
+    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int]) -> None:
         """Seed unvisited root moves with the greedy lookahead's values, as `prior_visits` virtual visits."""
         fresh = [action for action in legal if action not in root.children]
         if not fresh:
             return
-        world = self.game.determinize(observation, self.rng)
         weight = self.prior_visits
         for action, value in self._lookahead.action_values(world, seat, fresh).items():
             child = root.children[action] = Node()
@@ -200,6 +212,8 @@ class MCTSAgent(Agent):
             if player == CHANCE:
                 outcome = state.sample_chance(rng)
                 state.apply_action(outcome)
+                if self.open_loop:  # the dice fall where they fall; the tree does not branch on them
+                    continue
                 child = node.children.get(outcome)
                 if child is None:
                     child = node.children[outcome] = Node()

@@ -49,6 +49,7 @@ GAME_MODULES = ("arena.games.general_orders.rules",)  # the WWII engine (Sengoku
 SCALE = 8.0
 CARD_VALUE = 0.35
 INITIATIVE_VALUE = 0.6
+HQ_DANGER_WEIGHT = 1.5  # per troop the HQ could be short of: losing it loses the game
 
 # --- evaluation (full states) -----------------------------------------------------------------
 
@@ -97,7 +98,7 @@ def seat_strength(state: State, seat: int) -> float:
     score += CARD_VALUE * sum(state.hands[seat])  # type: ignore[attr-defined]
     if state.initiative == seat:  # type: ignore[attr-defined]
         score += INITIATIVE_VALUE
-    return score - 1.5 * _hq_danger(board, troops, seat)
+    return score - HQ_DANGER_WEIGHT * _hq_danger(board, troops, seat)
 
 
 def values(state: State) -> list[float]:
