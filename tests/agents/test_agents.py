@@ -95,11 +95,27 @@ def request_for(state) -> DecisionRequest:
 
 def test_mcts_runs_its_iteration_budget_and_answers_a_legal_action() -> None:
     game, state = first_decision("general-orders-wwii/island")
-    agent = MCTSAgent(iterations=25)
+    agent = MCTSAgent(iterations=25, minor_share=1.0)
     agent.reset(game, state.current_player(), 5)
     action = agent.act(request_for(state))
     assert action in state.legal_actions()
     assert agent.last_iterations == 25
+
+
+def test_mcts_spends_less_on_steps_inside_a_move() -> None:
+    game, state = first_decision("major-general", skip=0)  # a card to play: the start of a move
+    seat = state.current_player()
+    agent = MCTSAgent(iterations=40, minor_share=0.25)
+    agent.reset(game, seat, 5)
+    state.apply_action(agent.act(request_for(state)))
+    assert agent.last_iterations == 40
+    while state.current_player() == seat and not knowledge_for(game).is_lookahead_boundary(state):
+        if len(state.legal_actions()) > 1:  # a choice of the command it just played: inside the move
+            state.apply_action(agent.act(request_for(state)))
+            assert agent.last_iterations == 10
+            return
+        state.apply_action(state.legal_actions()[0])
+    pytest.skip("this card needed no further choice")
 
 
 def test_mcts_time_budget_and_the_clock() -> None:
@@ -128,12 +144,13 @@ def test_mcts_samples_hidden_cards_from_the_observation_only() -> None:
 
     game.determinize = spy  # type: ignore[method-assign]
     try:
-        agent = MCTSAgent(iterations=40, worlds=0, prior_visits=0)
+        agent = MCTSAgent(iterations=40, worlds=0, minor_share=1.0)
         agent.reset(game, seat, 9)
         agent.act(DecisionRequest(seat, state.legal_actions(), observation))
     finally:
         del game.determinize
-    assert len(calls) == 40 and all(obs is observation for obs in calls)
+    # One world for the prior and the kind of decision, then a fresh one per iteration.
+    assert len(calls) == 41 and all(obs is observation for obs in calls)
 
 
 def test_mcts_keeps_its_tree_between_decisions() -> None:
