@@ -15,6 +15,7 @@ from arena.agents.families import (
     scripted_policy,
 )
 from arena.agents.families import general_orders as go_knowledge
+from arena.agents.families import general_orders_sengoku as sg_knowledge
 from arena.agents.families import major_general as mg_knowledge
 from arena.games.base import CHANCE, TERMINAL, Game, GameInfo, State
 from arena.games.general_orders.positions import build_position, deploy, play
@@ -57,7 +58,8 @@ def test_every_registered_game_has_an_evaluation_in_range(name: str) -> None:
         assert evaluate(state, 0) == values[0]
 
 
-@pytest.mark.parametrize("name", ["major-general", "general-orders-wwii/alpine", "general-orders-wwii/island"])
+@pytest.mark.parametrize("name", ["major-general", "general-orders-wwii/alpine", "general-orders-wwii/island",
+                                  "general-orders-sengoku/rivers", "general-orders-sengoku/fortress"])
 def test_the_families_with_knowledge_have_an_evaluation_and_a_script(name: str) -> None:
     knowledge = knowledge_for(load_game(name))
     assert knowledge.has_evaluation and knowledge.scripted_action is not None
@@ -98,6 +100,7 @@ def test_an_unknown_engine_gets_the_neutral_evaluation_and_no_script() -> None:
 def test_engines_are_named_by_the_module_of_their_game_class() -> None:
     assert engine_of(load_game("major-general")) == "arena.games.major_general.rules"
     assert engine_of(load_game("general-orders-wwii/island")) == "arena.games.general_orders.rules"
+    assert engine_of(load_game("general-orders-sengoku/rivers")) == "arena.games.general_orders.sengoku"
 
 
 # --- Major General ---------------------------------------------------------------------------------
@@ -209,3 +212,36 @@ def test_general_orders_script_plays_ambush_to_defend_its_hq() -> None:
     assert state.current_player() == 1 and DECLINE in state.legal_actions()
     choice = go_knowledge.scripted_action(ALPINE, state.observation(1), state.legal_actions(), random.Random(0))
     assert choice == play(ALPINE, "ambush")
+
+
+# --- General Orders: Sengoku Jidai -----------------------------------------------------------------
+
+
+def test_sengoku_evaluation_counts_vp_and_fears_for_the_hq() -> None:
+    game = load_game("general-orders-sengoku/rivers")
+    state = random_positions(game, seed=3, every=1)[4]
+    assert state.current_player() != TERMINAL
+    base = sg_knowledge.seat_strength(state, 0)
+    richer = state.clone()
+    richer.hands[0][0] += 2  # two more cards in hand
+    richer.deck[0] -= 2
+    assert sg_knowledge.seat_strength(richer, 0) == pytest.approx(base + 2 * sg_knowledge.CARD_VALUE)
+    hq = game.board.hq[0]
+    attacked = state.clone()
+    neighbour = next(a for a in range(game.NA) if game.board.area_adj[hq] >> a & 1 and not game.board.is_water[a])
+    attacked.troops[1][neighbour] = 5
+    attacked.troops[0][neighbour] = 0
+    attacked.refresh_control()
+    assert sg_knowledge.seat_strength(attacked, 0) < base - 1
+
+
+def test_sengoku_script_beats_random_from_observations_only() -> None:
+    game = load_game("general-orders-sengoku/fortress")
+    from arena.agents import make_agent
+    from arena.referee.local import play_match
+
+    for seat in (0, 1):
+        agents = [make_agent("random"), make_agent("random")]
+        agents[seat] = make_agent("scripted")
+        record = play_match(game, agents, 40 + seat)
+        assert record.result is not None and record.result.ranking[seat] == 0
