@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Playing strength: every pair of built-in bots over seat-swapped games, win rates with Wilson 95% intervals.
 
-    python bench/strength.py [--games N] [--game NAME ...] [--bots SPEC,SPEC,...] [--jobs J] [--json]
+    python bench/strength.py [--games N] [--game NAME ...] [--bots SPEC,...] [--anchor SPEC] [--jobs J]
+                             [--json] [--save-json FILE]
 
 Bots (default, in this order; a pair is listed as "<earlier> vs <later>"): the built-in bots
     mcts               mcts:iterations=MCTS_ITERATIONS
@@ -40,7 +41,7 @@ from arena.agents import make_agent  # noqa: E402
 from arena.games.registry import families, load_game, resolve  # noqa: E402
 from arena.referee.local import play_match  # noqa: E402
 
-MCTS_ITERATIONS = 300
+MCTS_ITERATIONS = 150
 EQUAL_SECONDS = 0.01
 DEFAULT_BOTS = (f"mcts:iterations={MCTS_ITERATIONS}", "greedy", "scripted", "random")
 DEFAULT_ANCHOR = f"openspiel-ismcts:seconds={EQUAL_SECONDS}:evaluator=arena"
@@ -86,11 +87,14 @@ def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_block(game_name: str, spec_a: str, spec_b: str, first: int, count: int, seed: int) -> tuple[float, int, int]:
-    """Play games first..first+count-1 of a pair; returns (score of a, draws, games)."""
+def play_block(game_name: str, spec_a: str, spec_b: str, first: int, count: int,
+               seed: int) -> tuple[float, int, int, list[float]]:
+    """Play games first..first+count-1 of a pair; returns (score of a, draws, games, [think ms of a, of b,
+    decisions of a, of b])."""
     game = load_game(game_name)
     score = 0.0
     draws = 0
+    think = [0.0, 0.0, 0.0, 0.0]
     for index in range(first, first + count):
         a_seat = index % 2
         agent_a, agent_b = make_agent(spec_a), make_agent(spec_b)
@@ -99,13 +103,17 @@ def play_block(game_name: str, spec_a: str, spec_b: str, first: int, count: int,
         for agent in agents:
             agent.close()
         assert record.result is not None
+        for step in record.decisions:
+            side = 0 if step.seat == a_seat else 1
+            think[side] += step.timing.get("think_ms", 0.0)
+            think[2 + side] += 1
         ranking = record.result.ranking
         if ranking[a_seat] < ranking[1 - a_seat]:
             score += 1.0
         elif ranking[a_seat] == ranking[1 - a_seat]:
             score += 0.5
             draws += 1
-    return score, draws, count
+    return score, draws, count, think
 
 
 def main() -> None:
@@ -119,6 +127,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--save-json", type=Path, help="also write the JSON object to this file")
     args = parser.parse_args()
 
     specs = [spec.strip() for spec in args.bots.split(",") if spec.strip()]
@@ -137,12 +146,13 @@ def main() -> None:
         pairs.insert(len(specs) - 1, (specs[0], anchor, equal_time(specs[0], anchor), anchor))
 
     started = time.perf_counter()
+    # score, draws, games, think ms of a, of b, decisions of a, of b
     totals: dict[tuple[str, str, str], list[float]] = {}
     tasks = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for game_name in game_names:
             for spec_a, spec_b, played_a, played_b in pairs:
-                totals[(game_name, spec_a, spec_b)] = [0.0, 0, 0]
+                totals[(game_name, spec_a, spec_b)] = [0.0, 0, 0, 0.0, 0.0, 0, 0]
                 for first in range(0, games_per_pair, BLOCK):
                     count = min(BLOCK, games_per_pair - first)
                     future = pool.submit(play_block, game_name, played_a, played_b, first, count, args.seed)
@@ -150,11 +160,13 @@ def main() -> None:
         keys = {future: key for future, key in tasks}
         done = 0
         for future in as_completed(keys):
-            score, draws, count = future.result()
+            score, draws, count, think = future.result()
             total = totals[keys[future]]
             total[0] += score
             total[1] += draws
             total[2] += count
+            for index in range(4):
+                total[3 + index] += think[index]
             done += 1
             if not args.json:
                 print(f"\r{done}/{len(tasks)} blocks, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr,
@@ -164,7 +176,8 @@ def main() -> None:
         print(file=sys.stderr)
 
     results: dict[str, dict[str, dict[str, float]]] = {}
-    for (game_name, spec_a, spec_b), (score, draw_count, game_count) in totals.items():
+    for (game_name, spec_a, spec_b), (score, draw_count, game_count, think_a, think_b, asked_a,
+                                      asked_b) in totals.items():
         count, draws = int(game_count), int(draw_count)
         low, high = wilson(score, count)
         label = f"{short_name(spec_a)} vs {short_name(spec_b)}"
@@ -172,8 +185,11 @@ def main() -> None:
             "games": count, "win_rate_a": round(score / count, 3), "low": round(low, 3), "high": round(high, 3),
         }
         if not args.json:
-            print(f"{game_name:30} {label:32} games {count:4}  win rate a {score / count:6.1%}  "
-                  f"[{low:6.1%}, {high:6.1%}]  draws {draws}")
+            print(f"{game_name:31} {label:26} games {count:4}  win rate a {score / count:6.1%}  "
+                  f"[{low:6.1%}, {high:6.1%}]  draws {draws:3}  ms/decision a {think_a / max(asked_a, 1):6.1f} "
+                  f"b {think_b / max(asked_b, 1):6.1f}")
+    if args.save_json is not None:
+        args.save_json.write_text(json.dumps(results, indent=2) + "\n")
     if args.json:
         print(json.dumps(results, indent=2))
         return

@@ -2,16 +2,22 @@
 
 Every iteration plays one sampled world: the hidden cards are drawn from the player's observation
 (`Game.determinize`, from a pool of `worlds` samples per decision), dice and draws are sampled at
-chance nodes. The tree is keyed by moves and chance outcomes from the current decision; a move
-that is not legal in every world is judged by UCB over the iterations in which it was available
-("availability counts"). Rollouts play random moves for at most `depth` steps and are scored by
-the game family's evaluation (arena/agents/families/), or by the result when the game ends first.
+chance nodes. The tree is keyed by moves from the current decision; chance outcomes are sampled
+anew on every pass ("open loop": the tree does not branch on dice, so its statistics stay
+together; `open_loop=false` branches on them). A move that is not legal in every world is judged
+by UCB over the iterations in which it was available ("availability counts"). Rollouts play random
+moves for `depth` steps and on to a quiet position (the family's lookahead boundary: the end of
+the move under way), where the family's evaluation scores them (arena/agents/families/).
 
-The search stops on an iteration budget (`iterations`), a time budget (`seconds`), or both
-(whichever comes first); with a referee clock it never spends more than `time_fraction` of the time
-left on one decision. The most visited move is played. After a decision the tree is kept: at the next
-decision the player looks for its new position (matched by its observation) in the subtree below
-the move it played and continues from there. Same seed and an iteration budget give the same moves.
+At the root, the greedy lookahead (arena/agents/greedy.py) values every legal move; each starts
+with `prior_visits` virtual visits at that value, and only the `candidates` best are searched
+(0: all). A step inside a move already chosen (not at the family's boundary) gets `minor_share`
+of the budget. The search stops on an iteration budget (`iterations`), a time budget (`seconds`),
+or both (whichever comes first); with a referee clock it never spends more than `time_fraction`
+of the time left on one decision. The most visited move is played. After a decision the tree is
+kept: at the next decision the player looks for its new position (matched by its observation) in
+the subtree below the move it played and continues from there. Same seed and an iteration budget
+give the same moves.
 """
 
 from __future__ import annotations
@@ -51,6 +57,29 @@ def observation_key(observation: JSON) -> str:
     return json.dumps(observation, sort_keys=True, separators=(",", ":"))
 
 
+def rollout(state: State, depth: int, knowledge: FamilyKnowledge, rng: random.Random) -> list[float]:
+    """Play random moves on `state` for `depth` steps and on to a quiet position (the family's
+    lookahead boundary, at most MAX_SETTLE_STEPS more), then return the evaluation or the result."""
+    is_quiet = knowledge.is_lookahead_boundary
+    steps = 0
+    limit = depth + (MAX_SETTLE_STEPS if is_quiet is not None else 0)
+    while steps < limit:
+        player = state.current_player()
+        if player == TERMINAL:
+            return state.returns()
+        if steps >= depth and is_quiet is not None and is_quiet(state):
+            break
+        if player == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[0] if len(legal) == 1 else rng.choice(legal))
+        steps += 1
+    if state.current_player() == TERMINAL:
+        return state.returns()
+    return knowledge.values(state)
+
+
 class MCTSAgent(Agent):
     """Information-set MCTS with UCT, depth-cut rollouts scored by the family evaluation."""
 
@@ -70,6 +99,7 @@ class MCTSAgent(Agent):
         prior_visits: int = 8,
         open_loop: bool = True,
         minor_share: float = 0.5,
+        candidates: int = 4,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -91,6 +121,10 @@ class MCTSAgent(Agent):
         if not 0 < minor_share <= 1:
             raise ValueError("minor_share must be in (0, 1]")
         self.minor_share = float(minor_share)
+        if candidates < 0:
+            raise ValueError("candidates must be >= 0 (0: every legal move)")
+        self.candidates = int(candidates)
+        self._root_actions: list[int] = []
         self.rng = random.Random(0)
         self.last_iterations = 0  # iterations run for the last decision
         self.last_seconds = 0.0  # time spent on the last decision
@@ -132,11 +166,12 @@ class MCTSAgent(Agent):
         budget = self._budget_seconds(request.time_left_s)
         if self.prior_visits:
             self._add_prior(root, world, request.seat, legal)
+        self._root_actions = self._candidates(root, legal)
         if budget is not None:
             budget = max(0.0, budget * share - (time.perf_counter() - started))
         iterations = None if self.iterations is None else max(1, round(self.iterations * share))
         self.search(root, observation, request.seat, budget, iterations)
-        action = self.best_action(root, legal)
+        action = self.best_action(root, self._root_actions)
         self._kept = root.children.get(action) if self.keep_tree else None
         return action
 
@@ -177,6 +212,16 @@ class MCTSAgent(Agent):
             child = root.children[action] = Node()
             child.visits = child.available = weight
             child.total = weight * value
+
+    def _candidates(self, root: Node, legal: list[int]) -> list[int]:
+        """The root moves worth searching: the `candidates` best by their value so far (all when 0)."""
+        if not self.candidates or len(legal) <= self.candidates:
+            return legal
+        def mean(action: int) -> float:
+            child = root.children.get(action)
+            return child.total / child.visits if child is not None and child.visits else -math.inf
+        ranked = sorted(legal, key=mean, reverse=True)[:self.candidates]
+        return [action for action in legal if action in ranked]
 
     def best_action(self, root: Node, legal: list[int]) -> int:
         """The most visited legal move (ties: the better mean value, then the lowest id)."""
@@ -223,7 +268,7 @@ class MCTSAgent(Agent):
                 continue
             if player == seat and node.key is None and node.visits:
                 node.key = observation_key(state.observation(seat))
-            legal = state.legal_actions()
+            legal = self._root_actions if node is root else state.legal_actions()
             children = node.children
             untried = [action for action in legal if action not in children]
             if untried:
@@ -255,26 +300,7 @@ class MCTSAgent(Agent):
                 node.total += values[mover]
 
     def _rollout(self, state: State) -> list[float]:
-        """Random moves for `depth` steps and on to a quiet position, then the evaluation (or the result)."""
-        rng = self.rng
-        is_quiet = self.knowledge.is_lookahead_boundary
-        steps = 0
-        limit = self.depth + (MAX_SETTLE_STEPS if is_quiet is not None else 0)
-        while steps < limit:
-            player = state.current_player()
-            if player == TERMINAL:
-                return state.returns()
-            if steps >= self.depth and is_quiet is not None and is_quiet(state):
-                break
-            if player == CHANCE:
-                state.apply_action(state.sample_chance(rng))
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[0] if len(legal) == 1 else rng.choice(legal))
-            steps += 1
-        if state.current_player() == TERMINAL:
-            return state.returns()
-        return self.knowledge.values(state)
+        return rollout(state, self.depth, self.knowledge, self.rng)
 
     # --- keeping the tree --------------------------------------------------------------------
 

@@ -8,7 +8,7 @@
 Budgets: `simulations` per decision, and for ISMCTS also `seconds` (whichever comes first).
 Leaves are scored by OpenSpiel's random rollouts to the end of the game (`evaluator=random`, the
 OpenSpiel default) or, with `evaluator=arena`, the way Arena's MCTS scores them: random moves for
-`depth` steps, then the game family's evaluation (arena/agents/families/).
+`depth` steps and on to a quiet position, then the game family's evaluation (arena/agents/families/).
 """
 
 from __future__ import annotations
@@ -23,33 +23,23 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.agents.families import knowledge_for
-from arena.games.base import CHANCE, TERMINAL, Game
+from arena.agents.mcts import rollout
+from arena.games.base import Game
 from arena.openspiel.bridge import ArenaSpielGame, ArenaSpielState, openspiel_game_for
 
 
 class ArenaEvaluator(mcts.Evaluator):
-    """OpenSpiel evaluator that scores a leaf like Arena's MCTS: a depth-cut random rollout, then the evaluation."""
+    """OpenSpiel evaluator that scores a leaf exactly as Arena's MCTS does (`arena.agents.mcts.rollout`):
+    random moves for `depth` steps and on to a quiet position, then the family evaluation."""
 
     def __init__(self, game: Game, depth: int, rng: random.Random) -> None:
-        self.values = knowledge_for(game).values
+        self.knowledge = knowledge_for(game)
         self.depth = depth
         self.rng = rng
 
     def evaluate(self, state: ArenaSpielState) -> np.ndarray:
         """Per-player values of the leaf."""
-        arena = state.arena.clone()
-        rng = self.rng
-        for _ in range(self.depth):
-            player = arena.current_player()
-            if player == TERMINAL:
-                break
-            if player == CHANCE:
-                arena.apply_action(arena.sample_chance(rng))
-            else:
-                legal = arena.legal_actions()
-                arena.apply_action(legal[0] if len(legal) == 1 else rng.choice(legal))
-        result = arena.returns() if arena.current_player() == TERMINAL else self.values(arena)
-        return np.array(result)
+        return np.array(rollout(state.arena.clone(), self.depth, self.knowledge, self.rng))
 
     def prior(self, state: ArenaSpielState) -> list[tuple[int, float]]:
         """Uniform over the legal actions (chance: the outcome probabilities)."""
@@ -99,7 +89,7 @@ class OpenSpielAgent(Agent):
         seconds: Optional[float] = None,
         uct_c: float = 2.0,
         evaluator: str = "random",
-        depth: int = 12,
+        depth: int = 4,
     ) -> None:
         if algorithm not in ("ismcts", "mcts"):
             raise ValueError(f"algorithm must be 'ismcts' or 'mcts', not {algorithm!r}")
