@@ -62,6 +62,16 @@ def reach(adj: Sequence[int], start: int, control: int) -> int:
     return found
 
 
+def remember_reach(cache: dict[int, int], adj: Sequence[int], start: int, control: int) -> int:
+    """`reach(adj, start, control)`, stored in `cache` under `control` (a supply cache's miss path;
+    the cache is emptied when it grows past 200,000 masks)."""
+    supplied = reach(adj, start, control)
+    if len(cache) > 200_000:
+        cache.clear()
+    cache[control] = supplied
+    return supplied
+
+
 def supplied_from_scratch(adj: Sequence[int], start: int, occupied: Sequence[int]) -> int:
     """Breadth-first supply search straight from unit counts (the reference the caches must match)."""
     if start < 0 or occupied[start] <= 0:

@@ -81,6 +81,7 @@ class Board:
     air_cap: int
     commanders_reserve: int
     commanders_standby: int
+    final_pass: bool  # rules.pass "final": a pass is final for the round (GO-14)
     area_ids: tuple[str, ...]
     area_adj: tuple[int, ...]  # bitmask of adjacent areas, per area
     area_vp: tuple[int, ...]
@@ -377,6 +378,7 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
         air_cap=air_cap,
         commanders_reserve=int(rules["commanders_reserve"]),
         commanders_standby=int(rules["commanders_standby"]),
+        final_pass=rules["pass"] == "final",
         area_ids=tuple(area_ids),
         area_adj=area_adj,
         area_vp=tuple(int(a["vp"]) for a in areas),

@@ -1,4 +1,4 @@
-"""General Orders: WWII (Osprey Games, 2023), Alpine and Island modes: the complete rules engine.
+"""General Orders: WWII (Osprey Games, 2023), Alpine and Island modes: the rules engine.
 
 Variant: the printed rulebooks (../shared/seeds/general-orders-wwii.en.txt and .pt-BR.txt; where
 they differ the Portuguese clarifications are followed). The boards, the support values, the mode
@@ -7,8 +7,12 @@ split of the operation deck and most card effects are reconstructions or working
 point is a line of docs/rules-decisions.md, section "General Orders (WWII)", numbered GO-n; the
 code cites those numbers.
 
-The engine is one family: everything that differs between modes is board data (data.py). A mode
-without air zones (Alpine) simply has no aircraft, Fly, Bomb or Take-off.
+The game flow is the family's (engine.py: turns, commanders, cards, windows, dice, supply, JSON);
+this module holds what WWII adds: troops and aircraft on land areas and air zones, the actions
+(Advance, Fly, Paradrop, Barrage, Bomb, Reinforce, Take-off, Plan), the 11 cards, Blitz
+deployments from the standby area and the Signal Unit. Everything that differs between modes is
+board data (data.py). A mode without air zones (Alpine) simply has no aircraft, Fly, Bomb or
+Take-off.
 
 Seats: 0 is Blue, 1 is Yellow (the rulebook's example colours). A round: commanders are deployed
 one per turn, alternately from the initiative holder; a pass is final (GO-14); when both have
@@ -48,26 +52,15 @@ of public facts (GO-C10). So the sequence of decisions never reveals the hand.
 
 from __future__ import annotations
 
-import random
-from typing import Any
+from typing import Any, Self
 
-from arena.games.base import (
-    CHANCE,
-    JSON,
-    TERMINAL,
-    Game,
-    GameInfo,
-    IllegalActionError,
-    Outcome,
-    State,
-    StateFormatError,
-)
+from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
 from arena.games.general_orders.common import (  # noqa: F401  (supplied_from_scratch: re-exported)
     BIT,
     MAX_DICE,
     bits,
     dice_table,
-    reach,
+    remember_reach,
     supplied_from_scratch,
 )
 from arena.games.general_orders.data import (
@@ -109,28 +102,49 @@ from arena.games.general_orders.data import (
     WINGMAN,
     Board,
 )
+from arena.games.general_orders.engine import (  # noqa: F401  (the family's ids and phases: re-exported)
+    ACCEPT,
+    CHANCE_PHASES,
+    DECLINE,
+    DEFEND,
+    DEPLOY_BASE,
+    DONE,
+    DRAW,
+    FAMILY_PHASES,
+    FIRST_GAME_PHASE,
+    INITIATIVE_BASE,
+    MAX_N,
+    MOVE,
+    NUM_SEATS,
+    OVER,
+    PASS,
+    PLACE,
+    REASON_HQ,
+    REASON_TIE,
+    REASON_VP,
+    REROLL,
+    ROLL,
+    SETUP_BONUS,
+    SETUP_INITIATIVE,
+    TARGET,
+    TOKEN_BASE,
+    TURN,
+    WITHDRAW,
+    FamilyGame,
+    FamilyState,
+)
 
 BLUE, YELLOW = 0, 1
-NUM_SEATS = 2
-
-# Fixed decision ids.
-PASS, DONE, DECLINE, ACCEPT = 0, 1, 2, 3
-DEPLOY_BASE = 4
-MAX_N = 5  # counts 1..5 in the area/zone/payload ids
 
 # Chance outcome ids (the same for every mode).
-INITIATIVE_BASE = 0
-TOKEN_BASE = 2
 CARD_BASE = TOKEN_BASE + len(TOKENS)  # 8
 DICE_BASE = CARD_BASE + NUM_CARD_KINDS  # 19
 NUM_CHANCE_OUTCOMES = DICE_BASE + 2 * MAX_DICE + 1  # 44
+DICE = dice_table(DICE_BASE)
 
-# Phases.
-PHASE_NAMES = ("setup-bonus", "setup-initiative", "turn", "blitz-deploy", "move-in", "target", "payload",
-               "withdraw", "place", "defend", "roll", "reroll", "draw", "signal-return", "over")
-(SETUP_BONUS, SETUP_INITIATIVE, TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, DEFEND, ROLL,
- REROLL, DRAW, SIGNAL_RETURN, OVER) = range(len(PHASE_NAMES))
-CHANCE_PHASES = frozenset((SETUP_BONUS, SETUP_INITIATIVE, ROLL, DRAW))
+# Phases: the family's, then WWII's own.
+PHASE_NAMES = FAMILY_PHASES + ("blitz-deploy", "payload", "signal-return")
+BLITZ_DEPLOY, PAYLOAD, SIGNAL_RETURN = range(FIRST_GAME_PHASE, len(PHASE_NAMES))
 # Phases where a single legal option is taken without asking, unless a card might be offered on
 # public facts (GO-D7). Not DEFEND (GO-C10); REROLL always has two or more options.
 AUTO_PHASES = frozenset((TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, REROLL, SIGNAL_RETURN))
@@ -143,93 +157,49 @@ WINDOWS = ("none", "land", "air", "bomb")
 NO_WINDOW, WINDOW_LAND, WINDOW_AIR, WINDOW_BOMB = range(len(WINDOWS))
 LAND, AIR = 0, 1
 
-REASON_HQ = "hq_lost"
-REASON_VP = "victory_points"
-REASON_TIE = "initiative_tie_break"
 
-
-DICE = dice_table(DICE_BASE)
-_bits = bits
-_reach = reach
-
-
-class GeneralOrdersGame(Game):
+class GeneralOrdersGame(FamilyGame):
     """General Orders: WWII in one mode ('alpine' or 'island'), labels in 'en' or 'pt-BR'."""
 
     rules_version = "2"  # 2: forced own-turn steps are asked when a card could be played (GO-D7)
 
+    board: Board
+    short_title = "General Orders"
+    family = "general-orders-wwii"
+    boards = BOARDS
+    langs = LANGS
+    factions = FACTIONS
+    terms = TERMS
+    cards = CARDS
+    card_ids = CARD_IDS
+    action_names = ACTIONS
+    token_names = TOKENS
+    bonus_names = BONUSES
+    counter_card = COUNTER_ATTACK
+    CARD_BASE = CARD_BASE
+    DICE_BASE = DICE_BASE
+    NUM_CHANCE_OUTCOMES = NUM_CHANCE_OUTCOMES
+    dice = DICE
+
     def __init__(self, mode: str = "alpine", lang: str = "en", name: str | None = None) -> None:
-        if mode not in BOARDS:
-            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(BOARDS)}")
-        if lang not in LANGS:
-            raise ValueError(f"unknown lang {lang!r}; choose one of {', '.join(LANGS)}")
-        board = BOARDS[mode]
-        self.board: Board = board
-        self.mode = mode
-        self.lang = lang
-        ns, na, nz = len(board.spaces), board.num_areas, board.num_zones
-        self.NS, self.NA, self.NZ = ns, na, nz
-        self.COUNTER_BASE = DEPLOY_BASE + ns
-        self.PLAY_BASE = self.COUNTER_BASE + ns
-        self.REROLL_BASE = self.PLAY_BASE + NUM_CARD_KINDS
-        self.TARGET_BASE = self.REROLL_BASE + NUM_CARD_KINDS
+        super().__init__(mode, lang)
+        board = self.board
+        na, nz = self.NA, board.num_zones
+        self.NZ = nz
         self.AREA_BASE = self.TARGET_BASE + na
         self.ZONE_BASE = self.AREA_BASE + MAX_N * na
         self.PAYLOAD_BASE = self.ZONE_BASE + MAX_N * nz
         self.RETURN_BASE = self.PAYLOAD_BASE + MAX_N
-        num_actions = self.RETURN_BASE + ns
         # Hot-path tables.
-        self.space_action = tuple(s.action for s in board.spaces)
-        self.space_link = tuple(s.link for s in board.spaces)
         self.space_faction = tuple(s.faction for s in board.spaces)
         self.advance_spaces = tuple(s.index for s in board.spaces if s.action == ADVANCE)
         self.space_table = tuple((s.index, s.action, s.link, s.faction) for s in board.spaces)
-        self.deck_total = board.deck
         self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if board.deck[k])
         self.town_mask = sum(BIT[a] for a in range(na) if board.printed_bonus[a] == TOWN_CENTRE)
-        # Supply caches: control bitmask -> supplied bitmask, per seat (GO-D3). Pure functions of
-        # the mask, so states share them safely.
-        self.land_supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self.air_supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
-        if name is None:
-            name = f"general-orders-wwii/{mode}"
-        options: dict[str, Any] = {"mode": mode}
-        if lang != "en":
-            options["lang"] = lang
-        self._info = GameInfo(
-            name=name,
-            title=board.title[lang],
-            num_seats=NUM_SEATS,
-            num_actions=num_actions,
-            num_chance_outcomes=NUM_CHANCE_OUTCOMES,
-            max_game_length=6000,
-            has_hidden_information=True,
-            has_chance=True,
-            seat_names=tuple(self.term(f) for f in FACTIONS),
-            options=options,
-        )
-
-    @property
-    def info(self) -> GameInfo:
-        return self._info
+        self._info = self._make_info(name, self.RETURN_BASE + self.NS)
 
     # --- words -------------------------------------------------------------------------------
-
-    def term(self, key: str) -> str:
-        """A rulebook term in this game's language."""
-        return TERMS[key][self.lang]
-
-    def card_name(self, kind: int) -> str:
-        """An operation card's name in this game's language."""
-        return CARDS[kind].name[self.lang]
-
-    def bonus_name(self, bonus: int) -> str:
-        """An area bonus's name in this game's language."""
-        return self.term(BONUSES[bonus])
-
-    def area_name(self, area: int) -> str:
-        """A land area's id (ids are language-neutral)."""
-        return self.board.area_ids[area]
 
     def zone_name(self, zone: int) -> str:
         """An air zone's name in this game's language."""
@@ -250,44 +220,8 @@ class GeneralOrdersGame(Game):
             text += f" ({self.term(FACTIONS[s.faction])})"
         return text
 
-    # --- Game interface ----------------------------------------------------------------------
-
-    def new_initial_state(self) -> GeneralOrdersState:
-        state = GeneralOrdersState(self)
-        board = self.board
-        state.troops = [list(board.start_troops[0]), list(board.start_troops[1])]
-        state.aircraft = [list(board.start_aircraft[0]), list(board.start_aircraft[1])]
-        state.res_troops = [board.troops - sum(state.troops[s]) for s in (0, 1)]
-        state.res_air = [board.aircraft - sum(state.aircraft[s]) if board.has_air else 0 for s in (0, 1)]
-        state.cmd_reserve = [board.commanders_reserve] * 2
-        state.cmd_standby = [board.commanders_standby] * 2
-        state.deck = list(board.deck)
-        state.phase = SETUP_BONUS if board.bonus_slots else SETUP_INITIATIVE
-        state.refresh_control()
-        return state
-
-    def action_label(self, action: int) -> str:
-        if not 0 <= action < self.num_actions:
-            raise IllegalActionError(f"action {action} is outside the action space 0..{self.num_actions - 1}")
+    def unit_action_label(self, action: int) -> str:
         t = self.term
-        if action == PASS:
-            return t("pass")
-        if action == DONE:
-            return t("done")
-        if action == DECLINE:
-            return t("decline")
-        if action == ACCEPT:
-            return t("accept")
-        if action < self.COUNTER_BASE:
-            return f"{t('deploy')} {self.space_name(action - DEPLOY_BASE)}"
-        if action < self.PLAY_BASE:
-            return f"{t('counter')} {self.space_name(action - self.COUNTER_BASE)}"
-        if action < self.REROLL_BASE:
-            return f"{t('play')} {self.card_name(action - self.PLAY_BASE)}"
-        if action < self.TARGET_BASE:
-            return f"{t('reroll')}: {self.card_name(action - self.REROLL_BASE)}"
-        if action < self.AREA_BASE:
-            return f"{t('target')} {self.area_name(action - self.TARGET_BASE)}"
         if action < self.ZONE_BASE:
             area, n = divmod(action - self.AREA_BASE, MAX_N)
             return f"{n + 1} {t('troops')} {t('at')} {self.area_name(area)}"
@@ -298,165 +232,64 @@ class GeneralOrdersGame(Game):
             return f"{t('payload')} {action - self.PAYLOAD_BASE + 1} {t('aircraft')}"
         return f"{t('return')} {self.space_name(action - self.RETURN_BASE)}"
 
-    def chance_label(self, outcome: int) -> str:
-        if not 0 <= outcome < NUM_CHANCE_OUTCOMES:
-            raise IllegalActionError(f"chance outcome {outcome} is outside 0..{NUM_CHANCE_OUTCOMES - 1}")
-        if outcome < TOKEN_BASE:
-            return f"{self.term(FACTIONS[outcome])} {self.term('has_initiative')}"
-        if outcome < CARD_BASE:
-            return f"{self.term('bonus_token')}: {self.bonus_name(outcome - TOKEN_BASE)}"
-        if outcome < DICE_BASE:
-            return f"{self.term('draws')} {self.card_name(outcome - CARD_BASE)}"
-        return f"{outcome - DICE_BASE} {self.term('pips')}"
-
-    def state_from_json(self, data: JSON) -> GeneralOrdersState:
-        return GeneralOrdersState.from_json(self, data)
-
-    def determinize(self, observation: JSON, rng: random.Random) -> GeneralOrdersState:
-        """Sample the opponent's hand from the cards not seen (deck total - discard - own hand)."""
-        try:
-            seat = int(observation["seat"])
-            if seat not in (0, 1):
-                raise ValueError("seat must be 0 or 1")
-            own = _counts_of(observation["hand"])
-            discard = _counts_of(observation["discard"])
-            sizes = [int(n) for n in observation["hand_sizes"]]
-            unseen: list[int] = []
-            for kind in range(NUM_CARD_KINDS):
-                left = self.deck_total[kind] - discard[kind] - own[kind]
-                if left < 0:
-                    raise ValueError(f"more {CARD_IDS[kind]} seen than the deck holds")
-                unseen.extend([kind] * left)
-            if sum(own) != sizes[seat] or len(unseen) != sizes[1 - seat] + int(observation["deck_size"]):
-                raise ValueError("the observation's card counts do not add up")
-            rng.shuffle(unseen)
-            other = [0] * NUM_CARD_KINDS
-            for kind in unseen[:sizes[1 - seat]]:
-                other[kind] += 1
-            deck = [0] * NUM_CARD_KINDS
-            for kind in unseen[sizes[1 - seat]:]:
-                deck[kind] += 1
-        except (KeyError, TypeError, ValueError, IndexError) as error:
-            raise StateFormatError(f"not a General Orders observation: {error}") from None
-        data = {key: value for key, value in observation.items()
-                if key not in ("seat", "hand", "hand_sizes", "deck_size")}
-        hands = [own, other] if seat == 0 else [other, own]
-        data["hands"] = [_named_counts(h) for h in hands]
-        data["deck"] = _named_counts(deck)
-        return GeneralOrdersState.from_json(self, data)
-
     # --- supply ------------------------------------------------------------------------------
-
-    def land_supply(self, seat: int, control: int) -> int:
-        """Areas supplied by `seat` when it controls the areas in `control` (memoised)."""
-        cache = self.land_supply_cache[seat]
-        supplied = cache.get(control)
-        if supplied is None:
-            supplied = _reach(self.board.area_adj, self.board.hq[seat], control)
-            if len(cache) > 200_000:
-                cache.clear()
-            cache[control] = supplied
-        return supplied
 
     def air_supply(self, seat: int, control: int) -> int:
         """Air zones supplied by `seat` when it controls the zones in `control` (memoised)."""
-        cache = self.air_supply_cache[seat]
-        supplied = cache.get(control)
+        supplied = self.air_supply_cache[seat].get(control)
         if supplied is None:
-            supplied = _reach(self.board.zone_adj, self.board.hq_zone[seat], control)
-            if len(cache) > 200_000:
-                cache.clear()
-            cache[control] = supplied
+            supplied = remember_reach(self.air_supply_cache[seat], self.board.zone_adj, self.board.hq_zone[seat],
+                                      control)
         return supplied
 
 
-def _counts_of(named: Any) -> list[int]:
-    if not isinstance(named, dict):
-        raise ValueError("card counts must be an object of card id -> count")
-    counts = [0] * NUM_CARD_KINDS
-    for key, value in named.items():
-        counts[CARD_IDS.index(key)] = int(value)
-        if counts[CARD_IDS.index(key)] < 0:
-            raise ValueError("negative card count")
-    return counts
+class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
+    """A General Orders: WWII position. Mutable; `apply_action` changes it in place."""
 
+    __slots__ = ("aircraft", "res_air", "actrl", "signal", "blitz_extra", "chooser",
+                 # the action under way
+                 "unit", "asnap", "payload")
 
-def _named_counts(counts: list[int]) -> dict[str, int]:
-    return {CARD_IDS[k]: n for k, n in enumerate(counts) if n}
-
-
-class GeneralOrdersState(State):
-    """A General Orders position. Mutable; `apply_action` changes it in place."""
-
-    __slots__ = (
-        "_game", "phase", "round", "initiative", "active", "passed", "troops", "aircraft", "res_troops",
-        "res_air", "ctrl", "actrl", "cmd_reserve", "cmd_standby", "occ", "occ2", "support_used", "hands",
-        "deck", "discard", "bonus_at", "token_area", "used", "signal", "blitz_extra",
-        # the action under way
-        "act", "space", "link", "unit", "target", "moved", "left", "optional", "withdraw_closed", "fx",
-        "snap", "asnap", "payload", "window", "dice", "roller", "roll", "purpose", "draws", "chooser",
-        "winner", "reason", "_legal",
-    )
+    PHASE_NAMES = PHASE_NAMES
+    AUTO_PHASES = AUTO_PHASES
+    COMMANDER_CODES = frozenset((0, 1, 2, 3, 4))  # 3, 4: deployed from standby with Blitz
 
     def __init__(self, game: GeneralOrdersGame) -> None:
-        self._game = game
-        ns, na = game.NS, game.NA
-        self.phase = SETUP_INITIATIVE
-        self.round = 1
-        self.initiative = -1
-        self.active = -1
-        self.passed = [False, False]
-        self.troops: list[list[int]] = [[0] * na, [0] * na]
         self.aircraft: list[list[int]] = [[0] * game.NZ, [0] * game.NZ]
-        self.res_troops = [0, 0]
         self.res_air = [0, 0]
-        self.ctrl = [0, 0]  # bitmask of land areas with the seat's troops (derived)
         self.actrl = [0, 0]  # bitmask of air zones with the seat's aircraft (derived)
-        self.cmd_reserve = [0, 0]
-        self.cmd_standby = [0, 0]
-        self.occ = [0] * ns  # 0 empty, else 1 + seat + 2 * (from a Blitz)
-        self.occ2 = [0] * ns  # a second commander placed with Counter Attack
-        self.support_used = [0, 0]  # bitmask of support action kinds used this round
-        self.hands: list[list[int]] = [[0] * NUM_CARD_KINDS, [0] * NUM_CARD_KINDS]
-        self.deck: list[int] = [0] * NUM_CARD_KINDS
-        self.discard: list[int] = [0] * NUM_CARD_KINDS
-        self.bonus_at = [-1] * na  # area-bonus token per area (-1: none)
-        self.token_area = [-1] * len(TOKENS)  # area holding each token (derived)
-        self.used = [0, 0]  # card effects resolved this turn, per seat (bitmask of card kinds)
         self.signal = [0, 0]  # Signal Unit: 0 not held, 1 held (no commander gained), 2 held + gained
         self.blitz_extra = False  # the action under way is a Blitz extra deployment
-        self._clear_action()
         self.chooser = -1
-        self.winner = -1
-        self.reason = ""
-        self._legal: list[int] | None = None
+        super().__init__(game)
 
     def _clear_action(self) -> None:
-        self.act = -1
-        self.space = -1
-        self.link = -1
+        super()._clear_action()
         self.unit = LAND
-        self.target = -1
-        self.moved = 0
-        self.left = 0
-        self.optional = 0
-        self.withdraw_closed = False
-        self.fx = 0
-        self.snap = [0, 0]
         self.asnap = [0, 0]
         self.payload = 0
-        self.window = NO_WINDOW
-        self.dice = 0
-        self.roller = -1
-        self.roll = -1
-        self.purpose = NO_ROLL
-        self.draws = 0
+
+    def _clone_into(self, o: Self) -> None:
+        o.aircraft = [self.aircraft[0][:], self.aircraft[1][:]]
+        o.res_air = self.res_air[:]
+        o.actrl = self.actrl[:]
+        o.signal = self.signal[:]
+        o.blitz_extra = self.blitz_extra
+        o.chooser = self.chooser
+        o.unit = self.unit
+        o.asnap = self.asnap  # replaced, never mutated
+        o.payload = self.payload
+
+    def place_starting_units(self) -> None:
+        board = self._game.board
+        self.troops = [list(board.start_troops[0]), list(board.start_troops[1])]
+        self.aircraft = [list(board.start_aircraft[0]), list(board.start_aircraft[1])]
+        self.res_troops = [board.troops - sum(self.troops[s]) for s in (0, 1)]
+        self.res_air = [board.aircraft - sum(self.aircraft[s]) if board.has_air else 0 for s in (0, 1)]
+        self.cmd_reserve = [board.commanders_reserve] * 2
+        self.cmd_standby = [board.commanders_standby] * 2
 
     # --- State interface ---------------------------------------------------------------------
-
-    @property
-    def game(self) -> GeneralOrdersGame:
-        return self._game
 
     def current_player(self) -> int:
         phase = self.phase
@@ -472,125 +305,6 @@ class GeneralOrdersState(State):
         if phase == OVER:
             return TERMINAL
         return CHANCE
-
-    def legal_actions(self) -> list[int]:
-        legal = self._legal
-        if legal is None:
-            if self.phase in CHANCE_PHASES:
-                return [outcome for outcome, _ in self.chance_outcomes()]
-            legal = self._legal = self._legal_decisions()
-        return list(legal)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        phase = self.phase
-        if phase == ROLL:
-            return list(DICE[self.dice])
-        if phase == DRAW:
-            deck = self.deck
-            total = sum(deck)
-            return [(CARD_BASE + k, n / total) for k, n in enumerate(deck) if n]
-        if phase == SETUP_BONUS:
-            left = [t for t in self._game.board.bonus_pool if self.token_area[t] < 0]
-            return [(TOKEN_BASE + t, 1.0 / len(left)) for t in sorted(left)]
-        if phase == SETUP_INITIATIVE:
-            return [(INITIATIVE_BASE, 0.5), (INITIATIVE_BASE + 1, 0.5)]
-        return []
-
-    def apply_action(self, action: int) -> None:
-        phase = self.phase
-        if phase == OVER:
-            raise IllegalActionError(f"action {action} is illegal: the game is over")
-        if phase in CHANCE_PHASES:
-            if not any(outcome == action for outcome, _ in self.chance_outcomes()):
-                self._reject(action)
-            self._legal = None
-            self._apply_chance(action)
-        else:
-            legal = self._legal
-            if legal is None:
-                legal = self._legal_decisions()
-            if action not in legal:
-                self._reject(action)
-            self._legal = None
-            self._decide(action)
-        self._auto()
-
-    def clone(self) -> GeneralOrdersState:
-        o = GeneralOrdersState.__new__(GeneralOrdersState)
-        o._game = self._game
-        o.phase = self.phase
-        o.round = self.round
-        o.initiative = self.initiative
-        o.active = self.active
-        o.passed = self.passed[:]
-        o.troops = [self.troops[0][:], self.troops[1][:]]
-        o.aircraft = [self.aircraft[0][:], self.aircraft[1][:]]
-        o.res_troops = self.res_troops[:]
-        o.res_air = self.res_air[:]
-        o.ctrl = self.ctrl[:]
-        o.actrl = self.actrl[:]
-        o.cmd_reserve = self.cmd_reserve[:]
-        o.cmd_standby = self.cmd_standby[:]
-        o.occ = self.occ[:]
-        o.occ2 = self.occ2[:]
-        o.support_used = self.support_used[:]
-        o.hands = [self.hands[0][:], self.hands[1][:]]
-        o.deck = self.deck[:]
-        o.discard = self.discard[:]
-        o.bonus_at = self.bonus_at  # fixed after setup; replaced (never mutated) while setting up
-        o.token_area = self.token_area
-        o.used = self.used[:]
-        o.signal = self.signal[:]
-        o.blitz_extra = self.blitz_extra
-        o.act = self.act
-        o.space = self.space
-        o.link = self.link
-        o.unit = self.unit
-        o.target = self.target
-        o.moved = self.moved
-        o.left = self.left
-        o.optional = self.optional
-        o.withdraw_closed = self.withdraw_closed
-        o.fx = self.fx
-        o.snap = self.snap  # replaced, never mutated
-        o.asnap = self.asnap
-        o.payload = self.payload
-        o.window = self.window
-        o.dice = self.dice
-        o.roller = self.roller
-        o.roll = self.roll
-        o.purpose = self.purpose
-        o.draws = self.draws
-        o.chooser = self.chooser
-        o.winner = self.winner
-        o.reason = self.reason
-        o._legal = self._legal
-        return o
-
-    def outcome(self) -> Outcome | None:
-        if self.phase != OVER:
-            return None
-        ranking = (0, 1) if self.winner == BLUE else (1, 0)
-        return Outcome(ranking, self.reason, tuple(float(v) for v in self.victory_points()))
-
-    def action_to_string(self, action: int) -> str:
-        game = self._game
-        player = self.current_player()
-        if player == TERMINAL:
-            return game.action_label(action)
-        if player == CHANCE:
-            label = game.chance_label(action)
-            phase = self.phase
-            if phase == ROLL and action >= DICE_BASE:
-                return (f"{game.term(FACTIONS[self.roller])} {game.term('rolls')} {action - DICE_BASE} "
-                        f"{game.term('pips')} ({self.dice} {game.term('dice')})")
-            if phase == DRAW and CARD_BASE <= action < DICE_BASE:
-                return f"{game.term(FACTIONS[self.active])} {label}"
-            if phase == SETUP_BONUS and TOKEN_BASE <= action < CARD_BASE:
-                slot = game.board.bonus_slots[self._slots_filled()]
-                return f"{label} -> {game.area_name(slot)}"
-            return label
-        return f"{game.term(FACTIONS[player])}: {self._contextual_label(action)}"
 
     def _contextual_label(self, action: int) -> str:
         game = self._game
@@ -613,49 +327,16 @@ class GeneralOrdersState(State):
 
     # --- derived facts -----------------------------------------------------------------------
 
-    def refresh_control(self) -> None:
-        """Recompute the control bitmasks and token positions from the unit counts (after edits)."""
+    def _recount_control(self) -> None:
         for seat in (0, 1):
             self.ctrl[seat] = sum(BIT[a] for a, n in enumerate(self.troops[seat]) if n > 0)
             self.actrl[seat] = sum(BIT[z] for z, n in enumerate(self.aircraft[seat]) if n > 0)
-        token_area = [-1] * len(TOKENS)
-        for area, token in enumerate(self.bonus_at):
-            if token >= 0:
-                token_area[token] = area
-        self.token_area = token_area
-        self._legal = None
-
-    def supplied(self, seat: int) -> int:
-        """Bitmask of the land areas `seat` controls and supplies."""
-        return self._game.land_supply(seat, self.ctrl[seat])
 
     def air_supplied(self, seat: int) -> int:
         """Bitmask of the air zones `seat` controls and supplies."""
         if not self._game.NZ:
             return 0
         return self._game.air_supply(seat, self.actrl[seat])
-
-    def victory_points(self) -> list[int]:
-        """VP on the land areas each seat controls and supplies."""
-        vp = self._game.board.area_vp
-        return [sum(vp[a] for a in _bits(self.supplied(seat))) for seat in (0, 1)]
-
-    def has_bonus(self, seat: int, token: int, supplied: int) -> bool:
-        """True when the area holding `token` is in `supplied` (a supply mask of `seat`)."""
-        area = self.token_area[token]
-        return area >= 0 and bool(supplied >> area & 1)
-
-    def commanders_deployed(self, seat: int) -> int:
-        """Commanders of `seat` on action spaces."""
-        return sum(1 for code in self.occ if code and (code - 1) & 1 == seat) + \
-            sum(1 for code in self.occ2 if code and (code - 1) & 1 == seat)
-
-    def _slots_filled(self) -> int:
-        return sum(1 for area in self._game.board.bonus_slots if self.bonus_at[area] >= 0)
-
-    def _unseen(self, kind: int) -> int:
-        """Copies of a card kind not in the discard pile (public knowledge)."""
-        return self._game.deck_total[kind] - self.discard[kind]
 
     # --- legal decisions ---------------------------------------------------------------------
 
@@ -670,15 +351,11 @@ class GeneralOrdersState(State):
         if phase == PLACE:
             return self._place_options()
         if phase == REROLL:
-            game = self._game
-            hand = self.hands[self.roller]
-            return [ACCEPT] + [game.REROLL_BASE + k for k in range(NUM_CARD_KINDS) if hand[k]]
+            return self._reroll_options()
         if phase == TARGET:
             return self._target_options()
         if phase == DEFEND:
-            game = self._game
-            hand = self.hands[1 - self.active]
-            return [DECLINE] + [game.PLAY_BASE + k for k in self._window_cards() if hand[k]]
+            return self._defend_options()
         if phase == PAYLOAD:
             return self._payload_options()
         if phase == WITHDRAW:
@@ -692,15 +369,6 @@ class GeneralOrdersState(State):
     def _holds_space(self, seat: int, space: int) -> bool:
         code, code2 = self.occ[space], self.occ2[space]
         return bool(code and (code - 1) & 1 == seat) or bool(code2 and (code2 - 1) & 1 == seat)
-
-    def _can_play(self, seat: int, kind: int) -> bool:
-        return bool(self.hands[seat][kind]) and not self.used[seat] >> kind & 1
-
-    def _public(self, seat: int, kind: int) -> bool:
-        """Could `seat` hold and play `kind` now, judging by public facts only (GO-D7)?
-        True whenever `_can_play` is, so asking on it hides whether the card is held."""
-        return (not (self.used[seat] | self.fx) >> kind & 1 and self._game.deck_total[kind] > self.discard[kind]
-                and any(self.hands[seat]))
 
     def _card_may_be_offered(self) -> bool:
         """Whether this own-turn step could offer a card, judging by public facts only (GO-D7)."""
@@ -719,8 +387,7 @@ class GeneralOrdersState(State):
                 return self.res_troops[seat] > 0 and self._public(seat, GROUND_ASSAULT)
             return self.res_air[seat] > 0 and self._public(seat, WINGMAN)
         if phase == TARGET:
-            act = self.act
-            card = AIRBORNE_ASSAULT if act == PARADROP else ARTILLERY_STRIKE if act == BARRAGE else -1
+            card = self._target_card()
             return card >= 0 and self._public(seat, card)
         if phase == PAYLOAD:
             return self._public(seat, AIRSTRIKE)
@@ -754,7 +421,7 @@ class GeneralOrdersState(State):
         # Advance: a linked area not controlled, next to a supplied area holding two or more troops.
         area_adj = board.area_adj
         near_ge2 = 0
-        for a in _bits(sup):
+        for a in bits(sup):
             if troops[a] >= 2:
                 near_ge2 |= area_adj[a]
         advance_ok = near_ge2 & ~ctrl
@@ -764,7 +431,7 @@ class GeneralOrdersState(State):
             actrl = self.actrl[seat]
             zone_adj = board.zone_adj
             near_age2 = 0
-            for z in _bits(game.air_supply(seat, actrl)):
+            for z in bits(game.air_supply(seat, actrl)):
                 if air[z] >= 2:
                     bomb_ok |= BIT[z]  # GO-B2: a payload of one needs two aircraft
                     near_age2 |= zone_adj[z]
@@ -810,25 +477,27 @@ class GeneralOrdersState(State):
             sources = game.board.zone_adj[link] & self.asnap[seat]
             units = self.aircraft[seat]
             base = game.ZONE_BASE
-        if reserve and self._can_play(seat, card) and not self.fx >> card & 1:
+        if reserve and self._can_play(seat, card):
             actions.append(game.PLAY_BASE + card)
-        for where in _bits(sources):
+        for where in bits(sources):
             n = units[where]
             if n >= 2:
                 first = base + MAX_N * where
                 actions.extend(range(first, first + n - 1))
         return actions
 
+    def _target_card(self) -> int:
+        act = self.act
+        return AIRBORNE_ASSAULT if act == PARADROP else ARTILLERY_STRIKE if act == BARRAGE else -1
+
     def _target_options(self) -> list[int]:
         game = self._game
-        seat = self.active
-        act = self.act
         actions = []
-        card = AIRBORNE_ASSAULT if act == PARADROP else ARTILLERY_STRIKE if act == BARRAGE else -1
-        if card >= 0 and self._can_play(seat, card) and not self.fx >> card & 1:
+        card = self._target_card()
+        if card >= 0 and self._can_play(self.active, card):
             actions.append(game.PLAY_BASE + card)
         base = game.TARGET_BASE
-        actions.extend(base + a for a in _bits(self._targets()))
+        actions.extend(base + a for a in bits(self._targets()))
         return actions
 
     def _targets(self) -> int:
@@ -845,7 +514,7 @@ class GeneralOrdersState(State):
         game = self._game
         seat = self.active
         actions = []
-        if self._can_play(seat, AIRSTRIKE) and not self.fx >> AIRSTRIKE & 1:
+        if self._can_play(seat, AIRSTRIKE):
             actions.append(game.PLAY_BASE + AIRSTRIKE)
         most = min(self.aircraft[seat][self.link] - 1, MAX_N)
         actions.extend(range(game.PAYLOAD_BASE, game.PAYLOAD_BASE + most))
@@ -856,14 +525,14 @@ class GeneralOrdersState(State):
         seat = self.active
         actions = [DONE]
         card = self._placement_card()
-        if card >= 0 and self._can_play(seat, card) and not self.fx >> card & 1:
+        if card >= 0 and self._can_play(seat, card):
             actions.append(game.PLAY_BASE + card)
         deficit = self.left - (self.res_troops[seat] if self.unit == LAND else self.res_air[seat])
         if self.unit == LAND:
             units, base, mask = self.troops[seat], game.AREA_BASE, self.ctrl[seat]
         else:
             units, base, mask = self.aircraft[seat], game.ZONE_BASE, self.actrl[seat]
-        for where in _bits(mask):
+        for where in bits(mask):
             n = min(units[where] - 1, deficit, MAX_N)
             if n > 0:
                 first = base + MAX_N * where
@@ -893,7 +562,7 @@ class GeneralOrdersState(State):
             units, cap = self.aircraft[seat], board.air_cap
             mask = self.air_supplied(seat) | BIT[board.hq_zone[seat]]
         room = 0
-        for where in _bits(mask):
+        for where in bits(mask):
             if units[where] < cap:
                 room |= BIT[where]
         return room
@@ -904,46 +573,29 @@ class GeneralOrdersState(State):
         board = game.board
         actions = [DONE] if self.left <= self.optional else []
         card = self._placement_card()
-        if card >= 0 and self._can_play(seat, card) and not self.fx >> card & 1:
+        if card >= 0 and self._can_play(seat, card):
             actions.append(game.PLAY_BASE + card)
         if self.unit == LAND:
             units, cap, base, reserve = self.troops[seat], board.land_cap, game.AREA_BASE, self.res_troops[seat]
         else:
             units, cap, base, reserve = self.aircraft[seat], board.air_cap, game.ZONE_BASE, self.res_air[seat]
         most = min(self.left, reserve, MAX_N)
-        for where in _bits(self._place_targets()):
+        for where in bits(self._place_targets()):
             n = min(most, cap - units[where])
             first = base + MAX_N * where
             actions.extend(range(first, first + n))
         return actions
 
     def _window_cards(self) -> list[int]:
-        """Cards the defender could play in the open window (public facts only, GO-C10)."""
-        defender = 1 - self.active
+        """Cards the defender may play in the open window (GO-C10)."""
         window = self.window
         if window == WINDOW_LAND:
-            kinds = [AMBUSH, ANTI_AIR] if self.act == PARADROP else [AMBUSH]
-        elif window == WINDOW_AIR:
-            kinds = [INTERCEPT]
-        else:
-            kinds = [ANTI_AIR]
-        used = self.used[defender] | self.fx
-        return sorted(k for k in kinds if not used >> k & 1 and self._unseen(k) > 0)
+            return [AMBUSH, ANTI_AIR] if self.act == PARADROP else [AMBUSH]
+        if window == WINDOW_AIR:
+            return [INTERCEPT]
+        return [ANTI_AIR]
 
     # --- applying decisions ------------------------------------------------------------------
-
-    def _auto(self) -> None:
-        """Make forced choices (a single legal option) without asking, unless a card might be
-        offered judging by public facts (GO-D7)."""
-        while True:
-            phase = self.phase
-            if phase not in AUTO_PHASES:
-                return
-            legal = self._legal_decisions()
-            if len(legal) != 1 or self._card_may_be_offered():
-                self._legal = legal
-                return
-            self._decide(legal[0])
 
     def _decide(self, action: int) -> None:
         game = self._game
@@ -951,15 +603,22 @@ class GeneralOrdersState(State):
         seat = self.active
         if phase == TURN or phase == BLITZ_DEPLOY:
             if action == PASS:
-                self.passed[seat] = True
-                self._end_turn()
+                self._pass(seat)
             elif action == game.PLAY_BASE + BLITZ:
                 self._spend(seat, BLITZ, effect=True)
                 self.phase = BLITZ_DEPLOY
-            elif action < game.COUNTER_BASE:
-                self._deploy(action - DEPLOY_BASE, False)
             else:
-                self._deploy(action - game.COUNTER_BASE, True)
+                if phase == BLITZ_DEPLOY:
+                    self.cmd_standby[seat] -= 1
+                    self.blitz_extra = True
+                    code = 3 + seat
+                else:
+                    self.cmd_reserve[seat] -= 1
+                    code = 1 + seat
+                if action < game.COUNTER_BASE:
+                    self._deploy(action - DEPLOY_BASE, False, code)
+                else:
+                    self._deploy(action - game.COUNTER_BASE, True, code)
         elif phase == MOVE:
             if action == DONE:
                 self._after_move_in()
@@ -1036,59 +695,12 @@ class GeneralOrdersState(State):
                 else:  # Ambush or Intercept: +2 defence dice (GO-C4, GO-C9)
                     self._open_window(self.window)
         elif phase == REROLL:
-            if action == ACCEPT:
-                self._resolve_roll()
-            else:
-                self._spend(self.roller, action - game.REROLL_BASE, effect=False)
-                self.phase = ROLL
+            self._decide_reroll(action)
         elif phase == SIGNAL_RETURN:
             self._return_commander(self.chooser, action - game.RETURN_BASE)
             self._signal_check()
         else:  # pragma: no cover - guarded by apply_action
             raise IllegalActionError(f"no decision is due in phase {PHASE_NAMES[phase]}")
-
-    def _apply_chance(self, outcome: int) -> None:
-        phase = self.phase
-        if phase == ROLL:
-            self.roll = outcome - DICE_BASE
-            if sum(self.hands[self.roller]):
-                self.phase = REROLL
-            else:
-                self._resolve_roll()
-        elif phase == DRAW:
-            kind = outcome - CARD_BASE
-            self.deck[kind] -= 1
-            self.hands[self.active][kind] += 1
-            self.draws -= 1
-            self._continue_draws()
-        elif phase == SETUP_BONUS:
-            slots = self._game.board.bonus_slots
-            bonus_at = self.bonus_at[:]
-            bonus_at[slots[self._slots_filled()]] = outcome - TOKEN_BASE
-            self.bonus_at = bonus_at
-            self.refresh_control()
-            if self._slots_filled() == len(slots):
-                self.phase = SETUP_INITIATIVE
-        else:  # SETUP_INITIATIVE
-            self.initiative = outcome - INITIATIVE_BASE
-            self.round = 1
-            self._signal_check_quiet()
-            self._begin_turn(self.initiative)
-
-    def _reject(self, action: int) -> None:
-        player = self.current_player()
-        try:
-            label = self.action_to_string(action)
-        except IllegalActionError as error:
-            raise IllegalActionError(f"action {action} is illegal: {error}") from None
-        if player == CHANCE:
-            why = f"it is not a possible chance outcome in phase {PHASE_NAMES[self.phase]}"
-        else:
-            options = [self._contextual_label(a) for a in self._legal_decisions()]
-            shown = "; ".join(options[:12]) + ("; ..." if len(options) > 12 else "")
-            why = (f"in phase {PHASE_NAMES[self.phase]} {self._game.term(FACTIONS[player])} may only choose: "
-                   f"{shown}")
-        raise IllegalActionError(f"action {action} ({label}) is illegal: {why}")
 
     # --- units -------------------------------------------------------------------------------
 
@@ -1140,85 +752,12 @@ class GeneralOrdersState(State):
                 self._add_aircraft(seat, where, n)
         return max(n, 0)
 
-    def _spend(self, seat: int, kind: int, effect: bool) -> None:
-        """Move a card from `seat`'s hand to the discard pile; mark its effect as resolved."""
-        self.hands[seat][kind] -= 1
-        self.discard[kind] += 1
-        if effect:
-            self.used[seat] |= BIT[kind]
-            self.fx |= BIT[kind]
+    # --- actions -----------------------------------------------------------------------------
 
-    # --- the round ---------------------------------------------------------------------------
-
-    def _begin_turn(self, seat: int) -> None:
-        self.active = seat
-        self.used = [0, 0]
-        self.phase = TURN
-
-    def _end_turn(self) -> None:
-        seat = self.active
-        if self.passed[0] and self.passed[1]:
-            self._end_round()
-            return
-        other = 1 - seat
-        self._begin_turn(other if not self.passed[other] else seat)
-
-    def _end_round(self) -> None:
-        """Recall (Blitz commanders to standby), advance the round marker, maybe end the game."""
-        for occ in (self.occ, self.occ2):
-            for s, code in enumerate(occ):
-                if code:
-                    seat, blitz = (code - 1) & 1, (code - 1) >> 1
-                    if blitz:
-                        self.cmd_standby[seat] += 1
-                    else:
-                        self.cmd_reserve[seat] += 1
-                    occ[s] = 0
-        self.round += 1
-        if self.round > self._game.board.rounds:
-            self.round = self._game.board.rounds
-            vp = self.victory_points()
-            if vp[0] != vp[1]:
-                self._finish(0 if vp[0] > vp[1] else 1, REASON_VP)
-            else:
-                self._finish(self.initiative, REASON_TIE)
-            return
-        self.passed = [False, False]
-        self.support_used = [0, 0]
-        self._begin_turn(self.initiative)
-
-    def _finish(self, winner: int, reason: str) -> None:
-        self.winner = winner
-        self.reason = reason
-        self.phase = OVER
-        self._clear_action()
-
-    def _deploy(self, space: int, counter: bool) -> None:
+    def _start_action(self, seat: int, kind: int, link: int) -> None:
         game = self._game
-        seat = self.active
-        from_standby = self.phase == BLITZ_DEPLOY
-        if from_standby:
-            self.cmd_standby[seat] -= 1
-            self.blitz_extra = True
-        else:
-            self.cmd_reserve[seat] -= 1
-        code = 1 + seat + 2 * from_standby
-        if counter:
-            self.occ2[space] = code
-            self._spend(seat, COUNTER_ATTACK, effect=True)
-        else:
-            self.occ[space] = code
-        self._start_action(space, game.space_action[space], game.space_link[space])
-
-    def _start_action(self, space: int, kind: int, link: int) -> None:
-        game = self._game
-        seat = self.active
-        self.act, self.space, self.link = kind, space, link
-        self.fx = 0
-        # GO-D4: supply (and so every area bonus) is read at the start of the action.
-        self.snap = [self.supplied(0), self.supplied(1)]
         self.asnap = [self.air_supplied(0), self.air_supplied(1)] if game.NZ else [0, 0]
-        value = game.board.spaces[space].value[seat]
+        value = game.board.spaces[self.space].value[seat]
         if kind == ADVANCE:
             self.unit, self.moved, self.phase = LAND, 0, MOVE
         elif kind == FLY:
@@ -1233,37 +772,19 @@ class GeneralOrdersState(State):
                 self._end_action()
         elif kind == REINFORCE:
             self.unit = LAND
-            self.left = value + (2 if self.has_bonus(seat, DEPOT, self.snap[seat]) else 0)
+            self.left = value + (2 if self.has_bonus(DEPOT, self.snap[seat]) else 0)
             self.optional = 0
             self.withdraw_closed = False
-            self.support_used[seat] |= BIT[kind]
             self._continue_placement()
         elif kind == TAKE_OFF:
             self.unit = AIR
             self.left = value
             self.optional = 0
             self.withdraw_closed = False
-            self.support_used[seat] |= BIT[kind]
             self._continue_placement()
         else:  # PLAN
-            self.support_used[seat] |= BIT[kind]
-            if game.board.spaces[space].initiative and self.initiative != seat:
-                self.initiative = seat
-            self.draws = value + (1 if self.has_bonus(seat, RECON_POST, self.snap[seat]) else 0)
-            self._continue_draws()
-
-    def _continue_draws(self) -> None:
-        deck_size: int = sum(self.deck)
-        if self.draws > 0 and deck_size == 0:
-            # GO-10: an empty deck is refilled from the discard pile (a multiset: no order).
-            self.deck = [a + b for a, b in zip(self.deck, self.discard)]
-            self.discard = [0] * NUM_CARD_KINDS
-            deck_size = sum(self.deck)
-        if self.draws > 0 and deck_size > 0:
-            self.phase = DRAW
-        else:
-            self.draws = 0
-            self._end_action()
+            initiative = game.board.spaces[self.space].initiative
+            self._plan(initiative, value + (1 if self.has_bonus(RECON_POST, self.snap[seat]) else 0))
 
     # --- Advance / Fly -----------------------------------------------------------------------
 
@@ -1271,7 +792,7 @@ class GeneralOrdersState(State):
         seat = self.active
         link = self.link
         if self.unit == LAND:
-            if self.has_bonus(seat, FORWARD_BASE, self.snap[seat]):
+            if self.has_bonus(FORWARD_BASE, self.snap[seat]):
                 self._from_reserve(seat, LAND, link, 1)
             if self.fx >> GROUND_ASSAULT & 1:
                 self._from_reserve(seat, LAND, link, 2)
@@ -1293,14 +814,14 @@ class GeneralOrdersState(State):
         self.target = area
         act = self.act
         if act == PARADROP:
-            self.left = 2 + (1 if self.has_bonus(seat, AIR_CONTROL_POST, self.snap[seat]) else 0)
+            self.left = 2 + (1 if self.has_bonus(AIR_CONTROL_POST, self.snap[seat]) else 0)
             if self.fx >> AIRBORNE_ASSAULT & 1:
                 self.left += 2
             self.optional = 0
             self.withdraw_closed = False
             self._continue_placement()
         elif act == BARRAGE:
-            dice = 2 + (1 if self.has_bonus(seat, OBSERVER_POST, self.snap[seat]) else 0)
+            dice = 2 + (1 if self.has_bonus(OBSERVER_POST, self.snap[seat]) else 0)
             if self.fx >> ARTILLERY_STRIKE & 1:
                 dice += 2
             self._start_roll(dice, seat, ROLL_BARRAGE)
@@ -1358,15 +879,6 @@ class GeneralOrdersState(State):
         self.target = where
         self._open_window(WINDOW_LAND if unit == LAND else WINDOW_AIR)
 
-    def _open_window(self, window: int) -> None:
-        """The defender's card window; it opens on public facts only (GO-C10)."""
-        self.window = window
-        defender = 1 - self.active
-        if sum(self.hands[defender]) and self._window_cards():
-            self.phase = DEFEND
-        else:
-            self._close_window()
-
     def _close_window(self) -> None:
         window = self.window
         self.window = NO_WINDOW
@@ -1396,13 +908,6 @@ class GeneralOrdersState(State):
         elif self.fx >> INTERCEPT & 1:
             dice += 2
         return min(dice, MAX_DICE)
-
-    def _start_roll(self, dice: int, roller: int, purpose: int) -> None:
-        self.dice = min(dice, MAX_DICE)
-        self.roller = roller
-        self.purpose = purpose
-        self.roll = -1
-        self.phase = ROLL
 
     def _resolve_roll(self) -> None:
         purpose = self.purpose
@@ -1442,22 +947,18 @@ class GeneralOrdersState(State):
         for seat in (0, 1):
             troops = self.troops[seat]
             if max(troops) > board.land_cap:
-                for a in _bits(self.ctrl[seat]):
+                for a in bits(self.ctrl[seat]):
                     if troops[a] > board.land_cap:
                         self._remove_to_reserve(seat, LAND, a, troops[a] - board.land_cap)
             air = self.aircraft[seat]
             if air and max(air) > board.air_cap:
-                for z in _bits(self.actrl[seat]):
+                for z in bits(self.actrl[seat]):
                     if air[z] > board.air_cap:
                         self._remove_to_reserve(seat, AIR, z, air[z] - board.air_cap)
-        self._clear_action()
-        for seat in (self.active, 1 - self.active):
-            if not self.troops[seat][board.hq[seat]]:
-                self._finish(1 - seat, REASON_HQ)  # GO-2, GO-5
-                return
-        self._signal_check()
+        if self._action_over():
+            self._signal_check()
 
-    def _signal_check_quiet(self) -> None:
+    def _before_first_turn(self) -> None:
         """Signal Unit gains at setup (no action to continue afterwards)."""
         area = self.token_area[SIGNAL_UNIT]
         if area < 0:
@@ -1515,30 +1016,34 @@ class GeneralOrdersState(State):
 
     # --- JSON --------------------------------------------------------------------------------
 
-    def _public_json(self) -> JSON:
+    def _units_json(self) -> JSON:
         game = self._game
         board = game.board
-        outcome = self.outcome()
         return {
-            "game": game.name,
-            "mode": game.mode,
-            "phase": PHASE_NAMES[self.phase],
-            "current_player": self.current_player(),
-            "round": self.round,
-            "initiative": self.initiative,
-            "active": self.active,
             "passed": list(self.passed),
             "troops": {board.area_ids[a]: [self.troops[0][a], self.troops[1][a]] for a in range(game.NA)},
             "aircraft": {board.zone_ids[z]: [self.aircraft[0][z], self.aircraft[1][z]] for z in range(game.NZ)},
             "reserve_troops": list(self.res_troops),
             "reserve_aircraft": list(self.res_air),
-            "commanders_reserve": list(self.cmd_reserve),
-            "commanders_standby": list(self.cmd_standby),
-            "spaces": [[self.occ[s], self.occ2[s]] for s in range(game.NS)],
-            "support_used": [[ACTIONS[k] for k in range(len(ACTIONS)) if used >> k & 1] for used in self.support_used],
-            "bonuses": {board.area_ids[a]: TOKENS[t] for a, t in enumerate(self.bonus_at) if t >= 0},
-            "discard": _named_counts(self.discard),
-            "used_effects": [[CARD_IDS[k] for k in range(NUM_CARD_KINDS) if used >> k & 1] for used in self.used],
+        }
+
+    def _units_from_json(self, data: JSON) -> None:
+        game = self._game
+        board = game.board
+        self.passed = [bool(p) for p in data["passed"]]
+        troops = data["troops"]
+        if set(troops) != set(board.area_ids):
+            raise ValueError("troops must list every land area")
+        self.troops = [[int(troops[a][seat]) for a in board.area_ids] for seat in (0, 1)]
+        aircraft = data["aircraft"]
+        if set(aircraft) != set(board.zone_ids):
+            raise ValueError("aircraft must list every air zone")
+        self.aircraft = [[int(aircraft[z][seat]) for z in board.zone_ids] for seat in (0, 1)]
+        self.res_troops = [int(n) for n in data["reserve_troops"]]
+        self.res_air = [int(n) for n in data["reserve_aircraft"]]
+
+    def _turn_json(self) -> JSON:
+        return {
             "signal": list(self.signal),
             "blitz_extra": self.blitz_extra,
             "action": {
@@ -1546,107 +1051,41 @@ class GeneralOrdersState(State):
                 "space": self.space, "link": self.link, "unit": self.unit, "target": self.target,
                 "moved": self.moved, "left": self.left, "optional": self.optional,
                 "withdraw_closed": self.withdraw_closed,
-                "effects": [CARD_IDS[k] for k in range(NUM_CARD_KINDS) if self.fx >> k & 1],
+                "effects": self.effects_json(),
                 "supplied_at_start": list(self.snap), "air_supplied_at_start": list(self.asnap),
                 "payload": self.payload, "window": WINDOWS[self.window], "dice": self.dice,
                 "roller": self.roller, "roll": self.roll, "roll_for": PURPOSES[self.purpose],
                 "draws": self.draws,
             },
             "chooser": self.chooser,
-            "victory_points": self.victory_points(),
-            "winner": self.winner,
-            "reason": self.reason,
-            "outcome": outcome.to_json() if outcome else None,
         }
 
-    def to_json(self) -> JSON:
-        data = self._public_json()
-        data["hands"] = [_named_counts(hand) for hand in self.hands]
-        data["deck"] = _named_counts(self.deck)
-        return data
+    def _turn_from_json(self, data: JSON) -> None:
+        self.signal = [int(n) for n in data["signal"]]
+        self.blitz_extra = bool(data["blitz_extra"])
+        action = data["action"]
+        self.act = ACTIONS.index(action["kind"]) if action["kind"] is not None else -1
+        self.space = int(action["space"])
+        self.link = int(action["link"])
+        self.unit = int(action["unit"])
+        self.target = int(action["target"])
+        self.moved = int(action["moved"])
+        self.left = int(action["left"])
+        self.optional = int(action["optional"])
+        self.withdraw_closed = bool(action["withdraw_closed"])
+        self.fx = self.effects_from_json(action["effects"])
+        self.snap = [int(n) for n in action["supplied_at_start"]]
+        self.asnap = [int(n) for n in action["air_supplied_at_start"]]
+        self.payload = int(action["payload"])
+        self.window = WINDOWS.index(action["window"])
+        self.dice = int(action["dice"])
+        self.roller = int(action["roller"])
+        self.roll = int(action["roll"])
+        self.purpose = PURPOSES.index(action["roll_for"])
+        self.draws = int(action["draws"])
+        self.chooser = int(data["chooser"])
 
-    def observation(self, seat: int) -> JSON:
-        if seat not in (0, 1):
-            raise ValueError(f"seat {seat} is not a seat of General Orders (0 or 1)")
-        data = self._public_json()
-        data["seat"] = seat
-        data["hand"] = _named_counts(self.hands[seat])
-        data["hand_sizes"] = [sum(hand) for hand in self.hands]
-        data["deck_size"] = sum(self.deck)
-        return data
-
-    @classmethod
-    def from_json(cls, game: GeneralOrdersGame, data: JSON) -> GeneralOrdersState:
-        """Rebuild a state from `to_json()` output, checking that it is self-consistent."""
-        board = game.board
-        try:
-            if data.get("mode", game.mode) != game.mode:
-                raise ValueError(f"mode {data.get('mode')!r} is not {game.mode!r}")
-            state = cls(game)
-            state.phase = PHASE_NAMES.index(data["phase"])
-            state.round = int(data["round"])
-            state.initiative = int(data["initiative"])
-            state.active = int(data["active"])
-            state.passed = [bool(p) for p in data["passed"]]
-            troops = data["troops"]
-            if set(troops) != set(board.area_ids):
-                raise ValueError("troops must list every land area")
-            state.troops = [[int(troops[a][seat]) for a in board.area_ids] for seat in (0, 1)]
-            aircraft = data["aircraft"]
-            if set(aircraft) != set(board.zone_ids):
-                raise ValueError("aircraft must list every air zone")
-            state.aircraft = [[int(aircraft[z][seat]) for z in board.zone_ids] for seat in (0, 1)]
-            state.res_troops = [int(n) for n in data["reserve_troops"]]
-            state.res_air = [int(n) for n in data["reserve_aircraft"]]
-            state.cmd_reserve = [int(n) for n in data["commanders_reserve"]]
-            state.cmd_standby = [int(n) for n in data["commanders_standby"]]
-            spaces = data["spaces"]
-            if len(spaces) != game.NS:
-                raise ValueError(f"{game.NS} action spaces expected")
-            state.occ = [int(pair[0]) for pair in spaces]
-            state.occ2 = [int(pair[1]) for pair in spaces]
-            state.support_used = [sum(BIT[ACTIONS.index(k)] for k in used) for used in data["support_used"]]
-            bonus_at = [-1] * game.NA
-            for area, token in data["bonuses"].items():
-                bonus_at[board.area_ids.index(area)] = TOKENS.index(token)
-            state.bonus_at = bonus_at
-            state.discard = _counts_of(data["discard"])
-            state.hands = [_counts_of(hand) for hand in data["hands"]]
-            state.deck = _counts_of(data["deck"])
-            state.used = [sum(BIT[CARD_IDS.index(k)] for k in used) for used in data["used_effects"]]
-            state.signal = [int(n) for n in data["signal"]]
-            state.blitz_extra = bool(data["blitz_extra"])
-            action = data["action"]
-            state.act = ACTIONS.index(action["kind"]) if action["kind"] is not None else -1
-            state.space = int(action["space"])
-            state.link = int(action["link"])
-            state.unit = int(action["unit"])
-            state.target = int(action["target"])
-            state.moved = int(action["moved"])
-            state.left = int(action["left"])
-            state.optional = int(action["optional"])
-            state.withdraw_closed = bool(action["withdraw_closed"])
-            state.fx = sum(BIT[CARD_IDS.index(k)] for k in action["effects"])
-            state.snap = [int(n) for n in action["supplied_at_start"]]
-            state.asnap = [int(n) for n in action["air_supplied_at_start"]]
-            state.payload = int(action["payload"])
-            state.window = WINDOWS.index(action["window"])
-            state.dice = int(action["dice"])
-            state.roller = int(action["roller"])
-            state.roll = int(action["roll"])
-            state.purpose = PURPOSES.index(action["roll_for"])
-            state.draws = int(action["draws"])
-            state.chooser = int(data["chooser"])
-            state.winner = int(data["winner"])
-            state.reason = str(data["reason"])
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-            raise StateFormatError(f"not a General Orders state: {error!r}") from None
-        state.refresh_control()
-        state.validate()
-        return state
-
-    def validate(self) -> None:
-        """Raise StateFormatError unless units, commanders and cards all add up."""
+    def _unit_problems(self) -> list[str]:
         game = self._game
         board = game.board
         problems = []
@@ -1667,38 +1106,22 @@ class GeneralOrdersState(State):
                 problems.append(f"{name} does not have {board.commanders_reserve + board.commanders_standby} commanders")
             if self.signal[seat] not in (0, 1, 2):
                 problems.append("bad Signal Unit state")
-        if len(self.occ) != game.NS or any(c not in (0, 1, 2, 3, 4) for c in self.occ + self.occ2):
-            problems.append("bad commander codes on the action spaces")
-        for kind in range(NUM_CARD_KINDS):
-            held = self.deck[kind] + self.discard[kind] + self.hands[0][kind] + self.hands[1][kind]
-            if held != board.deck[kind] or min(self.deck[kind], self.discard[kind], self.hands[0][kind],
-                                               self.hands[1][kind]) < 0:
-                problems.append(f"the {CARD_IDS[kind]} cards do not add up to {board.deck[kind]}")
-        placed = [t for t in self.bonus_at if t >= 0]
-        if len(set(placed)) != len(placed) or any(t not in board.bonus_pool for t in placed):
-            problems.append("bad area-bonus tokens")
-        if self.phase not in (SETUP_BONUS, SETUP_INITIATIVE) and self.initiative not in (0, 1):
-            problems.append("nobody has the initiative")
+        return problems
+
+    def _phase_problems(self) -> list[str]:
+        board = self._game.board
+        problems = []
         if self.phase in (TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, DEFEND) and self.active not in (0, 1):
             problems.append("no active player")
-        if self.phase in (ROLL, REROLL) and (self.roller not in (0, 1) or not 0 <= self.dice <= MAX_DICE):
-            problems.append("a roll needs a roller and a number of dice")
-        if self.phase == REROLL and self.roll < 0:
-            problems.append("a re-roll decision needs a roll")
         if self.phase == SIGNAL_RETURN and self.chooser not in (0, 1):
             problems.append("a Signal Unit return needs a chooser")
-        if self.phase == DRAW and (self.draws <= 0 or not sum(self.deck)):
-            problems.append("a draw needs cards to draw")
-        if self.phase == OVER and self.winner not in (0, 1):
-            problems.append("a finished game needs a winner")
         if self.phase == TURN:
             caps = (board.land_cap, board.air_cap)
             for seat in (0, 1):
                 if max(self.troops[seat]) > caps[0] or max(self.aircraft[seat], default=0) > caps[1]:
                     problems.append("more units in an area or zone than the cap allows")
                     break
-        if problems:
-            raise StateFormatError("inconsistent General Orders state: " + "; ".join(problems))
+        return problems
 
     # --- display -----------------------------------------------------------------------------
 
@@ -1709,8 +1132,7 @@ class GeneralOrdersState(State):
         t = game.term
         initials = (t("blue")[:2], t("yellow")[:2])
         sup = (self.supplied(0), self.supplied(1))
-        lines = [f"{board.title[game.lang]} - {t('round')} {self.round}/{board.rounds} - "
-                 f"{t('initiative')}: {t(FACTIONS[self.initiative]) if self.initiative >= 0 else '-'}"]
+        lines = [self._text_title()]
         spaces_at: dict[tuple[int, int], list[str]] = {}
         support = []
         for s, space in enumerate(board.spaces):
@@ -1757,13 +1179,11 @@ class GeneralOrdersState(State):
                 + f"; {t('hand')} {sum(self.hands[seat])}"
                 + (f"; {t('passed')}" if self.passed[seat] else "")
                 + f"; {t('vp')} {self.victory_points()[seat]}")
-        discard = ", ".join(f"{game.card_name(k)} x{n}" for k, n in enumerate(self.discard) if n)
-        lines.append(f"  {t('deck')} {sum(self.deck)}; {t('discard')}: {discard or '-'}")
+        lines.append(self._text_cards())
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return (f"<GeneralOrdersState {self._game.mode} {PHASE_NAMES[self.phase]} round {self.round} "
-                f"active {self.active}>")
+
+GeneralOrdersGame.state_class = GeneralOrdersState
 
 
 def new_game(**options: Any) -> GeneralOrdersGame:

@@ -90,6 +90,7 @@ class SengokuBoard:
     land_cap: int
     water_cap: int
     commanders: int
+    final_pass: bool  # rules.pass "final"; here "standby": a pass sends a commander to standby (SJ-14)
     area_ids: tuple[str, ...]
     is_water: tuple[bool, ...]
     land_mask: int
@@ -366,6 +367,7 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
         land_cap=land_cap,
         water_cap=water_cap,
         commanders=int(rules["commanders"]),
+        final_pass=rules["pass"] == "final",
         area_ids=tuple(ids),
         is_water=tuple(is_water),
         land_mask=land_mask,
