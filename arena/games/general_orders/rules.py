@@ -55,14 +55,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
-from arena.games.general_orders.common import (  # noqa: F401  (supplied_from_scratch: re-exported)
-    BIT,
-    MAX_DICE,
-    bits,
-    dice_table,
-    remember_reach,
-    supplied_from_scratch,
-)
+from arena.games.general_orders.common import BIT, MAX_DICE, bits, dice_table, remember_reach
 from arena.games.general_orders.data import (
     ACTIONS,
     ADVANCE,
@@ -91,7 +84,6 @@ from arena.games.general_orders.data import (
     NUM_CARD_KINDS,
     OBSERVER_POST,
     PARADROP,
-    PLAN,
     RECON_POST,
     REINFORCE,
     SIGNAL_UNIT,
@@ -102,30 +94,20 @@ from arena.games.general_orders.data import (
     WINGMAN,
     Board,
 )
-from arena.games.general_orders.engine import (  # noqa: F401  (the family's ids and phases: re-exported)
+from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT: re-exported for the bots)
     ACCEPT,
-    CHANCE_PHASES,
     DECLINE,
     DEFEND,
     DEPLOY_BASE,
     DONE,
-    DRAW,
     FAMILY_PHASES,
     FIRST_GAME_PHASE,
-    INITIATIVE_BASE,
     MAX_N,
     MOVE,
-    NUM_SEATS,
     OVER,
     PASS,
     PLACE,
-    REASON_HQ,
-    REASON_TIE,
-    REASON_VP,
     REROLL,
-    ROLL,
-    SETUP_BONUS,
-    SETUP_INITIATIVE,
     TARGET,
     TOKEN_BASE,
     TURN,

@@ -55,30 +55,20 @@ from typing import Any, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
 from arena.games.general_orders.common import BIT, MAX_DICE, bits, dice_table, reach
-from arena.games.general_orders.engine import (  # noqa: F401  (the family's ids and phases: re-exported)
+from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT: re-exported for the bots)
     ACCEPT,
-    CHANCE_PHASES,
     DECLINE,
     DEFEND,
     DEPLOY_BASE,
     DONE,
-    DRAW,
     FAMILY_PHASES,
     FIRST_GAME_PHASE,
-    INITIATIVE_BASE,
     MAX_N,
     MOVE,
-    NUM_SEATS,
     OVER,
     PASS,
     PLACE,
-    REASON_HQ,
-    REASON_TIE,
-    REASON_VP,
     REROLL,
-    ROLL,
-    SETUP_BONUS,
-    SETUP_INITIATIVE,
     TARGET,
     TOKEN_BASE,
     TURN,

@@ -10,6 +10,7 @@ import pytest
 
 from arena.games.base import IllegalActionError
 from arena.games.general_orders.data import BOARDS, CARD_IDS, CARDS
+from arena.games.general_orders.engine import DRAW, REASON_HQ, REASON_TIE, ROLL
 from arena.games.general_orders.rules import (
     ACCEPT,
     BLITZ_DEPLOY,
@@ -18,17 +19,13 @@ from arena.games.general_orders.rules import (
     DICE,
     DICE_BASE,
     DONE,
-    DRAW,
     MOVE,
     OVER,
     PASS,
     PAYLOAD,
     PHASE_NAMES,
     PLACE,
-    REASON_HQ,
-    REASON_TIE,
     REROLL,
-    ROLL,
     TARGET,
     TURN,
     WITHDRAW,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from arena.games.general_orders.rules import DRAW, ROLL, SIGNAL_RETURN, TURN
+from arena.games.general_orders.engine import DRAW, ROLL
+from arena.games.general_orders.rules import SIGNAL_RETURN, TURN
 from tests.games.general_orders.helpers import (
     ALPINE,
     BLUE,

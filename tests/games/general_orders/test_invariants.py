@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from arena.games.base import CHANCE
+from arena.games.general_orders.common import supplied_from_scratch
 from arena.games.general_orders.rules import (
     MOVE,
     OVER,
@@ -18,7 +19,6 @@ from arena.games.general_orders.rules import (
     WITHDRAW,
     GeneralOrdersGame,
     GeneralOrdersState,
-    supplied_from_scratch,
 )
 
 GAMES = {mode: GeneralOrdersGame(mode) for mode in ("alpine", "island")}

@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from arena.games.base import IllegalActionError
+from arena.games.general_orders.engine import DRAW, REASON_HQ, REASON_TIE, ROLL
 from arena.games.general_orders.sengoku import (
     ACCEPT,
     DECLINE,
@@ -15,17 +16,13 @@ from arena.games.general_orders.sengoku import (
     DICE,
     DICE_BASE,
     DONE,
-    DRAW,
     FOLLOW_UP,
     LOSS,
     MOVE,
     OVER,
     PASS,
     PLACE,
-    REASON_HQ,
-    REASON_TIE,
     REROLL,
-    ROLL,
     TARGET,
     TURN,
     WITHDRAW,
