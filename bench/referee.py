@@ -4,15 +4,16 @@
 
 1. raw: a grpc.aio server sends a 150-byte message to a client process over one bidirectional
    stream and waits for it to come back (ping-pong): the anchor.
-2. referee: Major General matches through RefereeServer between two `bots/trivial` processes
-   (first legal action, through the bot SDK). Its round trip is what the referee records for
-   each decision as think + transport time: from building the DecisionRequest (observation
-   included) to holding the parsed Decision. The cycle, decision to decision (rules engine,
-   chance and bookkeeping included), is printed too.
+2. referee: Major General matches through RefereeServer between two `bots/trivial` seats (first
+   legal action, through the bot SDK; its bot.toml lets one process play 16 matches at once, so
+   here one process plays both seats, on two streams). Its round trip is what the referee
+   records for each decision as think + transport time: from building the DecisionRequest
+   (observation included) to holding the parsed Decision. The cycle, decision to decision (rules
+   engine, chance and bookkeeping included), is printed too.
    Raw and referee are measured in alternating batches, so both see the same machine load.
 3. throughput: 8 matches at once between trivial bots, back to back: decisions per second, and
-   the CPU time per decision of the referee and all bot processes together (on a shared machine
-   the wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
+   the CPU time per decision of the referee and of the bot processes (on a shared machine the
+   wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
 
 Targets (issue 3): referee p50 <= 1.5 x raw p50; >= 3,000 decisions/s with 8 matches on 2 cores.
 """
@@ -137,9 +138,10 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -> tuple[float, int, float]:
-    """Decisions per second with `lanes` matches at once, each lane playing matches back to back,
-    and the CPU seconds per decision of the referee and every bot process together."""
+async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -> tuple[float, int, float, float, int]:
+    """Decisions per second with `lanes` matches at once, each lane playing matches back to back;
+    the CPU seconds per decision of the referee and of every bot process together; the number of
+    bot processes."""
     async def lane(first_seed: int, matches: int) -> int:
         decisions = 0
         for index in range(matches):
@@ -149,12 +151,14 @@ async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -
 
     await asyncio.gather(*(lane(1000 + 100 * n, 1) for n in range(lanes)))  # launch and warm every bot
     bots = server.pool.local_pids()
-    cpu_before = time.process_time() + sum(process_cpu_s(pid) for pid in bots)
+    referee_before, bots_before = time.process_time(), sum(process_cpu_s(pid) for pid in bots)
     started = time.perf_counter()
     counts = await asyncio.gather(*(lane(5000 + 100 * n, matches_per_lane) for n in range(lanes)))
     elapsed = time.perf_counter() - started
-    cpu = time.process_time() + sum(process_cpu_s(pid) for pid in bots) - cpu_before
-    return sum(counts) / elapsed, sum(counts), cpu / sum(counts)
+    referee_cpu = time.process_time() - referee_before
+    bots_cpu = sum(process_cpu_s(pid) for pid in bots) - bots_before
+    decisions = sum(counts)
+    return decisions / elapsed, decisions, referee_cpu / decisions, bots_cpu / decisions, len(bots)
 
 
 async def measure(decisions: int, matches_per_lane: int) -> dict:
@@ -175,10 +179,11 @@ async def measure(decisions: int, matches_per_lane: int) -> dict:
             referee_times += round_trips
             cycle_times += cycles
         await raw.stop()
-        rate, counted, cpu_per_decision = await throughput(server, 8, matches_per_lane)
+        rate, counted, referee_cpu, bots_cpu, processes = await throughput(server, 8, matches_per_lane)
     finally:
         await server.stop()
     raw_p50, referee_p50 = percentile(raw_times, 0.5), percentile(referee_times, 0.5)
+    cpu_per_decision = referee_cpu + bots_cpu
     return {
         "raw_p50_us": round(raw_p50 * 1e6, 1),
         "raw_p99_us": round(percentile(raw_times, 0.99) * 1e6, 1),
@@ -190,9 +195,13 @@ async def measure(decisions: int, matches_per_lane: int) -> dict:
         "decisions_per_s_8_matches": round(rate, 1),
         "decisions_8_matches": counted,
         "cpu_us_per_decision_8_matches": round(cpu_per_decision * 1e6, 1),
+        "referee_cpu_us_per_decision_8_matches": round(referee_cpu * 1e6, 1),
+        "bots_cpu_us_per_decision_8_matches": round(bots_cpu * 1e6, 1),
+        "bot_processes_8_matches": processes,
         "cpu_bound_decisions_per_s": round((os.cpu_count() or 1) / cpu_per_decision, 1),
         "round_trips_measured": len(referee_times),
         "cpus": os.cpu_count(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
     }
 
 
@@ -221,6 +230,10 @@ def main() -> int:
           f"({figures['decisions_8_matches']} decisions; target >= 3000 on 2 cores)")
     print(f"  CPU per decision           {figures['cpu_us_per_decision_8_matches']:.0f} us (referee and bots together): "
           f"{figures['cpu_bound_decisions_per_s']:.0f} decisions/s if this machine's {figures['cpus']} cores were ours alone")
+    print(f"    referee {figures['referee_cpu_us_per_decision_8_matches']:.0f} us, "
+          f"bots {figures['bots_cpu_us_per_decision_8_matches']:.0f} us "
+          f"({figures['bot_processes_8_matches']} bot process(es) for 8 matches)")
+    print(f"load average (1 min) at the end: {figures['load_average_1min']}")
     return 0
 
 

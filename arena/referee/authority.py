@@ -90,84 +90,122 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     steps = record.steps
     sequence = 0
     now = time.perf_counter
-    while not state.is_terminal():
-        if len(steps) >= limit:
-            return MatchResult(tuple([0] * game.num_seats), Termination.MAX_LENGTH.value,
-                               detail=f"no result after {limit} steps")
-        player = state.current_player()
-        if player == CHANCE:
-            outcome = state.sample_chance(chance_rng)
-            step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome))
-            state.apply_action(outcome)
-        else:
-            port = seats[player]
-            if port.failure is not None:
-                raise port.failure
-            seat_clock = clocks[player]
-            sequence += 1
-            ask = Ask(sequence, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s)
-            deadline = seat_clock.deadline_s
-            started = now()
-            answer = await _decide_within(port, ask, deadline)
-            if answer is None:
-                raise SeatFault(player, Termination.TIMEOUT,
-                                f"no decision {sequence} within {deadline:.3f}s ({clock.describe()}; "
-                                f"{seat_clock.bank_s:.3f}s left in the bank)")
-            elapsed = now() - started
-            if not seat_clock.charge(elapsed):
-                raise SeatFault(player, Termination.TIMEOUT,
-                                f"decision {sequence} took {elapsed:.3f}s, over the time left ({clock.describe()})")
-            if answer.sequence != sequence:
-                raise SeatFault(player, Termination.WRONG_SEQUENCE,
-                                f"answered sequence number {answer.sequence}, expected {sequence}")
-            action = answer.action
-            try:
-                label = state.action_to_string(action)
-                state.apply_action(action)
-            except (IllegalActionError, TypeError) as error:
-                raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
-            think = min(max(answer.think_s, 0.0), elapsed)
-            step = Step(len(steps), player, action, label,
-                        {"think_ms": round(think * 1000.0, 3), "transport_ms": round((elapsed - think) * 1000.0, 3)})
-            for other in seats:
-                if other.failure is not None:
-                    raise other.failure
-        steps.append(step)
-        if on_step is not None:
-            on_step(state, step)
+    watchdog = _Watchdog()
+    try:
+        while not state.is_terminal():
+            if len(steps) >= limit:
+                return MatchResult(tuple([0] * game.num_seats), Termination.MAX_LENGTH.value,
+                                   detail=f"no result after {limit} steps")
+            player = state.current_player()
+            if player == CHANCE:
+                outcome = state.sample_chance(chance_rng)
+                step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome))
+                state.apply_action(outcome)
+            else:
+                port = seats[player]
+                if port.failure is not None:
+                    raise port.failure
+                seat_clock = clocks[player]
+                sequence += 1
+                ask = Ask(sequence, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s)
+                deadline = seat_clock.deadline_s
+                started = now()
+                watchdog.arm(deadline)
+                try:
+                    answer = await port.decide(ask)
+                except asyncio.CancelledError:
+                    if not watchdog.has_expired():  # a stop from outside, not the clock
+                        raise
+                    raise SeatFault(player, Termination.TIMEOUT,
+                                    f"no decision {sequence} within {deadline:.3f}s ({clock.describe()}; "
+                                    f"{seat_clock.bank_s:.3f}s left in the bank)") from None
+                watchdog.disarm()
+                elapsed = now() - started
+                if not seat_clock.charge(elapsed):
+                    raise SeatFault(player, Termination.TIMEOUT,
+                                    f"decision {sequence} took {elapsed:.3f}s, over the time left ({clock.describe()})")
+                if answer.sequence != sequence:
+                    raise SeatFault(player, Termination.WRONG_SEQUENCE,
+                                    f"answered sequence number {answer.sequence}, expected {sequence}")
+                action = answer.action
+                try:
+                    label = state.action_to_string(action)
+                    state.apply_action(action)
+                except (IllegalActionError, TypeError) as error:
+                    raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
+                think = min(max(answer.think_s, 0.0), elapsed)
+                step = Step(len(steps), player, action, label, {"think_ms": round(think * 1000.0, 3),
+                                                                "transport_ms": round((elapsed - think) * 1000.0, 3)})
+                for other in seats:
+                    if other.failure is not None:
+                        raise other.failure
+            steps.append(step)
+            if on_step is not None:
+                on_step(state, step)
+    finally:
+        watchdog.close()
     ending = state.outcome()
     assert ending is not None
     return MatchResult(ending.ranking, ending.reason, ending.scores)
 
 
-class _Deadline:
-    """Cancels the waiting task when a decision is overdue (a lighter asyncio.timeout)."""
+class _Watchdog:
+    """Cancels the match task when a decision is overdue: one timer per match, not one per decision.
 
-    __slots__ = ("task", "expired")
+    `arm` sets the deadline of the decision being awaited; the timer is rescheduled only when it
+    would fire too late for it. A timer that fires before the current deadline re-arms itself for
+    it, and one that fires while no decision is awaited simply lapses.
+    """
 
-    def __init__(self, task: asyncio.Task[Any]) -> None:
+    __slots__ = ("task", "loop", "due", "when", "handle", "expired")
+
+    def __init__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None
         self.task = task
+        self.loop = asyncio.get_running_loop()
+        self.due: float | None = None  # loop time the awaited decision is overdue at
+        self.when = 0.0  # loop time the timer fires at
+        self.handle: asyncio.TimerHandle | None = None
         self.expired = False
 
-    def expire(self) -> None:
-        self.expired = True
-        self.task.cancel()
+    def arm(self, deadline_s: float) -> None:
+        """A decision is awaited from now, for at most `deadline_s` seconds."""
+        self.due = due = self.loop.time() + deadline_s
+        self.expired = False
+        if self.handle is None or due < self.when:
+            if self.handle is not None:
+                self.handle.cancel()
+            self.when = due
+            self.handle = self.loop.call_at(due, self._fire)
 
+    def disarm(self) -> None:
+        """The decision came in time."""
+        self.due = None
 
-async def _decide_within(port: SeatPort, ask: Ask, deadline_s: float) -> Answer | None:
-    """The port's answer, or None if it did not come within `deadline_s` seconds."""
-    task = asyncio.current_task()
-    assert task is not None
-    deadline = _Deadline(task)
-    timer = asyncio.get_running_loop().call_later(deadline_s, deadline.expire)
-    try:
-        return await port.decide(ask)
-    except asyncio.CancelledError:
-        if deadline.expired and task.uncancel() == 0:  # our own cancellation, not a stop from outside
-            return None
-        raise
-    finally:
-        timer.cancel()
+    def has_expired(self) -> bool:
+        """True if the cancellation being handled is the watchdog's own (and it is taken back)."""
+        return self.expired and self.task.uncancel() == 0
+
+    def close(self) -> None:
+        """The match is over."""
+        self.due = None
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def _fire(self) -> None:
+        self.handle = None
+        due = self.due
+        if due is None:
+            return
+        if self.loop.time() >= due:
+            self.expired = True
+            self.due = None
+            self.task.cancel()
+        else:
+            self.when = due
+            self.handle = self.loop.call_at(due, self._fire)
 
 
 async def _examine(port: SeatPort, fault: SeatFault) -> tuple[SeatFault, dict[str, Any]]:
@@ -179,6 +217,7 @@ async def _examine(port: SeatPort, fault: SeatFault) -> tuple[SeatFault, dict[st
 
 async def _finish(port: SeatPort, result: MatchResult) -> None:
     try:
-        await asyncio.wait_for(port.finish(result), FINISH_TIMEOUT_S)
+        async with asyncio.timeout(FINISH_TIMEOUT_S):
+            await port.finish(result)
     except (Exception, asyncio.CancelledError):  # a seat that cannot be told does not stop the others
         pass

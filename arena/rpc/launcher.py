@@ -69,7 +69,7 @@ class BotProcess:
         env = dict(os.environ)
         env.update(self.manifest.env)
         env.update({"ARENA_SERVER": server_address, "ARENA_TOKEN": self.token, "ARENA_BOT_NAME": self.manifest.name,
-                    "PYTHONUNBUFFERED": "1"})
+                    "ARENA_CONCURRENCY": str(self.manifest.concurrency), "PYTHONUNBUFFERED": "1"})
         self.process = await asyncio.create_subprocess_exec(
             *self.manifest.argv(), cwd=self.manifest.directory, env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
@@ -82,6 +82,11 @@ class BotProcess:
             if not chunk:
                 return
             self.output.feed(chunk)
+
+    async def wait(self) -> None:
+        """Wait, however long it takes, for the process to end."""
+        if self.process is not None:
+            await self.process.wait()
 
     async def wait_exit(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the process to end (and its output to be read); True if it did."""

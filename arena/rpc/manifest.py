@@ -5,11 +5,14 @@
     command = ["{python}", "bot.py"]    # argv, run in the bot's folder; {python} = this Python
     games = ["*"]                       # game names or families it plays; "*" = any
     description = "uniformly random legal actions"   # optional
+    concurrency = 1                     # optional: matches one process may play at once (1..64)
     [env]                               # optional extra environment variables
     MY_SETTING = "1"
 
 The referee adds ARENA_SERVER (host:port), ARENA_TOKEN (one-time launch token) and
 ARENA_BOT_NAME to the environment; the program connects back and says Hello with that token.
+With `concurrency = N` the referee also sets ARENA_CONCURRENCY=N and seats up to N matches at a
+time on one process, one stream each (the SDK opens N streams, one agent per stream).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Iterable
 
 MANIFEST_NAME = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MAX_CONCURRENCY = 64  # matches one bot process may play at once
 
 
 class ManifestError(ValueError):
@@ -41,6 +45,7 @@ class BotManifest:
     directory: Path
     description: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    concurrency: int = 1  # matches one process plays at once, one stream each
 
     def plays(self, game_name: str, family: str) -> bool:
         """True when the manifest lists the game, its family, or '*'."""
@@ -85,7 +90,10 @@ def load_manifest(path: str | Path) -> BotManifest:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         problems.append("[env] values must be strings")
-    unknown = set(data) - {"name", "version", "command", "games", "description", "env"}
+    concurrency = data.get("concurrency", 1)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
+        problems.append(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
+    unknown = set(data) - {"name", "version", "command", "games", "description", "env", "concurrency"}
     if unknown:
         problems.append("unknown keys: " + ", ".join(sorted(unknown)))
     if problems:
@@ -93,7 +101,7 @@ def load_manifest(path: str | Path) -> BotManifest:
     assert isinstance(name, str) and isinstance(command, list) and isinstance(games, list)
     return BotManifest(name=name, version=str(version), command=tuple(command), games=tuple(games),
                        directory=source.parent.resolve(), description=str(data.get("description", "")),
-                       env=dict(env))
+                       env=dict(env), concurrency=int(concurrency))
 
 
 def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:

@@ -2,7 +2,10 @@
 
 Local bots come from manifests: the pool launches a process with a one-time launch token,
 waits for its Hello, and keeps the process warm for later matches (after a match the bot opens
-a new stream and says Hello again). A process that committed a fault is stopped and replaced.
+a new stream and says Hello again). A process may play up to its manifest's `concurrency`
+matches at once, one stream each; the pool seats a match on a warm process with room before it
+launches another. A process that committed a fault gets no more matches and is stopped once the
+matches under way on it have ended; one that crashed loses every match it was playing.
 Remote bots are registered by name with a token; each stream they open waits here for a match.
 """
 
@@ -13,7 +16,8 @@ import hmac
 import secrets
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from functools import partial
+from typing import Optional
 
 import grpc
 
@@ -45,15 +49,40 @@ class BotUnavailable(Exception):
         self.evidence = evidence or {}
 
 
-@dataclass
+class _Reseat(Exception):
+    """The process a match waited on can no longer seat it (it faulted or crashed): pick another."""
+
+
+class _NeverConnected(Exception):
+    """The process exited before any of its streams said Hello."""
+
+
+class _NoStream(Exception):
+    """No stream of the process came within the startup timeout."""
+
+
+@dataclass(eq=False)
 class LocalProcess:
-    """A launched process and its stream state."""
+    """A launched process, its open streams, and the matches seated on it (up to its capacity)."""
 
     process: BotProcess
-    reserved: bool = False  # seated (or about to be) in a match
-    idle: Optional[BotSession] = None  # its open stream waiting for a match
-    waiter: Optional[asyncio.Future[BotSession]] = None
-    streaming: bool = False  # a stream of this process is open (idle or in a match)
+    capacity: int = 1  # matches at once: the manifest's concurrency
+    reserved: int = 0  # matches seated on it, or waiting for one of its streams
+    streams: int = 0  # its open streams, idle or in a match
+    idle: list[BotSession] = field(default_factory=list)  # open streams waiting for a match
+    waiters: deque[asyncio.Future[BotSession]] = field(default_factory=deque)
+    has_connected: bool = False  # one of its streams has said Hello
+    retiring: bool = False  # it faulted: no new matches; it is stopped when its last match ends
+
+    @property
+    def has_room(self) -> bool:
+        """True when another match may be seated on it."""
+        return not self.retiring and self.reserved < self.capacity and not self.process.has_exited
+
+    @property
+    def has_idle_stream(self) -> bool:
+        """True when one of its streams is open and waiting for a match."""
+        return any(session.is_alive for session in self.idle)
 
 
 @dataclass
@@ -82,6 +111,8 @@ class BotPool:
         self.address = ""
         self._processes: dict[str, list[LocalProcess]] = {name: [] for name in manifests}
         self._by_token: dict[str, LocalProcess] = {}
+        self._watchers: set[asyncio.Task[None]] = set()  # one per running process: notices its exit
+        self._stopping: set[asyncio.Task[None]] = set()  # stops of retired processes in progress
         self._closing = False
 
     # --- registry ----------------------------------------------------------------------------
@@ -127,9 +158,13 @@ class BotPool:
             if local.process.manifest.name != name:
                 raise AdmissionError(grpc.StatusCode.PERMISSION_DENIED,
                                      f"this launch token belongs to bot {local.process.manifest.name!r}")
-            if local.streaming:
+            if local.retiring:
+                raise AdmissionError(grpc.StatusCode.UNAVAILABLE,
+                                     "this bot process gets no more matches (it committed a fault); it should exit")
+            if local.streams >= local.capacity:
                 raise AdmissionError(grpc.StatusCode.ALREADY_EXISTS,
-                                     "this launch token already has an open stream (one at a time)")
+                                     f"this launch token already has {local.streams} open stream(s), as many as its "
+                                     f"bot.toml's concurrency ({local.capacity})")
             return name, local
         remote = self.remotes.get(name)
         if remote is not None and token and hmac.compare_digest(remote.token.encode(), token.encode()):
@@ -144,13 +179,10 @@ class BotPool:
     def offer(self, session: BotSession, local: Optional[LocalProcess]) -> None:
         """A stream said a valid Hello: give it to a waiting match or keep it idle."""
         if local is not None:
-            local.streaming = True
-            if local.waiter is not None and not local.waiter.done():
-                local.waiter.set_result(session)
-                local.waiter = None
-            else:
-                local.idle = session
-            session.on_release = lambda s, lp=local: self._release_local(lp, s)
+            local.streams += 1
+            local.has_connected = True
+            session.on_release = partial(self._release_local, local)
+            self._hand_over(local, session)
             return
         remote = self.remotes[session.name]
         session.on_release = lambda s, rb=remote: self._release_remote(rb, s)
@@ -168,9 +200,9 @@ class BotPool:
     def withdraw(self, session: BotSession, local: Optional[LocalProcess]) -> None:
         """A stream ended (its RPC handler is returning)."""
         if local is not None:
-            if local.idle is session:
-                local.idle = None
-            local.streaming = False  # a process has one stream at a time, and this one has ended
+            local.streams = max(0, local.streams - 1)
+            if session in local.idle:
+                local.idle.remove(session)
             return
         remote = self.remotes.get(session.name)
         if remote is not None and session in remote.idle:
@@ -187,50 +219,130 @@ class BotPool:
         raise BotUnavailable(Termination.PROTOCOL_ERROR, f"unknown bot {name!r}")
 
     async def _acquire_local(self, manifest: BotManifest) -> BotSession:
-        processes = self._processes[manifest.name]
-        processes[:] = [lp for lp in processes if not lp.process.has_exited]
-        local = next((lp for lp in processes if not lp.reserved), None)
-        if local is not None:
-            local.reserved = True
-        else:
-            local = LocalProcess(BotProcess(manifest, secrets.token_urlsafe(24)), reserved=True)
-            self._by_token[local.process.token] = local
-            processes.append(local)
+        """A stream of a warm process with room for another match, else of a newly launched one."""
+        while True:
+            processes = self._processes[manifest.name]
+            processes[:] = [lp for lp in processes if not lp.process.has_exited]
+            local = _most_ready(processes)
+            if local is None:
+                local = await self._launch(manifest)
+            else:
+                local.reserved += 1
+            while local.idle:
+                session = local.idle.pop(0)
+                if session.is_alive:
+                    return session
             try:
-                await local.process.launch(self.address)
-            except OSError as error:
-                self._forget(local)
-                raise BotUnavailable(Termination.CRASH,
-                                     f"bot {manifest.name!r} could not be started: {error}") from None
-        if local.idle is not None and local.idle.is_alive:
-            session, local.idle = local.idle, None
-            return session
-        local.idle = None
+                return await self._wait_for_stream(local)
+            except _Reseat:
+                continue
+            except _NeverConnected:
+                process = local.process
+                await process.wait_exit(1.0)  # the last of its output
+                raise BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} {process.exit_description()} before "
+                                     "it connected to the referee", {"pid": process.pid,
+                                                                     "output": process.output.since(0)}) from None
+            except _NoStream:
+                process = local.process
+                evidence = {"pid": process.pid, "output": process.output.since(0)}
+                if local.has_connected:
+                    detail = f"opened no stream for the match within {self.startup_timeout_s:g}s"
+                else:
+                    detail = f"did not connect within {self.startup_timeout_s:g}s of being launched"
+                self._retire(local)  # stopped at once unless other matches are under way on it
+                raise BotUnavailable(Termination.TIMEOUT, f"bot {manifest.name!r} {detail}", evidence) from None
+
+    async def _launch(self, manifest: BotManifest) -> LocalProcess:
+        """Launch a process of the bot with one match reserved on it."""
+        local = LocalProcess(BotProcess(manifest, secrets.token_urlsafe(24)), capacity=manifest.concurrency,
+                             reserved=1)
+        self._by_token[local.process.token] = local
+        self._processes[manifest.name].append(local)
+        try:
+            await local.process.launch(self.address)
+        except OSError as error:
+            self._forget(local)
+            for waiter in local.waiters:  # matches that reserved a place meanwhile try again (and fail alike)
+                if not waiter.done():
+                    waiter.set_exception(_Reseat())
+            raise BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} could not be started: {error}") from None
+        watcher = asyncio.get_running_loop().create_task(self._watch(local))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+        return local
+
+    async def _wait_for_stream(self, local: LocalProcess) -> BotSession:
+        """The next stream the process opens; gives the reservation back unless a stream came."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[BotSession] = loop.create_future()
-        local.waiter = waiter
-        exited = loop.create_task(local.process.wait_exit(self.startup_timeout_s))
+        local.waiters.append(waiter)
+        timer = loop.call_later(self.startup_timeout_s, _fail_waiter, waiter, _NoStream)
         try:
-            watched: set[asyncio.Future[Any]] = {waiter, exited}
-            await asyncio.wait(watched, timeout=self.startup_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                self._hand_over(local, waiter.result())  # a stream came as the match was stopped
+            if waiter in local.waiters:
+                local.waiters.remove(waiter)
+            self._unreserve(local)
+            raise
         finally:
-            exited.cancel()
-            local.waiter = None
-        if waiter.done() and not waiter.cancelled():
-            return waiter.result()
-        waiter.cancel()
-        process = local.process
-        evidence = {"pid": process.pid, "output": process.output.since(0)}
-        if not process.is_running:
-            await process.wait_exit(1.0)
-            evidence["output"] = process.output.since(0)
-            self._forget(local)
-            raise BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} {process.exit_description()} before it "
-                                 "connected to the referee", evidence)
+            timer.cancel()
+
+    async def _watch(self, local: LocalProcess) -> None:
+        """When the process exits, matches waiting for its streams go elsewhere, or fail if it never connected."""
+        await local.process.wait()
+        self._by_token.pop(local.process.token, None)
+        while local.waiters:
+            _fail_waiter(local.waiters.popleft(), _Reseat if local.has_connected else _NeverConnected)
+
+    def _hand_over(self, local: LocalProcess, session: BotSession) -> None:
+        """An open stream of a process: to the first match waiting for one, else idle."""
+        if local.retiring:
+            session.close()
+            return
+        while local.waiters:
+            waiter = local.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(session)
+                return
+        local.idle.append(session)
+
+    def _release_local(self, local: LocalProcess, session: BotSession) -> None:
+        if not session.started:  # seated but the match never began: the stream stays warm
+            if session.is_alive:
+                self._hand_over(local, session)
+        elif session.faulted:  # never trust a process that broke the protocol with another match
+            self._retire(local)
+        self._unreserve(local)
+
+    def _unreserve(self, local: LocalProcess) -> None:
+        local.reserved = max(0, local.reserved - 1)
+        if local.retiring and local.reserved == 0:
+            self._stop(local)
+
+    def _retire(self, local: LocalProcess) -> None:
+        """Seat no more matches on the process; stop it once the matches under way on it have ended.
+
+        A process may serve several matches at once (its concurrency): a fault in one of them must
+        not end the others, so the process is stopped only when its last match is over.
+        """
+        if local.retiring:
+            return
+        local.retiring = True
+        for session in local.idle:
+            session.close()
+        local.idle.clear()
+        while local.waiters:
+            _fail_waiter(local.waiters.popleft(), _Reseat)
+        if local.reserved == 0:
+            self._stop(local)
+
+    def _stop(self, local: LocalProcess) -> None:
         self._forget(local)
-        await process.stop()
-        raise BotUnavailable(Termination.TIMEOUT, f"bot {manifest.name!r} did not connect within "
-                             f"{self.startup_timeout_s:g}s of being launched", evidence)
+        stopping = asyncio.get_running_loop().create_task(local.process.stop())
+        self._stopping.add(stopping)
+        stopping.add_done_callback(self._stopping.discard)
 
     async def _acquire_remote(self, remote: RemoteBot, game_name: str, family: str) -> BotSession:
         for session in list(remote.idle):
@@ -248,24 +360,13 @@ class BotPool:
             raise BotUnavailable(Termination.DISCONNECT, f"remote bot {remote.name!r} had no stream open for "
                                  f"{game_name} within {self.connect_timeout_s:g}s") from None
 
-    def _release_local(self, local: LocalProcess, session: BotSession) -> None:
-        if not session.started:  # seated but the match never began: the stream stays warm
-            if session.is_alive:
-                local.idle = session
-            local.reserved = False
-            return
-        local.streaming = False
-        local.reserved = False
-        if session.faulted:  # never trust a bot that broke the protocol with another match
-            self._forget(local)
-            asyncio.get_running_loop().create_task(local.process.stop())
-
     def _release_remote(self, remote: RemoteBot, session: BotSession) -> None:
         remote.playing = max(0, remote.playing - 1)
         if not session.started and session.is_alive:
             self.offer(session, None)
 
     def _forget(self, local: LocalProcess) -> None:
+        """The process gets no more streams or matches."""
         self._by_token.pop(local.process.token, None)
         processes = self._processes.get(local.process.manifest.name, [])
         if local in processes:
@@ -279,8 +380,8 @@ class BotPool:
         for name, manifest in sorted(self.manifests.items()):
             processes = [lp for lp in self._processes[name] if not lp.process.has_exited]
             rows.append({"name": name, "version": manifest.version, "kind": "local", "games": list(manifest.games),
-                         "connected": sum(1 for lp in processes if lp.idle is not None and lp.idle.is_alive),
-                         "playing": sum(1 for lp in processes if lp.reserved), "processes": len(processes)})
+                         "connected": sum(1 for lp in processes for session in lp.idle if session.is_alive),
+                         "playing": sum(lp.reserved for lp in processes), "processes": len(processes)})
         for name, remote in sorted(self.remotes.items()):
             idle = [s for s in remote.idle if s.is_alive]
             rows.append({"name": name, "version": idle[0].version if idle else "", "kind": "remote",
@@ -305,11 +406,37 @@ class BotPool:
         stopping = []
         for processes in self._processes.values():
             for local in processes:
-                if local.idle is not None:
-                    local.idle.close()
-                if local.waiter is not None:
-                    local.waiter.cancel()
+                for session in local.idle:
+                    session.close()
+                local.idle.clear()
+                for waiter in local.waiters:
+                    waiter.cancel()
+                local.waiters.clear()
                 stopping.append(local.process.stop())
             processes.clear()
         self._by_token.clear()
-        await asyncio.gather(*stopping, return_exceptions=True)
+        await asyncio.gather(*stopping, *self._stopping, return_exceptions=True)
+        for watcher in list(self._watchers):
+            watcher.cancel()
+
+
+def _most_ready(processes: list[LocalProcess]) -> Optional[LocalProcess]:
+    """The process to seat the next match on: one with an open stream waiting, else the busiest with room.
+
+    Packing matches onto few processes keeps the machine's cores for play rather than for switching
+    between many processes and their gRPC threads.
+    """
+    best: Optional[LocalProcess] = None
+    for local in processes:
+        if not local.has_room:
+            continue
+        if local.has_idle_stream:
+            return local
+        if best is None or local.reserved > best.reserved:
+            best = local
+    return best
+
+
+def _fail_waiter(waiter: asyncio.Future[BotSession], error: type[Exception]) -> None:
+    if not waiter.done():
+        waiter.set_exception(error())

@@ -11,18 +11,25 @@ by hand against a remote referee, pass --server HOST:PORT --token TOKEN (and --n
 agent sees exactly what it sees in a local match: `reset(game, seat, seed)` per match and
 `act(DecisionRequest)` per decision, whose `observation` is the dict `State.observation(seat)`
 gives (decoded only if the agent reads it), so search agents can call `game.determinize`.
+
+With a concurrency of N (the manifest's `concurrency`, passed as ARENA_CONCURRENCY, or
+--concurrency) the program plays up to N matches at once on N streams of one connection, each
+stream with an agent of its own: `run_bot(agent)` deep-copies the agent for streams 2..N before
+any match begins, `run_bot(factory)` calls a zero-argument factory (a class will do) per stream.
+Agents share the event loop: `act` runs on it, so one slow decision delays the other streams.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import os
 import sys
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 import grpc
 
@@ -38,6 +45,9 @@ from arena.rpc.observations import codec_for_family, families_with_codecs
 _EOF = grpc.aio.EOF
 # Status codes meaning "the referee went away or is closing": a bot then simply exits.
 _GONE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+
+AgentFactory = Callable[[], Agent]
+AgentSource = Union[Agent, AgentFactory]  # an agent (copied per stream), or a factory called per stream
 
 
 class BotRefused(RuntimeError):
@@ -56,41 +66,86 @@ class BotSettings:
     omit_labels: bool = True  # in-process agents never see labels, so do not ask for them
     max_matches: Optional[int] = None  # stop after this many (None: until the referee closes)
     connect_timeout_s: float = 30.0
+    concurrency: int = 1  # matches played at once, one stream and one agent each
 
 
 MatchEndCallback = Callable[[MatchStart, MatchResult], None]
 
 
-async def serve_matches(agent: Agent, settings: BotSettings, on_match_end: MatchEndCallback | None = None) -> int:
-    """Play matches for the referee until it closes; returns how many were played."""
+async def serve_matches(agent: AgentSource, settings: BotSettings,
+                        on_match_end: MatchEndCallback | None = None) -> int:
+    """Play matches for the referee until it closes, up to `settings.concurrency` at once; returns how many."""
+    agents = make_agents(agent, settings.concurrency)
     games: dict[tuple[str, tuple[tuple[str, Any], ...]], Game] = {}
-    played = 0
     _warm_up()
     hello = BotMessage(hello=Hello(protocol_version=PROTOCOL_VERSION, name=settings.name, version=settings.version,
                                    token=settings.token, games=list(settings.games),
                                    omit_labels=settings.omit_labels))
+    tally = _Tally(settings.max_matches)
     async with grpc.aio.insecure_channel(settings.server) as channel:
         try:
             await asyncio.wait_for(channel.channel_ready(), settings.connect_timeout_s)
         except TimeoutError:
             raise ConnectionError(f"no referee at {settings.server} within {settings.connect_timeout_s:g}s") from None
         stub = BotStub(channel)
-        while settings.max_matches is None or played < settings.max_matches:
-            call = stub.Play()
-            try:
-                await call.write(hello)
-                finished = await _play_one(call, agent, games, on_match_end)
-            except grpc.aio.AioRpcError as error:
-                if error.code() in _GONE:
-                    return played
-                raise BotRefused(f"the referee ended the stream: {error.code().name}: {error.details()}") from None
-            if not finished:  # the referee closed the stream without a match: it is shutting down
-                code = await call.code()
-                if code not in _GONE and code != grpc.StatusCode.OK:
-                    raise BotRefused(f"the referee ended the stream: {code.name}: {await call.details()}")
-                return played
-            played += 1
-    return played
+        if len(agents) == 1:
+            await _serve_streams(stub, hello, agents[0], games, tally, on_match_end)
+            return tally.played
+        workers = [asyncio.ensure_future(_serve_streams(stub, hello, one, games, tally, on_match_end))
+                   for one in agents]
+        try:
+            done, _pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            for worker in workers:
+                worker.cancel()
+        for worker in done:
+            if not worker.cancelled() and worker.exception() is not None:
+                raise worker.exception()  # type: ignore[misc]
+    return tally.played
+
+
+def make_agents(agent: AgentSource, count: int) -> list[Agent]:
+    """`count` agents, one per stream: the agent and deep copies of it made now, or the factory's."""
+    if isinstance(agent, Agent):
+        return [agent] + [copy.deepcopy(agent) for _ in range(count - 1)]
+    return [agent() for _ in range(count)]
+
+
+class _Tally:
+    """Matches claimed and played across the streams of one program (for --matches)."""
+
+    __slots__ = ("limit", "claimed", "played")
+
+    def __init__(self, limit: Optional[int]) -> None:
+        self.limit = limit
+        self.claimed = 0
+        self.played = 0
+
+    def claim(self) -> bool:
+        if self.limit is not None and self.claimed >= self.limit:
+            return False
+        self.claimed += 1
+        return True
+
+
+async def _serve_streams(stub: BotStub, hello: BotMessage, agent: Agent, games: dict, tally: _Tally,
+                         on_match_end: MatchEndCallback | None) -> None:
+    """One stream after another, one match each, until the referee closes or the tally is reached."""
+    while tally.claim():
+        call = stub.Play()
+        try:
+            await call.write(hello)
+            finished = await _play_one(call, agent, games, on_match_end)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in _GONE:
+                return
+            raise BotRefused(f"the referee ended the stream: {error.code().name}: {error.details()}") from None
+        if not finished:  # the referee closed the stream without a match: it is shutting down
+            code = await call.code()
+            if code not in _GONE and code != grpc.StatusCode.OK:
+                raise BotRefused(f"the referee ended the stream: {code.name}: {await call.details()}")
+            return
+        tally.played += 1
 
 
 def _warm_up() -> None:
@@ -117,40 +172,48 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
     decode, field = codec.to_dict, codec.field
     agent.reset(game, start.seat, start.agent_seed)
     clock = time.perf_counter
+    read, write, act = call.read, call.write, agent.act
     while True:
-        message = await call.read()
+        message = await read()
         if message is _EOF:
             return True
-        kind = message.WhichOneof("kind")
-        if kind == "decision_request":
+        if message.HasField("decision_request"):
             request = message.decision_request
             started = clock()
-            observation = getattr(request.observation, field)
-            action = agent.act(DecisionRequest(request.seat, list(request.legal_actions),
-                                               partial(decode, observation), request.time_left_ms / 1000.0))
+            action = act(DecisionRequest(request.seat, list(request.legal_actions),
+                                         partial(_decode, decode, request.observation, field),
+                                         request.time_left_ms / 1000.0))
             think_us = int((clock() - started) * 1e6)
             reply = BotMessage()
             decision = reply.decision
             decision.sequence = request.sequence
             decision.action = action
             decision.think_us = min(think_us, 2**32 - 1)
-            await call.write(reply)
-        elif kind == "match_end":
+            await write(reply)
+        elif message.HasField("match_end"):
             if on_match_end is not None:
                 on_match_end(start, result_from_message(message.match_end.result))
-            while await call.read() is not _EOF:  # the referee closes the stream next
+            while await read() is not _EOF:  # the referee closes the stream next
                 pass
             return True
 
 
+def _decode(decode: Callable[[Any], Any], observation: Any, field: str) -> Any:
+    """The observation dict, decoded from its typed message (only when the agent reads it)."""
+    return decode(getattr(observation, field))
+
+
 def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> BotSettings:
-    """BotSettings from --server/--token/--name/--version flags, then ARENA_* variables, then the agent."""
+    """BotSettings from flags (--server, --token, --name, --version, --concurrency), then ARENA_* variables,
+    then the agent."""
     parser = argparse.ArgumentParser(description=f"Arena bot ({agent.name})")
     parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="launch or registered token")
     parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"), help="registered bot name")
     parser.add_argument("--version", dest="bot_version", default=None, help="version recorded with matches")
     parser.add_argument("--matches", type=int, default=None, help="stop after this many matches")
+    parser.add_argument("--concurrency", type=int, default=int(os.environ.get("ARENA_CONCURRENCY") or 1),
+                        help="matches played at once (a local bot: its bot.toml's concurrency)")
     arguments, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
     if not arguments.server:
         parser.error("no referee address: pass --server HOST:PORT or set ARENA_SERVER")
@@ -160,16 +223,26 @@ def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, *
         "name": arguments.name or agent.name,
         "version": arguments.bot_version or str(getattr(agent, "version", "1")),
         "max_matches": arguments.matches,
+        "concurrency": max(1, arguments.concurrency),
     }
     values.update(overrides)
     return BotSettings(**values)
 
 
-def run_bot(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> None:
-    """The main function of a bot program: serve matches with `agent` until the referee closes."""
-    settings = settings_from_environment(agent, argv, **overrides)
+def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: Any) -> None:
+    """The main function of a bot program: serve matches with `agent` until the referee closes.
+
+    `agent` is an Agent, or a zero-argument factory of agents (a class will do) for a program that
+    plays several matches at once and whose agents cannot simply be deep-copied.
+    """
+    first = agent if isinstance(agent, Agent) else agent()
+    settings = settings_from_environment(first, argv, **overrides)
+    if isinstance(agent, Agent):
+        agents = make_agents(agent, settings.concurrency)
+    else:
+        agents = [first] + [agent() for _ in range(settings.concurrency - 1)]
     try:
-        asyncio.run(serve_matches(agent, settings))
+        asyncio.run(serve_matches(_handing_out(agents), settings))
     except BotRefused as error:
         print(f"{settings.name}: {error}", file=sys.stderr)
         sys.exit(2)
@@ -179,4 +252,11 @@ def run_bot(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -
     except KeyboardInterrupt:
         pass
     finally:
-        agent.close()
+        for one in agents:
+            one.close()
+
+
+def _handing_out(agents: list[Agent]) -> AgentFactory:
+    """A factory that hands out the given agents, one per call."""
+    pending = list(agents)
+    return lambda: pending.pop(0)

@@ -315,7 +315,8 @@ class RefereeServer:
 
     async def _serve_stream(self, context: grpc.aio.ServicerContext) -> None:
         try:
-            raw = await asyncio.wait_for(context.read(), self.config.hello_timeout_s)
+            async with asyncio.timeout(self.config.hello_timeout_s):
+                raw = await context.read()
         except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 f"no Hello within {self.config.hello_timeout_s:g}s of opening the stream")

@@ -107,8 +107,21 @@ class BotSession(SeatPort):
         await self._send(message.SerializeToString())
 
     async def decide(self, ask: Ask) -> Answer:
-        await self._send(encode_decision_request(ask, self._fill, self._field, self.omit_labels))
-        raw = await self._receive()
+        context = self._context
+        try:
+            await context.write(encode_decision_request(ask, self._fill, self._field, self.omit_labels))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
+        try:
+            raw = await context.read()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
+        if raw is _EOF:
+            raise self._lost("the bot closed its stream")
         if len(raw) > MAX_MESSAGE_BYTES:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"a message of {len(raw)} bytes, over the {MAX_MESSAGE_BYTES}-byte limit")
@@ -117,15 +130,15 @@ class BotSession(SeatPort):
         except DecodeError as error:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"{len(raw)} bytes that are not an arena.v1.BotMessage ({error})") from None
+        if reply.HasField("decision"):
+            decision = reply.decision
+            return Answer(decision.sequence, decision.action, decision.think_us / 1e6)
         kind = reply.WhichOneof("kind")
-        if kind != "decision":
-            if kind is None:
-                raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
-                                f"{len(raw)} bytes that carry no known BotMessage field")
-            raise SeatFault(self._seat, Termination.PROTOCOL_ERROR,
-                            f"sent {kind} while decision {ask.sequence} was awaited")
-        decision = reply.decision
-        return Answer(decision.sequence, decision.action, decision.think_us / 1e6)
+        if kind is None:
+            raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
+                            f"{len(raw)} bytes that carry no known BotMessage field")
+        raise SeatFault(self._seat, Termination.PROTOCOL_ERROR,
+                        f"sent {kind} while decision {ask.sequence} was awaited")
 
     async def finish(self, result: MatchResult) -> None:
         try:
@@ -167,17 +180,6 @@ class BotSession(SeatPort):
             raise
         except Exception as error:
             raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
-
-    async def _receive(self) -> bytes:
-        try:
-            raw = await self._context.read()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
-        if raw is _EOF:
-            raise self._lost("the bot closed its stream")
-        return raw
 
     def _lost(self, detail: str) -> SeatFault:
         self._gone = True

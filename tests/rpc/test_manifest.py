@@ -51,3 +51,14 @@ def test_two_bots_may_not_share_a_name(tmp_path: Path) -> None:
     write(tmp_path / "b", 'name = "same"\ncommand = ["y"]\n')
     with pytest.raises(ManifestError, match="two bots are named 'same'"):
         discover_manifests([tmp_path])
+
+
+def test_concurrency_is_one_unless_set(tmp_path: Path) -> None:
+    assert load_manifest(write(tmp_path / "one", 'name = "one"\ncommand = ["x"]\n')).concurrency == 1
+    assert load_manifest(write(tmp_path / "many", 'name = "many"\ncommand = ["x"]\nconcurrency = 8\n')).concurrency == 8
+
+
+@pytest.mark.parametrize("value", ["0", "65", "2.5", '"4"', "true"])
+def test_concurrency_must_be_a_whole_number_from_1_to_64(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ManifestError, match="concurrency must be"):
+        load_manifest(write(tmp_path / "bot", f'name = "bot"\ncommand = ["x"]\nconcurrency = {value}\n'))

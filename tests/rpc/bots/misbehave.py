@@ -8,6 +8,12 @@ Each plays correctly (first legal action) for its first two decisions and misbeh
   stale       answers with the previous sequence number (generated stubs)
   disconnect  cancels its stream but keeps running (generated stubs)
   oversized   sends a 1 MiB message (raw stream)
+
+`misbehave.py shared MODE` (MODE: illegal, disconnect, crash) is a raw bot that plays up to
+ARENA_CONCURRENCY matches at once, one stream each, and says its process id as its version. When
+its opponent is `random`, the stream at seat 0 plays well and the stream at seat 1 misbehaves,
+in step: seat 0 reaches its 4th decision, then seat 1 misbehaves on its 3rd (crash: the whole
+process exits), then seat 0 finishes its match slowly. Against any other opponent it plays well.
 """
 
 from __future__ import annotations
@@ -95,8 +101,75 @@ async def raw_bot(mode: str) -> None:
                 return
 
 
+class SharedProcess:
+    """What the streams of one `shared` process tell each other."""
+
+    def __init__(self) -> None:
+        self.seat0_in_match = asyncio.Event()  # the well-behaved stream is waiting on its 4th decision
+        self.seat1_misbehaved = asyncio.Event()
+
+
+async def shared_bot(mode: str) -> None:
+    """Several streams in one process; one of them misbehaves while another plays on."""
+    address, token, name = os.environ["ARENA_SERVER"], os.environ["ARENA_TOKEN"], os.environ["ARENA_BOT_NAME"]
+    hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=1, name=name, version=f"pid{os.getpid()}",
+                                                   token=token, games=["*"])).SerializeToString()
+    shared = SharedProcess()
+    async with grpc.aio.insecure_channel(address) as channel:
+        streams = int(os.environ.get("ARENA_CONCURRENCY") or 1)
+        await asyncio.gather(*(shared_stream(channel, hello, mode, shared) for _ in range(streams)),
+                             return_exceptions=True)
+
+
+async def shared_stream(channel: grpc.aio.Channel, hello: bytes, mode: str, shared: SharedProcess) -> None:
+    while True:  # one stream per match
+        call = channel.stream_stream("/arena.v1.Bot/Play")()
+        await call.write(hello)
+        role, count, seat, num_actions = "", 0, 0, 0
+        while True:
+            raw = await call.read()
+            if raw is grpc.aio.EOF:
+                break
+            message = bot_pb2.RefereeMessage.FromString(raw)
+            kind = message.WhichOneof("kind")
+            if kind == "match_start":
+                start = message.match_start
+                seat, num_actions = start.seat, start.num_actions
+                opponents = [player.name for player in start.players if player.seat != seat]
+                role = ("plays-on" if seat == 0 else "misbehaves") if opponents == ["random"] else ""
+                continue
+            if kind != "decision_request":
+                continue
+            request = message.decision_request
+            count += 1
+            action = request.legal_actions[0]
+            if role == "plays-on" and count == MISBEHAVE_AT + 1:
+                shared.seat0_in_match.set()
+                await asyncio.wait_for(shared.seat1_misbehaved.wait(), 30)
+            elif role == "plays-on" and count > MISBEHAVE_AT + 1:
+                await asyncio.sleep(0.1)  # the other match's fault is handled while this one goes on
+            elif role == "misbehaves" and count == MISBEHAVE_AT:
+                await asyncio.wait_for(shared.seat0_in_match.wait(), 30)
+                if mode == "crash":
+                    print("shared crash bot: going down with every match", file=sys.stderr, flush=True)
+                    os._exit(3)
+                shared.seat1_misbehaved.set()
+                if mode == "disconnect":
+                    call.cancel()
+                    await asyncio.sleep(120)  # alive but gone from the match
+                    return
+                action = next(a for a in range(num_actions) if a not in request.legal_actions)
+            decision = bot_pb2.BotMessage(decision=bot_pb2.Decision(sequence=request.sequence, action=action))
+            await call.write(decision.SerializeToString())
+        if await call.code() != grpc.StatusCode.OK:
+            return
+
+
 def main() -> None:
     mode = sys.argv[1]
+    if mode == "shared":
+        asyncio.run(shared_bot(sys.argv[2]))
+        return
     if mode in ("sleep", "illegal", "crash"):
         run_bot(FaultyAgent(mode), argv=[])
     else:
