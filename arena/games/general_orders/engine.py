@@ -33,6 +33,7 @@ conflicts and caps (see FamilyState's "the game's part" section).
 from __future__ import annotations
 
 import random
+from abc import abstractmethod
 from typing import Any, ClassVar, Generic, Mapping, Self, Sequence, TypeVar
 
 from arena.games.base import (
@@ -51,8 +52,8 @@ from arena.games.general_orders.common import (
     MAX_DICE,
     bits,
     counts_of,
-    remember_reach,
     named_counts,
+    remember_reach,
     sample_hidden_cards,
 )
 
@@ -172,9 +173,9 @@ class FamilyGame(Game):
         """An area's id (ids are language-neutral)."""
         return self.board.area_ids[area]
 
+    @abstractmethod
     def space_name(self, space: int) -> str:
         """An action space: its action and linked area, or its support value."""
-        raise NotImplementedError
 
     # --- Game interface ----------------------------------------------------------------------
 
@@ -210,9 +211,9 @@ class FamilyGame(Game):
             return f"{t('target')} {self.area_name(action - self.TARGET_BASE)}"
         return self.unit_action_label(action)
 
+    @abstractmethod
     def unit_action_label(self, action: int) -> str:
         """The label of one of the game's own ids (from TARGET_BASE + NA on)."""
-        raise NotImplementedError
 
     def chance_label(self, outcome: int) -> str:
         if not 0 <= outcome < self.NUM_CHANCE_OUTCOMES:
@@ -286,6 +287,8 @@ class FamilyState(State, Generic[GameT]):
     # Phases where a single legal option is taken without asking, unless a card might be offered.
     AUTO_PHASES: ClassVar[frozenset[int]]
     COMMANDER_CODES: ClassVar[frozenset[int]]  # valid values of `occ` / `occ2`
+    WINDOWS: ClassVar[tuple[str, ...]]  # names of the card windows
+    PURPOSES: ClassVar[tuple[str, ...]]  # names of what a roll is for
 
     _game: GameT
 
@@ -454,6 +457,22 @@ class FamilyState(State, Generic[GameT]):
             return label
         return f"{game.term(game.factions[player])}: {self._contextual_label(action)}"
 
+    def _contextual_label(self, action: int) -> str:
+        """A decision's label at this step: a units id says what it does here (move, place, withdraw)."""
+        game = self._game
+        t = game.term
+        phase = self.phase
+        option = self._unit_option(action)
+        if option is not None:
+            n, units, name, destination = option
+            if phase == MOVE:
+                return f"{t('move')} {n} {units} {t('from')} {name} -> {destination}"
+            if phase == PLACE:
+                return f"{t('place')} {n} {units} {t('into')} {name}"
+            if phase == WITHDRAW:
+                return f"{t('withdraw')}: {n} {units} {t('from')} {name}"
+        return game.action_label(action)
+
     def _reject(self, action: int) -> None:
         player = self.current_player()
         try:
@@ -579,18 +598,103 @@ class FamilyState(State, Generic[GameT]):
             self._before_first_turn()
             self._begin_turn(self.initiative)
 
+    def _legal_decisions(self) -> list[int]:
+        phase = self.phase
+        if phase == TURN:
+            return self._turn_options()
+        if phase == MOVE:
+            return self._move_options()
+        if phase == PLACE:
+            return self._place_options()
+        if phase == TARGET:
+            return self._target_options()
+        if phase == REROLL:
+            return self._reroll_options()
+        if phase == DEFEND:
+            return self._defend_options()
+        if phase == WITHDRAW:
+            return self._withdraw_options()
+        return self._own_phase_options()
+
+    def _decide(self, action: int) -> None:
+        """Apply a legal decision: the steps every game shares here, its units' part in hooks."""
+        game = self._game
+        phase = self.phase
+        seat = self.active
+        if phase == TURN:
+            if action == PASS:
+                self._pass(seat)
+            elif action < game.PLAY_BASE:  # a commander from the reserve, with Counter Attack or not
+                self.cmd_reserve[seat] -= 1
+                if action < game.COUNTER_BASE:
+                    self._deploy(action - DEPLOY_BASE, False, 1 + seat)
+                else:
+                    self._deploy(action - game.COUNTER_BASE, True, 1 + seat)
+            else:
+                self._play_at_deploy_step(seat, action - game.PLAY_BASE)
+        elif phase == MOVE:
+            if action == DONE:
+                self._after_move_in()
+            elif action < game.REROLL_BASE:
+                self._spend(seat, action - game.PLAY_BASE, effect=True)
+            else:
+                self.moved += self._move_units(seat, action)
+        elif phase == PLACE:
+            if action == DONE:
+                self._finish_placement()
+            elif action < game.REROLL_BASE:
+                self._play_placement_card(seat, action - game.PLAY_BASE)
+            else:
+                self.left -= self._place_units(seat, action)
+                if self.optional > self.left:
+                    self.optional = self.left
+                self._continue_placement()
+        elif phase == WITHDRAW:
+            if action == DONE:
+                self.withdraw_closed = True
+            elif action < game.REROLL_BASE:
+                self._play_placement_card(seat, action - game.PLAY_BASE)
+                return
+            else:
+                self._withdraw_units(seat, action)
+            self._continue_placement()
+        elif phase == TARGET:
+            if action < game.REROLL_BASE:
+                self._spend(seat, action - game.PLAY_BASE, effect=True)
+            else:
+                self._choose_target(action - game.TARGET_BASE)
+        elif phase == DEFEND:
+            if action == DECLINE:
+                self._close_window()
+            else:
+                card = action - game.PLAY_BASE
+                self._spend(1 - seat, card, effect=True)
+                self._window_card_played(card)
+        elif phase == REROLL:
+            if action == ACCEPT:
+                self._resolve_roll()
+            else:
+                self._spend(self.roller, action - game.REROLL_BASE, effect=False)
+                self.phase = ROLL
+        else:
+            self._decide_own_phase(action)
+
+    def _target_options(self) -> list[int]:
+        """A card that strengthens the action under way, or a target area."""
+        game = self._game
+        actions = []
+        card = self._target_card()
+        if card >= 0 and self._can_play(self.active, card):
+            actions.append(game.PLAY_BASE + card)
+        base = game.TARGET_BASE
+        actions.extend(base + a for a in bits(self._targets()))
+        return actions
+
     def _reroll_options(self) -> list[int]:
         """Keep the roll, or spend any card held to roll again."""
         reroll_base = self._game.REROLL_BASE
         hand = self.hands[self.roller]
         return [ACCEPT] + [reroll_base + k for k in range(len(hand)) if hand[k]]
-
-    def _decide_reroll(self, action: int) -> None:
-        if action == ACCEPT:
-            self._resolve_roll()
-        else:
-            self._spend(self.roller, action - self._game.REROLL_BASE, effect=False)
-            self.phase = ROLL
 
     def _defend_options(self) -> list[int]:
         """Decline, or play a card that answers the open window."""
@@ -726,72 +830,88 @@ class FamilyState(State, Generic[GameT]):
     def _before_first_turn(self) -> None:
         """Anything the game settles once the setup is done (nothing by default)."""
 
-    # --- the game's part -----------------------------------------------------------------------
+    # --- the game's part: what each game implements ------------------------------------------
 
-    def place_starting_units(self) -> None:
-        """Units, reserves and commanders of the board's starting position."""
-        raise NotImplementedError
+    # Its units: the starting position, control masks, copying, labels of the units ids.
+    @abstractmethod
+    def place_starting_units(self) -> None: ...
+    @abstractmethod
+    def _recount_control(self) -> None: ...
+    @abstractmethod
+    def _clone_into(self, other: Self) -> None: ...
+    @abstractmethod
+    def _unit_option(self, action: int) -> tuple[int, str, str, str] | None:
+        """(n, unit word, where, destination) of a units id (the destination named in the move-in
+        step only), None for any other id."""
 
-    def _recount_control(self) -> None:
-        """Recompute the control bitmasks from the unit counts."""
-        raise NotImplementedError
+    # The legal steps: of the shared phases (target and window cards, targets), of its own phases.
+    @abstractmethod
+    def _card_may_be_offered(self) -> bool: ...
+    @abstractmethod
+    def _turn_options(self) -> list[int]: ...
+    @abstractmethod
+    def _move_options(self) -> list[int]: ...
+    @abstractmethod
+    def _place_options(self) -> list[int]: ...
+    @abstractmethod
+    def _withdraw_options(self) -> list[int]: ...
+    @abstractmethod
+    def _target_card(self) -> int: ...
+    @abstractmethod
+    def _targets(self) -> int: ...
+    @abstractmethod
+    def _window_cards(self) -> Sequence[int]: ...
+    @abstractmethod
+    def _own_phase_options(self) -> list[int]: ...
 
-    def _clone_into(self, other: Self) -> None:
-        """Copy the game's own fields into a clone."""
-        raise NotImplementedError
-
-    def _contextual_label(self, action: int) -> str:
-        raise NotImplementedError
-
-    def _legal_decisions(self) -> list[int]:
-        raise NotImplementedError
-
-    def _card_may_be_offered(self) -> bool:
-        """Whether this own-turn step could offer a card, judging by public facts only."""
-        raise NotImplementedError
-
-    def _decide(self, action: int) -> None:
-        raise NotImplementedError
-
-    def _start_action(self, seat: int, kind: int, link: int) -> None:
-        """Start the action of the space just deployed to (act, space, link and snap are set)."""
-        raise NotImplementedError
-
-    def _window_cards(self) -> Sequence[int]:
-        """The card kinds that may answer the open window (ascending)."""
-        raise NotImplementedError
-
-    def _close_window(self) -> None:
-        raise NotImplementedError
-
-    def _resolve_roll(self) -> None:
-        raise NotImplementedError
-
+    # The effects: a card played instead of deploying (Blitz), the units of a units id (moved,
+    # placed, withdrawn; how many), its actions, windows, rolls and own phases.
+    @abstractmethod
+    def _play_at_deploy_step(self, seat: int, card: int) -> None: ...
+    @abstractmethod
+    def _move_units(self, seat: int, action: int) -> int: ...
+    @abstractmethod
+    def _place_units(self, seat: int, action: int) -> int: ...
+    @abstractmethod
+    def _withdraw_units(self, seat: int, action: int) -> None: ...
+    @abstractmethod
+    def _decide_own_phase(self, action: int) -> None: ...
+    @abstractmethod
+    def _start_action(self, seat: int, kind: int, link: int) -> None: ...
+    @abstractmethod
+    def _after_move_in(self) -> None: ...
+    @abstractmethod
+    def _play_placement_card(self, seat: int, card: int) -> None: ...
+    @abstractmethod
+    def _continue_placement(self) -> None: ...
+    @abstractmethod
+    def _finish_placement(self) -> None: ...
+    @abstractmethod
+    def _choose_target(self, area: int) -> None: ...
+    @abstractmethod
+    def _window_card_played(self, card: int) -> None: ...
+    @abstractmethod
+    def _close_window(self) -> None: ...
+    @abstractmethod
+    def _resolve_roll(self) -> None: ...
+    @abstractmethod
     def _end_action(self) -> None:
         """Settle the caps, then `_action_over`, then the turn goes on."""
-        raise NotImplementedError
 
-    def _units_json(self) -> JSON:
-        """The game's units and reserves (and any per-seat round state) for the JSON form."""
-        raise NotImplementedError
-
-    def _units_from_json(self, data: JSON) -> None:
-        raise NotImplementedError
-
-    def _turn_json(self) -> JSON:
-        """The action under way (and the game's turn state) for the JSON form."""
-        raise NotImplementedError
-
-    def _turn_from_json(self, data: JSON) -> None:
-        raise NotImplementedError
-
-    def _unit_problems(self) -> list[str]:
-        """What does not add up in the units and commanders of each seat."""
-        raise NotImplementedError
-
-    def _phase_problems(self) -> list[str]:
-        """What the current phase lacks (who acts, the choice under way, caps between actions)."""
-        raise NotImplementedError
+    # The JSON of its units (and per-seat round state) and of the action under way (and its turn
+    # state), and what cannot add up in them.
+    @abstractmethod
+    def _units_json(self) -> JSON: ...
+    @abstractmethod
+    def _units_from_json(self, data: JSON) -> None: ...
+    @abstractmethod
+    def _turn_json(self) -> JSON: ...
+    @abstractmethod
+    def _turn_from_json(self, data: JSON) -> None: ...
+    @abstractmethod
+    def _unit_problems(self) -> list[str]: ...
+    @abstractmethod
+    def _phase_problems(self) -> list[str]: ...
 
     # --- JSON --------------------------------------------------------------------------------
 
@@ -889,6 +1009,19 @@ class FamilyState(State, Generic[GameT]):
         state.refresh_control()
         state.validate()
         return state
+
+    def _roll_json(self) -> JSON:
+        """The open window, the roll under way and the draws left, for the action's JSON."""
+        return {"window": self.WINDOWS[self.window], "dice": self.dice, "roller": self.roller, "roll": self.roll,
+                "roll_for": self.PURPOSES[self.purpose], "draws": self.draws}
+
+    def _roll_from_json(self, action: JSON) -> None:
+        self.window = self.WINDOWS.index(action["window"])
+        self.dice = int(action["dice"])
+        self.roller = int(action["roller"])
+        self.roll = int(action["roll"])
+        self.purpose = self.PURPOSES.index(action["roll_for"])
+        self.draws = int(action["draws"])
 
     def effects_from_json(self, names: Any) -> int:
         """The bitmask of card effects named in a JSON list."""

@@ -235,6 +235,8 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
     PHASE_NAMES = PHASE_NAMES
     AUTO_PHASES = AUTO_PHASES
     COMMANDER_CODES = frozenset((0, 1, 2, 3, 4))  # 3, 4: deployed from standby with Blitz
+    WINDOWS = WINDOWS
+    PURPOSES = PURPOSES
 
     def __init__(self, game: GeneralOrdersGame) -> None:
         self.aircraft: list[list[int]] = [[0] * game.NZ, [0] * game.NZ]
@@ -246,7 +248,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         super().__init__(game)
 
     def _clear_action(self) -> None:
-        super()._clear_action()
+        FamilyState._clear_action(self)  # not super(): this runs after every action
         self.unit = LAND
         self.asnap = [0, 0]
         self.payload = 0
@@ -288,24 +290,17 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             return TERMINAL
         return CHANCE
 
-    def _contextual_label(self, action: int) -> str:
+    def _unit_option(self, action: int) -> tuple[int, str, str, str] | None:
         game = self._game
-        t = game.term
-        phase = self.phase
-        if game.AREA_BASE <= action < game.PAYLOAD_BASE:
-            air = action >= game.ZONE_BASE
-            base = game.ZONE_BASE if air else game.AREA_BASE
-            where, n = divmod(action - base, MAX_N)
-            name = game.zone_name(where) if air else game.area_name(where)
-            units = t("aircraft") if air else t("troops")
-            if phase == MOVE:
-                dest = game.zone_name(self.link) if air else game.area_name(self.link)
-                return f"{t('move')} {n + 1} {units} {t('from')} {name} -> {dest}"
-            if phase == PLACE:
-                return f"{t('place')} {n + 1} {units} {t('into')} {name}"
-            if phase == WITHDRAW:
-                return f"{t('withdraw')}: {n + 1} {units} {t('from')} {name}"
-        return game.action_label(action)
+        if not game.AREA_BASE <= action < game.PAYLOAD_BASE:
+            return None
+        air = action >= game.ZONE_BASE
+        where, n = divmod(action - (game.ZONE_BASE if air else game.AREA_BASE), MAX_N)
+        name = game.zone_name(where) if air else game.area_name(where)
+        destination = ""
+        if self.phase == MOVE:
+            destination = game.zone_name(self.link) if air else game.area_name(self.link)
+        return n + 1, game.term("aircraft" if air else "troops"), name, destination
 
     # --- derived facts -----------------------------------------------------------------------
 
@@ -322,26 +317,12 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
 
     # --- legal decisions ---------------------------------------------------------------------
 
-    def _legal_decisions(self) -> list[int]:
+    def _own_phase_options(self) -> list[int]:
         phase = self.phase
-        if phase == TURN:
-            return self._turn_options(False)
         if phase == BLITZ_DEPLOY:
             return self._turn_options(True)
-        if phase == MOVE:
-            return self._move_options()
-        if phase == PLACE:
-            return self._place_options()
-        if phase == REROLL:
-            return self._reroll_options()
-        if phase == TARGET:
-            return self._target_options()
-        if phase == DEFEND:
-            return self._defend_options()
         if phase == PAYLOAD:
             return self._payload_options()
-        if phase == WITHDRAW:
-            return self._withdraw_options()
         if phase == SIGNAL_RETURN:
             game = self._game
             seat = self.chooser
@@ -378,7 +359,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             return card >= 0 and self._public(seat, card)
         return False  # SIGNAL_RETURN offers no card; REROLL always has two or more options
 
-    def _turn_options(self, from_standby: bool) -> list[int]:
+    def _turn_options(self, from_standby: bool = False) -> list[int]:
         game = self._game
         seat = self.active
         actions = [] if from_standby else [PASS]
@@ -471,16 +452,6 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
     def _target_card(self) -> int:
         act = self.act
         return AIRBORNE_ASSAULT if act == PARADROP else ARTILLERY_STRIKE if act == BARRAGE else -1
-
-    def _target_options(self) -> list[int]:
-        game = self._game
-        actions = []
-        card = self._target_card()
-        if card >= 0 and self._can_play(self.active, card):
-            actions.append(game.PLAY_BASE + card)
-        base = game.TARGET_BASE
-        actions.extend(base + a for a in bits(self._targets()))
-        return actions
 
     def _targets(self) -> int:
         board = self._game.board
@@ -579,82 +550,64 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
 
     # --- applying decisions ------------------------------------------------------------------
 
-    def _decide(self, action: int) -> None:
+    def _play_at_deploy_step(self, seat: int, card: int) -> None:
+        """Blitz: a commander from the standby area deploys now, an extra action (GO-8)."""
+        self._spend(seat, card, effect=True)
+        self.phase = BLITZ_DEPLOY
+
+    def _move_units(self, seat: int, action: int) -> int:
+        game = self._game
+        if self.unit == LAND:
+            where, n = divmod(action - game.AREA_BASE, MAX_N)
+            self._add_troops(seat, where, -(n + 1))
+            self._add_troops(seat, self.link, n + 1)
+        else:
+            where, n = divmod(action - game.ZONE_BASE, MAX_N)
+            self._add_aircraft(seat, where, -(n + 1))
+            self._add_aircraft(seat, self.link, n + 1)
+        return n + 1
+
+    def _place_units(self, seat: int, action: int) -> int:
+        game = self._game
+        if self.unit == LAND:
+            where, n = divmod(action - game.AREA_BASE, MAX_N)
+            self.res_troops[seat] -= n + 1
+            self._add_troops(seat, where, n + 1)
+        else:
+            where, n = divmod(action - game.ZONE_BASE, MAX_N)
+            self.res_air[seat] -= n + 1
+            self._add_aircraft(seat, where, n + 1)
+        return n + 1
+
+    def _withdraw_units(self, seat: int, action: int) -> None:
+        game = self._game
+        if self.unit == LAND:
+            where, n = divmod(action - game.AREA_BASE, MAX_N)
+            self._add_troops(seat, where, -(n + 1))
+            self.res_troops[seat] += n + 1
+        else:
+            where, n = divmod(action - game.ZONE_BASE, MAX_N)
+            self._add_aircraft(seat, where, -(n + 1))
+            self.res_air[seat] += n + 1
+
+    def _window_card_played(self, card: int) -> None:
+        if card == ANTI_AIR:
+            self._start_roll(2, 1 - self.active, ROLL_ANTI_AIR_DROP if self.window == WINDOW_LAND
+                             else ROLL_ANTI_AIR_BOMB)
+        else:  # Ambush or Intercept: +2 defence dice (GO-C4, GO-C9)
+            self._open_window(self.window)
+
+    def _decide_own_phase(self, action: int) -> None:
         game = self._game
         phase = self.phase
         seat = self.active
-        if phase == TURN or phase == BLITZ_DEPLOY:
-            if action == PASS:
-                self._pass(seat)
-            elif action == game.PLAY_BASE + BLITZ:
-                self._spend(seat, BLITZ, effect=True)
-                self.phase = BLITZ_DEPLOY
+        if phase == BLITZ_DEPLOY:
+            self.cmd_standby[seat] -= 1
+            self.blitz_extra = True
+            if action < game.COUNTER_BASE:
+                self._deploy(action - DEPLOY_BASE, False, 3 + seat)
             else:
-                if phase == BLITZ_DEPLOY:
-                    self.cmd_standby[seat] -= 1
-                    self.blitz_extra = True
-                    code = 3 + seat
-                else:
-                    self.cmd_reserve[seat] -= 1
-                    code = 1 + seat
-                if action < game.COUNTER_BASE:
-                    self._deploy(action - DEPLOY_BASE, False, code)
-                else:
-                    self._deploy(action - game.COUNTER_BASE, True, code)
-        elif phase == MOVE:
-            if action == DONE:
-                self._after_move_in()
-            elif action < game.REROLL_BASE:
-                card = action - game.PLAY_BASE
-                self._spend(seat, card, effect=True)
-            elif self.unit == LAND:
-                where, n = divmod(action - game.AREA_BASE, MAX_N)
-                self._add_troops(seat, where, -(n + 1))
-                self._add_troops(seat, self.link, n + 1)
-                self.moved += n + 1
-            else:
-                where, n = divmod(action - game.ZONE_BASE, MAX_N)
-                self._add_aircraft(seat, where, -(n + 1))
-                self._add_aircraft(seat, self.link, n + 1)
-                self.moved += n + 1
-        elif phase == PLACE:
-            if action == DONE:
-                self._finish_placement()
-            elif action < game.REROLL_BASE:
-                self._play_placement_card(seat, action - game.PLAY_BASE)
-            else:
-                if self.unit == LAND:
-                    where, n = divmod(action - game.AREA_BASE, MAX_N)
-                    self.res_troops[seat] -= n + 1
-                    self._add_troops(seat, where, n + 1)
-                else:
-                    where, n = divmod(action - game.ZONE_BASE, MAX_N)
-                    self.res_air[seat] -= n + 1
-                    self._add_aircraft(seat, where, n + 1)
-                self.left -= n + 1
-                if self.optional > self.left:
-                    self.optional = self.left
-                self._continue_placement()
-        elif phase == WITHDRAW:
-            if action == DONE:
-                self.withdraw_closed = True
-            elif action < game.REROLL_BASE:
-                self._play_placement_card(seat, action - game.PLAY_BASE)
-                return
-            elif self.unit == LAND:
-                where, n = divmod(action - game.AREA_BASE, MAX_N)
-                self._add_troops(seat, where, -(n + 1))
-                self.res_troops[seat] += n + 1
-            else:
-                where, n = divmod(action - game.ZONE_BASE, MAX_N)
-                self._add_aircraft(seat, where, -(n + 1))
-                self.res_air[seat] += n + 1
-            self._continue_placement()
-        elif phase == TARGET:
-            if action < game.REROLL_BASE:
-                self._spend(seat, action - game.PLAY_BASE, effect=True)
-            else:
-                self._choose_target(action - game.TARGET_BASE)
+                self._deploy(action - game.COUNTER_BASE, True, 3 + seat)
         elif phase == PAYLOAD:
             if action < game.REROLL_BASE:
                 self._spend(seat, action - game.PLAY_BASE, effect=True)
@@ -664,20 +617,6 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                 self.res_air[seat] += n
                 self.payload = n
                 self._open_window(WINDOW_BOMB)
-        elif phase == DEFEND:
-            defender = 1 - seat
-            if action == DECLINE:
-                self._close_window()
-            else:
-                card = action - game.PLAY_BASE
-                self._spend(defender, card, effect=True)
-                if card == ANTI_AIR:
-                    self._start_roll(2, defender, ROLL_ANTI_AIR_DROP if self.window == WINDOW_LAND
-                                     else ROLL_ANTI_AIR_BOMB)
-                else:  # Ambush or Intercept: +2 defence dice (GO-C4, GO-C9)
-                    self._open_window(self.window)
-        elif phase == REROLL:
-            self._decide_reroll(action)
         elif phase == SIGNAL_RETURN:
             self._return_commander(self.chooser, action - game.RETURN_BASE)
             self._signal_check()
@@ -1035,9 +974,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                 "withdraw_closed": self.withdraw_closed,
                 "effects": self.effects_json(),
                 "supplied_at_start": list(self.snap), "air_supplied_at_start": list(self.asnap),
-                "payload": self.payload, "window": WINDOWS[self.window], "dice": self.dice,
-                "roller": self.roller, "roll": self.roll, "roll_for": PURPOSES[self.purpose],
-                "draws": self.draws,
+                "payload": self.payload, **self._roll_json(),
             },
             "chooser": self.chooser,
         }
@@ -1059,12 +996,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         self.snap = [int(n) for n in action["supplied_at_start"]]
         self.asnap = [int(n) for n in action["air_supplied_at_start"]]
         self.payload = int(action["payload"])
-        self.window = WINDOWS.index(action["window"])
-        self.dice = int(action["dice"])
-        self.roller = int(action["roller"])
-        self.roll = int(action["roll"])
-        self.purpose = PURPOSES.index(action["roll_for"])
-        self.draws = int(action["draws"])
+        self._roll_from_json(action)
         self.chooser = int(data["chooser"])
 
     def _unit_problems(self) -> list[str]:

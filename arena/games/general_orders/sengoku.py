@@ -233,6 +233,8 @@ class SengokuState(FamilyState[SengokuGame]):
     PHASE_NAMES = PHASE_NAMES
     AUTO_PHASES = AUTO_PHASES
     COMMANDER_CODES = frozenset((0, 1, 2))
+    WINDOWS = WINDOWS
+    PURPOSES = PURPOSES
 
     def __init__(self, game: SengokuGame) -> None:
         na = game.NA
@@ -243,7 +245,7 @@ class SengokuState(FamilyState[SengokuGame]):
         super().__init__(game)
 
     def _clear_action(self) -> None:
-        super()._clear_action()
+        FamilyState._clear_action(self)  # not super(): this runs after every action
         self.src = 0
         self.siege_left = 0
         self.siege_slots = 0
@@ -297,27 +299,25 @@ class SengokuState(FamilyState[SengokuGame]):
 
     def _contextual_label(self, action: int) -> str:
         game = self._game
-        t = game.term
-        phase = self.phase
-        if game.UNIT_BASE <= action < game.LOSS_BASE:
-            if action < game.SIEGE_BASE:
-                where, n = divmod(action - game.UNIT_BASE, MAX_N)
-                units = game.unit_word(where)
-            else:
-                rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-                where, units = game.land_areas[rank], t("siege_weapons")
-            name = game.area_name(where)
-            if phase == MOVE:
-                return f"{t('move')} {n + 1} {units} {t('from')} {name} -> {game.area_name(self.link)}"
-            if phase == PLACE:
-                return f"{t('place')} {n + 1} {units} {t('into')} {name}"
-            if phase == WITHDRAW:
-                return f"{t('withdraw')}: {n + 1} {units} {t('from')} {name}"
-        if phase == LOSS and action >= game.LOSS_BASE:
+        if self.phase == LOSS and action >= game.LOSS_BASE:
+            t = game.term
             j = action - game.LOSS_BASE
             return (f"{t('lose')} {j} {t('siege_weapons')} + {self.loss_count - j} {t('troops')} {t('at')} "
                     f"{game.area_name(self.loss_area)}")
-        return game.action_label(action)
+        return super()._contextual_label(action)
+
+    def _unit_option(self, action: int) -> tuple[int, str, str, str] | None:
+        game = self._game
+        if not game.UNIT_BASE <= action < game.LOSS_BASE:
+            return None
+        if action < game.SIEGE_BASE:
+            where, n = divmod(action - game.UNIT_BASE, MAX_N)
+            units = game.unit_word(where)
+        else:
+            rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+            where, units = game.land_areas[rank], game.term("siege_weapons")
+        destination = game.area_name(self.link) if self.phase == MOVE else ""
+        return n + 1, units, game.area_name(where), destination
 
     # --- derived facts -----------------------------------------------------------------------
 
@@ -336,29 +336,15 @@ class SengokuState(FamilyState[SengokuGame]):
 
     # --- legal decisions ---------------------------------------------------------------------
 
-    def _legal_decisions(self) -> list[int]:
+    def _own_phase_options(self) -> list[int]:
         phase = self.phase
-        if phase == TURN:
-            return self._turn_options()[0]
-        if phase == MOVE:
-            return self._move_options()
-        if phase == PLACE:
-            return self._place_options()
-        if phase == TARGET:
-            return self._target_options()
-        if phase == REROLL:
-            return self._reroll_options()
         if phase == LOSS:
             lo, hi = self._loss_range()
             base = self._game.LOSS_BASE
             return list(range(base + lo, base + hi + 1))
-        if phase == DEFEND:
-            return self._defend_options()
         if phase == FOLLOW_UP:
             playable = self._can_play(self.active, SHIP_STRIKE)
             return [DECLINE] + ([self._game.PLAY_BASE + SHIP_STRIKE] if playable else [])
-        if phase == WITHDRAW:
-            return self._withdraw_options()
         return []
 
     def _card_may_be_offered(self) -> bool:
@@ -366,7 +352,7 @@ class SengokuState(FamilyState[SengokuGame]):
         phase = self.phase
         seat = self.active
         if phase == TURN:
-            return bool(self._turn_options()[1]) and self._public(seat, COUNTERATTACK)
+            return bool(self._deploy_options(seat)[1]) and self._public(seat, COUNTERATTACK)
         if phase == MOVE:
             if self.act == SAIL:
                 return self.res_ships[seat] > 0 and self._public(seat, RIVER_ASSAULT)
@@ -379,15 +365,14 @@ class SengokuState(FamilyState[SengokuGame]):
             return any(self._public(seat, card) for card in self._placement_cards())
         return False
 
-    def _turn_options(self) -> tuple[list[int], list[int]]:
-        """(legal ids, Advance spaces a Counterattack could take now) at the deploy step."""
+    def _turn_options(self) -> list[int]:
         game = self._game
         seat = self.active
         deploys, counters = self._deploy_options(seat)
         actions = [PASS] + deploys
         if counters and self._can_play(seat, COUNTERATTACK):
             actions.extend(game.COUNTER_BASE + s for s in counters)
-        return actions, counters
+        return actions
 
     def _deploy_options(self, seat: int) -> tuple[list[int], list[int]]:
         """Deploy ids whose deployment criteria `seat` meets, and Advance spaces open to Counterattack."""
@@ -493,16 +478,6 @@ class SengokuState(FamilyState[SengokuGame]):
         if act == SIEGE:
             return SIEGE_TRAIN
         return -1
-
-    def _target_options(self) -> list[int]:
-        game = self._game
-        actions = []
-        card = self._target_card()
-        if card >= 0 and self._can_play(self.active, card):
-            actions.append(game.PLAY_BASE + card)
-        base = game.TARGET_BASE
-        actions.extend(base + a for a in bits(self._targets()))
-        return actions
 
     def _targets(self) -> int:
         """Areas the Bombard / Shell / Siege under way may target (holding opponent's units, SJ-B3)."""
@@ -648,96 +623,69 @@ class SengokuState(FamilyState[SengokuGame]):
 
     # --- applying decisions ------------------------------------------------------------------
 
-    def _decide(self, action: int) -> None:
+    def _play_at_deploy_step(self, seat: int, card: int) -> None:  # pragma: no cover - no such card
+        raise IllegalActionError("no card is played instead of deploying in Sengoku Jidai")
+
+    def _move_units(self, seat: int, action: int) -> int:
+        game = self._game
+        if action < game.SIEGE_BASE:
+            where, n = divmod(action - game.UNIT_BASE, MAX_N)
+            units = self.ships if self.act == SAIL else self.troops
+        else:
+            rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+            where, units = game.land_areas[rank], self.siege
+        self._add(units, seat, where, -(n + 1))
+        self._add(units, seat, self.link, n + 1)
+        return n + 1
+
+    def _place_units(self, seat: int, action: int) -> int:
+        game = self._game
+        if action < game.SIEGE_BASE:
+            where, n = divmod(action - game.UNIT_BASE, MAX_N)
+            n += 1
+            if self.act == EMBARK:
+                self.res_ships[seat] -= n
+                self._add(self.ships, seat, where, n)
+            else:
+                self.res_troops[seat] -= n
+                self._add(self.troops, seat, where, n)
+            return n
+        rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+        n += 1
+        self.res_siege[seat] -= n
+        self._add(self.siege, seat, game.land_areas[rank], n)
+        slots = min(n, self.siege_slots)  # a Siege Workshop slot is optional and siege-only
+        self.siege_slots -= slots
+        self.optional -= slots
+        self.siege_left -= n
+        return n
+
+    def _withdraw_units(self, seat: int, action: int) -> None:
+        game = self._game
+        if action < game.SIEGE_BASE:
+            where, n = divmod(action - game.UNIT_BASE, MAX_N)
+            if self.act == EMBARK:
+                self._add(self.ships, seat, where, -(n + 1))
+                self.res_ships[seat] += n + 1
+            else:
+                self._add(self.troops, seat, where, -(n + 1))
+                self.res_troops[seat] += n + 1
+        else:
+            rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+            self._add(self.siege, seat, game.land_areas[rank], -(n + 1))
+            self.res_siege[seat] += n + 1
+
+    def _window_card_played(self, card: int) -> None:
+        self._close_window()  # Ambush: +2 defence dice; Hold the Walls: -2 siege dice
+
+    def _decide_own_phase(self, action: int) -> None:
         game = self._game
         phase = self.phase
-        seat = self.active
-        if phase == TURN:
-            if action == PASS:
-                self._pass(seat)
-            else:
-                self.cmd_reserve[seat] -= 1
-                if action < game.COUNTER_BASE:
-                    self._deploy(action - DEPLOY_BASE, False, 1 + seat)
-                else:
-                    self._deploy(action - game.COUNTER_BASE, True, 1 + seat)
-        elif phase == MOVE:
-            if action == DONE:
-                self._after_move_in()
-            elif action < game.REROLL_BASE:
-                self._spend(seat, action - game.PLAY_BASE, effect=True)
-            elif action < game.SIEGE_BASE:
-                where, n = divmod(action - game.UNIT_BASE, MAX_N)
-                units = self.ships if self.act == SAIL else self.troops
-                self._add(units, seat, where, -(n + 1))
-                self._add(units, seat, self.link, n + 1)
-                self.moved += n + 1
-            else:
-                rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-                self._add(self.siege, seat, game.land_areas[rank], -(n + 1))
-                self._add(self.siege, seat, self.link, n + 1)
-                self.moved += n + 1
-        elif phase == PLACE:
-            if action == DONE:
-                self._finish_placement()
-            elif action < game.REROLL_BASE:
-                self._play_placement_card(seat, action - game.PLAY_BASE)
-            else:
-                if action < game.SIEGE_BASE:
-                    where, n = divmod(action - game.UNIT_BASE, MAX_N)
-                    n += 1
-                    if self.act == EMBARK:
-                        self.res_ships[seat] -= n
-                        self._add(self.ships, seat, where, n)
-                    else:
-                        self.res_troops[seat] -= n
-                        self._add(self.troops, seat, where, n)
-                else:
-                    rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-                    n += 1
-                    self.res_siege[seat] -= n
-                    self._add(self.siege, seat, game.land_areas[rank], n)
-                    slots = min(n, self.siege_slots)  # a Siege Workshop slot is optional and siege-only
-                    self.siege_slots -= slots
-                    self.optional -= slots
-                    self.siege_left -= n
-                self.left -= n
-                if self.optional > self.left:
-                    self.optional = self.left
-                self._continue_placement()
-        elif phase == WITHDRAW:
-            if action == DONE:
-                self.withdraw_closed = True
-            elif action < game.REROLL_BASE:
-                self._play_placement_card(seat, action - game.PLAY_BASE)
-                return
-            elif action < game.SIEGE_BASE:
-                where, n = divmod(action - game.UNIT_BASE, MAX_N)
-                if self.act == EMBARK:
-                    self._add(self.ships, seat, where, -(n + 1))
-                    self.res_ships[seat] += n + 1
-                else:
-                    self._add(self.troops, seat, where, -(n + 1))
-                    self.res_troops[seat] += n + 1
-            else:
-                rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-                self._add(self.siege, seat, game.land_areas[rank], -(n + 1))
-                self.res_siege[seat] += n + 1
-            self._continue_placement()
-        elif phase == TARGET:
-            if action < game.REROLL_BASE:
-                self._spend(seat, action - game.PLAY_BASE, effect=True)
-            else:
-                self._choose_target(action - game.TARGET_BASE)
-        elif phase == DEFEND:
-            if action != DECLINE:
-                self._spend(1 - seat, action - game.PLAY_BASE, effect=True)
-            self._close_window()
-        elif phase == FOLLOW_UP:
+        if phase == FOLLOW_UP:
             if action == DECLINE:
                 self._end_action()
             else:  # Ship Strike: a second Shell from the same space (SJ-C7)
-                self._spend(seat, SHIP_STRIKE, effect=True)
+                self._spend(self.active, SHIP_STRIKE, effect=True)
                 self.phase = TARGET
         elif phase == LOSS:
             j = action - game.LOSS_BASE
@@ -745,8 +693,6 @@ class SengokuState(FamilyState[SengokuGame]):
             after = self.loss_next
             self.loss_seat, self.loss_area, self.loss_count, self.loss_next = -1, -1, 0, NEXT_NONE
             self._after_loss(after)
-        elif phase == REROLL:
-            self._decide_reroll(action)
         else:  # pragma: no cover - guarded by apply_action
             raise IllegalActionError(f"no decision is due in phase {PHASE_NAMES[phase]}")
 
@@ -1108,8 +1054,7 @@ class SengokuState(FamilyState[SengokuGame]):
                 "withdraw_closed": self.withdraw_closed,
                 "effects": self.effects_json(),
                 "supplied_at_start": [_ids_of(board, mask) for mask in self.snap],
-                "window": WINDOWS[self.window], "dice": self.dice, "roller": self.roller, "roll": self.roll,
-                "roll_for": PURPOSES[self.purpose], "draws": self.draws,
+                **self._roll_json(),
                 "conflicts_queued": _ids_of(board, self.queue),
                 "loss": loss,
             },
@@ -1136,12 +1081,7 @@ class SengokuState(FamilyState[SengokuGame]):
         self.withdraw_closed = bool(action["withdraw_closed"])
         self.fx = self.effects_from_json(action["effects"])
         self.snap = [_mask_of(board, names) for names in action["supplied_at_start"]]
-        self.window = WINDOWS.index(action["window"])
-        self.dice = int(action["dice"])
-        self.roller = int(action["roller"])
-        self.roll = int(action["roll"])
-        self.purpose = PURPOSES.index(action["roll_for"])
-        self.draws = int(action["draws"])
+        self._roll_from_json(action)
         self.queue = _mask_of(board, action["conflicts_queued"])
         loss = action["loss"]
         if loss is not None:
