@@ -1,4 +1,4 @@
-"""Boards, operation cards and terms of the General Orders family, loaded and validated from JSON.
+"""Boards, operation cards and terms of General Orders: WWII, loaded and validated from JSON.
 
 A board file (boards/<mode>.json) holds everything that differs between modes: land areas (VP,
 HQ, adjacency, starting troops, linked action spaces with an optional faction icon, bonus slots,
@@ -8,21 +8,35 @@ faction and the initiative symbol), the area-bonus token pool and a few rule num
 units, caps, commanders, pass and HQ-loss rules). The WWII maps are reconstructions and say so.
 
 `load_board` turns a file into a `Board` of plain ints, tuples and bitmasks for the engine's hot
-path; `compile_board` raises BoardError on anything the engine could not play.
-
-How Sengoku Jidai joined the family: its own data module (sengoku_data.py: one map of land and
-water areas with ports and fortifications, three unit kinds, its support board and 12 card kinds)
-and its own rules module (sengoku.py) on the shared machinery of common.py (bit masks, dice, supply
-searches, the card multiset). Its boards (boards/rivers.json, boards/fortress.json) carry the rule
-flags this loader refuses (`pass` "standby", `hq_loss` "empty"), so each loader reads only its game.
+path; `compile_board` raises BoardError on anything the engine could not play. The checks both
+games share (adjacency, bonus pool, deck, mirror, names, rule flags) are in loader.py; Sengoku
+Jidai's boards (sengoku_data.py) carry the rule flags this game refuses (`pass` "standby",
+`hq_loss` "empty"), so each compiler reads only its game's files.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
+
+from arena.games.general_orders.common import bits
+from arena.games.general_orders.loader import (  # noqa: F401  (BoardError: re-exported)
+    BoardError,
+    FamilyBoard,
+    adjacency,
+    area_ids,
+    bonus_pool,
+    board_basics,
+    check_card_ids,
+    check_names,
+    check_when,
+    load_terms,
+    mirror,
+    mode_deck,
+    read_json,
+    rule_flags,
+)
+from arena.games.general_orders.loader import load_board as load_board_file
 
 LANGS = ("en", "pt-BR")
 FACTIONS = ("blue", "yellow")
@@ -49,10 +63,6 @@ CARD_IDS = ("ground_assault", "counter_attack", "blitz", "ambush", "mobilize", "
 NUM_CARD_KINDS = len(CARD_IDS)
 
 
-class BoardError(ValueError):
-    """A board or card file breaks a rule the engine relies on."""
-
-
 @dataclass(frozen=True)
 class Space:
     """An action space: its action kind, linked area/zone index (-1 for support), faction icon
@@ -67,28 +77,14 @@ class Space:
 
 
 @dataclass(frozen=True)
-class Board:
-    """A compiled board: indices, bitmasks and tuples for the engine."""
+class Board(FamilyBoard):
+    """A compiled WWII board: land areas, air zones and their action spaces."""
 
-    mode: str
-    title: dict[str, str]
-    reconstruction: bool
-    assumptions: tuple[str, ...]
-    rounds: int
-    troops: int
     aircraft: int
-    land_cap: int
     air_cap: int
     commanders_reserve: int
     commanders_standby: int
-    final_pass: bool  # rules.pass "final": a pass is final for the round (GO-14)
-    area_ids: tuple[str, ...]
-    area_adj: tuple[int, ...]  # bitmask of adjacent areas, per area
-    area_vp: tuple[int, ...]
-    hq: tuple[int, int]  # HQ area per seat
-    start_troops: tuple[tuple[int, ...], tuple[int, ...]]
     area_zone: tuple[int, ...]  # air zone holding each area, -1 without zones
-    bonus_slots: tuple[int, ...]  # areas with an area-bonus slot, in file order
     printed_bonus: tuple[int, ...]  # per area: printed bonus index or -1
     no_paradrop: int  # bitmask of areas barred to Paradrop
     within3: tuple[int, ...]  # per area: bitmask of areas at most three steps away (itself included)
@@ -99,14 +95,6 @@ class Board:
     start_aircraft: tuple[tuple[int, ...], tuple[int, ...]]
     hq_zone: tuple[int, int]  # air zone of each seat's HQ, -1 without zones
     spaces: tuple[Space, ...]
-    bonus_pool: tuple[int, ...]
-    deck: tuple[int, ...]  # copies per card kind in this mode's 24-card deck
-    mirror: tuple[int, ...]  # per area: its mirror twin (Alpine), or () when not mirror-symmetric
-
-    @property
-    def num_areas(self) -> int:
-        """Number of land areas."""
-        return len(self.area_ids)
 
     @property
     def num_zones(self) -> int:
@@ -132,85 +120,31 @@ class Card:
     text: dict[str, str]
 
 
-def _read(name: str) -> dict[str, Any]:
-    return json.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
-
-
-def _check_names(where: str, names: Any) -> dict[str, str]:
-    if not isinstance(names, dict) or any(not isinstance(names.get(lang), str) for lang in LANGS):
-        raise BoardError(f"{where}: needs names in {', '.join(LANGS)}")
-    return {lang: names[lang] for lang in LANGS}
-
-
 def load_cards() -> tuple[Card, ...]:
     """The 11 operation-card kinds, validated."""
-    raw = _read("cards.json")["cards"]
+    raw = read_json("cards.json")["cards"]
     cards = []
     for index, item in enumerate(raw):
         card = Card(index, item["id"], int(item["copies"]), tuple(item["modes"]), item["when"],
-                    _check_names(f"cards.json {item['id']}", item["name"]),
-                    _check_names(f"cards.json {item['id']} text", item["text"]))
-        if card.when not in ("own", "opponent"):
-            raise BoardError(f"cards.json {card.id}: 'when' is own or opponent")
+                    check_names(f"cards.json {item['id']}", item["name"], LANGS),
+                    check_names(f"cards.json {item['id']} text", item["text"], LANGS))
+        check_when("cards.json", card.id, card.when)
         cards.append(card)
-    if tuple(card.id for card in cards) != CARD_IDS:
-        raise BoardError("cards.json: card ids must be, in order: " + ", ".join(CARD_IDS))
+    check_card_ids("cards.json", [card.id for card in cards], CARD_IDS)
     if sum(card.copies for card in cards) != 30:
         raise BoardError("cards.json: the operation deck holds 30 cards in all")
     return tuple(cards)
-
-
-def load_terms() -> dict[str, dict[str, str]]:
-    """Names of actions, bonuses and terms per language."""
-    terms = _read("terms.json")["terms"]
-    return {key: _check_names(f"terms.json {key}", value) for key, value in terms.items()}
-
-
-def _bits(mask: int) -> list[int]:
-    return [i for i in range(mask.bit_length()) if mask >> i & 1]
-
-
-def _connected(adj: tuple[int, ...]) -> bool:
-    if not adj:
-        return True
-    reach, frontier = 1, 1
-    while frontier:
-        grow = 0
-        for i in _bits(frontier):
-            grow |= adj[i]
-        frontier = grow & ~reach
-        reach |= frontier
-    return reach == (1 << len(adj)) - 1
 
 
 def _within(adj: tuple[int, ...], start: int, steps: int) -> int:
     reach = frontier = 1 << start
     for _ in range(steps):
         grow = 0
-        for i in _bits(frontier):
+        for i in bits(frontier):
             grow |= adj[i]
         frontier = grow & ~reach
         reach |= frontier
     return reach
-
-
-def _adjacency(where: str, ids: list[str], items: list[dict[str, Any]]) -> tuple[int, ...]:
-    index = {name: i for i, name in enumerate(ids)}
-    adj = [0] * len(ids)
-    for i, item in enumerate(items):
-        for other in item["adjacent"]:
-            if other not in index:
-                raise BoardError(f"{where} {ids[i]}: unknown neighbour {other!r}")
-            if other == ids[i]:
-                raise BoardError(f"{where} {ids[i]}: adjacent to itself")
-            adj[i] |= 1 << index[other]
-    for i in range(len(ids)):
-        for j in _bits(adj[i]):
-            if not adj[j] >> i & 1:
-                raise BoardError(f"{where}: adjacency is not symmetric ({ids[i]} -> {ids[j]})")
-    if not _connected(tuple(adj)):
-        raise BoardError(f"{where}: the map is not connected")
-    return tuple(adj)
 
 
 def _seat_counts(where: str, start: Any) -> tuple[int, int]:
@@ -225,16 +159,7 @@ def _seat_counts(where: str, start: Any) -> tuple[int, int]:
 
 def load_board(mode: str, cards: tuple[Card, ...]) -> Board:
     """Read, compile and validate boards/<mode>.json."""
-    try:
-        raw = _read(f"boards/{mode}.json")
-    except FileNotFoundError:
-        raise BoardError(f"no board file for mode {mode!r}") from None
-    try:
-        return compile_board(raw, cards)
-    except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, BoardError):
-            raise
-        raise BoardError(f"boards/{mode}.json: {error!r}") from None
+    return load_board_file(mode, compile_board, cards)
 
 
 def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
@@ -242,20 +167,16 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
     mode = raw["mode"]
     where = f"boards/{mode}.json"
     rules = raw["rules"]
-    if rules.get("pass") != "final" or rules.get("hq_loss") != "control":
-        raise BoardError(f"{where}: this engine implements the WWII pass ('final') and HQ ('control') rules")
+    final_pass = rule_flags(where, rules, "WWII", "final", "control")
     areas = raw["areas"]
-    area_ids = [a["id"] for a in areas]
-    if len(set(area_ids)) != len(area_ids) or not area_ids:
-        raise BoardError(f"{where}: area ids must be distinct and present")
-    area_index = {name: i for i, name in enumerate(area_ids)}
-    area_adj = _adjacency(f"{where} area", area_ids, areas)
+    ids = area_ids(where, areas)
+    area_adj = adjacency(f"{where} area", ids, areas)
     zones = raw.get("zones", [])
     zone_ids = [z["id"] for z in zones]
     if len(set(zone_ids)) != len(zone_ids):
         raise BoardError(f"{where}: zone ids must be distinct")
     zone_index = {name: i for i, name in enumerate(zone_ids)}
-    zone_adj = _adjacency(f"{where} zone", zone_ids, zones) if zones else ()
+    zone_adj = adjacency(f"{where} zone", zone_ids, zones) if zones else ()
 
     hq = [-1, -1]
     start_troops: list[list[int]] = [[0] * len(areas), [0] * len(areas)]
@@ -301,7 +222,7 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
         if area_zone_index >= 0:
             zone_areas[area_zone_index] |= 1 << i
     for z, zone in enumerate(zones):
-        _check_names(f"{where} zone {zone['id']}", zone.get("name"))
+        check_names(f"{where} zone {zone['id']}", zone.get("name"), LANGS)
         if not zone_areas[z]:
             raise BoardError(f"{where} zone {zone['id']}: holds no land area")
         start_aircraft[0][z], start_aircraft[1][z] = _seat_counts(f"{where} {zone['id']}", zone.get("start"))
@@ -349,37 +270,19 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
     if max(start_troops[0] + start_troops[1]) > land_cap or max(start_aircraft[0] + start_aircraft[1], default=0) > air_cap:
         raise BoardError(f"{where}: starting units exceed a cap")
 
-    pool = tuple(TOKENS.index(token) for token in raw["bonus_pool"])
-    if len(set(pool)) != len(pool) or len(slots) > len(pool):
-        raise BoardError(f"{where}: distinct bonus tokens, at least as many as slots")
-    deck = tuple(card.copies if mode in card.modes else 0 for card in cards)
-    if sum(deck) != 24:
-        raise BoardError(f"{where}: the {mode} operation deck holds 24 cards, found {sum(deck)}")
-
-    mirror: tuple[int, ...] = ()
-    if raw.get("mirror"):
-        pairs = [-1] * len(areas)
-        for a, b in raw["mirror"].items():
-            pairs[area_index[a]] = area_index[b]
-            pairs[area_index[b]] = area_index[a]
-        if -1 in pairs:
-            raise BoardError(f"{where}: the mirror must pair every area")
-        mirror = tuple(pairs)
-
+    pool = bonus_pool(where, raw, TOKENS, slots)
+    deck = mode_deck(where, mode, tuple(card.copies if mode in card.modes else 0 for card in cards))
+    twins = mirror(where, raw, ids)
     return Board(
-        mode=mode,
-        title=_check_names(f"{where} title", raw["title"]),
-        reconstruction=bool(raw.get("reconstruction", False)),
-        assumptions=tuple(raw.get("assumptions", ())),
-        rounds=int(rules["rounds"]),
+        **board_basics(raw, where, LANGS),
+        final_pass=final_pass,
         troops=troops,
         aircraft=aircraft,
         land_cap=land_cap,
         air_cap=air_cap,
         commanders_reserve=int(rules["commanders_reserve"]),
         commanders_standby=int(rules["commanders_standby"]),
-        final_pass=rules["pass"] == "final",
-        area_ids=tuple(area_ids),
+        area_ids=tuple(ids),
         area_adj=area_adj,
         area_vp=tuple(int(a["vp"]) for a in areas),
         hq=(hq[0], hq[1]),
@@ -390,7 +293,7 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
         no_paradrop=no_paradrop,
         within3=tuple(_within(area_adj, i, 3) for i in range(len(areas))),
         zone_ids=tuple(zone_ids),
-        zone_names=tuple(_check_names("zone", z["name"]) for z in zones),
+        zone_names=tuple(check_names("zone", z["name"], LANGS) for z in zones),
         zone_adj=zone_adj,
         zone_areas=tuple(zone_areas),
         start_aircraft=(tuple(start_aircraft[0]), tuple(start_aircraft[1])),
@@ -398,11 +301,11 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
         spaces=tuple(spaces),
         bonus_pool=pool,
         deck=deck,
-        mirror=mirror,
+        mirror=twins,
     )
 
 
 CARDS = load_cards()
-TERMS = load_terms()
+TERMS = load_terms("terms.json", LANGS)
 MODES = ("alpine", "island")
 BOARDS = {mode: load_board(mode, CARDS) for mode in MODES}

@@ -56,6 +56,7 @@ from arena.games.general_orders.common import (
     remember_reach,
     sample_hidden_cards,
 )
+from arena.games.general_orders.loader import FamilyBoard
 
 NUM_SEATS = 2
 
@@ -92,7 +93,7 @@ class FamilyGame(Game):
     # The game's data (class attributes of the subclass).
     short_title: ClassVar[str]  # "General Orders", "Sengoku Jidai": used in error messages
     family: ClassVar[str]  # the registry family: the default name is "<family>/<mode>"
-    boards: ClassVar[Mapping[str, Any]]
+    boards: ClassVar[Mapping[str, FamilyBoard]]
     langs: ClassVar[tuple[str, ...]]
     lang_error: ClassVar[str] = "unknown lang {lang!r}; choose one of {langs}"
     factions: ClassVar[tuple[str, ...]]
@@ -116,7 +117,7 @@ class FamilyGame(Game):
         if lang not in self.langs:
             raise ValueError(self.lang_error.format(lang=lang, langs=", ".join(self.langs)))
         board = self.boards[mode]
-        self.board = board
+        self.board: FamilyBoard = board
         self.mode = mode
         self.lang = lang
         ns, na = len(board.spaces), board.num_areas

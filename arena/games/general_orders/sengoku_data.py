@@ -9,17 +9,32 @@ pool and the rule numbers (rounds, units, caps, commanders). Both boards are rec
 so. sengoku_cards.json holds the 12 card kinds with their copies per mode (24 each).
 
 `load_sengoku_board` turns a file into a `SengokuBoard` of plain ints, tuples and bitmasks;
-`compile_sengoku_board` raises BoardError on anything the engine could not play.
+`compile_sengoku_board` raises BoardError on anything the engine could not play (the checks both
+games share are in loader.py).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-from arena.games.general_orders.data import BoardError
+from arena.games.general_orders.loader import (
+    BoardError,
+    FamilyBoard,
+    adjacency,
+    area_ids,
+    board_basics,
+    bonus_pool,
+    check_card_ids,
+    check_names,
+    check_when,
+    load_board,
+    load_terms,
+    mirror,
+    mode_deck,
+    read_json,
+    rule_flags,
+)
 
 LANGS = ("en",)  # no other edition of Sengoku Jidai is in shared/seeds
 FACTIONS = ("red", "black")  # seat 0, seat 1: the rulebook's example colours (Mali red, Bo black)
@@ -76,43 +91,21 @@ class SengokuCard:
 
 
 @dataclass(frozen=True)
-class SengokuBoard:
-    """A compiled Sengoku board: indices, bitmasks and tuples for the engine."""
+class SengokuBoard(FamilyBoard):
+    """A compiled Sengoku board: land and water areas on one map, and their action spaces."""
 
-    mode: str
-    title: dict[str, str]
-    reconstruction: bool
-    assumptions: tuple[str, ...]
-    rounds: int
-    troops: int
     ships: int
     siege_weapons: int
-    land_cap: int
     water_cap: int
     commanders: int
-    final_pass: bool  # rules.pass "final"; here "standby": a pass sends a commander to standby (SJ-14)
-    area_ids: tuple[str, ...]
     is_water: tuple[bool, ...]
     land_mask: int
     water_mask: int
-    area_adj: tuple[int, ...]  # bitmask of adjacent areas (land and water), per area
-    area_vp: tuple[int, ...]
-    hq: tuple[int, int]  # HQ land area per seat
     fortified: int  # bitmask of land areas with a fortification
     port_into: tuple[int, ...]  # per area: bitmask of water areas its port may Embark into (0: no port)
-    start_troops: tuple[tuple[int, ...], tuple[int, ...]]
     start_ships: tuple[tuple[int, ...], tuple[int, ...]]
     start_siege: tuple[tuple[int, ...], tuple[int, ...]]
-    bonus_slots: tuple[int, ...]  # land areas with an area-bonus slot, in file order
-    bonus_pool: tuple[int, ...]
     spaces: tuple[SengokuSpace, ...]
-    deck: tuple[int, ...]  # copies per card kind in this mode's 24-card deck
-    mirror: tuple[int, ...]  # per area: its twin across the board's symmetry, or () when none
-
-    @property
-    def num_areas(self) -> int:
-        """Number of areas, land and water."""
-        return len(self.area_ids)
 
     @property
     def has_siege(self) -> bool:
@@ -120,71 +113,29 @@ class SengokuBoard:
         return self.siege_weapons > 0
 
 
-def _read(name: str) -> dict[str, Any]:
-    return json.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
-
-
-def _check_names(where: str, names: Any) -> dict[str, str]:
-    if not isinstance(names, dict) or any(not isinstance(names.get(lang), str) for lang in LANGS):
-        raise BoardError(f"{where}: needs names in {', '.join(LANGS)}")
-    return {lang: names[lang] for lang in LANGS}
-
-
 def load_sengoku_cards() -> tuple[SengokuCard, ...]:
     """The 12 operation-card kinds of Sengoku Jidai, validated (24 cards per mode)."""
-    raw = _read("sengoku_cards.json")["cards"]
+    raw = read_json("sengoku_cards.json")["cards"]
     cards = []
     for index, item in enumerate(raw):
         copies = {mode: int(n) for mode, n in item["copies"].items()}
         card = SengokuCard(index, item["id"], copies, item["when"], str(item.get("source", "")),
-                           _check_names(f"sengoku_cards.json {item['id']}", item["name"]),
-                           _check_names(f"sengoku_cards.json {item['id']} text", item["text"]))
-        if card.when not in ("own", "opponent"):
-            raise BoardError(f"sengoku_cards.json {card.id}: 'when' is own or opponent")
+                           check_names(f"sengoku_cards.json {item['id']}", item["name"], LANGS),
+                           check_names(f"sengoku_cards.json {item['id']} text", item["text"], LANGS))
+        check_when("sengoku_cards.json", card.id, card.when)
         if set(copies) - set(MODES) or min(copies.values(), default=0) < 1:
             raise BoardError(f"sengoku_cards.json {card.id}: copies per mode ({', '.join(MODES)}), at least one")
         cards.append(card)
-    if tuple(card.id for card in cards) != CARD_IDS:
-        raise BoardError("sengoku_cards.json: card ids must be, in order: " + ", ".join(CARD_IDS))
+    check_card_ids("sengoku_cards.json", [card.id for card in cards], CARD_IDS)
     for mode in MODES:
         if sum(card.copies.get(mode, 0) for card in cards) != 24:
             raise BoardError(f"sengoku_cards.json: the {mode} operation deck holds 24 cards")
     return tuple(cards)
 
 
-def load_sengoku_terms() -> dict[str, dict[str, str]]:
-    """Names of actions, bonuses and terms."""
-    terms = _read("sengoku_terms.json")["terms"]
-    return {key: _check_names(f"sengoku_terms.json {key}", value) for key, value in terms.items()}
-
-
-def _bits(mask: int) -> list[int]:
-    return [i for i in range(mask.bit_length()) if mask >> i & 1]
-
-
-def _connected(adj: tuple[int, ...]) -> bool:
-    found = frontier = 1
-    while frontier:
-        grow = 0
-        for i in _bits(frontier):
-            grow |= adj[i]
-        frontier = grow & ~found
-        found |= frontier
-    return found == (1 << len(adj)) - 1
-
-
 def load_sengoku_board(mode: str, cards: tuple[SengokuCard, ...]) -> SengokuBoard:
     """Read, compile and validate boards/<mode>.json."""
-    try:
-        raw = _read(f"boards/{mode}.json")
-    except FileNotFoundError:
-        raise BoardError(f"no board file for mode {mode!r}") from None
-    try:
-        return compile_sengoku_board(raw, cards)
-    except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, BoardError):
-            raise
-        raise BoardError(f"boards/{mode}.json: {error!r}") from None
+    return load_board(mode, compile_sengoku_board, cards)
 
 
 def _units(where: str, start: Any) -> tuple[list[int], list[int], list[int]]:
@@ -209,14 +160,11 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
     mode = raw["mode"]
     where = f"boards/{mode}.json"
     rules = raw["rules"]
-    if rules.get("pass") != "standby" or rules.get("hq_loss") != "empty":
-        raise BoardError(f"{where}: this engine implements the Sengoku pass ('standby') and HQ ('empty') rules")
+    final_pass = rule_flags(where, rules, "Sengoku", "standby", "empty")
     if tuple(raw.get("factions", FACTIONS)) != FACTIONS:
         raise BoardError(f"{where}: the factions are {', '.join(FACTIONS)}")
     areas = raw["areas"]
-    ids = [a["id"] for a in areas]
-    if not ids or len(set(ids)) != len(ids):
-        raise BoardError(f"{where}: area ids must be distinct and present")
+    ids = area_ids(where, areas)
     if len(ids) > 60:
         raise BoardError(f"{where}: at most 60 areas")
     index = {name: i for i, name in enumerate(ids)}
@@ -228,20 +176,7 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
         is_water.append(area["kind"] == "water")
     water_mask = sum(1 << i for i in range(n) if is_water[i])
     land_mask = ((1 << n) - 1) & ~water_mask
-    adj = [0] * n
-    for i, area in enumerate(areas):
-        for other in area["adjacent"]:
-            if other not in index:
-                raise BoardError(f"{where} {ids[i]}: unknown neighbour {other!r}")
-            if other == ids[i]:
-                raise BoardError(f"{where} {ids[i]}: adjacent to itself")
-            adj[i] |= 1 << index[other]
-    for i in range(n):
-        for j in _bits(adj[i]):
-            if not adj[j] >> i & 1:
-                raise BoardError(f"{where}: adjacency is not symmetric ({ids[i]} -> {ids[j]})")
-    if not _connected(tuple(adj)):
-        raise BoardError(f"{where}: the map is not connected")
+    adj = adjacency(where, ids, areas)
 
     siege_total = int(rules["siege_weapons"])
     hq = [-1, -1]
@@ -336,43 +271,25 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
             if start[TROOP][seat][i] + start[SHIP][seat][i] + start[SIEGE_WEAPON][seat][i] > cap:
                 raise BoardError(f"{where} {ids[i]}: starting units exceed a cap")
 
-    pool = tuple(TOKENS.index(token) for token in raw["bonus_pool"])
-    if len(set(pool)) != len(pool) or len(slots) > len(pool):
-        raise BoardError(f"{where}: distinct bonus tokens, at least as many as slots")
+    pool = bonus_pool(where, raw, TOKENS, slots)
     if not siege_total and TOKENS.index("armoury") in pool:
         raise BoardError(f"{where}: the Armoury needs siege weapons")
-    deck = tuple(card.copies.get(mode, 0) for card in cards)
-    if sum(deck) != 24:
-        raise BoardError(f"{where}: the {mode} operation deck holds 24 cards, found {sum(deck)}")
-
-    mirror: tuple[int, ...] = ()
-    if raw.get("mirror"):
-        pairs = [-1] * n
-        for a, b in raw["mirror"].items():
-            pairs[index[a]] = index[b]
-            pairs[index[b]] = index[a]
-        if -1 in pairs:
-            raise BoardError(f"{where}: the mirror must pair every area")
-        mirror = tuple(pairs)
-
+    deck = mode_deck(where, mode, tuple(card.copies.get(mode, 0) for card in cards))
+    twins = mirror(where, raw, ids)
     return SengokuBoard(
-        mode=mode,
-        title=_check_names(f"{where} title", raw["title"]),
-        reconstruction=bool(raw.get("reconstruction", False)),
-        assumptions=tuple(raw.get("assumptions", ())),
-        rounds=int(rules["rounds"]),
+        **board_basics(raw, where, LANGS),
+        final_pass=final_pass,
         troops=troops,
         ships=ships,
         siege_weapons=siege_total,
         land_cap=land_cap,
         water_cap=water_cap,
         commanders=int(rules["commanders"]),
-        final_pass=rules["pass"] == "final",
         area_ids=tuple(ids),
         is_water=tuple(is_water),
         land_mask=land_mask,
         water_mask=water_mask,
-        area_adj=tuple(adj),
+        area_adj=adj,
         area_vp=tuple(int(a["vp"]) for a in areas),
         hq=(hq[0], hq[1]),
         fortified=fortified,
@@ -384,10 +301,10 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
         bonus_pool=pool,
         spaces=tuple(spaces),
         deck=deck,
-        mirror=mirror,
+        mirror=twins,
     )
 
 
 SENGOKU_CARDS = load_sengoku_cards()
-SENGOKU_TERMS = load_sengoku_terms()
+SENGOKU_TERMS = load_terms("sengoku_terms.json", LANGS)
 SENGOKU_BOARDS = {mode: load_sengoku_board(mode, SENGOKU_CARDS) for mode in MODES}
