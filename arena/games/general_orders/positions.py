@@ -1,4 +1,4 @@
-"""Set positions from a compact description, and action ids by name (for tests, puzzles and bots).
+"""WWII set positions from a compact description, and action ids by name (for tests, puzzles and bots).
 
     state = build_position(game, troops={"N1": (3, 0), "N2": (0, 2)}, aircraft={"north": (0, 2)},
                            bonuses={"N2": "signal_unit"}, hands=({"ground_assault": 1}, {}))
@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.general_orders.data import ACTIONS, BOMB, CARD_IDS, FLY, NUM_CARD_KINDS, TOKENS
+from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, reroll, target: re-exported)
+    begin_turn_of,
+    check_count,
+    counter,
+    place_cards_and_bonuses,
+    place_commanders,
+    play,
+    reroll,
+    target,
+)
+from arena.games.general_orders.data import ACTIONS, BOMB, FLY
 from arena.games.general_orders.rules import (
     DEPLOY_BASE,
     DICE_BASE,
     MAX_N,
     SIGNAL_UNIT,
-    TURN,
     GeneralOrdersGame,
     GeneralOrdersState,
 )
@@ -58,26 +67,12 @@ def build_position(
         state.aircraft[0][zone], state.aircraft[1][zone] = blue, yellow
     state.res_troops = [board.troops - sum(state.troops[s]) for s in (0, 1)]
     state.res_air = [board.aircraft - sum(state.aircraft[s]) if game.NZ else 0 for s in (0, 1)]
-    bonus_at = [-1] * game.NA
-    for name, token in (bonuses or {}).items():
-        bonus_at[board.area_ids.index(name)] = TOKENS.index(token)
-    state.bonus_at = bonus_at
-    state.hands = [_counts(hands[0]), _counts(hands[1])]
-    state.discard = _counts(discard or {})
-    state.deck = [board.deck[k] - state.hands[0][k] - state.hands[1][k] - state.discard[k]
-                  for k in range(NUM_CARD_KINDS)]
+    place_cards_and_bonuses(state, bonuses, hands, discard)
     state.cmd_reserve = list(commanders_reserve)
     state.cmd_standby = list(commanders_standby)
-    extra = [0, 0]
-    for space, seat in (occupied or {}).items():
-        state.occ[space] = 1 + seat
-        extra[seat] += 1
-    state.initiative = initiative
-    state.active = active
-    state.round = round
+    extra = place_commanders(state, occupied)
     state.passed = list(passed)
-    state.phase = TURN
-    state.refresh_control()
+    begin_turn_of(state, initiative, active, round)
     if signal is None:
         area = state.token_area[SIGNAL_UNIT]
         state.signal = [2 if area >= 0 and state.supplied(seat) >> area & 1 else 0 for seat in (0, 1)]
@@ -86,13 +81,6 @@ def build_position(
     _check(state, extra)
     state._auto()
     return state
-
-
-def _counts(named: dict[str, int]) -> list[int]:
-    counts = [0] * NUM_CARD_KINDS
-    for key, n in named.items():
-        counts[CARD_IDS.index(key)] = n
-    return counts
 
 
 def _check(state: GeneralOrdersState, extra: list[int]) -> None:
@@ -126,37 +114,15 @@ def deploy(game: GeneralOrdersGame, action: str, where: str | None = None, value
     return DEPLOY_BASE + space_index(game, action, where, value)
 
 
-def counter(game: GeneralOrdersGame, where: str) -> int:
-    """The id of 'play Counter Attack and deploy to' the Advance space of `where`."""
-    return game.COUNTER_BASE + space_index(game, "advance", where)
-
-
-def play(game: GeneralOrdersGame, card: str) -> int:
-    """The id of playing `card` for its special effect."""
-    return game.PLAY_BASE + CARD_IDS.index(card)
-
-
-def reroll(game: GeneralOrdersGame, card: str) -> int:
-    """The id of spending `card` to re-roll."""
-    return game.REROLL_BASE + CARD_IDS.index(card)
-
-
-def target(game: GeneralOrdersGame, area: str) -> int:
-    """The id of choosing `area` as a target."""
-    return game.TARGET_BASE + game.board.area_ids.index(area)
-
-
 def troops_at(game: GeneralOrdersGame, area: str, n: int) -> int:
     """The id of 'n troops at area' (move from / place into / withdraw from)."""
-    if not 1 <= n <= MAX_N:
-        raise ValueError(f"n must be 1..{MAX_N}")
+    check_count(n)
     return game.AREA_BASE + MAX_N * game.board.area_ids.index(area) + n - 1
 
 
 def aircraft_at(game: GeneralOrdersGame, zone: str, n: int) -> int:
     """The id of 'n aircraft at zone'."""
-    if not 1 <= n <= MAX_N:
-        raise ValueError(f"n must be 1..{MAX_N}")
+    check_count(n)
     return game.ZONE_BASE + MAX_N * game.board.zone_ids.index(zone) + n - 1
 
 

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.general_orders.sengoku import (
-    DEPLOY_BASE,
-    DICE_BASE,
-    MAX_N,
-    TURN,
-    SengokuGame,
-    SengokuState,
+from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, reroll, target: re-exported)
+    begin_turn_of,
+    check_count,
+    counter,
+    place_cards_and_bonuses,
+    place_commanders,
+    play,
+    reroll,
+    target,
 )
-from arena.games.general_orders.sengoku_data import ACTIONS, CARD_IDS, NUM_CARD_KINDS, TOKENS
+from arena.games.general_orders.sengoku import DEPLOY_BASE, DICE_BASE, MAX_N, SengokuGame, SengokuState
+from arena.games.general_orders.sengoku_data import ACTIONS
 
 
 def build_position(
@@ -55,39 +58,18 @@ def build_position(
     state.res_troops = [board.troops - sum(state.troops[s]) for s in (0, 1)]
     state.res_ships = [board.ships - sum(state.ships[s]) for s in (0, 1)]
     state.res_siege = [board.siege_weapons - sum(state.siege[s]) for s in (0, 1)]
-    bonus_at = [-1] * game.NA
-    for name, token in (bonuses or {}).items():
-        bonus_at[board.area_ids.index(name)] = TOKENS.index(token)
-    state.bonus_at = bonus_at
-    state.hands = [_counts(hands[0]), _counts(hands[1])]
-    state.discard = _counts(discard or {})
-    state.deck = [board.deck[k] - state.hands[0][k] - state.hands[1][k] - state.discard[k]
-                  for k in range(NUM_CARD_KINDS)]
-    deployed = [0, 0]
-    for space, seat in (occupied or {}).items():
-        state.occ[space] = 1 + seat
-        deployed[seat] += 1
+    place_cards_and_bonuses(state, bonuses, hands, discard)
+    deployed = place_commanders(state, occupied)
     state.cmd_standby = list(commanders_standby)
     if commanders_reserve is None:
         commanders_reserve = (board.commanders - deployed[0] - commanders_standby[0],
                               board.commanders - deployed[1] - commanders_standby[1])
     state.cmd_reserve = list(commanders_reserve)
     state.support_used = [sum(1 << ACTIONS.index(kind) for kind in used) for used in support_used]
-    state.initiative = initiative
-    state.active = active
-    state.round = round
-    state.phase = TURN
-    state.refresh_control()
+    begin_turn_of(state, initiative, active, round)
     state.validate()
     state._auto()
     return state
-
-
-def _counts(named: dict[str, int]) -> list[int]:
-    counts = [0] * NUM_CARD_KINDS
-    for key, n in named.items():
-        counts[CARD_IDS.index(key)] = n
-    return counts
 
 
 def space_index(game: SengokuGame, action: str, where: str | None = None, value: int | None = None,
@@ -113,37 +95,15 @@ def deploy(game: SengokuGame, action: str, where: str | None = None, value: int 
     return DEPLOY_BASE + space_index(game, action, where, value, initiative)
 
 
-def counter(game: SengokuGame, where: str) -> int:
-    """The id of 'play Counterattack and deploy to' the Advance space of `where`."""
-    return game.COUNTER_BASE + space_index(game, "advance", where)
-
-
-def play(game: SengokuGame, card: str) -> int:
-    """The id of playing `card` for its special effect."""
-    return game.PLAY_BASE + CARD_IDS.index(card)
-
-
-def reroll(game: SengokuGame, card: str) -> int:
-    """The id of spending `card` to re-roll."""
-    return game.REROLL_BASE + CARD_IDS.index(card)
-
-
-def target(game: SengokuGame, area: str) -> int:
-    """The id of choosing `area` as a target."""
-    return game.TARGET_BASE + game.board.area_ids.index(area)
-
-
 def units_at(game: SengokuGame, area: str, n: int) -> int:
     """The id of 'n troops (land) / ships (water) at area' (move from / place into / withdraw from)."""
-    if not 1 <= n <= MAX_N:
-        raise ValueError(f"n must be 1..{MAX_N}")
+    check_count(n)
     return game.UNIT_BASE + MAX_N * game.board.area_ids.index(area) + n - 1
 
 
 def siege_at(game: SengokuGame, area: str, n: int) -> int:
     """The id of 'n siege weapons at land area'."""
-    if not 1 <= n <= MAX_N:
-        raise ValueError(f"n must be 1..{MAX_N}")
+    check_count(n)
     rank = game.land_rank[game.board.area_ids.index(area)]
     if rank < 0 or not game.board.has_siege:
         raise ValueError(f"no siege weapons at {area} in {game.mode}")
