@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
+from arena.rpc.client import AdminClient
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,3 +43,36 @@ def test_a_remote_bot_with_a_wrong_token_is_refused(referee: BackgroundReferee) 
                          timeout=60)
     assert bot.returncode == 2
     assert "UNAUTHENTICATED" in bot.stderr and "bad or missing token" in bot.stderr
+
+
+def test_a_remote_bot_plays_several_matches_at_once(referee: BackgroundReferee, tmp_path: Path) -> None:
+    token = referee.register_remote("far-trivial")
+    log = tmp_path / "far-trivial.stderr"
+    with log.open("w") as stderr:
+        bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "trivial" / "bot.py"), "--server", referee.address,
+                                "--token", token, "--name", "far-trivial", "--concurrency", "2", "--matches", "2"],
+                               stderr=stderr, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while open_streams(referee.address, "far-trivial") < 2:  # --concurrency 2: two streams at once
+            assert time.monotonic() < deadline and bot.poll() is None, log.read_text()[-2000:]
+            time.sleep(0.05)
+        futures = [referee.submit("major-general", ["far-trivial", "random"], seed=seed) for seed in (33, 34)]
+        for future in futures:
+            record = future.result(timeout=120)
+            assert record.result is not None and record.result.reason == "score", (
+                record.result, log.read_text()[-2000:])
+        assert bot.wait(timeout=30) == 0  # two streams, one match each, then it leaves
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+        bot.wait()
+
+
+def open_streams(address: str, name: str) -> int:
+    """How many streams of bot `name` wait for a match (the admin service's ListBots)."""
+    async def ask() -> int:
+        async with AdminClient(address) as admin:
+            return next((bot.connected for bot in await admin.bots() if bot.name == name), 0)
+
+    return asyncio.run(ask())
