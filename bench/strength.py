@@ -116,6 +116,26 @@ def play_block(game_name: str, spec_a: str, spec_b: str, first: int, count: int,
     return score, draws, count, think
 
 
+def report_game(game_name: str, totals: dict[tuple[str, str, str], list[float]],
+                results: dict[str, dict[str, dict[str, float]]], quiet: bool) -> None:
+    """Add a finished game's pairs to `results` and print them (unless `quiet`)."""
+    if not quiet:
+        print(file=sys.stderr)
+    for (name, spec_a, spec_b), (score, draw_count, game_count, think_a, think_b, asked_a, asked_b) in totals.items():
+        if name != game_name:
+            continue
+        count, draws = int(game_count), int(draw_count)
+        low, high = wilson(score, count)
+        label = f"{short_name(spec_a)} vs {short_name(spec_b)}"
+        results.setdefault(game_name, {})[label] = {
+            "games": count, "win_rate_a": round(score / count, 3), "low": round(low, 3), "high": round(high, 3),
+        }
+        if not quiet:
+            print(f"{game_name:31} {label:26} games {count:4}  win rate a {score / count:6.1%}  "
+                  f"[{low:6.1%}, {high:6.1%}]  draws {draws:3}  ms/decision a {think_a / max(asked_a, 1):6.1f} "
+                  f"b {think_b / max(asked_b, 1):6.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pair and game (default 200, made even)")
@@ -148,46 +168,41 @@ def main() -> None:
     started = time.perf_counter()
     # score, draws, games, think ms of a, of b, decisions of a, of b
     totals: dict[tuple[str, str, str], list[float]] = {}
+    blocks_left: dict[str, int] = {}
+    results: dict[str, dict[str, dict[str, float]]] = {}
     tasks = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for game_name in game_names:
+            blocks_left[game_name] = 0
             for spec_a, spec_b, played_a, played_b in pairs:
                 totals[(game_name, spec_a, spec_b)] = [0.0, 0, 0, 0.0, 0.0, 0, 0]
                 for first in range(0, games_per_pair, BLOCK):
                     count = min(BLOCK, games_per_pair - first)
                     future = pool.submit(play_block, game_name, played_a, played_b, first, count, args.seed)
                     tasks.append((future, (game_name, spec_a, spec_b)))
+                    blocks_left[game_name] += 1
         keys = {future: key for future, key in tasks}
         done = 0
         for future in as_completed(keys):
             score, draws, count, think = future.result()
-            total = totals[keys[future]]
+            key = keys[future]
+            total = totals[key]
             total[0] += score
             total[1] += draws
             total[2] += count
             for index in range(4):
                 total[3 + index] += think[index]
             done += 1
-            if not args.json:
-                print(f"\r{done}/{len(tasks)} blocks, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr,
-                      flush=True)
+            blocks_left[key[0]] -= 1
+            if not blocks_left[key[0]]:  # a game is complete: report it now, and save what is known so far
+                report_game(key[0], totals, results, quiet=args.json)
+                if args.save_json is not None:
+                    args.save_json.write_text(json.dumps(results, indent=2) + "\n")
+            elif not args.json:
+                print(f"\r{done}/{len(tasks)} blocks, {time.perf_counter() - started:.0f} s", end="",
+                      file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
-    if not args.json:
-        print(file=sys.stderr)
-
-    results: dict[str, dict[str, dict[str, float]]] = {}
-    for (game_name, spec_a, spec_b), (score, draw_count, game_count, think_a, think_b, asked_a,
-                                      asked_b) in totals.items():
-        count, draws = int(game_count), int(draw_count)
-        low, high = wilson(score, count)
-        label = f"{short_name(spec_a)} vs {short_name(spec_b)}"
-        results.setdefault(game_name, {})[label] = {
-            "games": count, "win_rate_a": round(score / count, 3), "low": round(low, 3), "high": round(high, 3),
-        }
-        if not args.json:
-            print(f"{game_name:31} {label:26} games {count:4}  win rate a {score / count:6.1%}  "
-                  f"[{low:6.1%}, {high:6.1%}]  draws {draws:3}  ms/decision a {think_a / max(asked_a, 1):6.1f} "
-                  f"b {think_b / max(asked_b, 1):6.1f}")
+    results = {name: results[name] for name in game_names}  # in the order the games were asked for
     if args.save_json is not None:
         args.save_json.write_text(json.dumps(results, indent=2) + "\n")
     if args.json:

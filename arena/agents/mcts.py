@@ -164,9 +164,12 @@ class MCTSAgent(Agent):
         if is_move_start is not None and not is_move_start(world):
             share = self.minor_share  # a step inside a move the player has already chosen
         budget = self._budget_seconds(request.time_left_s)
+        complete = True
         if self.prior_visits:
-            self._add_prior(root, world, request.seat, legal)
-        self._root_actions = self._candidates(root, legal)
+            # Under a time budget the prior may take half of it; what it has not valued by then is searched as is.
+            deadline = None if budget is None else started + 0.5 * budget * share
+            complete = self._add_prior(root, world, request.seat, legal, deadline)
+        self._root_actions = self._candidates(root, legal) if complete else legal
         if budget is not None:
             budget = max(0.0, budget * share - (time.perf_counter() - started))
         iterations = None if self.iterations is None else max(1, round(self.iterations * share))
@@ -202,16 +205,20 @@ class MCTSAgent(Agent):
         self.last_iterations = done
         self.last_seconds = time.perf_counter() - started
 
-    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int]) -> None:
-        """Seed unvisited root moves with the greedy lookahead's values, as `prior_visits` virtual visits."""
-        fresh = [action for action in legal if action not in root.children]
-        if not fresh:
-            return
+    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float]) -> bool:
+        """Seed unvisited root moves with the greedy lookahead's values, as `prior_visits` virtual visits;
+        False when the deadline came before every move was valued."""
         weight = self.prior_visits
-        for action, value in self._lookahead.action_values(world, seat, fresh).items():
+        for action in legal:
+            if action in root.children:
+                continue
+            if deadline is not None and time.perf_counter() >= deadline:
+                return False
+            value = self._lookahead.action_values(world, seat, [action])[action]
             child = root.children[action] = Node()
             child.visits = child.available = weight
             child.total = weight * value
+        return True
 
     def _candidates(self, root: Node, legal: list[int]) -> list[int]:
         """The root moves worth searching: the `candidates` best by their value so far (all when 0)."""

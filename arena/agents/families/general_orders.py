@@ -70,14 +70,26 @@ def _vp_of(board: Any, mask: int) -> int:
     return total
 
 
+_NEIGHBOURS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _neighbours(board: Any, area: int) -> tuple[int, ...]:
+    """Land areas next to `area` (memoised per board)."""
+    key = (id(board), area)
+    known = _NEIGHBOURS.get(key)
+    if known is None:
+        mask = board.area_adj[area]
+        known = _NEIGHBOURS[key] = tuple(a for a in range(board.num_areas) if mask >> a & 1)
+    return known
+
+
 def _hq_danger(board: Any, troops: list[list[int]], seat: int) -> int:
     """Troops the opponent could move into `seat`'s HQ next action, beyond what defends it."""
     hq = board.hq[seat]
     enemy = troops[1 - seat]
-    adjacent = board.area_adj[hq]
     attackers = 0
-    for area in range(len(enemy)):
-        if adjacent >> area & 1 and enemy[area] >= 2:
+    for area in _neighbours(board, hq):
+        if enemy[area] >= 2:
             attackers += enemy[area] - 1
     return max(0, min(attackers, board.land_cap) - troops[seat][hq])
 

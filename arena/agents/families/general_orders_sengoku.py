@@ -63,16 +63,29 @@ def _vp_of(board: Any, mask: int) -> int:
     return total
 
 
-def _hq_danger(board: Any, land: list[list[int]], seat: int) -> int:
+_NEIGHBOURS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _neighbours(board: Any, area: int) -> tuple[int, ...]:
+    """Areas next to `area` (memoised per board)."""
+    key = (id(board), area)
+    known = _NEIGHBOURS.get(key)
+    if known is None:
+        mask = board.area_adj[area]
+        known = _NEIGHBOURS[key] = tuple(a for a in range(board.num_areas) if mask >> a & 1)
+    return known
+
+
+def _hq_danger(board: Any, troops: list[list[int]], siege: list[list[int]], seat: int) -> int:
     """Land units the opponent could move into `seat`'s HQ next action, beyond what holds it."""
     hq = board.hq[seat]
-    enemy = land[1 - seat]
-    adjacent = board.area_adj[hq]
+    enemy_troops, enemy_siege = troops[1 - seat], siege[1 - seat]
     attackers = 0
-    for area in range(len(enemy)):
-        if adjacent >> area & 1 and enemy[area] >= 2:
-            attackers += enemy[area] - 1
-    return max(0, min(attackers, board.land_cap) - land[seat][hq])
+    for area in _neighbours(board, hq):
+        units = enemy_troops[area] + enemy_siege[area]
+        if units >= 2:
+            attackers += units - 1
+    return max(0, min(attackers, board.land_cap) - troops[seat][hq] - siege[seat][hq])
 
 
 def seat_strength(state: State, seat: int) -> float:
@@ -88,8 +101,7 @@ def seat_strength(state: State, seat: int) -> float:
     score += CARD_VALUE * sum(state.hands[seat])  # type: ignore[attr-defined]
     if state.initiative == seat:  # type: ignore[attr-defined]
         score += INITIATIVE_VALUE
-    land = [[t + s for t, s in zip(troops[side], siege[side])] for side in (0, 1)]
-    return score - HQ_DANGER_WEIGHT * _hq_danger(board, land, seat)
+    return score - HQ_DANGER_WEIGHT * _hq_danger(board, troops, siege, seat)
 
 
 def values(state: State) -> list[float]:
