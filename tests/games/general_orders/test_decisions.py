@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from arena.games.general_orders.rules import (
     BLITZ_DEPLOY,
     DECLINE,
     DEFEND,
-    DICE,
     DICE_BASE,
     DONE,
     MOVE,
@@ -439,17 +437,6 @@ def test_goc14_a_reroll_spends_any_card_and_rerolls_all_the_dice():
 
 
 # --- engine -----------------------------------------------------------------------------------
-
-def test_god1_a_roll_is_one_chance_node_with_exact_probabilities():
-    die = {0: Fraction(1, 6), 1: Fraction(4, 6), 2: Fraction(1, 6)}
-    two = {a + b: Fraction(0) for a in die for b in die}
-    for a, p in die.items():
-        for b, q in die.items():
-            two[a + b] += p * q
-    assert dict(DICE[1]) == {DICE_BASE + t: float(p) for t, p in die.items()}
-    assert dict(DICE[2]) == pytest.approx({DICE_BASE + t: float(p) for t, p in two.items()})
-    assert all(abs(sum(p for _, p in DICE[k]) - 1) < 1e-12 for k in range(1, 13))
-
 
 def test_god2_setup_places_tokens_and_flips_initiative_as_chance_nodes():
     state = ALPINE.new_initial_state()

@@ -1,25 +1,23 @@
-"""Invariants over random play (hypothesis): units, caps, commanders and cards are conserved, the
-memoised supply always equals a search from scratch, and the hidden hand never changes whether a
-step is asked."""
+"""Invariants over random play (hypothesis): units, caps, commanders and cards are conserved, and the
+memoised supply always equals a search from scratch (the hidden hand: test_family.py)."""
 
 from __future__ import annotations
-
-import random
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from arena.games.base import CHANCE
 from arena.games.general_orders.common import supplied_from_scratch
 from arena.games.general_orders.rules import (
     MOVE,
     OVER,
+    PHASE_NAMES,
     PLACE,
     TURN,
     WITHDRAW,
     GeneralOrdersGame,
     GeneralOrdersState,
 )
+from tests.games.general_orders.family import random_game
 
 GAMES = {mode: GeneralOrdersGame(mode) for mode in ("alpine", "island")}
 
@@ -62,17 +60,8 @@ def check_invariants(state: GeneralOrdersState) -> None:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_invariants_hold_at_every_step_of_random_play(mode: str, seed: int) -> None:
     game = GAMES[mode]
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    check_invariants(state)
-    steps = 0
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    for steps, state in enumerate(random_game(game, seed)):
         check_invariants(state)
-        steps += 1
         assert steps < game.info.max_game_length
     assert state.outcome() is not None
 
@@ -84,14 +73,8 @@ def test_every_kind_of_step_happens_in_random_play(mode: str) -> None:
     seen: set[str] = set()
     reasons: set[str] = set()
     for seed in range(300):
-        rng = random.Random(seed)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            seen.add(state.to_json()["phase"]) if rng.random() < 0.2 else None
-            if state.current_player() == CHANCE:
-                state.apply_action(state.sample_chance(rng))
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+        for state in random_game(game, seed):
+            seen.add(PHASE_NAMES[state.phase])
         reasons.add(state.reason)
     expected = {"setup-bonus", "setup-initiative", "turn", "blitz-deploy", "move-in", "target", "withdraw",
                 "place", "defend", "roll", "reroll", "draw"}
@@ -99,36 +82,3 @@ def test_every_kind_of_step_happens_in_random_play(mode: str) -> None:
         expected.add("payload")
     assert expected <= seen, expected - seen
     assert {"victory_points", "hq_lost"} <= reasons
-
-
-@pytest.mark.parametrize("mode", ["alpine", "island"])
-@settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_the_hidden_hand_never_changes_whether_the_next_step_is_asked(mode: str, seed: int) -> None:
-    """GO-D7, GO-C10: at every step of a random game, give the acting player another hand of the same
-    size drawn from the cards their opponent has not seen (determinize on the opponent's observation);
-    after the same action, the opponent sees the same position (so the same steps were asked)."""
-    game = GAMES[mode]
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        player = state.current_player()
-        actor = player if player != CHANCE else state.active
-        if actor in (0, 1):
-            other = game.determinize(state.observation(1 - actor), rng)
-            assert other.hands[1 - actor] == state.hands[1 - actor]
-            if player == CHANCE:
-                common = sorted({a for a, _ in state.chance_outcomes()} & {a for a, _ in other.chance_outcomes()})
-            else:
-                common = sorted(set(state.legal_actions()) & set(other.legal_actions()))
-            if common:
-                action = rng.choice(common)
-                mine, theirs = state.clone(), other
-                mine.apply_action(action)
-                theirs.apply_action(action)
-                assert theirs.observation(1 - actor) == mine.observation(1 - actor), (
-                    f"seed {seed}: after {state.action_to_string(action)} the hand decided what was asked")
-        if player == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))

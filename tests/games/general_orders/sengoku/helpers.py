@@ -1,9 +1,8 @@
-"""Shared helpers for the Sengoku Jidai tests: games, set positions and action ids by name."""
+"""Helpers for the Sengoku Jidai tests: games, set positions and action ids by name."""
 
 from __future__ import annotations
 
-from arena.games.base import CHANCE
-from arena.games.general_orders.sengoku import DONE, MOVE, SengokuGame, SengokuState
+from arena.games.general_orders.sengoku import SengokuGame, SengokuState
 from arena.games.general_orders.sengoku_positions import (  # noqa: F401  (re-exported for the tests)
     build_position,
     counter,
@@ -18,6 +17,7 @@ from arena.games.general_orders.sengoku_positions import (  # noqa: F401  (re-ex
     target,
     units_at,
 )
+from tests.games.general_orders.family import area, is_chance, mask, move_in, names, run  # noqa: F401
 
 RIVERS = SengokuGame("rivers")
 FORTRESS = SengokuGame("fortress")
@@ -28,42 +28,6 @@ RED_HOME = {"9": (3, 0), "10": (2, 0)}
 BLACK_HOME = {"13": (0, 3), "12": (0, 2)}
 RED_CASTLE = {"2": (3, 0), "3": (2, 0)}
 BLACK_CASTLE = {"19": (0, 3), "18": (0, 2)}
-
-
-def run(state: SengokuState, *actions: int) -> SengokuState:
-    """Apply the actions in order (decisions and chance outcomes alike); return the state."""
-    for action in actions:
-        state.apply_action(action)
-    return state
-
-
-def move_in(state: SengokuState, *moves: int) -> SengokuState:
-    """Apply Advance/Sail move-in choices (and cards played then), then 'done' unless the engine
-    already took it as the only option left."""
-    run(state, *moves)
-    if state.phase == MOVE:
-        state.apply_action(DONE)
-    return state
-
-
-def area(game: SengokuGame, name: str) -> int:
-    """The index of an area by id."""
-    return game.board.area_ids.index(name)
-
-
-def mask(game: SengokuGame, *names: str) -> int:
-    """A bitmask of areas by id."""
-    return sum(1 << area(game, name) for name in names)
-
-
-def names(game: SengokuGame, bits: int) -> set[str]:
-    """The area ids in a bitmask."""
-    return {game.board.area_ids[a] for a in range(game.NA) if bits >> a & 1}
-
-
-def is_chance(state: SengokuState) -> bool:
-    """True at a chance node."""
-    return state.current_player() == CHANCE
 
 
 def deploys(state: SengokuState) -> set[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 
 import pytest
 
@@ -13,8 +12,6 @@ from arena.games.general_orders.sengoku import (
     ACCEPT,
     DECLINE,
     DEFEND,
-    DICE,
-    DICE_BASE,
     DONE,
     FOLLOW_UP,
     LOSS,
@@ -473,12 +470,6 @@ def test_sjc13_a_reroll_spends_any_card_and_rerolls_all_the_dice():
 
 
 # --- engine ------------------------------------------------------------------------------------
-
-def test_sjd1_a_roll_is_one_chance_node_with_exact_probabilities():
-    die = {0: Fraction(1, 6), 1: Fraction(4, 6), 2: Fraction(1, 6)}
-    assert dict(DICE[1]) == {DICE_BASE + t: float(p) for t, p in die.items()}
-    assert all(abs(sum(p for _, p in DICE[k]) - 1) < 1e-12 for k in range(1, 13))
-
 
 def test_sjd2_setup_draws_the_tokens_then_flips_the_initiative():
     state = RIVERS.new_initial_state()

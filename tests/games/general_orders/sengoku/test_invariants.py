@@ -4,14 +4,12 @@ search from scratch over land and water areas alike."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from arena.games.base import CHANCE
 from arena.games.general_orders.common import supplied_from_scratch
 from arena.games.general_orders.sengoku import OVER, PHASE_NAMES, TURN, SengokuGame, SengokuState
+from tests.games.general_orders.family import random_game
 
 GAMES = {mode: SengokuGame(mode) for mode in ("rivers", "fortress")}
 
@@ -54,17 +52,8 @@ def check_invariants(state: SengokuState) -> None:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_invariants_hold_at_every_step_of_random_play(mode: str, seed: int) -> None:
     game = GAMES[mode]
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    check_invariants(state)
-    steps = 0
-    while not state.is_terminal():
-        if state.current_player() == CHANCE:
-            state.apply_action(state.sample_chance(rng))
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    for steps, state in enumerate(random_game(game, seed)):
         check_invariants(state)
-        steps += 1
         assert steps < game.info.max_game_length
     assert state.outcome() is not None
 
@@ -76,14 +65,8 @@ def test_every_kind_of_step_happens_in_random_play(mode: str) -> None:
     seen: set[str] = set()
     reasons: set[str] = set()
     for seed in range(200):
-        rng = random.Random(seed)
-        state = game.new_initial_state()
-        while not state.is_terminal():
+        for state in random_game(game, seed):
             seen.add(PHASE_NAMES[state.phase])
-            if state.current_player() == CHANCE:
-                state.apply_action(state.sample_chance(rng))
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
         reasons.add(state.reason)
     expected = {"setup-bonus", "setup-initiative", "turn", "move-in", "target", "place", "withdraw", "defend",
                 "roll", "reroll", "draw"}

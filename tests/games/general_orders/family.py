@@ -1,0 +1,59 @@
+"""Helpers for both games' tests: apply actions, areas by id, and random play."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator
+
+from arena.games.base import CHANCE
+from arena.games.general_orders.engine import DONE, MOVE, FamilyGame, FamilyState
+
+
+def run(state: FamilyState[Any], *actions: int) -> FamilyState[Any]:
+    """Apply the actions in order (decisions and chance outcomes alike); return the state."""
+    for action in actions:
+        state.apply_action(action)
+    return state
+
+
+def move_in(state: FamilyState[Any], *moves: int) -> FamilyState[Any]:
+    """Apply move-in choices (and cards played then), then 'done' unless the engine already took it
+    as the only option left."""
+    run(state, *moves)
+    if state.phase == MOVE:
+        state.apply_action(DONE)
+    return state
+
+
+def area(game: FamilyGame, name: str) -> int:
+    """The index of an area by id."""
+    return game.board.area_ids.index(name)
+
+
+def mask(game: FamilyGame, *names: str) -> int:
+    """A bitmask of areas by id."""
+    return sum(1 << area(game, name) for name in names)
+
+
+def names(game: FamilyGame, bits: int) -> set[str]:
+    """The area ids in a bitmask."""
+    return {game.board.area_ids[a] for a in range(game.NA) if bits >> a & 1}
+
+
+def is_chance(state: FamilyState[Any]) -> bool:
+    """True at a chance node."""
+    return state.current_player() == CHANCE
+
+
+def random_game(game: FamilyGame, seed: int) -> Iterator[FamilyState[Any]]:
+    """The state of one random game after each step, from the start to the end: chance outcomes
+    sampled by their probabilities, decisions uniform over the legal ones."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    yield state
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        yield state

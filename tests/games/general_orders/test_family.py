@@ -1,0 +1,65 @@
+"""What the engine does the same way for both games (engine.py): dice and hidden hands."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from arena.games.base import CHANCE
+from arena.games.general_orders.engine import FamilyGame
+from arena.games.general_orders.rules import GeneralOrdersGame
+from arena.games.general_orders.sengoku import SengokuGame
+
+GAMES: dict[str, FamilyGame] = {"alpine": GeneralOrdersGame("alpine"), "island": GeneralOrdersGame("island"),
+                                "rivers": SengokuGame("rivers"), "fortress": SengokuGame("fortress")}
+
+
+@pytest.mark.parametrize("mode", ["alpine", "rivers"])
+def test_god1_sjd1_a_roll_is_one_chance_node_with_exact_probabilities(mode: str) -> None:
+    game = GAMES[mode]
+    dice, base = game.dice, game.DICE_BASE
+    die = {0: Fraction(1, 6), 1: Fraction(4, 6), 2: Fraction(1, 6)}
+    two = {a + b: Fraction(0) for a in die for b in die}
+    for a, p in die.items():
+        for b, q in die.items():
+            two[a + b] += p * q
+    assert dict(dice[1]) == {base + t: float(p) for t, p in die.items()}
+    assert dict(dice[2]) == pytest.approx({base + t: float(p) for t, p in two.items()})
+    assert all(abs(sum(p for _, p in dice[k]) - 1) < 1e-12 for k in range(1, 13))
+
+
+@pytest.mark.parametrize("mode", sorted(GAMES))
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_hidden_hand_never_changes_whether_the_next_step_is_asked(mode: str, seed: int) -> None:
+    """GO-D7, GO-C10, SJ-D4: at every step of a random game, give the acting player another hand of
+    the same size drawn from the cards their opponent has not seen (determinize on the opponent's
+    observation); after the same action, the opponent sees the same position (so the same steps
+    were asked)."""
+    game = GAMES[mode]
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        player = state.current_player()
+        actor = player if player != CHANCE else state.active
+        if actor in (0, 1):
+            other = game.determinize(state.observation(1 - actor), rng)
+            assert other.hands[1 - actor] == state.hands[1 - actor]
+            if player == CHANCE:
+                common = sorted({a for a, _ in state.chance_outcomes()} & {a for a, _ in other.chance_outcomes()})
+            else:
+                common = sorted(set(state.legal_actions()) & set(other.legal_actions()))
+            if common:
+                action = rng.choice(common)
+                mine, theirs = state.clone(), other
+                mine.apply_action(action)
+                theirs.apply_action(action)
+                assert theirs.observation(1 - actor) == mine.observation(1 - actor), (
+                    f"seed {seed}: after {state.action_to_string(action)} the hand decided what was asked")
+        if player == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
