@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from arena.games.base import CHANCE
 from arena.games.general_orders.engine import DONE, MOVE, FamilyGame, FamilyState
@@ -57,3 +57,22 @@ def random_game(game: FamilyGame, seed: int) -> Iterator[FamilyState[Any]]:
         else:
             state.apply_action(rng.choice(state.legal_actions()))
         yield state
+
+
+def check_random_play(game: FamilyGame, seed: int, check: Callable[[Any], None]) -> None:
+    """Play one random game, calling `check` on every state; it ends within the game's length."""
+    for steps, state in enumerate(random_game(game, seed)):
+        check(state)
+        assert steps < game.info.max_game_length
+    assert state.outcome() is not None
+
+
+def phases_and_endings(game: FamilyGame, seeds: Iterable[int]) -> tuple[set[str], set[str]]:
+    """The phases random games pass through, and the reasons they end for."""
+    seen: set[str] = set()
+    reasons: set[str] = set()
+    for seed in seeds:
+        for state in random_game(game, seed):
+            seen.add(state.PHASE_NAMES[state.phase])
+        reasons.add(state.reason)
+    return seen, reasons

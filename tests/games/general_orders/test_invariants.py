@@ -10,14 +10,13 @@ from arena.games.general_orders.common import supplied_from_scratch
 from arena.games.general_orders.rules import (
     MOVE,
     OVER,
-    PHASE_NAMES,
     PLACE,
     TURN,
     WITHDRAW,
     GeneralOrdersGame,
     GeneralOrdersState,
 )
-from tests.games.general_orders.family import random_game
+from tests.games.general_orders.family import check_random_play, phases_and_endings
 
 GAMES = {mode: GeneralOrdersGame(mode) for mode in ("alpine", "island")}
 
@@ -59,23 +58,14 @@ def check_invariants(state: GeneralOrdersState) -> None:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_invariants_hold_at_every_step_of_random_play(mode: str, seed: int) -> None:
-    game = GAMES[mode]
-    for steps, state in enumerate(random_game(game, seed)):
-        check_invariants(state)
-        assert steps < game.info.max_game_length
-    assert state.outcome() is not None
+    check_random_play(GAMES[mode], seed, check_invariants)
 
 
 @pytest.mark.parametrize("mode", ["alpine", "island"])
 def test_every_kind_of_step_happens_in_random_play(mode: str) -> None:
     """Random play reaches every phase of the mode (a coverage check on the engine's paths)."""
     game = GAMES[mode]
-    seen: set[str] = set()
-    reasons: set[str] = set()
-    for seed in range(300):
-        for state in random_game(game, seed):
-            seen.add(PHASE_NAMES[state.phase])
-        reasons.add(state.reason)
+    seen, reasons = phases_and_endings(game, range(300))
     expected = {"setup-bonus", "setup-initiative", "turn", "blitz-deploy", "move-in", "target", "withdraw",
                 "place", "defend", "roll", "reroll", "draw"}
     if mode == "island":

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from arena.games.general_orders.common import supplied_from_scratch
-from arena.games.general_orders.sengoku import OVER, PHASE_NAMES, TURN, SengokuGame, SengokuState
-from tests.games.general_orders.family import random_game
+from arena.games.general_orders.sengoku import OVER, TURN, SengokuGame, SengokuState
+from tests.games.general_orders.family import check_random_play, phases_and_endings
 
 GAMES = {mode: SengokuGame(mode) for mode in ("rivers", "fortress")}
 
@@ -51,23 +51,14 @@ def check_invariants(state: SengokuState) -> None:
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_invariants_hold_at_every_step_of_random_play(mode: str, seed: int) -> None:
-    game = GAMES[mode]
-    for steps, state in enumerate(random_game(game, seed)):
-        check_invariants(state)
-        assert steps < game.info.max_game_length
-    assert state.outcome() is not None
+    check_random_play(GAMES[mode], seed, check_invariants)
 
 
 @pytest.mark.parametrize("mode", ["rivers", "fortress"])
 def test_every_kind_of_step_happens_in_random_play(mode: str) -> None:
     """Random play reaches every phase of the mode (a coverage check on the engine's paths)."""
     game = GAMES[mode]
-    seen: set[str] = set()
-    reasons: set[str] = set()
-    for seed in range(200):
-        for state in random_game(game, seed):
-            seen.add(PHASE_NAMES[state.phase])
-        reasons.add(state.reason)
+    seen, reasons = phases_and_endings(game, range(200))
     expected = {"setup-bonus", "setup-initiative", "turn", "move-in", "target", "place", "withdraw", "defend",
                 "roll", "reroll", "draw"}
     expected.add("loss" if game.board.has_siege else "follow-up")
