@@ -1,4 +1,6 @@
-"""General Orders: one engine family for WWII (rules.py) and Sengoku Jidai (sengoku.py)."""
+"""General Orders: one engine (engine.py) for the family's games, WWII (rules.py) and Sengoku Jidai
+(sengoku.py); shared pieces: common.py (bit masks, dice, supply, cards), loader.py (data files),
+builder.py (set positions); each game's data in data.py / sengoku_data.py."""
 
 from arena.games.general_orders.rules import GeneralOrdersGame, GeneralOrdersState
 from arena.games.general_orders.sengoku import SengokuGame, SengokuState

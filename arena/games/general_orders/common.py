@@ -1,4 +1,4 @@
-"""Machinery shared by every General Orders engine (WWII and Sengoku Jidai): bit masks, dice,
+"""Pure helpers under the General Orders engine (WWII and Sengoku Jidai): bit masks, dice,
 supply searches and the operation-card multiset.
 
 Both games keep areas as bit positions of an int (adjacency, control and supply are masks), roll
