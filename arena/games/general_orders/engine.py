@@ -627,10 +627,7 @@ class FamilyState(State, Generic[GameT]):
                 self._pass(seat)
             elif action < game.PLAY_BASE:  # a commander from the reserve, with Counter Attack or not
                 self.cmd_reserve[seat] -= 1
-                if action < game.COUNTER_BASE:
-                    self._deploy(action - DEPLOY_BASE, False, 1 + seat)
-                else:
-                    self._deploy(action - game.COUNTER_BASE, True, 1 + seat)
+                self._deploy(action, 1 + seat)
             else:
                 self._play_at_deploy_step(seat, action - game.PLAY_BASE)
         elif phase == MOVE:
@@ -773,15 +770,17 @@ class FamilyState(State, Generic[GameT]):
         self.phase = OVER
         self._clear_action()
 
-    def _deploy(self, space: int, counter: bool, code: int) -> None:
-        """Put the active seat's commander (`code`) on `space`, as the second one there when it
-        comes with Counter Attack, and start the space's action."""
+    def _deploy(self, action: int, code: int) -> None:
+        """Put the active seat's commander (`code`) on the space of a deploy or Counter Attack id
+        (as the second commander there) and start the space's action."""
         game = self._game
         seat = self.active
-        if counter:
+        if action >= game.COUNTER_BASE:
+            space = action - game.COUNTER_BASE
             self.occ2[space] = code
             self._spend(seat, game.counter_card, effect=True)
         else:
+            space = action - DEPLOY_BASE
             self.occ[space] = code
         kind, link = game.space_action[space], game.space_link[space]
         self.act, self.space, self.link = kind, space, link

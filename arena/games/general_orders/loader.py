@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable, Sequence, TypeVar
 
-from arena.games.general_orders.common import bits
+from arena.games.general_orders.common import bits, reach
 
 DECK_SIZE = 24  # the operation cards of one mode
 
@@ -117,16 +117,8 @@ def area_ids(where: str, areas: Sequence[dict[str, Any]]) -> list[str]:
 
 def connected(adj: Sequence[int]) -> bool:
     """True when every node reaches every other (an empty map is connected)."""
-    if not adj:
-        return True
-    found = frontier = 1
-    while frontier:
-        grow = 0
-        for i in bits(frontier):
-            grow |= adj[i]
-        frontier = grow & ~found
-        found |= frontier
-    return found == (1 << len(adj)) - 1
+    everything = (1 << len(adj)) - 1
+    return not adj or reach(adj, 0, everything) == everything
 
 
 def adjacency(where: str, ids: Sequence[str], items: Sequence[dict[str, Any]]) -> tuple[int, ...]:

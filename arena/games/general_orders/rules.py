@@ -94,7 +94,7 @@ from arena.games.general_orders.data import (
     WINGMAN,
     Board,
 )
-from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT: re-exported for the bots)
+from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT, DECLINE: re-exported for the bots)
     ACCEPT,
     DECLINE,
     DEFEND,
@@ -604,10 +604,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         if phase == BLITZ_DEPLOY:
             self.cmd_standby[seat] -= 1
             self.blitz_extra = True
-            if action < game.COUNTER_BASE:
-                self._deploy(action - DEPLOY_BASE, False, 3 + seat)
-            else:
-                self._deploy(action - game.COUNTER_BASE, True, 3 + seat)
+            self._deploy(action, 3 + seat)
         elif phase == PAYLOAD:
             if action < game.REROLL_BASE:
                 self._spend(seat, action - game.PLAY_BASE, effect=True)
