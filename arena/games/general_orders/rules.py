@@ -857,7 +857,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             self._remove_to_reserve(other, LAND, self.target, total)
             self._end_action()
 
-    # --- end of an action --------------------------------------------------------------------
+    # --- end of an action, and the Signal Unit ------------------------------------------------
 
     def _end_action(self) -> None:
         board = self._game.board
