@@ -122,7 +122,7 @@ def check_bot_dirs(folders: Optional[list[Path]]) -> None:
 
 
 def _remote_tokens(entries: list[str]) -> tuple[dict[str, str], list[str]]:
-    import secrets
+    from arena.rpc.pool import new_token
 
     tokens: dict[str, str] = {}
     printed = []
@@ -132,7 +132,7 @@ def _remote_tokens(entries: list[str]) -> tuple[dict[str, str], list[str]]:
         if not name:
             fail(f"bad --remote {entry!r}: expected NAME or NAME=TOKEN", code=2)
         if not sep:
-            token = secrets.token_urlsafe(24)
+            token = new_token()
             printed.append(f"remote bot {name}: token {token}")
         tokens[name] = token
     return tokens, printed

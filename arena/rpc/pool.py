@@ -30,6 +30,12 @@ from arena.rpc.session import BotSession
 MAX_IDLE_REMOTE_STREAMS = 64  # streams one remote bot may keep open waiting for matches
 
 
+def new_token() -> str:
+    """A fresh bot token: 48 hex digits, so it can never read as an option on a command line
+    (`--token -x...` would; urlsafe base64 starts with '-' one time in 64)."""
+    return secrets.token_hex(24)
+
+
 class AdmissionError(Exception):
     """A Hello the referee refuses; `code` is the gRPC status the stream ends with."""
 
@@ -125,7 +131,7 @@ class BotPool:
         """Register (or re-key) a remote bot; returns its token."""
         if name in self.manifests:
             raise ValueError(f"{name!r} is already a local bot")
-        token = token or secrets.token_urlsafe(24)
+        token = token or new_token()
         bot = self.remotes.get(name)
         if bot is None:
             self.remotes[name] = RemoteBot(name, token)
@@ -254,7 +260,7 @@ class BotPool:
 
     async def _launch(self, manifest: BotManifest) -> LocalProcess:
         """Launch a process of the bot with one match reserved on it."""
-        local = LocalProcess(BotProcess(manifest, secrets.token_urlsafe(24)), capacity=manifest.concurrency,
+        local = LocalProcess(BotProcess(manifest, new_token()), capacity=manifest.concurrency,
                              reserved=1)
         self._by_token[local.process.token] = local
         self._processes[manifest.name].append(local)

@@ -39,3 +39,19 @@ def test_bad_hellos_are_refused(name: str, token: str, version: int, code: grpc.
     with pytest.raises(AdmissionError) as refused:
         pool.admit(name, token, version)
     assert refused.value.code == code
+
+
+def test_new_tokens_never_read_as_command_line_options() -> None:
+    """A token goes on a bot's command line (`--token T`): one starting with '-' would be taken for
+    an option (urlsafe base64 tokens did that one time in 64), so tokens are hex."""
+    from arena.agents import make_agent
+    from arena.rpc.pool import new_token
+    from arena.rpc.sdk import settings_from_environment
+
+    tokens = {new_token() for _ in range(2000)}
+    assert len(tokens) == 2000
+    assert all(len(token) == 48 and set(token) <= set("0123456789abcdef") for token in tokens)
+    token = BotPool({}, {}).register_remote("far")
+    assert len(token) == 48 and not token.startswith("-")
+    settings = settings_from_environment(make_agent("random"), ["--server", "127.0.0.1:1", "--token", token])
+    assert settings.token == token
