@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -12,8 +13,18 @@ from rich.console import Console
 from arena.games.base import Game
 from arena.games.registry import GameOptionError, UnknownGameError, load_game
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+PIPED_WIDTH = 120  # columns for tables written to a file or a pipe (rich would assume 80)
+
+
+def _width(stream: Any) -> int | None:
+    """None (rich asks the terminal, or reads COLUMNS) unless output goes to a file or a pipe."""
+    if os.environ.get("COLUMNS") or stream.isatty():
+        return None
+    return PIPED_WIDTH
+
+
+console = Console(highlight=False, width=_width(sys.stdout))
+err_console = Console(stderr=True, highlight=False, width=_width(sys.stderr))
 
 RESULTS_ENV = "ARENA_RESULTS"
 

@@ -55,7 +55,7 @@ def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False) -> N
     table = Table(title=f"{pool}: {store.pool_match_count(pool)} rated match(es)", title_justify="left")
     for column in ("#", "bot", "mu", "sigma", "score", "games", "win rate (95%)", "last played"):
         table.add_column(column, justify="left" if column in ("bot", "win rate (95%)", "last played") else "right",
-                         no_wrap=column == "bot")
+                         no_wrap=column != "bot", overflow="fold" if column == "bot" else "ellipsis")
     estimates = _fit(store, pool) if bradley_terry else {}
     if bradley_terry:
         table.add_column("Bradley-Terry Elo (95%)")

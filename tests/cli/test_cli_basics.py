@@ -86,3 +86,19 @@ def test_replay_of_a_corrupt_record_is_one_line(capsys, tmp_path, content):
     assert status == 1
     assert len(err.strip().splitlines()) == 1, err
     assert "Traceback" not in out + err
+
+
+def test_tables_written_to_a_pipe_are_not_squeezed_to_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from arena.cli.common import PIPED_WIDTH, _width
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert _width(io.StringIO()) == PIPED_WIDTH == 120  # a log or `make demo | tee`: wide enough for a leaderboard
+    assert _width(Terminal()) is None  # a terminal: its own width
+    monkeypatch.setenv("COLUMNS", "70")
+    assert _width(io.StringIO()) is None  # COLUMNS wins (rich reads it)
