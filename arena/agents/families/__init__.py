@@ -10,6 +10,9 @@ whose games it understands and defines:
                                             (optional) a hand-written decision from the observation
     is_lookahead_boundary(state) -> bool    (optional) where greedy stops looking ahead
 
+A module that claims no engine (e.g. `_general_orders_common`, shared by the two General Orders
+modules) is imported and passed over.
+
 A game whose engine no module claims still works with greedy and mcts: its evaluation is the
 neutral 0 until the game ends (so MCTS rollouts decide), and `scripted` says it has no strategy.
 New engines join by adding a module; nothing else changes.

@@ -15,20 +15,43 @@ The scripted strategy reads only the observation and plays the WWII script's adv
 the map: keep the HQ garrisoned, advance or sail where the numbers beat the defence roll, bombard,
 shell and besiege where enemy units are thin, reinforce the front, take Plan for the initiative,
 play a card when it turns a fight, re-roll a bad roll, and lose troops before siege weapons.
+
+What this module shares with the WWII one (weights, the squashed evaluation, the view's common
+part, the scores both give alike, the frame of the script) lives in _general_orders_common.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from typing import Any
+from typing import Any, Callable
 
+from arena.agents.families._general_orders_common import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
+    CARD_VALUE,
+    DIE_MEAN,
+    HQ_DANGER_WEIGHT,
+    INITIATIVE_VALUE,
+    WIN_GAME,
+    FamilyView,
+    Scores,
+    advance_value,
+    defend_scores,
+    done_first,
+    is_lookahead_boundary,
+    move_in_score,
+    neighbours,
+    place_score,
+    plan_value,
+    reinforce_value,
+    reroll_scores,
+    scripted_choice,
+    squashed_values,
+    vp_of,
+)
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.sengoku import ACCEPT, DECLINE, DEPLOY_BASE, DONE, MAX_N, OVER, PASS, TURN
+from arena.games.general_orders.sengoku import DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
 from arena.games.general_orders.sengoku_data import (
     ADVANCE,
     BOMBARD,
-    CARD_IDS,
     EMBARK,
     PLAN,
     REINFORCE,
@@ -38,42 +61,8 @@ from arena.games.general_orders.sengoku_data import (
 )
 
 GAME_MODULES = ("arena.games.general_orders.sengoku",)
-SCALE = 8.0
-CARD_VALUE = 0.35
-INITIATIVE_VALUE = 0.6
-HQ_DANGER_WEIGHT = 1.5
-DIE_MEAN = 1.0  # faces 0,1,1,1,1,2
-WIN_GAME = 100.0
 
 # --- evaluation (full states) -----------------------------------------------------------------
-
-_VP_CACHE: dict[tuple[int, int], int] = {}
-
-
-def _vp_of(board: Any, mask: int) -> int:
-    """Total VP of the areas in `mask` (memoised per board)."""
-    key = (id(board), mask)
-    total = _VP_CACHE.get(key)
-    if total is None:
-        vp = board.area_vp
-        total = sum(vp[area] for area in range(len(vp)) if mask >> area & 1)
-        if len(_VP_CACHE) > 100_000:
-            _VP_CACHE.clear()
-        _VP_CACHE[key] = total
-    return total
-
-
-_NEIGHBOURS: dict[tuple[int, int], tuple[int, ...]] = {}
-
-
-def _neighbours(board: Any, area: int) -> tuple[int, ...]:
-    """Areas next to `area` (memoised per board)."""
-    key = (id(board), area)
-    known = _NEIGHBOURS.get(key)
-    if known is None:
-        mask = board.area_adj[area]
-        known = _NEIGHBOURS[key] = tuple(a for a in range(board.num_areas) if mask >> a & 1)
-    return known
 
 
 def _hq_danger(board: Any, troops: list[list[int]], siege: list[list[int]], seat: int) -> int:
@@ -81,7 +70,7 @@ def _hq_danger(board: Any, troops: list[list[int]], siege: list[list[int]], seat
     hq = board.hq[seat]
     enemy_troops, enemy_siege = troops[1 - seat], siege[1 - seat]
     attackers = 0
-    for area in _neighbours(board, hq):
+    for area in neighbours(board, hq):
         units = enemy_troops[area] + enemy_siege[area]
         if units >= 2:
             attackers += units - 1
@@ -95,7 +84,7 @@ def seat_strength(state: State, seat: int) -> float:
     held = state.ctrl[seat]  # type: ignore[attr-defined]
     troops, siege, ships = state.troops, state.siege, state.ships  # type: ignore[attr-defined]
     progress = min(1.0, state.round / board.rounds)  # type: ignore[attr-defined]
-    score = _vp_of(board, supplied) + 0.3 * _vp_of(board, held & ~supplied)
+    score = vp_of(board, supplied) + 0.3 * vp_of(board, held & ~supplied)
     score += (0.35 - 0.15 * progress) * (sum(troops[seat]) + sum(siege[seat])) + 0.25 * sum(ships[seat])
     score += 0.1 * (state.res_troops[seat] + state.res_siege[seat]) + 0.05 * state.res_ships[seat]  # type: ignore[attr-defined]
     score += CARD_VALUE * sum(state.hands[seat])  # type: ignore[attr-defined]
@@ -106,10 +95,7 @@ def seat_strength(state: State, seat: int) -> float:
 
 def values(state: State) -> list[float]:
     """Both seats' values in [-1, 1]; the returns once the game is over."""
-    if state.phase == OVER:  # type: ignore[attr-defined]
-        return state.returns()
-    value = math.tanh((seat_strength(state, 0) - seat_strength(state, 1)) / SCALE)
-    return [value, -value]
+    return squashed_values(state, seat_strength)
 
 
 def evaluate(state: State, seat: int) -> float:
@@ -117,25 +103,15 @@ def evaluate(state: State, seat: int) -> float:
     return values(state)[seat]
 
 
-def is_lookahead_boundary(state: State) -> bool:
-    """Greedy looks ahead to the end of the action: the next commander deployment (or the end)."""
-    return state.phase == TURN or state.phase == OVER  # type: ignore[attr-defined]
-
-
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
-class View:
+class View(FamilyView):
     """What the script reads off an observation: units per seat and area, control, supply, threats."""
 
     def __init__(self, game: Game, observation: JSON) -> None:
-        board = game.board  # type: ignore[attr-defined]
-        self.game = game
-        self.board = board
-        self.obs = observation
-        self.me = int(observation["seat"])
-        self.enemy = 1 - self.me
-        ids = board.area_ids
+        super().__init__(game, observation)
+        ids = self.board.area_ids
         self.index = {name: a for a, name in enumerate(ids)}
         troops = observation["troops"]
         ships = observation.get("ships", {})
@@ -147,20 +123,12 @@ class View:
         self.ctrl = [sum(1 << a for a in range(len(ids)) if self.land[seat][a] or self.ships[seat][a])
                      for seat in (0, 1)]
         self.supplied = [game.supply(seat, self.ctrl[seat]) for seat in (0, 1)]  # type: ignore[attr-defined]
-        self.reserve = [int(n) for n in observation["reserve_troops"]]
         self.reserve_ships = [int(n) for n in observation["reserve_ships"]]
-        self.hand = {CARD_IDS.index(kind): int(n) for kind, n in observation["hand"].items() if n}
         self.bonus_areas = {self.index[area] for area in observation.get("bonuses", {})}
-        self.action = observation.get("action") or {}
 
     def area(self, name: Any) -> int:
         """An area index from its id (-1 for None)."""
         return -1 if name is None else self.index[str(name)]
-
-    def adjacent(self, area: int) -> list[int]:
-        """Areas next to `area`, land and water."""
-        mask = self.board.area_adj[area]
-        return [a for a in range(self.board.num_areas) if mask >> a & 1]
 
     def is_water(self, area: int) -> bool:
         """True for a water area."""
@@ -182,21 +150,6 @@ class View:
         cap = self.board.water_cap if water else self.board.land_cap
         return min(cap, total)
 
-    def hq_danger(self, seat: int) -> int:
-        """How far the attackers next to `seat`'s HQ outnumber its garrison."""
-        hq = self.board.hq[seat]
-        return max(0, self.threat(hq, 1 - seat) - self.land[seat][hq] + 1)
-
-    def spare(self, area: int, seat: int) -> int:
-        """Units `seat` can take out of `area` and still hold it (more at a threatened HQ)."""
-        units = self.units(seat, area)
-        keep = 1
-        if area == self.board.hq[seat]:
-            keep = max(1, self.threat(area, 1 - seat) + 1)
-        elif self.threat(area, 1 - seat):
-            keep = min(units, 2)
-        return max(0, units - keep)
-
     def defence_dice(self, area: int) -> float:
         """Expected pips of the defender's roll in `area` (a fortification adds a die)."""
         dice = 1.0
@@ -212,20 +165,6 @@ class View:
         if area == self.board.hq[self.enemy]:
             worth += WIN_GAME
         return worth
-
-    def attack_value(self, area: int, attackers: float) -> float:
-        """Expected gain of attacking `area` with `attackers` units (negative when the odds are poor)."""
-        defenders = self.units(self.enemy, area)
-        if attackers <= 0:
-            return -1.0
-        if not defenders:
-            return self.area_worth(area)
-        margin = attackers - self.defence_dice(area) - defenders
-        if margin >= 1:
-            return self.area_worth(area) + 0.4 * defenders
-        if margin > 0:
-            return 0.4 * self.area_worth(area) + 0.2 * defenders
-        return -1.0 + 0.1 * margin
 
     def strike_value(self, area: int) -> float:
         """Value of a Bombard, Shell or Siege on `area` (about two enemy units removed)."""
@@ -250,14 +189,10 @@ def _deploy_value(view: View, space: int) -> float:
     kind = game.space_action[space]  # type: ignore[attr-defined]
     link = game.space_link[space]  # type: ignore[attr-defined]
     spec = board.spaces[space]
-    danger = view.hq_danger(me)
     if kind in (ADVANCE, SAIL):
         water = kind == SAIL
-        sources = [a for a in view.adjacent(link) if view.is_water(a) == water and view.supplied[me] >> a & 1]
-        value = view.attack_value(link, sum(view.spare(a, me) for a in sources))
-        if danger and link in view.adjacent(board.hq[me]) and view.units(view.enemy, link):
-            value += 1.5 * danger
-        return value
+        return advance_value(view, link, [a for a in view.adjacent(link)
+                                          if view.is_water(a) == water and view.supplied[me] >> a & 1])
     if kind in (BOMBARD, SHELL, SIEGE):
         wanted_water = kind == SHELL
         targets = [a for a in view.adjacent(link) if view.is_water(a) == wanted_water and view.units(view.enemy, a)]
@@ -265,15 +200,11 @@ def _deploy_value(view: View, space: int) -> float:
             targets = [a for a in targets if not board.fortified >> a & 1]
         return max((view.strike_value(a) for a in targets), default=-0.5)
     if kind == REINFORCE:
-        placed = min(spec.value, view.reserve[me])
-        return 0.45 * placed + 2.0 * min(danger, placed)
+        return reinforce_value(view, spec.value)
     if kind == EMBARK:
         return 0.3 * min(spec.value, view.reserve_ships[me])
     if kind == PLAN:
-        value = 0.4 * spec.value
-        if spec.initiative and int(view.obs["initiative"]) != me:
-            value += 0.5 + 0.5 * int(view.obs["round"]) / board.rounds
-        return value
+        return plan_value(view, spec.value, spec.initiative)
     return 0.0
 
 
@@ -297,8 +228,7 @@ def _move_choice(view: View, legal: list[int]) -> dict[int, float]:
     link = view.area(view.action.get("link"))
     moved = int(view.action.get("moved", 0))
     defenders = view.units(view.enemy, link)
-    needed = int(defenders + view.defence_dice(link) + 1) if defenders else 1
-    needed = max(needed, 2 if view.area_worth(link) >= 2 else 1)
+    needed = view.needed_to_take(link)
     scores: dict[int, float] = {}
     for action in legal:
         if action == DONE:
@@ -307,13 +237,7 @@ def _move_choice(view: View, legal: list[int]) -> dict[int, float]:
             scores[action] = 2.0 if defenders else 0.2  # Ground Assault, River Assault, Sappers in a fight
         elif game.UNIT_BASE <= action < game.SIEGE_BASE:  # type: ignore[attr-defined]
             where, index = divmod(action - game.UNIT_BASE, MAX_N)  # type: ignore[attr-defined]
-            count = index + 1
-            spare = view.spare(where, me)
-            if count > spare:
-                scores[action] = -2.0 - count
-            else:
-                useful = min(count, max(needed - moved, 0))
-                scores[action] = useful - 0.1 * (count - useful) + 0.01 * spare
+            scores[action] = move_in_score(index + 1, view.spare(where, me), needed - moved)
         else:  # siege weapons move in only when nothing else can
             scores[action] = -1.5
     return scores
@@ -333,7 +257,6 @@ def _target_choice(view: View, legal: list[int]) -> dict[int, float]:
 def _place_choice(view: View, legal: list[int]) -> dict[int, float]:
     """Troops to a threatened HQ, else to the thinnest front; siege weapons next to the enemy; ships forward."""
     game = view.game
-    board = view.board
     me = view.me
     scores: dict[int, float] = {}
     for action in legal:
@@ -343,14 +266,9 @@ def _place_choice(view: View, legal: list[int]) -> dict[int, float]:
             scores[action] = 3.0  # Mobilise, Siege Workshop, Commandeer: more units
         elif game.UNIT_BASE <= action < game.SIEGE_BASE:  # type: ignore[attr-defined]
             where, index = divmod(action - game.UNIT_BASE, MAX_N)  # type: ignore[attr-defined]
-            count = index + 1
-            need = view.threat(where, view.enemy) + 1 - view.units(me, where)
-            if where == board.hq[me]:
-                need = max(need, view.hq_danger(me))
             front = sum(view.area_worth(a) for a in view.adjacent(where)
                         if not view.units(me, a) and view.is_water(a) == view.is_water(where))
-            useful = min(count, max(need, 0))
-            scores[action] = 2.0 * useful + 0.1 * front + 0.05 * count - 0.3 * max(0, count - max(need, 1))
+            scores[action] = place_score(view, where, index + 1, front)
         else:
             rank, index = divmod(action - game.SIEGE_BASE, MAX_N)  # type: ignore[attr-defined]
             where = game.land_areas[rank]  # type: ignore[attr-defined]
@@ -362,57 +280,37 @@ def _place_choice(view: View, legal: list[int]) -> dict[int, float]:
 def _defend_choice(view: View, legal: list[int]) -> dict[int, float]:
     """Play the defence card (Ambush, Hold the Walls) when the fight is close or the area matters."""
     target = view.area(view.action.get("target") or view.action.get("link"))
-    attacker = int(view.obs["active"])
-    if target >= 0:
-        attackers, defenders = view.units(attacker, target), view.units(view.me, target)
-        worth = view.board.area_vp[target] + (WIN_GAME if target == view.board.hq[view.me] else 0.0)
-    else:
-        attackers, defenders, worth = 1, 0, 1.0
-    play = attackers >= defenders or worth >= 2
-    return {action: (1.0 if (action != DECLINE) == play else 0.0) for action in legal}
+    return defend_scores(view, legal, int(view.obs["active"]), target)
 
 
-def _reroll_choice(view: View, legal: list[int]) -> dict[int, float]:
-    """Re-roll a roll below the average, spending the card held in most copies."""
-    dice = int(view.action.get("dice", 0))
-    roll = int(view.action.get("roll", 0))
-    bad = roll < dice * DIE_MEAN - 0.5
-    scores = {}
-    for action in legal:
-        if action == ACCEPT:
-            scores[action] = 0.0 if bad else 1.0
-        else:
-            kind = action - view.game.REROLL_BASE  # type: ignore[attr-defined]
-            scores[action] = (0.5 if bad else -1.0) + 0.01 * view.hand.get(kind, 0)
-    return scores
+def _follow_up_choice(view: View, legal: list[int]) -> Scores:
+    """Strike again (Ship Strike) whenever it is offered."""
+    return {action: (0.0 if action == DECLINE else 1.0) for action in legal}
+
+
+def _loss_choice(view: View, legal: list[int]) -> Scores:
+    """Lose troops before siege weapons."""
+    return {action: -float(action) for action in legal}
+
+
+def _reroll_choice(view: View, legal: list[int]) -> Scores:
+    """Re-roll a bad roll."""
+    return reroll_scores(view, legal, int(view.action.get("dice", 0)), int(view.action.get("roll", 0)))
+
+
+CHOOSERS: dict[str, Callable[[View, list[int]], Scores]] = {
+    "turn": _turn_choice,
+    "move-in": _move_choice,
+    "target": _target_choice,
+    "place": _place_choice,
+    "withdraw": done_first,
+    "defend": _defend_choice,
+    "follow-up": _follow_up_choice,
+    "loss": _loss_choice,
+    "reroll": _reroll_choice,
+}
 
 
 def scripted_action(game: Game, observation: JSON, legal_actions: list[int], rng: random.Random) -> int:
     """The rulebook's advice, from the observation alone; ties broken with `rng`."""
-    if len(legal_actions) == 1:
-        return legal_actions[0]
-    view = View(game, observation)
-    phase = observation["phase"]
-    scores: dict[int, float]
-    if phase == "turn":
-        scores = _turn_choice(view, legal_actions)
-    elif phase == "move-in":
-        scores = _move_choice(view, legal_actions)
-    elif phase == "target":
-        scores = _target_choice(view, legal_actions)
-    elif phase == "place":
-        scores = _place_choice(view, legal_actions)
-    elif phase == "withdraw":
-        scores = {action: (1.0 if action == DONE else 0.0) for action in legal_actions}
-    elif phase == "defend":
-        scores = _defend_choice(view, legal_actions)
-    elif phase == "follow-up":
-        scores = {action: (0.0 if action == DECLINE else 1.0) for action in legal_actions}  # Ship Strike again
-    elif phase == "loss":
-        scores = {action: -float(action) for action in legal_actions}  # lose troops before siege weapons
-    elif phase == "reroll":
-        scores = _reroll_choice(view, legal_actions)
-    else:
-        scores = {action: 0.0 for action in legal_actions}
-    best = max(scores.get(action, -1e9) for action in legal_actions)
-    return rng.choice([action for action in legal_actions if scores.get(action, -1e9) >= best - 1e-9])
+    return scripted_choice(View, CHOOSERS, game, observation, legal_actions, rng)
