@@ -23,7 +23,8 @@ def _openspiel(algorithm: str) -> Callable[..., Agent]:
         return OpenSpielAgent(algorithm, **params)
 
     make.__doc__ = f"OpenSpiel's {algorithm.upper()} bot through the bridge (optional extra `openspiel`)."
-    make.demo_params = {"simulations": 20}  # type: ignore[attr-defined]  # what `make demo` plays
+    # what `make demo` plays: leaves scored as Arena's MCTS scores them, 3-4x cheaper than random rollouts to the end
+    make.demo_params = {"simulations": 20, "evaluator": "arena"}  # type: ignore[attr-defined]
     return make
 
 
