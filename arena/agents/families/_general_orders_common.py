@@ -107,10 +107,9 @@ class FamilyView:
 
     # --- shared ---
 
-    def adjacent(self, area: int) -> list[int]:
-        """Areas next to `area`."""
-        mask = self.board.area_adj[area]
-        return [a for a in range(self.board.num_areas) if mask >> a & 1]
+    def adjacent(self, area: int) -> tuple[int, ...]:
+        """Areas next to `area` (the memoised `neighbours`)."""
+        return neighbours(self.board, area)
 
     def hq_danger(self, seat: int) -> int:
         """How far the attackers next to `seat`'s HQ outnumber its garrison (an HQ is a land area)."""
