@@ -5,6 +5,7 @@ The URL comes from `--db`, else the ARENA_DB variable, else sqlite:///<results>/
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,26 @@ def resolve_url(url: str | None, results: str | Path = "results") -> str:
     return url or os.environ.get(DB_ENV) or default_url(results)
 
 
+_ENCODER = json.JSONEncoder()
+_TUPLES: dict[tuple[Any, ...], str] = {}
+
+
+def encode_json(value: Any) -> str:
+    """JSON text for a JSON column. Short tuples (rankings, scores) repeat endlessly, so their text is
+    remembered; everything else is encoded as json.dumps would."""
+    if type(value) is tuple and len(value) <= 8:
+        text = _TUPLES.get(value)
+        if text is None:
+            if len(_TUPLES) >= 4096:
+                _TUPLES.clear()
+            text = _TUPLES[value] = _ENCODER.encode(value)
+        return text
+    return _ENCODER.encode(value)
+
+
 def create_db_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for `url`; SQLite gets WAL, foreign keys, a busy timeout and write-ahead transactions."""
+    kwargs.setdefault("json_serializer", encode_json)
     try:
         parsed = make_url(url)
     except ArgumentError:

@@ -6,13 +6,14 @@ new ratings and the rating history land together or not at all.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, case, delete, func, insert, select, update
+from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.db import create_db_engine, migrate
@@ -27,6 +28,20 @@ SEATS = MatchSeat.__table__
 RECORDS = Record.__table__
 RATINGS = Rating.__table__
 HISTORY = RatingEvent.__table__
+
+# Statements of the hot path (storing results), built once: building one costs more than running it.
+_CURRENT_RATINGS = (select(Rating.bot_id, Rating.mu, Rating.sigma)
+                    .where(Rating.pool == bindparam("p_pool"), Rating.bot_id.in_(bindparam("p_bots", expanding=True)))
+                    .with_for_update())
+_NEW_RATINGS = insert(Rating)
+_ADD_TO_RATINGS = (update(Rating).where(Rating.pool == bindparam("p_pool"), Rating.bot_id == bindparam("p_bot"))
+                   .values(mu=bindparam("p_mu"), sigma=bindparam("p_sigma"),
+                           games=Rating.games + bindparam("p_games"), wins=Rating.wins + bindparam("p_wins"),
+                           draws=Rating.draws + bindparam("p_draws"), losses=Rating.losses + bindparam("p_losses"),
+                           last_match_id=bindparam("p_last_match_id"), last_played=bindparam("p_last_played")))
+_MAX_ID = {table: select(func.coalesce(func.max(table.id), 0)) for table in (Record, Match)}
+_INSERT_RETURNING_ID = {table: insert(table).returning(table.id, sort_by_parameter_order=True)
+                        for table in (Record, Match)}
 
 
 @dataclass(frozen=True)
@@ -337,11 +352,11 @@ class Store:
         is ours) and plain INTEGER PRIMARY KEYs are assigned max(id) + 1 anyway.
         """
         if conn.dialect.name == "sqlite":
-            start = int(conn.execute(select(func.coalesce(func.max(table.id), 0))).scalar_one()) + 1
+            start = int(conn.execute(_MAX_ID[table]).scalar_one()) + 1
             ids = list(range(start, start + len(rows)))
             _bulk_insert(conn, table.__table__, [{"id": new_id, **row} for new_id, row in zip(ids, rows)])
             return ids
-        return list(conn.execute(insert(table).returning(table.id, sort_by_parameter_order=True), rows).scalars())
+        return list(conn.execute(_INSERT_RETURNING_ID[table], rows).scalars())
 
     def _apply_ratings(self, conn: Any, rated: list[tuple[NewMatch, int]], rater: Rater,
                        initial: tuple[float, float]) -> None:
@@ -350,9 +365,8 @@ class Store:
             by_pool.setdefault(item[0].pool, []).append(item)
         for pool, items in by_pool.items():
             bots = sorted({bot for m, _ in items for bot in m.bot_ids})
-            current = {row.bot_id: (row.mu, row.sigma) for row in conn.execute(
-                select(Rating.bot_id, Rating.mu, Rating.sigma)
-                .where(Rating.pool == pool, Rating.bot_id.in_(bots)).with_for_update())}
+            current = {row.bot_id: (row.mu, row.sigma)
+                       for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": bots})}
             existing = set(current)
             deltas: dict[int, TallyDelta] = {bot: TallyDelta() for bot in bots}
             history = []
@@ -380,13 +394,13 @@ class Store:
                          "last_match_id": d.last_match_id, "last_played": d.last_played}
                         for bot, d in deltas.items() if bot not in existing]
             if new_rows:
-                conn.execute(insert(Rating), new_rows)
-            for bot, d in deltas.items():
-                if bot in existing:
-                    conn.execute(update(Rating).where(Rating.pool == pool, Rating.bot_id == bot).values(
-                        mu=current[bot][0], sigma=current[bot][1], games=Rating.games + d.games,
-                        wins=Rating.wins + d.wins, draws=Rating.draws + d.draws, losses=Rating.losses + d.losses,
-                        last_match_id=d.last_match_id, last_played=d.last_played))
+                conn.execute(_NEW_RATINGS, new_rows)
+            changes = [{"p_pool": pool, "p_bot": bot, "p_mu": current[bot][0], "p_sigma": current[bot][1],
+                        "p_games": d.games, "p_wins": d.wins, "p_draws": d.draws, "p_losses": d.losses,
+                        "p_last_match_id": d.last_match_id, "p_last_played": d.last_played}
+                       for bot, d in deltas.items() if bot in existing]
+            if changes:
+                conn.execute(_ADD_TO_RATINGS, changes)
 
     # ratings ------------------------------------------------------------------------------------
 
@@ -502,35 +516,53 @@ def _bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
     """
     if not rows:
         return
-    dialect = conn.dialect
-    placeholder = _PLACEHOLDERS.get(dialect.paramstyle)
-    if placeholder is None:  # a driver with another style: the ordinary path
+    plan = _insert_plan(table, tuple(rows[0]), conn.dialect)
+    if plan is None:  # a driver with another parameter style: the ordinary path
         conn.execute(insert(table), rows)
         return
-    names = list(rows[0])
+    sql, values, processors = plan
+    if not processors:
+        conn.exec_driver_sql(sql, [values(row) for row in rows])
+        return
+    params = []
+    last: list[Any] = [_UNSET] * len(processors)  # a value repeated from the previous row is converted once
+    converted_last: list[Any] = [None] * len(processors)
+    for row in rows:
+        converted = list(values(row))
+        for slot, (index, process) in enumerate(processors):
+            value = converted[index]
+            if value is not last[slot]:
+                last[slot] = value
+                converted_last[slot] = process(value)
+            converted[index] = converted_last[slot]
+        params.append(tuple(converted))
+    conn.exec_driver_sql(sql, params)
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str, Callable[[dict[str, Any]], tuple[Any, ...]],
+                                                                       list[tuple[int, Callable[[Any], Any]]]] | None:
+    """The INSERT statement for these columns, a row-to-values function and the values' converters."""
+    placeholder = _PLACEHOLDERS.get(dialect.paramstyle)
+    if placeholder is None:
+        return None
     processors = [(index, process) for index, name in enumerate(names)
                   if (process := table.c[name].type._cached_bind_processor(dialect)) is not None]
     quote = dialect.identifier_preparer
     sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(name) for name in names)}) "
            f"VALUES ({', '.join([placeholder] * len(names))})")
     values = operator.itemgetter(*names) if len(names) > 1 else (lambda row: (row[names[0]],))
-    if not processors:
-        conn.exec_driver_sql(sql, [values(row) for row in rows])
-        return
-    params = []
-    for row in rows:
-        converted = list(values(row))
-        for index, process in processors:
-            converted[index] = process(converted[index])
-        params.append(tuple(converted))
-    conn.exec_driver_sql(sql, params)
+    return sql, values, processors
+
+
+_UNSET = object()
 
 
 def _match_row(m: NewMatch, record_id: int) -> dict[str, Any]:
     return {
         "tournament_id": m.tournament_id, "round": m.round, "pairing": m.pairing, "rotation": m.rotation,
         "uid": m.uid, "game": m.game, "pool": m.pool, "options": m.options, "seed": m.seed,
-        "num_seats": len(m.bot_ids), "ranking": list(m.ranking), "scores": list(m.scores), "reason": m.reason,
+        "num_seats": len(m.bot_ids), "ranking": tuple(m.ranking), "scores": tuple(m.scores), "reason": m.reason,
         "offender": m.offender, "detail": m.detail, "steps": m.steps, "decisions": m.decisions,
         "timings": m.timings, "record_id": record_id, "rated": m.rated, "started_at": m.started_at,
         "finished_at": m.finished_at,

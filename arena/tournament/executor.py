@@ -7,17 +7,19 @@ one implements the same `run`.
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
 import os
 import signal
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable, Iterator, Sized
 from itertools import islice
+from multiprocessing import connection
 from types import TracebackType
+from typing import Any
 
 from arena.tournament.jobs import MatchJob, MatchOutcome, play_job, play_jobs
 
@@ -75,11 +77,12 @@ def _watch_parent(parent: int) -> None:
 
 
 class LocalPoolExecutor(Executor):
-    """A pool of worker processes on this machine (default: one per core).
+    """Worker processes on this machine (default: one per core), each fed through its own pipe.
 
     Jobs go out in chunks sized to roughly `chunk_seconds` of play, so millisecond matches do not
     drown in messaging and minute-long ones still stop promptly; at most two chunks per worker are
-    in flight, so a stop request is honoured quickly.
+    in flight, so a stop request is honoured quickly. The main process sends and receives itself,
+    with no helper threads: its time belongs to storing results and rating them.
     """
 
     def __init__(self, concurrency: int | None = None, chunk_seconds: float = 0.05, max_chunk: int = 32) -> None:
@@ -87,84 +90,150 @@ class LocalPoolExecutor(Executor):
         self.chunk_seconds = chunk_seconds
         self.max_chunk = max_chunk
         self._average_s: float | None = None
-        self._pool: ProcessPoolExecutor | None = None
+        self._workers: list[_Worker] = []
 
-    def _ensure_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            import multiprocessing
-
+    def _ensure_workers(self) -> list[_Worker]:
+        if not self._workers:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            self._pool = ProcessPoolExecutor(self.concurrency, mp_context=context, initializer=_watch_parent,
-                                             initargs=(os.getpid(),))
-        return self._pool
+            # What exists now lives as long as the process: keep it out of the collector's full passes,
+            # here (they stall storing results) and in forked workers (they would copy every page).
+            gc.freeze()
+            self._workers = [_Worker(context, os.getpid()) for _ in range(self.concurrency)]
+        return self._workers
 
     def start(self) -> None:
         """Start the workers now (before any thread of ours exists: forking is then safe)."""
-        self._ensure_pool()
+        self._ensure_workers()
 
-    def _chunk_size(self) -> int:
+    def _chunk_size(self, remaining: int | None) -> int:
+        """Jobs in the next chunk: about `chunk_seconds` of play, and, once the end is in sight, a share
+        of what remains small enough that no worker is left idle while another finishes a long chunk."""
         if self._average_s is None:
             return 1
-        return max(1, min(self.max_chunk, int(self.chunk_seconds / max(self._average_s, 1e-6))))
+        size = min(self.max_chunk, int(self.chunk_seconds / max(self._average_s, 1e-6)))
+        if remaining is not None:
+            size = min(size, remaining // (2 * self.concurrency))
+        return max(1, size)
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
             should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
-        pool = self._ensure_pool()
+        workers = self._ensure_workers()
+        by_conn = {worker.conn: worker for worker in workers}
+        remaining = len(jobs) if isinstance(jobs, Sized) else None
         source = iter(jobs)
-        in_flight: deque[Future[list[MatchOutcome]]] = deque()
+        answered: dict[int, list[MatchOutcome]] = {}  # chunk number -> outcomes, until their turn
+        sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next
         exhausted = False
         try:
             while True:
-                while not exhausted and len(in_flight) < 2 * self.concurrency and not should_stop():
-                    chunk = list(islice(source, self._chunk_size()))
+                while not exhausted and not should_stop():
+                    worker = min(workers, key=lambda w: len(w.in_flight))
+                    if len(worker.in_flight) >= 2:
+                        break
+                    chunk = list(islice(source, self._chunk_size(remaining)))
                     if not chunk:
                         exhausted = True
                         break
-                    in_flight.append(pool.submit(play_jobs, chunk))
-                if not in_flight:
+                    if remaining is not None:
+                        remaining -= len(chunk)
+                    worker.send(chunk)
+                    worker.in_flight.append((sent, chunk))
+                    sent += 1
+                while turn in answered:
+                    for outcome in answered.pop(turn):
+                        seconds = outcome.wall_s
+                        self._average_s = seconds if self._average_s is None else 0.8 * self._average_s + 0.2 * seconds
+                        yield outcome
+                    turn += 1
+                if turn == sent:
                     return
-                head = in_flight[0]
-                while not head.done():
-                    if should_abandon():
-                        self.abandon()
-                        return
-                    wait([head], timeout=0.1)
-                in_flight.popleft()
-                try:
-                    outcomes = head.result()
-                except BrokenProcessPool:
-                    self._pool = None
-                    raise ExecutorError("a worker process died while playing a match (out of memory? killed?)") \
-                        from None
-                except Exception as error:  # not a bot's fault (those are forfeits): the engine or the set-up
-                    raise ExecutorError(f"a match could not be played: {type(error).__name__}: {error}") from error
-                for outcome in outcomes:
-                    seconds = outcome.wall_s
-                    self._average_s = seconds if self._average_s is None else 0.8 * self._average_s + 0.2 * seconds
-                    yield outcome
+                if should_abandon():
+                    self.abandon()
+                    return
+                for conn in connection.wait([w.conn for w in workers if w.in_flight], timeout=0.1):
+                    worker = by_conn[conn]  # type: ignore[index]
+                    number, chunk = worker.in_flight[0]
+                    answered[number] = [MatchOutcome.from_wire(job, fields)
+                                        for job, fields in zip(chunk, worker.receive())]
+                    worker.in_flight.popleft()
         finally:
-            for future in in_flight:
-                future.cancel()
+            if any(worker.in_flight for worker in self._workers):  # abandoned midway: their answers are stale
+                self.abandon()
 
     def abandon(self) -> None:
         """Kill the workers and their unfinished matches; the next run starts fresh workers."""
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        # ProcessPoolExecutor has no public way to stop running tasks; its worker table is the
-        # documented-in-source `_processes` mapping (stable since Python 3.8).
-        processes = list(getattr(pool, "_processes", {}).values())
-        for process in processes:
-            process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.join(timeout=5)
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.kill()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.stop()
+
+
+class _Worker:
+    """One worker process and the duplex pipe the main process talks to it through."""
+
+    def __init__(self, context: Any, parent: int) -> None:
+        self.conn, child = context.Pipe(duplex=True)
+        self.process = context.Process(target=_serve, args=(child, parent), name="arena-worker", daemon=True)
+        self.process.start()
+        child.close()
+        self.in_flight: deque[tuple[int, list[MatchJob]]] = deque()  # chunks sent, not answered: oldest first
+
+    def send(self, chunk: list[MatchJob]) -> None:
+        try:
+            self.conn.send(chunk)
+        except OSError:
+            raise ExecutorError(_DIED) from None
+
+    def receive(self) -> list[tuple[Any, ...]]:
+        """The outcomes of the oldest chunk in flight, in `MatchOutcome.wire()` form (answers come in order)."""
+        try:
+            status, payload = self.conn.recv()
+        except (EOFError, OSError):
+            raise ExecutorError(_DIED) from None
+        if status != "ok":
+            raise ExecutorError(f"a match could not be played: {payload}")
+        return payload  # type: ignore[no-any-return]
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the worker to exit after its current chunk; kill it if it has not within `timeout` seconds."""
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(timeout)
+        self.kill()
+
+    def kill(self) -> None:
+        """End the worker now, whatever it is playing."""
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5)
+        self.conn.close()
+
+
+_DIED = "a worker process died while playing a match (out of memory? killed?)"
+
+
+def _serve(conn: Any, parent: int) -> None:
+    """A worker's loop: play each chunk of jobs it receives and answer ("ok", outcomes) or ("error", why)."""
+    _watch_parent(parent)
+    while True:
+        try:
+            chunk = conn.recv()
+        except (EOFError, OSError):
+            return
+        if chunk is None:
+            return
+        try:
+            answer: tuple[str, Any] = ("ok", play_jobs(chunk))
+        except Exception as error:  # not a bot's fault (those are forfeits): the engine or the set-up
+            answer = ("error", f"{type(error).__name__}: {error}")
+        conn.send(answer)
 
 
 def make_executor(concurrency: int | None) -> Executor:

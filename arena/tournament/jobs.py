@@ -46,9 +46,13 @@ class MatchJob:
         return (self.round, self.pairing, self.rotation)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MatchOutcome:
-    """A played match: the result, timing facts and the whole record, gzip-compressed."""
+    """A played match: the result, timing facts and the whole record, gzip-compressed.
+
+    Between processes it travels as `wire()`, a plain tuple without the job (the sender of the job
+    still has it): the main process of a tournament unpacks thousands a second.
+    """
 
     job: MatchJob
     uid: str
@@ -69,6 +73,16 @@ class MatchOutcome:
     def wall_s(self) -> float:
         """How long the match took, in seconds."""
         return float(self.timings.get("wall_ms", 0.0)) / 1000.0
+
+    def wire(self) -> tuple[Any, ...]:
+        """Every field but the job, in order (see `from_wire`)."""
+        return (self.uid, self.ranking, self.scores, self.reason, self.offender, self.detail, self.steps,
+                self.decisions, self.timings, self.record_gz, self.record_size, self.started_at, self.finished_at)
+
+    @classmethod
+    def from_wire(cls, job: MatchJob, fields: tuple[Any, ...]) -> MatchOutcome:
+        """The outcome of `job` from its `wire()` form."""
+        return cls(job, *fields)
 
 
 _GAMES: dict[tuple[str, str], Game] = {}
@@ -143,6 +157,6 @@ def outcome_from_record(job: MatchJob, record: MatchRecord, started_at: datetime
     )
 
 
-def play_jobs(jobs: list[MatchJob]) -> list[MatchOutcome]:
-    """Play a chunk of jobs in order (one task of a worker process)."""
-    return [play_job(job) for job in jobs]
+def play_jobs(jobs: list[MatchJob]) -> list[tuple[Any, ...]]:
+    """Play a chunk of jobs in order (one task of a worker process); their outcomes in `wire()` form."""
+    return [play_job(job).wire() for job in jobs]

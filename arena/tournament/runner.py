@@ -26,6 +26,9 @@ from arena.tournament.formats import Planned, PlanContext, derive_seed, get_form
 from arena.tournament.jobs import MatchJob, MatchOutcome, SeatBot
 
 
+_VOID = Termination.VOID.value
+
+
 @dataclass
 class RunProgress:
     """Where a run stands, for progress displays."""
@@ -89,7 +92,7 @@ class TournamentRunner:
     hard_deadline: float | None = None  # time.monotonic() after which running matches are abandoned
     max_matches: int | None = None  # most matches this run plays
     flush_seconds: float = 1.0
-    flush_size: int = 500
+    flush_size: int = 200
     stopped_by: str = field(default="", init=False)
 
     def _stop(self) -> bool:
@@ -117,6 +120,7 @@ class TournamentRunner:
         from arena.games.registry import load_game
 
         self.game = load_game(tournament["game"], tournament["options"])
+        self.options = self.game.options  # one object for every stored match: encoded once per flush
         entries = self.store.entries(self.tournament_id)
         bots = {row["id"]: row for row in self.store.bots()}
         self.seat_bots = {bot: SeatBot(bot, bots[bot]["name"], bots[bot]["version"], bots[bot]["kind"],
@@ -126,25 +130,32 @@ class TournamentRunner:
         self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
         self._report()
         finished = tournament["status"] == "finished"
+        planned = self._planned()
         while not finished and not self._stop():
-            planned = self._planned()
-            finished_keys = self.store.finished_keys(self.tournament_id)
             jobs = self._jobs(planned, finished_keys)
             if jobs:
                 self.progress.round = jobs[0].round
                 self._play(jobs)
+                if self.stopped_by:
+                    break
+                finished_keys.update(job.key for job in jobs)  # all stored, by this run or (on a clash) another
                 continue
             new = self.format.plan(self._context(entries, planned))
             if not new:
                 self.store.set_status(self.tournament_id, "finished")
                 finished = True
                 break
+            rows = [{"round": p.round, "index": p.index, "seed": derive_seed(tournament["seed"], p.round, p.index),
+                     "bots": list(p.bots), "label": p.label} for p in new]
             try:
-                self.store.add_pairings(self.tournament_id, [
-                    {"round": p.round, "index": p.index, "seed": derive_seed(tournament["seed"], p.round, p.index),
-                     "bots": list(p.bots), "label": p.label} for p in new])
+                self.store.add_pairings(self.tournament_id, rows)
             except IntegrityError:  # another run of this tournament planned the round first: use theirs
+                planned = self._planned()
+                finished_keys = self.store.finished_keys(self.tournament_id)
                 continue
+            planned = sorted(planned + [(Planned(row["round"], row["index"], tuple(row["bots"]), row["label"]),
+                                         row["seed"]) for row in rows],
+                             key=lambda item: (item[0].round, item[0].index))
         self._report()
         return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
                           time.perf_counter() - started, "" if finished else self.stopped_by)
@@ -217,12 +228,12 @@ class TournamentRunner:
         job = outcome.job
         return NewMatch(
             tournament_id=job.tournament_id, round=job.round, pairing=job.pairing, rotation=job.rotation,
-            uid=outcome.uid, game=job.game, pool=self.tournament["pool"], options=job.options, seed=job.seed,
+            uid=outcome.uid, game=job.game, pool=self.tournament["pool"], options=self.options, seed=job.seed,
             bot_ids=tuple(seat.bot_id for seat in job.seats), ranking=outcome.ranking, scores=outcome.scores,
             reason=outcome.reason, offender=outcome.offender, detail=outcome.detail, steps=outcome.steps,
             decisions=outcome.decisions, timings=outcome.timings, record_gz=outcome.record_gz,
             record_size=outcome.record_size, started_at=outcome.started_at, finished_at=outcome.finished_at,
-            rated=outcome.reason != Termination.VOID.value)
+            rated=outcome.reason != _VOID)
 
     def _report(self) -> None:
         if self.on_progress is not None:

@@ -123,3 +123,25 @@ def test_free_for_all_results_are_rated_by_rank(store: Store) -> None:
     rows = {r.name: r for r in store.ratings("ffa")}
     assert rows["first"].mu > rows["second"].mu > rows["third"].mu
     assert (rows["first"].wins, rows["second"].losses, rows["third"].losses) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("value", [(0, 1), (1, 0), (), (2.5, -1.0), {"scenario": "random"}, [0, 0],
+                                   {"wall_ms": 1.5, "think_ms": [0.25, 0.5]}, None, "text", tuple(range(12))])
+def test_json_columns_encode_exactly_as_json_dumps(value: object) -> None:
+    import json
+
+    from arena.store.db import encode_json
+
+    assert encode_json(value) == json.dumps(value) and encode_json(value) == json.dumps(value)  # cached or not
+
+
+def test_repeated_values_in_a_batch_are_stored_for_every_row(store: Store) -> None:
+    """The bulk insert converts a value repeated from the row before once: every row still gets it."""
+    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots("a=random,b=random"),
+                                   format="round-robin", rounds=3, seed=5)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(Match.options, Match.ranking, Match.started_at, Match.finished_at)).all()
+    assert len(rows) == 6
+    assert all(row.options == {"scenario": "random"} for row in rows)
+    assert all(sorted(row.ranking) in ([0, 1], [0, 0]) and row.started_at <= row.finished_at for row in rows)

@@ -12,7 +12,8 @@ from arena.games.registry import load_game
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.store import Store
-from arena.tournament import (InlineExecutor, LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots)
+from arena.tournament import (ExecutorError, InlineExecutor, LocalPoolExecutor, MatchJob, SeatBot, TournamentRunner,
+                              create_tournament, parse_bots)
 from arena.tournament.formats import FormatError
 from tests.tournament.conftest import rating_table, signature
 
@@ -166,3 +167,41 @@ def test_a_hard_deadline_abandons_running_matches(store: Store, monkeypatch: pyt
         assert store.finished_keys(tournament) == set()
         monkeypatch.setitem(AGENTS, "sleepy", CrashingAgent)  # the executor starts fresh workers after abandoning
         assert TournamentRunner(store, tournament, executor).run().stored == 2
+
+
+class ProcessKillingAgent(Agent):
+    """Ends the process it plays in: a worker dying under a match (out of memory, killed)."""
+
+    name = "killer"
+
+    def act(self, request: DecisionRequest) -> int:
+        import os
+
+        os._exit(3)
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="the test agent reaches the workers by forking")
+def test_a_dead_worker_stops_the_run_with_a_clear_error_and_the_rest_resumes(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(AGENTS, "killer", ProcessKillingAgent)
+    tournament = _tournament(store, bots="a=random,b=random,c=killer", rounds=2)
+    with LocalPoolExecutor(2) as executor:
+        with pytest.raises(ExecutorError, match="worker process died"):
+            TournamentRunner(store, tournament, executor).run()
+        stored = store.finished_keys(tournament)
+        assert len(stored) < 12
+        monkeypatch.setitem(AGENTS, "killer", CrashingAgent)  # fresh workers see the change
+        summary = TournamentRunner(store, tournament, executor).run()
+    assert summary.finished and summary.stored == 12 and summary.played == 12 - len(stored)
+    assert len({m["uid"] for m in store.tournament_matches(tournament)}) == 12
+
+
+def test_a_match_that_cannot_be_set_up_is_an_executor_error() -> None:
+    seat = SeatBot(1, "r", "1", "agent", "random")
+    job = MatchJob(1, 0, 0, 0, "no-such-game", {}, 7, (seat, seat))
+    with LocalPoolExecutor(1) as executor:
+        with pytest.raises(ExecutorError, match="could not be played"):
+            list(executor.run([job]))
+        good = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (seat, seat))
+        assert [outcome.job for outcome in executor.run([good, good])] == [good, good]
