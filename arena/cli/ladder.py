@@ -10,12 +10,12 @@ import typer
 
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import print_leaderboard, pool_json
-from arena.cli.runs import (DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, executor_for, open_store,
-                            parse_duration)
+from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, RunDisplay, StopRequest, executor_for,
+                            open_store, parse_duration)
 from arena.cli.tournament import grace, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.tournament.bots import builtin_bots
-from arena.tournament.executor import ExecutorError, LocalPoolExecutor
+from arena.tournament.executor import ExecutorError
 from arena.tournament.formats import FormatError, get_format
 from arena.tournament.runner import TournamentRunner, create_tournament
 
@@ -32,6 +32,8 @@ def run(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of a new ladder (default: random)."),
+    broker: Optional[str] = BROKER_OPTION,
+    queue: str = QUEUE_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -61,7 +63,7 @@ def run(
     budget = parse_duration(duration) if duration else None
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
-    executor = executor_for(store, ladder_id, concurrency)
+    executor = executor_for(store, ladder_id, concurrency, broker, queue)
     stop = StopRequest()
     try:
         with stop.installed(), RunDisplay(f"ladder {pool}", quiet=json_output, seconds=budget) as display:
@@ -73,8 +75,7 @@ def run(
     except ExecutorError as error:
         fail(f"ladder: {error}; what was played is stored")
     except KeyboardInterrupt:
-        if isinstance(executor, LocalPoolExecutor):
-            executor.abandon()
+        executor.abandon()
         fail("aborted; the ladder's stored matches are kept", code=130)
     finally:
         executor.close()

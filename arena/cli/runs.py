@@ -20,6 +20,7 @@ from sqlalchemy.exc import OperationalError
 
 from arena.cli.common import console, err_console, fail, results_dir
 from arena.store import Store, StoreError, resolve_url
+from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE, CeleryExecutor
 from arena.tournament.executor import Executor, LocalPoolExecutor
 from arena.tournament.referee_executor import RefereeExecutor
 from arena.tournament.runner import RunProgress, entrant_kinds
@@ -27,6 +28,11 @@ from arena.tournament.runner import RunProgress, entrant_kinds
 DB_OPTION = typer.Option(None, "--db", help="Database URL (default: $ARENA_DB or sqlite:///results/arena.db), "
                                             "e.g. postgresql+psycopg://postgres@127.0.0.1/arena.")
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of tables.")
+BROKER_OPTION = typer.Option(None, "--broker", envvar=BROKER_ENV,
+                             help="Play on Celery workers (`arena worker`) through this Redis broker, e.g. "
+                                  "redis://127.0.0.1:6379/0 (default: $ARENA_BROKER, else local processes); "
+                                  "-j is then the number of worker processes serving.")
+QUEUE_OPTION = typer.Option(DEFAULT_QUEUE, "--queue", help="The workers' queue on the broker (with --broker).")
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(h|m|s|ms)?", re.IGNORECASE)
 _UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, None: 1.0}
@@ -59,14 +65,32 @@ def open_store(db: Optional[str]) -> Store:
         fail(f"cannot open database {_safe(url)}: {str(error.orig).strip().splitlines()[0]}")
 
 
-def executor_for(store: Store, tournament_id: int, concurrency: int | None) -> Executor:
-    """Bot programs play through an embedded referee; built-in agents in a local process pool (started
-    now, before any progress display thread exists, so forking is safe)."""
-    if "program" in entrant_kinds(store, tournament_id):
-        return RefereeExecutor(concurrency)
+def agent_executor(concurrency: int | None, broker: str | None, queue: str = DEFAULT_QUEUE) -> Executor:
+    """Where built-in agents play: on Celery workers through `broker`, else in a local process pool
+    (started now, before any progress display thread exists, so forking is safe)."""
+    if broker:
+        try:
+            return CeleryExecutor(broker, concurrency, queue)
+        except ImportError:
+            fail("--broker needs Celery: pip install 'arena[distributed]'", code=2)
     pool = LocalPoolExecutor(concurrency)
     pool.start()
     return pool
+
+
+def program_executor(concurrency: int | None, broker: str | None) -> Executor:
+    """Where bot programs play: through a referee embedded in this process."""
+    if broker:
+        fail("bot programs play through this machine's referee; --broker serves built-in agents only", code=2)
+    return RefereeExecutor(concurrency)
+
+
+def executor_for(store: Store, tournament_id: int, concurrency: int | None, broker: str | None = None,
+                 queue: str = DEFAULT_QUEUE) -> Executor:
+    """The executor for a tournament's entrants (see agent_executor and program_executor)."""
+    if "program" in entrant_kinds(store, tournament_id):
+        return program_executor(concurrency, broker)
+    return agent_executor(concurrency, broker, queue)
 
 
 def _safe(url: str) -> str:

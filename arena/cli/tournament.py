@@ -12,15 +12,15 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, StopRequest, ago, open_store, parse_duration
+from arena.cli.runs import (BROKER_OPTION, DB_OPTION, DEFAULT_QUEUE, JSON_OPTION, QUEUE_OPTION, RunDisplay, StopRequest,
+                            agent_executor, ago, open_store, parse_duration, program_executor)
 from arena.games.base import Game
 from arena.games.registry import game_modes
 from arena.ratings.leaderboard import leaderboard
 from arena.store import Store
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
-from arena.tournament.executor import Executor, ExecutorError, LocalPoolExecutor
+from arena.tournament.executor import Executor, ExecutorError
 from arena.tournament.formats import FORMAT_NAMES, FormatError, default_rounds
-from arena.tournament.referee_executor import RefereeExecutor
 from arena.tournament.runner import RunSummary, TournamentRunner, create_tournament, entrant_kinds
 from arena.tournament.standings import tournament_table
 
@@ -83,6 +83,8 @@ def run(
                                                                "resume); with GAME 'all', shared between the modes."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),
     standings: bool = typer.Option(True, "--standings/--no-standings", help="Print each tournament's table."),
+    broker: Optional[str] = BROKER_OPTION,
+    queue: str = QUEUE_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -116,7 +118,7 @@ def run(
                 settings={"bots": [bot.name for bot in entrants]}))
         except FormatError as error:
             fail(f"{game.name}: {error}", code=2)
-    summaries = _run_all(store, ids, concurrency, budget, json_output)
+    summaries = _run_all(store, ids, concurrency, budget, json_output, broker, queue)
     _report(store, summaries, json_output, standings)
 
 
@@ -137,11 +139,10 @@ def _check_same(existing: dict[str, Any], game: Game, entrants: list[BotSpec], f
              code=2)
 
 
-def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: float | None,
-             quiet: bool) -> list[RunSummary]:
-    pool = LocalPoolExecutor(concurrency)
-    referee: Executor | None = None
-    executor: Executor = pool
+def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: float | None, quiet: bool,
+             broker: str | None = None, queue: str = DEFAULT_QUEUE) -> list[RunSummary]:
+    agents: Executor | None = None
+    programs: Executor | None = None
     summaries: list[RunSummary] = []
     stop = StopRequest()
     started = time.monotonic()
@@ -155,23 +156,24 @@ def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: floa
                     deadline = time.monotonic() + share
                     hard_deadline = deadline + grace(share)
                 if "program" in entrant_kinds(store, tournament_id):  # bot programs play through the referee
-                    referee = executor = referee or RefereeExecutor(concurrency)
+                    executor = programs = programs or program_executor(concurrency, broker)
                 else:
-                    executor = pool
-                    pool.start()  # fork the workers before the progress display starts its thread
+                    executor = agents = agents or agent_executor(concurrency, broker, queue)
+                executor.start()  # a local pool forks (again, after abandoning) before the progress display starts
                 summary = play_tournament(store, tournament_id, executor, quiet=quiet, deadline=deadline, stop=stop,
                                           hard_deadline=hard_deadline)
                 summaries.append(summary)
                 if stop():
                     break
     except KeyboardInterrupt:
-        pool.abandon()
+        if agents is not None:
+            agents.abandon()
         fail("aborted; stored matches are kept: resume with `arena tournament resume ID` "
              "(see `arena tournament list`)", code=130)
     finally:
-        pool.close()
-        if referee is not None:
-            referee.close()
+        for used in (agents, programs):
+            if used is not None:
+                used.close()
     return summaries
 
 
@@ -244,6 +246,8 @@ def resume(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long."),
+    broker: Optional[str] = BROKER_OPTION,
+    queue: str = QUEUE_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -255,7 +259,7 @@ def resume(
     if found["format"] == "ladder":
         fail(f"{tournament!r} is a ladder: continue it with `arena ladder run {found['game']}`", code=2)
     summaries = _run_all(store, [found["id"]], concurrency, parse_duration(duration) if duration else None,
-                         json_output)
+                         json_output, broker, queue)
     _report(store, summaries, json_output)
 
 

@@ -1,8 +1,8 @@
 """Executors: where matches are played. Results always come back in the order the jobs went in.
 
 The order matters: ratings are updated in that order, so a tournament's ratings do not depend on
-which worker was fastest. An executor for bot programs (through the referee server) or a Celery
-one implements the same `run`.
+which worker was fastest. Here: in this process, and in local worker processes; bot programs play
+through the referee (referee_executor.py), agents on other machines through Celery (celery_executor.py).
 """
 
 from __future__ import annotations
@@ -41,6 +41,12 @@ class Executor(ABC):
         """Outcomes of `jobs`, in order; once `should_stop()` is true no new job starts, and once
         `should_abandon()` is true the matches still running are dropped unfinished (not yielded)."""
 
+    def start(self) -> None:
+        """Get ready to play (a local pool forks its workers here, before any thread of ours exists)."""
+
+    def abandon(self) -> None:
+        """Drop the matches in flight unfinished (on Ctrl-C)."""
+
     def close(self) -> None:
         """Release workers."""
 
@@ -76,6 +82,41 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="arena-parent-watch", daemon=True).start()
 
 
+class Chunks:
+    """Cuts a job stream into chunks for workers that answer a chunk at a time.
+
+    A chunk is about `seconds` of play by the running average of the matches seen (one job until
+    the first is seen), at most `most` jobs, and, once the end of a job list is in sight, a share of
+    what remains small enough that no worker sits idle while another finishes a long chunk.
+    """
+
+    def __init__(self, jobs: Iterable[MatchJob], workers: int, seconds: float, most: int,
+                 average_s: float | None = None) -> None:
+        self.remaining = len(jobs) if isinstance(jobs, Sized) else None
+        self.source = iter(jobs)
+        self.workers = workers
+        self.seconds = seconds
+        self.most = most
+        self.average_s = average_s  # seconds per match, a moving average
+
+    def next(self) -> list[MatchJob]:
+        """The next chunk; empty once the jobs are all out."""
+        size = 1
+        if self.average_s is not None:
+            size = min(self.most, int(self.seconds / max(self.average_s, 1e-6)))
+            if self.remaining is not None:
+                size = min(size, self.remaining // (2 * self.workers))
+        chunk = list(islice(self.source, max(1, size)))
+        if self.remaining is not None:
+            self.remaining -= len(chunk)
+        return chunk
+
+    def seen(self, outcome: MatchOutcome) -> None:
+        """Account for a played match in the average."""
+        seconds = outcome.wall_s
+        self.average_s = seconds if self.average_s is None else 0.8 * self.average_s + 0.2 * seconds
+
+
 class LocalPoolExecutor(Executor):
     """Worker processes on this machine (default: one per core), each fed through its own pipe.
 
@@ -106,22 +147,11 @@ class LocalPoolExecutor(Executor):
         """Start the workers now (before any thread of ours exists: forking is then safe)."""
         self._ensure_workers()
 
-    def _chunk_size(self, remaining: int | None) -> int:
-        """Jobs in the next chunk: about `chunk_seconds` of play, and, once the end is in sight, a share
-        of what remains small enough that no worker is left idle while another finishes a long chunk."""
-        if self._average_s is None:
-            return 1
-        size = min(self.max_chunk, int(self.chunk_seconds / max(self._average_s, 1e-6)))
-        if remaining is not None:
-            size = min(size, remaining // (2 * self.concurrency))
-        return max(1, size)
-
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
             should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
         workers = self._ensure_workers()
         by_conn = {worker.conn: worker for worker in workers}
-        remaining = len(jobs) if isinstance(jobs, Sized) else None
-        source = iter(jobs)
+        chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
         answered: dict[int, list[MatchOutcome]] = {}  # chunk number -> outcomes, until their turn
         sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next
         exhausted = False
@@ -131,19 +161,17 @@ class LocalPoolExecutor(Executor):
                     worker = min(workers, key=lambda w: len(w.in_flight))
                     if len(worker.in_flight) >= 2:
                         break
-                    chunk = list(islice(source, self._chunk_size(remaining)))
+                    chunk = chunks.next()
                     if not chunk:
                         exhausted = True
                         break
-                    if remaining is not None:
-                        remaining -= len(chunk)
                     worker.send(chunk)
                     worker.in_flight.append((sent, chunk))
                     sent += 1
                 while turn in answered:
                     for outcome in answered.pop(turn):
-                        seconds = outcome.wall_s
-                        self._average_s = seconds if self._average_s is None else 0.8 * self._average_s + 0.2 * seconds
+                        chunks.seen(outcome)
+                        self._average_s = chunks.average_s
                         yield outcome
                     turn += 1
                 if turn == sent:

@@ -22,6 +22,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("ARENA_RESULTS", str(tmp_path))
     monkeypatch.delenv("ARENA_DB", raising=False)
+    monkeypatch.delenv("ARENA_BROKER", raising=False)  # local workers, whatever the machine says
     return f"sqlite:///{tmp_path / 'cli.db'}"
 
 

@@ -1,0 +1,32 @@
+"""`arena worker`: serve matches to tournaments, ladders and SPRTs run with `--broker` elsewhere."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from arena.cli.common import fail
+from arena.cli.runs import BROKER_OPTION, QUEUE_OPTION
+
+
+def worker(
+    broker: Optional[str] = BROKER_OPTION,
+    queue: str = QUEUE_OPTION,
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
+                                              help="Worker processes (default: the number of cores)."),
+    loglevel: str = typer.Option("WARNING", "--loglevel", help="Celery's log level (INFO shows every chunk)."),
+) -> None:
+    """Play the built-in agents' matches that `--broker` runs send, until Ctrl-C (a Celery worker)."""
+    if not broker:
+        fail("which broker? pass --broker redis://HOST:6379/0 or set ARENA_BROKER", code=2)
+    try:
+        from arena.tournament.celery_executor import run_worker
+
+        run_worker(broker, queue, concurrency, loglevel.upper())
+    except ImportError:
+        fail("arena worker needs Celery: pip install 'arena[distributed]'", code=2)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker)

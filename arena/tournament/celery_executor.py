@@ -1,0 +1,200 @@
+"""Matches played by Celery workers, on this machine or many: `arena worker` serves, `--broker` sends.
+
+The tournament's own process plans, stores and rates exactly as with the local pool (results in
+schedule order, so the ratings do not depend on who played what); the workers only play. Jobs and
+outcomes travel as JSON, never pickle: whoever can write to the broker must not be able to run code
+on a worker. Redis is the broker and the result backend (`redis://host:6379/0`); bot programs need
+the referee executor and cannot be played this way.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
+from arena.tournament.jobs import MatchJob, MatchOutcome, SeatBot, play_job
+
+if TYPE_CHECKING:
+    from celery import Celery
+    from celery.result import AsyncResult
+
+BROKER_ENV = "ARENA_BROKER"
+DEFAULT_QUEUE = "arena"
+TASK = "arena.play_chunk"
+
+
+def job_to_json(job: MatchJob) -> dict[str, Any]:
+    """A job as JSON-ready data."""
+    return {"tournament_id": job.tournament_id, "round": job.round, "pairing": job.pairing,
+            "rotation": job.rotation, "game": job.game, "options": job.options, "seed": job.seed,
+            "seats": [[seat.bot_id, seat.name, seat.version, seat.kind, seat.spec] for seat in job.seats]}
+
+
+def job_from_json(data: dict[str, Any]) -> MatchJob:
+    """The job `job_to_json` wrote."""
+    return MatchJob(int(data["tournament_id"]), int(data["round"]), int(data["pairing"]), int(data["rotation"]),
+                    str(data["game"]), dict(data["options"]), int(data["seed"]),
+                    tuple(SeatBot(int(bot), str(name), str(version), str(kind), str(spec))
+                          for bot, name, version, kind, spec in data["seats"]))
+
+
+def outcome_to_json(outcome: MatchOutcome) -> dict[str, Any]:
+    """An outcome as JSON-ready data, without its job (the sender has it)."""
+    return {"uid": outcome.uid, "ranking": list(outcome.ranking), "scores": list(outcome.scores),
+            "reason": outcome.reason, "offender": outcome.offender, "detail": outcome.detail,
+            "steps": outcome.steps, "decisions": outcome.decisions, "timings": outcome.timings,
+            "record": base64.b64encode(outcome.record_gz).decode("ascii"), "record_size": outcome.record_size,
+            "started_at": outcome.started_at.isoformat(), "finished_at": outcome.finished_at.isoformat()}
+
+
+def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> MatchOutcome:
+    """The outcome of `job` that `outcome_to_json` wrote; ExecutorError if it is not one."""
+    try:
+        offender = data["offender"]
+        return MatchOutcome(
+            job, str(data["uid"]), tuple(int(rank) for rank in data["ranking"]),
+            tuple(float(score) for score in data["scores"]), str(data["reason"]),
+            None if offender is None else int(offender), str(data["detail"]), int(data["steps"]),
+            int(data["decisions"]), dict(data["timings"]), base64.b64decode(data["record"], validate=True),
+            int(data["record_size"]), datetime.fromisoformat(data["started_at"]),
+            datetime.fromisoformat(data["finished_at"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise ExecutorError(f"a worker sent a malformed outcome ({type(error).__name__}: {error})") from None
+
+
+def play_chunk(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The workers' task: play a chunk of jobs in order."""
+    return [outcome_to_json(play_job(job_from_json(data))) for data in jobs]
+
+
+def make_app(broker: str, queue: str = DEFAULT_QUEUE) -> Celery:
+    """The Celery application of both sides: JSON only, one chunk per worker process at a time, a
+    chunk acknowledged once played (a machine lost mid-chunk hands it to another worker). ImportError
+    without Celery (pip install 'arena[distributed]')."""
+    from celery import Celery
+
+    app = Celery("arena", broker=broker, backend=broker, set_as_current=False)
+    app.conf.update(
+        task_serializer="json", result_serializer="json", accept_content=["json"], result_accept_content=["json"],
+        task_default_queue=queue, task_acks_late=True, worker_prefetch_multiplier=1, result_expires=24 * 3600,
+        broker_connection_retry_on_startup=True, broker_connection_timeout=5, worker_hijack_root_logger=False,
+        redis_socket_connect_timeout=5,
+    )
+    app.task(name=TASK)(play_chunk)
+    return app
+
+
+class CeleryExecutor(Executor):
+    """Sends chunks of jobs to `arena worker` processes through the broker, yields outcomes in order.
+
+    `concurrency` is the number of worker processes expected to serve (it sets the chunks in flight:
+    two each); if nothing has answered after `stall_s` and no worker consumes the queue, the run
+    stops with an error that says how to start one.
+    """
+
+    def __init__(self, broker: str, concurrency: int | None = None, queue: str = DEFAULT_QUEUE,
+                 chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 10.0) -> None:
+        self.broker = broker
+        self.concurrency = max(1, concurrency or 8)
+        self.queue = queue
+        self.chunk_seconds = chunk_seconds
+        self.max_chunk = max_chunk
+        self.stall_s = stall_s
+        self.app = make_app(broker, queue)
+        self._average_s: float | None = None
+
+    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
+            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+        chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
+        in_flight: deque[tuple[AsyncResult, list[MatchJob]]] = deque()
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(in_flight) < 2 * self.concurrency and not should_stop():
+                    chunk = chunks.next()
+                    if not chunk:
+                        exhausted = True
+                        break
+                    in_flight.append((self._send(chunk), chunk))
+                if not in_flight:
+                    return
+                result, chunk = in_flight[0]
+                if not self._wait(result, should_abandon):
+                    return
+                in_flight.popleft()
+                for job, data in zip(chunk, self._answer(result), strict=True):
+                    outcome = outcome_from_json(job, data)
+                    chunks.seen(outcome)
+                    self._average_s = chunks.average_s
+                    yield outcome
+        finally:
+            for result, _ in in_flight:  # stopped early: nobody will read these
+                self._drop(result)
+
+    def _send(self, chunk: list[MatchJob]) -> AsyncResult:
+        try:
+            return self.app.send_task(TASK, args=[[job_to_json(job) for job in chunk]], queue=self.queue)
+        except Exception as error:  # kombu's connection errors vary by transport
+            raise ExecutorError(f"cannot reach the broker {self.broker}: {type(error).__name__}: {error}") from None
+
+    def _wait(self, result: AsyncResult, should_abandon: StopCheck) -> bool:
+        """Wait for `result`; False if the run is abandoned first."""
+        started = time.monotonic()
+        checked = False
+        while not result.ready():
+            if should_abandon():
+                return False
+            if not checked and time.monotonic() - started > self.stall_s:
+                checked = True
+                if not self.serving():
+                    raise ExecutorError(f"no Arena worker consumes queue {self.queue!r} on {self.broker}; start one "
+                                        f"with `arena worker --broker {self.broker} --queue {self.queue}`")
+            time.sleep(0.02)
+        return True
+
+    def _answer(self, result: AsyncResult) -> list[dict[str, Any]]:
+        try:
+            answer = result.get(timeout=60, propagate=True)
+        except Exception as error:  # the task's own exception, re-raised by Celery
+            raise ExecutorError(f"a match could not be played on a worker: {type(error).__name__}: {error}") \
+                from None
+        finally:
+            result.forget()
+        if not isinstance(answer, list):
+            raise ExecutorError(f"a worker sent {type(answer).__name__} instead of a list of outcomes")
+        return answer
+
+    def _drop(self, result: AsyncResult) -> None:
+        try:
+            result.revoke(terminate=True)
+            result.forget()
+        except Exception:  # the broker is gone too: the results expire by themselves
+            pass
+
+    def serving(self, timeout: float = 1.0) -> bool:
+        """Whether some worker consumes this executor's queue right now."""
+        try:  # on a connection of its own, closed here: a pooled one would keep a half-read reply queue
+            with self.app.connection_for_write() as connection:
+                queues = self.app.control.inspect(timeout=timeout, connection=connection).active_queues() or {}
+        except Exception:
+            return False
+        return any(entry.get("name") == self.queue for entries in queues.values() for entry in entries or [])
+
+    def close(self) -> None:
+        self.app.close()
+
+
+def run_worker(broker: str, queue: str = DEFAULT_QUEUE, concurrency: int | None = None,
+               loglevel: str = "WARNING") -> None:
+    """Serve `queue` until stopped: a Celery worker with `concurrency` processes (default: one per core)."""
+    import os
+
+    app = make_app(broker, queue)
+    app.worker_main(["worker", f"--concurrency={concurrency or os.cpu_count() or 1}", "--pool=prefork",
+                     f"--queues={queue}", f"--loglevel={loglevel}", "--without-gossip", "--without-mingle",
+                     f"--hostname=arena-{os.getpid()}@%h"])

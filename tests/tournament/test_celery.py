@@ -1,0 +1,178 @@
+"""Celery workers: jobs and outcomes cross as JSON, results match a local run exactly, failures are clear.
+
+The tests that need Redis (127.0.0.1:6379) start real `arena worker` processes; they skip where no
+Redis answers or Celery is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena.cli.main import main
+from arena.games.registry import load_game
+from arena.store import Store
+from arena.tournament import ExecutorError, InlineExecutor, MatchJob, SeatBot, TournamentRunner, create_tournament
+from arena.tournament import parse_bots
+from arena.tournament.celery_executor import (CeleryExecutor, job_from_json, job_to_json, outcome_from_json,
+                                              outcome_to_json)
+from arena.tournament.jobs import play_job
+from tests.tournament.conftest import rating_table, signature
+
+REDIS_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/9")
+GAME = "major-general/hold-the-centre"
+SEAT_A = SeatBot(1, "a", "1", "agent", "greedy")
+SEAT_B = SeatBot(2, "b", "1", "agent", "random")
+
+
+def _redis_reason() -> str | None:
+    try:
+        import celery  # noqa: F401
+        import redis
+    except ImportError:
+        return "Celery is not installed (pip install 'arena[distributed]')"
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
+    except Exception as error:
+        return f"no Redis at {REDIS_URL}: {error}"
+    return None
+
+
+needs_redis = pytest.mark.skipif(_redis_reason() is not None, reason=str(_redis_reason()))
+
+
+def _forget_queue(name: str) -> None:
+    """Remove a test queue and the broker's bookkeeping of it from Redis."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(match=f"*{name}*"))
+    if keys:
+        client.delete(*keys)
+
+
+def test_jobs_and_outcomes_cross_as_json_unchanged() -> None:
+    job = MatchJob(3, 1, 2, 1, GAME, {"scenario": "hold-the-centre"}, 2**62 + 5, (SEAT_A, SEAT_B))
+    assert job_from_json(json.loads(json.dumps(job_to_json(job)))) == job
+    played = replace(job, game="major-general", options={}, seed=11)
+    outcome = play_job(played)
+    assert outcome_from_json(played, json.loads(json.dumps(outcome_to_json(outcome)))) == outcome
+
+
+def test_a_malformed_outcome_is_an_executor_error() -> None:
+    job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (SEAT_A, SEAT_B))
+    good = outcome_to_json(play_job(job))
+    for broken in ({**good, "record": "not base64!"}, {**good, "ranking": None},
+                   {key: value for key, value in good.items() if key != "uid"}):
+        with pytest.raises(ExecutorError, match="malformed outcome"):
+            outcome_from_json(job, broken)
+
+
+@pytest.fixture(scope="module")
+def queue() -> Iterator[str]:
+    """A queue served by a real `arena worker` with two processes, for this module only."""
+    name = f"arena-test-{uuid.uuid4().hex[:8]}"
+    log = tempfile.TemporaryFile()
+    worker = subprocess.Popen(
+        [sys.executable, "-c", "from arena.cli.main import run; run()", "worker", "--broker", REDIS_URL,
+         "--queue", name, "-j", "2"], stdout=log, stderr=subprocess.STDOUT)
+    executor = CeleryExecutor(REDIS_URL, queue=name)
+    try:
+        deadline = time.monotonic() + 30
+        while not executor.serving(timeout=0.5):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise RuntimeError(f"the worker did not start: {log.read().decode()[-2000:]}")
+        yield name
+    finally:
+        executor.close()
+        worker.terminate()
+        try:
+            worker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+        _forget_queue(name)
+
+
+@needs_redis
+def test_a_tournament_on_workers_stores_what_a_local_run_stores(queue: str, tmp_path: Path) -> None:
+    results = []
+    for where in ("local", "celery"):
+        store = Store.open(f"sqlite:///{tmp_path / f'{where}.db'}")
+        tournament = create_tournament(store, game=load_game(GAME), bots=parse_bots("a=random,b=greedy,c=scripted"),
+                                       format="round-robin", rounds=2, seed=21)
+        executor = InlineExecutor() if where == "local" else CeleryExecutor(REDIS_URL, 2, queue)
+        with executor:
+            summary = TournamentRunner(store, tournament, executor).run()
+        assert summary.finished and summary.stored == 12
+        results.append((signature(store, tournament), rating_table(store, GAME)))
+        store.close()
+    assert results[0] == results[1]
+
+
+@needs_redis
+def test_a_match_a_worker_cannot_play_stops_the_run_with_its_reason(queue: str) -> None:
+    job = MatchJob(1, 0, 0, 0, "no-such-game", {}, 7, (SEAT_A, SEAT_B))
+    with CeleryExecutor(REDIS_URL, 2, queue) as executor:
+        with pytest.raises(ExecutorError, match="could not be played on a worker.*no-such-game"):
+            list(executor.run([job]))
+
+
+@needs_redis
+def test_no_worker_on_the_queue_is_reported_with_how_to_start_one() -> None:
+    job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (SEAT_A, SEAT_B))
+    nobody = f"arena-nobody-{uuid.uuid4().hex[:8]}"
+    try:
+        with CeleryExecutor(REDIS_URL, 1, nobody, stall_s=0.5) as executor:
+            with pytest.raises(ExecutorError, match="no Arena worker consumes queue .*arena worker --broker"):
+                list(executor.run([job]))
+    finally:
+        _forget_queue(nobody)  # and the message nobody took
+
+
+@needs_redis
+def test_the_cli_runs_a_tournament_on_workers(queue: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_BROKER", REDIS_URL)  # --broker's default
+    code = main(["tournament", "run", "major-general", "--bots", "a=random,b=random", "--rounds", "3", "-j", "2",
+                 "--queue", queue, "--seed", "5", "--db", f"sqlite:///{tmp_path / 'cli.db'}", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = json.loads(captured.out)["tournaments"][0]
+    assert report["finished"] and report["stored"] == report["expected"] == 6
+
+
+def test_worker_without_a_broker_is_a_one_line_error(capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_BROKER", raising=False)
+    assert main(["worker"]) == 2
+    assert "pass --broker redis://" in capsys.readouterr().err
+
+
+@needs_redis
+def test_local_workers_start_cleanly_after_talking_to_the_broker(queue: str) -> None:
+    """Forked local workers inherit the broker's connections; none may be left half-read (it hung them)."""
+    script = f"""
+from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
+from arena.tournament.celery_executor import CeleryExecutor
+seat = SeatBot(1, "a", "1", "agent", "random")
+job = MatchJob(1, 0, 0, 0, "major-general", {{}}, 7, (seat, seat))
+with CeleryExecutor({REDIS_URL!r}, 2, {queue!r}) as remote:
+    assert all(remote.serving(timeout=0.3) for _ in range(3))
+    assert len(list(remote.run([job, job]))) == 2
+with LocalPoolExecutor(2) as pool:
+    assert len(list(pool.run([job] * 6))) == 6
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
