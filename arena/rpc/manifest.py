@@ -46,6 +46,7 @@ class BotManifest:
     description: str = ""
     env: dict[str, str] = field(default_factory=dict)
     concurrency: int = 1  # matches one process plays at once, one stream each
+    owner: str = ""  # who answers for the bot (shown by `arena bot show`)
 
     def plays(self, game_name: str, family: str) -> bool:
         """True when the manifest lists the game, its family, or '*'."""
@@ -93,7 +94,10 @@ def load_manifest(path: str | Path) -> BotManifest:
     concurrency = data.get("concurrency", 1)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         problems.append(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
-    unknown = set(data) - {"name", "version", "command", "games", "description", "env", "concurrency"}
+    owner = data.get("owner", "")
+    if not isinstance(owner, str) or len(owner) > 200:
+        problems.append("owner must be text of at most 200 characters")
+    unknown = set(data) - {"name", "version", "command", "games", "description", "env", "concurrency", "owner"}
     if unknown:
         problems.append("unknown keys: " + ", ".join(sorted(unknown)))
     if problems:
@@ -101,7 +105,7 @@ def load_manifest(path: str | Path) -> BotManifest:
     assert isinstance(name, str) and isinstance(command, list) and isinstance(games, list)
     return BotManifest(name=name, version=str(version), command=tuple(command), games=tuple(games),
                        directory=source.parent.resolve(), description=str(data.get("description", "")),
-                       env=dict(env), concurrency=int(concurrency))
+                       env=dict(env), concurrency=int(concurrency), owner=str(owner))
 
 
 def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:

@@ -40,8 +40,8 @@ class BotSpec:
     def identity(self) -> BotIdentity:
         """Name, version and artifact hash for the store."""
         if self.kind == "program":
-            return BotIdentity(self.name, _program_version(Path(self.spec)), _directory_hash(Path(self.spec)),
-                               "program", self.spec)
+            version, owner = _program_version_and_owner(Path(self.spec))
+            return BotIdentity(self.name, version, _directory_hash(Path(self.spec)), "program", self.spec, owner)
         agent = make_agent(self.spec)
         cls = type(agent)
         agent.close()
@@ -127,13 +127,14 @@ def builtin_bots(game: Game | None = None) -> list[BotSpec]:
     return bots
 
 
-def _program_version(directory: Path) -> str:
+def _program_version_and_owner(directory: Path) -> tuple[str, str]:
     try:
         from arena.rpc.manifest import load_manifest
 
-        return str(load_manifest(directory).version)
+        manifest = load_manifest(directory)
+        return manifest.version, manifest.owner
     except Exception:  # noqa: BLE001 - an unreadable manifest fails later, when the referee loads it
-        return "1"
+        return "1", ""
 
 
 def _directory_hash(directory: Path) -> str:

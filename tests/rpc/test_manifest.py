@@ -39,6 +39,7 @@ def test_games_restrict_what_a_bot_plays(tmp_path: Path) -> None:
     ('name = "ok"\n', "command must be"),
     ('name = "ok"\ncommand = ["x"]\ngames = []\n', "games must"),
     ('name = "ok"\ncommand = ["x"]\ncolour = "red"\n', "unknown keys: colour"),
+    ('name = "ok"\ncommand = ["x"]\nowner = 7\n', "owner must be text"),
     ('name = "ok\ncommand', "not valid TOML"),
 ])
 def test_bad_manifests_say_what_is_wrong(tmp_path: Path, text: str, problem: str) -> None:
@@ -62,3 +63,16 @@ def test_concurrency_is_one_unless_set(tmp_path: Path) -> None:
 def test_concurrency_must_be_a_whole_number_from_1_to_64(tmp_path: Path, value: str) -> None:
     with pytest.raises(ManifestError, match="concurrency must be"):
         load_manifest(write(tmp_path / "bot", f'name = "bot"\ncommand = ["x"]\nconcurrency = {value}\n'))
+
+
+def test_the_owner_is_stored_with_the_bot(tmp_path: Path) -> None:
+    from arena.store import Store
+    from arena.tournament.bots import parse_bot
+
+    folder = write(tmp_path / "bots" / "mine", 'name = "mine"\ncommand = ["x"]\nowner = "ada@example.org"\n')
+    assert load_manifest(folder).owner == "ada@example.org"
+    assert load_manifest(write(tmp_path / "anon", 'name = "anon"\ncommand = ["x"]\n')).owner == ""
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
+    bot_id = store.bot_id(parse_bot(str(folder)).identity())
+    assert {bot["id"]: bot["owner"] for bot in store.bots()}[bot_id] == "ada@example.org"
+    store.close()
