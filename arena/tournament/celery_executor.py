@@ -127,7 +127,7 @@ class CeleryExecutor(Executor):
                 if not self._wait(result, should_abandon):
                     return
                 in_flight.popleft()
-                for job, data in zip(chunk, self._answer(result), strict=True):
+                for job, data in zip(chunk, self._answer(result, len(chunk))):
                     outcome = outcome_from_json(job, data)
                     chunks.seen(outcome)
                     self._average_s = chunks.average_s
@@ -157,7 +157,7 @@ class CeleryExecutor(Executor):
             time.sleep(0.02)
         return True
 
-    def _answer(self, result: AsyncResult) -> list[dict[str, Any]]:
+    def _answer(self, result: AsyncResult, expected: int) -> list[dict[str, Any]]:
         try:
             answer = result.get(timeout=60, propagate=True)
         except Exception as error:  # the task's own exception, re-raised by Celery
@@ -167,6 +167,8 @@ class CeleryExecutor(Executor):
             result.forget()
         if not isinstance(answer, list):
             raise ExecutorError(f"a worker sent {type(answer).__name__} instead of a list of outcomes")
+        if len(answer) != expected:
+            raise ExecutorError(f"a worker sent {len(answer)} outcome(s) for a chunk of {expected} match(es)")
         return answer
 
     def _drop(self, result: AsyncResult) -> None:
