@@ -5,7 +5,7 @@
 1. A round-robin of two random agents on Major General, `--matches` matches in all, run with
    concurrency 1 and then 2 (worker processes; the main process stores every match and its rating
    update in SQLite, overlapping with the play even at concurrency 1), and serially in one process
-   for reference: matches/s for each (best of --repeat alternating runs) and the scaling ratio
+   for reference: matches/s for each (best of --repeat alternating runs, default 5) and the scaling ratio
    c2 / c1 (target: at least 1.7 on 2 cores; other load on the machine spoils it, so the load
    average before the run is printed too).
 2. Rating `--results` stored two-seat results from scratch (`arena rerate`): seconds (target: <= 30 s
@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--matches", type=int, default=1000, help="matches per concurrency level (default 1000)")
     parser.add_argument("--results", type=int, default=100_000, help="stored results to rerate (default 100000)")
-    parser.add_argument("--repeat", type=int, default=2, help="runs per concurrency, alternating; best counts")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="runs per concurrency, alternating; the best counts (the host's noise spoils single runs)")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as temporary:
