@@ -84,6 +84,9 @@ def make_app(broker: str, queue: str = DEFAULT_QUEUE) -> Celery:
         task_default_queue=queue, task_acks_late=True, worker_prefetch_multiplier=1, result_expires=24 * 3600,
         broker_connection_retry_on_startup=True, broker_connection_timeout=5, worker_hijack_root_logger=False,
         redis_socket_connect_timeout=5,
+        # give up on an unreachable Redis after about 3 s, not Celery's 20 (a stopped run resumes)
+        result_backend_transport_options={"retry_policy": {"max_retries": 3, "interval_start": 0,
+                                                           "interval_step": 1, "interval_max": 1}},
     )
     app.task(name=TASK)(play_chunk)
     return app
@@ -106,6 +109,9 @@ class CeleryExecutor(Executor):
         self.max_chunk = max_chunk
         self.stall_s = stall_s
         self.app = make_app(broker, queue)
+        from kombu.utils.url import maybe_sanitize_url
+
+        self.shown_broker = maybe_sanitize_url(broker)  # for messages: no password
         self._average_s: float | None = None
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
@@ -140,22 +146,29 @@ class CeleryExecutor(Executor):
         try:
             return self.app.send_task(TASK, args=[[job_to_json(job) for job in chunk]], queue=self.queue)
         except Exception as error:  # kombu's connection errors vary by transport
-            raise ExecutorError(f"cannot reach the broker {self.broker}: {type(error).__name__}: {error}") from None
+            raise ExecutorError(f"cannot reach the broker {self.shown_broker}: {type(error).__name__}: {error}") \
+                from None
 
     def _wait(self, result: AsyncResult, should_abandon: StopCheck) -> bool:
         """Wait for `result`; False if the run is abandoned first."""
         started = time.monotonic()
         checked = False
-        while not result.ready():
+        while not self._ready(result):
             if should_abandon():
                 return False
             if not checked and time.monotonic() - started > self.stall_s:
                 checked = True
                 if not self.serving():
-                    raise ExecutorError(f"no Arena worker consumes queue {self.queue!r} on {self.broker}; start one "
-                                        f"with `arena worker --broker {self.broker} --queue {self.queue}`")
+                    raise ExecutorError(f"no Arena worker consumes queue {self.queue!r} on {self.shown_broker}; start "
+                                        f"one with `arena worker --broker {self.shown_broker} --queue {self.queue}`")
             time.sleep(0.02)
         return True
+
+    def _ready(self, result: AsyncResult) -> bool:
+        try:
+            return bool(result.ready())
+        except Exception as error:  # the backend went away (Redis restarted, network down)
+            raise ExecutorError(f"lost the broker {self.shown_broker}: {type(error).__name__}: {error}") from None
 
     def _answer(self, result: AsyncResult, expected: int) -> list[dict[str, Any]]:
         try:

@@ -6,6 +6,7 @@ Redis answers or Celery is not installed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -49,6 +50,8 @@ def _redis_reason() -> str | None:
 
 
 needs_redis = pytest.mark.skipif(_redis_reason() is not None, reason=str(_redis_reason()))
+needs_celery = pytest.mark.skipif(importlib.util.find_spec("celery") is None,
+                                  reason="Celery is not installed (pip install 'arena[distributed]')")
 
 
 def _forget_queue(name: str) -> None:
@@ -176,3 +179,12 @@ with LocalPoolExecutor(2) as pool:
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@needs_celery
+def test_an_unreachable_broker_is_a_clear_error_without_the_password() -> None:
+    job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (SEAT_A, SEAT_B))
+    with CeleryExecutor("redis://:secret@127.0.0.1:1/0", 1, "arena-unreachable") as executor:  # nothing on port 1
+        with pytest.raises(ExecutorError, match=r"cannot reach the broker redis://:\*\*@127.0.0.1:1/0") as raised:
+            list(executor.run([job]))
+    assert "secret" not in str(raised.value)
