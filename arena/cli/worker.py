@@ -7,11 +7,14 @@ from typing import Optional
 import typer
 
 from arena.cli.common import fail
-from arena.cli.runs import BROKER_OPTION, QUEUE_OPTION
+from arena.cli.runs import QUEUE_OPTION
+from arena.tournament.celery_executor import BROKER_ENV
 
 
 def worker(
-    broker: Optional[str] = BROKER_OPTION,
+    broker: Optional[str] = typer.Option(None, "--broker", envvar=BROKER_ENV,
+                                         help="The Redis broker to take matches from, e.g. redis://HOST:6379/0 "
+                                              "(default: $ARENA_BROKER)."),
     queue: str = QUEUE_OPTION,
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Worker processes (default: the number of cores)."),
