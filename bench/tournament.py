@@ -13,7 +13,9 @@
 With --json: one JSON object with matches_per_s_c1, matches_per_s_c2, scaling, rerate_100k_s (the
 rerating time scaled to 100,000 results) and the raw figures, including the CPU time per match of
 the main process and of the workers and the scaling those allow on two idle cores
-(2 x workers / (workers + main)), a figure other load on the machine does not spoil.
+(2 x workers / (workers + main)), a figure other load on the machine does not spoil, and the anchor
+measured in the same run: host_scaling, the same kind of matches played by 2 forked processes
+storing nothing against 1 (what the host's two cores give right now), and scaling_vs_host.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from arena.ratings.rerate import rerate
 from arena.store import Store
 from arena.store.models import Bot, Entry, Match, MatchSeat, Record, Tournament
 from arena.tournament import InlineExecutor, LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
+from arena.tournament.formats import derive_seed
+from arena.tournament.jobs import MatchJob, SeatBot, play_jobs
 
 GAME = "major-general"
 
@@ -63,6 +67,24 @@ def tournament_rate(folder: Path, matches: int, concurrency: int) -> float:
     assert summary.finished and summary.stored == 2 * max(1, matches // 2), summary
     store.close()
     return summary.played / elapsed
+
+
+def play_only_rate(matches: int, processes: int) -> float:
+    """Matches per second of the same kind of matches played by `processes` forked processes with
+    nothing stored: what the host itself allows, the anchor for the tournament's scaling."""
+    import multiprocessing
+
+    seats = (SeatBot(1, "r1", "1", "agent", "random"), SeatBot(2, "r2", "1", "agent", "random"))
+    jobs = [MatchJob(0, n, 0, 0, GAME, {}, derive_seed(2024, n), seats) for n in range(matches)]
+    play_jobs(jobs[:2])  # load the game before forking, as the pool's workers find it
+    context = multiprocessing.get_context("fork")
+    started = time.perf_counter()
+    workers = [context.Process(target=play_jobs, args=(jobs[share::processes],)) for share in range(processes)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return matches / (time.perf_counter() - started)
 
 
 def fill_results(store: Store, results: int, bots: int = 20, seed: int = 7) -> None:
@@ -124,10 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as temporary:
         folder = Path(temporary)
         rates: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        play_only: dict[int, list[float]] = {1: [], 2: []}
         for attempt in range(max(1, args.repeat)):
             for concurrency in (1, 2, 0):
                 rates[concurrency].append(tournament_rate(folder / f"{attempt}", args.matches, concurrency))
+            for processes in (1, 2):
+                play_only[processes].append(play_only_rate(args.matches, processes))
         c1, c2 = max(rates[1]), max(rates[2])
+        host_scaling = max(play_only[2]) / max(play_only[1])
         rerate_s = rerate_seconds(folder, args.results)
     scaling = c2 / c1
     rerate_100k = rerate_s * 100_000 / args.results
@@ -139,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         "scaling_cpu_bound": round(2 * CPU_MS[2][1] / (CPU_MS[2][1] + CPU_MS[2][0]), 3),
         "matches_per_s_serial": round(max(rates[0]), 1), "scaling_vs_serial": round(c2 / max(rates[0]), 3),
         "runs_c1": [round(r, 1) for r in rates[1]], "runs_c2": [round(r, 1) for r in rates[2]],
+        "play_only_per_s_p1": round(max(play_only[1]), 1), "play_only_per_s_p2": round(max(play_only[2]), 1),
+        "host_scaling": round(host_scaling, 3), "scaling_vs_host": round(scaling / host_scaling, 3),
         "load_avg_1m_before": round(load_before, 2), "cores": os.cpu_count(), "command": "python " + " ".join(["bench/tournament.py", *sys.argv[1:]]),
     }
     if args.json:
@@ -149,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  concurrency 1: {c1:8.1f} matches/s  (best of {figures['runs_c1']})")
     print(f"  concurrency 2: {c2:8.1f} matches/s  (best of {figures['runs_c2']})")
     print(f"  scaling c2/c1: {scaling:8.3f}  (target >= 1.7 on 2 cores)")
+    print(f"  the host's own scaling, the same matches played by 1 and 2 processes storing nothing: "
+          f"{host_scaling:.3f} ({figures['play_only_per_s_p1']:.1f} -> {figures['play_only_per_s_p2']:.1f} "
+          f"matches/s); the tournament reaches {figures['scaling_vs_host']:.3f} of it")
     print(f"  serial, in-process: {figures['matches_per_s_serial']:.1f} matches/s; concurrency 2 is "
           f"{figures['scaling_vs_serial']:.3f} times that")
     print(f"  CPU per match: {figures['cpu_ms_per_match_main']:.3f} ms storing (main process), "
