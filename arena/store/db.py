@@ -37,9 +37,10 @@ _TUPLES: dict[tuple[Any, ...], str] = {}
 
 
 def encode_json(value: Any) -> str:
-    """JSON text for a JSON column. Short tuples (rankings, scores) repeat endlessly, so their text is
-    remembered; everything else is encoded as json.dumps would."""
-    if type(value) is tuple and len(value) <= 8:
+    """JSON text for a JSON column, exactly as json.dumps would write it. Short tuples of ints
+    (rankings) repeat endlessly, so their text is remembered; only ints, because equal tuples of other
+    values can be written differently ((1, 0) == (1.0, -0.0) == (True, False))."""
+    if type(value) is tuple and len(value) <= 8 and all(type(item) is int for item in value):
         text = _TUPLES.get(value)
         if text is None:
             if len(_TUPLES) >= 4096:

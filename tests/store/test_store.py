@@ -135,6 +135,16 @@ def test_json_columns_encode_exactly_as_json_dumps(value: object) -> None:
     assert encode_json(value) == json.dumps(value) and encode_json(value) == json.dumps(value)  # cached or not
 
 
+def test_json_columns_tell_equal_tuples_of_other_types_apart() -> None:
+    """(1, 0) == (1.0, -0.0) == (True, False) in Python, but each has its own JSON text."""
+    import json
+
+    from arena.store.db import encode_json
+
+    for value in [(1, 0), (1.0, -0.0), (True, False), (1.0, 0.0), ((1, 0),), ((1.0, 0.0),)] * 2:
+        assert encode_json(value) == json.dumps(value)
+
+
 def test_repeated_values_in_a_batch_are_stored_for_every_row(store: Store) -> None:
     """The bulk insert converts a value repeated from the row before once: every row still gets it."""
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots("a=random,b=random"),
