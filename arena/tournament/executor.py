@@ -263,7 +263,3 @@ def _serve(conn: Any, parent: int) -> None:
             answer = ("error", f"{type(error).__name__}: {error}")
         conn.send(answer)
 
-
-def make_executor(concurrency: int | None) -> Executor:
-    """The local executor for a concurrency (1 plays in worker processes too, for like-for-like timing)."""
-    return LocalPoolExecutor(concurrency)
