@@ -10,8 +10,8 @@ import typer
 
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import print_leaderboard, pool_json
-from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, RunDisplay, StopRequest, executor_for,
-                            open_store, parse_duration)
+from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, RunDisplay,
+                            StopRequest, executor_for, open_store, parse_duration)
 from arena.cli.tournament import grace, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.tournament.bots import builtin_bots
@@ -34,6 +34,7 @@ def run(
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of a new ladder (default: random)."),
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -63,7 +64,7 @@ def run(
     budget = parse_duration(duration) if duration else None
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
-    executor = executor_for(store, ladder_id, concurrency, broker, queue)
+    executor = executor_for(store, ladder_id, concurrency, broker, queue, sandbox)
     stop = StopRequest()
     try:
         with stop.installed(), RunDisplay(f"ladder {pool}", quiet=json_output, seconds=budget) as display:

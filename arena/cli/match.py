@@ -16,7 +16,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.serve import check_bot_dirs, clock_options, fault_policy_option
+from arena.cli.serve import (ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_OPTION, TLS_CA_OPTION, check_bot_dirs,
+                             check_sandbox_here, client_admin_token, clock_options, fault_policy_option,
+                             sandbox_settings)
 from arena.referee.record import MatchRecord
 
 
@@ -59,7 +61,12 @@ def match(
     fault_policy: str = typer.Option("forfeit", "--fault-policy", help="forfeit | void | e.g. forfeit,timeout=void"),
     parallel: int = typer.Option(1, "--parallel", min=1, max=64, help="Matches played at once."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default $ARENA_RESULTS or ./results)."),
-    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="ARENA_ADMIN_TOKEN"),
+    admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="ARENA_ADMIN_TOKEN",
+                                              help="The referee's admin token (with --server)."),
+    admin_token_file: Optional[Path] = ADMIN_TOKEN_FILE_OPTION,
+    tls_ca: Optional[str] = TLS_CA_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
+    bot_env: Optional[list[str]] = BOT_ENV_OPTION,
     json_output: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Play bot programs against each other through the referee and summarise the results."""
@@ -74,11 +81,13 @@ def match(
     first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     settings = {"options": options, "clock": clock, "fault_policy": str(policy)}
     if server:
-        runner: Runner = RemoteRunner(server, admin_token, directory)
+        runner: Runner = RemoteRunner(server, client_admin_token(admin_token, admin_token_file), directory, tls_ca)
         names = list(bots)
     else:
         names, extra_dirs = _local_bot_names(bots)
-        runner = EmbeddedRunner(list(bot_dirs or [Path("bots")]) + extra_dirs, directory)
+        settings_sandbox = sandbox_settings(sandbox, bot_env=bot_env)
+        check_sandbox_here(settings_sandbox)
+        runner = EmbeddedRunner(list(bot_dirs or [Path("bots")]) + extra_dirs, directory, settings_sandbox)
     pairings = schedule(names, games, first_seed)
     started = time.perf_counter()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -116,11 +125,13 @@ class Runner:
 
 
 class EmbeddedRunner(Runner):
-    """A referee server started here, on a free loopback port; bots from manifests."""
+    """A referee server started here, with no network port (bots reach it on its socket); bots from
+    manifests, in their sandboxes."""
 
-    def __init__(self, bot_dirs: list[Path], results: Path) -> None:
+    def __init__(self, bot_dirs: list[Path], results: Path, sandbox: Any) -> None:
         self.bot_dirs = bot_dirs
         self.results = results
+        self.sandbox = sandbox
         self.server: Any = None
 
     async def __aenter__(self) -> EmbeddedRunner:
@@ -128,7 +139,8 @@ class EmbeddedRunner(Runner):
         from arena.rpc.server import RefereeServer, ServerConfig
 
         try:
-            self.server = RefereeServer(ServerConfig(port=0, bot_dirs=tuple(self.bot_dirs), results_dir=self.results))
+            self.server = RefereeServer(ServerConfig(port=None, bot_dirs=tuple(self.bot_dirs), results_dir=self.results,
+                                                     sandbox=self.sandbox))
         except (ManifestError, ValueError) as error:
             raise RunnerError(str(error)) from None
         await self.server.start()
@@ -151,10 +163,10 @@ class EmbeddedRunner(Runner):
 class RemoteRunner(Runner):
     """A running `arena serve`, driven through its admin service; records also saved here."""
 
-    def __init__(self, address: str, token: Optional[str], results: Path) -> None:
+    def __init__(self, address: str, token: Optional[str], results: Path, tls_ca: Optional[str] = None) -> None:
         from arena.rpc.client import AdminClient
 
-        self.client = AdminClient(address, token)
+        self.client = AdminClient(address, token, tls_ca)
         self.results = results
 
     async def __aenter__(self) -> RemoteRunner:

@@ -19,11 +19,14 @@ from rich.text import Text
 from sqlalchemy.exc import OperationalError
 
 from arena.cli.common import console, err_console, fail, results_dir
+from arena.cli.serve import SANDBOX_OPTION, check_sandbox_here, sandbox_settings
 from arena.store import Store, StoreError, resolve_url
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE, CeleryExecutor
 from arena.tournament.executor import Executor, LocalPoolExecutor
 from arena.tournament.referee_executor import RefereeExecutor
 from arena.tournament.runner import RunProgress, entrant_kinds
+
+__all__ = ["SANDBOX_OPTION"]  # shared by the commands that run bot programs
 
 DB_OPTION = typer.Option(None, "--db", help="Database URL (default: $ARENA_DB or sqlite:///results/arena.db), "
                                             "e.g. postgresql+psycopg://postgres@127.0.0.1/arena.")
@@ -78,18 +81,20 @@ def agent_executor(concurrency: int | None, broker: str | None, queue: str = DEF
     return pool
 
 
-def program_executor(concurrency: int | None, broker: str | None) -> Executor:
-    """Where bot programs play: through a referee embedded in this process."""
+def program_executor(concurrency: int | None, broker: str | None, sandbox: str | None = None) -> Executor:
+    """Where bot programs play: through a referee embedded in this process, in their sandboxes."""
     if broker:
         fail("bot programs play through this machine's referee; --broker serves built-in agents only", code=2)
-    return RefereeExecutor(concurrency)
+    settings = sandbox_settings(sandbox)
+    check_sandbox_here(settings)
+    return RefereeExecutor(concurrency, sandbox=settings)
 
 
 def executor_for(store: Store, tournament_id: int, concurrency: int | None, broker: str | None = None,
-                 queue: str = DEFAULT_QUEUE) -> Executor:
+                 queue: str = DEFAULT_QUEUE, sandbox: str | None = None) -> Executor:
     """The executor for a tournament's entrants (see agent_executor and program_executor)."""
     if "program" in entrant_kinds(store, tournament_id):
-        return program_executor(concurrency, broker)
+        return program_executor(concurrency, broker, sandbox)
     return agent_executor(concurrency, broker, queue)
 
 

@@ -4,14 +4,100 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import tomllib
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from arena.cli.common import console, fail, results_dir
+from arena.cli.common import console, err_console, fail, results_dir
 
 DEFAULT_PORT = 50051
+ADMIN_TOKEN_FILE = "admin-token"  # under the results folder: where `arena serve` writes a token it made
+
+SANDBOX_OPTION = typer.Option(None, "--sandbox", envvar="ARENA_SANDBOX",
+                              help="How bot programs run: bwrap (the default: a bubblewrap sandbox, no network, "
+                                   "their own folder only) or none (bots you trust, as plain processes).")
+BOT_ENV_OPTION = typer.Option(None, "--bot-env", help="NAME=VALUE given to every bot program's environment "
+                                                     "(repeatable); bots see nothing else of this one.")
+TLS_CA_OPTION = typer.Option(None, "--tls-ca", envvar="ARENA_TLS_CA",
+                             help="PEM file of the CA that signed the referee's certificate (a TLS referee).")
+ADMIN_TOKEN_FILE_OPTION = typer.Option(None, "--admin-token-file",
+                                       help=f"File holding the admin token (default: results/{ADMIN_TOKEN_FILE} "
+                                            "when it exists, as `arena serve` writes it).")
+
+
+def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None, bot_env: Optional[list[str]] = None,
+                     caps: Optional[list[str]] = None, config: Optional[dict[str, Any]] = None):  # type: ignore[no-untyped-def]
+    """SandboxSettings from the command line over the operator's config file, or a one-line error."""
+    from arena.sandbox import DEFAULT_CAPS, SandboxSettings
+    from arena.sandbox.limits import parse_limit_settings
+
+    section = dict((config or {}).get("sandbox", {}))
+    env = {str(k): str(v) for k, v in section.get("env", {}).items()}
+    for entry in bot_env or []:
+        key, sep, value = entry.partition("=")
+        if not sep or not key:
+            fail(f"bad --bot-env {entry!r}: expected NAME=VALUE", code=2)
+        env[key] = value
+    cap_entries = [f"{k}={v}" for k, v in section.get("limit_caps", {}).items()] + list(caps or [])
+    try:
+        settings = SandboxSettings(
+            mode=mode or section.get("mode", "bwrap"),
+            read_only_paths=tuple(Path(p) for p in [*section.get("read_only_paths", []), *(read_only or [])]),
+            caps=parse_limit_settings(cap_entries, DEFAULT_CAPS), env=env,
+            cgroup_root=Path(section["cgroup_root"]) if section.get("cgroup_root") else None)
+    except (ValueError, TypeError) as error:
+        fail(str(error), code=2)
+    for path in settings.read_only_paths:
+        if not path.exists():
+            fail(f"no such path {path} (--sandbox-ro names folders every sandbox may read)", code=2)
+    if settings.mode == "none":
+        err_console.print("warning: bot programs run WITHOUT a sandbox (--sandbox none): only for bots you trust",
+                          soft_wrap=True)
+    return settings
+
+
+def check_sandbox_here(settings) -> None:  # type: ignore[no-untyped-def]
+    """Fail with one line when bot programs cannot be launched in this sandbox here."""
+    from arena.sandbox import SandboxUnavailable, check_sandbox
+
+    try:
+        check_sandbox(settings.mode)
+    except SandboxUnavailable as error:
+        fail(str(error), code=2)
+
+
+def client_admin_token(token: Optional[str], token_file: Optional[Path]) -> Optional[str]:
+    """The admin token for a client: given, else read from the file (default results/admin-token)."""
+    if token:
+        return token
+    path = token_file or results_dir() / ADMIN_TOKEN_FILE
+    try:
+        return path.read_text().strip() or None
+    except FileNotFoundError:
+        if token_file is not None:
+            fail(f"no admin token file {token_file}", code=2)
+        return None
+    except OSError as error:
+        fail(f"cannot read the admin token file {path}: {error.strerror}", code=2)
+
+
+def read_operator_config(path: Optional[Path]) -> dict[str, Any]:
+    """The referee operator's TOML file (`arena serve --config`), or a one-line error."""
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as error:
+        fail(f"cannot read {path}: {error.strerror}", code=2)
+    except tomllib.TOMLDecodeError as error:
+        fail(f"{path}: not valid TOML ({error})", code=2)
+    known = {"sandbox", "admin", "tls", "idle_timeout_s"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        fail(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})", code=2)
+    return data
 
 
 def clock_options(move_time_ms: int, bank_ms: int, grace_ms: int):  # type: ignore[no-untyped-def]
@@ -35,7 +121,8 @@ def fault_policy_option(text: str):  # type: ignore[no-untyped-def]
 
 
 def serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0 for every interface)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0 for every interface: "
+                             "use TLS then)."),
     port: int = typer.Option(DEFAULT_PORT, "--port", min=0, max=65535, help="Port (0 = any free port)."),
     bots: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of bots/<name>/bot.toml (repeatable; "
                                               "default ./bots)."),
@@ -53,25 +140,68 @@ def serve(
     seed_salt: Optional[str] = typer.Option(None, "--seed-salt", envvar="ARENA_SEED_SALT",
                                             help="Secret that keys bots' seeds (set it for untrusted bots)."),
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="ARENA_ADMIN_TOKEN",
-                                              help="Require this bearer token on admin calls."),
+                                              help="The bearer token admin calls need (default: one is made and "
+                                                   f"written to results/{ADMIN_TOKEN_FILE}, 0600)."),
+    admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
+                                                    help="Where to write the token made at start."),
+    watch_delay: Optional[float] = typer.Option(None, "--watch-delay", min=0.0,
+                                                help="Admins' full view of a running match lags this many seconds "
+                                                     "(default: hidden information only after the match)."),
+    sandbox: Optional[str] = SANDBOX_OPTION,
+    sandbox_ro: Optional[list[Path]] = typer.Option(None, "--sandbox-ro", help="Folder every sandbox may read "
+                                                    "(a runtime such as /opt/jdk; repeatable)."),
+    bot_env: Optional[list[str]] = BOT_ENV_OPTION,
+    limit_cap: Optional[list[str]] = typer.Option(None, "--limit-cap", help="The most a bot.toml may ask for, "
+                                                  "e.g. memory_mb=4096 (repeatable; names: memory_mb, processes, "
+                                                  "open_files, cpu_seconds, scratch_mb)."),
+    idle_timeout: Optional[float] = typer.Option(None, "--idle-timeout", min=0.0,
+                                                 help="Stop a warm bot process idle this many seconds (default "
+                                                      "600; 0 = never)."),
+    tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate chain: serve over TLS."),
+    tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="The operator's TOML file (tables sandbox, admin and "
+                                               "tls, and idle_timeout_s); flags win over it."),
 ) -> None:
     """Run the referee server: bots connect over gRPC, matches start through the admin service."""
     from arena.rpc.manifest import ManifestError
     from arena.rpc.server import RefereeServer, ServerConfig
+    from arena.sandbox import SandboxUnavailable
 
+    config = read_operator_config(config_file)
     tokens, printed = _remote_tokens(remote or [])
     check_bot_dirs(bots)
-    config = ServerConfig(
+    settings = sandbox_settings(sandbox, sandbox_ro, bot_env, limit_cap, config)
+    check_sandbox_here(settings)
+    results = out or results_dir()
+    tls = config.get("tls", {})
+    admin = config.get("admin", {})
+    cert = tls_cert or (Path(tls["cert"]) if tls.get("cert") else None)
+    key = tls_key or (Path(tls["key"]) if tls.get("key") else None)
+    if (cert is None) != (key is None):
+        fail("TLS needs both --tls-cert and --tls-key", code=2)
+    if cert is None and host not in ("127.0.0.1", "localhost", "::1"):
+        err_console.print(f"warning: serving on {host} without TLS: tokens and matches cross the network in the "
+                          "clear (give --tls-cert and --tls-key)", soft_wrap=True)
+    token_file = admin_token_file or (Path(admin["token_file"]) if admin.get("token_file") else None)
+    server_config = ServerConfig(
         host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), remote_tokens=tokens,
-        results_dir=out or results_dir(), clock=clock_options(move_time_ms, bank_ms, grace_ms),
+        results_dir=results, clock=clock_options(move_time_ms, bank_ms, grace_ms),
         fault_policy=fault_policy_option(fault_policy), max_matches=max_matches, seed_salt=seed_salt,
-        admin_token=admin_token)
+        admin_token=admin_token or admin.get("token") or None,
+        admin_token_file=token_file or results / ADMIN_TOKEN_FILE,
+        watch_delay_s=watch_delay if watch_delay is not None else admin.get("watch_delay_s"),
+        sandbox=settings, idle_timeout_s=idle_timeout if idle_timeout is not None else
+        float(config.get("idle_timeout_s", 600.0)), tls_cert=cert, tls_key=key)
     try:
-        server = RefereeServer(config)
+        server = RefereeServer(server_config)
     except (ManifestError, ValueError) as error:
         fail(str(error), code=2)
     try:
         asyncio.run(_serve(server, printed, drain))
+    except SandboxUnavailable as error:
+        fail(str(error), code=2)
+    except ValueError as error:  # unreadable TLS files
+        fail(str(error), code=2)
     except OSError as error:
         fail(f"cannot serve on {host}:{port}: {error}")
 
@@ -80,10 +210,12 @@ async def _serve(server, printed: list[str], drain: float) -> None:  # type: ign
     from arena.rpc.server import listening_line
 
     address = await server.start()
-    console.print(listening_line(address), soft_wrap=True)
+    console.print(listening_line(address, server.is_tls), soft_wrap=True)
     rows = server.pool.status()
     local = [row["name"] for row in rows if row["kind"] == "local"]
-    console.print(f"local bots: {', '.join(local) or 'none'}", soft_wrap=True)
+    console.print(f"local bots: {', '.join(local) or 'none'} ({server.pool.launcher.describe()})", soft_wrap=True)
+    if server.admin_token_path is not None:
+        console.print(f"admin token: in {server.admin_token_path} (readable by this user only)", soft_wrap=True)
     for line in printed:
         console.print(line, soft_wrap=True)
     console.print(f"records: {server.config.results_dir}/records/   stop with Ctrl-C", soft_wrap=True)
@@ -141,21 +273,28 @@ def _remote_tokens(entries: list[str]) -> tuple[dict[str, str], list[str]]:
 def watch(
     match_id: str = typer.Argument(..., metavar="MATCH_ID", help="A match id (see `arena match --server`)."),
     server: str = typer.Option(f"127.0.0.1:{DEFAULT_PORT}", "--server", help="The referee's host:port."),
+    full: bool = typer.Option(False, "--full", help="The admin's full view (cards drawn, the seed), delayed while "
+                              "the match runs; needs the admin token."),
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="ARENA_ADMIN_TOKEN"),
+    admin_token_file: Optional[Path] = ADMIN_TOKEN_FILE_OPTION,
+    tls_ca: Optional[str] = TLS_CA_OPTION,
 ) -> None:
-    """Follow a match on a running referee, decision by decision, until it ends."""
+    """Follow a match on a running referee, decision by decision, until it ends (the public view by default)."""
     from arena.rpc.client import AdminClient, AdminError
 
+    token = client_admin_token(admin_token, admin_token_file) if full else None
+
     async def follow() -> None:
-        async with AdminClient(server, admin_token) as admin:
+        async with AdminClient(server, token, tls_ca) as admin:
             seat_names: list[str] = []
-            async for event in admin.watch(match_id):
+            async for event in admin.watch(match_id, full=full):
                 kind = event.WhichOneof("kind")
                 if kind == "header":
                     seat_names = list(event.header.seat_names)
                     players = ", ".join(f"{p.name} ({seat_names[p.seat] if p.seat < len(seat_names) else p.seat})"
                                         for p in event.header.players)
-                    console.print(f"[bold]{event.header.game}[/bold] seed {event.header.seed}: {players}")
+                    view = "full view" if full else "public view"
+                    console.print(f"[bold]{event.header.game}[/bold] ({view}): {players}", markup=True)
                 elif kind == "step":
                     step = event.step
                     if step.seat < 0:
@@ -163,10 +302,12 @@ def watch(
                     else:
                         console.print(f"  {step.n:4d} {step.label}  [dim]({step.think_ms:.1f} ms)[/dim]")
                 else:
-                    result = event.finished.result
+                    finished = event.finished
+                    result = finished.result
+                    extra = f"  seed {finished.seed}" if finished.HasField("seed") else ""
+                    extra += f"  record: {finished.record_path}" if finished.record_path else ""
                     console.print(f"[bold]result[/bold]: ranking {list(result.ranking)} ({result.reason}"
-                                  f"{': ' + result.detail if result.detail else ''})  record: "
-                                  f"{event.finished.record_path}", soft_wrap=True)
+                                  f"{': ' + result.detail if result.detail else ''}){extra}", soft_wrap=True)
 
     try:
         asyncio.run(follow())

@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, RunDisplay, StopRequest, executor_for,
-                            open_store)
+from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, RunDisplay,
+                            StopRequest, executor_for, open_store)
 from arena.cli.tournament import resolve_bots
 from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
@@ -41,6 +41,7 @@ def sprt(
     name: Optional[str] = typer.Option(None, "--name", help="Name the test; the same name again resumes it."),
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -85,7 +86,7 @@ def sprt(
 
     seen: set[str] = set()
     stop = StopRequest()
-    executor = executor_for(store, tournament_id, concurrency, broker, queue)
+    executor = executor_for(store, tournament_id, concurrency, broker, queue, sandbox)
     try:
         with stop.installed(), RunDisplay(f"sprt {bots[0].name} vs {bots[1].name}", quiet=json_output) as display:
             if not decided():

@@ -12,8 +12,9 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.runs import (BROKER_OPTION, DB_OPTION, DEFAULT_QUEUE, JSON_OPTION, QUEUE_OPTION, RunDisplay, StopRequest,
-                            agent_executor, ago, open_store, parse_duration, program_executor)
+from arena.cli.runs import (BROKER_OPTION, DB_OPTION, DEFAULT_QUEUE, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION,
+                            RunDisplay, StopRequest, agent_executor, ago, open_store, parse_duration,
+                            program_executor)
 from arena.games.base import Game
 from arena.games.registry import game_modes
 from arena.ratings.leaderboard import leaderboard
@@ -85,6 +86,7 @@ def run(
     standings: bool = typer.Option(True, "--standings/--no-standings", help="Print each tournament's table."),
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -118,7 +120,7 @@ def run(
                 settings={"bots": [bot.name for bot in entrants]}))
         except FormatError as error:
             fail(f"{game.name}: {error}", code=2)
-    summaries = _run_all(store, ids, concurrency, budget, json_output, broker, queue)
+    summaries = _run_all(store, ids, concurrency, budget, json_output, broker, queue, sandbox)
     _report(store, summaries, json_output, standings)
 
 
@@ -140,7 +142,7 @@ def _check_same(existing: dict[str, Any], game: Game, entrants: list[BotSpec], f
 
 
 def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: float | None, quiet: bool,
-             broker: str | None = None, queue: str = DEFAULT_QUEUE) -> list[RunSummary]:
+             broker: str | None = None, queue: str = DEFAULT_QUEUE, sandbox: str | None = None) -> list[RunSummary]:
     agents: Executor | None = None
     programs: Executor | None = None
     summaries: list[RunSummary] = []
@@ -156,7 +158,7 @@ def _run_all(store: Store, ids: list[int], concurrency: int | None, budget: floa
                     deadline = time.monotonic() + share
                     hard_deadline = deadline + grace(share)
                 if "program" in entrant_kinds(store, tournament_id):  # bot programs play through the referee
-                    executor = programs = programs or program_executor(concurrency, broker)
+                    executor = programs = programs or program_executor(concurrency, broker, sandbox)
                 else:
                     executor = agents = agents or agent_executor(concurrency, broker, queue)
                 executor.start()  # a local pool forks (again, after abandoning) before the progress display starts
@@ -248,6 +250,7 @@ def resume(
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long."),
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -259,7 +262,7 @@ def resume(
     if found["format"] == "ladder":
         fail(f"{tournament!r} is a ladder: continue it with `arena ladder run {found['game']}`", code=2)
     summaries = _run_all(store, [found["id"]], concurrency, parse_duration(duration) if duration else None,
-                         json_output, broker, queue)
+                         json_output, broker, queue, sandbox)
     _report(store, summaries, json_output)
 
 

@@ -195,6 +195,17 @@ class State(ABC):
     def action_to_string(self, action: int) -> str:
         """A label for `action` in this state (a chance outcome at a chance node)."""
 
+    def spectator_label(self, action: int) -> str | None:
+        """What someone in no seat may read of `action` taken here when the step hides something from
+        them (a card drawn into a hand), else None: the step is public and `action_to_string` may be shown.
+
+        The default hides every chance outcome of a game with hidden information; games say which
+        of theirs are public (dice, who starts) by overriding this.
+        """
+        if self.game.info.has_hidden_information and self.current_player() == CHANCE:
+            return "a hidden chance outcome"
+        return None
+
     def board_text(self) -> str:
         """A plain-text picture of the position for terminals and logs."""
         return repr(self)

@@ -99,7 +99,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
             player = state.current_player()
             if player == CHANCE:
                 outcome = state.sample_chance(chance_rng)
-                step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome))
+                step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome),
+                            spectator_label=state.spectator_label(outcome))
                 state.apply_action(outcome)
             else:
                 port = seats[player]
@@ -130,12 +131,14 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 action = answer.action
                 try:
                     label = state.action_to_string(action)
+                    hidden = state.spectator_label(action)
                     state.apply_action(action)
                 except (IllegalActionError, TypeError) as error:
                     raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
                 think = min(max(answer.think_s, 0.0), elapsed)
                 step = Step(len(steps), player, action, label, {"think_ms": round(think * 1000.0, 3),
-                                                                "transport_ms": round((elapsed - think) * 1000.0, 3)})
+                                                                "transport_ms": round((elapsed - think) * 1000.0, 3)},
+                            hidden)
                 for other in seats:
                     if other.failure is not None:
                         raise other.failure

@@ -41,6 +41,9 @@ class Termination(str, Enum):
     CRASH = "crash"
     PROTOCOL_ERROR = "protocol_error"
     AGENT_ERROR = "agent_error"
+    MEMORY_LIMIT = "memory_limit"  # the kernel stopped a bot program at its memory limit
+    PROCESS_LIMIT = "process_limit"  # ... at its limit of processes
+    CPU_LIMIT = "cpu_limit"  # ... at its CPU time limit
     VOID = "void"
     MAX_LENGTH = "max_length"
 
@@ -71,6 +74,9 @@ class Step:
     action: int
     label: str
     timing: dict[str, float] = field(default_factory=dict)  # think_ms, transport_ms, ...
+    #: What a spectator may read instead of `label` when the step hides something (State.spectator_label);
+    #: None for a public step. Kept while the match is live; records do not store it.
+    spectator_label: str | None = field(default=None, compare=False)
 
     @property
     def is_chance(self) -> bool:

@@ -31,6 +31,11 @@ class BackgroundReferee:
         """host:port the server listens on."""
         return self.server.address
 
+    @property
+    def admin_token(self) -> str:
+        """The token admin calls need (given in the config, or made at start)."""
+        return self.server.admin_token
+
     def start(self) -> str:
         """Start the loop thread and the server; returns the address."""
         ready: concurrent.futures.Future[asyncio.AbstractEventLoop] = concurrent.futures.Future()

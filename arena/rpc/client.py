@@ -8,8 +8,10 @@ import grpc
 
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
+from arena.rpc.admin import admin_metadata, describe_call_error
 from arena.rpc.convert import clock_to_message, options_to_map
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+from arena.rpc.sdk import open_channel
 
 
 class AdminError(RuntimeError):
@@ -19,14 +21,18 @@ class AdminError(RuntimeError):
 class AdminClient:
     """Async client for arena.v1.RefereeAdmin; use `async with AdminClient(address) as admin:`."""
 
-    def __init__(self, address: str, token: Optional[str] = None) -> None:
+    def __init__(self, address: str, token: Optional[str] = None, tls_ca: Optional[str] = None) -> None:
         self.address = address
-        self._metadata = (("authorization", f"Bearer {token}"),) if token else None
+        self.tls_ca = tls_ca
+        self._metadata = admin_metadata(token)
         self._channel: Optional[grpc.aio.Channel] = None
         self._stub: Optional[admin_pb2_grpc.RefereeAdminStub] = None
 
     async def __aenter__(self) -> AdminClient:
-        self._channel = grpc.aio.insecure_channel(self.address)
+        try:
+            self._channel = open_channel(self.address, self.tls_ca)
+        except ConnectionError as error:
+            raise AdminError(str(error)) from None
         self._stub = admin_pb2_grpc.RefereeAdminStub(self._channel)
         return self
 
@@ -53,14 +59,15 @@ class AdminClient:
         reply = await self._call(self.stub.StartMatch, request)
         return str(reply.match_id)
 
-    async def watch(self, match_id: str) -> AsyncIterator[admin_pb2.MatchEvent]:
-        """The match's events: header, steps, then the result."""
+    async def watch(self, match_id: str, full: bool = False) -> AsyncIterator[admin_pb2.MatchEvent]:
+        """The match's events: header, steps, then the result; the public view, or with `full` the
+        admin's (hidden steps, seed; delayed while the match runs)."""
+        method = self.stub.WatchMatchFull if full else self.stub.WatchMatch
         try:
-            async for event in self.stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id=match_id),
-                                                    metadata=self._metadata):
+            async for event in method(admin_pb2.WatchMatchRequest(match_id=match_id), metadata=self._metadata):
                 yield event
         except grpc.aio.AioRpcError as error:
-            raise AdminError(_describe(error, self.address)) from None
+            raise AdminError(describe_call_error(error, self.address)) from None
 
     async def record(self, match_id: str) -> MatchRecord:
         """The record of a finished match."""
@@ -78,10 +85,4 @@ class AdminClient:
         try:
             return await method(request, metadata=self._metadata)
         except grpc.aio.AioRpcError as error:
-            raise AdminError(_describe(error, self.address)) from None
-
-
-def _describe(error: grpc.aio.AioRpcError, address: str) -> str:
-    if error.code() == grpc.StatusCode.UNAVAILABLE:
-        return f"no referee reachable at {address} ({error.details()})"
-    return f"{error.details()} ({error.code().name.lower()})"
+            raise AdminError(describe_call_error(error, self.address)) from None

@@ -1,4 +1,4 @@
-"""Local bot processes: launch a manifest's command, keep the tail of its output, stop it."""
+"""Local bot processes: launch a manifest's command in its sandbox, keep the tail of its output, stop its tree."""
 
 from __future__ import annotations
 
@@ -7,10 +7,27 @@ import os
 import signal
 from typing import Optional
 
+from arena.referee.record import Termination
 from arena.rpc.manifest import BotManifest
+from arena.sandbox.cgroups import CgroupUsage
+from arena.sandbox.launch import LaunchPlan, Launcher
 
 OUTPUT_KEPT_BYTES = 64 * 1024  # the tail of a process's output kept in memory
 EVIDENCE_BYTES = 16 * 1024  # at most this much output goes into a match record
+
+
+def _group_has_members(group: int) -> bool:
+    """True when some process of this machine is in process group `group`."""
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if len(fields) > 2 and fields[2] == str(group):
+                return True
+    return False
 
 
 class OutputTail:
@@ -40,18 +57,21 @@ class OutputTail:
 
 
 class BotProcess:
-    """One running instance of a local bot program."""
+    """One running instance of a local bot program, sandboxed or not (arena.sandbox)."""
 
-    def __init__(self, manifest: BotManifest, token: str) -> None:
+    def __init__(self, manifest: BotManifest, token: str, launcher: Launcher) -> None:
         self.manifest = manifest
         self.token = token
+        self.launcher = launcher
         self.output = OutputTail()
+        self.plan: Optional[LaunchPlan] = None
         self.process: Optional[asyncio.subprocess.Process] = None
         self._pump: Optional[asyncio.Task[None]] = None
+        self._cleaned = False
 
     @property
     def pid(self) -> int | None:
-        """The OS process id once launched."""
+        """The OS process id once launched (the sandbox's outer process when sandboxed)."""
         return self.process.pid if self.process else None
 
     @property
@@ -64,15 +84,23 @@ class BotProcess:
         """True between launch and exit."""
         return self.process is not None and self.process.returncode is None
 
-    async def launch(self, server_address: str) -> None:
-        """Start the program with the environment it needs to connect back."""
-        env = dict(os.environ)
-        env.update(self.manifest.env)
-        env.update({"ARENA_SERVER": server_address, "ARENA_TOKEN": self.token, "ARENA_BOT_NAME": self.manifest.name,
-                    "ARENA_CONCURRENCY": str(self.manifest.concurrency), "PYTHONUNBUFFERED": "1"})
-        self.process = await asyncio.create_subprocess_exec(
-            *self.manifest.argv(), cwd=self.manifest.directory, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    async def launch(self) -> None:
+        """Start the program (sandboxed unless the operator said otherwise) with what it needs to connect back.
+
+        Raises SandboxUnavailable when the sandbox cannot run here, OSError when the command cannot start.
+        """
+        manifest = self.manifest
+        self.plan = plan = self.launcher.plan(name=manifest.name, directory=manifest.directory,
+                                              command=manifest.command, token=self.token,
+                                              concurrency=manifest.concurrency, limits=manifest.limits,
+                                              env=manifest.env)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *plan.argv, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        except OSError:
+            self._cleanup()
+            raise
         self._pump = asyncio.get_running_loop().create_task(self._read_output())
 
     async def _read_output(self) -> None:
@@ -103,32 +131,110 @@ class BotProcess:
                 pass
         return True
 
+    def exit_signal(self) -> int | None:
+        """The signal that ended the program, if one did (a sandbox reports it as status 128 + n)."""
+        code = self.process.returncode if self.process else None
+        if code is None:
+            return None
+        if code < 0:
+            return -code
+        if self.plan is not None and self.plan.sandboxed and 128 < code < 128 + 65:
+            return code - 128
+        return None
+
     def exit_description(self) -> str:
         """'exited with status 3' or 'was killed by SIGKILL'."""
         code = self.process.returncode if self.process else None
         if code is None:
             return "is still running"
-        if code < 0:
+        signum = self.exit_signal()
+        if signum is not None:
             try:
-                return f"was killed by {signal.Signals(-code).name}"
+                return f"was killed by {signal.Signals(signum).name}"
             except ValueError:
-                return f"was killed by signal {-code}"
+                return f"was killed by signal {signum}"
         return f"exited with status {code}"
 
+    def usage(self) -> Optional[CgroupUsage]:
+        """What the process tree used so far, where the kernel counts it (cgroups)."""
+        if self.plan is None or self.plan.cgroup is None:
+            return None
+        return self.plan.cgroup.usage()
+
+    def limit_exceeded(self) -> tuple[Termination, str] | None:
+        """The resource limit the kernel stopped the program at, if it tells: (reason, detail)."""
+        limits = self.plan.limits if self.plan is not None else None
+        if limits is None:
+            return None
+        usage = self.usage()
+        signum = self.exit_signal()
+        if usage is not None and usage.oom_kills:
+            peak = f", peak {usage.memory_peak_bytes / 2**20:.0f} MB" if usage.memory_peak_bytes else ""
+            return (Termination.MEMORY_LIMIT, f"the kernel killed {usage.oom_kills} process(es) of the bot for "
+                    f"going over its memory limit of {limits.memory_mb} MB{peak}")
+        if usage is not None and usage.processes_refused:
+            return (Termination.PROCESS_LIMIT, f"the bot met its limit of {limits.processes} processes and "
+                    f"threads ({usage.processes_refused} fork(s) refused)")
+        if signum == signal.SIGXCPU or (signum == signal.SIGKILL and usage is not None and usage.cpu_seconds
+                                        and usage.cpu_seconds >= limits.cpu_seconds):
+            return (Termination.CPU_LIMIT, f"the bot used its {limits.cpu_seconds} s of CPU time")
+        return None
+
+    def limits_note(self) -> str:
+        """The limits in force, for the detail of a crash the kernel did not explain."""
+        if self.plan is None:
+            return ""
+        limits = self.plan.limits
+        return (f"limits: memory {limits.memory_mb} MB, {limits.processes} processes, {limits.open_files} open "
+                f"files, {limits.cpu_seconds} s CPU, scratch {limits.scratch_mb} MB")
+
     async def stop(self, grace_s: float = 2.0) -> None:
-        """Ask the process to end (SIGTERM), then kill it after `grace_s`."""
+        """Ask the program to end (SIGTERM), kill its whole process tree after `grace_s`, clean up."""
         if self.process is None:
+            self._cleanup()
             return
         if self.process.returncode is None:
+            self._signal_tree(signal.SIGTERM)
+            if not await self.wait_exit(grace_s):
+                self.kill_tree()
+                await self.wait_exit(grace_s)
+        self.kill_tree()  # what the program left behind (children that ignored SIGTERM, a fork bomb)
+        if self._pump is not None and not self._pump.done():
             try:
-                self.process.terminate()
+                await asyncio.wait_for(asyncio.shield(self._pump), 1.0)
+            except TimeoutError:
+                self._pump.cancel()
+        self._cleanup()
+
+    def kill_tree(self) -> None:
+        """SIGKILL the program and every process it started."""
+        self._signal_tree(signal.SIGKILL)
+        if self.plan is not None and self.plan.cgroup is not None:
+            self.plan.cgroup.kill()
+
+    def _signal_tree(self, signum: int) -> None:
+        """Signal the program's process group (its session: it and the children that stayed in it).
+
+        Once the leader is gone the group id is used only while members remain (the kernel does not
+        reuse it before), so the group is signalled only when /proc still shows a member.
+        (os.kill, not Popen.send_signal: that one reaps the child behind asyncio's watcher.)
+        """
+        process = self.process
+        if process is None:
+            return
+        if process.returncode is None or _group_has_members(process.pid):
+            try:
+                os.killpg(process.pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if process.returncode is None:
+            try:
+                os.kill(process.pid, signum)
             except ProcessLookupError:
                 pass
-            if not await self.wait_exit(grace_s):
-                try:
-                    self.process.kill()
-                except ProcessLookupError:
-                    pass
-                await self.wait_exit(grace_s)
-        if self._pump is not None and not self._pump.done():
-            self._pump.cancel()
+
+    def _cleanup(self) -> None:
+        if self._cleaned or self.plan is None:
+            return
+        self._cleaned = True
+        self.plan.cleanup()

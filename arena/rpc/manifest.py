@@ -8,11 +8,15 @@
     concurrency = 1                     # optional: matches one process may play at once (1..64)
     [env]                               # optional extra environment variables
     MY_SETTING = "1"
+    [limits]                            # optional; capped by the referee (arena.sandbox.limits)
+    memory_mb = 1024
 
-The referee adds ARENA_SERVER (host:port), ARENA_TOKEN (one-time launch token) and
-ARENA_BOT_NAME to the environment; the program connects back and says Hello with that token.
-With `concurrency = N` the referee also sets ARENA_CONCURRENCY=N and seats up to N matches at a
-time on one process, one stream each (the SDK opens N streams, one agent per stream).
+The referee runs the command in a sandbox (arena.sandbox.launch) with ARENA_SERVER (the referee's
+socket, `unix:...`), ARENA_TOKEN_FILE (a file holding the one-time launch token), ARENA_BOT_NAME
+and ARENA_CONCURRENCY in its environment; the program connects back and says Hello with that
+token. With `concurrency = N` the referee seats up to N matches at a time on one process, one
+stream each (the SDK opens N streams, one agent per stream). How the bot is sandboxed is the
+operator's choice, never the manifest's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
+
+from arena.sandbox.launch import RESERVED_ENV
+from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
 
 MANIFEST_NAME = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -47,15 +54,16 @@ class BotManifest:
     env: dict[str, str] = field(default_factory=dict)
     concurrency: int = 1  # matches one process plays at once, one stream each
     owner: str = ""  # who answers for the bot (shown by `arena bot show`)
+    limits: Limits = DEFAULT_LIMITS  # as asked; the referee caps them
 
     def plays(self, game_name: str, family: str) -> bool:
         """True when the manifest lists the game, its family, or '*'."""
         return "*" in self.games or game_name in self.games or family in self.games
 
-    def argv(self) -> list[str]:
-        """The command with {python} and {dir} filled in."""
-        return [part.replace("{python}", sys.executable).replace("{dir}", str(self.directory))
-                for part in self.command]
+    def argv(self, directory: str | None = None) -> list[str]:
+        """The command with {python} and {dir} (the bot's folder, or `directory`) filled in."""
+        where = str(self.directory) if directory is None else directory
+        return [part.replace("{python}", sys.executable).replace("{dir}", where) for part in self.command]
 
 
 def load_manifest(path: str | Path) -> BotManifest:
@@ -91,13 +99,20 @@ def load_manifest(path: str | Path) -> BotManifest:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         problems.append("[env] values must be strings")
+    elif set(env) & RESERVED_ENV:
+        problems.append(f"[env] may not set {', '.join(sorted(set(env) & RESERVED_ENV))} (the referee sets them)")
+    limits, limit_problems = limits_from_table(data.get("limits"))
+    problems += limit_problems
     concurrency = data.get("concurrency", 1)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         problems.append(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
     owner = data.get("owner", "")
     if not isinstance(owner, str) or len(owner) > 200:
         problems.append("owner must be text of at most 200 characters")
-    unknown = set(data) - {"name", "version", "command", "games", "description", "env", "concurrency", "owner"}
+    if "sandbox" in data:
+        problems.append("sandbox is the referee operator's choice (arena serve --sandbox), not a bot's")
+    unknown = set(data) - {"name", "version", "command", "games", "description", "env", "concurrency", "owner",
+                           "limits", "sandbox"}
     if unknown:
         problems.append("unknown keys: " + ", ".join(sorted(unknown)))
     if problems:
@@ -105,7 +120,7 @@ def load_manifest(path: str | Path) -> BotManifest:
     assert isinstance(name, str) and isinstance(command, list) and isinstance(games, list)
     return BotManifest(name=name, version=str(version), command=tuple(command), games=tuple(games),
                        directory=source.parent.resolve(), description=str(data.get("description", "")),
-                       env=dict(env), concurrency=int(concurrency), owner=str(owner))
+                       env=dict(env), concurrency=int(concurrency), owner=str(owner), limits=limits)
 
 
 def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:

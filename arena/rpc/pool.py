@@ -6,7 +6,11 @@ a new stream and says Hello again). A process may play up to its manifest's `con
 matches at once, one stream each; the pool seats a match on a warm process with room before it
 launches another. A process that committed a fault gets no more matches and is stopped once the
 matches under way on it have ended; one that crashed loses every match it was playing.
+A warm process left idle for `idle_timeout_s` is stopped, and so is one that has used half of its
+CPU time limit (so that it never meets the limit mid-match).
 Remote bots are registered by name with a token; each stream they open waits here for a match.
+Launch tokens are good only on the referee's bot socket (where sandboxed bots connect) and
+registered tokens only over the network, so a stolen launch token is of no use from outside.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import grpc
 
 from arena.referee.record import Termination
 from arena.rpc.convert import PROTOCOL_VERSION
-from arena.rpc.launcher import BotProcess
+from arena.rpc.launcher import OUTPUT_KEPT_BYTES, BotProcess
 from arena.rpc.manifest import BotManifest
 from arena.rpc.session import BotSession
+from arena.sandbox.launch import Launcher, SandboxUnavailable
 
 MAX_IDLE_REMOTE_STREAMS = 64  # streams one remote bot may keep open waiting for matches
 
@@ -79,6 +84,7 @@ class LocalProcess:
     waiters: deque[asyncio.Future[BotSession]] = field(default_factory=deque)
     has_connected: bool = False  # one of its streams has said Hello
     retiring: bool = False  # it faulted: no new matches; it is stopped when its last match ends
+    idle_timer: Optional[asyncio.TimerHandle] = None  # stops it when it has been idle too long
 
     @property
     def has_room(self) -> bool:
@@ -106,7 +112,8 @@ class BotPool:
     """Local manifests, remote registrations, and the streams and processes behind them."""
 
     def __init__(self, manifests: dict[str, BotManifest], remote_tokens: dict[str, str], *,
-                 startup_timeout_s: float = 30.0, connect_timeout_s: float = 30.0) -> None:
+                 startup_timeout_s: float = 30.0, connect_timeout_s: float = 30.0,
+                 idle_timeout_s: float = 600.0) -> None:
         overlap = set(manifests) & set(remote_tokens)
         if overlap:
             raise ValueError(f"bot names both local and remote: {', '.join(sorted(overlap))}")
@@ -114,11 +121,13 @@ class BotPool:
         self.remotes = {name: RemoteBot(name, token) for name, token in remote_tokens.items()}
         self.startup_timeout_s = startup_timeout_s
         self.connect_timeout_s = connect_timeout_s
-        self.address = ""
+        self.idle_timeout_s = idle_timeout_s
+        self.launcher: Optional[Launcher] = None  # set by the server once its bot socket exists
         self._processes: dict[str, list[LocalProcess]] = {name: [] for name in manifests}
         self._by_token: dict[str, LocalProcess] = {}
         self._watchers: set[asyncio.Task[None]] = set()  # one per running process: notices its exit
         self._stopping: set[asyncio.Task[None]] = set()  # stops of retired processes in progress
+        self._last_stopped: dict[str, LocalProcess] = {}  # per bot: its last stopped process (for its output)
         self._closing = False
 
     # --- registry ----------------------------------------------------------------------------
@@ -151,15 +160,19 @@ class BotPool:
 
     # --- streams arriving -----------------------------------------------------------------------
 
-    def admit(self, name: str, token: str, protocol_version: int) -> tuple[str, Optional[LocalProcess]]:
-        """Check a Hello; returns (bot name, its local process or None) or raises AdmissionError."""
+    def admit(self, name: str, token: str, protocol_version: int, *,
+              on_bot_socket: bool) -> tuple[str, Optional[LocalProcess]]:
+        """Check a Hello; returns (bot name, its local process or None) or raises AdmissionError.
+
+        `on_bot_socket`: the stream came over the referee's bot socket (launched bots), not the network.
+        """
         if self._closing:
             raise AdmissionError(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         if protocol_version != PROTOCOL_VERSION:
             raise AdmissionError(grpc.StatusCode.FAILED_PRECONDITION,
                                  f"protocol version {protocol_version} is not spoken here; this referee speaks "
                                  f"arena.v1 (protocol_version {PROTOCOL_VERSION})")
-        local = self._by_token.get(token) if token else None
+        local = self._by_token.get(token) if token and on_bot_socket else None
         if local is not None:
             if local.process.manifest.name != name:
                 raise AdmissionError(grpc.StatusCode.PERMISSION_DENIED,
@@ -172,7 +185,7 @@ class BotPool:
                                      f"this launch token already has {local.streams} open stream(s), as many as its "
                                      f"bot.toml's concurrency ({local.capacity})")
             return name, local
-        remote = self.remotes.get(name)
+        remote = self.remotes.get(name) if not on_bot_socket else None
         if remote is not None and token and hmac.compare_digest(remote.token.encode(), token.encode()):
             if sum(1 for session in remote.idle if session.is_alive) >= MAX_IDLE_REMOTE_STREAMS:
                 raise AdmissionError(grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -234,6 +247,7 @@ class BotPool:
                 local = await self._launch(manifest)
             else:
                 local.reserved += 1
+                _cancel_idle_timer(local)
             while local.idle:
                 session = local.idle.pop(0)
                 if session.is_alive:
@@ -260,13 +274,15 @@ class BotPool:
 
     async def _launch(self, manifest: BotManifest) -> LocalProcess:
         """Launch a process of the bot with one match reserved on it."""
-        local = LocalProcess(BotProcess(manifest, new_token()), capacity=manifest.concurrency,
+        if self.launcher is None:
+            raise BotUnavailable(Termination.CRASH, "the referee has not started (no bot socket yet)")
+        local = LocalProcess(BotProcess(manifest, new_token(), self.launcher), capacity=manifest.concurrency,
                              reserved=1)
         self._by_token[local.process.token] = local
         self._processes[manifest.name].append(local)
         try:
-            await local.process.launch(self.address)
-        except OSError as error:
+            await local.process.launch()
+        except (OSError, SandboxUnavailable) as error:
             self._forget(local)
             for waiter in local.waiters:  # matches that reserved a place meanwhile try again (and fail alike)
                 if not waiter.done():
@@ -299,8 +315,10 @@ class BotPool:
         """When the process exits, matches waiting for its streams go elsewhere, or fail if it never connected."""
         await local.process.wait()
         self._by_token.pop(local.process.token, None)
+        _cancel_idle_timer(local)
         while local.waiters:
             _fail_waiter(local.waiters.popleft(), _Reseat if local.has_connected else _NeverConnected)
+        local.process.kill_tree()  # whatever it left running dies with it
 
     def _hand_over(self, local: LocalProcess, session: BotSession) -> None:
         """An open stream of a process: to the first match waiting for one, else idle."""
@@ -320,12 +338,24 @@ class BotPool:
                 self._hand_over(local, session)
         elif session.faulted:  # never trust a process that broke the protocol with another match
             self._retire(local)
+        elif _has_used_half_its_cpu(local):  # recycled before the CPU limit could end a match
+            self._retire(local)
         self._unreserve(local)
 
     def _unreserve(self, local: LocalProcess) -> None:
         local.reserved = max(0, local.reserved - 1)
-        if local.retiring and local.reserved == 0:
-            self._stop(local)
+        if local.reserved == 0:
+            if local.retiring:
+                self._stop(local)
+            elif self.idle_timeout_s > 0 and local.idle_timer is None:
+                local.idle_timer = asyncio.get_running_loop().call_later(self.idle_timeout_s, self._recycle_idle,
+                                                                         local)
+
+    def _recycle_idle(self, local: LocalProcess) -> None:
+        """An idle process's time is up: it is stopped (a new one starts when a match needs the bot)."""
+        local.idle_timer = None
+        if local.reserved == 0 and not local.retiring:
+            self._retire(local)
 
     def _retire(self, local: LocalProcess) -> None:
         """Seat no more matches on the process; stop it once the matches under way on it have ended.
@@ -345,6 +375,7 @@ class BotPool:
             self._stop(local)
 
     def _stop(self, local: LocalProcess) -> None:
+        _cancel_idle_timer(local)
         self._forget(local)
         stopping = asyncio.get_running_loop().create_task(local.process.stop())
         self._stopping.add(stopping)
@@ -374,6 +405,7 @@ class BotPool:
     def _forget(self, local: LocalProcess) -> None:
         """The process gets no more streams or matches."""
         self._by_token.pop(local.process.token, None)
+        self._last_stopped[local.process.manifest.name] = local
         processes = self._processes.get(local.process.manifest.name, [])
         if local in processes:
             processes.remove(local)
@@ -395,6 +427,12 @@ class BotPool:
                          "playing": remote.playing, "processes": 0})
         return rows
 
+    def output_tail(self, name: str) -> str:
+        """What the bot's most recently launched process wrote (stdout and stderr), its last 64 KiB."""
+        processes = self._processes.get(name) or []
+        latest = processes[-1] if processes else self._last_stopped.get(name)
+        return latest.process.output.since(0, cap=OUTPUT_KEPT_BYTES) if latest is not None else ""
+
     def local_pids(self) -> list[int]:
         """Process ids of the running local bot processes."""
         return [lp.process.pid for processes in self._processes.values() for lp in processes
@@ -412,6 +450,7 @@ class BotPool:
         stopping = []
         for processes in self._processes.values():
             for local in processes:
+                _cancel_idle_timer(local)
                 for session in local.idle:
                     session.close()
                 local.idle.clear()
@@ -441,6 +480,19 @@ def _most_ready(processes: list[LocalProcess]) -> Optional[LocalProcess]:
         if best is None or local.reserved > best.reserved:
             best = local
     return best
+
+
+def _cancel_idle_timer(local: LocalProcess) -> None:
+    if local.idle_timer is not None:
+        local.idle_timer.cancel()
+        local.idle_timer = None
+
+
+def _has_used_half_its_cpu(local: LocalProcess) -> bool:
+    usage = local.process.usage()
+    plan = local.process.plan
+    return (usage is not None and plan is not None and usage.cpu_seconds is not None
+            and usage.cpu_seconds >= plan.limits.cpu_seconds / 2)
 
 
 def _fail_waiter(waiter: asyncio.Future[BotSession], error: type[Exception]) -> None:

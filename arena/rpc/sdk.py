@@ -6,8 +6,10 @@
     if __name__ == "__main__":
         run_bot(RandomAgent())
 
-Launched by the referee, the program finds ARENA_SERVER and ARENA_TOKEN in its environment; run
-by hand against a remote referee, pass --server HOST:PORT --token TOKEN (and --name NAME). The
+Launched by the referee, the program finds ARENA_SERVER (the referee's socket) and ARENA_TOKEN_FILE
+(a file holding its launch token) in its environment; run by hand against a remote referee, pass
+--server HOST:PORT --token TOKEN (or --token-file FILE) and --name NAME, and --tls-ca CA.pem when
+the referee speaks TLS. The
 agent sees exactly what it sees in a local match: `reset(game, seat, seed)` per match and
 `act(DecisionRequest)` per decision, whose `observation` is the dict `State.observation(seat)`
 gives (decoded only if the agent reads it), so search agents can call `game.determinize`.
@@ -29,6 +31,7 @@ import sys
 import time
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 import grpc
@@ -67,6 +70,7 @@ class BotSettings:
     max_matches: Optional[int] = None  # stop after this many (None: until the referee closes)
     connect_timeout_s: float = 30.0
     concurrency: int = 1  # matches played at once, one stream and one agent each
+    tls_ca: Optional[str] = None  # PEM file of the CA that signed the referee's certificate: use TLS
 
 
 MatchEndCallback = Callable[[MatchStart, MatchResult], None]
@@ -82,7 +86,7 @@ async def serve_matches(agent: AgentSource, settings: BotSettings,
                                    token=settings.token, games=list(settings.games),
                                    omit_labels=settings.omit_labels))
     tally = _Tally(settings.max_matches)
-    async with grpc.aio.insecure_channel(settings.server) as channel:
+    async with open_channel(settings.server, settings.tls_ca) as channel:
         try:
             await asyncio.wait_for(channel.channel_ready(), settings.connect_timeout_s)
         except TimeoutError:
@@ -102,6 +106,27 @@ async def serve_matches(agent: AgentSource, settings: BotSettings,
             if not worker.cancelled() and worker.exception() is not None:
                 raise worker.exception()  # type: ignore[misc]
     return tally.played
+
+
+def open_channel(address: str, tls_ca: Optional[str] = None) -> grpc.aio.Channel:
+    """A channel to the referee: plain (its socket, or a loopback port), or TLS checked against `tls_ca`."""
+    if tls_ca is None:
+        return grpc.aio.insecure_channel(address)
+    try:
+        authority = Path(tls_ca).read_bytes()
+    except OSError as error:
+        raise ConnectionError(f"cannot read the TLS CA file {tls_ca}: {error.strerror}") from None
+    return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=authority))
+
+
+def read_token(token: str, token_file: Optional[str]) -> str:
+    """The token given, else the contents of the token file (where the referee puts a launch token)."""
+    if token or not token_file:
+        return token
+    try:
+        return Path(token_file).read_text().strip()
+    except OSError as error:
+        raise BotRefused(f"cannot read the token file {token_file}: {error.strerror}") from None
 
 
 def make_agents(agent: AgentSource, count: int) -> list[Agent]:
@@ -204,11 +229,15 @@ def _decode(decode: Callable[[Any], Any], observation: Any, field: str) -> Any:
 
 
 def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> BotSettings:
-    """BotSettings from flags (--server, --token, --name, --version, --concurrency), then ARENA_* variables,
-    then the agent."""
+    """BotSettings from flags (--server, --token, --token-file, --name, --version, --concurrency, --tls-ca),
+    then ARENA_* variables, then the agent."""
     parser = argparse.ArgumentParser(description=f"Arena bot ({agent.name})")
-    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port")
-    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="launch or registered token")
+    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port (or unix:PATH)")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="registered token (remote bots)")
+    parser.add_argument("--token-file", default=os.environ.get("ARENA_TOKEN_FILE"),
+                        help="file holding the token (the referee gives a launched bot its launch token so)")
+    parser.add_argument("--tls-ca", default=os.environ.get("ARENA_TLS_CA"),
+                        help="PEM file of the CA that signed the referee's TLS certificate")
     parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"), help="registered bot name")
     parser.add_argument("--version", dest="bot_version", default=None, help="version recorded with matches")
     parser.add_argument("--matches", type=int, default=None, help="stop after this many matches")
@@ -219,7 +248,8 @@ def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, *
         parser.error("no referee address: pass --server HOST:PORT or set ARENA_SERVER")
     values: dict[str, Any] = {
         "server": arguments.server,
-        "token": arguments.token,
+        "token": read_token(arguments.token, arguments.token_file),
+        "tls_ca": arguments.tls_ca,
         "name": arguments.name or agent.name,
         "version": arguments.bot_version or str(getattr(agent, "version", "1")),
         "max_matches": arguments.matches,
@@ -236,7 +266,11 @@ def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: 
     plays several matches at once and whose agents cannot simply be deep-copied.
     """
     first = agent if isinstance(agent, Agent) else agent()
-    settings = settings_from_environment(first, argv, **overrides)
+    try:
+        settings = settings_from_environment(first, argv, **overrides)
+    except BotRefused as error:
+        print(f"{first.name}: {error}", file=sys.stderr)
+        sys.exit(2)
     if isinstance(agent, Agent):
         agents = make_agents(agent, settings.concurrency)
     else:

@@ -1,12 +1,18 @@
 """The referee server: the bot service, the admin service, health checking and reflection.
 
     server = RefereeServer(ServerConfig(bot_dirs=[Path("bots")]))
-    await server.start()                       # listens on 127.0.0.1, a free port by default
+    await server.start()                       # a free loopback port by default, and the bot socket
     record = await server.run_match("major-general", ["random", "random"], seed=1)
     await server.stop()                        # finishes or voids matches, stops bot processes
 
-Bots connect to arena.v1.Bot/Play (local ones are launched from their manifests); matches run
-in the transport-agnostic loop of arena.referee.authority; records are stored under
+Two listeners, each with only what its callers need:
+- the bot socket, a Unix socket in a private folder, serves arena.v1.Bot alone: local bot programs,
+  launched in their sandboxes (arena.sandbox), reach it bind-mounted at /run/arena/referee.sock
+  and say Hello with their launch token;
+- the network port (`port`, None for none) serves remote bots (registered tokens only), the admin
+  service (the admin token on every call but WatchMatch), health checking and reflection, over
+  TLS when a certificate is given.
+Matches run in the transport-agnostic loop of arena.referee.authority; records are stored under
 results/records/ and replay with `arena replay`.
 """
 
@@ -14,9 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import shutil
+import tempfile
+import time
 import uuid
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -24,7 +34,7 @@ from typing import Any, Optional, Sequence
 import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arena import __version__
 from arena.games.base import Game, State
@@ -36,24 +46,19 @@ from arena.referee.faults import FaultPolicy, FaultPolicyError, SeatFault, void_
 from arena.referee.local import new_record
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step
 from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
-from arena.rpc.convert import (
-    ConversionError,
-    clock_from_message,
-    clock_to_message,
-    options_from_map,
-    options_to_map,
-    players_to_messages,
-    result_to_message,
-)
+from arena.rpc.admin import AdminService
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc, bot_pb2
 from arena.rpc.manifest import discover_manifests
 from arena.rpc.observations import NoObservationCodec, codec_for_game
-from arena.rpc.pool import AdmissionError, BotPool, BotUnavailable
-from arena.rpc.session import MAX_MESSAGE_BYTES, BotSession
+from arena.rpc.pool import AdmissionError, BotPool, BotUnavailable, new_token
+from arena.rpc.session import MAX_MESSAGE_BYTES, TRANSPORT_MESSAGE_LIMIT, BotSession
+from arena.sandbox.launch import Launcher, SandboxSettings, check_sandbox
 
 BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name  # "arena.v1.Bot"
 ADMIN_SERVICE = admin_pb2.DESCRIPTOR.services_by_name["RefereeAdmin"].full_name
-TRANSPORT_MESSAGE_LIMIT = 16 * 1024 * 1024  # gRPC's own cap; the protocol's is MAX_MESSAGE_BYTES
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+MAX_STREAMS_PER_CONNECTION = 256  # HTTP/2 streams one connection may hold open at once
+MAX_PENDING_HELLOS = 1024  # streams waiting to say Hello, over all peers
 
 
 class MatchRequestError(ValueError):
@@ -65,7 +70,7 @@ class ServerConfig:
     """Everything `arena serve` can set."""
 
     host: str = "127.0.0.1"
-    port: int = 0  # 0 = a free port
+    port: Optional[int] = 0  # 0 = a free port; None = no network listener (local bots on the bot socket only)
     bot_dirs: Sequence[Path] = (Path("bots"),)
     remote_tokens: dict[str, str] = field(default_factory=dict)  # remote bot name -> token
     results_dir: Optional[Path] = Path("results")  # None: keep records in memory only
@@ -77,7 +82,14 @@ class ServerConfig:
     max_matches: int = 64  # matches played at once; more wait their turn
     finished_kept: int = 1000  # finished matches the admin service can still show (records stay on disk)
     seed_salt: Optional[str] = None  # set it when bots are untrusted (see authority.bot_seed)
-    admin_token: Optional[str] = None  # when set, admin calls need "authorization: Bearer <token>"
+    admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
+    admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
+    watch_delay_s: Optional[float] = None  # admins' full view of a running match lags this far; None: at the end
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    idle_timeout_s: float = 600.0  # a warm bot process idle this long is stopped
+    tls_cert: Optional[Path] = None  # PEM certificate chain and key: the network port speaks TLS
+    tls_key: Optional[Path] = None
+    max_pending_hellos_per_peer: int = 32  # streams one network peer may hold open before saying Hello
 
 
 class LiveMatch:
@@ -94,6 +106,7 @@ class LiveMatch:
         self.policy = policy
         self.players = [PlayerInfo(seat, name, "", "bot") for seat, name in enumerate(bots)]
         self.steps: list[Step] = []
+        self.step_times: list[float] = []  # time.monotonic() of each step, for the watch delay
         self.record: Optional[MatchRecord] = None
         self.path: Optional[Path] = None
         self.task: Optional[asyncio.Task[MatchRecord]] = None
@@ -107,6 +120,7 @@ class LiveMatch:
     def on_step(self, state: State, step: Step) -> None:
         """The match loop's callback: keep the step and wake the watchers."""
         self.steps.append(step)
+        self.step_times.append(time.monotonic())
         for watcher in self.watchers:
             watcher.set()
 
@@ -150,11 +164,18 @@ class RefereeServer:
         manifests = discover_manifests(d for d in self.config.bot_dirs if Path(d).exists())
         self.pool = BotPool(manifests, dict(self.config.remote_tokens),
                             startup_timeout_s=self.config.startup_timeout_s,
-                            connect_timeout_s=self.config.connect_timeout_s)
+                            connect_timeout_s=self.config.connect_timeout_s,
+                            idle_timeout_s=self.config.idle_timeout_s)
         self.matches: dict[str, LiveMatch] = {}
-        self.address = ""
+        self.address = ""  # host:port of the network listener ("" without one)
         self.port = 0
+        self.admin_token = self.config.admin_token or ""
+        self.admin_token_path: Optional[Path] = None  # where a made token was written
+        self.runtime_dir: Optional[Path] = None  # private folder of the bot socket and launch tokens
+        self.bot_socket: Optional[Path] = None
         self._server: Optional[grpc.aio.Server] = None
+        self._bot_server: Optional[grpc.aio.Server] = None
+        self._pending_hellos: Counter[str] = Counter()
         self._health: Optional[health.aio.HealthServicer] = None
         self._slots: Optional[asyncio.Semaphore] = None
         self._accepting = False
@@ -164,31 +185,65 @@ class RefereeServer:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> str:
-        """Bind, start serving, and return the address ("host:port")."""
-        server = grpc.aio.server(options=[
-            ("grpc.max_receive_message_length", TRANSPORT_MESSAGE_LIMIT),
-            ("grpc.so_reuseport", 0),
-        ])
+        """Open the bot socket and the network port, start serving; returns "host:port" (or the socket)."""
+        if self.pool.manifests:
+            check_sandbox(self.config.sandbox.mode)  # SandboxUnavailable: one line saying what to do
+        self.runtime_dir = _private_folder()
+        self.bot_socket = self.runtime_dir / "bots.sock"
+        try:
+            await self._start_bot_socket(self.bot_socket)
+            self.pool.launcher = Launcher(self.config.sandbox, self.runtime_dir, self.bot_socket)
+            if self.config.port is not None:
+                await self._start_network()
+        except BaseException:
+            await self._close_listeners()
+            raise
+        if not self.admin_token:
+            self.admin_token = new_token()
+            if self.config.admin_token_file is not None:
+                self.admin_token_path = write_secret(self.config.admin_token_file, self.admin_token)
+        self._slots = asyncio.Semaphore(self.config.max_matches)
+        self._accepting = True
+        return self.address or f"unix:{self.bot_socket}"
+
+    async def _start_bot_socket(self, path: Path) -> None:
+        server = grpc.aio.server(options=_server_options())
         server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
-            BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(self._play_rpc)})])
+            BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(self._play_on_socket)})])
+        if server.add_insecure_port(f"unix:{path}") == 0:
+            raise OSError(f"cannot listen on the bot socket {path}")
+        await server.start()
+        path.chmod(0o600)
+        self._bot_server = server
+
+    async def _start_network(self) -> None:
+        server = grpc.aio.server(options=_server_options())
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+            BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(self._play_on_network)})])
         admin_pb2_grpc.add_RefereeAdminServicer_to_server(AdminService(self), server)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        reflection.enable_server_reflection(
-            [BOT_SERVICE, ADMIN_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-        host = self.config.host
-        self.port = server.add_insecure_port(f"{host}:{self.config.port}")
+        services = [BOT_SERVICE, ADMIN_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
+        reflection.enable_server_reflection(services, server)
+        _enable_reflection_v1(services, server)
+        host, port = self.config.host, self.config.port
+        if self.config.tls_cert is not None or self.config.tls_key is not None:
+            self.port = server.add_secure_port(f"{host}:{port}", tls_credentials(self.config.tls_cert,
+                                                                                 self.config.tls_key))
+        else:
+            self.port = server.add_insecure_port(f"{host}:{port}")
         if self.port == 0:
-            raise OSError(f"cannot listen on {host}:{self.config.port}")
+            raise OSError(f"cannot listen on {host}:{port}")
         await server.start()
         self._server = server
         self.address = f"{host}:{self.port}"
-        self.pool.address = self.address if host not in ("0.0.0.0", "::", "[::]") else f"127.0.0.1:{self.port}"
-        self._slots = asyncio.Semaphore(self.config.max_matches)
-        self._accepting = True
         for service in ("", BOT_SERVICE, ADMIN_SERVICE):
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
-        return self.address
+
+    @property
+    def is_tls(self) -> bool:
+        """True when the network port speaks TLS."""
+        return self.config.tls_cert is not None
 
     async def stop(self, drain_s: float = 10.0) -> list[MatchRecord]:
         """Graceful shutdown: let running matches finish for `drain_s`, void the rest, stop bots."""
@@ -205,14 +260,26 @@ class RefereeServer:
         voided = [live.record for live in self.matches.values()
                   if live.record is not None and live.record.result is not None and live.record.result.reason == "void"]
         await self.pool.close()
-        if self._server is not None:
-            await self._server.stop(grace=1.0)
+        await self._close_listeners()
         return voided
 
+    async def _close_listeners(self) -> None:
+        for server in (self._server, self._bot_server):
+            if server is not None:
+                await server.stop(grace=1.0)
+        if self.pool.launcher is not None:
+            self.pool.launcher.close()
+        if self.runtime_dir is not None:
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
+        if self.admin_token_path is not None:
+            self.admin_token_path.unlink(missing_ok=True)
+            self.admin_token_path = None
+
     async def wait_closed(self) -> None:
-        """Wait until the gRPC server has stopped."""
-        if self._server is not None:
-            await self._server.wait_for_termination()
+        """Wait until the gRPC servers have stopped."""
+        for server in (self._server, self._bot_server):
+            if server is not None:
+                await server.wait_for_termination()
 
     def register_remote(self, name: str, token: str | None = None) -> str:
         """Register a remote bot (or give it a new token); returns the token it must say Hello with."""
@@ -306,18 +373,40 @@ class RefereeServer:
 
     # --- the bot service ---------------------------------------------------------------------
 
-    async def _play_rpc(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        """arena.v1.Bot/Play: read the Hello, then hold the stream until its match has ended."""
+    async def _play_on_socket(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        """arena.v1.Bot/Play on the bot socket: local bots, launch tokens."""
         try:
-            await self._serve_stream(context)
+            await self._serve_stream(context, on_bot_socket=True)
         except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
             pass
 
-    async def _serve_stream(self, context: grpc.aio.ServicerContext) -> None:
+    async def _play_on_network(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        """arena.v1.Bot/Play on the network port: remote bots, registered tokens."""
+        try:
+            await self._serve_stream(context, on_bot_socket=False)
+        except asyncio.CancelledError:
+            pass
+
+    async def _serve_stream(self, context: grpc.aio.ServicerContext, *, on_bot_socket: bool) -> None:
+        peer = "bot socket" if on_bot_socket else _peer_host(context.peer())
+        waiting = self._pending_hellos
+        limit = MAX_PENDING_HELLOS if on_bot_socket else self.config.max_pending_hellos_per_peer
+        if waiting[peer] >= limit or sum(waiting.values()) >= MAX_PENDING_HELLOS:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"too many streams from {peer} waiting to say Hello (at most {limit}); say Hello "
+                                "on a stream as soon as it is open")
+            return
+        waiting[peer] += 1
         try:
             async with asyncio.timeout(self.config.hello_timeout_s):
                 raw = await context.read()
         except TimeoutError:
+            raw = None
+        finally:
+            waiting[peer] -= 1
+            if waiting[peer] <= 0:
+                del waiting[peer]
+        if raw is None:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 f"no Hello within {self.config.hello_timeout_s:g}s of opening the stream")
             return
@@ -329,7 +418,8 @@ class RefereeServer:
                                 "the first message on a stream must be a BotMessage with a Hello")
             return
         try:
-            name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version)
+            name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
+                                          on_bot_socket=on_bot_socket)
         except AdmissionError as error:
             await context.abort(error.code, error.message)
             return
@@ -356,111 +446,64 @@ def _parse_hello(raw: bytes) -> Optional[bot_pb2.Hello]:
     return message.hello if message.WhichOneof("kind") == "hello" else None
 
 
-class AdminService(admin_pb2_grpc.RefereeAdminServicer):
-    """arena.v1.RefereeAdmin: start matches, watch them live, fetch their records."""
-
-    def __init__(self, referee: RefereeServer) -> None:
-        self.referee = referee
-
-    async def _authorize(self, context: grpc.aio.ServicerContext) -> None:
-        token = self.referee.config.admin_token
-        if not token:
-            return
-        metadata = dict(context.invocation_metadata() or ())
-        if metadata.get("authorization") != f"Bearer {token}":
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin calls need 'authorization: Bearer <token>'")
-
-    async def StartMatch(self, request: admin_pb2.StartMatchRequest, context: grpc.aio.ServicerContext
-                         ) -> admin_pb2.StartMatchReply:
-        await self._authorize(context)
-        try:
-            clock = clock_from_message(request.clock) if request.HasField("clock") else None
-            live = self.referee.start_match(
-                request.game, list(request.bots), seed=request.seed if request.HasField("seed") else None,
-                options=options_from_map(request.options), clock=clock, fault_policy=request.fault_policy or None)
-        except (MatchRequestError, ConversionError, ValueError) as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-            raise  # abort raises; this keeps type checkers content
-        return admin_pb2.StartMatchReply(match_id=live.match_id)
-
-    async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
-                         ) -> Any:
-        await self._authorize(context)
-        live = self.referee.matches.get(request.match_id)
-        if live is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-            return
-        yield admin_pb2.MatchEvent(header=_header(live))
-        wake = asyncio.Event()
-        live.watchers.add(wake)
-        sent = 0
-        try:
-            while True:
-                wake.clear()
-                while sent < len(live.steps):
-                    yield admin_pb2.MatchEvent(step=_step_event(live.steps[sent]))
-                    sent += 1
-                if live.record is not None:
-                    steps = live.record.steps
-                    while sent < len(steps):
-                        yield admin_pb2.MatchEvent(step=_step_event(steps[sent]))
-                        sent += 1
-                    finished = admin_pb2.MatchFinished(record_path=str(live.path or ""))
-                    assert live.record.result is not None
-                    result_to_message(live.record.result, finished.result)
-                    yield admin_pb2.MatchEvent(finished=finished)
-                    return
-                await wake.wait()
-        finally:
-            live.watchers.discard(wake)
-
-    async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext
-                       ) -> admin_pb2.MatchStatus:
-        await self._authorize(context)
-        live = self.referee.matches.get(request.match_id)
-        if live is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r} in memory (the server "
-                                f"keeps the last {self.referee.config.finished_kept} finished; records stay on disk)")
-            raise LookupError(request.match_id)
-        return _status(live, include_record=request.include_record)
-
-    async def ListMatches(self, request: admin_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
-                          ) -> admin_pb2.ListMatchesReply:
-        await self._authorize(context)
-        return admin_pb2.ListMatchesReply(matches=[_status(live) for live in self.referee.matches.values()])
-
-    async def ListBots(self, request: admin_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
-                       ) -> admin_pb2.ListBotsReply:
-        await self._authorize(context)
-        return admin_pb2.ListBotsReply(bots=[admin_pb2.BotStatus(**row) for row in self.referee.pool.status()])
-
-
-def _header(live: LiveMatch) -> admin_pb2.MatchHeader:
-    header = admin_pb2.MatchHeader(match_id=live.match_id, game=live.game.name, seed=live.seed,
-                                   clock=clock_to_message(live.clock), seat_names=list(live.game.info.seat_names))
-    options_to_map(live.game.options, header.options)
-    players_to_messages(live.players, header.players)
-    return header
-
-
-def _step_event(step: Step) -> admin_pb2.StepEvent:
-    return admin_pb2.StepEvent(n=step.n, seat=step.seat, action=step.action, label=step.label,
-                               think_ms=step.timing.get("think_ms", 0.0),
-                               transport_ms=step.timing.get("transport_ms", 0.0))
-
-
-def _status(live: LiveMatch, include_record: bool = False) -> admin_pb2.MatchStatus:
-    status = admin_pb2.MatchStatus(match_id=live.match_id, state="finished" if live.is_finished else "running",
-                                   game=live.game.name, seed=live.seed, steps=len(live.steps),
-                                   record_path=str(live.path or ""))
-    players_to_messages(live.players, status.players)
-    if live.record is not None and live.record.result is not None:
-        result_to_message(live.record.result, status.result)
-        if include_record:
-            status.record_jsonl = live.record.to_jsonl()
-    return status
-
-
-def listening_line(address: str) -> str:
+def listening_line(address: str, tls: bool = False) -> str:
     """One line telling a user how to reach the server."""
-    return f"referee listening on {address} (health: grpc.health.v1.Health; admin: {ADMIN_SERVICE})"
+    return (f"referee listening on {address}{' (TLS)' if tls else ''} (health: grpc.health.v1.Health; "
+            f"admin: {ADMIN_SERVICE})")
+
+
+def _server_options() -> list[tuple[str, Any]]:
+    return [("grpc.max_receive_message_length", TRANSPORT_MESSAGE_LIMIT),
+            ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+            ("grpc.so_reuseport", 0)]
+
+
+def _peer_host(peer: str) -> str:
+    """'ipv4:10.0.0.7:51234' -> 'ipv4:10.0.0.7' (streams are limited per host, not per connection)."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6":
+        return kind + ":" + rest.rsplit(":", 1)[0]
+    if kind == "ipv4":
+        return kind + ":" + rest.split(":", 1)[0]
+    return peer
+
+
+def _private_folder() -> Path:
+    """A new 0700 folder for the bot socket and launch tokens, on a path short enough for a socket."""
+    base = tempfile.gettempdir()
+    if len(base) > 60:  # a Unix socket path holds at most ~107 bytes
+        base = "/tmp"
+    return Path(tempfile.mkdtemp(prefix="arena-referee-", dir=base))
+
+
+def write_secret(path: Path, text: str) -> Path:
+    """Write a secret to a new file only its owner may read (0600); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(text + "\n")
+    return path
+
+
+def tls_credentials(cert: Optional[Path], key: Optional[Path]) -> grpc.ServerCredentials:
+    """Server credentials from a PEM certificate chain and its private key."""
+    if cert is None or key is None:
+        raise ValueError("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)")
+    try:
+        chain, private = Path(cert).read_bytes(), Path(key).read_bytes()
+    except OSError as error:
+        raise ValueError(f"cannot read the TLS files: {error}") from None
+    return grpc.ssl_server_credentials([(private, chain)])
+
+
+def _enable_reflection_v1(services: list[str], server: grpc.aio.Server) -> None:
+    """grpc.reflection.v1 beside v1alpha: the two are the same messages under another package name,
+    so v1alpha's servicer answers v1 requests byte for byte."""
+    servicer = reflection.aio.ReflectionServicer(services)
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(REFLECTION_V1, {
+        "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+            servicer.ServerReflectionInfo,
+            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+            response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)})])

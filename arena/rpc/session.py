@@ -23,9 +23,25 @@ from arena.rpc.launcher import BotProcess
 from arena.rpc.observations import codec_for_game
 
 MAX_MESSAGE_BYTES = 64 * 1024  # a Decision is a few bytes; anything near this is abuse
+#: gRPC's own cap on one message: a bigger one is refused by the transport before it is read whole,
+#: and the stream is cut.
+TRANSPORT_MESSAGE_LIMIT = 4 * 1024 * 1024
+CUT_WAIT_S = 0.25  # after the stream's end, how long to wait to see whether the transport cut it
 CRASH_WAIT_S = 2.0  # after a lost stream, how long to wait for the process to show it exited
 
 _EOF = grpc.aio.EOF
+_MAYBE_A_LIMIT = (Termination.DISCONNECT, Termination.CRASH, Termination.TIMEOUT)
+#: What a program prints when a per-process limit (rlimit) refused it: the kernel's errors, as words.
+_LIMIT_HINTS = (
+    ("MemoryError", "memory_mb"),
+    ("Cannot allocate memory", "memory_mb"),
+    ("std::bad_alloc", "memory_mb"),
+    ("heap out of memory", "memory_mb"),
+    ("Resource temporarily unavailable", "processes"),
+    ("can't start new thread", "processes"),
+    ("Too many open files", "open_files"),
+    ("No space left on device", "scratch_mb"),
+)
 
 
 class BotSession(SeatPort):
@@ -43,6 +59,7 @@ class BotSession(SeatPort):
         self.started = False
         self.faulted = False
         self.on_release: Optional[Callable[[BotSession], None]] = None
+        self._rpc_ended = asyncio.Event()
         self._gone = False
         self._seat = 0
         self._match_id = ""
@@ -63,6 +80,7 @@ class BotSession(SeatPort):
 
     def on_rpc_done(self, _context: Any = None) -> None:
         """The RPC ended (the bot hung up or the server cancelled it)."""
+        self._rpc_ended.set()
         if self.closed.done():
             return
         self._gone = True
@@ -121,7 +139,7 @@ class BotSession(SeatPort):
         except Exception as error:
             raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
         if raw is _EOF:
-            raise self._lost("the bot closed its stream")
+            raise self._lost(await self._why_the_stream_ended(ask.sequence))
         if len(raw) > MAX_MESSAGE_BYTES:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"a message of {len(raw)} bytes, over the {MAX_MESSAGE_BYTES}-byte limit")
@@ -162,13 +180,31 @@ class BotSession(SeatPort):
         process = self.process
         if process is None:
             return fault, {}
-        if fault.reason is Termination.DISCONNECT and await process.wait_exit(CRASH_WAIT_S):
-            fault = SeatFault(fault.seat, Termination.CRASH,
-                              f"the bot process {process.exit_description()} during the match ({fault.detail})")
-        evidence: dict[str, Any] = {"pid": process.pid}
+        if fault.reason in _MAYBE_A_LIMIT:
+            if fault.reason is not Termination.TIMEOUT:
+                await process.wait_exit(CRASH_WAIT_S)
+            exceeded = process.limit_exceeded()
+            if exceeded is not None:
+                reason, detail = exceeded
+                fault = SeatFault(fault.seat, reason, f"{detail} ({fault.detail})")
+            elif fault.reason is Termination.DISCONNECT and process.has_exited:
+                fault = SeatFault(fault.seat, Termination.CRASH,
+                                  f"the bot process {process.exit_description()} during the match ({fault.detail})")
         output = process.output.since(self._output_mark)
+        if fault.reason is Termination.CRASH:
+            hint = limit_hint(output)
+            limits = process.plan.limits.to_json() if process.plan is not None else {}
+            if hint is not None and hint[1] in limits:
+                note = f"it probably met its {hint[1]} limit of {limits[hint[1]]} ({hint[0]!r} in its output)"
+            else:
+                note = process.limits_note()
+            fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; {note}" if note else fault.detail)
+        evidence: dict[str, Any] = {"pid": process.pid}
         if output:
             evidence["output"] = output
+        usage = process.usage()
+        if usage is not None:
+            evidence["usage"] = usage.to_json()
         return fault, evidence
 
     # --- the wire --------------------------------------------------------------------------------
@@ -180,6 +216,16 @@ class BotSession(SeatPort):
             raise
         except Exception as error:
             raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
+
+    async def _why_the_stream_ended(self, sequence: int) -> str:
+        """A stream the bot half-closed stays up; one the transport ends at once was cut: the bot sent a
+        message over the transport's limit (gRPC refuses it before reading it whole) or cancelled."""
+        try:
+            await asyncio.wait_for(self._rpc_ended.wait(), CUT_WAIT_S)
+        except TimeoutError:
+            return f"the bot closed its stream (half-close) while decision {sequence} was awaited"
+        return (f"the bot's stream was cut while decision {sequence} was awaited: it sent a message over the "
+                f"{TRANSPORT_MESSAGE_LIMIT}-byte transport limit, or cancelled the stream")
 
     def _lost(self, detail: str) -> SeatFault:
         self._gone = True
@@ -202,6 +248,14 @@ def encode_decision_request(ask: Ask, fill: Callable[[Any, Any], None], field: s
     request.time_left_ms = int(ask.time_left_s * 1000.0)
     request.bank_ms = int(ask.bank_s * 1000.0)
     return message.SerializeToString()
+
+
+def limit_hint(output: str) -> tuple[str, str] | None:
+    """(words, limit name) when a program's last words show a per-process limit refused it."""
+    for words, limit in _LIMIT_HINTS:
+        if words in output:
+            return words, limit
+    return None
 
 
 def _no_codec(message: Any, observation: Any) -> None:

@@ -1,7 +1,8 @@
 """Bot programs in tournaments: matches refereed by an embedded referee server (arena.rpc).
 
-The server listens on a free loopback port, launches each bot program from its folder (bot.toml)
-and enforces the clock and the fault policy; records come back to be stored like any other.
+The server has no network port: it launches each bot program from its folder (bot.toml) in its
+sandbox, reached over the referee's bot socket, and enforces the clock and the fault policy;
+records come back to be stored like any other.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from arena.tournament.jobs import MatchJob, MatchOutcome, _utcnow, outcome_from_
 class RefereeExecutor(Executor):
     """Plays jobs whose seats are all bot programs, `concurrency` matches at a time."""
 
-    def __init__(self, concurrency: int | None = None, clock: Any = None, fault_policy: Any = None) -> None:
+    def __init__(self, concurrency: int | None = None, clock: Any = None, fault_policy: Any = None,
+                 sandbox: Any = None) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
         self.clock = clock
         self.fault_policy = fault_policy
+        self.sandbox = sandbox  # SandboxSettings; None: the default (bubblewrap)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Any = None
         self._folders: tuple[Path, ...] = ()
@@ -47,8 +50,10 @@ class RefereeExecutor(Executor):
 
         self.close()
         self._loop = asyncio.new_event_loop()
-        settings: dict[str, Any] = {"port": 0, "bot_dirs": folders, "results_dir": None,
+        settings: dict[str, Any] = {"port": None, "bot_dirs": folders, "results_dir": None,
                                     "max_matches": self.concurrency}
+        if self.sandbox is not None:
+            settings["sandbox"] = self.sandbox
         if self.clock is not None:
             settings["clock"] = self.clock
         if self.fault_policy is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Iterator
 
@@ -14,6 +13,7 @@ from arena.referee.local import play_match
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.manifest import load_manifest
 from arena.rpc.server import ServerConfig
+from arena.sandbox import SandboxSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 MCTS_SPEC = "mcts:iterations=30"  # an iteration budget, so the remote games are reproducible
@@ -21,18 +21,11 @@ MCTS_SPEC = "mcts:iterations=30"  # an iteration budget, so the remote games are
 
 @pytest.fixture(scope="module")
 def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundReferee]:
-    previous = os.environ.get("ARENA_MCTS_SPEC")
-    os.environ["ARENA_MCTS_SPEC"] = MCTS_SPEC  # inherited by the launched bot programs
     config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=tmp_path_factory.mktemp("results"),
-                          clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0), startup_timeout_s=60.0)
-    try:
-        with BackgroundReferee(config, drain_s=0.0) as server:
-            yield server
-    finally:
-        if previous is None:
-            os.environ.pop("ARENA_MCTS_SPEC", None)
-        else:
-            os.environ["ARENA_MCTS_SPEC"] = previous
+                          clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0), startup_timeout_s=60.0,
+                          sandbox=SandboxSettings(env={"ARENA_MCTS_SPEC": MCTS_SPEC}))  # as --bot-env passes it
+    with BackgroundReferee(config, drain_s=0.0) as server:
+        yield server
 
 
 @pytest.mark.parametrize("name", ["scripted", "greedy", "mcts"])

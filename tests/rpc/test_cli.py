@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -72,19 +73,34 @@ def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str],
             assert line, "".join(lines)
             lines.append(line)
         assert f"127.0.0.1:{port}" in lines[-1], lines
+        token_file = tmp_path / "server" / "admin-token"
+        while not any("admin token" in line for line in lines):
+            lines.append(server.stdout.readline())
+        assert str(token_file) in lines[-1] and token_file.stat().st_mode & 0o777 == 0o600
         code, out, err = run(capsys, "match", "major-general", "random", "random", "--games", "2", "--seed", "3",
                              "--server", f"127.0.0.1:{port}", "--out", str(tmp_path / "client"), "--json")
+        assert code == 2 and "admin token" in err  # a default `arena serve` refuses unauthenticated admin calls
+        code, out, err = run(capsys, "match", "major-general", "random", "random", "--games", "2", "--seed", "3",
+                             "--server", f"127.0.0.1:{port}", "--out", str(tmp_path / "client"), "--json",
+                             "--admin-token-file", str(token_file))
         assert code == 0, err
         games = json.loads(out)["games"]
         assert all(Path(game["record"]).exists() for game in games)
         code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}")
+        assert code == 0, err  # anyone may watch the public view: no token, no card drawn, no seed
+        assert "result" in out and "plays" in out and "draws a card" in out and "seed" not in out
+        code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}", "--full")
+        assert code == 1 and "admin token" in err
+        code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}", "--full",
+                             "--admin-token-file", str(token_file))
         assert code == 0, err
-        assert "result" in out and "plays" in out
+        assert "draws a card" not in out and re.search(r"draws \w+/\w+", out) and f"seed {games[0]['seed']}" in out
         server.send_signal(signal.SIGTERM)
         output, _ = server.communicate(timeout=60)
         assert server.returncode == 0, output
         assert "stopped" in output
         assert len(list((tmp_path / "server").glob("records/major-general/*.jsonl"))) == 2
+        assert not token_file.exists()  # the token dies with the server
     finally:
         if server.poll() is None:
             server.kill()

@@ -14,7 +14,7 @@ from arena.rpc.session import BotSession
 def test_a_remote_stream_is_seated_only_in_games_it_plays() -> None:
     async def scenario() -> None:
         pool = BotPool({}, {"far": "secret"}, connect_timeout_s=0.2)
-        assert pool.admit("far", "secret", 1) == ("far", None)
+        assert pool.admit("far", "secret", 1, on_bot_socket=False) == ("far", None)
         picky = BotSession(None, name="far", version="2", games=("major-general/hold-the-centre",), omit_labels=True)
         pool.offer(picky, None)
         with pytest.raises(BotUnavailable, match="no stream open for major-general/no-scenario"):
@@ -29,15 +29,18 @@ def test_a_remote_stream_is_seated_only_in_games_it_plays() -> None:
     asyncio.run(scenario())
 
 
-@pytest.mark.parametrize("name, token, version, code", [
-    ("far", "wrong", 1, grpc.StatusCode.UNAUTHENTICATED),
-    ("nobody", "secret", 1, grpc.StatusCode.UNAUTHENTICATED),
-    ("far", "secret", 2, grpc.StatusCode.FAILED_PRECONDITION),
+@pytest.mark.parametrize("name, token, version, on_bot_socket, code", [
+    ("far", "wrong", 1, False, grpc.StatusCode.UNAUTHENTICATED),
+    ("far", "", 1, False, grpc.StatusCode.UNAUTHENTICATED),
+    ("nobody", "secret", 1, False, grpc.StatusCode.UNAUTHENTICATED),
+    ("far", "secret", 2, False, grpc.StatusCode.FAILED_PRECONDITION),
+    ("far", "secret", 1, True, grpc.StatusCode.UNAUTHENTICATED),  # a registered token is for the network only
 ])
-def test_bad_hellos_are_refused(name: str, token: str, version: int, code: grpc.StatusCode) -> None:
+def test_bad_hellos_are_refused(name: str, token: str, version: int, on_bot_socket: bool,
+                                code: grpc.StatusCode) -> None:
     pool = BotPool({}, {"far": "secret"})
     with pytest.raises(AdmissionError) as refused:
-        pool.admit(name, token, version)
+        pool.admit(name, token, version, on_bot_socket=on_bot_socket)
     assert refused.value.code == code
 
 

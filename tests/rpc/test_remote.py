@@ -54,7 +54,7 @@ def test_a_remote_bot_plays_several_matches_at_once(referee: BackgroundReferee, 
                                stderr=stderr, text=True)
     try:
         deadline = time.monotonic() + 60
-        while open_streams(referee.address, "far-trivial") < 2:  # --concurrency 2: two streams at once
+        while open_streams(referee.address, "far-trivial", referee.admin_token) < 2:  # --concurrency 2: two streams at once
             assert time.monotonic() < deadline and bot.poll() is None, log.read_text()[-2000:]
             time.sleep(0.05)
         futures = [referee.submit("major-general", ["far-trivial", "random"], seed=seed) for seed in (33, 34)]
@@ -69,10 +69,10 @@ def test_a_remote_bot_plays_several_matches_at_once(referee: BackgroundReferee, 
         bot.wait()
 
 
-def open_streams(address: str, name: str) -> int:
+def open_streams(address: str, name: str, token: str) -> int:
     """How many streams of bot `name` wait for a match (the admin service's ListBots)."""
     async def ask() -> int:
-        async with AdminClient(address) as admin:
+        async with AdminClient(address, token) as admin:
             return next((bot.connected for bot in await admin.bots() if bot.name == name), 0)
 
     return asyncio.run(ask())

@@ -8,7 +8,7 @@ import asyncio
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 
 from arena.agents import RandomAgent
 from arena.referee.local import play_match
@@ -87,6 +87,8 @@ def test_a_family_without_a_typed_observation_is_refused(referee: BackgroundRefe
 
 
 def test_admin_service_health_and_reflection(referee: BackgroundReferee) -> None:
+    auth = (("authorization", f"Bearer {referee.admin_token}"),)
+
     async def talk() -> None:
         async with grpc.aio.insecure_channel(referee.address) as channel:
             health = health_pb2_grpc.HealthStub(channel)
@@ -94,34 +96,72 @@ def test_admin_service_health_and_reflection(referee: BackgroundReferee) -> None
                 reply = await health.Check(health_pb2.HealthCheckRequest(service=service))
                 assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
-            reflect = reflection_pb2_grpc.ServerReflectionStub(channel)
-            call = reflect.ServerReflectionInfo()
-            await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
-            answer = await call.read()
-            await call.done_writing()
-            names = {service.name for service in answer.list_services_response.service}
-            assert {"arena.v1.Bot", "arena.v1.RefereeAdmin", "grpc.health.v1.Health"} <= names
+            for path in ("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"):  # v1: the same messages
+                call = channel.stream_stream(path, request_serializer=reflection_pb2.ServerReflectionRequest.
+                                             SerializeToString,
+                                             response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)()
+                await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+                answer = await call.read()
+                await call.write(reflection_pb2.ServerReflectionRequest(file_containing_symbol="arena.v1.Bot"))
+                described = await call.read()
+                await call.done_writing()
+                names = {service.name for service in answer.list_services_response.service}
+                assert {"arena.v1.Bot", "arena.v1.RefereeAdmin", "grpc.health.v1.Health",
+                        "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"} <= names
+                assert described.file_descriptor_response.file_descriptor_proto
 
             admin = admin_pb2_grpc.RefereeAdminStub(channel)
-            started = await admin.StartMatch(admin_pb2.StartMatchRequest(game="major-general",
-                                                                         bots=["trivial", "random"], seed=4))
-            kinds, steps = [], []
-            async for event in admin.WatchMatch(admin_pb2.WatchMatchRequest(match_id=started.match_id)):
+            request = admin_pb2.StartMatchRequest(game="major-general", bots=["trivial", "random"], seed=4)
+            for call_without_token in (admin.StartMatch(request), admin.ListBots(admin_pb2.ListBotsRequest()),
+                                       admin.ListMatches(admin_pb2.ListMatchesRequest())):
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await call_without_token
+                assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await admin.ListMatches(admin_pb2.ListMatchesRequest(), metadata=(("authorization", "Bearer x"),))
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            started = await admin.StartMatch(request, metadata=auth)
+            kinds, public = [], []
+            async for event in admin.WatchMatch(admin_pb2.WatchMatchRequest(match_id=started.match_id)):  # anyone
                 kinds.append(event.WhichOneof("kind"))
                 if event.HasField("step"):
-                    steps.append(event.step)
+                    public.append(event.step)
+                if event.HasField("header"):
+                    assert event.header.seed == 0
+                if event.HasField("finished"):
+                    assert not event.finished.HasField("seed") and not event.finished.record_path
             assert kinds[0] == "header" and kinds[-1] == "finished" and set(kinds[1:-1]) == {"step"}
-            status = await admin.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, include_record=True))
-            assert status.state == "finished"
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                async for _ in admin.WatchMatchFull(admin_pb2.WatchMatchRequest(match_id=started.match_id)):
+                    pass
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            full, seed = [], None
+            async for event in admin.WatchMatchFull(admin_pb2.WatchMatchRequest(match_id=started.match_id),
+                                                    metadata=auth):
+                if event.HasField("step"):
+                    full.append(event.step)
+                if event.HasField("finished"):
+                    seed = event.finished.seed
+            assert seed == 4
+            status = await admin.GetMatch(admin_pb2.GetMatchRequest(match_id=started.match_id, include_record=True),
+                                          metadata=auth)
+            assert status.state == "finished" and status.seed == 4
             record = MatchRecord.from_jsonl(status.record_jsonl)
-            assert [(s.n, s.seat, s.action, s.label) for s in steps] == steps_of(record)
+            assert [(s.n, s.seat, s.action, s.label) for s in full] == steps_of(record)
+            hidden = [(p, f) for p, f in zip(public, full) if p.hidden]
+            assert hidden and all(p.action == -1 and "draws a card" in p.label and "draws a card" not in f.label
+                                  for p, f in hidden)
+            assert [(p.n, p.action, p.label) for p in public if not p.hidden] == \
+                [(f.n, f.action, f.label) for p, f in zip(public, full) if not p.hidden]
             replay(record)
-            bots = {bot.name: bot for bot in (await admin.ListBots(admin_pb2.ListBotsRequest())).bots}
+            bots = {bot.name: bot for bot in (await admin.ListBots(admin_pb2.ListBotsRequest(), metadata=auth)).bots}
             assert bots["random"].kind == "local" and bots["random"].processes >= 1
-            listed = await admin.ListMatches(admin_pb2.ListMatchesRequest())
+            listed = await admin.ListMatches(admin_pb2.ListMatchesRequest(), metadata=auth)
             assert started.match_id in {match.match_id for match in listed.matches}
             with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await admin.StartMatch(admin_pb2.StartMatchRequest(game="major-general", bots=["random", "nobody"]))
+                await admin.StartMatch(admin_pb2.StartMatchRequest(game="major-general", bots=["random", "nobody"]),
+                                       metadata=auth)
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             assert "unknown bot 'nobody'" in (refused.value.details() or "")
 

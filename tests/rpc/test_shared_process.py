@@ -3,38 +3,26 @@
 A fault on one stream ends only that stream's match: the other matches of the process play on,
 and the process, never trusted again, is stopped once they are over. A crash of the process ends
 every match it was playing, each recorded as that bot's crash. Either way the next match gets a
-fresh process. The test bots (misbehave.py `shared`) say their process id as their version.
+fresh process. The test bots (misbehave.py `shared`) say a random id of their process as their version.
 """
 
 from __future__ import annotations
-
-import os
-import time
 
 import pytest
 
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
+from tests.processes import wait_for_no_leftovers
 
 TIMEOUT_S = 120
 
 
-def pid_of(record: MatchRecord, seat: int) -> int:
+def pid_of(record: MatchRecord, seat: int) -> str:
+    """The id the process that played the seat gave itself."""
     version = record.players[seat].version
-    assert version.startswith("pid"), version
-    return int(version[3:])
-
-
-def wait_gone(pid: int, within_s: float = 20.0) -> None:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"process {pid} still runs")
+    assert version.startswith("proc-"), version
+    return version
 
 
 def play_pair(referee: BackgroundReferee, bot: str, seed: int) -> tuple[MatchRecord, MatchRecord]:
@@ -44,11 +32,11 @@ def play_pair(referee: BackgroundReferee, bot: str, seed: int) -> tuple[MatchRec
     return plays_on.result(timeout=TIMEOUT_S), misbehaves.result(timeout=TIMEOUT_S)
 
 
-def check_fresh_process(referee: BackgroundReferee, bot: str, old_pid: int, seed: int) -> None:
+def check_fresh_process(referee: BackgroundReferee, bot: str, old_pid: str, seed: int) -> None:
     record = referee.run_match("major-general", [bot, "trivial"], seed=seed)
     assert record.result is not None and record.result.reason == "score", record.result
     assert pid_of(record, 0) != old_pid
-    wait_gone(old_pid)
+    wait_for_no_leftovers(referee, bot)  # the old process and all it started are gone
 
 
 @pytest.mark.parametrize("bot, reason", [("shared-illegal", "illegal_action"), ("shared-disconnect", "disconnect")])

@@ -12,11 +12,10 @@ from arena.rpc.background import BackgroundReferee
 from arena.rpc.server import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_BOTS = Path(__file__).resolve().parent / "bots"
 
 
-def test_shutdown_finishes_or_voids_matches_in_progress(tmp_path: Path) -> None:
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", TEST_BOTS), results_dir=tmp_path, startup_timeout_s=60.0,
+def test_shutdown_finishes_or_voids_matches_in_progress(tmp_path: Path, test_bots: Path) -> None:
+    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", test_bots), results_dir=tmp_path, startup_timeout_s=60.0,
                           clock=ClockSettings(move_time_s=120.0, bank_s=0.0, grace_s=1.0))
     referee = BackgroundReferee(config, drain_s=3.0)
     referee.start()

@@ -5,7 +5,6 @@ seat's observation only (re-sampling every hidden card gives the very same bytes
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 from arena.games.base import State
 from arena.referee.record import MatchRecord
@@ -29,11 +28,13 @@ def states_before_decisions(record: MatchRecord) -> list[State]:
     return before
 
 
-def test_stub_only_bot_plays_and_requests_hold_no_secrets(referee: BackgroundReferee, stubonly_dump: Path) -> None:
+def test_stub_only_bot_plays_and_requests_hold_no_secrets(referee: BackgroundReferee) -> None:
     record = referee.run_match("major-general", ["stubonly", "random"], seed=21)
     assert record.result is not None and record.result.reason == "score", record.result
     replay(record)
-    lines = (stubonly_dump / f"{record.match_id}-0.txt").read_text().split()
+    prefix = f"request {record.match_id}-0 "
+    lines = [line[len(prefix):] for line in referee.server.pool.output_tail("stubonly").splitlines()
+             if line.startswith(prefix)]
     requests = [RefereeMessage.FromString(bytes.fromhex(line)) for line in lines]
     states = [state for state, step in zip(states_before_decisions(record), record.decisions) if step.seat == 0]
     assert len(requests) == len(states) > 0

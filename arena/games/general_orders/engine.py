@@ -458,6 +458,13 @@ class FamilyState(State, Generic[GameT]):
             return label
         return f"{game.term(game.factions[player])}: {self._contextual_label(action)}"
 
+    def spectator_label(self, action: int) -> str | None:
+        """A card drawn is hidden from spectators; the initiative, bonus tokens and dice are public."""
+        game = self._game
+        if self.phase == DRAW and game.CARD_BASE <= action < game.DICE_BASE:
+            return f"{game.term(game.factions[self.active])} {game.term('draws_a_card')}"
+        return None
+
     def _contextual_label(self, action: int) -> str:
         """A decision's label at this step: a units id says what it does here (move, place, withdraw)."""
         game = self._game

@@ -347,6 +347,12 @@ class MajorGeneralState(State):
         scores = self.scores()
         return Outcome(ranking_from_scores(scores), self.reason, tuple(float(s) for s in scores))
 
+    def spectator_label(self, action: int) -> str | None:
+        """A card drawn is hidden from spectators (who starts and the scenario are public)."""
+        if self.phase in (DEAL, DRAW) and 0 <= action < NUM_CARDS:
+            return f"{SEAT_NAMES[self._drawing_seat()]} draws a card"
+        return None
+
     def action_to_string(self, action: int) -> str:
         player = self.current_player()
         if player == CHANCE:

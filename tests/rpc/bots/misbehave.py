@@ -10,7 +10,8 @@ Each plays correctly (first legal action) for its first two decisions and misbeh
   oversized   sends a 1 MiB message (raw stream)
 
 `misbehave.py shared MODE` (MODE: illegal, disconnect, crash) is a raw bot that plays up to
-ARENA_CONCURRENCY matches at once, one stream each, and says its process id as its version. When
+ARENA_CONCURRENCY matches at once, one stream each, and says a random id of its process as its
+version (in its sandbox every process is pid 2). When
 its opponent is `random`, the stream at seat 0 plays well and the stream at seat 1 misbehaves,
 in step: seat 0 reaches its 4th decision, then seat 1 misbehaves on its 3rd (crash: the whole
 process exits), then seat 0 finishes its match slowly. Against any other opponent it plays well.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import sys
 import time
 
@@ -30,6 +32,13 @@ from arena.rpc import run_bot
 from arena.rpc.generated import bot_pb2
 
 MISBEHAVE_AT = 3  # the decision (counted per match) that goes wrong
+PROCESS_ID = f"proc-{secrets.token_hex(6)}"
+
+
+def launch_token() -> str:
+    """The launch token the referee left in a file for this process."""
+    with open(os.environ["ARENA_TOKEN_FILE"]) as handle:
+        return handle.read().strip()
 
 
 class FaultyAgent(Agent):
@@ -61,7 +70,7 @@ class FaultyAgent(Agent):
 
 async def raw_bot(mode: str) -> None:
     """A bot on raw bytes and the generated messages, so it can send what the SDK never would."""
-    address, token, name = os.environ["ARENA_SERVER"], os.environ["ARENA_TOKEN"], os.environ["ARENA_BOT_NAME"]
+    address, token, name = os.environ["ARENA_SERVER"], launch_token(), os.environ["ARENA_BOT_NAME"]
     hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=1, name=name, version="1", token=token,
                                                    games=["*"])).SerializeToString()
     async with grpc.aio.insecure_channel(address) as channel:
@@ -111,8 +120,8 @@ class SharedProcess:
 
 async def shared_bot(mode: str) -> None:
     """Several streams in one process; one of them misbehaves while another plays on."""
-    address, token, name = os.environ["ARENA_SERVER"], os.environ["ARENA_TOKEN"], os.environ["ARENA_BOT_NAME"]
-    hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=1, name=name, version=f"pid{os.getpid()}",
+    address, token, name = os.environ["ARENA_SERVER"], launch_token(), os.environ["ARENA_BOT_NAME"]
+    hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=1, name=name, version=PROCESS_ID,
                                                    token=token, games=["*"])).SerializeToString()
     shared = SharedProcess()
     async with grpc.aio.insecure_channel(address) as channel:

@@ -1,21 +1,25 @@
 """An SDK bot for several matches at once: each agent checks that it alone plays its stream.
 
-Its version is its process id, so a test can tell which process played which match.
+Its version is a random id of its process (in its sandbox every process is pid 2), so a test can
+tell which process played which match.
 """
 
 from __future__ import annotations
 
-import os
+import secrets
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.rpc import run_bot
+
+
+PROCESS_ID = f"proc-{secrets.token_hex(6)}"
 
 
 class SeatCheckingAgent(Agent):
     """First legal action; raises if a request is not for the seat this agent was reset to."""
 
     name = "multi"
-    version = f"pid{os.getpid()}"
+    version = PROCESS_ID
 
     def act(self, request: DecisionRequest) -> int:
         if request.seat != self.seat or request.observation["seat"] != self.seat:

@@ -1,7 +1,8 @@
 """A bot that uses only the generated protocol stubs: what a bot in any language does.
 
-It plays a seeded random legal action, asks for labels, and, when ARENA_STUBONLY_DUMP names a
-folder, appends every DecisionRequest it receives there (hex, one per line) for the no-leak test.
+It plays a seeded random legal action, asks for labels, and prints every DecisionRequest it
+receives to its standard output ("request MATCH-SEAT HEX"), which the referee keeps, for the
+no-leak test.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from arena.rpc.generated import bot_pb2, bot_pb2_grpc
 
 
 def main() -> None:
-    address, token, name = os.environ["ARENA_SERVER"], os.environ["ARENA_TOKEN"], os.environ["ARENA_BOT_NAME"]
-    dump = os.environ.get("ARENA_STUBONLY_DUMP")
+    address, name = os.environ["ARENA_SERVER"], os.environ["ARENA_BOT_NAME"]
+    token = Path(os.environ["ARENA_TOKEN_FILE"]).read_text().strip()
     channel = grpc.insecure_channel(address)
     stub = bot_pb2_grpc.BotStub(channel)
 
@@ -44,9 +45,7 @@ def main() -> None:
                     rng = random.Random(message.match_start.agent_seed)
                 elif kind == "decision_request":
                     request = message.decision_request
-                    if dump:
-                        with open(Path(dump) / f"{match_id}-{seat}.txt", "a") as file:
-                            file.write(message.SerializeToString().hex() + "\n")
+                    print(f"request {match_id}-{seat} {message.SerializeToString().hex()}", flush=True)
                     action = rng.choice(list(request.legal_actions))
                     outbox.put(bot_pb2.BotMessage(decision=bot_pb2.Decision(sequence=request.sequence,
                                                                             action=action)))

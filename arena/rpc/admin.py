@@ -1,0 +1,194 @@
+"""arena.v1.RefereeAdmin: start matches, watch them, fetch their records.
+
+Every call needs the admin token, except WatchMatch: anyone may watch the public view of a match,
+what someone in no seat may know (no seed, no hand, no card drawn; chance outcomes only where the
+game makes them public). An admin's full view is its own call, WatchMatchFull: while the match
+runs it releases each step only once the server's watch delay has passed (without a delay, not
+before the match ends), and the seed only at the end, so that nobody watching can help a seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import time
+from typing import TYPE_CHECKING, AsyncIterator, Optional
+
+import grpc
+
+from arena.referee.record import Step
+from arena.rpc.convert import ConversionError, clock_from_message, clock_to_message, options_from_map, \
+    options_to_map, players_to_messages, result_to_message
+from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+
+if TYPE_CHECKING:
+    from arena.rpc.server import LiveMatch, RefereeServer
+
+AUTH_HEADER = "authorization"
+
+
+class AdminService(admin_pb2_grpc.RefereeAdminServicer):
+    """The admin service of one RefereeServer."""
+
+    def __init__(self, referee: RefereeServer) -> None:
+        self.referee = referee
+
+    async def _authorize(self, context: grpc.aio.ServicerContext) -> None:
+        if not self.is_admin(context):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "admin calls need the referee's admin token ('authorization: Bearer <token>'; "
+                                "`arena serve` prints where it wrote it); WatchMatch needs none")
+
+    def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
+        """True when the call carries the admin token."""
+        token = self.referee.admin_token
+        if not token:
+            return False
+        sent = dict(context.invocation_metadata() or ()).get(AUTH_HEADER, "")
+        return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+
+    async def StartMatch(self, request: admin_pb2.StartMatchRequest, context: grpc.aio.ServicerContext
+                         ) -> admin_pb2.StartMatchReply:
+        await self._authorize(context)
+        from arena.rpc.server import MatchRequestError
+
+        try:
+            clock = clock_from_message(request.clock) if request.HasField("clock") else None
+            live = self.referee.start_match(
+                request.game, list(request.bots), seed=request.seed if request.HasField("seed") else None,
+                options=options_from_map(request.options), clock=clock, fault_policy=request.fault_policy or None)
+        except (MatchRequestError, ConversionError, ValueError) as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            raise  # abort raises; this keeps type checkers content
+        return admin_pb2.StartMatchReply(match_id=live.match_id)
+
+    async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
+                         ) -> AsyncIterator[admin_pb2.MatchEvent]:
+        live = await self._live(request.match_id, context)
+        async for event in _events(live, full=False, delay_s=None):
+            yield event
+
+    async def WatchMatchFull(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
+                             ) -> AsyncIterator[admin_pb2.MatchEvent]:
+        await self._authorize(context)
+        live = await self._live(request.match_id, context)
+        async for event in _events(live, full=True, delay_s=self.referee.config.watch_delay_s):
+            yield event
+
+    async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext
+                       ) -> admin_pb2.MatchStatus:
+        await self._authorize(context)
+        live = await self._live(request.match_id, context)
+        return _status(live, include_record=request.include_record)
+
+    async def ListMatches(self, request: admin_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
+                          ) -> admin_pb2.ListMatchesReply:
+        await self._authorize(context)
+        return admin_pb2.ListMatchesReply(matches=[_status(live) for live in self.referee.matches.values()])
+
+    async def ListBots(self, request: admin_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
+                       ) -> admin_pb2.ListBotsReply:
+        await self._authorize(context)
+        return admin_pb2.ListBotsReply(bots=[admin_pb2.BotStatus(**row) for row in self.referee.pool.status()])
+
+    async def _live(self, match_id: str, context: grpc.aio.ServicerContext) -> LiveMatch:
+        live = self.referee.matches.get(match_id)
+        if live is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {match_id!r} in memory (the server keeps "
+                                f"the last {self.referee.config.finished_kept} finished; records stay on disk)")
+            raise LookupError(match_id)
+        return live
+
+
+async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> AsyncIterator[admin_pb2.MatchEvent]:
+    """A match's events from its start: header, steps (public or full), then the result."""
+    yield admin_pb2.MatchEvent(header=_header(live))
+    wake = asyncio.Event()
+    live.watchers.add(wake)
+    sent = 0
+    try:
+        while True:
+            wake.clear()
+            finished = live.record is not None
+            steps = live.record.steps if live.record is not None else live.steps
+            releasable = len(steps)
+            if full and not finished:
+                releasable = _released(live, delay_s)
+            while sent < releasable:
+                yield admin_pb2.MatchEvent(step=step_event(steps[sent], full=full))
+                sent += 1
+            if finished:
+                assert live.record is not None and live.record.result is not None
+                done = admin_pb2.MatchFinished()
+                result_to_message(live.record.result, done.result)
+                if full:
+                    done.record_path = str(live.path or "")
+                    done.seed = live.seed
+                yield admin_pb2.MatchEvent(finished=done)
+                return
+            timeout = None
+            if full and delay_s is not None and releasable < len(steps):
+                timeout = max(0.0, live.step_times[releasable] + delay_s - time.monotonic())
+            try:
+                await asyncio.wait_for(wake.wait(), timeout)
+            except TimeoutError:
+                pass
+    finally:
+        live.watchers.discard(wake)
+
+
+def _released(live: LiveMatch, delay_s: Optional[float]) -> int:
+    """How many steps of a running match the full view may show now."""
+    if delay_s is None:
+        return 0
+    cutoff = time.monotonic() - delay_s
+    count = 0
+    for at in live.step_times:
+        if at > cutoff:
+            break
+        count += 1
+    return count
+
+
+def _header(live: LiveMatch) -> admin_pb2.MatchHeader:
+    header = admin_pb2.MatchHeader(match_id=live.match_id, game=live.game.name,
+                                   clock=clock_to_message(live.clock), seat_names=list(live.game.info.seat_names))
+    options_to_map(live.game.options, header.options)
+    players_to_messages(live.players, header.players)
+    return header
+
+
+def step_event(step: Step, *, full: bool) -> admin_pb2.StepEvent:
+    """One step as a watcher sees it: the public view hides what the step hides (a card drawn)."""
+    event = admin_pb2.StepEvent(n=step.n, seat=step.seat, action=step.action, label=step.label,
+                                think_ms=step.timing.get("think_ms", 0.0),
+                                transport_ms=step.timing.get("transport_ms", 0.0))
+    if not full and step.spectator_label is not None:
+        event.action = -1
+        event.label = step.spectator_label
+        event.hidden = True
+    return event
+
+
+def _status(live: LiveMatch, include_record: bool = False) -> admin_pb2.MatchStatus:
+    status = admin_pb2.MatchStatus(match_id=live.match_id, state="finished" if live.is_finished else "running",
+                                   game=live.game.name, steps=len(live.steps), record_path=str(live.path or ""))
+    players_to_messages(live.players, status.players)
+    if live.record is not None and live.record.result is not None:
+        status.seed = live.seed
+        result_to_message(live.record.result, status.result)
+        if include_record:
+            status.record_jsonl = live.record.to_jsonl()
+    return status
+
+
+def admin_metadata(token: Optional[str]) -> Optional[tuple[tuple[str, str], ...]]:
+    """The call metadata that carries an admin token."""
+    return ((AUTH_HEADER, f"Bearer {token}"),) if token else None
+
+
+def describe_call_error(error: grpc.aio.AioRpcError, address: str) -> str:
+    """One line for a failed admin call."""
+    if error.code() == grpc.StatusCode.UNAVAILABLE:
+        return f"no referee reachable at {address} ({error.details()})"
+    return f"{error.details()} ({error.code().name.lower()})"

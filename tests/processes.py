@@ -1,0 +1,82 @@
+"""Counting a bot's processes on this machine, sandboxed or not.
+
+Every process the referee launches for bot NAME (the sandbox's own processes included) carries
+ARENA_BOT_NAME=NAME in its environment, and so do the children it forks; so the host's /proc tells
+how many there are, whatever PID namespace they live in.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+
+def processes_of(name: str) -> set[int]:
+    """Host pids of the running processes of bot `name` (zombies excluded)."""
+    marker = f"ARENA_BOT_NAME={name}".encode()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def _parents() -> dict[int, int]:
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return parents
+
+
+def trees(roots: set[int]) -> set[int]:
+    """The given processes and all their descendants."""
+    parents = _parents()
+    inside = set(roots)
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in inside and pid not in inside:
+                inside.add(pid)
+                grew = True
+    return inside
+
+
+def leftovers(referee: Any, name: str) -> set[int]:
+    """Processes of bot `name` that belong to none of its live (warm) processes."""
+    live = {lp.process.pid for lp in referee.server.pool._processes.get(name, []) if lp.process.is_running}
+    return processes_of(name) - trees(live)
+
+
+def wait_for_no_leftovers(referee: Any, name: str, within_s: float = 20.0) -> None:
+    """Wait until every process bot `name` left behind is gone; fail naming them if some stay."""
+    deadline = time.monotonic() + within_s
+    while True:
+        left = leftovers(referee, name)
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{len(left)} process(es) of bot {name!r} still run: {sorted(left)[:20]}")
+        time.sleep(0.05)
+
+
+def is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
