@@ -142,6 +142,11 @@ class BotProcess:
             return code - 128
         return None
 
+    @property
+    def exited_abnormally(self) -> bool:
+        """True once the program has ended with a non-zero status or by a signal."""
+        return self.process is not None and self.process.returncode not in (None, 0)
+
     def exit_description(self) -> str:
         """'exited with status 3' or 'was killed by SIGKILL'."""
         code = self.process.returncode if self.process else None

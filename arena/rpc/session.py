@@ -187,7 +187,7 @@ class BotSession(SeatPort):
             if exceeded is not None:
                 reason, detail = exceeded
                 fault = SeatFault(fault.seat, reason, f"{detail} ({fault.detail})")
-            elif fault.reason is Termination.DISCONNECT and process.has_exited:
+            elif fault.reason is Termination.DISCONNECT and process.has_exited and process.exited_abnormally:
                 fault = SeatFault(fault.seat, Termination.CRASH,
                                   f"the bot process {process.exit_description()} during the match ({fault.detail})")
         output = process.output.since(self._output_mark)

@@ -219,6 +219,7 @@ class Launcher:
                  "--ro-bind", str(directory), BOT_DIR,
                  "--ro-bind", str(self.socket_path), SOCKET_INSIDE,
                  "--ro-bind", str(token_file), TOKEN_INSIDE,
+                 "--remount-ro", "/dev", "--remount-ro", "/",  # writable: /tmp and /dev/shm, nothing else
                  "--chdir", BOT_DIR, "--"]
         return args
 
