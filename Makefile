@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean sandbox-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,20 @@ demo: $(STAMP)
 	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 60s --no-standings
 	$(BIN)/arena leaderboard
 
-test: $(STAMP)
+test: $(STAMP) sandbox-tools
 	$(BIN)/python -m pytest -q
+
+# Bot programs run in a bubblewrap sandbox (and the tests run them so): install it where it is
+# missing and we may (root with apt-get, as on CI), else say how.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap (the bot sandbox)"; \
+	    apt-get install -y -qq bubblewrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+	  else \
+	    echo "the tests need bubblewrap (the bot sandbox): sudo apt-get install bubblewrap (or dnf install bubblewrap)"; \
+	    exit 1; \
+	  fi; }
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -1,9 +1,10 @@
 """Referee speed: the per-decision round trip through the referee against raw gRPC, and throughput.
 
-    .venv/bin/python bench/referee.py [--json] [--decisions N] [--matches-per-lane M]
+    .venv/bin/python bench/referee.py [--json] [--decisions N] [--matches-per-lane M] [--sandbox bwrap|none]
 
 1. raw: a grpc.aio server sends a 150-byte message to a client process over one bidirectional
-   stream and waits for it to come back (ping-pong): the anchor.
+   stream and waits for it to come back (ping-pong): the anchor. It runs over a Unix socket, as
+   local bots reach the referee (its bot socket).
 2. referee: Major General matches through RefereeServer between two `bots/trivial` seats (first
    legal action, through the bot SDK; its bot.toml lets one process play 16 matches at once, so
    here one process plays both seats, on two streams). Its round trip is what the referee
@@ -14,8 +15,13 @@
 3. throughput: 8 matches at once between trivial bots, back to back: decisions per second, and
    the CPU time per decision of the referee and of the bot processes (on a shared machine the
    wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
+4. the sandbox's cost, both ways in the same run: the launch of a bot process (spawn to its first
+   stream's Hello) with and without bubblewrap, and the decision round trip with bots in their
+   sandboxes against bots without one (alternating batches).
+`--sandbox` chooses how the bots of 2. and 3. run (default bwrap, as a referee runs them).
 
 Targets (issue 3): referee p50 <= 1.5 x raw p50; >= 3,000 decisions/s with 8 matches on 2 cores.
+Targets (issue 13): launch <= 100 ms more in the sandbox; sandboxed round trip p50 <= 1.1 x unsandboxed.
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -38,10 +46,12 @@ import grpc  # noqa: E402
 from arena.games.base import State  # noqa: E402
 from arena.referee.record import Step  # noqa: E402
 from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
+from arena.sandbox import SANDBOX_MODES, SandboxSettings  # noqa: E402
 
 RAW_SERVICE, RAW_METHOD = "bench.PingPong", "Play"
 PAYLOAD = b"x" * 150  # about the size of a Major General DecisionRequest
 BATCHES = 6
+LAUNCHES = 12  # bot process launches timed per sandbox mode
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -67,10 +77,11 @@ class RawPingPong:
 
         self.server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
             RAW_SERVICE, {RAW_METHOD: grpc.stream_stream_rpc_method_handler(play)})])
-        port = self.server.add_insecure_port("127.0.0.1:0")
+        self.folder = tempfile.mkdtemp(prefix="arena-bench-")
+        address = f"unix:{self.folder}/raw.sock"
+        self.server.add_insecure_port(address)
         await self.server.start()
-        self.client = await asyncio.create_subprocess_exec(sys.executable, __file__, "--raw-client",
-                                                           f"127.0.0.1:{port}")
+        self.client = await asyncio.create_subprocess_exec(sys.executable, __file__, "--raw-client", address)
         await self.context
 
     async def round_trips(self, count: int) -> list[float]:
@@ -90,6 +101,7 @@ class RawPingPong:
         if self.client is not None:
             await self.client.wait()
         await self.server.stop(None)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 async def raw_client(address: str) -> None:
@@ -132,10 +144,25 @@ async def referee_decisions(server: RefereeServer, count: int, first_seed: int) 
     return round_trips[:count], cycles
 
 
-def process_cpu_s(pid: int) -> float:
-    """User plus system CPU seconds a process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def tree_cpu_s(root: int) -> float:
+    """User plus system CPU seconds a process and its descendants have used so far (Linux /proc):
+    a sandboxed bot is the grandchild of the process the referee launched."""
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stats[int(entry.name)] = entry.joinpath("stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+    tree, grew = {root}, True
+    while grew:
+        grew = False
+        for pid, fields in stats.items():
+            if pid not in tree and int(fields[1]) in tree:
+                tree.add(pid)
+                grew = True
+    ticks = sum(int(stats[pid][11]) + int(stats[pid][12]) for pid in tree if pid in stats)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -> tuple[float, int, float, float, int]:
@@ -151,40 +178,76 @@ async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -
 
     await asyncio.gather(*(lane(1000 + 100 * n, 1) for n in range(lanes)))  # launch and warm every bot
     bots = server.pool.local_pids()
-    referee_before, bots_before = time.process_time(), sum(process_cpu_s(pid) for pid in bots)
+    referee_before, bots_before = time.process_time(), sum(tree_cpu_s(pid) for pid in bots)
     started = time.perf_counter()
     counts = await asyncio.gather(*(lane(5000 + 100 * n, matches_per_lane) for n in range(lanes)))
     elapsed = time.perf_counter() - started
     referee_cpu = time.process_time() - referee_before
-    bots_cpu = sum(process_cpu_s(pid) for pid in bots) - bots_before
+    bots_cpu = sum(tree_cpu_s(pid) for pid in bots) - bots_before
     decisions = sum(counts)
     return decisions / elapsed, decisions, referee_cpu / decisions, bots_cpu / decisions, len(bots)
 
 
-async def measure(decisions: int, matches_per_lane: int) -> dict:
+def referee_server(sandbox: str) -> RefereeServer:
+    """A referee with no network port, its bots from bots/ run as `sandbox` says."""
+    return RefereeServer(ServerConfig(port=None, bot_dirs=[ROOT / "bots"], results_dir=None,
+                                      sandbox=SandboxSettings(mode=sandbox)))
+
+
+async def launch_time(sandbox: str) -> float:
+    """Seconds from launching a bot process to holding its first stream (it said Hello), on a fresh referee."""
+    server = referee_server(sandbox)
+    await server.start()
+    try:
+        started = time.perf_counter()
+        await server.pool.acquire("trivial", "major-general", "major-general")
+        return time.perf_counter() - started
+    finally:
+        await server.stop(drain_s=0.0)
+
+
+async def measure(decisions: int, matches_per_lane: int, sandbox: str) -> dict:
+    launches: dict[str, list[float]] = {mode: [] for mode in SANDBOX_MODES}
+    for _ in range(LAUNCHES):  # alternate the modes, so both see the same load
+        for mode in SANDBOX_MODES:
+            launches[mode].append(await launch_time(mode))
     raw = RawPingPong()
     await raw.start()
-    server = RefereeServer(ServerConfig(bot_dirs=[ROOT / "bots"], results_dir=None))
-    await server.start()
+    servers = {mode: referee_server(mode) for mode in SANDBOX_MODES}
     raw_times: list[float] = []
-    referee_times: list[float] = []
+    by_mode: dict[str, list[float]] = {mode: [] for mode in SANDBOX_MODES}
     cycle_times: list[float] = []
     try:
-        await server.run_match("major-general", ["trivial", "trivial"], seed=999)  # launch and warm the bots
+        for server in servers.values():
+            await server.start()
+            await server.run_match("major-general", ["trivial", "trivial"], seed=999)  # launch and warm the bots
         await raw.round_trips(200)
         per_batch = max(1, decisions // BATCHES)
-        for batch in range(BATCHES):  # alternate, so both see the same load on a shared machine
+        for batch in range(BATCHES):  # alternate, so all see the same load on a shared machine
             raw_times += await raw.round_trips(per_batch)
-            round_trips, cycles = await referee_decisions(server, per_batch, 10_000 * (batch + 1))
-            referee_times += round_trips
-            cycle_times += cycles
+            for mode, server in servers.items():
+                round_trips, cycles = await referee_decisions(server, per_batch, 10_000 * (batch + 1))
+                by_mode[mode] += round_trips
+                if mode == sandbox:
+                    cycle_times += cycles
         await raw.stop()
-        rate, counted, referee_cpu, bots_cpu, processes = await throughput(server, 8, matches_per_lane)
+        rate, counted, referee_cpu, bots_cpu, processes = await throughput(servers[sandbox], 8, matches_per_lane)
     finally:
-        await server.stop()
+        for server in servers.values():
+            await server.stop()
+    referee_times = by_mode[sandbox]
     raw_p50, referee_p50 = percentile(raw_times, 0.5), percentile(referee_times, 0.5)
     cpu_per_decision = referee_cpu + bots_cpu
+    launch_p50 = {mode: percentile(times, 0.5) * 1000.0 for mode, times in launches.items()}
+    trip_p50 = {mode: percentile(times, 0.5) * 1e6 for mode, times in by_mode.items()}
     return {
+        "sandbox": sandbox,
+        "launch_ms_p50_bwrap": round(launch_p50["bwrap"], 1),
+        "launch_ms_p50_none": round(launch_p50["none"], 1),
+        "launch_extra_ms_sandbox": round(launch_p50["bwrap"] - launch_p50["none"], 1),
+        "round_trip_p50_us_bwrap": round(trip_p50["bwrap"], 1),
+        "round_trip_p50_us_none": round(trip_p50["none"], 1),
+        "round_trip_ratio_sandbox": round(trip_p50["bwrap"] / trip_p50["none"], 3),
         "raw_p50_us": round(raw_p50 * 1e6, 1),
         "raw_p99_us": round(percentile(raw_times, 0.99) * 1e6, 1),
         "referee_p50_us": round(referee_p50 * 1e6, 1),
@@ -210,12 +273,14 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--decisions", type=int, default=3000, help="round trips measured for each p50")
     parser.add_argument("--matches-per-lane", type=int, default=12, help="matches per lane in the 8-match run")
+    parser.add_argument("--sandbox", choices=SANDBOX_MODES, default="bwrap",
+                        help="how the bots of the round-trip and throughput runs are launched")
     parser.add_argument("--raw-client", metavar="ADDRESS", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.raw_client:
         asyncio.run(raw_client(arguments.raw_client))
         return 0
-    figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane))
+    figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane, arguments.sandbox))
     if arguments.json:
         print(json.dumps(figures))
         return 0
@@ -233,6 +298,11 @@ def main() -> int:
     print(f"    referee {figures['referee_cpu_us_per_decision_8_matches']:.0f} us, "
           f"bots {figures['bots_cpu_us_per_decision_8_matches']:.0f} us "
           f"({figures['bot_processes_8_matches']} bot process(es) for 8 matches)")
+    print(f"sandbox cost (bots of the runs above: {figures['sandbox']})")
+    print(f"  launch to Hello p50        bwrap {figures['launch_ms_p50_bwrap']:.1f} ms, none "
+          f"{figures['launch_ms_p50_none']:.1f} ms: {figures['launch_extra_ms_sandbox']:+.1f} ms (target <= +100)")
+    print(f"  decision round trip p50    bwrap {figures['round_trip_p50_us_bwrap']:.1f} us, none "
+          f"{figures['round_trip_p50_us_none']:.1f} us: ratio {figures['round_trip_ratio_sandbox']:.3f} (target <= 1.1)")
     print(f"load average (1 min) at the end: {figures['load_average_1min']}")
     return 0
 

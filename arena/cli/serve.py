@@ -83,6 +83,14 @@ def client_admin_token(token: Optional[str], token_file: Optional[Path]) -> Opti
         fail(f"cannot read the admin token file {path}: {error.strerror}", code=2)
 
 
+def network_warning(host: str, tls: bool) -> Optional[str]:
+    """The warning for a referee reachable beyond this machine without TLS, else None."""
+    if tls or host in ("127.0.0.1", "localhost", "::1"):
+        return None
+    return (f"warning: serving on {host} without TLS: tokens and matches cross the network in the clear "
+            "(give --tls-cert and --tls-key)")
+
+
 def read_operator_config(path: Optional[Path]) -> dict[str, Any]:
     """The referee operator's TOML file (`arena serve --config`), or a one-line error."""
     if path is None:
@@ -179,9 +187,9 @@ def serve(
     key = tls_key or (Path(tls["key"]) if tls.get("key") else None)
     if (cert is None) != (key is None):
         fail("TLS needs both --tls-cert and --tls-key", code=2)
-    if cert is None and host not in ("127.0.0.1", "localhost", "::1"):
-        err_console.print(f"warning: serving on {host} without TLS: tokens and matches cross the network in the "
-                          "clear (give --tls-cert and --tls-key)", soft_wrap=True)
+    warning = network_warning(host, tls=cert is not None)
+    if warning:
+        err_console.print(warning, soft_wrap=True)
     token_file = admin_token_file or (Path(admin["token_file"]) if admin.get("token_file") else None)
     server_config = ServerConfig(
         host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), remote_tokens=tokens,

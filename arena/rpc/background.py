@@ -93,6 +93,10 @@ class BackgroundReferee:
     async def _start(self, game: str, bots: Sequence[str], seed: int | None, settings: dict) -> LiveMatch:
         return self.server.start_match(game, bots, seed=seed, **settings)
 
+    def call(self, coroutine: Any) -> Any:
+        """Run a coroutine on the referee's event loop (to use the server's async API) and return its result."""
+        return self._call(coroutine)
+
     def _call(self, coroutine: Any) -> Any:
         if self._loop is None:
             coroutine.close()

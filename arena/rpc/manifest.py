@@ -84,8 +84,11 @@ def load_manifest(path: str | Path) -> BotManifest:
     if not isinstance(name, str) or not _NAME.match(name):
         problems.append("name must be lowercase letters, digits, '-', '_' or '.' (at most 64)")
     version = data.get("version", "1")
-    if not isinstance(version, (str, int, float)):
-        problems.append("version must be text")
+    if not isinstance(version, (str, int, float)) or len(str(version)) > 64 or not str(version).isprintable():
+        problems.append("version must be printable text of at most 64 characters")
+    description = data.get("description", "")
+    if not isinstance(description, str) or len(description) > 500:
+        problems.append("description must be text of at most 500 characters")
     command = data.get("command")
     if isinstance(command, str):
         command = shlex.split(command)

@@ -417,6 +417,10 @@ class RefereeServer:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message on a stream must be a BotMessage with a Hello")
             return
+        problem = hello_problem(hello)
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+            return
         try:
             name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
                                           on_bot_socket=on_bot_socket)
@@ -434,6 +438,21 @@ class RefereeServer:
         finally:
             session.on_rpc_done()
             self.pool.withdraw(session, local)
+
+
+MAX_HELLO_TEXT = 64  # characters of a Hello's name and version (they are shown wherever the bot is)
+MAX_HELLO_GAMES = 64
+
+
+def hello_problem(hello: bot_pb2.Hello) -> str:
+    """What is wrong with a Hello's free-text fields, or ''."""
+    if len(hello.name) > MAX_HELLO_TEXT or len(hello.version) > MAX_HELLO_TEXT:
+        return f"a Hello's name and version may have at most {MAX_HELLO_TEXT} characters"
+    if len(hello.games) > MAX_HELLO_GAMES or any(len(game) > 2 * MAX_HELLO_TEXT for game in hello.games):
+        return f"a Hello lists at most {MAX_HELLO_GAMES} games, each a game or family name"
+    if any(not character.isprintable() for character in hello.version):
+        return "a Hello's version must be printable text"
+    return ""
 
 
 def _parse_hello(raw: bytes) -> Optional[bot_pb2.Hello]:

@@ -197,6 +197,9 @@ class Launcher:
             scratch_dir.mkdir(mode=0o700)
             scratch = str(scratch_dir)
             inner = _fill(command, str(directory))
+            setpriv = shutil.which("setpriv")
+            if setpriv is not None:  # bwrap's --die-with-parent, for the program itself (not what it forks)
+                inner = [setpriv, "--pdeathsig", "KILL", "--", *inner]
             cwd, server, token_path = str(directory), f"unix:{self.socket_path}", str(token_file)
         environment = {"PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}", "HOME": scratch, "TMPDIR": scratch,
                        "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}

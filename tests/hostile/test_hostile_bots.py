@@ -22,6 +22,7 @@ CASES = [
     # (bot, reason, words the detail must contain)
     ("hostile-sleep-forever", "timeout", "within 5.000s"),
     ("hostile-spin", "timeout", "within 5.000s"),
+    ("hostile-cpu", "cpu_limit", "its 2 s of CPU time"),
     ("hostile-memory", "memory_limit", "memory limit of 1024 MB"),
     ("hostile-fork", "process_limit", "limit of 64 processes"),
     ("hostile-garbage", "malformed_message", "not an arena.v1.BotMessage"),
@@ -150,3 +151,17 @@ def test_a_remote_bot_with_a_wrong_empty_or_stolen_token_is_refused(referee: Bac
     assert hello_over_the_network(referee.address, name, token) == grpc.StatusCode.UNAUTHENTICATED
     check_normal(referee, seed=32)
     history.check_intact()
+
+
+def test_arena_match_with_the_probe_plays_normally(hostile_bots, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`arena match major-general PROBE random --json`: every escape fails, so every game ends by the rules."""
+    import json
+
+    from arena.cli.main import main
+
+    code = main(["match", "major-general", str(hostile_bots / "probe"), "random", "--games", "2", "--seed", "4",
+                 "--out", str(tmp_path), "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    games = json.loads(out)["games"]
+    assert [game["reason"] for game in games] == ["score", "score"], games

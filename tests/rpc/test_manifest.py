@@ -41,6 +41,11 @@ def test_games_restrict_what_a_bot_plays(tmp_path: Path) -> None:
     ('name = "ok"\ncommand = ["x"]\ncolour = "red"\n', "unknown keys: colour"),
     ('name = "ok"\ncommand = ["x"]\nowner = 7\n', "owner must be text"),
     ('name = "ok\ncommand', "not valid TOML"),
+    ('name = "ok"\ncommand = ["x"]\nsandbox = "none"\n', "sandbox is the referee operator's choice"),
+    ('name = "ok"\ncommand = ["x"]\n[env]\nARENA_TOKEN_FILE = "/tmp/t"\n', "may not set ARENA_TOKEN_FILE"),
+    ('name = "ok"\ncommand = ["x"]\n[limits]\nmemory_mb = "lots"\n', "memory_mb must be a whole number"),
+    ('name = "ok"\ncommand = ["x"]\n[limits]\ngpus = 1\n', "unknown key 'gpus'"),
+    ('name = "ok"\ncommand = ["x"]\n[limits]\nprocesses = 0\n', "processes must be a whole number of at least 1"),
 ])
 def test_bad_manifests_say_what_is_wrong(tmp_path: Path, text: str, problem: str) -> None:
     with pytest.raises(ManifestError, match=problem):

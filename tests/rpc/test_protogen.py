@@ -31,3 +31,11 @@ def test_a_changed_proto_is_regenerated(tmp_path: Path) -> None:
     with open(tmp_path / "protos" / "arena" / "v1" / "common.proto", "a") as proto:
         proto.write("\nmessage Extra {}\n")
     assert not protogen.is_current(tmp_path)
+
+
+def test_the_node_example_carries_the_current_protos() -> None:
+    """A sandboxed bot sees its own folder only, so the Node.js example vendors the .proto files."""
+    shipped = ROOT / "docs" / "examples" / "node-bot" / "protos" / "arena" / "v1"
+    for source in protogen.proto_files(ROOT):
+        assert (shipped / source.name).read_text() == source.read_text(), (
+            f"docs/examples/node-bot/protos is stale: cp protos/arena/v1/*.proto {shipped.relative_to(ROOT)}/")

@@ -187,3 +187,6 @@ def test_a_stream_without_hello_or_with_a_bad_token_is_refused(referee: Backgrou
     assert asyncio.run(attempt(hello())) == grpc.StatusCode.UNAUTHENTICATED
     assert asyncio.run(attempt(hello(protocol_version=2))) == grpc.StatusCode.FAILED_PRECONDITION
     assert asyncio.run(attempt(b"\xff not a hello")) == grpc.StatusCode.INVALID_ARGUMENT
+    assert asyncio.run(attempt(hello(version="v" * 65))) == grpc.StatusCode.INVALID_ARGUMENT
+    assert asyncio.run(attempt(hello(version="1\x1b[2J"))) == grpc.StatusCode.INVALID_ARGUMENT
+    assert asyncio.run(attempt(hello(games=["*"] * 65))) == grpc.StatusCode.INVALID_ARGUMENT

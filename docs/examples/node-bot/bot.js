@@ -1,17 +1,20 @@
 // An Arena bot in JavaScript, from the protocol files alone (docs/writing-a-bot.md, part 3).
-// The referee starts it with ARENA_SERVER, ARENA_TOKEN and ARENA_BOT_NAME in the environment;
-// started by hand, pass them as arguments: node bot.js HOST:PORT TOKEN NAME
+// The referee starts it in its sandbox with ARENA_SERVER (unix:/run/arena/referee.sock),
+// ARENA_TOKEN_FILE (a file holding its launch token) and ARENA_BOT_NAME in the environment;
+// started by hand against a remote referee, pass them as arguments: node bot.js HOST:PORT TOKEN NAME
+// The bot carries its own copy of the .proto files (protos/): in the sandbox it sees its folder only.
+const fs = require("fs");
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-const protos = path.resolve(__dirname, "../../../protos");
-const definition = protoLoader.loadSync("arena/v1/bot.proto", { includeDirs: [protos], keepCase: true, longs: Number });
+const protos = path.resolve(__dirname, "protos");
+const definition = protoLoader.loadSync("arena/v1/bot.proto", { includeDirs: [protos], keepCase: true, longs: Number, defaults: true, oneofs: true });
 const arena = grpc.loadPackageDefinition(definition).arena.v1;
 
 const [server, token, name] = [
   process.argv[2] || process.env.ARENA_SERVER,
-  process.argv[3] || process.env.ARENA_TOKEN,
+  process.argv[3] || (process.env.ARENA_TOKEN_FILE ? fs.readFileSync(process.env.ARENA_TOKEN_FILE, "utf8").trim() : ""),
   process.argv[4] || process.env.ARENA_BOT_NAME || "node-first",
 ];
 const client = new arena.Bot(server, grpc.credentials.createInsecure());

@@ -1,0 +1,218 @@
+"""The closed referee: TLS on the network port, the watch delay of the admins' full view, warm
+processes recycled when idle, bot trees that die with the referee, and streams that never say Hello."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import grpc
+import pytest
+
+from arena.cli.serve import network_warning
+from arena.referee.clock import ClockSettings
+from arena.rpc.background import BackgroundReferee
+from arena.rpc.client import AdminClient, AdminError
+from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+from arena.rpc.server import ServerConfig
+from tests.processes import processes_of, wait_for_no_leftovers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def renamed_bot(source: Path, target: Path, name: str) -> Path:
+    """A copy of a bot folder under another name (so this test can count its processes alone)."""
+    shutil.copytree(source, target, symlinks=False)
+    manifest = target / "bot.toml"
+    text = manifest.read_text()
+    original = next(line for line in text.splitlines() if line.startswith("name ="))
+    manifest.write_text(text.replace(original, f'name = "{name}"'))
+    return target
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost, made with openssl."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "referee.pem", folder / "referee.key"
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed here: it makes the test certificate")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-keyout", str(key),
+                    "-out", str(cert), "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture(scope="module")
+def tls_referee(tmp_path_factory: pytest.TempPathFactory, certificate: tuple[Path, Path]
+                ) -> Iterator[BackgroundReferee]:
+    cert, key = certificate
+    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=tmp_path_factory.mktemp("results"),
+                          tls_cert=cert, tls_key=key, clock=ClockSettings(5.0, 30.0, 1.0))
+    with BackgroundReferee(config, drain_s=0.0) as server:
+        yield server
+
+
+def test_a_remote_bot_and_an_admin_client_talk_tls(tls_referee: BackgroundReferee, certificate: tuple[Path, Path],
+                                                   tmp_path: Path) -> None:
+    cert, _ = certificate
+    token = tls_referee.register_remote("far-tls")
+    log = tmp_path / "far-tls.stderr"
+    with log.open("w") as stderr:
+        bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server",
+                                tls_referee.address, "--token", token, "--name", "far-tls", "--matches", "1",
+                                "--tls-ca", str(cert)], stderr=stderr)
+    try:
+        record = tls_referee.run_match("major-general", ["far-tls", "random"], seed=5)
+        assert record.result is not None and record.result.reason == "score", (record.result, log.read_text())
+        assert bot.wait(timeout=30) == 0
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+    async def plain_connection() -> bool:
+        async with grpc.aio.insecure_channel(tls_referee.address) as channel:
+            try:
+                await asyncio.wait_for(channel.channel_ready(), 2.0)
+            except TimeoutError:
+                return False
+            return True
+
+    assert not asyncio.run(plain_connection())  # no TLS, no referee
+
+    async def admin_calls() -> int:
+        async with AdminClient(tls_referee.address, tls_referee.admin_token, str(cert)) as admin:
+            return len(await admin.bots())
+
+    assert asyncio.run(admin_calls()) >= 1
+
+
+def test_serving_beyond_this_machine_without_tls_is_warned_about() -> None:
+    assert network_warning("0.0.0.0", tls=False) is not None and "TLS" in network_warning("0.0.0.0", tls=False)
+    assert network_warning("0.0.0.0", tls=True) is None
+    assert network_warning("127.0.0.1", tls=False) is None
+
+
+async def watch_full(address: str, token: str, match_id: str, done: asyncio.Future) -> tuple[int, int]:
+    """(steps received before the match ended, steps in all) of the admins' full view."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = admin_pb2_grpc.RefereeAdminStub(channel)
+        early = total = 0
+        async for event in stub.WatchMatchFull(admin_pb2.WatchMatchRequest(match_id=match_id),
+                                               metadata=(("authorization", f"Bearer {token}"),)):
+            if event.HasField("step"):
+                total += 1
+                early += not done.done()
+        return early, total
+
+
+@pytest.mark.parametrize("delay", [None, 0.2])
+def test_the_full_view_waits_for_the_watch_delay(tmp_path: Path, test_bots: Path, delay: float | None) -> None:
+    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", test_bots), results_dir=None, watch_delay_s=delay,
+                          clock=ClockSettings(move_time_s=1.5, bank_s=0.0, grace_s=0.5))
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        async def scenario() -> tuple[int, int]:
+            live = referee.server.start_match("major-general", ["random", "sleep"], seed=3)  # ~2 s, then a timeout
+            assert live.task is not None
+            watcher = asyncio.ensure_future(watch_full(referee.address, referee.admin_token, live.match_id,
+                                                       live.task))
+            await live.task
+            return await watcher
+
+        early, total = referee.call(scenario())
+    assert total > 0
+    if delay is None:
+        assert early == 0  # hidden information only after the match
+    else:
+        assert 0 < early  # steps came while the match ran, each once it was old enough
+
+
+def test_an_idle_warm_process_is_recycled(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    renamed_bot(ROOT / "bots" / "random", bots / "idle-random", "idle-random")
+    config = ServerConfig(port=None, bot_dirs=(bots, ROOT / "bots"), results_dir=None, idle_timeout_s=0.5)
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        referee.run_match("major-general", ["idle-random", "random"], seed=1)
+        assert processes_of("idle-random")
+        deadline = time.monotonic() + 20
+        while processes_of("idle-random"):
+            assert time.monotonic() < deadline, "the idle process was not recycled"
+            time.sleep(0.1)
+        record = referee.run_match("major-general", ["idle-random", "random"], seed=2)  # a fresh process
+        assert record.result is not None and record.result.reason == "score"
+
+
+def test_bots_die_with_a_referee_killed_outright(tmp_path: Path, test_bots: Path) -> None:
+    bots = tmp_path / "bots"
+    renamed_bot(test_bots / "sleep", bots / "orphan-check", "orphan-check")
+    command = [sys.executable, "-c", "from arena.cli.main import run; run()", "match", "major-general",
+               str(bots / "orphan-check"), str(ROOT / "bots" / "random"), "--games", "1", "--move-time-ms", "60000",
+               "--out", str(tmp_path / "out")]
+    match = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not processes_of("orphan-check"):  # the bot is up (and soon asleep on its third decision)
+            assert time.monotonic() < deadline and match.poll() is None
+            time.sleep(0.05)
+        time.sleep(1.0)
+        match.send_signal(signal.SIGKILL)
+        match.wait()
+        deadline = time.monotonic() + 10
+        while processes_of("orphan-check"):
+            assert time.monotonic() < deadline, f"bot processes outlived the referee: {processes_of('orphan-check')}"
+            time.sleep(0.05)
+    finally:
+        if match.poll() is None:
+            match.kill()
+
+
+def test_streams_that_never_say_hello_are_limited_per_peer() -> None:
+    """3,000 streams from one peer that never say Hello: at most a few dozen wait, the rest are refused at
+    once, and the server plays on."""
+    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=None, hello_timeout_s=1.0,
+                          max_pending_hellos_per_peer=32)
+
+    async def flood(address: str) -> dict[str, int]:
+        async with grpc.aio.insecure_channel(address) as channel:
+            async def silent() -> str:
+                call = channel.stream_stream("/arena.v1.Bot/Play")()
+                try:
+                    await call.read()
+                except grpc.aio.AioRpcError:
+                    pass
+                return (await call.code()).name
+
+            codes = await asyncio.gather(*(silent() for _ in range(3000)))
+        counts: dict[str, int] = {}
+        for code in codes:
+            counts[code] = counts.get(code, 0) + 1
+        return counts
+
+    with BackgroundReferee(config, drain_s=0.0) as server:
+        counts = asyncio.run(flood(server.address))
+        assert sum(counts.values()) == 3000
+        # refused at once: by the referee (RESOURCE_EXHAUSTED) or by HTTP/2's stream limit (UNAVAILABLE,
+        # REFUSED_STREAM); the few that waited did so in waves of at most 32, and timed out
+        refused = counts.get("RESOURCE_EXHAUSTED", 0) + counts.get("UNAVAILABLE", 0)
+        assert counts.get("RESOURCE_EXHAUSTED", 0) > 0 and refused >= 3000 - 32 * 8, counts
+        assert counts.get("DEADLINE_EXCEEDED", 0) <= 32 * 8, counts
+        assert server.server._pending_hellos == {}  # nothing left behind
+        record = server.run_match("major-general", ["random", "random"], seed=9)
+        assert record.result is not None and record.result.reason == "score"
+
+
+def test_admin_calls_without_the_token_fail_with_one_line(referee: BackgroundReferee) -> None:
+    async def list_bots(token: str | None) -> None:
+        async with AdminClient(referee.address, token) as admin:
+            await admin.bots()
+
+    with pytest.raises(AdminError, match="admin token"):
+        asyncio.run(list_bots(None))
+    asyncio.run(list_bots(referee.admin_token))
+    wait_for_no_leftovers(referee, "random")
