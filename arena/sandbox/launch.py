@@ -214,12 +214,13 @@ class Launcher:
         binary = shutil.which("bwrap") or "bwrap"
         size = str(limits.scratch_mb * 2**20)
         args = [binary, *_namespace_args(), *_system_args()]
+        # the scratch first: a runtime living under /tmp (a virtual environment there) is bound over it
+        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
         args += ["--ro-bind", str(self._shared / "passwd"), "/etc/passwd",
                  "--ro-bind", str(self._shared / "group"), "/etc/group"]
         for path in (*runtime_paths(), *self.settings.read_only_paths):
             args += ["--ro-bind", str(path), str(path)]
-        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm",
-                 "--ro-bind", str(directory), BOT_DIR,
+        args += ["--ro-bind", str(directory), BOT_DIR,
                  "--ro-bind", str(self.socket_path), SOCKET_INSIDE,
                  "--ro-bind", str(token_file), TOKEN_INSIDE,
                  "--remount-ro", "/dev", "--remount-ro", "/",  # writable: /tmp and /dev/shm, nothing else
