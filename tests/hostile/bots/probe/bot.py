@@ -97,10 +97,23 @@ def try_sibling_folder() -> None:
     report("sibling-folder", None, f"no other bot.toml readable ({len(candidates)} places tried)")
 
 
+def in_scratch(place: Path) -> bool:
+    """True for its scratch folder and what lies in it (a sandbox's /tmp is a file system of its own)."""
+    scratch = Path(os.environ.get("TMPDIR", "/tmp"))
+    try:
+        if place.resolve().is_relative_to(scratch.resolve()):
+            return True
+        return os.path.ismount(scratch) and place.stat().st_dev == scratch.stat().st_dev
+    except OSError:
+        return False
+
+
 def try_write_outside() -> None:
     places = [own_folder(), own_folder().parent / "random", Path("/"), Path("/etc"), Path("/usr"),
               Path(sys.prefix), *hints()]
     for place in places:
+        if in_scratch(place):
+            continue
         target = place / f"probe-was-here-{os.getpid()}"
         try:
             target.write_text("probe")
