@@ -146,7 +146,9 @@ def serve(
     drain: float = typer.Option(10.0, "--drain", min=0.0, help="On shutdown, seconds running matches may finish "
                                 "in before they are voided."),
     seed_salt: Optional[str] = typer.Option(None, "--seed-salt", envvar="ARENA_SEED_SALT",
-                                            help="Secret that keys bots' seeds (set it for untrusted bots)."),
+                                            help="Secret that keys bots' seeds (default: a new one each start)."),
+    public_seeds: bool = typer.Option(False, "--public-seeds", help="Bots' seeds from the match seed alone, as in "
+                                      "local play (reproducible; only for bots you trust)."),
     admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="ARENA_ADMIN_TOKEN",
                                               help="The bearer token admin calls need (default: one is made and "
                                                    f"written to results/{ADMIN_TOKEN_FILE}, 0600)."),
@@ -195,6 +197,7 @@ def serve(
         host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), remote_tokens=tokens,
         results_dir=results, clock=clock_options(move_time_ms, bank_ms, grace_ms),
         fault_policy=fault_policy_option(fault_policy), max_matches=max_matches, seed_salt=seed_salt,
+        public_seeds=public_seeds,
         admin_token=admin_token or admin.get("token") or None,
         admin_token_file=token_file or results / ADMIN_TOKEN_FILE,
         watch_delay_s=watch_delay if watch_delay is not None else admin.get("watch_delay_s"),

@@ -22,6 +22,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import shutil
 import tempfile
 import time
@@ -81,7 +82,8 @@ class ServerConfig:
     hello_timeout_s: float = 10.0  # a new stream must say Hello within this
     max_matches: int = 64  # matches played at once; more wait their turn
     finished_kept: int = 1000  # finished matches the admin service can still show (records stay on disk)
-    seed_salt: Optional[str] = None  # set it when bots are untrusted (see authority.bot_seed)
+    seed_salt: Optional[str] = None  # keys bots' seeds (authority.bot_seed); None: a secret one made at start
+    public_seeds: bool = False  # bots' seeds from the match seed alone (as in local play): trusted bots only
     admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
     admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
     watch_delay_s: Optional[float] = None  # admins' full view of a running match lags this far; None: at the end
@@ -170,6 +172,9 @@ class RefereeServer:
         self.address = ""  # host:port of the network listener ("" without one)
         self.port = 0
         self.admin_token = self.config.admin_token or ""
+        # Without a secret salt a bot could search small match seeds for the one that gives its own seed,
+        # and so know every card and die to come: so there is always one, unless the operator opts out.
+        self.seed_salt = None if self.config.public_seeds else (self.config.seed_salt or secrets.token_hex(16))
         self.admin_token_path: Optional[Path] = None  # where a made token was written
         self.runtime_dir: Optional[Path] = None  # private folder of the bot socket and launch tokens
         self.bot_socket: Optional[Path] = None
@@ -347,7 +352,7 @@ class RefereeServer:
                                 for seat, port in enumerate(ports)]
                 record = await referee_match(
                     live.game, ports, live.seed, clock=live.clock, policy=live.policy, match_id=live.match_id,
-                    seed_salt=self.config.seed_salt, on_step=live.on_step,
+                    seed_salt=self.seed_salt, on_step=live.on_step,
                     extra={"transport": "grpc", "server": f"arena {__version__}"})
         except asyncio.CancelledError:  # stopped before the match began: still leave a record
             record = new_record(live.game, live.players, live.seed, live.match_id)

@@ -23,7 +23,8 @@ MCTS_SPEC = "mcts:iterations=30"  # an iteration budget, so the remote games are
 def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundReferee]:
     config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=tmp_path_factory.mktemp("results"),
                           clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0), startup_timeout_s=60.0,
-                          sandbox=SandboxSettings(env={"ARENA_MCTS_SPEC": MCTS_SPEC}))  # as --bot-env passes it
+                          sandbox=SandboxSettings(env={"ARENA_MCTS_SPEC": MCTS_SPEC}),  # as --bot-env passes it
+                          public_seeds=True)  # the bots get the seeds agents get in local play
     with BackgroundReferee(config, drain_s=0.0) as server:
         yield server
 

@@ -33,8 +33,9 @@ def test_bots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def referee(tmp_path_factory: pytest.TempPathFactory, test_bots: Path) -> Iterator[BackgroundReferee]:
-    """The shared server: bots/ plus the test bots; records in a temporary results folder."""
+    """The shared server: bots/ plus the test bots; records in a temporary results folder. Its bots get the
+    seeds agents get in local play (public seeds), so matches here can be compared with local ones."""
     config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", test_bots), results_dir=tmp_path_factory.mktemp("results"),
-                          clock=RELAXED_CLOCK, startup_timeout_s=60.0)
+                          clock=RELAXED_CLOCK, startup_timeout_s=60.0, public_seeds=True)
     with BackgroundReferee(config, drain_s=0.0) as server:
         yield server
