@@ -1,0 +1,94 @@
+"""Streams that never say Hello: what 3,000 of them from one peer cost a running `arena serve`.
+
+    .venv/bin/python bench/hello_flood.py [--streams N] [--rounds R] [--json]
+
+Starts `arena serve` (no bots) on a free loopback port in a process of its own, opens N streams
+at once on one connection that never say Hello, R times, and prints the server's resident memory
+before and after each round, and how the streams ended: refused at once by the referee
+(RESOURCE_EXHAUSTED: more than 32 waiting from one peer) or by HTTP/2 (UNAVAILABLE: more than 256
+streams on one connection), or timed out waiting (DEADLINE_EXCEEDED, after 10 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import grpc
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def resident_mb(pid: int) -> float:
+    return int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+
+
+async def flood(address: str, streams: int) -> Counter[str]:
+    async with grpc.aio.insecure_channel(address) as channel:
+        async def silent() -> str:
+            call = channel.stream_stream("/arena.v1.Bot/Play")()
+            try:
+                await call.read()
+            except grpc.aio.AioRpcError:
+                pass
+            return (await call.code()).name
+
+        return Counter(await asyncio.gather(*(silent() for _ in range(streams))))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--streams", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    arguments = parser.parse_args()
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "bots").mkdir()
+        server = subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port",
+                                   str(port), "--bots", f"{folder}/bots", "--out", f"{folder}/results"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert server.stdout is not None
+            while "listening" not in server.stdout.readline():
+                pass
+            time.sleep(1.0)
+            figures: dict = {"streams": arguments.streams, "rss_mb_before": round(resident_mb(server.pid), 1),
+                             "rounds": []}
+            for _ in range(arguments.rounds):
+                started = time.perf_counter()
+                codes = asyncio.run(flood(f"127.0.0.1:{port}", arguments.streams))
+                seconds = time.perf_counter() - started
+                time.sleep(1.0)
+                figures["rounds"].append({"rss_mb_after": round(resident_mb(server.pid), 1), "seconds": round(seconds, 2),
+                                          "codes": dict(codes)})
+        finally:
+            server.terminate()
+            server.wait()
+    figures["rss_mb_growth"] = round(figures["rounds"][-1]["rss_mb_after"] - figures["rss_mb_before"], 1)
+    if arguments.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"$ bench/hello_flood.py {' '.join(sys.argv[1:])}".rstrip())
+    print(f"server RSS before: {figures['rss_mb_before']} MB")
+    for number, entry in enumerate(figures["rounds"], 1):
+        print(f"after round {number} ({arguments.streams} silent streams, {entry['seconds']} s): "
+              f"{entry['rss_mb_after']} MB  {entry['codes']}")
+    print(f"growth over {arguments.rounds} rounds: {figures['rss_mb_growth']:+.1f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
