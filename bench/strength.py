@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
 from arena.games.registry import families, load_game, resolve  # noqa: E402
-from arena.referee.local import play_match  # noqa: E402
+from arena.referee import play_match  # noqa: E402
 
 MCTS_ITERATIONS = 150
 EQUAL_SECONDS = 0.01

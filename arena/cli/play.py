@@ -15,7 +15,7 @@ from rich.table import Table
 from arena.agents import UnknownAgentError, make_agent
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
 from arena.games.base import Game
-from arena.referee.local import play_match
+from arena.referee import play_match
 from arena.referee.record import MatchRecord
 
 

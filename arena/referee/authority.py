@@ -1,10 +1,19 @@
-"""The authoritative match loop: rules, clocks and fault policy, whatever the transport.
+"""The match loop: rules, chance, seeds, clocks and the fault policy, whoever sits in the seats.
 
-Like boardgame.io's master, it knows nothing of sockets: it drives one SeatPort per seat. Chance
-is resolved with random.Random(seed) exactly as `arena.referee.local.play_match` does, so the
-same seed and the same deterministic players give the same steps locally and over the network.
-Every match ends with a result and a record, whatever goes wrong: a seat's fault ends it by the
-fault policy, a stop from outside (server shutdown) or a referee error voids it.
+Like boardgame.io's master it knows nothing of transports: it drives one SeatPort per seat, an
+in-process agent (`AgentSeat`) or a bot program's stream (arena.rpc.session). There is no other
+loop: `play_match` is this one driven without an event loop, for in-process agents.
+
+- Chance is resolved with random.Random(seed), one draw per chance node; each seat's own seed is
+  `seat_seed(seed, seat, salt)`. So the same seed and the same deterministic players give the same
+  match in process, in a tournament worker and through the referee (with public seeds).
+- A match runs at most `game.info.max_game_length` steps (`max_length`).
+- Any fault of a seat (an illegal action, an agent's exception, a timeout, a broken stream) ends
+  the match by the fault policy, with the reason, the offender and the seat's evidence recorded.
+- A stop from outside (server shutdown) or an error of the referee itself voids the match; every
+  match ends with a record and a result, whatever goes wrong.
+- Clocks: with `clock`, each decision is charged to its seat (and a remote seat that overruns is
+  cancelled by a watchdog); without, seats are untimed (in-process matches and tournaments).
 """
 
 from __future__ import annotations
@@ -14,31 +23,74 @@ import hashlib
 import hmac
 import random
 import time
-from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Coroutine, Sequence, TypeVar
 
+from arena import __version__
+from arena.agents.base import Agent
 from arena.games.base import CHANCE, Game, IllegalActionError, State
+from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
 from arena.referee.faults import FaultPolicy, SeatFault, void_result
-from arena.referee.local import agent_seed, new_record
-from arena.referee.record import MatchRecord, MatchResult, Step, Termination
-from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
+from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 
 StepCallback = Callable[[State, Step], None]
+T = TypeVar("T")
 
-FINISH_TIMEOUT_S = 2.0  # how long telling a seat the result may take
+FINISH_TIMEOUT_S = 2.0  # how long telling a remote seat the result may take
+DEFAULT_POLICY = FaultPolicy()
 
 
-def bot_seed(match_seed: int, seat: int, salt: str | None = None) -> int:
-    """The seed a seat's player gets: play_match's agent_seed, or keyed by a secret salt.
+def _seated(player: PlayerInfo, seat: int) -> PlayerInfo:
+    return PlayerInfo(seat, player.name, player.version, player.kind)
 
-    Without a salt a bot that knows how seeds are derived could search small match seeds and
-    predict the chance outcomes; a referee serving untrusted bots sets a salt.
+
+def seat_seed(match_seed: int, seat: int, salt: str | None = None) -> int:
+    """The seed a seat's player gets: fixed by the match seed and the seat, keyed by `salt` if given.
+
+    Without a salt anyone who knows this rule can search small match seeds for the one that gives
+    a seed they were handed, and so predict the chance outcomes; a referee serving untrusted bots
+    keys the seeds with a secret salt.
     """
     if not salt:
-        return agent_seed(match_seed, seat)
+        return random.Random(match_seed * 7919 + seat).getrandbits(63)
     digest = hmac.new(salt.encode(), f"{match_seed}:{seat}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def new_record(game: Game, players: Sequence[PlayerInfo], seed: int, match_id: str | None = None) -> MatchRecord:
+    """An empty record with the header facts of a match about to start."""
+    record = MatchRecord(game=game.name, options=game.options, seed=seed, players=list(players),
+                         versions={"arena": __version__, "rules": game.rules_version})
+    if match_id:
+        record.match_id = match_id
+    return record
+
+
+def play_match(game: Game | str, agents: Sequence[Agent], seed: int, *, match_id: str | None = None,
+               on_step: StepCallback | None = None) -> MatchRecord:
+    """Play one match between in-process agents: the match loop, untimed, without an event loop.
+
+    The seat asked to decide is `state.current_player()`, which need not be the player whose turn
+    it is. An agent that raises or answers an illegal action forfeits, and the record says so.
+    """
+    if isinstance(game, str):
+        game = load_game(game)
+    if len(agents) != game.num_seats:
+        raise ValueError(f"{game.name} needs {game.num_seats} agents, got {len(agents)}")
+    return run_in_process(referee_match(game, [AgentSeat(agent) for agent in agents], seed, match_id=match_id,
+                                        on_step=on_step))
+
+
+def run_in_process(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a match coroutine whose seats never wait on anything (in-process agents) to its end, with no
+    event loop: what asyncio.run would do, less the loop's cost per match."""
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        return finished.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise RuntimeError("a seat waited on I/O: matches with such seats run in an event loop (asyncio.run)")
 
 
 async def referee_match(
@@ -52,19 +104,24 @@ async def referee_match(
     seed_salt: str | None = None,
     on_step: StepCallback | None = None,
     extra: dict[str, Any] | None = None,
+    public_view: bool = False,
 ) -> MatchRecord:
-    """Referee one match between `seats`; always returns a record with a result."""
+    """Referee one match between `seats`; always returns a record with a result.
+
+    With `public_view` each step also carries what a spectator may read of it (Step.spectator_label).
+    """
     if len(seats) != game.num_seats:
         raise ValueError(f"{game.name} needs {game.num_seats} seats, got {len(seats)}")
-    clock = clock or ClockSettings()
-    policy = policy or FaultPolicy()
-    players = [replace(port.player, seat=seat) for seat, port in enumerate(seats)]
+    policy = policy or DEFAULT_POLICY
+    players = [_seated(port.player, seat) for seat, port in enumerate(seats)]
     record = new_record(game, players, seed, match_id)
-    record.extra["referee"] = {"clock": clock.to_json(), "fault_policy": str(policy), **(extra or {})}
-    setups = [MatchSetup(record.match_id, game, seat, tuple(players), clock, bot_seed(seed, seat, seed_salt))
-              for seat in range(game.num_seats)]
+    if clock is not None or extra:
+        record.extra["referee"] = {"clock": (clock or ClockSettings()).to_json(), "fault_policy": str(policy),
+                                   **(extra or {})}
+    setups = [MatchSetup(record.match_id, game, seat, tuple(players), clock or ClockSettings(),
+                         seat_seed(seed, seat, seed_salt)) for seat in range(game.num_seats)]
     try:
-        result = await _play(game, seats, setups, seed, record, clock, on_step)
+        result = await _play(game, seats, setups, seed, record, clock, on_step, public_view)
     except SeatFault as fault:
         fault, evidence = await _examine(seats[fault.seat], fault)
         result = policy.result(game.num_seats, fault)
@@ -75,22 +132,25 @@ async def referee_match(
     except Exception as error:  # a referee-side bug must not lose the match either
         result = void_result(game.num_seats, f"referee error: {type(error).__name__}: {error}")
     record.result = result
-    await asyncio.gather(*(_finish(port, result) for port in seats))
+    await _finish_all(seats, result)
     return record
 
 
 async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup], seed: int, record: MatchRecord,
-                clock: ClockSettings, on_step: StepCallback | None) -> MatchResult:
+                clock: ClockSettings | None, on_step: StepCallback | None, public_view: bool) -> MatchResult:
     for port, setup in zip(seats, setups):
         await port.start(setup)
-    clocks = [SeatClock(clock) for _ in seats]
+    clocks = [SeatClock(clock) for _ in seats] if clock is not None else None
+    remote = [port for port in seats if port.is_remote]  # only these can fail between their decisions
+    # an untimed in-process seat answers at once and measures its own thinking: the fast path
+    at_once = [None if port.is_remote or clocks is not None else port.answer_now for port in seats]
     chance_rng = random.Random(seed)
     state = game.new_initial_state()
     limit = game.info.max_game_length
     steps = record.steps
+    append = steps.append
     sequence = 0
-    now = time.perf_counter
-    watchdog = _Watchdog()
+    watchdog = _Watchdog() if clock is not None and remote else None
     try:
         while not state.is_terminal():
             if len(steps) >= limit:
@@ -99,57 +159,85 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
             player = state.current_player()
             if player == CHANCE:
                 outcome = state.sample_chance(chance_rng)
-                step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome),
-                            spectator_label=state.spectator_label(outcome))
+                step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome), {},
+                            state.spectator_label(outcome) if public_view else None)
                 state.apply_action(outcome)
             else:
-                port = seats[player]
-                if port.failure is not None:
-                    raise port.failure
-                seat_clock = clocks[player]
                 sequence += 1
-                ask = Ask(sequence, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s)
-                deadline = seat_clock.deadline_s
-                started = now()
-                watchdog.arm(deadline)
-                try:
-                    answer = await port.decide(ask)
-                except asyncio.CancelledError:
-                    if not watchdog.has_expired():  # a stop from outside, not the clock
-                        raise
-                    raise SeatFault(player, Termination.TIMEOUT,
-                                    f"no decision {sequence} within {deadline:.3f}s ({clock.describe()}; "
-                                    f"{seat_clock.bank_s:.3f}s left in the bank)") from None
-                watchdog.disarm()
-                elapsed = now() - started
-                if not seat_clock.charge(elapsed):
-                    raise SeatFault(player, Termination.TIMEOUT,
-                                    f"decision {sequence} took {elapsed:.3f}s, over the time left ({clock.describe()})")
-                if answer.sequence != sequence:
-                    raise SeatFault(player, Termination.WRONG_SEQUENCE,
-                                    f"answered sequence number {answer.sequence}, expected {sequence}")
-                action = answer.action
+                answer_now = at_once[player]
+                if answer_now is not None:
+                    action, think = answer_now(player, state.legal_actions(), state)
+                    timing = {"think_ms": round(think * 1000.0, 3)}
+                else:
+                    action, timing = await _ask(seats[player], player, sequence, state, clock,
+                                                clocks[player] if clocks is not None else None, watchdog)
                 try:
                     label = state.action_to_string(action)
-                    hidden = state.spectator_label(action)
+                    hidden = state.spectator_label(action) if public_view else None
                     state.apply_action(action)
                 except (IllegalActionError, TypeError) as error:
                     raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
-                think = min(max(answer.think_s, 0.0), elapsed)
-                step = Step(len(steps), player, action, label, {"think_ms": round(think * 1000.0, 3),
-                                                                "transport_ms": round((elapsed - think) * 1000.0, 3)},
-                            hidden)
-                for other in seats:
-                    if other.failure is not None:
-                        raise other.failure
-            steps.append(step)
+                step = Step(len(steps), player, action, label, timing, hidden)
+                for port in remote:
+                    if port.failure is not None:
+                        raise port.failure
+            append(step)
             if on_step is not None:
                 on_step(state, step)
     finally:
-        watchdog.close()
+        if watchdog is not None:
+            watchdog.close()
     ending = state.outcome()
     assert ending is not None
     return MatchResult(ending.ranking, ending.reason, ending.scores)
+
+
+async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: ClockSettings | None,
+               seat_clock: SeatClock | None, watchdog: _Watchdog | None) -> tuple[int, dict[str, float]]:
+    """A decision through the port, under the seat's clock if the match has one: (action, timing)."""
+    if port.failure is not None:
+        raise port.failure
+    if seat_clock is None:
+        started = time.perf_counter()
+        answer = await port.decide(Ask(sequence, player, state.legal_actions(), state, None, None))
+        elapsed = time.perf_counter() - started
+    else:
+        assert clock is not None
+        answer, elapsed = await _timed_decision(port, player, sequence, state, seat_clock, clock, watchdog)
+    if answer.sequence != sequence:
+        raise SeatFault(player, Termination.WRONG_SEQUENCE,
+                        f"answered sequence number {answer.sequence}, expected {sequence}")
+    think = min(max(answer.think_s, 0.0), elapsed)
+    if not port.is_remote:
+        return answer.action, {"think_ms": round(think * 1000.0, 3)}
+    return answer.action, {"think_ms": round(think * 1000.0, 3), "transport_ms": round((elapsed - think) * 1000.0, 3)}
+
+
+async def _timed_decision(port: SeatPort, player: int, sequence: int, state: State, seat_clock: SeatClock,
+                          clock: ClockSettings, watchdog: _Watchdog | None) -> tuple[Answer, float]:
+    """Ask a seat under its clock: a remote seat past its deadline is cancelled, any seat over its time
+    left times out."""
+    ask = Ask(sequence, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s)
+    deadline = seat_clock.deadline_s
+    started = time.perf_counter()
+    if watchdog is not None and port.is_remote:
+        watchdog.arm(deadline)
+        try:
+            answer = await port.decide(ask)
+        except asyncio.CancelledError:
+            if not watchdog.has_expired():  # a stop from outside, not the clock
+                raise
+            raise SeatFault(player, Termination.TIMEOUT,
+                            f"no decision {sequence} within {deadline:.3f}s ({clock.describe()}; "
+                            f"{seat_clock.bank_s:.3f}s left in the bank)") from None
+        watchdog.disarm()
+    else:
+        answer = await port.decide(ask)
+    elapsed = time.perf_counter() - started
+    if not seat_clock.charge(elapsed):
+        raise SeatFault(player, Termination.TIMEOUT,
+                        f"decision {sequence} took {elapsed:.3f}s, over the time left ({clock.describe()})")
+    return answer, elapsed
 
 
 class _Watchdog:
@@ -218,9 +306,22 @@ async def _examine(port: SeatPort, fault: SeatFault) -> tuple[SeatFault, dict[st
         return fault, {}
 
 
-async def _finish(port: SeatPort, result: MatchResult) -> None:
+async def _finish_all(seats: Sequence[SeatPort], result: MatchResult) -> None:
+    """Tell every seat the result: in-process seats in turn, remote ones at once and with a time limit."""
+    remote = [port for port in seats if port.is_remote]
+    for port in seats:
+        if not port.is_remote:
+            try:
+                await port.finish(result)
+            except Exception:  # a seat that cannot be told does not stop the others
+                pass
+    if remote:
+        await asyncio.gather(*(_finish_remote(port, result) for port in remote))
+
+
+async def _finish_remote(port: SeatPort, result: MatchResult) -> None:
     try:
         async with asyncio.timeout(FINISH_TIMEOUT_S):
             await port.finish(result)
-    except (Exception, asyncio.CancelledError):  # a seat that cannot be told does not stop the others
+    except (Exception, asyncio.CancelledError):
         pass

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from arena.referee.local import forfeit_ranking
 from arena.referee.record import MatchResult, Termination
 
 #: Faults a seat can commit (Termination values other than the referee's own endings).
@@ -101,6 +100,11 @@ class FaultPolicy:
     def __str__(self) -> str:
         parts = [self.default.value] + [f"{fault.value}={s.value}" for fault, s in self.overrides.items()]
         return ",".join(parts)
+
+
+def forfeit_ranking(num_seats: int, offender: int) -> tuple[int, ...]:
+    """The offender ranks last; every other seat shares first place."""
+    return tuple(num_seats - 1 if seat == offender else 0 for seat in range(num_seats))
 
 
 def void_result(num_seats: int, detail: str) -> MatchResult:

@@ -65,9 +65,13 @@ class PlayerInfo:
         return cls(int(data["seat"]), str(data["name"]), str(data.get("version", "1")), str(data.get("kind", "agent")))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Step:
-    """One line of play: a chance outcome (seat == CHANCE) or a seat's decision."""
+    """One line of play: a chance outcome (seat == CHANCE) or a seat's decision.
+
+    Not frozen, for speed (a match makes one per step; a frozen dataclass sets each field through
+    object.__setattr__): treat it as a value and never change one.
+    """
 
     n: int
     seat: int

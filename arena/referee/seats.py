@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from functools import partial
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,12 +33,13 @@ class MatchSetup:
 
 
 class Ask:
-    """One decision asked of one seat. `state` is the referee's own: ports only read it."""
+    """One decision asked of one seat. `state` is the referee's own: ports only read it. The times are
+    None in an untimed match."""
 
     __slots__ = ("sequence", "seat", "legal_actions", "state", "time_left_s", "bank_s")
 
-    def __init__(self, sequence: int, seat: int, legal_actions: list[int], state: State, time_left_s: float,
-                 bank_s: float) -> None:
+    def __init__(self, sequence: int, seat: int, legal_actions: list[int], state: State, time_left_s: float | None,
+                 bank_s: float | None) -> None:
         self.sequence = sequence
         self.seat = seat
         self.legal_actions = legal_actions
@@ -62,6 +64,9 @@ class SeatPort(ABC):
 
     #: A fault noticed while the seat was not deciding (a dropped connection); None while healthy.
     failure: SeatFault | None = None
+    #: True for a seat across a transport (its decisions may wait on I/O, can be cancelled by the clock,
+    #: and carry transport time); False for an in-process agent, whose methods never wait.
+    is_remote: bool = True
 
     @property
     @abstractmethod
@@ -76,6 +81,10 @@ class SeatPort(ABC):
     async def decide(self, ask: Ask) -> Answer:
         """Ask for a decision; raise SeatFault for a broken answer. The loop enforces the clock."""
 
+    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float]:
+        """An untimed in-process seat's decision, without await: (action, seconds it thought)."""
+        raise NotImplementedError(f"{type(self).__name__} is remote: await decide()")
+
     @abstractmethod
     async def finish(self, result: MatchResult) -> None:
         """Tell the seat how the match ended. Never raises."""
@@ -86,7 +95,9 @@ class SeatPort(ABC):
 
 
 class AgentSeat(SeatPort):
-    """An in-process agent as a seat: the loop's reference port, and handy in tests."""
+    """An in-process agent as a seat: its methods never wait, so a match of them needs no event loop."""
+
+    is_remote = False
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -96,17 +107,30 @@ class AgentSeat(SeatPort):
         return PlayerInfo(0, self.agent.name, self.agent.version, "agent")
 
     async def start(self, setup: MatchSetup) -> None:
-        self.agent.reset(setup.game, setup.seat, setup.agent_seed)
+        try:
+            self.agent.reset(setup.game, setup.seat, setup.agent_seed)
+        except Exception as error:  # e.g. an agent that has no strategy for this game
+            raise SeatFault(setup.seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
 
     async def decide(self, ask: Ask) -> Answer:
         state, seat = ask.state, ask.seat
-        request = DecisionRequest(seat, list(ask.legal_actions), lambda: state.observation(seat), ask.time_left_s)
+        request = DecisionRequest(seat, ask.legal_actions, partial(state.observation, seat), ask.time_left_s)
         started = time.perf_counter()
         try:
             action = self.agent.act(request)
         except Exception as error:  # the agent is at fault, not the referee
             raise SeatFault(seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
         return Answer(ask.sequence, action, time.perf_counter() - started)
+
+    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float]:
+        request = DecisionRequest(seat, legal_actions, partial(state.observation, seat))
+        clock = time.perf_counter
+        started = clock()
+        try:
+            action = self.agent.act(request)
+        except Exception as error:
+            raise SeatFault(seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
+        return action, clock() - started
 
     async def finish(self, result: MatchResult) -> None:
         return None

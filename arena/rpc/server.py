@@ -44,7 +44,7 @@ from arena.referee.archive import save_record
 from arena.referee.authority import referee_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError, SeatFault, void_result
-from arena.referee.local import new_record
+from arena.referee.authority import new_record
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step
 from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.admin import AdminService
@@ -82,7 +82,7 @@ class ServerConfig:
     hello_timeout_s: float = 10.0  # a new stream must say Hello within this
     max_matches: int = 64  # matches played at once; more wait their turn
     finished_kept: int = 1000  # finished matches the admin service can still show (records stay on disk)
-    seed_salt: Optional[str] = None  # keys bots' seeds (authority.bot_seed); None: a secret one made at start
+    seed_salt: Optional[str] = None  # keys bots' seeds (authority.seat_seed); None: a secret one made at start
     public_seeds: bool = False  # bots' seeds from the match seed alone (as in local play): trusted bots only
     admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
     admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
@@ -352,7 +352,7 @@ class RefereeServer:
                                 for seat, port in enumerate(ports)]
                 record = await referee_match(
                     live.game, ports, live.seed, clock=live.clock, policy=live.policy, match_id=live.match_id,
-                    seed_salt=self.seed_salt, on_step=live.on_step,
+                    seed_salt=self.seed_salt, on_step=live.on_step, public_view=True,
                     extra={"transport": "grpc", "server": f"arena {__version__}"})
         except asyncio.CancelledError:  # stopped before the match began: still leave a record
             record = new_record(live.game, live.players, live.seed, live.match_id)

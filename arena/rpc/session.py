@@ -245,8 +245,8 @@ def encode_decision_request(ask: Ask, fill: Callable[[Any, Any], None], field: s
         label = state.action_to_string
         request.legal_labels.extend([label(action) for action in legal])
     fill(getattr(request.observation, field), state.observation(ask.seat))
-    request.time_left_ms = int(ask.time_left_s * 1000.0)
-    request.bank_ms = int(ask.bank_s * 1000.0)
+    request.time_left_ms = int((ask.time_left_s or 0.0) * 1000.0)
+    request.bank_ms = int((ask.bank_s or 0.0) * 1000.0)
     return message.SerializeToString()
 
 

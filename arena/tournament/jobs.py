@@ -12,7 +12,8 @@ from typing import Any
 from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
-from arena.referee.local import agent_seed, forfeit_ranking, new_record, play_match
+from arena.referee.authority import new_record, play_match
+from arena.referee.faults import forfeit_ranking
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
 
 
@@ -113,8 +114,7 @@ def play_job(job: MatchJob) -> MatchOutcome:
         for seat, bot in enumerate(job.seats):
             try:
                 agents.append(make_agent(bot.spec))
-                agents[-1].reset(game, seat, agent_seed(job.seed, seat))
-            except Exception as error:  # the bot cannot even sit down: it forfeits, the tournament goes on
+            except Exception as error:  # the bot cannot even be made: it forfeits, the tournament goes on
                 record = new_record(game, [], job.seed, uuid.uuid4().hex)
                 record.result = MatchResult(forfeit_ranking(game.num_seats, seat), Termination.AGENT_ERROR.value,
                                             offender=seat, detail=f"could not start: {type(error).__name__}: {error}")

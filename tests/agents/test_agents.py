@@ -11,7 +11,7 @@ from arena.agents.greedy import GreedyAgent
 from arena.agents.mcts import MCTSAgent, Node
 from arena.games.base import CHANCE
 from arena.games.registry import game_modes, load_game
-from arena.referee.local import play_match
+from arena.referee import play_match
 from arena.referee.record import Termination
 
 MODES = [mode.name for mode in game_modes()]

@@ -9,7 +9,7 @@ import pytest
 
 from arena.agents import make_agent
 from arena.referee.clock import ClockSettings
-from arena.referee.local import play_match
+from arena.referee import play_match
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.manifest import load_manifest
 from arena.rpc.server import ServerConfig

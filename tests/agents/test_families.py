@@ -238,7 +238,7 @@ def test_sengoku_evaluation_counts_vp_and_fears_for_the_hq() -> None:
 def test_sengoku_script_beats_random_from_observations_only() -> None:
     game = load_game("general-orders-sengoku/fortress")
     from arena.agents import make_agent
-    from arena.referee.local import play_match
+    from arena.referee import play_match
 
     for seat in (0, 1):
         agents = [make_agent("random"), make_agent("random")]

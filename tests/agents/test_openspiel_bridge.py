@@ -21,7 +21,7 @@ from arena.openspiel import (  # noqa: E402
     openspiel_name,
     register_all,
 )
-from arena.referee.local import play_match  # noqa: E402
+from arena.referee import play_match  # noqa: E402
 
 MODES = [mode.name for mode in game_modes()]
 

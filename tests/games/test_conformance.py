@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from arena.agents import RandomAgent
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalActionError, State
 from arena.games.registry import game_modes, load_game
-from arena.referee.local import play_match
+from arena.referee import play_match
 from arena.referee.record import MatchRecord, Termination
 from arena.referee.replay import ReplayDivergence, replay
 

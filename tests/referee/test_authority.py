@@ -10,10 +10,10 @@ import pytest
 from arena.agents import RandomAgent
 from arena.agents.base import Agent, DecisionRequest
 from arena.games.registry import load_game
-from arena.referee.authority import bot_seed, referee_match
+from arena.referee.authority import referee_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
-from arena.referee.local import agent_seed, play_match
+from arena.referee.authority import play_match, seat_seed
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
 from arena.referee.replay import replay
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
@@ -77,7 +77,7 @@ def test_every_seat_learns_the_result_and_its_seed() -> None:
     record = run(seats, seed=9)
     assert record.result is not None and record.result.reason == "score"
     assert all(port.results == [record.result] for port in seats)
-    assert [port.setup.agent_seed for port in seats if port.setup] == [agent_seed(9, 0), agent_seed(9, 1)]
+    assert [port.setup.agent_seed for port in seats if port.setup] == [seat_seed(9, 0), seat_seed(9, 1)]
     assert all(set(step.timing) == {"think_ms", "transport_ms"} for step in record.decisions)
 
 
@@ -152,8 +152,7 @@ def test_a_referee_error_voids_the_match_instead_of_losing_it() -> None:
     assert len(record.steps) == 11 and seats[0].results == [record.result]
 
 
-def test_bot_seeds_follow_play_match_unless_salted() -> None:
-    assert bot_seed(5, 1) == agent_seed(5, 1)
-    salted = bot_seed(5, 1, "secret")
-    assert salted != agent_seed(5, 1) and salted == bot_seed(5, 1, "secret") and salted != bot_seed(5, 1, "other")
+def test_seat_seeds_are_keyed_by_the_salt_when_there_is_one() -> None:
+    salted = seat_seed(5, 1, "secret")
+    assert salted != seat_seed(5, 1) and salted == seat_seed(5, 1, "secret") and salted != seat_seed(5, 1, "other")
     assert 0 <= salted < 2**63

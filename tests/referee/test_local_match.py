@@ -6,7 +6,8 @@ import pytest
 
 from arena.agents import Agent, DecisionRequest, RandomAgent
 from arena.games.major_general.rules import MajorGeneralGame
-from arena.referee.local import agent_seed, forfeit_ranking, play_match
+from arena.referee.authority import play_match, seat_seed
+from arena.referee.faults import forfeit_ranking
 from arena.referee.record import MatchRecord, Termination
 from arena.referee.replay import replay
 
@@ -48,7 +49,7 @@ def test_same_seed_same_match_and_different_seeds_differ():
     other = play_match(game, [RandomAgent(), RandomAgent()], 43)
     assert [s.to_json() | {"think_ms": 0} for s in first.steps] == [s.to_json() | {"think_ms": 0} for s in again.steps]
     assert [s.action for s in first.steps] != [s.action for s in other.steps]
-    assert agent_seed(42, 0) != agent_seed(42, 1)
+    assert seat_seed(42, 0) != seat_seed(42, 1)
 
 
 def test_the_seat_that_must_decide_is_asked_even_on_the_other_players_turn():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.agents import RandomAgent
-from arena.referee.local import play_match
+from arena.referee import play_match
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence, replay
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from arena.agents import GreedyAgent
-from arena.referee.local import play_match
+from arena.referee import play_match
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee

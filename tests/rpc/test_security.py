@@ -221,7 +221,7 @@ def test_admin_calls_without_the_token_fail_with_one_line(referee: BackgroundRef
 def test_bots_seeds_are_keyed_by_a_secret_unless_the_operator_opts_out() -> None:
     """A bot that knew how its seed follows from the match seed could search small match seeds for its own
     and know every card to come; so by default a referee keys the seeds with a secret of its own."""
-    from arena.referee.authority import bot_seed
+    from arena.referee.authority import seat_seed
 
     made = [BackgroundReferee(ServerConfig(port=None, bot_dirs=(), results_dir=None)) for _ in range(2)]
     salts = []
@@ -229,7 +229,7 @@ def test_bots_seeds_are_keyed_by_a_secret_unless_the_operator_opts_out() -> None
         with referee:
             salts.append(referee.server.seed_salt)
     assert all(salts) and salts[0] != salts[1]
-    assert bot_seed(7, 0, salts[0]) != bot_seed(7, 0, None) != bot_seed(7, 0, salts[1])
+    assert seat_seed(7, 0, salts[0]) != seat_seed(7, 0, None) != seat_seed(7, 0, salts[1])
     with BackgroundReferee(ServerConfig(port=None, bot_dirs=(), results_dir=None, public_seeds=True)) as public:
         assert public.server.seed_salt is None
     with BackgroundReferee(ServerConfig(port=None, bot_dirs=(), results_dir=None, seed_salt="fixed")) as fixed:
