@@ -10,10 +10,11 @@ from rich.table import Table
 from arena.cli.common import console, fail, print_json
 from arena.cli.leaderboard import pools_for
 from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
+
 from arena.ratings.leaderboard import leaderboard
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
-from arena.store import Store
+from arena.store import BotRow, Store
 
 app = typer.Typer(help="Bots in the database: who they are and how they do.", no_args_is_help=True)
 
@@ -35,33 +36,33 @@ def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) ->
     store = open_store(db)
     bots = store.bots()
     if json_output:
-        print_json([{"name": b["name"], "version": b["version"], "artifact_hash": b["artifact_hash"],
-                     "kind": b["kind"], "spec": b["spec"], "owner": b["owner"],
-                     "created_at": b["created_at"].isoformat(timespec="seconds") + "Z"} for b in bots])
+        print_json([{"name": b.name, "version": b.version, "artifact_hash": b.artifact_hash,
+                     "kind": b.kind, "spec": b.spec, "owner": b.owner,
+                     "created_at": b.created_at.isoformat(timespec="seconds") + "Z"} for b in bots])
         return
     table = Table(title="Bots")
     for column in ("name", "version", "artifact", "kind", "spec", "registered"):
         table.add_column(column)
     for b in bots:
-        table.add_row(b["name"], b["version"], b["artifact_hash"][:12], b["kind"], b["spec"], ago(b["created_at"]))
+        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind, b.spec, ago(b.created_at))
     console.print(table)
 
 
-def _bot_json(store: Store, bot: dict[str, Any], pools: list[str]) -> dict[str, Any]:
-    names = {b["id"]: b["name"] for b in store.bots()}
+def _bot_json(store: Store, bot: BotRow, pools: list[str]) -> dict[str, Any]:
+    names = {b.id: b.name for b in store.bots()}
     ratings = []
-    for row in store.bot_pools(bot["id"]):
+    for row in store.bot_pools(bot.id):
         if row.pool not in pools:
             continue
-        rank = next((s.rank for s in leaderboard(store, row.pool) if s.bot_id == bot["id"]), None)
+        rank = next((s.rank for s in leaderboard(store, row.pool) if s.bot_id == bot.id), None)
         head_to_head = []
-        for pair in store.pair_counts(row.pool, bot["id"]):
+        for pair in store.pair_counts(row.pool, bot.id):
             low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
             head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), "games": pair.games, "wins": pair.wins,
                                  "draws": pair.draws, "losses": pair.losses,
                                  "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
                                  "score_low": round(low, 4), "score_high": round(high, 4)})
-        history = store.rating_history(bot["id"], row.pool)
+        history = store.rating_history(bot.id, row.pool)
         ratings.append({
             "pool": row.pool, "rank": rank, "mu": round(row.mu, 4), "sigma": round(row.sigma, 4),
             "conservative": round(conservative(row.mu, row.sigma), 4), "games": row.games, "wins": row.wins,
@@ -71,8 +72,8 @@ def _bot_json(store: Store, bot: dict[str, Any], pools: list[str]) -> dict[str, 
                          "at": h["played_at"].isoformat(timespec="seconds") + "Z"} for h in history],
             "head_to_head": head_to_head,
         })
-    return {"name": bot["name"], "version": bot["version"], "artifact_hash": bot["artifact_hash"],
-            "kind": bot["kind"], "spec": bot["spec"], "owner": bot["owner"], "ratings": ratings}
+    return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
+            "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "ratings": ratings}
 
 
 def show(
@@ -85,7 +86,7 @@ def show(
     store = open_store(db)
     bots = store.bots(name)
     if not bots:
-        known = ", ".join(sorted({b["name"] for b in store.bots()})[:20]) or "none yet"
+        known = ", ".join(sorted({b.name for b in store.bots()})[:20]) or "none yet"
         fail(f"no bot named {name!r}; known bots: {known}")
     pools = pools_for(store, game) if game else store.pools()
     data = [_bot_json(store, bot, pools) for bot in bots]

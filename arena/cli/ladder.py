@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import random
-import time
 from typing import Optional
 
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import print_leaderboard, pool_json
-from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, RunDisplay,
-                            StopRequest, executor_for, open_store, parse_duration)
-from arena.cli.tournament import grace, resolve_bots
+from arena.cli.runs import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, StopRequest, \
+    open_store, parse_duration
+from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.tournament.bots import builtin_bots
-from arena.tournament.executor import ExecutorError
 from arena.tournament.formats import FormatError, get_format
-from arena.tournament.runner import TournamentRunner, create_tournament
+from arena.tournament.runner import create_tournament, entrant_kinds
+from arena.tournament.service import TournamentError, play
 
 app = typer.Typer(help="The ladder: bots of a game mode paired continuously by match quality.", no_args_is_help=True)
 
@@ -54,7 +53,7 @@ def run(
         except FormatError as error:
             fail(str(error), code=2)
     else:
-        ladder_id = existing["id"]
+        ladder_id = existing.id
         if entrants:
             store.add_entries(ladder_id, [store.bot_id(bot.identity()) for bot in entrants])
         try:
@@ -64,22 +63,17 @@ def run(
     budget = parse_duration(duration) if duration else None
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
-    executor = executor_for(store, ladder_id, concurrency, broker, queue, sandbox)
+    settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, ladder_id))
     stop = StopRequest()
     try:
-        with stop.installed(), RunDisplay(f"ladder {pool}", quiet=json_output, seconds=budget) as display:
-            runner = TournamentRunner(store, ladder_id, executor, on_progress=display.update, should_stop=stop,
-                                      deadline=time.monotonic() + budget if budget else None,
-                                      hard_deadline=time.monotonic() + budget + grace(budget) if budget else None,
-                                      max_matches=matches)
-            summary = runner.run()
-    except ExecutorError as error:
-        fail(f"ladder: {error}; what was played is stored")
+        with stop.installed():
+            [summary] = play(store, [ladder_id], settings, budget_s=budget, max_matches=matches,
+                             display=display_for(json_output, seconds=budget, title=f"ladder {pool}"),
+                             should_stop=stop)
+    except TournamentError as error:
+        fail(f"ladder: {error}")
     except KeyboardInterrupt:
-        executor.abandon()
         fail("aborted; the ladder's stored matches are kept", code=130)
-    finally:
-        executor.close()
     if json_output:
         print_json({"ladder": {"id": ladder_id, "pool": pool, "played": summary.played, "stored": summary.stored,
                                "seconds": round(summary.seconds, 3), "stopped_by": summary.stopped_by},

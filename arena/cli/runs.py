@@ -19,12 +19,10 @@ from rich.text import Text
 from sqlalchemy.exc import OperationalError
 
 from arena.cli.common import console, err_console, fail, results_dir
-from arena.cli.serve import SANDBOX_OPTION, check_sandbox_here, sandbox_settings
+from arena.cli.serve import SANDBOX_OPTION
 from arena.store import Store, StoreError, resolve_url
-from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE, CeleryExecutor
-from arena.tournament.executor import Executor, LocalPoolExecutor
-from arena.tournament.referee_executor import RefereeExecutor
-from arena.tournament.runner import RunProgress, entrant_kinds
+from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
+from arena.tournament.runner import RunProgress
 
 __all__ = ["SANDBOX_OPTION"]  # shared by the commands that run bot programs
 
@@ -66,36 +64,6 @@ def open_store(db: Optional[str]) -> Store:
         fail(str(error), code=2)
     except OperationalError as error:
         fail(f"cannot open database {_safe(url)}: {str(error.orig).strip().splitlines()[0]}")
-
-
-def agent_executor(concurrency: int | None, broker: str | None, queue: str = DEFAULT_QUEUE) -> Executor:
-    """Where built-in agents play: on Celery workers through `broker`, else in a local process pool
-    (started now, before any progress display thread exists, so forking is safe)."""
-    if broker:
-        try:
-            return CeleryExecutor(broker, concurrency, queue)
-        except ImportError:
-            fail("--broker needs Celery: pip install 'arena[distributed]'", code=2)
-    pool = LocalPoolExecutor(concurrency)
-    pool.start()
-    return pool
-
-
-def program_executor(concurrency: int | None, broker: str | None, sandbox: str | None = None) -> Executor:
-    """Where bot programs play: through a referee embedded in this process, in their sandboxes."""
-    if broker:
-        fail("bot programs play through this machine's referee; --broker serves built-in agents only", code=2)
-    settings = sandbox_settings(sandbox)
-    check_sandbox_here(settings)
-    return RefereeExecutor(concurrency, sandbox=settings)
-
-
-def executor_for(store: Store, tournament_id: int, concurrency: int | None, broker: str | None = None,
-                 queue: str = DEFAULT_QUEUE, sandbox: str | None = None) -> Executor:
-    """The executor for a tournament's entrants (see agent_executor and program_executor)."""
-    if "program" in entrant_kinds(store, tournament_id):
-        return program_executor(concurrency, broker, sandbox)
-    return agent_executor(concurrency, broker, queue)
 
 
 def _safe(url: str) -> str:

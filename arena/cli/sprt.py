@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, RunDisplay,
-                            StopRequest, executor_for, open_store)
-from arena.cli.tournament import resolve_bots
+from arena.cli.runs import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, StopRequest, \
+    open_store
+from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
-from arena.tournament.executor import ExecutorError
-from arena.tournament.runner import RunProgress, TournamentRunner, create_tournament, points_by_seat
+from arena.tournament.runner import RunProgress, create_tournament, entrant_kinds, points_by_seat
+from arena.tournament.service import TournamentError, play
 
 
 def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[float]:
     """A's points in every complete seat-swapped pair of the tournament."""
     pairs: dict[tuple[int, int], list[float]] = {}
     for match in store.tournament_matches(tournament_id):
-        seat = match["bots"].index(bot_a)
-        pairs.setdefault((match["round"], match["pairing"]), []).append(points_by_seat(match["ranking"])[seat])
+        seat = match.bots.index(bot_a)
+        pairs.setdefault((match.round, match.pairing), []).append(points_by_seat(match.ranking)[seat])
     return [sum(points) for points in pairs.values() if len(points) == 2]
 
 
@@ -57,8 +59,8 @@ def sprt(
     store = open_store(db)
     existing = store.tournament(name) if name else None
     if existing is not None:
-        tournament_id = existing["id"]
-        if existing["settings"].get("sprt") is None:
+        tournament_id = existing.id
+        if existing.settings.get("sprt") is None:
             fail(f"{name!r} is a tournament, not an SPRT", code=2)
     else:
         tournament_id = create_tournament(
@@ -73,29 +75,37 @@ def sprt(
         return test.pentanomial(pair_counts(points)).decision is not None
 
     def on_progress(state: RunProgress) -> None:
-        display.update(state)
+        progress_bar(state)
         outcome = state.last
         if outcome is None or outcome.uid in seen:  # progress is reported more than once per match
             return
         seen.add(outcome.uid)
-        key = (outcome.job.round, outcome.job.pairing)
-        seat = [s.bot_id for s in outcome.job.seats].index(a_id)
+        key = (outcome.round, outcome.pairing)
+        seat = outcome.bot_ids.index(a_id)
         pending.setdefault(key, []).append(points_by_seat(outcome.ranking)[seat])
         if len(pending[key]) == 2:
             points.append(sum(pending.pop(key)))
 
     seen: set[str] = set()
     stop = StopRequest()
-    executor = executor_for(store, tournament_id, concurrency, broker, queue, sandbox)
+    settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, tournament_id))
+    display = display_for(json_output, title=f"sprt {bots[0].name} vs {bots[1].name}")
+
+    @contextlib.contextmanager
+    def shown(tournament: Any) -> Iterator[Callable[[RunProgress], None]]:
+        nonlocal progress_bar
+        with display(tournament) as progress_bar:
+            yield on_progress
+
+    progress_bar: Callable[[RunProgress], None] = lambda state: None  # noqa: E731 - set by `shown`
     try:
-        with stop.installed(), RunDisplay(f"sprt {bots[0].name} vs {bots[1].name}", quiet=json_output) as display:
+        with stop.installed():
             if not decided():
-                TournamentRunner(store, tournament_id, executor, on_progress=on_progress,
-                                 should_stop=lambda: stop() or decided()).run()
-    except ExecutorError as error:
-        fail(f"sprt: {error}; what was played is stored")
-    finally:
-        executor.close()
+                play(store, [tournament_id], settings, display=shown, should_stop=lambda: stop() or decided())
+    except TournamentError as error:
+        fail(f"sprt: {error}")
+    except KeyboardInterrupt:
+        fail("aborted; the test's stored pairs are kept: run it again with the same --name to resume", code=130)
     result = test.pentanomial(pair_counts(pair_points(store, tournament_id, a_id)))
     _report(result, bots[0].name, bots[1].name, test, tournament_id, json_output)
 

@@ -7,6 +7,7 @@ lives in arena.rpc.session. Ports raise SeatFault for anything the seat did wron
 
 from __future__ import annotations
 
+import asyncio
 import time
 from abc import ABC, abstractmethod
 from functools import partial
@@ -95,12 +96,18 @@ class SeatPort(ABC):
 
 
 class AgentSeat(SeatPort):
-    """An in-process agent as a seat: its methods never wait, so a match of them needs no event loop."""
+    """An in-process agent as a seat: its methods never wait, so a match of them needs no event loop.
+
+    `threaded`: the agent thinks on a worker thread, for a match in a referee's event loop beside
+    bot programs (their streams and clocks go on while it thinks); the seat is then awaited and
+    clocked like a remote one.
+    """
 
     is_remote = False
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, threaded: bool = False) -> None:
         self.agent = agent
+        self.is_remote = threaded
 
     @property
     def player(self) -> PlayerInfo:
@@ -113,6 +120,11 @@ class AgentSeat(SeatPort):
             raise SeatFault(setup.seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
 
     async def decide(self, ask: Ask) -> Answer:
+        if self.is_remote:
+            return await asyncio.to_thread(self._decide, ask)
+        return self._decide(ask)
+
+    def _decide(self, ask: Ask) -> Answer:
         state, seat = ask.state, ask.seat
         request = DecisionRequest(seat, ask.legal_actions, partial(state.observation, seat), ask.time_left_s)
         started = time.perf_counter()

@@ -38,6 +38,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arena import __version__
+from arena.agents.base import Agent
 from arena.games.base import Game, State
 from arena.games.registry import GameOptionError, UnknownGameError, load_game, resolve
 from arena.referee.archive import save_record
@@ -46,7 +47,7 @@ from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError, SeatFault, void_result
 from arena.referee.authority import new_record
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step
-from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
+from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.admin import AdminService
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc, bot_pb2
 from arena.rpc.manifest import discover_manifests
@@ -97,16 +98,18 @@ class ServerConfig:
 class LiveMatch:
     """A match the server was asked to play: its settings, its steps so far, and its record."""
 
-    def __init__(self, match_id: str, game: Game, family: str, bots: list[str], seed: int, clock: ClockSettings,
-                 policy: FaultPolicy) -> None:
+    def __init__(self, match_id: str, game: Game, family: str, bots: list[str | Agent], seed: int,
+                 clock: ClockSettings, policy: FaultPolicy) -> None:
         self.match_id = match_id
         self.game = game
         self.family = family
-        self.bots = bots
+        self.entries = bots  # a bot's name, or an in-process agent, per seat
+        self.bots = [entry.name if isinstance(entry, Agent) else entry for entry in bots]
         self.seed = seed
         self.clock = clock
         self.policy = policy
-        self.players = [PlayerInfo(seat, name, "", "bot") for seat, name in enumerate(bots)]
+        self.players = [PlayerInfo(seat, name, "", "agent" if isinstance(entry, Agent) else "bot")
+                        for seat, (name, entry) in enumerate(zip(self.bots, bots))]
         self.steps: list[Step] = []
         self.step_times: list[float] = []  # time.monotonic() of each step, for the watch delay
         self.record: Optional[MatchRecord] = None
@@ -292,10 +295,14 @@ class RefereeServer:
 
     # --- matches -----------------------------------------------------------------------------
 
-    def start_match(self, game_name: str, bots: Sequence[str], *, seed: int | None = None,
+    def start_match(self, game_name: str, bots: Sequence[str | Agent], *, seed: int | None = None,
                     options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
                     fault_policy: FaultPolicy | str | None = None, match_id: str | None = None) -> LiveMatch:
-        """Check a match request and start playing it; returns at once."""
+        """Check a match request and start playing it; returns at once.
+
+        A seat is a bot's name (a local program or a registered remote bot) or an in-process Agent,
+        which then plays in this process, on a worker thread, under the same clock.
+        """
         if not self._accepting:
             raise MatchRequestError("the referee is not accepting matches (not started, or shutting down)")
         try:
@@ -305,9 +312,11 @@ class RefereeServer:
         bots = list(bots)
         if len(bots) != game.num_seats:
             raise MatchRequestError(f"{game.name} has {game.num_seats} seats; {len(bots)} bot(s) named")
-        for name in bots:
+        for entry in bots:
+            if isinstance(entry, Agent):
+                continue
             try:
-                self.pool.check_plays(name, game.name, family)
+                self.pool.check_plays(entry, game.name, family)
             except (LookupError, ValueError) as error:
                 raise MatchRequestError(str(error.args[0])) from None
         if isinstance(fault_policy, str):
@@ -347,8 +356,9 @@ class RefereeServer:
         assert self._slots is not None
         try:
             async with self._slots:
-                ports = await asyncio.gather(*(self._seat(name, live.game.name, live.family) for name in live.bots))
-                live.players = [PlayerInfo(seat, port.player.name, port.player.version, "bot")
+                ports = await asyncio.gather(*(self._seat(entry, live.game.name, live.family)
+                                               for entry in live.entries))
+                live.players = [PlayerInfo(seat, port.player.name, port.player.version, port.player.kind)
                                 for seat, port in enumerate(ports)]
                 record = await referee_match(
                     live.game, ports, live.seed, clock=live.clock, policy=live.policy, match_id=live.match_id,
@@ -369,7 +379,9 @@ class RefereeServer:
             self.matches.pop(self._finished.popleft(), None)
         return record
 
-    async def _seat(self, name: str, game_name: str, family: str) -> SeatPort:
+    async def _seat(self, name: str | Agent, game_name: str, family: str) -> SeatPort:
+        if isinstance(name, Agent):
+            return AgentSeat(name, threaded=True)
         try:
             return await self.pool.acquire(name, game_name, family)
         except BotUnavailable as problem:

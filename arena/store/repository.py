@@ -11,7 +11,7 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from arena.store.db import create_db_engine, migrate
 from arena.store.models import (Bot, Entry, Match, MatchSeat, Pairing, Rating, RatingEvent, Record, Tournament,
                                 utcnow)
+from arena.store.rows import BotRow, MatchRow, PairingRow, TournamentRow
 
 # (mu, sigma) per seat in, (mu, sigma) per seat out, given the ranking: a rating system's update.
 Rater = Callable[[list[tuple[float, float]], Sequence[int]], list[tuple[float, float]]]
@@ -56,20 +57,32 @@ class BotIdentity:
     owner: str = ""
 
 
-@dataclass(frozen=True)
-class NewMatch:
-    """A finished match ready to store, with its compressed record."""
+class PlayedMatchLike(Protocol):
+    """What the store reads of a played match (arena.tournament.jobs.PlayedMatch is one)."""
 
-    tournament_id: int
-    round: int
-    pairing: int
-    rotation: int
+    @property
+    def tournament_id(self) -> int: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def pairing(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+    @property
+    def key(self) -> tuple[int, int, int]: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def pool(self) -> str: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def bot_ids(self) -> tuple[int, ...]: ...
+    @property
+    def rated(self) -> bool: ...
     uid: str
-    game: str
-    pool: str
-    options: dict[str, Any]
-    seed: int
-    bot_ids: tuple[int, ...]  # per seat
     ranking: tuple[int, ...]
     scores: tuple[float, ...]
     reason: str
@@ -82,12 +95,6 @@ class NewMatch:
     record_size: int
     started_at: datetime
     finished_at: datetime
-    rated: bool = True
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        """(round, pairing, rotation): unique within the tournament."""
-        return (self.round, self.pairing, self.rotation)
 
 
 @dataclass
@@ -183,14 +190,14 @@ class Store:
             except IntegrityError:  # registered by someone else meanwhile
                 return int(conn.execute(query).scalar_one())
 
-    def bots(self, name: str | None = None) -> list[dict[str, Any]]:
+    def bots(self, name: str | None = None) -> list[BotRow]:
         """Registered bots (all, or those with this name), oldest first."""
         query = select(Bot.id, Bot.name, Bot.version, Bot.artifact_hash, Bot.owner, Bot.kind, Bot.spec,
                        Bot.created_at).order_by(Bot.id)
         if name is not None:
             query = query.where(Bot.name == name)
         with self.engine.connect() as conn:
-            return [dict(row._mapping) for row in conn.execute(query)]
+            return [BotRow(**row._mapping) for row in conn.execute(query)]
 
     def bot_names(self, ids: Iterable[int]) -> dict[int, str]:
         """id -> name."""
@@ -231,7 +238,7 @@ class Store:
             if rows:
                 conn.execute(insert(Entry), rows)
 
-    def tournament(self, id_or_name: int | str) -> dict[str, Any] | None:
+    def tournament(self, id_or_name: int | str) -> TournamentRow | None:
         """A tournament by id or name, or None."""
         query = select(Tournament.__table__)
         if isinstance(id_or_name, int) or str(id_or_name).isdigit():
@@ -240,9 +247,9 @@ class Store:
             query = query.where(Tournament.name == id_or_name)
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
-        return dict(row._mapping) if row is not None else None
+        return TournamentRow(**row._mapping) if row is not None else None
 
-    def tournaments(self, *, format: str | None = None, pool: str | None = None) -> list[dict[str, Any]]:
+    def tournaments(self, *, format: str | None = None, pool: str | None = None) -> list[TournamentRow]:
         """Tournaments, newest first, with how many matches each has stored."""
         counts = (select(Match.tournament_id, func.count().label("matches"))
                   .group_by(Match.tournament_id).subquery())
@@ -253,7 +260,7 @@ class Store:
         if pool is not None:
             query = query.where(Tournament.pool == pool)
         with self.engine.connect() as conn:
-            return [dict(row._mapping) for row in conn.execute(query)]
+            return [TournamentRow(**row._mapping) for row in conn.execute(query)]
 
     def entries(self, tournament_id: int) -> list[int]:
         """Entrant bot ids in seeding order."""
@@ -267,19 +274,22 @@ class Store:
             conn.execute(update(Tournament).where(Tournament.id == tournament_id).values(
                 status=status, finished_at=utcnow() if status == "finished" else None))
 
-    def pairings(self, tournament_id: int) -> list[dict[str, Any]]:
+    def pairings(self, tournament_id: int) -> list[PairingRow]:
         """Every planned pairing, in (round, index) order."""
         query = (select(Pairing.round, Pairing.index, Pairing.seed, Pairing.bots, Pairing.label)
                  .where(Pairing.tournament_id == tournament_id).order_by(Pairing.round, Pairing.index))
         with self.engine.connect() as conn:
-            return [dict(row._mapping) for row in conn.execute(query)]
+            return [PairingRow(row.round, row.index, int(row.seed), tuple(row.bots), row.label or "")
+                    for row in conn.execute(query)]
 
-    def add_pairings(self, tournament_id: int, rows: Sequence[dict[str, Any]]) -> None:
-        """Store planned pairings (round, index, seed, bots, label), all or none."""
+    def add_pairings(self, tournament_id: int, rows: Sequence[PairingRow]) -> None:
+        """Store planned pairings, all or none."""
         if not rows:
             return
         with self.engine.begin() as conn:
-            conn.execute(insert(Pairing), [{"tournament_id": tournament_id, "label": "", **row} for row in rows])
+            conn.execute(insert(Pairing), [{"tournament_id": tournament_id, "round": row.round, "index": row.index,
+                                            "seed": row.seed, "bots": list(row.bots), "label": row.label}
+                                           for row in rows])
 
     def finished_keys(self, tournament_id: int) -> set[tuple[int, int, int]]:
         """(round, pairing, rotation) of every stored match of the tournament."""
@@ -287,7 +297,7 @@ class Store:
         with self.engine.connect() as conn:
             return {(row.round, row.pairing, row.rotation) for row in conn.execute(query)}
 
-    def tournament_matches(self, tournament_id: int) -> list[dict[str, Any]]:
+    def tournament_matches(self, tournament_id: int) -> list[MatchRow]:
         """The stored matches of a tournament with their seats' bots and ranks, in key order."""
         query = (select(Match.id, Match.round, Match.pairing, Match.rotation, Match.seed, Match.ranking,
                         Match.scores, Match.reason, Match.offender, Match.steps, Match.timings, Match.uid,
@@ -298,13 +308,14 @@ class Store:
                        .join(Match, Match.id == MatchSeat.match_id)
                        .where(Match.tournament_id == tournament_id).order_by(MatchSeat.match_id, MatchSeat.seat))
         with self.engine.connect() as conn:
-            rows = [dict(row._mapping) for row in conn.execute(query)]
+            rows = list(conn.execute(query))
             seats: dict[int, list[int]] = {}
             for seat in conn.execute(seats_query):
                 seats.setdefault(seat.match_id, []).append(seat.bot_id)
-        for match in rows:
-            match["bots"] = seats.get(match["id"], [])
-        return rows
+        return [MatchRow(row.id, row.round, row.pairing, row.rotation, int(row.seed), tuple(row.ranking),
+                         tuple(row.scores or ()), row.reason, row.offender, row.steps, dict(row.timings or {}),
+                         row.uid, row.record_id, row.finished_at, tuple(seats.get(row.id, ())))
+                for row in rows]
 
     def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:
         """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix will do)."""
@@ -322,7 +333,7 @@ class Store:
 
     # storing results ----------------------------------------------------------------------------
 
-    def save_matches(self, matches: Sequence[NewMatch], rater: Rater, initial: tuple[float, float]) -> list[int]:
+    def save_matches(self, matches: Sequence[PlayedMatchLike], rater: Rater, initial: tuple[float, float]) -> list[int]:
         """Store finished matches and apply their rating updates in order, in one transaction.
 
         Raises IntegrityError (and stores nothing) if any match key is already stored.
@@ -358,9 +369,9 @@ class Store:
             return ids
         return list(conn.execute(_INSERT_RETURNING_ID[table], rows).scalars())
 
-    def _apply_ratings(self, conn: Any, rated: list[tuple[NewMatch, int]], rater: Rater,
+    def _apply_ratings(self, conn: Any, rated: list[tuple[PlayedMatchLike, int]], rater: Rater,
                        initial: tuple[float, float]) -> None:
-        by_pool: dict[str, list[tuple[NewMatch, int]]] = {}
+        by_pool: dict[str, list[tuple[PlayedMatchLike, int]]] = {}
         for item in rated:
             by_pool.setdefault(item[0].pool, []).append(item)
         for pool, items in by_pool.items():
@@ -558,7 +569,7 @@ def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str,
 _UNSET = object()
 
 
-def _match_row(m: NewMatch, record_id: int) -> dict[str, Any]:
+def _match_row(m: PlayedMatchLike, record_id: int) -> dict[str, Any]:
     return {
         "tournament_id": m.tournament_id, "round": m.round, "pairing": m.pairing, "rotation": m.rotation,
         "uid": m.uid, "game": m.game, "pool": m.pool, "options": m.options, "seed": m.seed,

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
-from arena.tournament.jobs import MatchJob, MatchOutcome, SeatBot, play_job
+from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, play_job
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -31,7 +31,7 @@ TASK = "arena.play_chunk"
 def job_to_json(job: MatchJob) -> dict[str, Any]:
     """A job as JSON-ready data."""
     return {"tournament_id": job.tournament_id, "round": job.round, "pairing": job.pairing,
-            "rotation": job.rotation, "game": job.game, "options": job.options, "seed": job.seed,
+            "rotation": job.rotation, "game": job.game, "options": job.options, "seed": job.seed, "pool": job.pool,
             "seats": [[seat.bot_id, seat.name, seat.version, seat.kind, seat.spec] for seat in job.seats]}
 
 
@@ -40,10 +40,10 @@ def job_from_json(data: dict[str, Any]) -> MatchJob:
     return MatchJob(int(data["tournament_id"]), int(data["round"]), int(data["pairing"]), int(data["rotation"]),
                     str(data["game"]), dict(data["options"]), int(data["seed"]),
                     tuple(SeatBot(int(bot), str(name), str(version), str(kind), str(spec))
-                          for bot, name, version, kind, spec in data["seats"]))
+                          for bot, name, version, kind, spec in data["seats"]), str(data.get("pool", "")))
 
 
-def outcome_to_json(outcome: MatchOutcome) -> dict[str, Any]:
+def outcome_to_json(outcome: PlayedMatch) -> dict[str, Any]:
     """An outcome as JSON-ready data, without its job (the sender has it)."""
     return {"uid": outcome.uid, "ranking": list(outcome.ranking), "scores": list(outcome.scores),
             "reason": outcome.reason, "offender": outcome.offender, "detail": outcome.detail,
@@ -52,11 +52,11 @@ def outcome_to_json(outcome: MatchOutcome) -> dict[str, Any]:
             "started_at": outcome.started_at.isoformat(), "finished_at": outcome.finished_at.isoformat()}
 
 
-def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> MatchOutcome:
+def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
     """The outcome of `job` that `outcome_to_json` wrote; ExecutorError if it is not one."""
     try:
         offender = data["offender"]
-        return MatchOutcome(
+        return PlayedMatch(
             job, str(data["uid"]), tuple(int(rank) for rank in data["ranking"]),
             tuple(float(score) for score in data["scores"]), str(data["reason"]),
             None if offender is None else int(offender), str(data["detail"]), int(data["steps"]),
@@ -115,7 +115,7 @@ class CeleryExecutor(Executor):
         self._average_s: float | None = None
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
         in_flight: deque[tuple[AsyncResult, list[MatchJob]]] = deque()
         exhausted = False

@@ -21,7 +21,7 @@ from multiprocessing import connection
 from types import TracebackType
 from typing import Any
 
-from arena.tournament.jobs import MatchJob, MatchOutcome, play_job, play_jobs
+from arena.tournament.jobs import MatchJob, PlayedMatch, play_job, play_jobs
 
 StopCheck = Callable[[], bool]
 
@@ -37,7 +37,7 @@ class Executor(ABC):
 
     @abstractmethod
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
         """Outcomes of `jobs`, in order; once `should_stop()` is true no new job starts, and once
         `should_abandon()` is true the matches still running are dropped unfinished (not yielded)."""
 
@@ -58,11 +58,48 @@ class Executor(ABC):
         self.close()
 
 
+class RoutingExecutor(Executor):
+    """A mixed field: jobs of built-in agents alone go to `agents` (a local pool, Celery workers), jobs with
+    a bot program in a seat to `programs` (the referee, where agents sit beside programs). Both play at
+    once; outcomes come back in job order, as from any executor."""
+
+    def __init__(self, agents: Executor, programs: Any) -> None:
+        self.agents = agents
+        self.programs = programs  # a RefereeExecutor (its `stream` plays on while agents' results are awaited)
+        self.concurrency = agents.concurrency
+
+    def start(self) -> None:
+        self.agents.start()
+
+    def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
+            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
+        jobs = list(jobs)
+        programs = self.programs.stream([job for job in jobs if job.has_programs], should_stop)
+        agents = self.agents.run([job for job in jobs if not job.has_programs], should_stop, should_abandon)
+        try:
+            for job in jobs:
+                played = programs.take(should_abandon) if job.has_programs else next(agents, None)
+                if played is None:  # stopped or abandoned: the rest of the jobs wait for another run
+                    return
+                yield played
+        finally:
+            programs.cancel()
+            agents.close()
+
+    def abandon(self) -> None:
+        self.agents.abandon()
+        self.programs.abandon()
+
+    def close(self) -> None:
+        self.agents.close()
+        self.programs.close()
+
+
 class InlineExecutor(Executor):
     """Plays each match in this process, one at a time."""
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
         for job in jobs:
             if should_stop():
                 return
@@ -111,7 +148,7 @@ class Chunks:
             self.remaining -= len(chunk)
         return chunk
 
-    def seen(self, outcome: MatchOutcome) -> None:
+    def seen(self, outcome: PlayedMatch) -> None:
         """Account for a played match in the average."""
         seconds = outcome.wall_s
         self.average_s = seconds if self.average_s is None else 0.8 * self.average_s + 0.2 * seconds
@@ -148,11 +185,11 @@ class LocalPoolExecutor(Executor):
         self._ensure_workers()
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
+            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
         workers = self._ensure_workers()
         by_conn = {worker.conn: worker for worker in workers}
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
-        answered: dict[int, list[MatchOutcome]] = {}  # chunk number -> outcomes, until their turn
+        answered: dict[int, list[PlayedMatch]] = {}  # chunk number -> outcomes, until their turn
         sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next
         exhausted = False
         try:
@@ -182,7 +219,7 @@ class LocalPoolExecutor(Executor):
                 for conn in connection.wait([w.conn for w in workers if w.in_flight], timeout=0.1):
                     worker = by_conn[conn]  # type: ignore[index]
                     number, chunk = worker.in_flight[0]
-                    answered[number] = [MatchOutcome.from_wire(job, fields)
+                    answered[number] = [PlayedMatch.from_wire(job, fields)
                                         for job, fields in zip(chunk, worker.receive())]
                     worker.in_flight.popleft()
         finally:
@@ -218,7 +255,7 @@ class _Worker:
             raise ExecutorError(_DIED) from None
 
     def receive(self) -> list[tuple[Any, ...]]:
-        """The outcomes of the oldest chunk in flight, in `MatchOutcome.wire()` form (answers come in order)."""
+        """The outcomes of the oldest chunk in flight, in `PlayedMatch.wire()` form (answers come in order)."""
         try:
             status, payload = self.conn.recv()
         except (EOFError, OSError):

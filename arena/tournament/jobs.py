@@ -1,11 +1,12 @@
-"""A match to play (MatchJob) and what comes back (MatchOutcome); `play_job` runs one in this process."""
+"""A match to play (MatchJob) and the match played (PlayedMatch): the one value a match is, from
+the match loop's record to the stored row. `play_job` plays a job of in-process agents here."""
 
 from __future__ import annotations
 
 import gzip
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -40,19 +41,30 @@ class MatchJob:
     options: dict[str, Any]
     seed: int
     seats: tuple[SeatBot, ...]
+    pool: str = ""  # the rating pool its result goes to
+    bot_ids: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bot_ids", tuple(seat.bot_id for seat in self.seats))
 
     @property
     def key(self) -> tuple[int, int, int]:
         """(round, pairing, rotation): unique within the tournament."""
         return (self.round, self.pairing, self.rotation)
 
+    @property
+    def has_programs(self) -> bool:
+        """True when a bot program sits in one of the seats (it plays through the referee)."""
+        return any(seat.kind == "program" for seat in self.seats)
+
 
 @dataclass(slots=True)
-class MatchOutcome:
-    """A played match: the result, timing facts and the whole record, gzip-compressed.
+class PlayedMatch:
+    """A played match: its job, the result, timing facts and the whole record, gzip-compressed.
 
-    Between processes it travels as `wire()`, a plain tuple without the job (the sender of the job
-    still has it): the main process of a tournament unpacks thousands a second.
+    The store takes it as it is (`Store.save_matches`). Between processes it travels as `wire()`, a
+    plain tuple without the job (the sender of the job still has it): the main process of a
+    tournament unpacks thousands a second.
     """
 
     job: MatchJob
@@ -70,6 +82,52 @@ class MatchOutcome:
     started_at: datetime
     finished_at: datetime
 
+    # what the store reads of the job
+    @property
+    def tournament_id(self) -> int:
+        return self.job.tournament_id
+
+    @property
+    def round(self) -> int:
+        return self.job.round
+
+    @property
+    def pairing(self) -> int:
+        return self.job.pairing
+
+    @property
+    def rotation(self) -> int:
+        return self.job.rotation
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.job.round, self.job.pairing, self.job.rotation)
+
+    @property
+    def game(self) -> str:
+        return self.job.game
+
+    @property
+    def pool(self) -> str:
+        return self.job.pool
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.job.options
+
+    @property
+    def seed(self) -> int:
+        return self.job.seed
+
+    @property
+    def bot_ids(self) -> tuple[int, ...]:
+        return self.job.bot_ids
+
+    @property
+    def rated(self) -> bool:
+        """False for a voided match: ratings ignore it."""
+        return self.reason != VOID
+
     @property
     def wall_s(self) -> float:
         """How long the match took, in seconds."""
@@ -81,10 +139,12 @@ class MatchOutcome:
                 self.decisions, self.timings, self.record_gz, self.record_size, self.started_at, self.finished_at)
 
     @classmethod
-    def from_wire(cls, job: MatchJob, fields: tuple[Any, ...]) -> MatchOutcome:
-        """The outcome of `job` from its `wire()` form."""
+    def from_wire(cls, job: MatchJob, fields: tuple[Any, ...]) -> PlayedMatch:
+        """The played match of `job` from its `wire()` form."""
         return cls(job, *fields)
 
+
+VOID = Termination.VOID.value
 
 _GAMES: dict[tuple[str, str], Game] = {}
 
@@ -101,11 +161,11 @@ def _utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def play_job(job: MatchJob) -> MatchOutcome:
-    """Play a job with in-process agents (bot programs need an executor that goes through the referee)."""
+def play_job(job: MatchJob) -> PlayedMatch:
+    """Play a job of in-process agents here (a job with a bot program plays through the referee)."""
     programs = [seat.name for seat in job.seats if seat.kind != "agent"]
     if programs:
-        raise NotImplementedError(f"bot program(s) {', '.join(programs)} need the referee executor")
+        raise NotImplementedError(f"bot program(s) {', '.join(programs)} play through the referee executor")
     game = _game(job.game, job.options)
     started_at = _utcnow()
     started = time.perf_counter()
@@ -124,10 +184,10 @@ def play_job(job: MatchJob) -> MatchOutcome:
     finally:
         for agent in agents:
             agent.close()
-    return outcome_from_record(job, record, started_at, (time.perf_counter() - started) * 1000.0)
+    return played_from_record(job, record, started_at, (time.perf_counter() - started) * 1000.0)
 
 
-def outcome_from_record(job: MatchJob, record: MatchRecord, started_at: datetime, wall_ms: float) -> MatchOutcome:
+def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime, wall_ms: float) -> PlayedMatch:
     """A finished match's outcome: its result, per-seat timing sums and the compressed record."""
     record.players = [PlayerInfo(seat, bot.name, bot.version, bot.kind) for seat, bot in enumerate(job.seats)]
     record.extra = {**record.extra, "tournament": job.tournament_id, "round": job.round, "pairing": job.pairing,
@@ -146,7 +206,7 @@ def outcome_from_record(job: MatchJob, record: MatchRecord, started_at: datetime
             if ms > longest[step.seat]:
                 longest[step.seat] = ms
     text = record.to_jsonl().encode("utf-8")
-    return MatchOutcome(
+    return PlayedMatch(
         job=job, uid=record.match_id, ranking=tuple(result.ranking), scores=tuple(result.scores),
         reason=result.reason, offender=result.offender, detail=result.detail, steps=len(record.steps),
         decisions=sum(decisions),

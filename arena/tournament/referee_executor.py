@@ -1,26 +1,29 @@
-"""Bot programs in tournaments: matches refereed by an embedded referee server (arena.rpc).
+"""Matches with a bot program in them: played through a referee embedded in this process.
 
-The server has no network port: it launches each bot program from its folder (bot.toml) in its
-sandbox, reached over the referee's bot socket, and enforces the clock and the fault policy;
-records come back to be stored like any other.
+The referee runs on a thread of its own (arena.rpc.background), with no network port: it launches
+each bot program from its folder (bot.toml) in its sandbox, reached over the referee's bot socket,
+and enforces the clock and the fault policy. Built-in agents in the same match sit in process
+(on worker threads, under the same clock). Records come back to be stored like any other.
 """
 
 from __future__ import annotations
 
-import asyncio
+import concurrent.futures
 import os
+import queue
+import threading
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from arena.agents import make_agent
 from arena.tournament.executor import Executor, ExecutorError, StopCheck
-from arena.tournament.jobs import MatchJob, MatchOutcome, _utcnow, outcome_from_record
+from arena.tournament.jobs import MatchJob, PlayedMatch, _utcnow, played_from_record
 
 
 class RefereeExecutor(Executor):
-    """Plays jobs whose seats are all bot programs, `concurrency` matches at a time."""
+    """Plays jobs with bot programs (and any agents beside them), `concurrency` matches at a time."""
 
     def __init__(self, concurrency: int | None = None, clock: Any = None, fault_policy: Any = None,
                  sandbox: Any = None) -> None:
@@ -28,8 +31,7 @@ class RefereeExecutor(Executor):
         self.clock = clock
         self.fault_policy = fault_policy
         self.sandbox = sandbox  # SandboxSettings; None: the default (bubblewrap)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: Any = None
+        self._referee: Any = None  # a BackgroundReferee
         self._folders: tuple[Path, ...] = ()
         self._names: dict[str, str] = {}  # program folder -> manifest name
 
@@ -44,89 +46,147 @@ class RefereeExecutor(Executor):
         return self._names[folder]
 
     def _serve(self, folders: tuple[Path, ...]) -> Any:
-        if self._server is not None and set(folders) <= set(self._folders):
-            return self._server
-        from arena.rpc.server import RefereeServer, ServerConfig
+        """The referee, serving the bot programs of these folders (restarted when a new one joins)."""
+        if self._referee is not None and set(folders) <= set(self._folders):
+            return self._referee
+        from arena.rpc.background import BackgroundReferee
+        from arena.rpc.server import ServerConfig
 
         self.close()
-        self._loop = asyncio.new_event_loop()
         settings: dict[str, Any] = {"port": None, "bot_dirs": folders, "results_dir": None,
                                     "max_matches": self.concurrency}
-        if self.sandbox is not None:
-            settings["sandbox"] = self.sandbox
-        if self.clock is not None:
-            settings["clock"] = self.clock
-        if self.fault_policy is not None:
-            settings["fault_policy"] = self.fault_policy
+        for key, value in (("clock", self.clock), ("fault_policy", self.fault_policy), ("sandbox", self.sandbox)):
+            if value is not None:
+                settings[key] = value
         try:
-            self._server = RefereeServer(ServerConfig(**settings))
-            self._loop.run_until_complete(self._server.start())
+            referee = BackgroundReferee(ServerConfig(**settings), drain_s=0.0)
+            referee.start()
         except Exception as error:
-            self._server = None
             raise ExecutorError(f"cannot start the referee: {error}") from None
-        self._folders = folders
-        return self._server
+        self._referee, self._folders = referee, folders
+        return referee
+
+    def submit(self, job: MatchJob) -> concurrent.futures.Future[PlayedMatch]:
+        """Start a job's match now (from any thread but the referee's); the future gives its played match."""
+        folders = {Path(seat.spec) for seat in job.seats if seat.kind == "program"}
+        referee = self._serve(tuple(sorted(folders | set(self._folders))))
+        seats: list[Any] = []
+        for seat in job.seats:
+            if seat.kind == "program":
+                seats.append(self._name(seat.spec))
+            else:
+                try:
+                    seats.append(make_agent(seat.spec))
+                except Exception as error:
+                    raise ExecutorError(f"cannot make agent {seat.spec!r}: {error}") from None
+        started_at, started = _utcnow(), time.perf_counter()
+        try:
+            record_future = referee.submit(job.game, seats, job.seed, options=job.options)
+        except Exception as error:
+            raise ExecutorError(f"the referee refused a match: {error}") from None
+        played: concurrent.futures.Future[PlayedMatch] = concurrent.futures.Future()
+
+        def done(future: concurrent.futures.Future[Any]) -> None:
+            for agent in seats:
+                if not isinstance(agent, str):
+                    agent.close()
+            try:
+                record = future.result()
+                played.set_result(played_from_record(job, record, started_at, (time.perf_counter() - started) * 1e3))
+            except BaseException as error:  # noqa: BLE001 - handed to whoever waits
+                played.set_exception(ExecutorError(f"the referee failed a match: {type(error).__name__}: {error}"))
+
+        record_future.add_done_callback(done)
+        return played
+
+    def stream(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False) -> InOrder:
+        """Start playing `jobs`, `concurrency` at a time, on a feeder thread: the matches go on while the
+        caller waits on something else; `InOrder.take()` gives the results in job order."""
+        jobs = list(jobs)
+        folders = {Path(seat.spec) for job in jobs for seat in job.seats if seat.kind == "program"}
+        if folders:  # every program of the run served from the start: no restart midway
+            self._serve(tuple(sorted(folders | set(self._folders))))
+        return InOrder(self, jobs, should_stop)
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[MatchOutcome]:
-        jobs = list(jobs)
-        for job in jobs:
-            agents = [seat.name for seat in job.seats if seat.kind != "program"]
-            if agents:
-                raise ExecutorError(f"{', '.join(agents)}: built-in agents and bot programs cannot share a "
-                                    "tournament yet; enter the program versions (bots/<name>) instead")
-        folders = tuple(sorted({Path(seat.spec) for job in jobs for seat in job.seats}))
-        if not jobs:
-            return
-        server = self._serve(folders)
-        loop = self._loop
-        assert loop is not None
-
-        async def start(job: MatchJob) -> Any:
-            names = [self._name(seat.spec) for seat in job.seats]
-            return server.start_match(job.game, names, seed=job.seed, options=job.options)
-
-        source = iter(jobs)
-        in_flight: deque[tuple[MatchJob, Any, Any, float]] = deque()
-        exhausted = False
+            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
+        queue = self.stream(jobs, should_stop)
         try:
             while True:
-                while not exhausted and len(in_flight) < self.concurrency and not should_stop():
-                    upcoming = next(source, None)
-                    if upcoming is None:
-                        exhausted = True
-                        break
-                    try:
-                        live = loop.run_until_complete(start(upcoming))
-                    except Exception as error:
-                        raise ExecutorError(f"the referee refused a match: {error}") from None
-                    in_flight.append((upcoming, live, _utcnow(), time.perf_counter()))
-                if not in_flight:
+                played = queue.take(should_abandon)
+                if played is None:
                     return
-                job, live, started_at, started = in_flight[0]
-                while not live.task.done():
-                    if should_abandon():
-                        return
-                    loop.run_until_complete(asyncio.wait({live.task}, timeout=0.1))
-                in_flight.popleft()
-                try:
-                    record = live.task.result()
-                except Exception as error:
-                    raise ExecutorError(f"the referee failed a match: {type(error).__name__}: {error}") from None
-                yield outcome_from_record(job, record, started_at, (time.perf_counter() - started) * 1000.0)
+                yield played
         finally:
-            for _job, live, _started_at, _started in in_flight:
-                live.task.cancel()
-            if in_flight:
-                loop.run_until_complete(asyncio.gather(*(item[1].task for item in in_flight),
-                                                       return_exceptions=True))
+            queue.cancel()
+
+    def abandon(self) -> None:
+        self.close()
 
     def close(self) -> None:
-        if self._server is not None and self._loop is not None:
+        if self._referee is not None:
             try:
-                self._loop.run_until_complete(self._server.stop(drain_s=0.0))
+                self._referee.stop()
             finally:
-                self._server = None
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
+                self._referee = None
+
+
+_END = object()
+
+
+class InOrder:
+    """Jobs fed to the referee by a thread of their own, at most `concurrency` in flight; results in job order."""
+
+    def __init__(self, executor: RefereeExecutor, jobs: list[MatchJob], should_stop: StopCheck) -> None:
+        self.executor = executor
+        self.jobs = jobs
+        self.should_stop = should_stop
+        self.slots = threading.Semaphore(executor.concurrency)
+        self.started: queue.Queue[Any] = queue.Queue()  # futures in job order, then _END
+        self.error: BaseException | None = None
+        self.cancelled = threading.Event()
+        self.feeder = threading.Thread(target=self._feed, name="arena-referee-feeder", daemon=True)
+        self.feeder.start()
+
+    def _feed(self) -> None:
+        try:
+            for job in self.jobs:
+                while not self.slots.acquire(timeout=0.1):
+                    if self.cancelled.is_set():
+                        return
+                if self.cancelled.is_set() or self.should_stop():
+                    return
+                future = self.executor.submit(job)
+                future.add_done_callback(lambda _done: self.slots.release())
+                self.started.put(future)
+        except BaseException as error:  # noqa: BLE001 - reported by take()
+            self.error = error
+        finally:
+            self.started.put(_END)
+
+    def take(self, should_abandon: StopCheck = lambda: False) -> PlayedMatch | None:
+        """The next job's played match, in order; None once every started job is taken (or abandoned)."""
+        while True:
+            try:
+                head = self.started.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if should_abandon():
+                    self.cancel()
+                    return None
+        if head is _END:
+            self.started.put(_END)  # later takes see the end too
+            if self.error is not None:
+                raise self.error if isinstance(self.error, ExecutorError) else ExecutorError(str(self.error))
+            return None
+        while True:
+            try:
+                return head.result(timeout=0.1)  # type: ignore[no-any-return]
+            except concurrent.futures.TimeoutError:
+                if should_abandon():
+                    self.cancel()
+                    return None
+
+    def cancel(self) -> None:
+        """Start no more jobs; the matches in flight are left to the referee (stopped when it closes)."""
+        self.cancelled.set()

@@ -18,15 +18,13 @@ from sqlalchemy.exc import IntegrityError
 from arena.games.base import Game
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
-from arena.referee.record import Termination
-from arena.store.repository import NewMatch, Store
+from arena.store.repository import Store
+from arena.store.rows import PairingRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.executor import Executor
 from arena.tournament.formats import Planned, PlanContext, derive_seed, get_format
-from arena.tournament.jobs import MatchJob, MatchOutcome, SeatBot
+from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 
-
-_VOID = Termination.VOID.value
 
 
 @dataclass
@@ -38,7 +36,7 @@ class RunProgress:
     expected: int | None  # matches the whole tournament plays (None: open-ended)
     played: int = 0  # matches played by this run
     round: int = 0
-    last: MatchOutcome | None = None
+    last: PlayedMatch | None = None
 
 
 @dataclass
@@ -66,7 +64,7 @@ def create_tournament(store: Store, *, game: Game, bots: list[BotSpec], format: 
 def entrant_kinds(store: Store, tournament_id: int) -> set[str]:
     """The kinds of bot entered: {"agent"}, {"program"} or both."""
     entries = set(store.entries(tournament_id))
-    return {bot["kind"] for bot in store.bots() if bot["id"] in entries}
+    return {bot.kind for bot in store.bots() if bot.id in entries}
 
 
 def points_by_seat(ranking: list[int] | tuple[int, ...]) -> list[float]:
@@ -116,20 +114,20 @@ class TournamentRunner:
         if tournament is None:
             raise KeyError(f"no tournament {self.tournament_id}")
         self.tournament = tournament
-        self.format = get_format(tournament["format"])
+        self.format = get_format(tournament.format)
         from arena.games.registry import load_game
 
-        self.game = load_game(tournament["game"], tournament["options"])
+        self.game = load_game(tournament.game, tournament.options)
         self.options = self.game.options  # one object for every stored match: encoded once per flush
         entries = self.store.entries(self.tournament_id)
-        bots = {row["id"]: row for row in self.store.bots()}
-        self.seat_bots = {bot: SeatBot(bot, bots[bot]["name"], bots[bot]["version"], bots[bot]["kind"],
-                                       bots[bot]["spec"]) for bot in entries}
-        expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament["rounds"])
+        bots = {row.id: row for row in self.store.bots()}
+        self.seat_bots = {bot: SeatBot(bot, bots[bot].name, bots[bot].version, bots[bot].kind, bots[bot].spec)
+                          for bot in entries}
+        expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament.rounds)
         finished_keys = self.store.finished_keys(self.tournament_id)
         self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
         self._report()
-        finished = tournament["status"] == "finished"
+        finished = tournament.status == "finished"
         planned = self._planned()
         while not finished and not self._stop():
             jobs = self._jobs(planned, finished_keys)
@@ -145,23 +143,22 @@ class TournamentRunner:
                 self.store.set_status(self.tournament_id, "finished")
                 finished = True
                 break
-            rows = [{"round": p.round, "index": p.index, "seed": derive_seed(tournament["seed"], p.round, p.index),
-                     "bots": list(p.bots), "label": p.label} for p in new]
+            rows = [PairingRow(p.round, p.index, derive_seed(tournament.seed, p.round, p.index), tuple(p.bots), p.label)
+                    for p in new]
             try:
                 self.store.add_pairings(self.tournament_id, rows)
             except IntegrityError:  # another run of this tournament planned the round first: use theirs
                 planned = self._planned()
                 finished_keys = self.store.finished_keys(self.tournament_id)
                 continue
-            planned = sorted(planned + [(Planned(row["round"], row["index"], tuple(row["bots"]), row["label"]),
-                                         row["seed"]) for row in rows],
+            planned = sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
                              key=lambda item: (item[0].round, item[0].index))
         self._report()
         return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
                           time.perf_counter() - started, "" if finished else self.stopped_by)
 
     def _planned(self) -> list[tuple[Planned, int]]:
-        return [(Planned(row["round"], row["index"], tuple(row["bots"]), row["label"]), int(row["seed"]))
+        return [(Planned(row.round, row.index, row.bots, row.label), row.seed)
                 for row in self.store.pairings(self.tournament_id)]
 
     def _jobs(self, planned: list[tuple[Planned, int]], finished: set[tuple[int, int, int]]) -> list[MatchJob]:
@@ -175,27 +172,28 @@ class TournamentRunner:
                     continue
                 order = [pairing.bots[(seat + rotation) % seats] for seat in range(seats)]
                 jobs.append(MatchJob(self.tournament_id, pairing.round, pairing.index, rotation, self.game.name,
-                                     self.game.options, seed, tuple(self.seat_bots[bot] for bot in order)))
+                                     self.options, seed, tuple(self.seat_bots[bot] for bot in order),
+                                     self.tournament.pool))
         return jobs
 
     def _context(self, entries: list[int], planned: list[tuple[Planned, int]]) -> PlanContext:
-        context = PlanContext(entries, self.game.num_seats, self.tournament["rounds"], self.tournament["seed"],
+        context = PlanContext(entries, self.game.num_seats, self.tournament.rounds, self.tournament.seed,
                               [p for p, _ in planned], system=self.system)
         if self.format.dynamic:
             for match in self.store.tournament_matches(self.tournament_id):
-                key = (match["round"], match["pairing"])
+                key = (match.round, match.pairing)
                 points = context.points.setdefault(key, {})
                 scores = context.scores.setdefault(key, {})
-                for seat, (bot, value) in enumerate(zip(match["bots"], points_by_seat(match["ranking"]))):
+                for seat, (bot, value) in enumerate(zip(match.bots, points_by_seat(match.ranking))):
                     points[bot] = points.get(bot, 0.0) + value
-                    if seat < len(match["scores"]):
-                        scores[bot] = scores.get(bot, 0.0) + float(match["scores"][seat])
+                    if seat < len(match.scores):
+                        scores[bot] = scores.get(bot, 0.0) + float(match.scores[seat])
             if self.format.name == "ladder":
-                context.ratings = {row.bot_id: (row.mu, row.sigma) for row in self.store.ratings(self.tournament["pool"])}
+                context.ratings = {row.bot_id: (row.mu, row.sigma) for row in self.store.ratings(self.tournament.pool)}
         return context
 
     def _play(self, jobs: list[MatchJob]) -> None:
-        pending: list[MatchOutcome] = []
+        pending: list[PlayedMatch] = []
         last_flush = time.monotonic()
         try:
             for outcome in self.executor.run(jobs, self._stop, self._abandon):
@@ -212,28 +210,16 @@ class TournamentRunner:
             self._flush(pending)
             self._report()
 
-    def _flush(self, outcomes: list[MatchOutcome]) -> None:
-        if not outcomes:
+    def _flush(self, played: list[PlayedMatch]) -> None:
+        if not played:
             return
-        rows = [self._new_match(outcome) for outcome in outcomes]
         try:
-            self.store.save_matches(rows, self.system.rate, self.system.initial)
+            self.store.save_matches(played, self.system.rate, self.system.initial)
         except IntegrityError:  # some were stored by a concurrent run of this tournament: keep the rest
             stored = self.store.finished_keys(self.tournament_id)
-            rows = [row for row in rows if row.key not in stored]
-            self.store.save_matches(rows, self.system.rate, self.system.initial)
-        self.progress.stored += len(rows)
-
-    def _new_match(self, outcome: MatchOutcome) -> NewMatch:
-        job = outcome.job
-        return NewMatch(
-            tournament_id=job.tournament_id, round=job.round, pairing=job.pairing, rotation=job.rotation,
-            uid=outcome.uid, game=job.game, pool=self.tournament["pool"], options=self.options, seed=job.seed,
-            bot_ids=tuple(seat.bot_id for seat in job.seats), ranking=outcome.ranking, scores=outcome.scores,
-            reason=outcome.reason, offender=outcome.offender, detail=outcome.detail, steps=outcome.steps,
-            decisions=outcome.decisions, timings=outcome.timings, record_gz=outcome.record_gz,
-            record_size=outcome.record_size, started_at=outcome.started_at, finished_at=outcome.finished_at,
-            rated=outcome.reason != _VOID)
+            played = [match for match in played if match.key not in stored]
+            self.store.save_matches(played, self.system.rate, self.system.initial)
+        self.progress.stored += len(played)
 
     def _report(self) -> None:
         if self.on_progress is not None:

@@ -40,12 +40,12 @@ def tournament_table(store: Store, tournament_id: int) -> list[EntrantLine]:
     names = store.bot_names(entries)
     lines = {bot: EntrantLine(bot, names[bot], position) for position, bot in enumerate(entries)}
     for pairing in store.pairings(tournament_id):
-        for bot in pairing["bots"]:
+        for bot in pairing.bots:
             if bot in lines:
-                lines[bot].reached_round = max(lines[bot].reached_round, pairing["round"] + 1)
+                lines[bot].reached_round = max(lines[bot].reached_round, pairing.round + 1)
     for match in store.tournament_matches(tournament_id):
-        ranking = match["ranking"]
-        bots = match["bots"]
+        ranking = match.ranking
+        bots = match.bots
         for seat, bot in enumerate(bots):
             line = lines.get(bot)
             if line is None:
@@ -58,7 +58,7 @@ def tournament_table(store: Store, tournament_id: int) -> list[EntrantLine]:
                 line.draws += 1
             else:
                 line.losses += 1
-            if match["offender"] == seat:
+            if match.offender == seat:
                 line.faults += 1
             for other_seat, other in enumerate(bots):
                 if other_seat == seat:
@@ -66,6 +66,6 @@ def tournament_table(store: Store, tournament_id: int) -> list[EntrantLine]:
                 value = 1.0 if ranking[seat] < ranking[other_seat] else 0.5 if ranking[seat] == ranking[other_seat] else 0.0
                 line.against[other] = line.against.get(other, 0.0) + value
                 line.points += value / (len(bots) - 1)
-    knockout = tournament["format"] == "knockout"
+    knockout = tournament.format == "knockout"
     return sorted(lines.values(), key=lambda line: ((-line.reached_round if knockout else 0), -line.points,
                                                     -line.wins, line.position))

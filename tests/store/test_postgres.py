@@ -61,9 +61,9 @@ def test_sqlite_and_postgres_store_identical_results(tmp_path: Path, postgres_ur
         assert store.engine.dialect.name in ("sqlite", "postgresql")
         history = {name: [(round(h["mu"], 9), round(h["sigma"], 9)) for h in store.rating_history(bot)]
                    for bot, name in store.bot_names(store.entries(ids[0])).items()}
-        record = store.record(store.tournament_matches(ids[0])[0]["id"])
+        record = store.record(store.tournament_matches(ids[0])[0].id)
         outcomes.append(([signature(store, t) for t in ids], rating_table(store, GAME), history,
-                         [p["bots"] for p in store.pairings(ids[1])], record is not None))
+                         [list(p.bots) for p in store.pairings(ids[1])], record is not None))
         rerate(store, GAME)
         outcomes[-1] += (rating_table(store, GAME),)
         store.close()

@@ -15,7 +15,8 @@ from sqlalchemy.exc import IntegrityError
 from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
-from arena.store import BotIdentity, NewMatch, Store, StoreError, create_db_engine, resolve_url
+from arena.store import BotIdentity, Store, StoreError, create_db_engine, resolve_url
+from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 from arena.store.models import Base, Match, Rating, RatingEvent, Record
 from arena.tournament import InlineExecutor, TournamentRunner, create_tournament, parse_bots
 
@@ -60,11 +61,14 @@ def test_bot_identity(store: Store) -> None:
     assert a.identity().artifact_hash == b.identity().artifact_hash and a.identity().name != b.identity().name
 
 
-def _one_match(store: Store, tournament: int, bots: tuple[int, int], key: tuple[int, int, int]) -> NewMatch:
+def _one_match(store: Store, tournament: int, bots: tuple[int, ...], key: tuple[int, int, int],
+               pool: str = "major-general") -> PlayedMatch:
     now = datetime(2025, 1, 1)
-    return NewMatch(tournament, *key, uid=f"u{key}", game="major-general", pool="major-general", options={},
-                    seed=1, bot_ids=bots, ranking=(0, 1), scores=(3.0, 1.0), reason="score", offender=None, detail="",
-                    steps=10, decisions=8, timings={}, record_gz=b"x", record_size=1, started_at=now, finished_at=now)
+    seats = tuple(SeatBot(bot, f"bot{bot}", "1", "agent", "random") for bot in bots)
+    job = MatchJob(tournament, *key, "major-general", {}, 1, seats, pool=pool)
+    return PlayedMatch(job, uid=f"u{key}", ranking=(0, 1), scores=(3.0, 1.0), reason="score", offender=None,
+                       detail="", steps=10, decisions=8, timings={}, record_gz=b"x", record_size=1, started_at=now,
+                       finished_at=now)
 
 
 def test_a_batch_lands_whole_or_not_at_all(store: Store) -> None:
@@ -117,8 +121,8 @@ def test_free_for_all_results_are_rated_by_rank(store: Store) -> None:
     bots = [store.bot_id(BotIdentity(name, "1", "1")) for name in ("first", "second", "third")]
     tournament = store.create_tournament(name=None, game="ffa", pool="ffa", options={}, format="round-robin",
                                          seed=1, rounds=1, settings={}, bot_ids=bots)
-    match = replace(_one_match(store, tournament, (bots[0], bots[1]), (0, 0, 0)), pool="ffa",
-                    bot_ids=(bots[2], bots[0], bots[1]), ranking=(2, 0, 1), scores=(1.0, 5.0, 3.0))
+    match = replace(_one_match(store, tournament, (bots[2], bots[0], bots[1]), (0, 0, 0), pool="ffa"),
+                    ranking=(2, 0, 1), scores=(1.0, 5.0, 3.0))
     store.save_matches([match], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
     rows = {r.name: r for r in store.ratings("ffa")}
     assert rows["first"].mu > rows["second"].mu > rows["third"].mu

@@ -19,9 +19,9 @@ def store(tmp_path: Path) -> Store:
 
 def signature(store: Store, tournament_id: int) -> list[tuple[Any, ...]]:
     """Everything that must not depend on how or where a tournament ran: keys, seeds, seats, results."""
-    names = {bot["id"]: bot["name"] for bot in store.bots()}
-    return [(m["round"], m["pairing"], m["rotation"], m["seed"], tuple(names[b] for b in m["bots"]),
-             tuple(m["ranking"]), tuple(m["scores"]), m["reason"], m["steps"])
+    names = {bot.id: bot.name for bot in store.bots()}
+    return [(m.round, m.pairing, m.rotation, m.seed, tuple(names[b] for b in m.bots),
+             tuple(m.ranking), tuple(m.scores), m.reason, m.steps)
             for m in store.tournament_matches(tournament_id)]
 
 

@@ -29,17 +29,39 @@ def test_bot_programs_play_a_round_robin_through_the_referee(capsys: pytest.Capt
     report = json.loads(captured.out)["tournaments"][0]
     assert report["finished"] and report["stored"] == 2
     store = Store.open(url)
-    assert {bot["kind"] for bot in store.bots()} == {"program"}
+    assert {bot.kind for bot in store.bots()} == {"program"}
     matches = store.tournament_matches(report["id"])
-    assert [m["bots"] for m in matches][0] == list(reversed([m["bots"] for m in matches][1]))
-    record = MatchRecord.from_jsonl(gzip.decompress(store.record(matches[0]["id"])[1]).decode())
+    assert [list(m.bots) for m in matches][0] == list(reversed([list(m.bots) for m in matches][1]))
+    record = MatchRecord.from_jsonl(gzip.decompress(store.record(matches[0].id)[1]).decode())
     assert [p.kind for p in record.players] == ["program", "program"]
     replay(record)
     store.close()
 
 
-def test_agents_and_programs_do_not_mix(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code = main(["tournament", "run", "major-general", "--bots", f"random,p={BOTS / 'random'}", "--rounds", "1",
-                 "--db", f"sqlite:///{tmp_path / 'arena.db'}"])
-    err = capsys.readouterr().err
-    assert code != 0 and "cannot share a tournament" in err and err.count("\n") == 1
+def test_a_mixed_field_of_agents_and_programs_plays_in_one_pool(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    """Built-in agents and bot programs in one round-robin: agent-only matches in the worker pool, the
+    others through the referee (agents in process beside the programs), all stored and rated in one pool."""
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    field = f"random,greedy,p={BOTS / 'random'},t={BOTS / 'trivial'}"
+    code = main(["tournament", "run", "major-general", "--bots", field, "--rounds", "1", "-j", "2", "--seed", "5",
+                 "--name", "mixed", "--db", url, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = json.loads(captured.out)["tournaments"][0]
+    assert report["finished"] and report["stored"] == report["expected"] == 12
+    assert {line["bot"] for line in report["standings"]} == {"random", "greedy", "p", "t"}
+    store = Store.open(url)
+    kinds = {bot.id: bot.kind for bot in store.bots()}
+    matches = store.tournament_matches(report["id"])
+    mixed = [m for m in matches if {kinds[b] for b in m.bots} == {"agent", "program"}]
+    assert len(mixed) == 8 and len(matches) == 12
+    for match in mixed[:2]:
+        record = MatchRecord.from_jsonl(gzip.decompress(store.record(match.id)[1]).decode())
+        assert {p.kind for p in record.players} == {"agent", "program"}
+        replay(record)
+    assert {row.name for row in store.ratings(report["pool"])} == {"random", "greedy", "p", "t"}
+    store.close()
+    code = main(["tournament", "run", "major-general", "--bots", field, "--rounds", "1", "--seed", "5",
+                 "--name", "mixed", "--db", url, "--json"])  # the same name again: nothing left to play
+    assert code == 0 and json.loads(capsys.readouterr().out)["tournaments"][0]["played"] == 0

@@ -31,27 +31,27 @@ def test_round_robin_stores_every_match_with_its_record_and_rating(store: Store)
     summary = TournamentRunner(store, tournament, InlineExecutor()).run()
     assert summary.finished and summary.played == summary.stored == summary.expected == 12
     matches = store.tournament_matches(tournament)
-    keys = {(m["round"], m["pairing"], m["rotation"]) for m in matches}
+    keys = {(m.round, m.pairing, m.rotation) for m in matches}
     assert len(keys) == 12
     by_pairing: dict[tuple[int, int], list[list[int]]] = {}
     for m in matches:
-        by_pairing.setdefault((m["round"], m["pairing"]), []).append(m["bots"])
+        by_pairing.setdefault((m.round, m.pairing), []).append(m.bots)
     for seats in by_pairing.values():  # a seat-swapped pair on one seed
-        assert seats[1] == list(reversed(seats[0]))
-    pairs = {(m["round"], m["pairing"]): m["seed"] for m in matches}
+        assert seats[1] == tuple(reversed(seats[0]))
+    pairs = {(m.round, m.pairing): m.seed for m in matches}
     assert len(set(pairs.values())) == len(pairs)
-    stored = store.record(matches[0]["id"])
+    stored = store.record(matches[0].id)
     assert stored is not None
     record = MatchRecord.from_jsonl(gzip.decompress(stored[1]).decode())
     replay(record)  # the stored record reproduces the match
-    names = {b["id"]: b["name"] for b in store.bots()}
-    assert [p.name for p in record.players] == [names[b] for b in matches[0]["bots"]]
+    names = {b.id: b.name for b in store.bots()}
+    assert [p.name for p in record.players] == [names[b] for b in matches[0].bots]
     assert record.extra["tournament"] == tournament
     table = rating_table(store, "major-general/hold-the-centre")
     assert set(table) == {"a", "b", "c"} and all(row[2] == 8 for row in table.values())
     assert all(row[3] + row[4] + row[5] == 8 for row in table.values())
-    assert len(store.rating_history(store.bots("a")[0]["id"])) == 8
-    assert store.tournament(tournament)["status"] == "finished"
+    assert len(store.rating_history(store.bots("a")[0].id)) == 8
+    assert store.tournament(tournament).status == "finished"
 
 
 def test_results_do_not_depend_on_concurrency(tmp_path: Path) -> None:
@@ -76,11 +76,11 @@ def test_stopped_run_resumes_without_losing_or_repeating(tmp_path: Path) -> None
     tournament = _tournament(store, rounds=3)
     first = TournamentRunner(store, tournament, InlineExecutor(), max_matches=5, flush_size=2).run()
     assert not first.finished and first.stopped_by == "limit" and first.stored == 5
-    before = {m["uid"] for m in store.tournament_matches(tournament)}
+    before = {m.uid for m in store.tournament_matches(tournament)}
     second = TournamentRunner(store, tournament, InlineExecutor()).run()
     assert second.finished and second.played == 13
     after = store.tournament_matches(tournament)
-    assert before <= {m["uid"] for m in after} and len(after) == 18  # nothing lost, nothing replayed
+    assert before <= {m.uid for m in after} and len(after) == 18  # nothing lost, nothing replayed
     assert signature(store, tournament) == signature(whole, reference)
     assert rating_table(store, GAME) == rating_table(whole, GAME)
     assert TournamentRunner(store, tournament, InlineExecutor()).run().played == 0
@@ -97,7 +97,7 @@ def test_dynamic_and_gauntlet_formats_run_to_completion(store: Store, format: st
     summary = TournamentRunner(store, tournament, InlineExecutor()).run()
     assert summary.finished and summary.stored == expected
     if format == "knockout":
-        rounds = {p["round"] for p in store.pairings(tournament)}
+        rounds = {p.round for p in store.pairings(tournament)}
         assert rounds == {0, 1, 2}  # 5 bots: a bracket of 8, then 4, then the final
 
 
@@ -105,7 +105,7 @@ def test_ladder_runs_rounds_until_told_to_stop(store: Store) -> None:
     ladder = _tournament(store, bots="a=random,b=random,c=random,d=random", format="ladder", rounds=1)
     summary = TournamentRunner(store, ladder, InlineExecutor(), max_matches=12).run()
     assert not summary.finished and summary.stored == 12
-    assert {p["round"] for p in store.pairings(ladder)} == {0, 1, 2}
+    assert {p.round for p in store.pairings(ladder)} == {0, 1, 2}
     more = TournamentRunner(store, ladder, InlineExecutor(), max_matches=4).run()
     assert more.stored == 16
 
@@ -124,10 +124,10 @@ def test_a_crashing_bot_forfeits_and_the_result_is_rated(store: Store, monkeypat
     tournament = _tournament(store, bots="crash,random", rounds=1)
     TournamentRunner(store, tournament, InlineExecutor()).run()
     matches = store.tournament_matches(tournament)
-    assert [m["reason"] for m in matches] == ["agent_error", "agent_error"]
-    names = {b["id"]: b["name"] for b in store.bots()}
+    assert [m.reason for m in matches] == ["agent_error", "agent_error"]
+    names = {b.id: b.name for b in store.bots()}
     for m in matches:
-        assert names[m["bots"][m["offender"]]] == "crash"
+        assert names[m.bots[m.offender]] == "crash"
     table = rating_table(store, GAME)
     assert table["crash"][5] == 2 and table["random"][3] == 2 and table["random"][0] > table["crash"][0]
 
@@ -194,7 +194,7 @@ def test_a_dead_worker_stops_the_run_with_a_clear_error_and_the_rest_resumes(
         monkeypatch.setitem(AGENTS, "killer", CrashingAgent)  # fresh workers see the change
         summary = TournamentRunner(store, tournament, executor).run()
     assert summary.finished and summary.stored == 12 and summary.played == 12 - len(stored)
-    assert len({m["uid"] for m in store.tournament_matches(tournament)}) == 12
+    assert len({m.uid for m in store.tournament_matches(tournament)}) == 12
 
 
 def test_a_match_that_cannot_be_set_up_is_an_executor_error() -> None:

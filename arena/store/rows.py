@@ -1,0 +1,81 @@
+"""What the store hands back: typed rows, one frozen dataclass per kind (no dicts across layers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BotRow:
+    """A stored bot: one name, version and artifact (an agent spec or a program's files)."""
+
+    id: int
+    name: str
+    version: str
+    artifact_hash: str
+    owner: str
+    kind: str  # "agent" or "program"
+    spec: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class TournamentRow:
+    """A stored tournament (a ladder or an SPRT is one too)."""
+
+    id: int
+    name: str | None
+    game: str
+    pool: str
+    options: dict[str, Any]
+    format: str
+    seed: int
+    rounds: int
+    settings: dict[str, Any]
+    status: str  # "running" or "finished"
+    created_at: datetime
+    finished_at: datetime | None
+    matches: int = 0  # how many are stored (filled by Store.tournaments)
+
+    @property
+    def label(self) -> str:
+        """Its name, or '#id'."""
+        return self.name or f"#{self.id}"
+
+
+@dataclass(frozen=True)
+class PairingRow:
+    """A planned pairing: its round, index, seed and bots in the base seat order (one bot: a bye)."""
+
+    round: int
+    index: int
+    seed: int
+    bots: tuple[int, ...]
+    label: str
+
+    @property
+    def is_bye(self) -> bool:
+        return len(self.bots) < 2
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A stored match of a tournament, with its seats' bots."""
+
+    id: int
+    round: int
+    pairing: int
+    rotation: int
+    seed: int
+    ranking: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+    offender: int | None
+    steps: int
+    timings: dict[str, Any]
+    uid: str
+    record_id: int
+    finished_at: datetime
+    bots: tuple[int, ...]  # per seat

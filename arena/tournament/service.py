@@ -1,0 +1,256 @@
+"""Tournaments as a library: what `arena tournament run`, `resume`, `arena ladder run` and `arena sprt`
+do, callable from Python (the CLI only parses arguments and displays).
+
+    from arena.tournament import TournamentSpec, run
+    standings = run(TournamentSpec(games=(load_game("major-general"),), bots=tuple(parse_bots("random,greedy"))),
+                    Store.open("sqlite:///results/arena.db"))
+
+A field may mix built-in agents and bot programs: matches of agents alone play in local worker
+processes (or on Celery workers with a broker), matches with a program in a seat through this
+machine's referee (arena.tournament.referee_executor), and all are stored and rated in one pool,
+in schedule order, resumable as any tournament.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ContextManager
+
+from arena.games.base import Game
+from arena.store import Store
+from arena.store.rows import TournamentRow
+from arena.tournament.bots import BotSpec
+from arena.tournament.celery_executor import DEFAULT_QUEUE, CeleryExecutor
+from arena.tournament.executor import Executor, ExecutorError, LocalPoolExecutor, RoutingExecutor
+from arena.tournament.formats import FormatError, default_rounds
+from arena.tournament.referee_executor import RefereeExecutor
+from arena.tournament.runner import RunProgress, RunSummary, TournamentRunner, create_tournament, entrant_kinds
+from arena.tournament.standings import EntrantLine, tournament_table
+
+ProgressCallback = Callable[[RunProgress], None]
+#: Called per tournament once its executor is ready: a context manager giving the progress callback
+#: (a progress bar's lifetime; the CLI's RunDisplay). Executors fork before it is entered.
+DisplayFactory = Callable[[TournamentRow], ContextManager[ProgressCallback]]
+StopCheck = Callable[[], bool]
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot be created or played as asked; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """Where and how matches are played."""
+
+    concurrency: int | None = None  # matches at once (default: one per core)
+    broker: str | None = None  # Celery workers through this Redis broker play the agents' matches
+    queue: str = DEFAULT_QUEUE
+    sandbox: Any = None  # SandboxSettings of bot programs (default: bubblewrap)
+    clock: Any = None  # ClockSettings of matches with a bot program (default: the referee's)
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A tournament to create (one per game), or to continue when one of that name exists."""
+
+    games: tuple[Game, ...]
+    bots: tuple[BotSpec, ...]
+    format: str = "round-robin"
+    rounds: int | None = None  # default: the format's
+    seed: int = 0
+    name: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Standings:
+    """A tournament after a run: its row, how the run went, and its table."""
+
+    tournament: TournamentRow
+    summary: RunSummary
+    lines: list[EntrantLine]
+    names: dict[int, str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--json` form of `arena tournament run`."""
+        tournament, summary = self.tournament, self.summary
+        return {
+            "id": tournament.id, "name": tournament.name, "game": tournament.game, "pool": tournament.pool,
+            "format": tournament.format, "seed": tournament.seed, "rounds": tournament.rounds,
+            "played": summary.played, "stored": summary.stored, "expected": summary.expected,
+            "finished": summary.finished, "stopped_by": summary.stopped_by, "seconds": round(summary.seconds, 3),
+            "standings": [line.to_json(self.names) for line in self.lines],
+        }
+
+
+def create(spec: TournamentSpec, store: Store) -> list[int]:
+    """The ids of the spec's tournaments, one per game: new ones, or the same-named ones to continue."""
+    ids = []
+    names = [bot.name for bot in spec.bots]
+    for game in spec.games:
+        label = spec.name if spec.name is None or len(spec.games) == 1 else f"{spec.name}/{game.name}"
+        existing = store.tournament(label) if label else None
+        if existing is not None:
+            check_same(store, existing, game, names, spec.format, spec.rounds)
+            ids.append(existing.id)
+            continue
+        try:
+            ids.append(create_tournament(
+                store, game=game, bots=list(spec.bots), format=spec.format,
+                rounds=spec.rounds or default_rounds(spec.format, len(spec.bots)), seed=spec.seed, name=label,
+                settings={"bots": names, **spec.settings}))
+        except FormatError as error:
+            raise TournamentError(f"{game.name}: {error}") from None
+    return ids
+
+
+def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequence[str], format: str,
+               rounds: int | None) -> None:
+    """Refuse to continue a stored tournament under other settings (TournamentError)."""
+    stored_names = [store.bot_names([bot])[bot] for bot in store.entries(existing.id)]
+    differences = []
+    if existing.game != game.name or existing.options != game.options:
+        differences.append(f"game {existing.game}")
+    if existing.format != format:
+        differences.append(f"format {existing.format}")
+    if rounds is not None and existing.rounds != rounds:
+        differences.append(f"rounds {existing.rounds}")
+    if stored_names != list(names):
+        differences.append(f"bots {','.join(stored_names)}")
+    if differences:
+        raise TournamentError(f"tournament {existing.label!r} already exists with {'; '.join(differences)}; "
+                              "pick another name")
+
+
+def run(spec: TournamentSpec, store: Store, settings: PlaySettings = PlaySettings(), *,
+        budget_s: float | None = None, display: DisplayFactory | None = None,
+        should_stop: StopCheck | None = None) -> list[Standings]:
+    """Create (or continue) the spec's tournaments, play them, and return their standings.
+
+    `budget_s` is shared between the games: each gets an equal part of what is left when it starts.
+    """
+    ids = create(spec, store)
+    summaries = play(store, ids, settings, budget_s=budget_s, display=display, should_stop=should_stop)
+    return [standings(store, summary) for summary in summaries]
+
+
+def resume(store: Store, tournament: int | str, settings: PlaySettings = PlaySettings(), *,
+           budget_s: float | None = None, display: DisplayFactory | None = None,
+           should_stop: StopCheck | None = None) -> Standings:
+    """Continue a stored tournament where it stopped (finished matches are never played again)."""
+    found = store.tournament(tournament)
+    if found is None:
+        raise TournamentError(f"no tournament {tournament!r} (see `arena tournament list`)")
+    if found.format == "ladder":
+        raise TournamentError(f"{tournament!r} is a ladder: continue it with `arena ladder run {found.game}`")
+    [summary] = play(store, [found.id], settings, budget_s=budget_s, display=display, should_stop=should_stop)
+    return standings(store, summary)
+
+
+def standings(store: Store, summary: RunSummary) -> Standings:
+    """The standings of a tournament after a run."""
+    tournament = store.tournament(summary.tournament_id)
+    assert tournament is not None
+    return Standings(tournament, summary, tournament_table(store, summary.tournament_id),
+                     store.bot_names(store.entries(summary.tournament_id)))
+
+
+def grace(seconds: float) -> float:
+    """How long matches still running at a deadline may take to finish before they are abandoned."""
+    return max(1.0, 0.1 * seconds)
+
+
+def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings(), *,
+         budget_s: float | None = None, max_matches: int | None = None, display: DisplayFactory | None = None,
+         should_stop: StopCheck | None = None) -> list[RunSummary]:
+    """Play stored tournaments one after another, each on the executors its field needs.
+
+    Stops early when `should_stop()` (checked between matches) or the budget says so; KeyboardInterrupt
+    abandons the matches in flight (stored ones are kept) and is raised again.
+    """
+    executors = _Executors(settings)
+    stop = should_stop or (lambda: False)
+    summaries: list[RunSummary] = []
+    started = time.monotonic()
+    try:
+        for position, tournament_id in enumerate(ids):
+            tournament = store.tournament(tournament_id)
+            if tournament is None:
+                raise TournamentError(f"no tournament {tournament_id}")
+            deadline = hard_deadline = None
+            if budget_s is not None:  # an equal share of what is left, for each tournament still to run
+                share = max(budget_s - (time.monotonic() - started), 0.0) / (len(ids) - position)
+                deadline = time.monotonic() + share
+                hard_deadline = deadline + grace(share)
+            executor = executors.for_kinds(entrant_kinds(store, tournament_id))
+            executor.start()  # a local pool forks its workers now, before a display starts a thread
+            with (display(tournament) if display is not None else _no_display()) as on_progress:
+                runner = TournamentRunner(store, tournament_id, executor, on_progress=on_progress,
+                                          should_stop=stop, deadline=deadline, hard_deadline=hard_deadline,
+                                          max_matches=max_matches)
+                try:
+                    summaries.append(runner.run())
+                except ExecutorError as error:
+                    raise TournamentError(f"tournament {tournament_id}: {error}; what was played is stored, resume "
+                                          f"with `arena tournament resume {tournament_id}`") from None
+            if stop():
+                break
+    except KeyboardInterrupt:
+        executors.abandon()
+        raise
+    finally:
+        executors.close()
+    return summaries
+
+
+@contextlib.contextmanager
+def _no_display() -> Iterator[ProgressCallback | None]:
+    yield None
+
+
+class _Executors:
+    """The executors a run needs, made once and shared between its tournaments."""
+
+    def __init__(self, settings: PlaySettings) -> None:
+        self.settings = settings
+        self.agents: Executor | None = None
+        self.programs: RefereeExecutor | None = None
+
+    def for_kinds(self, kinds: set[str]) -> Executor:
+        """Agents alone: the pool (or Celery); programs alone: the referee; both: routed between them."""
+        if "program" not in kinds:
+            return self._agents()
+        if "agent" not in kinds:
+            return self._programs()
+        return RoutingExecutor(self._agents(), self._programs())
+
+    def _agents(self) -> Executor:
+        if self.agents is None:
+            settings = self.settings
+            if settings.broker:
+                try:
+                    self.agents = CeleryExecutor(settings.broker, settings.concurrency, settings.queue)
+                except ImportError:
+                    raise TournamentError("--broker needs Celery: pip install 'arena[distributed]'") from None
+            else:
+                self.agents = LocalPoolExecutor(settings.concurrency)
+        return self.agents
+
+    def _programs(self) -> RefereeExecutor:
+        if self.programs is None:
+            settings = self.settings
+            self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox)
+        return self.programs
+
+    def abandon(self) -> None:
+        for executor in (self.agents, self.programs):
+            if executor is not None:
+                executor.abandon()
+
+    def close(self) -> None:
+        for executor in (self.agents, self.programs):
+            if executor is not None:
+                executor.close()
