@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.agents.families import FamilyKnowledge, knowledge_for
+from arena.agents.knowledge import FamilyKnowledge, knowledge_for
 from arena.games.base import CHANCE, TERMINAL, Game, State
 
 

@@ -7,7 +7,8 @@ anew on every pass ("open loop": the tree does not branch on dice, so its statis
 together; `open_loop=false` branches on them). A move that is not legal in every world is judged
 by UCB over the iterations in which it was available ("availability counts"). Rollouts play random
 moves for `depth` steps and on to a quiet position (the family's lookahead boundary: the end of
-the move under way), where the family's evaluation scores them (arena/agents/families/).
+the move under way), where the family's evaluation scores them (its knowledge module,
+arena/games/<family>/knowledge.py).
 
 At the root, the greedy lookahead (arena/agents/greedy.py) values every legal move; each starts
 with `prior_visits` virtual visits at that value, and only the `candidates` best are searched
@@ -30,7 +31,7 @@ from collections import deque
 from typing import Optional
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.agents.families import FamilyKnowledge, knowledge_for
+from arena.agents.knowledge import FamilyKnowledge, knowledge_for
 from arena.agents.greedy import GreedyAgent
 from arena.games.base import CHANCE, JSON, TERMINAL, Game, State
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.agents.families import scripted_policy
+from arena.agents.knowledge import scripted_policy
 from arena.games.base import Game
 
 
 class ScriptedAgent(Agent):
-    """Plays the family's rules of thumb (see arena/agents/families/); seeded tie-breaks."""
+    """Plays the family's rules of thumb (its knowledge module, arena/games/<family>/knowledge.py); seeded
+    tie-breaks."""
 
     name = "scripted"
     version = "1"

@@ -1,4 +1,5 @@
-"""Names of games and their modes -> Game objects.
+"""Names of games and their modes -> Game objects, from the game families registered as Python entry
+points (group `arena.games`, see arena.games.family).
 
 A name is a family ("major-general") or a family and mode ("major-general/hold-the-centre").
 Each mode is a set of default options; `load_game` merges caller options over them.
@@ -6,12 +7,16 @@ Each mode is a set of default options; `load_game` merges caller options over th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from importlib import metadata
+from typing import Any
 
 from arena.games.base import Game
+from arena.games.family import GameFamily, GameMode
 
-GameFactory = Callable[..., Game]
+ENTRY_POINT_GROUP = "arena.games"
+
+__all__ = ["ENTRY_POINT_GROUP", "GameFamily", "GameMode", "GameOptionError", "UnknownGameError", "families",
+           "family", "family_of", "game_families", "game_modes", "load_game", "register_family", "resolve"]
 
 
 class UnknownGameError(KeyError):
@@ -25,42 +30,50 @@ class GameOptionError(ValueError):
     """An option is unknown to the game or has a bad value."""
 
 
-@dataclass(frozen=True)
-class GameMode:
-    """One registered name: a family, a mode within it, and the options that make the mode."""
-
-    name: str
-    family: str
-    title: str
-    description: str
-    factory: GameFactory
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def load(self, **overrides: Any) -> Game:
-        """Build the game with this mode's options, overridden by `overrides`."""
-        return self.factory(**{**self.options, **overrides})
+class RegistryError(RuntimeError):
+    """A registered game family cannot be loaded (the message names its entry point)."""
 
 
+_FAMILIES: dict[str, GameFamily] = {}
 _MODES: dict[str, GameMode] = {}
-_DEFAULT_MODE: dict[str, str] = {}
+_LOADED = False
 
 
-def register(mode: GameMode, *, default: bool = False) -> None:
-    """Add a mode; `default=True` also makes the bare family name load it."""
-    _MODES[mode.name] = mode
-    if default or mode.family not in _DEFAULT_MODE:
-        _DEFAULT_MODE[mode.family] = mode.name
+def register_family(declared: GameFamily) -> None:
+    """Add a family and its modes (entry points do this; a test or an embedding program may too)."""
+    if declared.name in _FAMILIES and _FAMILIES[declared.name] is not declared:
+        raise RegistryError(f"two game families are named {declared.name!r}")
+    _FAMILIES[declared.name] = declared
+    for mode in declared.modes:
+        _MODES[mode.name] = mode
 
 
 def _ensure_loaded() -> None:
-    if _MODES:
+    global _LOADED
+    if _LOADED:
         return
-    from arena.games.major_general import modes as major_general_modes
-    from arena.games.general_orders import modes as general_orders_modes
+    _LOADED = True
+    found = []
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            declared = entry.load()
+        except Exception as error:  # a broken plug-in must say so, not take the others down silently
+            raise RegistryError(f"game family entry point {entry.name!r} ({entry.value}) cannot be loaded: "
+                                f"{type(error).__name__}: {error}") from error
+        if not isinstance(declared, GameFamily):
+            raise RegistryError(f"entry point {entry.name!r} ({entry.value}) is not an arena.games.family.GameFamily")
+        found.append(declared)
+    for declared in sorted(found, key=lambda one: (one.position, one.name)):
+        register_family(declared)
+    if not _FAMILIES:
+        raise RegistryError("no game family is registered: install Arena (`pip install -e .`, as `make` does) so "
+                            "that its entry points (group arena.games) exist")
 
-    for family_modes in (major_general_modes, general_orders_modes):
-        for mode, is_default in family_modes.registered_modes():
-            register(mode, default=is_default)
+
+def game_families() -> list[GameFamily]:
+    """Every registered family, by position (Arena's own first), then by name."""
+    _ensure_loaded()
+    return list(_FAMILIES.values())
 
 
 def game_modes() -> list[GameMode]:
@@ -71,21 +84,33 @@ def game_modes() -> list[GameMode]:
 
 def families() -> dict[str, list[GameMode]]:
     """Registered modes grouped by family name."""
-    grouped: dict[str, list[GameMode]] = {}
-    for mode in game_modes():
-        grouped.setdefault(mode.family, []).append(mode)
-    return grouped
+    return {declared.name: list(declared.modes) for declared in game_families()}
+
+
+def family(name: str) -> GameFamily:
+    """A registered family by name (UnknownGameError if there is none)."""
+    _ensure_loaded()
+    try:
+        return _FAMILIES[name]
+    except KeyError:
+        raise UnknownGameError(f"unknown game family {name!r}; known: {', '.join(sorted(_FAMILIES))}") from None
+
+
+def family_of(game_name: str) -> GameFamily:
+    """The family a game or mode name belongs to."""
+    return family(resolve(game_name).family)
 
 
 def resolve(name: str) -> GameMode:
     """The mode a name refers to (a bare family name picks the family's default mode)."""
     _ensure_loaded()
     key = name.strip().lower()
-    key = _DEFAULT_MODE.get(key, key)
+    if key in _FAMILIES:
+        return _FAMILIES[key].default_mode
     try:
         return _MODES[key]
     except KeyError:
-        known = ", ".join(sorted(set(_MODES) | set(_DEFAULT_MODE)))
+        known = ", ".join(sorted(set(_MODES) | set(_FAMILIES)))
         raise UnknownGameError(f"unknown game {name!r}; known games: {known}") from None
 
 

@@ -8,7 +8,8 @@
 Budgets: `simulations` per decision, and for ISMCTS also `seconds` (whichever comes first).
 Leaves are scored by OpenSpiel's random rollouts to the end of the game (`evaluator=random`, the
 OpenSpiel default) or, with `evaluator=arena`, the way Arena's MCTS scores them: random moves for
-`depth` steps and on to a quiet position, then the game family's evaluation (arena/agents/families/).
+`depth` steps and on to a quiet position, then the game family's evaluation (its knowledge module,
+arena/games/<family>/knowledge.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.agents.families import knowledge_for
+from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import rollout
 from arena.games.base import Game
 from arena.openspiel.bridge import ArenaSpielGame, ArenaSpielState, openspiel_game_for

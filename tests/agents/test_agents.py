@@ -6,7 +6,7 @@ import pytest
 
 from arena.agents import AGENTS, UnknownAgentError, make_agent
 from arena.agents.base import DecisionRequest
-from arena.agents.families import NoStrategyError, knowledge_for
+from arena.agents.knowledge import NoStrategyError, knowledge_for
 from arena.agents.greedy import GreedyAgent
 from arena.agents.mcts import MCTSAgent, Node
 from arena.games.base import CHANCE

@@ -6,17 +6,10 @@ import random
 
 import pytest
 
-from arena.agents.families import (
-    NoStrategyError,
-    engine_of,
-    evaluate,
-    knowledge_for,
-    neutral_values,
-    scripted_policy,
-)
-from arena.agents.families import general_orders as go_knowledge
-from arena.agents.families import general_orders_sengoku as sg_knowledge
-from arena.agents.families import major_general as mg_knowledge
+from arena.agents.knowledge import NoStrategyError, evaluate, knowledge_for, neutral_values, scripted_policy
+from arena.games.general_orders import knowledge_sengoku as sg_knowledge
+from arena.games.general_orders import knowledge_wwii as go_knowledge
+from arena.games.major_general import knowledge as mg_knowledge
 from arena.games.base import CHANCE, TERMINAL, Game, GameInfo, State
 from arena.games.general_orders.positions import build_position, deploy, play
 from arena.games.general_orders.rules import DECLINE, GeneralOrdersGame
@@ -97,10 +90,10 @@ def test_an_unknown_engine_gets_the_neutral_evaluation_and_no_script() -> None:
         scripted_policy(game)
 
 
-def test_engines_are_named_by_the_module_of_their_game_class() -> None:
-    assert engine_of(load_game("major-general")) == "arena.games.major_general.rules"
-    assert engine_of(load_game("general-orders-wwii/island")) == "arena.games.general_orders.rules"
-    assert engine_of(load_game("general-orders-sengoku/rivers")) == "arena.games.general_orders.sengoku"
+def test_knowledge_is_what_each_family_declares() -> None:
+    assert knowledge_for(load_game("major-general")).family == "major-general"
+    assert knowledge_for(load_game("general-orders-wwii/island")).values.__module__ == go_knowledge.__name__
+    assert knowledge_for(load_game("general-orders-sengoku/rivers")).scripted_action is sg_knowledge.scripted_action
 
 
 # --- Major General ---------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from arena.referee import play_match
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.server import MatchRequestError
 
 RULES_ENDINGS = {"hq_lost", "victory_points", "initiative_tie_break"}
 
@@ -36,15 +35,3 @@ def test_a_general_orders_match_through_the_referee_replays(referee: BackgroundR
     local = play_match(name, [GreedyAgent(), GreedyAgent()], seed)
     assert steps_of(record) == steps_of(local)
     assert record.result == local.result
-
-
-def test_a_family_whose_message_is_missing_is_still_refused(referee: BackgroundReferee,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every registered family has a message now, so take one away for a moment: the server refuses."""
-    from arena.rpc import observations
-
-    monkeypatch.delitem(observations._CODEC_MODULES, "general-orders-sengoku")
-    monkeypatch.delitem(observations._CACHE, "general-orders-sengoku", raising=False)
-    monkeypatch.setattr(referee.server, "_games", {})  # games already played skip the check
-    with pytest.raises(MatchRequestError, match="no typed observation message"):
-        referee.submit("general-orders-sengoku/rivers", ["random", "random"])

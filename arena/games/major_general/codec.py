@@ -11,7 +11,6 @@ from typing import Any
 from arena.games.base import JSON
 from arena.rpc.generated.observations_pb2 import MajorGeneralObservation
 
-FAMILY = "major-general"
 FIELD = "major_general"  # the field of arena.v1.Observation's oneof
 MESSAGE = MajorGeneralObservation
 

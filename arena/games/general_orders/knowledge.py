@@ -1,11 +1,10 @@
-"""What the two General Orders knowledge modules (general_orders: WWII, general_orders_sengoku) share.
+"""What the two General Orders knowledge modules (knowledge_wwii, knowledge_sengoku) share.
 
 Both engines play the same way (arena.games.general_orders.engine). Shared here: the weights,
 memoised board look-ups, the squashed evaluation, the look-ahead boundary; the observation view's
 common part (`FamilyView`), the scores both scripts give alike, and the frame that picks the
-best-scored action. Each family module keeps what differs: its units, the worth of an area, the
-defence roll, and the choices of its own actions and phases. This module claims no engine (no
-GAME_MODULES), so the package's loader passes over it.
+best-scored action. Each game's module keeps what differs: its units, the worth of an area, the
+defence roll, and the choices of its own actions and phases.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from arena.games.base import JSON
 from arena.games.general_orders.sengoku import AFTER_LOSS, PHASE_NAMES, PURPOSES, WINDOWS
 from arena.games.general_orders.sengoku_data import ACTIONS, CARD_IDS, TOKENS
 from arena.rpc.generated.observations_pb2 import GeneralOrdersSengokuObservation
-from arena.rpc.observations.general_orders_common import (
+from arena.games.general_orders.codec import (
     area_units,
     card_counts,
     card_table,
@@ -27,7 +27,6 @@ from arena.rpc.observations.general_orders_common import (
     pairs,
 )
 
-FAMILY = "general-orders-sengoku"
 FIELD = "general_orders_sengoku"  # the field of arena.v1.Observation's oneof
 MESSAGE = GeneralOrdersSengokuObservation
 

@@ -41,7 +41,6 @@ from arena.games.major_general.rules import (
     space_value,
 )
 
-GAME_MODULES = ("arena.games.major_general.rules",)
 TOTAL_TURNS = 2 * NUM_CARDS
 SCALE = 8.0  # an evaluation of 8 points is worth tanh(1) ~ 0.76
 MATERIAL_WEIGHT = 0.35

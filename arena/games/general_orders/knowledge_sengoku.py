@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from arena.agents.families._general_orders_common import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
+from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
     CARD_VALUE,
     DIE_MEAN,
     HQ_DANGER_WEIGHT,
@@ -60,7 +60,6 @@ from arena.games.general_orders.sengoku_data import (
     SIEGE,
 )
 
-GAME_MODULES = ("arena.games.general_orders.sengoku",)
 
 # --- evaluation (full states) -----------------------------------------------------------------
 

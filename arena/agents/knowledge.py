@@ -1,0 +1,100 @@
+"""What the built-in agents know of a game family: its evaluation and its hand-written strategy.
+
+A family declares its knowledge module (arena.games.family.GameFamily.knowledge), which defines:
+
+    evaluate(state, seat) -> float          value of a full state for `seat`, in [-1, 1]
+    values(state) -> list[float]            (optional) every seat's value at once
+    scripted_action(game, observation, legal_actions, rng) -> int
+                                            (optional) a hand-written decision from the observation
+    is_lookahead_boundary(state) -> bool    (optional) where greedy stops looking ahead
+
+A family without one still plays with greedy and mcts: its evaluation is the neutral 0 until the
+game ends (so MCTS rollouts decide), and `scripted` says it has no strategy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Callable, Optional
+
+from arena.games.base import JSON, TERMINAL, Game, State
+from arena.games.registry import UnknownGameError, family_of
+
+Values = Callable[[State], list[float]]
+ScriptedPolicy = Callable[[Game, JSON, list[int], random.Random], int]
+Boundary = Callable[[State], bool]
+
+
+class NoStrategyError(LookupError):
+    """The game's family has no hand-written strategy."""
+
+
+@dataclass(frozen=True)
+class FamilyKnowledge:
+    """What the built-in agents know about one game family."""
+
+    family: str
+    values: Values
+    scripted_action: Optional[ScriptedPolicy]
+    is_lookahead_boundary: Optional[Boundary]
+    has_evaluation: bool
+
+
+def neutral_values(state: State) -> list[float]:
+    """Terminal returns at the end, 0 for every seat before it: no knowledge at all."""
+    if state.current_player() == TERMINAL:
+        return state.returns()
+    return [0.0] * state.game.num_seats
+
+
+def _values_from(module: ModuleType) -> Values:
+    values = getattr(module, "values", None)
+    if values is not None:
+        return values  # type: ignore[no-any-return]
+    evaluate = module.evaluate
+
+    def per_seat(state: State) -> list[float]:
+        return [evaluate(state, seat) for seat in range(state.game.num_seats)]
+
+    return per_seat
+
+
+_CACHE: dict[str, FamilyKnowledge] = {}
+
+
+def knowledge_for(game: Game) -> FamilyKnowledge:
+    """The knowledge of `game`'s family (neutral when the family declares none)."""
+    known = _CACHE.get(game.name)
+    if known is not None:
+        return known
+    try:
+        declared = family_of(game.name)
+        name, module_name = declared.name, declared.knowledge
+    except UnknownGameError:  # a game built outside the registry (a test's): no knowledge
+        name, module_name = game.name, None
+    if not module_name:
+        known = FamilyKnowledge(name, neutral_values, None, None, False)
+    else:
+        module = importlib.import_module(module_name)
+        known = FamilyKnowledge(name, _values_from(module), getattr(module, "scripted_action", None),
+                                getattr(module, "is_lookahead_boundary", None), True)
+    _CACHE[game.name] = known
+    return known
+
+
+def evaluate(state: State, seat: int) -> float:
+    """The family evaluation of `state` for `seat` (terminal states: the returns)."""
+    return knowledge_for(state.game).values(state)[seat]
+
+
+def scripted_policy(game: Game) -> ScriptedPolicy:
+    """The hand-written strategy for `game`; raises NoStrategyError when its family has none."""
+    policy = knowledge_for(game).scripted_action
+    if policy is None:
+        raise NoStrategyError(
+            f"no scripted strategy for {game.name}: its game family declares no knowledge module with a "
+            "scripted_action() (arena.games.family.GameFamily.knowledge)")
+    return policy
