@@ -139,15 +139,37 @@ def _system_args() -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def runtime_paths() -> tuple[Path, ...]:
-    """The interpreter's folders and the arena package (an editable install lives outside them)."""
+    """The interpreter's folders, the arena package (an editable install lives outside them) and the
+    folders of the game families installed elsewhere: what a bot needs to load the games it plays."""
     import arena
 
-    candidates = [Path(sys.base_prefix), Path(sys.prefix), Path(arena.__file__).resolve().parent]
+    candidates = [Path(sys.base_prefix), Path(sys.prefix), Path(arena.__file__).resolve().parent,
+                  *game_paths()]
     kept: list[Path] = []
     for path in sorted({p.resolve() for p in candidates if p.exists()}, key=lambda p: len(p.parts)):
         if not any(path.is_relative_to(outer) for outer in kept):
             kept.append(path)
     return tuple(kept)
+
+
+@functools.lru_cache(maxsize=1)
+def game_paths() -> tuple[Path, ...]:
+    """Folders holding a registered game family's distribution outside this interpreter's prefixes
+    (a game installed on a path of its own): its bots need them, on PYTHONPATH too."""
+    from importlib import metadata
+
+    from arena.games.registry import ENTRY_POINT_GROUP
+
+    prefixes = [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    found: list[Path] = []
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.dist is None or entry.dist.name == "arena":
+            continue
+        location = Path(str(entry.dist.locate_file(""))).resolve()
+        if location.is_dir() and not any(location.is_relative_to(prefix) for prefix in prefixes) \
+                and location not in found:
+            found.append(location)
+    return tuple(found)
 
 
 class Launcher:
@@ -203,6 +225,8 @@ class Launcher:
             cwd, server, token_path = str(directory), f"unix:{self.socket_path}", str(token_file)
         environment = {"PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}", "HOME": scratch, "TMPDIR": scratch,
                        "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        if game_paths():  # games installed on paths of their own: the bot's Python finds them too
+            environment["PYTHONPATH"] = ":".join(str(path) for path in game_paths())
         environment.update(self.settings.env)
         environment.update({key: value for key, value in env.items() if key not in RESERVED_ENV})
         environment.update({"ARENA_SERVER": server, "ARENA_TOKEN_FILE": token_path, "ARENA_BOT_NAME": name,

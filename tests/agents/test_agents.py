@@ -27,6 +27,7 @@ def test_every_built_in_agent_finishes_a_game_of_every_mode(name: str) -> None:
     game = load_game(name)
     scripted = "scripted" if knowledge_for(game).scripted_action is not None else "random"
     for specs, seed in (([scripted, "greedy"], 1), (["mcts:iterations=8", "random"], 2)):
+        specs = (specs * game.num_seats)[:game.num_seats]  # as many seats as the game has
         record = play_match(game, [make_agent(spec) for spec in specs], seed)
         assert record.result is not None and record.result.reason not in FAULTS, (specs, record.result)
 

@@ -45,7 +45,8 @@ def test_every_registered_game_has_an_evaluation_in_range(name: str) -> None:
         values = knowledge.values(state)
         assert len(values) == game.num_seats
         assert all(-1.0 <= value <= 1.0 for value in values)
-        assert abs(sum(values)) < 1e-9  # two-seat zero-sum
+        if game.num_seats == 2:
+            assert abs(sum(values)) < 1e-9  # two-seat zero-sum
         if state.current_player() == TERMINAL:
             assert values == state.returns()
         assert evaluate(state, 0) == values[0]

@@ -59,7 +59,7 @@ def test_a_pyspiel_playthrough_matches_the_arena_engine(name: str) -> None:
             action = arena_state.sample_chance(rng)
         else:
             assert spiel_state.legal_actions() == arena_state.legal_actions()
-            assert spiel_state.legal_actions(1 - player) == []
+            assert all(spiel_state.legal_actions(other) == [] for other in range(info.num_seats) if other != player)
             assert spiel_state.action_to_string(player, arena_state.legal_actions()[0])
             observation = spiel_state.observation_string(player)
             assert spiel_state.information_state_string(player) == observation

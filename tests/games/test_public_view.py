@@ -1,12 +1,12 @@
 """What a spectator (someone in no seat) may see of a match, over every registered game mode.
 
-`State.spectator_label` marks the steps the public view hides (a card drawn into a hand). A chance
-outcome the public view shows must not depend on anything hidden: whatever the hands and the deck
-hold, as far as any seat can tell (every `determinize` of its observation), the node offers the
-same outcomes with the same probabilities. Dice, who starts and the scenario pass; a card drawn
-does not. Then watching a match tells nobody anything hidden, and nobody watching can help a
-seat. A hidden step's public label is the same whatever was drawn, so it reveals nothing either.
-(Decisions are taken in the open in these games, as across a table.)
+`State.spectator_label` marks the steps the public view hides (a card drawn into a hand, a secret
+pick). A chance outcome the public view shows must not depend on anything hidden: whatever the
+hands and the deck hold, as far as any seat can tell (every `determinize` of its observation), the
+node offers the same outcomes with the same probabilities. Dice, who starts and the scenario pass;
+a card drawn does not. Then watching a match tells nobody anything hidden, and nobody watching can
+help a seat. A hidden step's public label is the same whatever was drawn or chosen, so it reveals
+nothing either.
 """
 
 from __future__ import annotations
@@ -27,17 +27,23 @@ DETERMINIZATIONS = 4
 def test_public_chance_depends_on_nothing_hidden_and_hidden_steps_say_nothing(name: str) -> None:
     game: Game = load_game(name)
     rng = random.Random(7)
-    public_chance = hidden_chance = 0
+    public_chance = hidden = 0
     for _ in range(GAMES_PER_MODE):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.current_player() != CHANCE:
-                state.apply_action(rng.choice(state.legal_actions()))
+                legal = state.legal_actions()
+                action = rng.choice(legal)
+                label = state.spectator_label(action)
+                if label is not None:  # a secret decision: its public label the same whatever was chosen
+                    hidden += 1
+                    assert {state.spectator_label(other) for other in legal} == {label}, name
+                state.apply_action(action)
                 continue
             outcomes = state.chance_outcomes()
             action = state.sample_chance(rng)
-            hidden = state.spectator_label(action)
-            if hidden is None:
+            hidden_label = state.spectator_label(action)
+            if hidden_label is None:
                 public_chance += 1
                 for seat in range(game.num_seats):
                     for _ in range(DETERMINIZATIONS):
@@ -45,13 +51,14 @@ def test_public_chance_depends_on_nothing_hidden_and_hidden_steps_say_nothing(na
                         assert other.current_player() == CHANCE and other.chance_outcomes() == outcomes, (
                             f"{name}: the public step {state.action_to_string(action)!r} depends on hidden cards")
             else:
-                hidden_chance += 1
-                assert {state.spectator_label(o) for o, _ in outcomes} == {hidden}, (
+                hidden += 1
+                assert {state.spectator_label(o) for o, _ in outcomes} == {hidden_label}, (
                     f"{name}: the public label of a hidden step depends on what it hides")
-                assert all(word not in hidden for word in state.action_to_string(action).split()[2:]), hidden
+                assert all(word not in hidden_label for word in state.action_to_string(action).split()[2:]), \
+                    hidden_label
             state.apply_action(action)
-    assert hidden_chance > 0  # every mode deals hidden cards
-    assert public_chance > 0  # and has public chance too (who starts, dice, scenario)
+    assert hidden > 0  # every mode has hidden information (cards drawn, secret picks)
+    assert public_chance > 0  # and public chance too (who starts, dice, scenario)
 
 
 @pytest.mark.parametrize("name", ["major-general", "general-orders-wwii/alpine", "general-orders-sengoku/rivers"])
