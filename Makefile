@@ -22,6 +22,7 @@ demo: $(STAMP)
 	$(BIN)/arena leaderboard
 
 test: $(STAMP) sandbox-tools
+	$(BIN)/python -m mypy arena
 	$(BIN)/python -m pytest -q
 
 # Bot programs run in a bubblewrap sandbox (and the tests run them so): install it where it is

@@ -75,7 +75,7 @@ def sprt(
         return test.pentanomial(pair_counts(points)).decision is not None
 
     def on_progress(state: RunProgress) -> None:
-        progress_bar(state)
+        progress_bar[0](state)
         outcome = state.last
         if outcome is None or outcome.uid in seen:  # progress is reported more than once per match
             return
@@ -91,13 +91,13 @@ def sprt(
     settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, tournament_id))
     display = display_for(json_output, title=f"sprt {bots[0].name} vs {bots[1].name}")
 
+    progress_bar: list[Callable[[RunProgress], None]] = [lambda state: None]  # the bar `shown` opens
+
     @contextlib.contextmanager
     def shown(tournament: Any) -> Iterator[Callable[[RunProgress], None]]:
-        nonlocal progress_bar
-        with display(tournament) as progress_bar:
+        with display(tournament) as update:
+            progress_bar[0] = update
             yield on_progress
-
-    progress_bar: Callable[[RunProgress], None] = lambda state: None  # noqa: E731 - set by `shown`
     try:
         with stop.installed():
             if not decided():

@@ -279,8 +279,8 @@ class Store:
         query = (select(Pairing.round, Pairing.index, Pairing.seed, Pairing.bots, Pairing.label)
                  .where(Pairing.tournament_id == tournament_id).order_by(Pairing.round, Pairing.index))
         with self.engine.connect() as conn:
-            return [PairingRow(row.round, row.index, int(row.seed), tuple(row.bots), row.label or "")
-                    for row in conn.execute(query)]
+            return [PairingRow(row.round, row._mapping["index"], int(row.seed), tuple(row.bots), row.label or "")
+                    for row in conn.execute(query)]  # (`row.index` would be the tuple method)
 
     def add_pairings(self, tournament_id: int, rows: Sequence[PairingRow]) -> None:
         """Store planned pairings, all or none."""

@@ -15,7 +15,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from itertools import islice
 from multiprocessing import connection
 from types import TracebackType
@@ -84,7 +84,8 @@ class RoutingExecutor(Executor):
                 yield played
         finally:
             programs.cancel()
-            agents.close()
+            if isinstance(agents, Generator):
+                agents.close()
 
     def abandon(self) -> None:
         self.agents.abandon()
