@@ -31,8 +31,8 @@ from collections import deque
 from typing import Optional
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.agents.knowledge import FamilyKnowledge, knowledge_for
 from arena.agents.greedy import GreedyAgent
+from arena.agents.knowledge import FamilyKnowledge, knowledge_for
 from arena.games.base import CHANCE, JSON, TERMINAL, Game, State
 
 DEFAULT_ITERATIONS = 400

@@ -10,7 +10,6 @@ from rich.table import Table
 from arena.cli.common import console, fail, print_json
 from arena.cli.leaderboard import pools_for
 from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
-
 from arena.ratings.leaderboard import leaderboard
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative

@@ -8,9 +8,17 @@ from typing import Optional
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.leaderboard import print_leaderboard, pool_json
-from arena.cli.runs import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, StopRequest, \
-    open_store, parse_duration
+from arena.cli.leaderboard import pool_json, print_leaderboard
+from arena.cli.runs import (
+    BROKER_OPTION,
+    DB_OPTION,
+    JSON_OPTION,
+    QUEUE_OPTION,
+    SANDBOX_OPTION,
+    StopRequest,
+    open_store,
+    parse_duration,
+)
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.tournament.bots import builtin_bots

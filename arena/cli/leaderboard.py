@@ -11,7 +11,8 @@ from arena.cli.common import console, fail, print_json
 from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
 from arena.games.registry import UnknownGameError
 from arena.ratings.bradley_terry import ConvergenceError
-from arena.ratings.leaderboard import bradley_terry_fit, leaderboard as pool_leaderboard
+from arena.ratings.leaderboard import bradley_terry_fit
+from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.ratings.pools import pool_for
 from arena.ratings.rerate import rerate as rerate_pool
 from arena.store import Store

@@ -16,9 +16,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.serve import (ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_OPTION, TLS_CA_OPTION, check_bot_dirs,
-                             check_sandbox_here, client_admin_token, clock_options, fault_policy_option,
-                             sandbox_settings)
+from arena.cli.serve import (
+    ADMIN_TOKEN_FILE_OPTION,
+    BOT_ENV_OPTION,
+    SANDBOX_OPTION,
+    TLS_CA_OPTION,
+    check_bot_dirs,
+    check_sandbox_here,
+    client_admin_token,
+    clock_options,
+    fault_policy_option,
+    sandbox_settings,
+)
 from arena.referee.record import MatchRecord
 
 

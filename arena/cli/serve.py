@@ -169,8 +169,8 @@ def serve(
                                                       "600; 0 = never)."),
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="PEM certificate chain: serve over TLS."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="PEM private key of --tls-cert."),
-    config_file: Optional[Path] = typer.Option(None, "--config", help="The operator's TOML file (tables sandbox, admin and "
-                                               "tls, and idle_timeout_s); flags win over it."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="The operator's TOML file (tables sandbox, "
+                                               "admin and tls, and idle_timeout_s); flags win over it."),
 ) -> None:
     """Run the referee server: bots connect over gRPC, matches start through the admin service."""
     from arena.rpc.manifest import ManifestError

@@ -13,8 +13,18 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.runs import (BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, RunDisplay,
-                            StopRequest, ago, open_store, parse_duration)
+from arena.cli.runs import (
+    BROKER_OPTION,
+    DB_OPTION,
+    JSON_OPTION,
+    QUEUE_OPTION,
+    SANDBOX_OPTION,
+    RunDisplay,
+    StopRequest,
+    ago,
+    open_store,
+    parse_duration,
+)
 from arena.cli.serve import check_sandbox_here, sandbox_settings
 from arena.games.base import Game
 from arena.games.registry import game_modes
@@ -22,8 +32,15 @@ from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
 from arena.tournament.formats import FORMAT_NAMES
 from arena.tournament.runner import RunProgress, entrant_kinds
-from arena.tournament.service import (DisplayFactory, PlaySettings, Standings, TournamentError, TournamentSpec,
-                                      create, play)
+from arena.tournament.service import (
+    DisplayFactory,
+    PlaySettings,
+    Standings,
+    TournamentError,
+    TournamentSpec,
+    create,
+    play,
+)
 from arena.tournament.service import resume as resume_tournament
 from arena.tournament.service import standings as standings_of
 from arena.tournament.standings import tournament_table

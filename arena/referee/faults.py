@@ -1,7 +1,8 @@
 """What happens when a seat breaks the rules of the protocol: the fault policy.
 
 A fault (timeout, illegal action, malformed message, wrong sequence number, disconnect, crash,
-protocol error, a bot program stopped at a resource limit) always ends the match with that reason recorded and the offending seat named.
+protocol error, a bot program stopped at a resource limit) always ends the match with that reason
+recorded and the offending seat named.
 The policy decides the ranking: `forfeit` (the default) ranks the offender last and every other
 seat first; `void` ranks every seat equal and marks the result voided, so ratings ignore it.
 Policies are written `forfeit`, `void`, or a default with per-fault exceptions:

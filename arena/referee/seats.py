@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
-from functools import partial
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from arena.agents.base import Agent, DecisionRequest

@@ -17,8 +17,15 @@ from typing import TYPE_CHECKING, AsyncIterator, Optional
 import grpc
 
 from arena.referee.record import Step
-from arena.rpc.convert import ConversionError, clock_from_message, clock_to_message, options_from_map, \
-    options_to_map, players_to_messages, result_to_message
+from arena.rpc.convert import (
+    ConversionError,
+    clock_from_message,
+    clock_to_message,
+    options_from_map,
+    options_to_map,
+    players_to_messages,
+    result_to_message,
+)
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import Optional
 from arena.referee.record import Termination
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.cgroups import CgroupUsage
-from arena.sandbox.launch import LaunchPlan, Launcher
+from arena.sandbox.launch import Launcher, LaunchPlan
 
 OUTPUT_KEPT_BYTES = 64 * 1024  # the tail of a process's output kept in memory
 EVIDENCE_BYTES = 16 * 1024  # at most this much output goes into a match record

@@ -7,8 +7,8 @@ launch   the argv and environment of a bot process, sandboxed (bwrap) or not (--
 
 from arena.sandbox.launch import (
     SANDBOX_MODES,
-    LaunchPlan,
     Launcher,
+    LaunchPlan,
     SandboxSettings,
     SandboxUnavailable,
     check_sandbox,

@@ -17,8 +17,7 @@ from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, sele
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.db import create_db_engine, migrate
-from arena.store.models import (Bot, Entry, Match, MatchSeat, Pairing, Rating, RatingEvent, Record, Tournament,
-                                utcnow)
+from arena.store.models import Bot, Entry, Match, MatchSeat, Pairing, Rating, RatingEvent, Record, Tournament, utcnow
 from arena.store.rows import BotRow, MatchRow, PairingRow, TournamentRow
 
 # (mu, sigma) per seat in, (mu, sigma) per seat out, given the ranking: a rating system's update.

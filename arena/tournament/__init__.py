@@ -5,8 +5,7 @@ from arena.tournament.executor import Executor, ExecutorError, InlineExecutor, L
 from arena.tournament.formats import FORMATS, FormatError, derive_seed, get_format
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, play_job
 from arena.tournament.runner import RunProgress, RunSummary, TournamentRunner, create_tournament
-from arena.tournament.service import (PlaySettings, Standings, TournamentError, TournamentSpec, create, play, resume,
-                                      run)
+from arena.tournament.service import PlaySettings, Standings, TournamentError, TournamentSpec, create, play, resume, run
 
 __all__ = ["FORMATS", "BotSpec", "BotSpecError", "Executor", "ExecutorError", "FormatError", "InlineExecutor",
            "LocalPoolExecutor", "MatchJob", "PlaySettings", "PlayedMatch", "RoutingExecutor", "RunProgress",

@@ -22,9 +22,8 @@ from arena.store.repository import Store
 from arena.store.rows import PairingRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.executor import Executor
-from arena.tournament.formats import Planned, PlanContext, derive_seed, get_format
+from arena.tournament.formats import PlanContext, Planned, derive_seed, get_format
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
-
 
 
 @dataclass

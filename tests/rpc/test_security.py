@@ -202,7 +202,7 @@ def test_streams_that_never_say_hello_are_limited_per_peer() -> None:
         refused = counts.get("RESOURCE_EXHAUSTED", 0) + counts.get("UNAVAILABLE", 0)
         assert counts.get("RESOURCE_EXHAUSTED", 0) > 0 and refused >= 3000 - 32 * 8, counts
         assert counts.get("DEADLINE_EXCEEDED", 0) <= 32 * 8, counts
-        assert server.server._pending_hellos == {}  # nothing left behind
+        assert not server.server.bots.pending_hellos  # nothing left behind
         record = server.run_match("major-general", ["random", "random"], seed=9)
         assert record.result is not None and record.result.reason == "score"
 

@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games.base import JSON
-from arena.games.general_orders.sengoku import AFTER_LOSS, PHASE_NAMES, PURPOSES, WINDOWS
-from arena.games.general_orders.sengoku_data import ACTIONS, CARD_IDS, TOKENS
-from arena.rpc.generated.observations_pb2 import GeneralOrdersSengokuObservation
 from arena.games.general_orders.codec import (
     area_units,
     card_counts,
@@ -26,6 +23,9 @@ from arena.games.general_orders.codec import (
     outcome_dict,
     pairs,
 )
+from arena.games.general_orders.sengoku import AFTER_LOSS, PHASE_NAMES, PURPOSES, WINDOWS
+from arena.games.general_orders.sengoku_data import ACTIONS, CARD_IDS, TOKENS
+from arena.rpc.generated.observations_pb2 import GeneralOrdersSengokuObservation
 
 FIELD = "general_orders_sengoku"  # the field of arena.v1.Observation's oneof
 MESSAGE = GeneralOrdersSengokuObservation

@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
+from arena.games.base import JSON, Game, State
 from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
     CARD_VALUE,
     DIE_MEAN,
@@ -47,7 +48,6 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     squashed_values,
     vp_of,
 )
-from arena.games.base import JSON, Game, State
 from arena.games.general_orders.sengoku import DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
 from arena.games.general_orders.sengoku_data import (
     ADVANCE,
@@ -59,7 +59,6 @@ from arena.games.general_orders.sengoku_data import (
     SHELL,
     SIEGE,
 )
-
 
 # --- evaluation (full states) -----------------------------------------------------------------
 

@@ -23,6 +23,18 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
+from arena.games.base import JSON, Game, State
+from arena.games.general_orders.data import (
+    ADVANCE,
+    BARRAGE,
+    BLITZ,
+    BOMB,
+    FLY,
+    PARADROP,
+    PLAN,
+    REINFORCE,
+    TAKE_OFF,
+)
 from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
     CARD_VALUE,
     DIE_MEAN,
@@ -46,20 +58,7 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     squashed_values,
     vp_of,
 )
-from arena.games.base import JSON, Game, State
-from arena.games.general_orders.data import (
-    ADVANCE,
-    BARRAGE,
-    BLITZ,
-    BOMB,
-    FLY,
-    PARADROP,
-    PLAN,
-    REINFORCE,
-    TAKE_OFF,
-)
 from arena.games.general_orders.rules import DEPLOY_BASE, DONE, MAX_N, PASS
-
 
 # --- evaluation (full states) -----------------------------------------------------------------
 

@@ -45,7 +45,6 @@ from arena.games.major_general.data import (
     CUBE_POOL,
     DEPLOY,
     MOVE,
-    PUSH,
     RALLY,
     SABOTAGE,
     SCENARIO_IDS,

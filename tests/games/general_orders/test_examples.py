@@ -13,7 +13,6 @@ from tests.games.general_orders.helpers import (
     build_position,
     deploy,
     is_chance,
-    mask,
     names,
     pips,
     play,

@@ -1,0 +1,39 @@
+"""What a referee server can be set to (`arena serve` fills it from the command line and --config)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from arena.referee.clock import ClockSettings
+from arena.referee.faults import FaultPolicy
+from arena.sandbox.launch import SandboxSettings
+
+
+@dataclass
+class ServerConfig:
+    """Everything `arena serve` can set."""
+
+    host: str = "127.0.0.1"
+    port: Optional[int] = 0  # 0 = a free port; None = no network listener (local bots on the bot socket only)
+    bot_dirs: Sequence[Path] = (Path("bots"),)
+    remote_tokens: dict[str, str] = field(default_factory=dict)  # remote bot name -> token
+    results_dir: Optional[Path] = Path("results")  # None: keep records in memory only
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    fault_policy: FaultPolicy = field(default_factory=FaultPolicy)
+    startup_timeout_s: float = 30.0  # a launched bot must say Hello within this
+    connect_timeout_s: float = 30.0  # a remote bot must have a stream open within this
+    hello_timeout_s: float = 10.0  # a new stream must say Hello within this
+    max_matches: int = 64  # matches played at once; more wait their turn
+    finished_kept: int = 1000  # finished matches the admin service can still show (records stay on disk)
+    seed_salt: Optional[str] = None  # keys bots' seeds (authority.seat_seed); None: a secret one made at start
+    public_seeds: bool = False  # bots' seeds from the match seed alone (as in local play): trusted bots only
+    admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
+    admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
+    watch_delay_s: Optional[float] = None  # admins' full view of a running match lags this far; None: at the end
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    idle_timeout_s: float = 600.0  # a warm bot process idle this long is stopped
+    tls_cert: Optional[Path] = None  # PEM certificate chain and key: the network port speaks TLS
+    tls_key: Optional[Path] = None
+    max_pending_hellos_per_peer: int = 32  # streams one network peer may hold open before saying Hello
