@@ -61,7 +61,11 @@ def create_db_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"cannot use the database {database}: its folder cannot be made "
+                                 f"({error.strerror})") from None
         engine = create_engine(url, connect_args={"timeout": 60}, **kwargs)
         _configure_sqlite(engine)
         return engine
