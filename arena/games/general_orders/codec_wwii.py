@@ -4,24 +4,23 @@ The dict is exactly what `GeneralOrdersState.observation(seat)` returns (Alpine 
 `to_dict(to_message(d)) == d`, key order and value types included, for every observation
 (tests/rpc/test_general_orders_observations.py). Enum values are the engine's names in upper case
 with '_' for '-' and a prefix (phase "move-in" is PHASE_MOVE_IN); the tables are built from the
-engine's own name tuples, so a name the .proto lacks fails at import, not mid-match.
+engine's own name tuples, so a name the .proto lacks fails at import, not mid-match. The fields
+both General Orders games share are codec.shared_fields; here the order of the dict and WWII's own.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from arena.games.base import JSON
 from arena.games.general_orders.codec import (
-    area_units,
-    card_counts,
+    Codec,
     card_table,
     enum_table,
-    fill_area_units,
-    fill_outcome,
-    named_card_counts,
-    outcome_dict,
-    pairs,
+    named,
+    named_list,
+    nested,
+    repeated,
+    scalar,
+    shared_fields,
+    units,
 )
 from arena.games.general_orders.data import ACTIONS, CARD_IDS, TOKENS
 from arena.games.general_orders.rules import PHASE_NAMES, PURPOSES, WINDOWS
@@ -31,146 +30,34 @@ FIELD = "general_orders_wwii"  # the field of arena.v1.Observation's oneof
 MESSAGE = GeneralOrdersWwiiObservation
 
 _M = GeneralOrdersWwiiObservation
-_PHASE, _PHASE_NAME = enum_table(_M.Phase, "PHASE_", PHASE_NAMES)
-_ACTION, _ACTION_NAME = enum_table(_M.ActionKind, "ACTION_", (None, *ACTIONS))
-_TOKEN, _TOKEN_NAME = enum_table(_M.Token, "TOKEN_", TOKENS)
-_WINDOW, _WINDOW_NAME = enum_table(_M.Window, "WINDOW_", WINDOWS)
-_ROLL_FOR, _ROLL_FOR_NAME = enum_table(_M.RollFor, "ROLL_", PURPOSES)
+_ACTION = enum_table(_M.ActionKind, "ACTION_", (None, *ACTIONS))
 _CARD = card_table(_M.Card, CARD_IDS)
+_SHARED = shared_fields(_ACTION, enum_table(_M.Token, "TOKEN_", TOKENS), _CARD, CARD_IDS)
+_ACTION_FIELDS = [
+    named("kind", *_ACTION), scalar("space"), scalar("link"), scalar("unit"), scalar("target"), scalar("moved"),
+    scalar("left"), scalar("optional"), scalar("withdraw_closed"),
+    named_list("effects", _CARD, dict(enumerate(CARD_IDS))),
+    repeated("supplied_at_start"), repeated("air_supplied_at_start"), scalar("payload"),
+    named("window", *enum_table(_M.Window, "WINDOW_", WINDOWS)), scalar("dice"), scalar("roller"), scalar("roll"),
+    named("roll_for", *enum_table(_M.RollFor, "ROLL_", PURPOSES)), scalar("draws"),
+]
 
 
 class ObservationFormatError(ValueError):
     """The dict or message is not a General Orders: WWII observation."""
 
 
-def fill(message: GeneralOrdersWwiiObservation, observation: JSON) -> None:
-    """Write an observation dict into an empty message."""
-    try:
-        message.game = observation["game"]
-        message.mode = observation["mode"]
-        message.phase = _PHASE[observation["phase"]]
-        message.current_player = observation["current_player"]
-        message.round = observation["round"]
-        message.initiative = observation["initiative"]
-        message.active = observation["active"]
-        message.passed.extend(observation["passed"])
-        fill_area_units(message.troops, observation["troops"])
-        fill_area_units(message.aircraft, observation["aircraft"])
-        message.reserve_troops.extend(observation["reserve_troops"])
-        message.reserve_aircraft.extend(observation["reserve_aircraft"])
-        message.commanders_reserve.extend(observation["commanders_reserve"])
-        message.commanders_standby.extend(observation["commanders_standby"])
-        spaces = observation["spaces"]
-        message.space_commanders.extend([pair[0] for pair in spaces])
-        message.space_counter_commanders.extend([pair[1] for pair in spaces])
-        support_used = message.support_used
-        for kinds in observation["support_used"]:
-            support_used.add().kinds.extend([_ACTION[kind] for kind in kinds])
-        bonuses = message.bonuses
-        for area, token in observation["bonuses"].items():
-            bonuses.add(area=area, token=_TOKEN[token])
-        message.discard.extend(card_counts(observation["discard"], _CARD))
-        used_effects = message.used_effects
-        for cards in observation["used_effects"]:
-            used_effects.add().cards.extend([_CARD[card] for card in cards])
-        message.signal.extend(observation["signal"])
-        message.blitz_extra = observation["blitz_extra"]
-        _fill_action(message.action, observation["action"])
-        message.chooser = observation["chooser"]
-        message.victory_points.extend(observation["victory_points"])
-        message.winner = observation["winner"]
-        message.reason = observation["reason"]
-        outcome = observation["outcome"]
-        if outcome is not None:
-            fill_outcome(message.outcome, outcome)
-        message.seat = observation["seat"]
-        message.hand.extend(card_counts(observation["hand"], _CARD))
-        message.hand_sizes.extend(observation["hand_sizes"])
-        message.deck_size = observation["deck_size"]
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-        raise ObservationFormatError(f"not a General Orders: WWII observation: {error!r}") from None
+_CODEC = Codec(GeneralOrdersWwiiObservation, [
+    _SHARED["game"], _SHARED["mode"], named("phase", *enum_table(_M.Phase, "PHASE_", PHASE_NAMES)),
+    _SHARED["current_player"], _SHARED["round"], _SHARED["initiative"], _SHARED["active"], repeated("passed"),
+    _SHARED["troops"], units("aircraft"), _SHARED["reserve_troops"], repeated("reserve_aircraft"),
+    _SHARED["commanders_reserve"], _SHARED["commanders_standby"], _SHARED["spaces"], _SHARED["support_used"],
+    _SHARED["bonuses"], _SHARED["discard"], _SHARED["used_effects"], repeated("signal"), scalar("blitz_extra"),
+    nested("action", _ACTION_FIELDS), scalar("chooser"), _SHARED["victory_points"], _SHARED["winner"],
+    _SHARED["reason"], _SHARED["outcome"], _SHARED["seat"], _SHARED["hand"], _SHARED["hand_sizes"],
+    _SHARED["deck_size"],
+], "General Orders: WWII", ObservationFormatError)
 
-
-def _fill_action(message: Any, action: JSON) -> None:
-    message.kind = _ACTION[action["kind"]]
-    message.space = action["space"]
-    message.link = action["link"]
-    message.unit = action["unit"]
-    message.target = action["target"]
-    message.moved = action["moved"]
-    message.left = action["left"]
-    message.optional = action["optional"]
-    message.withdraw_closed = action["withdraw_closed"]
-    message.effects.extend([_CARD[card] for card in action["effects"]])
-    message.supplied_at_start.extend(action["supplied_at_start"])
-    message.air_supplied_at_start.extend(action["air_supplied_at_start"])
-    message.payload = action["payload"]
-    message.window = _WINDOW[action["window"]]
-    message.dice = action["dice"]
-    message.roller = action["roller"]
-    message.roll = action["roll"]
-    message.roll_for = _ROLL_FOR[action["roll_for"]]
-    message.draws = action["draws"]
-
-
-def to_message(observation: JSON) -> GeneralOrdersWwiiObservation:
-    """An observation dict as a new message."""
-    message = GeneralOrdersWwiiObservation()
-    fill(message, observation)
-    return message
-
-
-def to_dict(message: GeneralOrdersWwiiObservation) -> JSON:
-    """A message as the observation dict `State.observation(seat)` gives."""
-    try:
-        phase = _PHASE_NAME[message.phase]
-        action = message.action
-        action_dict = {
-            "kind": _ACTION_NAME[action.kind],
-            "space": action.space, "link": action.link, "unit": action.unit, "target": action.target,
-            "moved": action.moved, "left": action.left, "optional": action.optional,
-            "withdraw_closed": action.withdraw_closed,
-            "effects": [CARD_IDS[card] for card in action.effects],
-            "supplied_at_start": action.supplied_at_start[:],
-            "air_supplied_at_start": action.air_supplied_at_start[:],
-            "payload": action.payload, "window": _WINDOW_NAME[action.window], "dice": action.dice,
-            "roller": action.roller, "roll": action.roll, "roll_for": _ROLL_FOR_NAME[action.roll_for],
-            "draws": action.draws,
-        }
-        observation = {
-            "game": message.game,
-            "mode": message.mode,
-            "phase": phase,
-            "current_player": message.current_player,
-            "round": message.round,
-            "initiative": message.initiative,
-            "active": message.active,
-            "passed": message.passed[:],
-            "troops": area_units(message.troops),
-            "aircraft": area_units(message.aircraft),
-            "reserve_troops": message.reserve_troops[:],
-            "reserve_aircraft": message.reserve_aircraft[:],
-            "commanders_reserve": message.commanders_reserve[:],
-            "commanders_standby": message.commanders_standby[:],
-            "spaces": pairs(message.space_commanders, message.space_counter_commanders),
-            "support_used": [[_ACTION_NAME[kind] for kind in used.kinds] for used in message.support_used],
-            "bonuses": {bonus.area: _TOKEN_NAME[bonus.token] for bonus in message.bonuses},
-            "discard": named_card_counts(message.discard, CARD_IDS),
-            "used_effects": [[CARD_IDS[card] for card in used.cards] for used in message.used_effects],
-            "signal": message.signal[:],
-            "blitz_extra": message.blitz_extra,
-            "action": action_dict,
-            "chooser": message.chooser,
-            "victory_points": message.victory_points[:],
-            "winner": message.winner,
-            "reason": message.reason,
-            "outcome": outcome_dict(message.outcome) if message.HasField("outcome") else None,
-            "seat": message.seat,
-            "hand": named_card_counts(message.hand, CARD_IDS),
-            "hand_sizes": message.hand_sizes[:],
-            "deck_size": message.deck_size,
-        }
-    except (KeyError, IndexError):
-        raise ObservationFormatError("a General Orders: WWII observation without a phase, or with an unknown "
-                                     "phase, action kind, card, token, window or roll purpose") from None
-    return observation
+fill = _CODEC.fill
+to_message = _CODEC.to_message
+to_dict = _CODEC.to_dict
