@@ -3,8 +3,12 @@
 generated/     Python code generated from protos/arena/v1 (git-ignored; built at install time)
 protogen       the generator (setup.py's build step; on import when protos changed in a checkout)
 convert        pure converters between Arena values and messages
-observations/  typed observation converters, one module per game family
-server         the referee server: bot service, admin service, health, reflection, shutdown
+observations   each family's observation codec (declared by the family), or the generic JSON one
+config         ServerConfig: what a referee server can be set to
+server         the referee server: its listeners (bot socket, network port), secrets, lifecycle
+bot_service    arena.v1.Bot: Hello, admission, limits on streams that never say Hello
+matches        match requests, seats, the match loop, records saved
+admin          arena.v1.RefereeAdmin: start, watch (public or full), fetch
 session        one bot stream as a seat of the match loop (arena.referee.authority)
 pool           known bots, their streams and warm processes; tokens
 manifest       bots/<name>/bot.toml
