@@ -156,6 +156,27 @@ def test_the_cli_runs_a_tournament_on_workers(queue: str, tmp_path: Path, capsys
     assert report["finished"] and report["stored"] == report["expected"] == 6
 
 
+@needs_redis
+def test_a_mixed_field_sends_agent_matches_to_workers_and_plays_programs_here(
+        queue: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --broker, matches of agents alone go to the workers; matches with a bot program play through
+    this machine's referee; all land in one pool, in schedule order."""
+    program = Path(__file__).resolve().parents[2] / "bots" / "random"
+    url = f"sqlite:///{tmp_path / 'mixed.db'}"
+    code = main(["tournament", "run", "major-general", "--bots", f"a=random,b=greedy,p={program}", "--rounds", "1",
+                 "-j", "2", "--broker", REDIS_URL, "--queue", queue, "--seed", "6", "--db", url, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    report = json.loads(captured.out)["tournaments"][0]
+    assert report["finished"] and report["stored"] == report["expected"] == 6
+    store = Store.open(url)
+    kinds = {bot.id: bot.kind for bot in store.bots()}
+    matches = store.tournament_matches(report["id"])
+    assert sum(1 for m in matches if "program" in {kinds[b] for b in m.bots}) == 4
+    assert {row.name for row in store.ratings("major-general")} == {"a", "b", "p"}
+    store.close()
+
+
 def test_worker_without_a_broker_is_a_one_line_error(capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARENA_BROKER", raising=False)

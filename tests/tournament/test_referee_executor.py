@@ -65,3 +65,19 @@ def test_a_mixed_field_of_agents_and_programs_plays_in_one_pool(capsys: pytest.C
     code = main(["tournament", "run", "major-general", "--bots", field, "--rounds", "1", "--seed", "5",
                  "--name", "mixed", "--db", url, "--json"])  # the same name again: nothing left to play
     assert code == 0 and json.loads(capsys.readouterr().out)["tournaments"][0]["played"] == 0
+
+
+def test_a_ladder_and_an_sprt_take_programs_beside_agents(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    code = main(["ladder", "run", "major-general", "--bots", f"random,greedy,p={BOTS / 'random'}", "--matches", "6",
+                 "--seed", "2", "--db", url, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    ladder = json.loads(captured.out)
+    assert ladder["ladder"]["played"] == 6
+    assert {row["bot"] for row in ladder["pools"][0]["standings"]} <= {"random", "greedy", "p"}
+    code = main(["sprt", f"p={BOTS / 'random'}", "greedy", "major-general", "--max-pairs", "2", "--seed", "4",
+                 "--db", url, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert json.loads(captured.out)["pairs"] == 2
