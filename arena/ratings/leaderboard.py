@@ -62,9 +62,10 @@ def standings(rows: list[RatingRow]) -> list[Standing]:
                      r.last_played) for rank, r in enumerate(ordered, start=1)]
 
 
-def leaderboard(store: Store, pool: str) -> list[Standing]:
-    """The pool's current leaderboard."""
-    return standings(store.ratings(pool))
+def leaderboard(store: Store, pool: str, live_only: bool = True) -> list[Standing]:
+    """The pool's current leaderboard: the live version of each bot (`live_only=False`: every version
+    ever rated, retired ones too)."""
+    return standings(store.ratings(pool, live_only=live_only))
 
 
 def bradley_terry_fit(store: Store, pool: str, prior: float = 1.0) -> dict[int, bradley_terry.StrengthEstimate]:

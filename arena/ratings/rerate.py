@@ -1,4 +1,6 @@
-"""Recompute a pool's TrueSkill ratings from scratch over every stored result, in storage order."""
+"""Recompute a pool's TrueSkill ratings from scratch over every stored result, in storage order.
+
+A new version of a bot starts from its earlier version's mu as it stood then, as when it was stored."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
-from arena.store.repository import Store, seat_outcome
+from arena.store.repository import Store, seat_outcome, seed_rating
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,14 @@ def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM) -> Re
     current: dict[int, tuple[float, float]] = {}
     tallies: dict[int, list[Any]] = {}  # games, wins, draws, losses, last match id, last played
     history: list[dict[str, Any]] = []
+    lineages = store.lineages()
     matches = 0
     for match_id, finished_at, bots, ranks in store.rated_results(pool):
         matches += 1
-        before = [current.get(bot, initial) for bot in bots]
+        for bot in bots:
+            if bot not in current:
+                current[bot] = seed_rating(lineages.get(bot, ()), current, initial)
+        before = [current[bot] for bot in bots]
         if len(bots) == 2:
             after = rate_two(before[0], before[1], ranks[0], ranks[1])
         else:

@@ -91,7 +91,9 @@ class FaultPolicy:
         return self.overrides.get(reason, self.default)
 
     def result(self, num_seats: int, fault: SeatFault) -> MatchResult:
-        """The result of a match that `fault` ended."""
+        """The result of a match that `fault` ended (a fault of the infrastructure is nobody's: voided)."""
+        if fault.reason not in SEAT_FAULTS:
+            return MatchResult(tuple([0] * num_seats), fault.reason.value, detail=fault.detail, voided=True)
         if self.sanction(fault.reason) is Sanction.VOID:
             return MatchResult(tuple([0] * num_seats), fault.reason.value, offender=fault.seat,
                                detail=fault.detail, voided=True)

@@ -46,6 +46,9 @@ class Termination(str, Enum):
     CPU_LIMIT = "cpu_limit"  # ... at its CPU time limit
     VOID = "void"
     MAX_LENGTH = "max_length"
+    # not the bots' doing: a worker lost, the referee restarted, a sandbox that could not start. Never
+    # scored; a tournament or ladder plays the match again (arena.tournament.runner)
+    INFRASTRUCTURE = "infrastructure"
 
 
 @dataclass(frozen=True)

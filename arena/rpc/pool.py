@@ -275,7 +275,7 @@ class BotPool:
     async def _launch(self, manifest: BotManifest) -> LocalProcess:
         """Launch a process of the bot with one match reserved on it."""
         if self.launcher is None:
-            raise BotUnavailable(Termination.CRASH, "the referee has not started (no bot socket yet)")
+            raise BotUnavailable(Termination.INFRASTRUCTURE, "the referee has not started (no bot socket yet)")
         local = LocalProcess(BotProcess(manifest, new_token(), self.launcher), capacity=manifest.concurrency,
                              reserved=1)
         self._by_token[local.process.token] = local
@@ -287,7 +287,9 @@ class BotPool:
             for waiter in local.waiters:  # matches that reserved a place meanwhile try again (and fail alike)
                 if not waiter.done():
                     waiter.set_exception(_Reseat())
-            raise BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} could not be started: {error}") from None
+            # the sandbox or the machine failed (no bwrap, no memory to fork...), not the bot: never scored
+            raise BotUnavailable(Termination.INFRASTRUCTURE,
+                                 f"bot {manifest.name!r} could not be started here: {error}") from None
         watcher = asyncio.get_running_loop().create_task(self._watch(local))
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)

@@ -48,6 +48,40 @@ class Bot(Base):
     kind: Mapped[str] = mapped_column(String(16), default="agent")  # "agent" (in-process) or "program"
     spec: Mapped[str] = mapped_column(Text)  # agent spec ("mcts:iterations=200") or program directory
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # "live" plays; a submitted version is "pending" while its pre-flight runs, "failed" if it did not
+    # pass (it never plays), "retired" once retired or replaced by a newer version of the name
+    status: Mapped[str] = mapped_column(String(16), default="live", server_default="live")
+    report: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON)  # a submission's pre-flight report
+    retired_at: Mapped[Optional[datetime]] = mapped_column(DateTime)
+    parent_id: Mapped[Optional[int]] = mapped_column(ForeignKey("bots.id"))  # the version this one follows
+    games: Mapped[Optional[list[str]]] = mapped_column(JSON)  # what a program's bot.toml lists (None: any)
+
+
+class Owner(Base):
+    """Who may submit and retire bot names on a shared server: a name and the hash of its token."""
+
+    __tablename__ = "owners"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class InfraFault(Base):
+    """A match that could not be played for a reason that is not a bot's (a worker lost, the referee
+    restarted, a sandbox that could not start): never scored; the match is tried again."""
+
+    __tablename__ = "infra_faults"
+    __table_args__ = (Index("ix_infra_faults_key", "tournament_id", "round", "pairing", "rotation"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    pairing: Mapped[int] = mapped_column(Integer)
+    rotation: Mapped[int] = mapped_column(Integer)
+    bots: Mapped[list[int]] = mapped_column(JSON)  # per seat
+    detail: Mapped[str] = mapped_column(Text, default="")
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class Tournament(Base):

@@ -17,8 +17,21 @@ from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, sele
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.db import create_db_engine, migrate
-from arena.store.models import Bot, Entry, Match, MatchSeat, Pairing, Rating, RatingEvent, Record, Tournament, utcnow
-from arena.store.rows import BotRow, MatchRow, PairingRow, TournamentRow
+from arena.store.models import (
+    Bot,
+    Entry,
+    InfraFault,
+    Match,
+    MatchSeat,
+    Owner,
+    Pairing,
+    Rating,
+    RatingEvent,
+    Record,
+    Tournament,
+    utcnow,
+)
+from arena.store.rows import BotRow, FaultRow, InfraFaultRow, MatchRow, PairingRow, TournamentRow
 
 # (mu, sigma) per seat in, (mu, sigma) per seat out, given the ranking: a rating system's update.
 Rater = Callable[[list[tuple[float, float]], Sequence[int]], list[tuple[float, float]]]
@@ -39,6 +52,8 @@ _ADD_TO_RATINGS = (update(Rating).where(Rating.pool == bindparam("p_pool"), Rati
                            games=Rating.games + bindparam("p_games"), wins=Rating.wins + bindparam("p_wins"),
                            draws=Rating.draws + bindparam("p_draws"), losses=Rating.losses + bindparam("p_losses"),
                            last_match_id=bindparam("p_last_match_id"), last_played=bindparam("p_last_played")))
+_PARENTS = select(Bot.id, Bot.parent_id).where(Bot.id.in_(bindparam("p_bots", expanding=True)),
+                                               Bot.parent_id.is_not(None))
 _MAX_ID = {table: select(func.coalesce(func.max(table.id), 0)) for table in (Record, Match)}
 _INSERT_RETURNING_ID = {table: insert(table).returning(table.id, sort_by_parameter_order=True)
                         for table in (Record, Match)}
@@ -189,14 +204,94 @@ class Store:
             except IntegrityError:  # registered by someone else meanwhile
                 return int(conn.execute(query).scalar_one())
 
-    def bots(self, name: str | None = None) -> list[BotRow]:
-        """Registered bots (all, or those with this name), oldest first."""
-        query = select(Bot.id, Bot.name, Bot.version, Bot.artifact_hash, Bot.owner, Bot.kind, Bot.spec,
-                       Bot.created_at).order_by(Bot.id)
+    def bots(self, name: str | None = None, *, status: str | None = None) -> list[BotRow]:
+        """Registered bots (all, or those with this name, or in this status), oldest first."""
+        query = _BOT_ROWS.order_by(Bot.id)
         if name is not None:
             query = query.where(Bot.name == name)
+        if status is not None:
+            query = query.where(Bot.status == status)
         with self.engine.connect() as conn:
-            return [BotRow(**row._mapping) for row in conn.execute(query)]
+            return [_bot_row(row) for row in conn.execute(query)]
+
+    def bot(self, bot_id: int) -> BotRow | None:
+        """One bot by id, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(_BOT_ROWS.where(Bot.id == bot_id)).first()
+        return _bot_row(row) if row is not None else None
+
+    def bot_report(self, bot_id: int) -> dict[str, Any] | None:
+        """The pre-flight report of a submitted version (None for other bots)."""
+        with self.engine.connect() as conn:
+            report = conn.execute(select(Bot.report).where(Bot.id == bot_id)).scalar()
+        return dict(report) if report else None
+
+    def add_version(self, identity: BotIdentity, *, games: Sequence[str] | None, status: str = "pending",
+                    report: dict[str, Any] | None = None) -> tuple[int, bool]:
+        """Register a submitted version of a bot: (its id, True) or, when these very files were submitted
+        before under this name and version, (that version's id, False). It follows the name's newest
+        version that did not fail (its rating starts from that one's mu)."""
+        with self.engine.begin() as conn:
+            found = conn.execute(select(Bot.id).where(Bot.name == identity.name, Bot.version == identity.version,
+                                                      Bot.artifact_hash == identity.artifact_hash)).scalar()
+            if found is not None:
+                return int(found), False
+            parent = conn.execute(select(Bot.id).where(Bot.name == identity.name, Bot.status != "failed",
+                                                       Bot.status != "pending")
+                                  .order_by(Bot.id.desc()).limit(1)).scalar()
+            result = conn.execute(insert(Bot).values(
+                name=identity.name, version=identity.version, artifact_hash=identity.artifact_hash,
+                owner=identity.owner, kind=identity.kind, spec=identity.spec, created_at=utcnow(), status=status,
+                report=report, parent_id=parent, games=list(games) if games is not None else None))
+            return int(result.inserted_primary_key[0]), True  # type: ignore[index]
+
+    def set_bot_status(self, bot_id: int, status: str, report: dict[str, Any] | None = None) -> list[int]:
+        """Set a version's status (and report). A version going live retires the name's other live
+        versions; the ids of those it retired are returned."""
+        values: dict[str, Any] = {"status": status}
+        if report is not None:
+            values["report"] = report
+        if status == "retired":
+            values["retired_at"] = utcnow()
+        retired: list[int] = []
+        with self.engine.begin() as conn:
+            if status == "live":
+                name = conn.execute(select(Bot.name).where(Bot.id == bot_id)).scalar_one()
+                retired = list(conn.execute(select(Bot.id).where(Bot.name == name, Bot.status == "live",
+                                                                 Bot.id != bot_id)).scalars())
+                if retired:
+                    conn.execute(update(Bot).where(Bot.id.in_(retired))
+                                 .values(status="retired", retired_at=utcnow()))
+            conn.execute(update(Bot).where(Bot.id == bot_id).values(**values))
+        return retired
+
+    # owners ---------------------------------------------------------------------------------------
+
+    def add_owner(self, name: str, token_hash: str) -> bool:
+        """Register an owner (False if the name is taken)."""
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(Owner).values(name=name, token_hash=token_hash, created_at=utcnow()))
+        except IntegrityError:
+            return False
+        return True
+
+    def set_owner_token(self, name: str, token_hash: str) -> bool:
+        """Give an owner a new token (False for an unknown owner)."""
+        with self.engine.begin() as conn:
+            return bool(conn.execute(update(Owner).where(Owner.name == name)
+                                     .values(token_hash=token_hash)).rowcount)
+
+    def owner_token_hash(self, name: str) -> str | None:
+        """The stored hash of an owner's token, or None for an unknown owner."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(Owner.token_hash).where(Owner.name == name)).scalar()
+
+    def owners(self) -> list[tuple[str, datetime]]:
+        """(name, registered at) of every owner."""
+        with self.engine.connect() as conn:
+            return [(row.name, row.created_at) for row in conn.execute(select(Owner.name, Owner.created_at)
+                                                                       .order_by(Owner.name))]
 
     def bot_names(self, ids: Iterable[int]) -> dict[int, str]:
         """id -> name."""
@@ -267,6 +362,11 @@ class Store:
             return list(conn.execute(select(Entry.bot_id).where(Entry.tournament_id == tournament_id)
                                      .order_by(Entry.position)).scalars())
 
+    def set_settings(self, tournament_id: int, settings: dict[str, Any]) -> None:
+        """Replace a tournament's settings (a ladder service keeps its schedule and state there)."""
+        with self.engine.begin() as conn:
+            conn.execute(update(Tournament).where(Tournament.id == tournament_id).values(settings=settings))
+
     def set_status(self, tournament_id: int, status: str) -> None:
         """Mark a tournament running or finished."""
         with self.engine.begin() as conn:
@@ -315,6 +415,46 @@ class Store:
                          tuple(row.scores or ()), row.reason, row.offender, row.steps, dict(row.timings or {}),
                          row.uid, row.record_id, row.finished_at, tuple(seats.get(row.id, ())))
                 for row in rows]
+
+    # infrastructure faults and bots' faults -------------------------------------------------------
+
+    def add_infra_fault(self, tournament_id: int, key: tuple[int, int, int], bots: Sequence[int], detail: str) -> None:
+        """Note that a match could not be played for a reason that was not a bot's."""
+        with self.engine.begin() as conn:
+            conn.execute(insert(InfraFault).values(tournament_id=tournament_id, round=key[0], pairing=key[1],
+                                                   rotation=key[2], bots=list(bots), detail=detail[:4000],
+                                                   at=utcnow()))
+
+    def infra_fault_counts(self, tournament_id: int) -> dict[tuple[int, int, int], int]:
+        """(round, pairing, rotation) -> how many times the match met an infrastructure fault."""
+        query = (select(InfraFault.round, InfraFault.pairing, InfraFault.rotation, func.count().label("n"))
+                 .where(InfraFault.tournament_id == tournament_id)
+                 .group_by(InfraFault.round, InfraFault.pairing, InfraFault.rotation))
+        with self.engine.connect() as conn:
+            return {(row.round, row.pairing, row.rotation): int(row.n) for row in conn.execute(query)}
+
+    def infra_faults(self, tournament_id: int | None = None, limit: int = 100) -> list[InfraFaultRow]:
+        """The latest infrastructure faults (of one tournament, or all), newest first."""
+        query = select(InfraFault.__table__).order_by(InfraFault.id.desc()).limit(limit)
+        if tournament_id is not None:
+            query = query.where(InfraFault.tournament_id == tournament_id)
+        with self.engine.connect() as conn:
+            return [InfraFaultRow(row.id, row.tournament_id, row.round, row.pairing, row.rotation, tuple(row.bots),
+                                  row.detail, row.at) for row in conn.execute(query)]
+
+    def bot_faults(self, pool: str | None = None, tournament_id: int | None = None, limit: int = 100) -> list[FaultRow]:
+        """The latest stored matches a bot's fault ended (timeouts, crashes...), newest first."""
+        query = (select(Match.id, Match.uid, Match.pool, Match.tournament_id, MatchSeat.bot_id, Match.reason,
+                        Match.detail, Match.finished_at)
+                 .join(MatchSeat, and_(MatchSeat.match_id == Match.id, MatchSeat.seat == Match.offender))
+                 .where(Match.offender.is_not(None)).order_by(Match.id.desc()).limit(limit))
+        if pool is not None:
+            query = query.where(Match.pool == pool)
+        if tournament_id is not None:
+            query = query.where(Match.tournament_id == tournament_id)
+        with self.engine.connect() as conn:
+            return [FaultRow(row.id, row.uid, row.pool, row.tournament_id, row.bot_id, row.reason, row.detail,
+                             row.finished_at) for row in conn.execute(query)]
 
     def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:
         """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix will do)."""
@@ -378,10 +518,19 @@ class Store:
             current = {row.bot_id: (row.mu, row.sigma)
                        for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": bots})}
             existing = set(current)
+            newcomers = [bot for bot in bots if bot not in existing]
+            lineage = _lineage(conn, newcomers) if newcomers else {}
+            if lineage:  # the ratings their earlier versions have now (or, if they play in this batch, will have)
+                ancestors = sorted({a for chain in lineage.values() for a in chain} - set(current))
+                for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": ancestors}):
+                    current[row.bot_id] = (row.mu, row.sigma)
             deltas: dict[int, TallyDelta] = {bot: TallyDelta() for bot in bots}
             history = []
             for m, match_id in items:
-                before = [current.get(bot, initial) for bot in m.bot_ids]
+                for bot in m.bot_ids:
+                    if bot not in current:
+                        current[bot] = seed_rating(lineage.get(bot, ()), current, initial)
+                before = [current[bot] for bot in m.bot_ids]
                 after = rater(before, m.ranking)
                 for seat, bot in enumerate(m.bot_ids):
                     current[bot] = after[seat]
@@ -419,11 +568,13 @@ class Store:
         with self.engine.connect() as conn:
             return sorted(conn.execute(select(Rating.pool).distinct()).scalars())
 
-    def ratings(self, pool: str) -> list[RatingRow]:
-        """Every rated bot of a pool (unsorted)."""
+    def ratings(self, pool: str, *, live_only: bool = False) -> list[RatingRow]:
+        """Every rated bot of a pool (unsorted); with `live_only`, not the retired (or replaced) versions."""
         query = (select(Rating.pool, Rating.bot_id, Bot.name, Bot.version, Rating.mu, Rating.sigma, Rating.games,
                         Rating.wins, Rating.draws, Rating.losses, Rating.last_played)
                  .join(Bot, Bot.id == Rating.bot_id).where(Rating.pool == pool))
+        if live_only:
+            query = query.where(Bot.status == "live")
         with self.engine.connect() as conn:
             return [RatingRow(**row._mapping) for row in conn.execute(query)]
 
@@ -504,6 +655,13 @@ class Store:
                 assert finished is not None
                 yield current_id, finished, bots, ranks
 
+    def lineages(self) -> dict[int, tuple[int, ...]]:
+        """bot id -> its earlier versions, nearest first (for bots that follow another version)."""
+        with self.engine.connect() as conn:
+            parents = {row.id: row.parent_id for row in conn.execute(select(Bot.id, Bot.parent_id)
+                                                                     .where(Bot.parent_id.is_not(None)))}
+        return {bot: _chain(bot, parents) for bot in parents}
+
     def replace_ratings(self, pool: str, history: list[dict[str, Any]], ratings: list[dict[str, Any]]) -> None:
         """Swap a pool's whole rating history and current ratings for recomputed ones, atomically."""
         with self.engine.begin() as conn:
@@ -513,6 +671,45 @@ class Store:
                 conn.execute(insert(RatingEvent), history[start:start + 50_000])
             if ratings:
                 conn.execute(insert(Rating), ratings)
+
+
+def seed_rating(ancestors: Sequence[int], current: dict[int, tuple[float, float]],
+                initial: tuple[float, float]) -> tuple[float, float]:
+    """A bot's rating before its first match in a pool: a new version of a bot starts from the mu of its
+    nearest earlier version rated there, with the sigma of a newcomer (Halite's practice); else `initial`."""
+    for ancestor in ancestors:
+        if ancestor in current:
+            return (current[ancestor][0], initial[1])
+    return initial
+
+
+def _lineage(conn: Any, bots: list[int]) -> dict[int, tuple[int, ...]]:
+    """bot -> its earlier versions, nearest first, for those of `bots` that follow another version."""
+    parents: dict[int, int] = {}
+    wanted = bots
+    while wanted:  # one query per generation; a name has few versions
+        found = {row.id: row.parent_id for row in conn.execute(_PARENTS, {"p_bots": wanted})}
+        parents.update(found)
+        wanted = [parent for parent in found.values() if parent not in parents]
+    return {bot: _chain(bot, parents) for bot in bots if bot in parents}
+
+
+def _chain(bot: int, parents: dict[int, int]) -> tuple[int, ...]:
+    chain: list[int] = []
+    while bot in parents and parents[bot] not in chain and len(chain) < 1000:
+        bot = parents[bot]
+        chain.append(bot)
+    return tuple(chain)
+
+
+_BOT_ROWS = select(Bot.id, Bot.name, Bot.version, Bot.artifact_hash, Bot.owner, Bot.kind, Bot.spec, Bot.created_at,
+                   Bot.status, Bot.retired_at, Bot.parent_id, Bot.games)
+
+
+def _bot_row(row: Any) -> BotRow:
+    data = dict(row._mapping)
+    games = data.pop("games")
+    return BotRow(**data, games=tuple(games) if games is not None else None)
 
 
 _PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}

@@ -19,6 +19,19 @@ class BotRow:
     kind: str  # "agent" or "program"
     spec: str
     created_at: datetime
+    status: str = "live"  # "live", or for a submitted version "pending", "failed" or "retired"
+    retired_at: datetime | None = None
+    parent_id: int | None = None  # the version this one follows (its rating starts from that one's mu)
+    games: tuple[str, ...] | None = None  # what a program's bot.toml lists; None: any game
+
+    @property
+    def label(self) -> str:
+        """'name@version'."""
+        return f"{self.name}@{self.version}"
+
+    def plays(self, game_name: str, family: str) -> bool:
+        """True when the bot declares the game, its family or '*' (agents play anything)."""
+        return self.games is None or "*" in self.games or game_name in self.games or family in self.games
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,38 @@ class PairingRow:
     @property
     def is_bye(self) -> bool:
         return len(self.bots) < 2
+
+
+@dataclass(frozen=True)
+class InfraFaultRow:
+    """A match that could not be played for a reason that was not a bot's."""
+
+    id: int
+    tournament_id: int
+    round: int
+    pairing: int
+    rotation: int
+    bots: tuple[int, ...]
+    detail: str
+    at: datetime
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.round, self.pairing, self.rotation)
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """A stored match that a bot's fault ended (timeout, crash, illegal action...)."""
+
+    match_id: int
+    uid: str
+    pool: str
+    tournament_id: int
+    bot_id: int  # the offender
+    reason: str
+    detail: str
+    finished_at: datetime
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
-from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, play_job
+from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, infrastructure_fault, play_job
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -49,7 +49,8 @@ def outcome_to_json(outcome: PlayedMatch) -> dict[str, Any]:
             "reason": outcome.reason, "offender": outcome.offender, "detail": outcome.detail,
             "steps": outcome.steps, "decisions": outcome.decisions, "timings": outcome.timings,
             "record": base64.b64encode(outcome.record_gz).decode("ascii"), "record_size": outcome.record_size,
-            "started_at": outcome.started_at.isoformat(), "finished_at": outcome.finished_at.isoformat()}
+            "started_at": outcome.started_at.isoformat(), "finished_at": outcome.finished_at.isoformat(),
+            "voided": outcome.voided}
 
 
 def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
@@ -62,7 +63,7 @@ def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
             None if offender is None else int(offender), str(data["detail"]), int(data["steps"]),
             int(data["decisions"]), dict(data["timings"]), base64.b64decode(data["record"], validate=True),
             int(data["record_size"]), datetime.fromisoformat(data["started_at"]),
-            datetime.fromisoformat(data["finished_at"]))
+            datetime.fromisoformat(data["finished_at"]), bool(data.get("voided", False)))
     except (KeyError, TypeError, ValueError) as error:
         raise ExecutorError(f"a worker sent a malformed outcome ({type(error).__name__}: {error})") from None
 
@@ -82,6 +83,7 @@ def make_app(broker: str, queue: str = DEFAULT_QUEUE) -> Celery:
     app.conf.update(
         task_serializer="json", result_serializer="json", accept_content=["json"], result_accept_content=["json"],
         task_default_queue=queue, task_acks_late=True, worker_prefetch_multiplier=1, result_expires=24 * 3600,
+        task_track_started=True,  # a started chunk names its worker: the sender can tell when that one is lost
         broker_connection_retry_on_startup=True, broker_connection_timeout=5, worker_hijack_root_logger=False,
         redis_socket_connect_timeout=5,
         # give up on an unreachable Redis after about 3 s, not Celery's 20 (a stopped run resumes)
@@ -97,17 +99,22 @@ class CeleryExecutor(Executor):
 
     `concurrency` is the number of worker processes expected to serve (it sets the chunks in flight:
     two each); if nothing has answered after `stall_s` and no worker consumes the queue, the run
-    stops with an error that says how to start one.
+    stops with an error that says how to start one. A chunk whose worker is lost (killed, its machine
+    gone: it no longer answers a ping), that fails on its worker, or that no worker has taken up after
+    `lost_after_s` comes back as infrastructure faults, which the runner plays again.
     """
 
     def __init__(self, broker: str, concurrency: int | None = None, queue: str = DEFAULT_QUEUE,
-                 chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 10.0) -> None:
+                 chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 10.0,
+                 lost_check_s: float = 3.0, lost_after_s: float = 600.0) -> None:
         self.broker = broker
         self.concurrency = max(1, concurrency or 8)
         self.queue = queue
         self.chunk_seconds = chunk_seconds
         self.max_chunk = max_chunk
         self.stall_s = stall_s
+        self.lost_check_s = lost_check_s
+        self.lost_after_s = lost_after_s
         self.app = make_app(broker, queue)
         from kombu.utils.url import maybe_sanitize_url
 
@@ -130,11 +137,27 @@ class CeleryExecutor(Executor):
                 if not in_flight:
                     return
                 result, chunk = in_flight[0]
-                if not self._wait(result, should_abandon):
+                lost = self._wait(result, should_abandon)
+                if lost is None:
                     return
                 in_flight.popleft()
-                for job, data in zip(chunk, self._answer(result, len(chunk))):
-                    outcome = outcome_from_json(job, data)
+                if lost:
+                    self._drop(result)
+                    for job in chunk:
+                        yield infrastructure_fault(job, lost)
+                    continue
+                try:
+                    answer = self._answer(result, len(chunk))
+                except _ChunkFailed as failed:
+                    for job in chunk:
+                        yield infrastructure_fault(job, str(failed))
+                    continue
+                for job, data in zip(chunk, answer):
+                    try:
+                        outcome = outcome_from_json(job, data)
+                    except ExecutorError as error:  # a worker (or whoever wrote to the backend) sent nonsense
+                        yield infrastructure_fault(job, str(error))
+                        continue
                     chunks.seen(outcome)
                     self._average_s = chunks.average_s
                     yield outcome
@@ -149,20 +172,52 @@ class CeleryExecutor(Executor):
             raise ExecutorError(f"cannot reach the broker {self.shown_broker}: {type(error).__name__}: {error}") \
                 from None
 
-    def _wait(self, result: AsyncResult, should_abandon: StopCheck) -> bool:
-        """Wait for `result`; False if the run is abandoned first."""
+    def _wait(self, result: AsyncResult, should_abandon: StopCheck) -> str | None:
+        """Wait for `result`: "" once it is ready, None if the run is abandoned first, or why the chunk
+        is lost (an infrastructure fault)."""
         started = time.monotonic()
         checked = False
+        next_check = started + self.lost_check_s
         while not self._ready(result):
             if should_abandon():
-                return False
-            if not checked and time.monotonic() - started > self.stall_s:
+                return None
+            now = time.monotonic()
+            if not checked and now - started > self.stall_s:
                 checked = True
                 if not self.serving():
                     raise ExecutorError(f"no Arena worker consumes queue {self.queue!r} on {self.shown_broker}; start "
                                         f"one with `arena worker --broker {self.shown_broker} --queue {self.queue}`")
+            if now >= next_check:
+                lost = self._lost(result, now - started)
+                if lost:
+                    return lost
+                next_check = time.monotonic() + self.lost_check_s
             time.sleep(0.02)
-        return True
+        return ""
+
+    def _lost(self, result: AsyncResult, waited_s: float) -> str:
+        """Why a chunk not answered yet will never be: its worker no longer answers, or none took it up."""
+        try:
+            state, info = result.state, result.info
+        except Exception:  # the backend is unreachable: _ready says so
+            return ""
+        if state == "STARTED" and isinstance(info, dict) and info.get("hostname"):
+            hostname = str(info["hostname"])
+            if not self.answers(hostname):
+                return (f"the worker {hostname} playing the match stopped answering (killed, or its machine lost) "
+                        f"after {waited_s:.0f}s")
+        elif state == "PENDING" and waited_s > self.lost_after_s:
+            return f"no worker took the match up within {self.lost_after_s:g}s (a worker lost with it queued?)"
+        return ""
+
+    def answers(self, hostname: str, timeout: float = 1.0) -> bool:
+        """Whether the worker `hostname` answers a ping."""
+        try:
+            with self.app.connection_for_write() as connection:
+                replies = self.app.control.ping(destination=[hostname], timeout=timeout, connection=connection)
+        except Exception:  # the broker is unreachable: not this worker's loss
+            return True
+        return any(hostname in reply for reply in replies or [])
 
     def _ready(self, result: AsyncResult) -> bool:
         try:
@@ -171,17 +226,17 @@ class CeleryExecutor(Executor):
             raise ExecutorError(f"lost the broker {self.shown_broker}: {type(error).__name__}: {error}") from None
 
     def _answer(self, result: AsyncResult, expected: int) -> list[dict[str, Any]]:
+        """The chunk's outcomes; _ChunkFailed if the worker failed it (died under it, raised, answered nonsense)."""
         try:
             answer = result.get(timeout=60, propagate=True)
-        except Exception as error:  # the task's own exception, re-raised by Celery
-            raise ExecutorError(f"a match could not be played on a worker: {type(error).__name__}: {error}") \
-                from None
+        except Exception as error:  # the task's own exception re-raised by Celery, or WorkerLostError
+            raise _ChunkFailed(f"the match failed on its worker: {type(error).__name__}: {error}") from None
         finally:
             result.forget()
         if not isinstance(answer, list):
-            raise ExecutorError(f"a worker sent {type(answer).__name__} instead of a list of outcomes")
+            raise _ChunkFailed(f"a worker sent {type(answer).__name__} instead of a list of outcomes")
         if len(answer) != expected:
-            raise ExecutorError(f"a worker sent {len(answer)} outcome(s) for a chunk of {expected} match(es)")
+            raise _ChunkFailed(f"a worker sent {len(answer)} outcome(s) for a chunk of {expected} match(es)")
         return answer
 
     def _drop(self, result: AsyncResult) -> None:
@@ -202,6 +257,10 @@ class CeleryExecutor(Executor):
 
     def close(self) -> None:
         self.app.close()
+
+
+class _ChunkFailed(Exception):
+    """A chunk its worker failed: an infrastructure fault of each of its matches."""
 
 
 def run_worker(broker: str, queue: str = DEFAULT_QUEUE, concurrency: int | None = None,

@@ -21,7 +21,7 @@ from multiprocessing import connection
 from types import TracebackType
 from typing import Any
 
-from arena.tournament.jobs import MatchJob, PlayedMatch, play_job, play_jobs
+from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, play_job, play_jobs
 
 StopCheck = Callable[[], bool]
 
@@ -172,13 +172,13 @@ class LocalPoolExecutor(Executor):
         self._workers: list[_Worker] = []
 
     def _ensure_workers(self) -> list[_Worker]:
-        if not self._workers:
+        if len(self._workers) < self.concurrency:  # at first, and to replace workers that died
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
             # What exists now lives as long as the process: keep it out of the collector's full passes,
             # here (they stall storing results) and in forked workers (they would copy every page).
             gc.freeze()
-            self._workers = [_Worker(context, os.getpid()) for _ in range(self.concurrency)]
+            self._workers += [_Worker(context, os.getpid()) for _ in range(self.concurrency - len(self._workers))]
         return self._workers
 
     def start(self) -> None:
@@ -187,7 +187,9 @@ class LocalPoolExecutor(Executor):
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
             should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
-        workers = self._ensure_workers()
+        """A worker that dies takes the matches it was playing with it: they come back as infrastructure
+        faults (to be played again) and the worker is replaced at the next run."""
+        workers = list(self._ensure_workers())
         by_conn = {worker.conn: worker for worker in workers}
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
         answered: dict[int, list[PlayedMatch]] = {}  # chunk number -> outcomes, until their turn
@@ -195,7 +197,7 @@ class LocalPoolExecutor(Executor):
         exhausted = False
         try:
             while True:
-                while not exhausted and not should_stop():
+                while not exhausted and workers and not should_stop():
                     worker = min(workers, key=lambda w: len(w.in_flight))
                     if len(worker.in_flight) >= 2:
                         break
@@ -203,8 +205,13 @@ class LocalPoolExecutor(Executor):
                     if not chunk:
                         exhausted = True
                         break
-                    worker.send(chunk)
-                    worker.in_flight.append((sent, chunk))
+                    try:
+                        worker.send(chunk)
+                    except _WorkerDied as died:
+                        answered[sent] = [infrastructure_fault(job, str(died)) for job in chunk]
+                        self._lose(worker, workers, answered, died)
+                    else:
+                        worker.in_flight.append((sent, chunk))
                     sent += 1
                 while turn in answered:
                     for outcome in answered.pop(turn):
@@ -212,7 +219,7 @@ class LocalPoolExecutor(Executor):
                         self._average_s = chunks.average_s
                         yield outcome
                     turn += 1
-                if turn == sent:
+                if turn == sent:  # all answered (if every worker died, the rest waits for the next run)
                     return
                 if should_abandon():
                     self.abandon()
@@ -220,12 +227,30 @@ class LocalPoolExecutor(Executor):
                 for conn in connection.wait([w.conn for w in workers if w.in_flight], timeout=0.1):
                     worker = by_conn[conn]  # type: ignore[index]
                     number, chunk = worker.in_flight[0]
-                    answered[number] = [PlayedMatch.from_wire(job, fields)
-                                        for job, fields in zip(chunk, worker.receive())]
+                    try:
+                        answer = worker.receive()
+                    except _WorkerDied as died:
+                        self._lose(worker, workers, answered, died)
+                        continue
+                    except _ChunkFailed as failed:
+                        answered[number] = [infrastructure_fault(job, str(failed)) for job in chunk]
+                    else:
+                        answered[number] = [PlayedMatch.from_wire(job, fields) for job, fields in zip(chunk, answer)]
                     worker.in_flight.popleft()
         finally:
             if any(worker.in_flight for worker in self._workers):  # abandoned midway: their answers are stale
                 self.abandon()
+
+    def _lose(self, worker: _Worker, workers: list[_Worker], answered: dict[int, list[PlayedMatch]],
+              died: Exception) -> None:
+        """A worker died: the chunks it had are infrastructure faults; it is replaced at the next run."""
+        for number, chunk in worker.in_flight:
+            answered[number] = [infrastructure_fault(job, str(died)) for job in chunk]
+        worker.in_flight.clear()
+        worker.kill()
+        workers.remove(worker)
+        if worker in self._workers:
+            self._workers.remove(worker)
 
     def abandon(self) -> None:
         """Kill the workers and their unfinished matches; the next run starts fresh workers."""
@@ -253,16 +278,20 @@ class _Worker:
         try:
             self.conn.send(chunk)
         except OSError:
-            raise ExecutorError(_DIED) from None
+            raise _WorkerDied(_DIED) from None
 
     def receive(self) -> list[tuple[Any, ...]]:
-        """The outcomes of the oldest chunk in flight, in `PlayedMatch.wire()` form (answers come in order)."""
+        """The outcomes of the oldest chunk in flight, in `PlayedMatch.wire()` form (answers come in order).
+        _WorkerDied if the worker is gone, _ChunkFailed if the chunk raised (an error of Arena's, not a bot's)."""
         try:
             status, payload = self.conn.recv()
         except (EOFError, OSError):
-            raise ExecutorError(_DIED) from None
+            self.process.join(1)
+            code = self.process.exitcode
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            raise _WorkerDied(f"{_DIED} ({how})") from None
         if status != "ok":
-            raise ExecutorError(f"a match could not be played: {payload}")
+            raise _ChunkFailed(f"the worker failed the match: {payload}")
         return payload  # type: ignore[no-any-return]
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -283,6 +312,14 @@ class _Worker:
 
 
 _DIED = "a worker process died while playing a match (out of memory? killed?)"
+
+
+class _WorkerDied(Exception):
+    """The worker process is gone."""
+
+
+class _ChunkFailed(Exception):
+    """The worker raised while playing a chunk: an error of Arena's, not of a bot's."""
 
 
 def _serve(conn: Any, parent: int) -> None:

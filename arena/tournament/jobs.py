@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from arena import __version__
 from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
@@ -81,6 +82,7 @@ class PlayedMatch:
     record_size: int
     started_at: datetime
     finished_at: datetime
+    voided: bool = False  # the fault policy voided the result: ratings ignore it
 
     # what the store reads of the job
     @property
@@ -125,8 +127,14 @@ class PlayedMatch:
 
     @property
     def rated(self) -> bool:
-        """False for a voided match: ratings ignore it."""
-        return self.reason != VOID
+        """False for a voided match and for one the infrastructure failed: ratings ignore them."""
+        return not self.voided and self.reason not in UNRATED
+
+    @property
+    def is_infrastructure_fault(self) -> bool:
+        """True when the match could not be played for a reason that was not a bot's: the infrastructure
+        failed it, or the referee stopped it (reason "void": shut down, or an error of its own)."""
+        return self.reason in UNRATED
 
     @property
     def wall_s(self) -> float:
@@ -136,7 +144,8 @@ class PlayedMatch:
     def wire(self) -> tuple[Any, ...]:
         """Every field but the job, in order (see `from_wire`)."""
         return (self.uid, self.ranking, self.scores, self.reason, self.offender, self.detail, self.steps,
-                self.decisions, self.timings, self.record_gz, self.record_size, self.started_at, self.finished_at)
+                self.decisions, self.timings, self.record_gz, self.record_size, self.started_at, self.finished_at,
+                self.voided)
 
     @classmethod
     def from_wire(cls, job: MatchJob, fields: tuple[Any, ...]) -> PlayedMatch:
@@ -145,6 +154,8 @@ class PlayedMatch:
 
 
 VOID = Termination.VOID.value
+INFRASTRUCTURE = Termination.INFRASTRUCTURE.value
+UNRATED = frozenset({VOID, INFRASTRUCTURE})
 
 _GAMES: dict[tuple[str, str], Game] = {}
 
@@ -213,8 +224,17 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
         timings={"wall_ms": round(wall_ms, 3), "think_ms": [round(t, 3) for t in think],
                  "max_think_ms": [round(t, 3) for t in longest], "decisions": decisions},
         record_gz=gzip.compress(text, compresslevel=6, mtime=0), record_size=len(text),
-        started_at=started_at, finished_at=_utcnow(),
+        started_at=started_at, finished_at=_utcnow(), voided=result.voided or result.reason in UNRATED,
     )
+
+
+def infrastructure_fault(job: MatchJob, detail: str, started_at: datetime | None = None) -> PlayedMatch:
+    """The outcome of a match the infrastructure failed (not the bots): nobody ranked, never scored.
+    Its record holds the players and the reason, so even a match given up on can be looked up."""
+    record = MatchRecord(game=job.game, options=job.options, seed=job.seed, players=[],
+                         versions={"arena": __version__}, match_id=uuid.uuid4().hex)
+    record.result = MatchResult(tuple([0] * len(job.seats)), INFRASTRUCTURE, detail=detail, voided=True)
+    return played_from_record(job, record, started_at or _utcnow(), 0.0)
 
 
 def play_jobs(jobs: list[MatchJob]) -> list[tuple[Any, ...]]:

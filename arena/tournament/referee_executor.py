@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.agents import make_agent
 from arena.tournament.executor import Executor, ExecutorError, StopCheck
-from arena.tournament.jobs import MatchJob, PlayedMatch, _utcnow, played_from_record
+from arena.tournament.jobs import MatchJob, PlayedMatch, _utcnow, infrastructure_fault, played_from_record
 
 
 class RefereeExecutor(Executor):
@@ -93,8 +93,9 @@ class RefereeExecutor(Executor):
             try:
                 record = future.result()
                 played.set_result(played_from_record(job, record, started_at, (time.perf_counter() - started) * 1e3))
-            except BaseException as error:  # noqa: BLE001 - handed to whoever waits
-                played.set_exception(ExecutorError(f"the referee failed a match: {type(error).__name__}: {error}"))
+            except BaseException as error:  # noqa: BLE001 - the referee's failure, not the bots': played again
+                played.set_result(infrastructure_fault(
+                    job, f"the referee failed the match: {type(error).__name__}: {error}", started_at))
 
         record_future.add_done_callback(done)
         return played

@@ -4,6 +4,11 @@ Resumable by construction: pairings are stored before they are played, a match i
 its key (tournament, round, pairing, rotation) under a unique constraint, and results are stored in
 job order in transactions that also carry their rating updates. A run killed at any moment loses
 at most the matches that had not been stored; the next run plays exactly those.
+
+A match the infrastructure failed (a worker lost, the referee stopped, a sandbox that could not
+start: `PlayedMatch.is_infrastructure_fault`) is not stored: the fault is noted (Store.add_infra_fault)
+and the match is played again, up to `retries` more times, across runs; after that it is stored
+unrated with reason "infrastructure", so the tournament can end. It is never scored.
 """
 
 from __future__ import annotations
@@ -90,7 +95,11 @@ class TournamentRunner:
     max_matches: int | None = None  # most matches this run plays
     flush_seconds: float = 1.0
     flush_size: int = 200
+    retries: int = 2  # plays again of a match the infrastructure failed, before it is given up
+    playable: Callable[[MatchJob], bool] | None = None  # planned jobs to play now (default: all)
+    plan_more: bool = True  # False: play what is planned, then return (a ladder service plans its rounds)
     stopped_by: str = field(default="", init=False)
+    infra_faults: int = field(default=0, init=False)  # met by this run
 
     def _stop(self) -> bool:
         if self.stopped_by:
@@ -124,6 +133,7 @@ class TournamentRunner:
                           for bot in entries}
         expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament.rounds)
         finished_keys = self.store.finished_keys(self.tournament_id)
+        self.fault_counts = self.store.infra_fault_counts(self.tournament_id)
         self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
         self._report()
         finished = tournament.status == "finished"
@@ -132,11 +142,19 @@ class TournamentRunner:
             jobs = self._jobs(planned, finished_keys)
             if jobs:
                 self.progress.round = jobs[0].round
-                self._play(jobs)
+                self.stored_keys: set[tuple[int, int, int]] = set()
+                # a match the infrastructure failed before is played alone: if it fails again, it is the one
+                # (a worker that dies loses every match it had, innocent ones too)
+                self._play([job for job in jobs if job.key not in self.fault_counts])
+                for job in jobs:
+                    if job.key in self.fault_counts and not self._stop():
+                        self._play([job])
+                finished_keys.update(self.stored_keys)  # by this run or (on a clash) another
                 if self.stopped_by:
                     break
-                finished_keys.update(job.key for job in jobs)  # all stored, by this run or (on a clash) another
                 continue
+            if not self.plan_more:
+                break
             new = self.format.plan(self._context(entries, planned))
             if not new:
                 self.store.set_status(self.tournament_id, "finished")
@@ -170,9 +188,10 @@ class TournamentRunner:
                 if (pairing.round, pairing.index, rotation) in finished:
                     continue
                 order = [pairing.bots[(seat + rotation) % seats] for seat in range(seats)]
-                jobs.append(MatchJob(self.tournament_id, pairing.round, pairing.index, rotation, self.game.name,
-                                     self.options, seed, tuple(self.seat_bots[bot] for bot in order),
-                                     self.tournament.pool))
+                job = MatchJob(self.tournament_id, pairing.round, pairing.index, rotation, self.game.name,
+                               self.options, seed, tuple(self.seat_bots[bot] for bot in order), self.tournament.pool)
+                if self.playable is None or self.playable(job):
+                    jobs.append(job)
         return jobs
 
     def _context(self, entries: list[int], planned: list[tuple[Planned, int]]) -> PlanContext:
@@ -192,10 +211,14 @@ class TournamentRunner:
         return context
 
     def _play(self, jobs: list[MatchJob]) -> None:
+        if not jobs:
+            return
         pending: list[PlayedMatch] = []
         last_flush = time.monotonic()
         try:
             for outcome in self.executor.run(jobs, self._stop, self._abandon):
+                if outcome.is_infrastructure_fault and not self._give_up(outcome):
+                    continue  # played again by the loop of `run`
                 pending.append(outcome)
                 self.progress.played += 1
                 self.progress.last = outcome
@@ -209,6 +232,17 @@ class TournamentRunner:
             self._flush(pending)
             self._report()
 
+    def _give_up(self, outcome: PlayedMatch) -> bool:
+        """Note an infrastructure fault; True once the match has had all its tries (it is then stored,
+        unrated), False while it is to be played again."""
+        self.infra_faults += 1
+        self.store.add_infra_fault(self.tournament_id, outcome.key, outcome.bot_ids, outcome.detail)
+        count = self.fault_counts[outcome.key] = self.fault_counts.get(outcome.key, 0) + 1
+        if count <= self.retries:
+            return False
+        outcome.detail = f"given up after {count} tries, each failed by the infrastructure; last: {outcome.detail}"
+        return True
+
     def _flush(self, played: list[PlayedMatch]) -> None:
         if not played:
             return
@@ -216,8 +250,10 @@ class TournamentRunner:
             self.store.save_matches(played, self.system.rate, self.system.initial)
         except IntegrityError:  # some were stored by a concurrent run of this tournament: keep the rest
             stored = self.store.finished_keys(self.tournament_id)
+            self.stored_keys.update(match.key for match in played if match.key in stored)
             played = [match for match in played if match.key not in stored]
             self.store.save_matches(played, self.system.rate, self.system.initial)
+        self.stored_keys.update(match.key for match in played)
         self.progress.stored += len(played)
 
     def _report(self) -> None:

@@ -125,11 +125,12 @@ def test_a_tournament_on_workers_stores_what_a_local_run_stores(queue: str, tmp_
 
 
 @needs_redis
-def test_a_match_a_worker_cannot_play_stops_the_run_with_its_reason(queue: str) -> None:
+def test_a_match_a_worker_cannot_play_comes_back_as_an_infrastructure_fault_with_its_reason(queue: str) -> None:
     job = MatchJob(1, 0, 0, 0, "no-such-game", {}, 7, (SEAT_A, SEAT_B))
     with CeleryExecutor(REDIS_URL, 2, queue) as executor:
-        with pytest.raises(ExecutorError, match="could not be played on a worker.*no-such-game"):
-            list(executor.run([job]))
+        [outcome] = executor.run([job])
+    assert outcome.is_infrastructure_fault and not outcome.rated
+    assert "failed on its worker" in outcome.detail and "no-such-game" in outcome.detail
 
 
 @needs_redis
@@ -209,3 +210,88 @@ def test_an_unreachable_broker_is_a_clear_error_without_the_password() -> None:
         with pytest.raises(ExecutorError, match=r"cannot reach the broker redis://:\*\*@127.0.0.1:1/0") as raised:
             list(executor.run([job]))
     assert "secret" not in str(raised.value)
+
+
+def _start_worker(queue: str, log: object) -> subprocess.Popen[bytes]:
+    """An `arena worker` with one process, in a process group of its own (so it can be killed whole)."""
+    return subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "worker", "--broker",
+                             REDIS_URL, "--queue", queue, "-j", "1"], stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _forget_unacked(queue: str) -> None:
+    """Drop the messages a killed worker left unacknowledged (Redis would hand them out again in an hour)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    for tag, message in client.hgetall("unacked").items():
+        if queue.encode() in message:
+            client.hdel("unacked", tag)
+            client.zrem("unacked_index", tag)
+
+
+@needs_redis
+def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_never_scored(tmp_path: Path) -> None:
+    """The Celery path for real: a worker is SIGKILLed while it plays a match; the runner notes the fault
+    (it is not the bots'), plays the match again on another worker and stores each match exactly once."""
+    import signal
+    import threading
+
+    name = f"arena-test-kill-{uuid.uuid4().hex[:8]}"
+    log = tempfile.TemporaryFile()
+    store = Store.open(f"sqlite:///{tmp_path / 'kill.db'}")
+    slow = "mcts:iterations=3000"  # a few seconds a match: time to kill the worker in the middle of one
+    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b={slow}"),
+                                   format="round-robin", rounds=1, seed=4)
+    first = _start_worker(name, log)
+    second = None
+    executor = CeleryExecutor(REDIS_URL, 1, name, lost_check_s=0.5)
+    try:
+        deadline = time.monotonic() + 30
+        while not executor.serving(timeout=0.5):
+            assert first.poll() is None and time.monotonic() < deadline, "the first worker did not start"
+        runner = TournamentRunner(store, tournament, executor, retries=2)
+        summaries = []
+        thread = threading.Thread(target=lambda: summaries.append(runner.run()), daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while True:  # until the first worker is playing a match
+            with executor.app.connection_for_write() as connection:
+                active = executor.app.control.inspect(timeout=0.5, connection=connection).active() or {}
+            if any(active.values()):
+                break
+            assert time.monotonic() < deadline, "no match started on the worker"
+        time.sleep(0.5)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+        second = _start_worker(name, log)
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "the run did not finish after the worker was lost"
+        [summary] = summaries
+        assert summary.finished and summary.stored == 2 and runner.infra_faults >= 1
+        faults = store.infra_faults(tournament)
+        assert faults and all("stopped answering" in fault.detail for fault in faults)
+        matches = store.tournament_matches(tournament)
+        assert sorted((m.round, m.pairing, m.rotation) for m in matches) == [(0, 0, 0), (0, 0, 1)]
+        assert all(m.reason != "infrastructure" for m in matches)  # played again: a real result, rated
+        ratings = {row.name: row.games for row in store.ratings(tournament_pool(store, tournament))}
+        assert ratings == {"a": 2, "b": 2}
+    finally:
+        executor.close()
+        for worker in (first, second):
+            if worker is not None and worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                try:
+                    worker.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(worker.pid, signal.SIGKILL)
+        log.close()
+        store.close()
+        _forget_unacked(name)
+        _forget_queue(name)
+
+
+def tournament_pool(store: Store, tournament: int) -> str:
+    row = store.tournament(tournament)
+    assert row is not None
+    return row.pool

@@ -12,7 +12,7 @@ from arena.games.registry import load_game
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.store import Store
-from arena.tournament import (ExecutorError, InlineExecutor, LocalPoolExecutor, MatchJob, SeatBot, TournamentRunner,
+from arena.tournament import (InlineExecutor, LocalPoolExecutor, MatchJob, SeatBot, TournamentRunner,
                               create_tournament, parse_bots)
 from arena.tournament.formats import FormatError
 from tests.tournament.conftest import rating_table, signature
@@ -182,26 +182,41 @@ class ProcessKillingAgent(Agent):
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
                     reason="the test agent reaches the workers by forking")
-def test_a_dead_worker_stops_the_run_with_a_clear_error_and_the_rest_resumes(
+def test_a_dead_worker_is_an_infrastructure_fault_retried_then_given_up_never_scored(
         store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker dies mid-match: its matches are played again (alone, so an innocent match lost with it is
+    not blamed twice); one that kills every worker is stored unrated after its tries, the run goes on."""
     monkeypatch.setitem(AGENTS, "killer", ProcessKillingAgent)
     tournament = _tournament(store, bots="a=random,b=random,c=killer", rounds=2)
     with LocalPoolExecutor(2) as executor:
-        with pytest.raises(ExecutorError, match="worker process died"):
-            TournamentRunner(store, tournament, executor).run()
-        stored = store.finished_keys(tournament)
-        assert len(stored) < 12
-        monkeypatch.setitem(AGENTS, "killer", CrashingAgent)  # fresh workers see the change
-        summary = TournamentRunner(store, tournament, executor).run()
-    assert summary.finished and summary.stored == 12 and summary.played == 12 - len(stored)
-    assert len({m.uid for m in store.tournament_matches(tournament)}) == 12
+        runner = TournamentRunner(store, tournament, executor, retries=2)
+        summary = runner.run()
+    assert summary.finished and summary.stored == 12
+    matches = store.tournament_matches(tournament)
+    names = store.bot_names(store.entries(tournament))
+    killer = next(bot for bot, name in names.items() if name == "c")
+    with_killer = [m for m in matches if killer in m.bots]
+    assert len(with_killer) == 8
+    assert {m.reason for m in with_killer} == {"infrastructure"}
+    assert all(set(m.ranking) == {0} for m in with_killer)
+    assert all(m.reason != "infrastructure" for m in matches if killer not in m.bots)
+    counts = store.infra_fault_counts(tournament)
+    assert all(counts[(m.round, m.pairing, m.rotation)] == 3 for m in with_killer)  # the first try and 2 more
+    assert runner.infra_faults == sum(counts.values())
+    rated = {row.name for row in store.ratings(store.tournament(tournament).pool)}
+    assert rated == {"a", "b"}  # never scored: the killer has no rating at all
+    [fault] = store.infra_faults(tournament, limit=1)
+    assert "worker process died" in fault.detail and "exit status 3" in fault.detail
+    given_up = store.record(with_killer[0].id)
+    assert given_up is not None and "given up after 3 tries" in given_up[0]["detail"]
 
 
-def test_a_match_that_cannot_be_set_up_is_an_executor_error() -> None:
+def test_a_match_that_cannot_be_set_up_is_an_infrastructure_fault_not_a_bots() -> None:
     seat = SeatBot(1, "r", "1", "agent", "random")
     job = MatchJob(1, 0, 0, 0, "no-such-game", {}, 7, (seat, seat))
     with LocalPoolExecutor(1) as executor:
-        with pytest.raises(ExecutorError, match="could not be played"):
-            list(executor.run([job]))
+        [outcome] = executor.run([job])
+        assert outcome.is_infrastructure_fault and not outcome.rated and outcome.offender is None
+        assert "unknown game 'no-such-game'" in outcome.detail
         good = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (seat, seat))
         assert [outcome.job for outcome in executor.run([good, good])] == [good, good]
