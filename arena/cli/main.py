@@ -7,7 +7,20 @@ from typing import Sequence
 
 import typer
 
-from arena.cli import bot, games, ladder, leaderboard, match, play, replay, serve, sprt, tournament, worker
+from arena.cli import (
+    bot,
+    games,
+    ladder,
+    leaderboard,
+    match,
+    play,
+    replay,
+    serve,
+    sprt,
+    submissions,
+    tournament,
+    worker,
+)
 from arena.cli.common import CliError, err_console
 
 app = typer.Typer(
@@ -18,7 +31,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (games, play, replay, tournament, ladder, leaderboard, bot, sprt, serve, match, worker):
+for module in (games, play, replay, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker):
     module.register(app)
 
 

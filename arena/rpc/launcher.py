@@ -68,6 +68,7 @@ class BotProcess:
         self.process: Optional[asyncio.subprocess.Process] = None
         self._pump: Optional[asyncio.Task[None]] = None
         self._cleaned = False
+        self.final_usage: Optional[CgroupUsage] = None  # what it used, read just before its cgroup went
 
     @property
     def pid(self) -> int | None:
@@ -242,4 +243,8 @@ class BotProcess:
         if self._cleaned or self.plan is None:
             return
         self._cleaned = True
+        try:
+            self.final_usage = self.usage()
+        except OSError:
+            pass
         self.plan.cleanup()

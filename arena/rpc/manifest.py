@@ -27,7 +27,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from arena.sandbox.launch import RESERVED_ENV
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
@@ -35,6 +35,8 @@ from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
 MANIFEST_NAME = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_CONCURRENCY = 64  # matches one bot process may play at once
+KNOWN_KEYS = frozenset({"name", "version", "command", "games", "description", "env", "concurrency", "owner", "limits",
+                        "sandbox"})
 
 
 class ManifestError(ValueError):
@@ -66,64 +68,89 @@ class BotManifest:
         return [part.replace("{python}", sys.executable).replace("{dir}", where) for part in self.command]
 
 
-def load_manifest(path: str | Path) -> BotManifest:
-    """Read and check one bot.toml (or the bot.toml inside a folder)."""
+def read_manifest_text(path: str | Path) -> tuple[Path, str]:
+    """(the bot.toml's path, its text) for a bot.toml or the folder holding one; ManifestError if unreadable."""
     source = Path(path)
     if source.is_dir():
         source = source / MANIFEST_NAME
     try:
-        data = tomllib.loads(source.read_text(encoding="utf-8"))
+        return source, source.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ManifestError(f"no bot manifest at {source}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ManifestError(f"cannot read {source}: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ManifestError(f"{source}: not valid TOML ({error})") from None
-    problems = []
+
+
+def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every problem of a parsed bot.toml, as (the key it is about, what is wrong)."""
+    problems: list[tuple[str, str]] = []
     name = data.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
-        problems.append("name must be lowercase letters, digits, '-', '_' or '.' (at most 64)")
+        problems.append(("name", "name must be lowercase letters, digits, '-', '_' or '.', starting with a letter "
+                                 "or digit (at most 64)"))
     version = data.get("version", "1")
     if not isinstance(version, (str, int, float)) or len(str(version)) > 64 or not str(version).isprintable():
-        problems.append("version must be printable text of at most 64 characters")
+        problems.append(("version", "version must be printable text of at most 64 characters"))
     description = data.get("description", "")
     if not isinstance(description, str) or len(description) > 500:
-        problems.append("description must be text of at most 500 characters")
+        problems.append(("description", "description must be text of at most 500 characters"))
     command = data.get("command")
     if isinstance(command, str):
         command = shlex.split(command)
     if not isinstance(command, list) or not command or not all(isinstance(p, str) for p in command):
-        problems.append("command must be a non-empty list of strings (or one command line)")
+        problems.append(("command", "command must be a non-empty list of strings (or one command line)"))
     games = data.get("games", ["*"])
     if isinstance(games, str):
         games = [games]
     if not isinstance(games, list) or not games or not all(isinstance(g, str) and g for g in games):
-        problems.append("games must list game names or families, or '*'")
+        problems.append(("games", "games must list game names or families, or '*'"))
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        problems.append("[env] values must be strings")
+        problems.append(("env", "[env] values must be strings"))
     elif set(env) & RESERVED_ENV:
-        problems.append(f"[env] may not set {', '.join(sorted(set(env) & RESERVED_ENV))} (the referee sets them)")
-    limits, limit_problems = limits_from_table(data.get("limits"))
-    problems += limit_problems
+        problems.append(("env", f"[env] may not set {', '.join(sorted(set(env) & RESERVED_ENV))} "
+                                "(the referee sets them)"))
+    _limits, limit_problems = limits_from_table(data.get("limits"))
+    problems += [("limits", problem) for problem in limit_problems]
     concurrency = data.get("concurrency", 1)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
-        problems.append(f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
+        problems.append(("concurrency", f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}"))
     owner = data.get("owner", "")
     if not isinstance(owner, str) or len(owner) > 200:
-        problems.append("owner must be text of at most 200 characters")
+        problems.append(("owner", "owner must be text of at most 200 characters"))
     if "sandbox" in data:
-        problems.append("sandbox is the referee operator's choice (arena serve --sandbox), not a bot's")
-    unknown = set(data) - {"name", "version", "command", "games", "description", "env", "concurrency", "owner",
-                           "limits", "sandbox"}
-    if unknown:
-        problems.append("unknown keys: " + ", ".join(sorted(unknown)))
+        problems.append(("sandbox", "sandbox is the referee operator's choice (arena serve --sandbox), not a bot's"))
+    for key in sorted(set(data) - KNOWN_KEYS):
+        problems.append((key, f"unknown key {key!r} (known: {', '.join(sorted(KNOWN_KEYS - {'sandbox'}))})"))
+    return problems
+
+
+def manifest_from_data(data: dict[str, Any], directory: Path) -> BotManifest:
+    """The manifest of parsed bot.toml data that has no problems (see `manifest_problems`)."""
+    command = data["command"]
+    if isinstance(command, str):
+        command = shlex.split(command)
+    games = data.get("games", ["*"])
+    if isinstance(games, str):
+        games = [games]
+    limits, _problems = limits_from_table(data.get("limits"))
+    return BotManifest(name=data["name"], version=str(data.get("version", "1")), command=tuple(command),
+                       games=tuple(games), directory=directory.resolve(), description=str(data.get("description", "")),
+                       env=dict(data.get("env", {})), concurrency=int(data.get("concurrency", 1)),
+                       owner=str(data.get("owner", "")), limits=limits)
+
+
+def load_manifest(path: str | Path) -> BotManifest:
+    """Read and check one bot.toml (or the bot.toml inside a folder)."""
+    source, text = read_manifest_text(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{source}: not valid TOML ({error})") from None
+    problems = manifest_problems(data)
     if problems:
-        raise ManifestError(f"{source}: " + "; ".join(problems))
-    assert isinstance(name, str) and isinstance(command, list) and isinstance(games, list)
-    return BotManifest(name=name, version=str(version), command=tuple(command), games=tuple(games),
-                       directory=source.parent.resolve(), description=str(data.get("description", "")),
-                       env=dict(env), concurrency=int(concurrency), owner=str(owner), limits=limits)
+        raise ManifestError(f"{source}: " + "; ".join(message for _key, message in problems))
+    return manifest_from_data(data, source.parent)
 
 
 def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:

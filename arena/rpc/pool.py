@@ -30,6 +30,7 @@ from arena.rpc.convert import PROTOCOL_VERSION
 from arena.rpc.launcher import OUTPUT_KEPT_BYTES, BotProcess
 from arena.rpc.manifest import BotManifest
 from arena.rpc.session import BotSession
+from arena.sandbox.cgroups import CgroupUsage
 from arena.sandbox.launch import Launcher, SandboxUnavailable
 
 MAX_IDLE_REMOTE_STREAMS = 64  # streams one remote bot may keep open waiting for matches
@@ -98,6 +99,33 @@ class LocalProcess:
 
 
 @dataclass
+class UsagePeaks:
+    """What a bot's processes used, over every process launched for it (where cgroups count it)."""
+
+    launches: int = 0
+    memory_peak_bytes: Optional[int] = None
+    processes_peak: Optional[int] = None
+    cpu_seconds: Optional[float] = None
+
+    def add(self, usage: Optional[CgroupUsage]) -> None:
+        """Count one process's usage in."""
+        if usage is None:
+            return
+        if usage.memory_peak_bytes is not None:
+            self.memory_peak_bytes = max(self.memory_peak_bytes or 0, usage.memory_peak_bytes)
+        if usage.processes_peak is not None:
+            self.processes_peak = max(self.processes_peak or 0, usage.processes_peak)
+        if usage.cpu_seconds is not None:
+            self.cpu_seconds = (self.cpu_seconds or 0.0) + usage.cpu_seconds
+
+    def to_json(self) -> dict[str, object]:
+        return {"launches": self.launches,
+                "memory_peak_mb": round(self.memory_peak_bytes / 2**20, 1) if self.memory_peak_bytes else None,
+                "processes_peak": self.processes_peak,
+                "cpu_seconds": round(self.cpu_seconds, 3) if self.cpu_seconds is not None else None}
+
+
+@dataclass
 class RemoteBot:
     """A registered remote bot and its open streams."""
 
@@ -128,6 +156,7 @@ class BotPool:
         self._watchers: set[asyncio.Task[None]] = set()  # one per running process: notices its exit
         self._stopping: set[asyncio.Task[None]] = set()  # stops of retired processes in progress
         self._last_stopped: dict[str, LocalProcess] = {}  # per bot: its last stopped process (for its output)
+        self._peaks: dict[str, UsagePeaks] = {}  # per bot: what its stopped processes used
         self._closing = False
 
     # --- registry ----------------------------------------------------------------------------
@@ -290,6 +319,7 @@ class BotPool:
             # the sandbox or the machine failed (no bwrap, no memory to fork...), not the bot: never scored
             raise BotUnavailable(Termination.INFRASTRUCTURE,
                                  f"bot {manifest.name!r} could not be started here: {error}") from None
+        self._peaks.setdefault(manifest.name, UsagePeaks()).launches += 1
         watcher = asyncio.get_running_loop().create_task(self._watch(local))
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
@@ -347,7 +377,7 @@ class BotPool:
     def _unreserve(self, local: LocalProcess) -> None:
         local.reserved = max(0, local.reserved - 1)
         if local.reserved == 0:
-            if local.retiring:
+            if local.retiring or local.process.has_exited:
                 self._stop(local)
             elif self.idle_timeout_s > 0 and local.idle_timer is None:
                 local.idle_timer = asyncio.get_running_loop().call_later(self.idle_timeout_s, self._recycle_idle,
@@ -382,6 +412,10 @@ class BotPool:
         stopping = asyncio.get_running_loop().create_task(local.process.stop())
         self._stopping.add(stopping)
         stopping.add_done_callback(self._stopping.discard)
+        stopping.add_done_callback(lambda _done: self._note_usage(local.process))
+
+    def _note_usage(self, process: BotProcess) -> None:
+        self._peaks.setdefault(process.manifest.name, UsagePeaks()).add(process.final_usage)
 
     async def _acquire_remote(self, remote: RemoteBot, game_name: str, family: str) -> BotSession:
         for session in list(remote.idle):
@@ -429,6 +463,22 @@ class BotPool:
                          "playing": remote.playing, "processes": 0})
         return rows
 
+    def usage_peaks(self, name: str) -> UsagePeaks:
+        """What the bot's processes used so far: the stopped ones and those running now."""
+        stored = self._peaks.get(name, UsagePeaks())
+        peaks = UsagePeaks(stored.launches, stored.memory_peak_bytes, stored.processes_peak, stored.cpu_seconds)
+        for local in self._processes.get(name, []):
+            if not local.process._cleaned:
+                peaks.add(local.process.usage())
+        return peaks
+
+    async def warm_up(self, name: str) -> None:
+        """Launch a process of the local bot and wait for its first stream (its Hello); it stays warm for the
+        next match. BotUnavailable if it does not start, connect or say Hello in time."""
+        session = await self._acquire_local(self.manifests[name])
+        if session.on_release is not None:
+            session.on_release(session)  # never started: the stream waits, idle, for a match
+
     def output_tail(self, name: str) -> str:
         """What the bot's most recently launched process wrote (stdout and stderr), its last 64 KiB."""
         processes = self._processes.get(name) or []
@@ -450,6 +500,7 @@ class BotPool:
             for _game, _family, waiter in remote.waiters:
                 waiter.cancel()
         stopping = []
+        stopped: list[BotProcess] = []
         for processes in self._processes.values():
             for local in processes:
                 _cancel_idle_timer(local)
@@ -460,9 +511,12 @@ class BotPool:
                     waiter.cancel()
                 local.waiters.clear()
                 stopping.append(local.process.stop())
+                stopped.append(local.process)
             processes.clear()
         self._by_token.clear()
         await asyncio.gather(*stopping, *self._stopping, return_exceptions=True)
+        for process in stopped:
+            self._note_usage(process)
         for watcher in list(self._watchers):
             watcher.cancel()
 

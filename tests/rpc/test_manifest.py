@@ -38,7 +38,7 @@ def test_games_restrict_what_a_bot_plays(tmp_path: Path) -> None:
     ('name = "Bad Name"\ncommand = ["x"]\n', "name must be"),
     ('name = "ok"\n', "command must be"),
     ('name = "ok"\ncommand = ["x"]\ngames = []\n', "games must"),
-    ('name = "ok"\ncommand = ["x"]\ncolour = "red"\n', "unknown keys: colour"),
+    ('name = "ok"\ncommand = ["x"]\ncolour = "red"\n', "unknown key 'colour'"),
     ('name = "ok"\ncommand = ["x"]\nowner = 7\n', "owner must be text"),
     ('name = "ok\ncommand', "not valid TOML"),
     ('name = "ok"\ncommand = ["x"]\nsandbox = "none"\n', "sandbox is the referee operator's choice"),

@@ -1,0 +1,273 @@
+"""`arena bot submit`, `arena bot versions`, `arena bot retire` and `arena owner`: bots as submitted versions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from arena.cli.common import console, err_console, fail, print_json, results_dir
+from arena.cli.runs import DB_OPTION, JSON_OPTION, SANDBOX_OPTION, ago, open_store
+from arena.store import BotRow, Store
+from arena.submissions import (
+    BOT_STORE_ENV,
+    Step,
+    Submission,
+    SubmissionError,
+    bot_store,
+    find_version,
+    hash_token,
+    retire,
+    submit,
+)
+
+OWNER_OPTION = typer.Option(None, "--owner", envvar="ARENA_OWNER",
+                            help="Who answers for the bot (needed on a server with owners; default: $ARENA_OWNER).")
+TOKEN_OPTION = typer.Option(None, "--token", envvar="ARENA_OWNER_TOKEN",
+                            help="The owner's token from `arena owner add` (default: $ARENA_OWNER_TOKEN).")
+BOT_STORE_OPTION = typer.Option(None, "--bot-store", envvar=BOT_STORE_ENV,
+                                help="Where submitted versions are kept (default: $ARENA_BOT_STORE or results/bots).")
+
+owners = typer.Typer(help="Owners: who may submit and retire which bot names on a shared server.",
+                     no_args_is_help=True)
+
+_MARK = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[dim]-[/dim]"}
+
+
+def submit_command(
+    path: Path = typer.Argument(..., metavar="PATH|ARCHIVE", help="The bot's folder, or a .zip or .tar.gz of it."),
+    owner: Optional[str] = OWNER_OPTION,
+    token: Optional[str] = TOKEN_OPTION,
+    store_dir: Optional[Path] = BOT_STORE_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Submit a bot: check every file, keep an immutable copy, and pre-flight it in the sandbox.
+
+    A version that passes goes live (replacing the name's previous one, whose rating it starts from);
+    one that fails is kept with its report and never plays.
+    """
+    from arena.cli.serve import check_sandbox_here, sandbox_settings
+
+    settings = sandbox_settings(sandbox)
+    check_sandbox_here(settings)
+    store = open_store(db)
+    where = store_dir or bot_store(results_dir())
+    status = None if json_output else console.status("checking the files")
+
+    def on_stage(text: str) -> None:
+        if status is not None:
+            status.update(text)
+
+    def on_step(step: Step) -> None:
+        if status is None:
+            return
+        if step.ok is None:
+            status.update(f"pre-flight: {step.title}")
+        else:
+            console.print(_step_line(step))
+
+    try:
+        if status is not None:
+            status.start()
+        try:
+            result = submit(path, store, where, owner=owner, token=token, sandbox=settings, on_step=on_step,
+                            on_stage=on_stage)
+        finally:
+            if status is not None:
+                status.stop()
+    except SubmissionError as error:
+        fail(str(error))
+    if json_output:
+        print_json(result.to_json())
+    else:
+        _print_submission(result)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _step_line(step: Step) -> str:
+    if step.skipped:
+        return f"  {_MARK[None]} {step.title}: [dim]{step.detail}[/dim]"
+    return f"  {_MARK[bool(step.ok)]} {step.title}: {step.detail} [dim]({step.seconds:.2f} s)[/dim]"
+
+
+def _print_submission(result: Submission) -> None:
+    if result.problems:
+        console.print(f"[bold red]{len(result.problems)} problem(s)[/bold red] in {result.source}:")
+        for problem in result.problems:
+            console.print(f"  [bold]{problem.where}[/bold]: {problem.message}" +
+                          (f"\n      fix: {problem.fix}" if problem.fix else ""), markup=True, highlight=False)
+    if result.skipped:
+        shown = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more" if len(result.skipped) > 5
+                                                 else "")
+        console.print(f"[dim]left out: {shown}[/dim]")
+    report = result.preflight
+    if report is not None:
+        console.print(f"pre-flight of {result.name} version {result.version} ({(result.artifact_hash or '')[:12]}) "
+                      f"in {report.seconds:.1f} s:")
+        for step in report.steps:
+            if step.skipped:
+                console.print(_step_line(step))
+        usage = report.usage
+        facts = [f"{usage.get('launches', 0)} launch(es)"]
+        if usage.get("memory_peak_mb") is not None:
+            facts.append(f"peak memory {usage['memory_peak_mb']} MB of {report.limits.get('memory_mb')} MB")
+        if usage.get("processes_peak") is not None:
+            facts.append(f"peak {usage['processes_peak']} processes of {report.limits.get('processes')}")
+        if usage.get("cpu_seconds") is not None:
+            facts.append(f"CPU {usage['cpu_seconds']} s")
+        console.print("  " + ", ".join(facts))
+        if report.output_tail.strip():
+            lines = report.output_tail.rstrip().splitlines()[-15:]
+            console.print("  the bot's last output:")
+            for line in lines:
+                console.print(f"    {line}", markup=False, highlight=False)
+        for fix in report.fix:
+            console.print(f"  [bold]fix:[/bold] {fix}")
+    for retired in result.retired:
+        console.print(f"retired {retired} (its rating carries over)")
+    style = "green" if result.ok else "red"
+    console.print(f"[{style}]{result.message}[/{style}]")
+
+
+def _version_json(bot: BotRow, store: Store) -> dict[str, Any]:
+    report = store.bot_report(bot.id) or {}
+    preflight = report.get("ok"), report.get("seconds")
+    return {"id": bot.id, "name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
+            "status": bot.status, "owner": bot.owner, "kind": bot.kind, "path": bot.spec,
+            "games": list(bot.games) if bot.games is not None else None, "follows": bot.parent_id,
+            "submitted_at": bot.created_at.isoformat(timespec="seconds") + "Z",
+            "retired_at": bot.retired_at.isoformat(timespec="seconds") + "Z" if bot.retired_at else None,
+            "preflight": {"ok": preflight[0], "seconds": preflight[1], "fix": report.get("fix", [])} if report
+            else None}
+
+
+def versions(
+    name: str = typer.Argument(..., metavar="NAME", help="A bot name."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Every version of a bot, oldest first: its status, hash, pre-flight and when it was retired."""
+    store = open_store(db)
+    found = store.bots(name)
+    if not found:
+        known = ", ".join(sorted({b.name for b in store.bots()})[:20]) or "none yet"
+        fail(f"no bot named {name!r}; known bots: {known}")
+    rows = [_version_json(bot, store) for bot in found]
+    if json_output:
+        print_json(rows)
+        return
+    table = Table(title=f"{name}: versions")
+    for column in ("version", "artifact", "status", "owner", "submitted", "pre-flight", "retired"):
+        table.add_column(column)
+    for bot, row in zip(found, rows):
+        preflight = row["preflight"]
+        checked = "" if preflight is None else (("passed" if preflight["ok"] else "failed") +
+                                                (f" in {preflight['seconds']:.1f} s" if preflight["seconds"] else ""))
+        colour = {"live": "green", "failed": "red", "retired": "dim", "pending": "yellow"}.get(bot.status, "")
+        table.add_row(bot.version, bot.artifact_hash[:12], f"[{colour}]{bot.status}[/{colour}]" if colour else
+                      bot.status, bot.owner, ago(bot.created_at), checked, ago(bot.retired_at) if bot.retired_at
+                      else "")
+    console.print(table)
+
+
+def retire_command(
+    target: str = typer.Argument(..., metavar="NAME[@VERSION]", help="A bot (its live version), or one version of "
+                                                                    "it by version label or hash prefix."),
+    owner: Optional[str] = OWNER_OPTION,
+    token: Optional[str] = TOKEN_OPTION,
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Retire a bot version: it leaves the ladders at their next round; its matches and ratings stay."""
+    store = open_store(db)
+    try:
+        bot = retire(store, target, owner=owner, token=token)
+    except SubmissionError as error:
+        fail(str(error))
+    if json_output:
+        print_json(_version_json(bot, store))
+        return
+    console.print(f"retired {bot.name} version {bot.version} ({bot.artifact_hash[:12]}); its history stays")
+
+
+@owners.command("add")
+def add_owner(
+    name: str = typer.Argument(..., metavar="NAME", help="The owner's name (letters, digits, - _ .)."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Register an owner and print their token (shown once: only its hash is kept)."""
+    from arena.rpc.pool import new_token
+    from arena.rpc.manifest import _NAME
+
+    if not _NAME.match(name):
+        fail(f"bad owner name {name!r}: lowercase letters, digits, '-', '_' or '.', at most 64", code=2)
+    store = open_store(db)
+    token = new_token()
+    if not store.add_owner(name, hash_token(token)):
+        fail(f"owner {name!r} exists; give them a new token with `arena owner token {name}`")
+    if json_output:
+        print_json({"owner": name, "token": token})
+        return
+    console.print(f"owner {name} added; their token (shown once, keep it secret):")
+    console.print(token, markup=False, highlight=False)
+    err_console.print("submit with: arena bot submit PATH --owner NAME --token TOKEN "
+                      "(or ARENA_OWNER / ARENA_OWNER_TOKEN)", markup=False)
+
+
+@owners.command("token")
+def new_owner_token(
+    name: str = typer.Argument(..., metavar="NAME", help="An owner's name."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Give an owner a new token (the old one stops working) and print it."""
+    from arena.rpc.pool import new_token
+
+    store = open_store(db)
+    token = new_token()
+    if not store.set_owner_token(name, hash_token(token)):
+        fail(f"no owner {name!r} (see `arena owner list`)")
+    if json_output:
+        print_json({"owner": name, "token": token})
+        return
+    console.print(f"new token of {name} (the old one no longer works):")
+    console.print(token, markup=False, highlight=False)
+
+
+@owners.command("list")
+def list_owners(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
+    """Every owner and the bot names they hold."""
+    store = open_store(db)
+    held: dict[str, set[str]] = {}
+    for bot in store.bots():
+        if bot.owner:
+            held.setdefault(bot.owner, set()).add(bot.name)
+    registered = store.owners()
+    if json_output:
+        print_json([{"owner": name, "since": since.isoformat(timespec="seconds") + "Z",
+                     "bots": sorted(held.get(name, ()))} for name, since in registered])
+        return
+    if not registered:
+        console.print("no owners: anyone with this database may submit (add one with `arena owner add NAME`)")
+        return
+    table = Table(title="Owners")
+    for column in ("owner", "since", "bots"):
+        table.add_column(column)
+    for name, since in registered:
+        table.add_row(name, ago(since), ", ".join(sorted(held.get(name, ()))))
+    console.print(table)
+
+
+def register(main: typer.Typer) -> None:
+    from arena.cli.bot import app as bots
+
+    bots.command("submit")(submit_command)
+    bots.command("versions")(versions)
+    bots.command("retire")(retire_command)
+    main.add_typer(owners, name="owner")

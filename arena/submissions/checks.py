@@ -1,0 +1,179 @@
+"""A submitted bot's folder, checked before anything runs: every problem at once, each with its line.
+
+The bot.toml must parse and hold valid fields (arena.rpc.manifest), its name must be free to take
+(not a built-in player's), the games it lists must exist here, and the command must be runnable:
+`{python}`, a program shipped in the folder, or one installed on this referee, with the scripts it
+names present.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from arena.agents import AGENTS
+from arena.games.registry import UnknownGameError, families, resolve
+from arena.rpc.manifest import KNOWN_KEYS, MANIFEST_NAME, BotManifest, manifest_from_data, manifest_problems
+from arena.sandbox.launch import SYSTEM_PATH
+from arena.submissions.archive import Problem
+
+RESERVED_NAMES = frozenset({"builtin", "all", "none", "any"})
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".exe", ".wasm")
+_TOML_LINE = re.compile(r"at line (\d+)")
+_KEY_LINE = re.compile(r"^\s*([A-Za-z0-9_-]+|\"[^\"]*\")\s*=")
+_LIMITS_KEY = re.compile(r"\[limits\] (?:has an unknown key ')?([a-z_]+)")
+_TABLE_LINE = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")
+
+FIXES = {
+    "name": 'e.g. name = "my-bot"',
+    "version": 'e.g. version = "2"',
+    "command": 'e.g. command = ["{python}", "bot.py"]',
+    "games": 'e.g. games = ["major-general"] or games = ["*"] (see `arena games`)',
+    "env": "give every [env] value as a string, and leave the ARENA_* variables to the referee",
+    "limits": "see docs/security.md for the limits a bot may ask for",
+    "concurrency": "e.g. concurrency = 4",
+    "sandbox": "remove it: the operator chooses the sandbox",
+}
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Where each key of a bot.toml is written: top-level keys and [tables], by line number (from 1)."""
+    lines: dict[str, int] = {}
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_LINE.match(line)
+        if header:
+            table = header.group(1)
+            lines.setdefault(table.split(".")[0], number)
+            continue
+        key = _KEY_LINE.match(line)
+        if key and not table:
+            lines.setdefault(key.group(1).strip('"'), number)
+        elif key and table:
+            lines.setdefault(f"{table}.{key.group(1).strip(chr(34))}", number)
+    return lines
+
+
+def check_folder(folder: Path) -> tuple[BotManifest | None, list[Problem]]:
+    """The bot's manifest if the folder passes every check, and every problem found."""
+    source = folder / MANIFEST_NAME
+    if not source.is_file() or source.is_symlink():
+        found = sorted(path.name for path in folder.iterdir())[:10] if folder.is_dir() else []
+        return None, [Problem("bot.toml", "missing: a bot needs a bot.toml at the top of its folder" +
+                              (f" (found: {', '.join(found)})" if found else ""),
+                              "see docs/writing-a-bot.md for a bot.toml to start from")]
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return None, [Problem("bot.toml", f"cannot be read: {error}", "save it as UTF-8 text")]
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line = _TOML_LINE.search(str(error))
+        where = f"bot.toml:{line.group(1)}" if line else "bot.toml"
+        return None, [Problem(where, f"not valid TOML: {error}", 'write key = "value" pairs, strings in quotes')]
+    lines = key_lines(text)
+
+    def at(key: str) -> str:
+        line = lines.get(key) or lines.get(key.split(".")[0])
+        return f"bot.toml:{line}" if line else "bot.toml"
+
+    problems = []
+    for key, message in manifest_problems(data):
+        table_key = _LIMITS_KEY.match(message)
+        where = at(f"limits.{table_key.group(1)}") if key == "limits" and table_key else at(key)
+        fix = FIXES.get(key, "") if key in KNOWN_KEYS else "remove it, or correct its spelling"
+        problems.append(Problem(where, message, fix))
+    if "name" not in data:
+        problems = [p for p in problems if not p.message.startswith("name must")]
+        problems.insert(0, Problem("bot.toml", "name is missing", FIXES["name"]))
+    if "command" not in data:
+        problems = [p for p in problems if not p.message.startswith("command must")]
+        problems.append(Problem("bot.toml", "command is missing: how to start the bot", FIXES["command"]))
+    problems += _name_problems(data, at)
+    problems += _game_problems(data, at)
+    problems += _command_problems(data, folder, at)
+    if problems:
+        return None, problems
+    return manifest_from_data(data, folder), []
+
+
+def declared_games(games: tuple[str, ...] | list[str]) -> list[str]:
+    """The game modes a pre-flight plays for a bot's `games`: each mode named, the default mode of each
+    family named, and for '*' the default mode of every family."""
+    modes: list[str] = []
+    for entry in games:
+        names = [family[0].name for family in families().values()] if entry == "*" else [resolve(entry).name]
+        for name in names:
+            if name not in modes:
+                modes.append(name)
+    return modes
+
+
+def _name_problems(data: dict[str, Any], at: Any) -> list[Problem]:
+    name = data.get("name")
+    if not isinstance(name, str):
+        return []
+    if name in AGENTS or name in RESERVED_NAMES:
+        return [Problem(at("name"), f"{name!r} is the name of a built-in player" if name in AGENTS else
+                        f"{name!r} is a reserved word", "pick a name of your own, e.g. " + f'name = "{name}-bot"')]
+    return []
+
+
+def _game_problems(data: dict[str, Any], at: Any) -> list[Problem]:
+    games = data.get("games", ["*"])
+    if isinstance(games, str):
+        games = [games]
+    if not isinstance(games, list):
+        return []
+    problems = []
+    for game in games:
+        if not isinstance(game, str) or game == "*" or not game:
+            continue
+        try:
+            resolve(game)
+        except UnknownGameError:
+            known = ", ".join(sorted(families()))
+            problems.append(Problem(at("games"), f"no game {game!r} here",
+                                    f"list modes or families that `arena games` shows (families: {known}), or '*'"))
+    return problems
+
+
+def _command_problems(data: dict[str, Any], folder: Path, at: Any) -> list[Problem]:
+    command = data.get("command")
+    if isinstance(command, str):
+        try:
+            command = shlex.split(command)
+        except ValueError:
+            return []
+    if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
+        return []
+    problems = []
+    program = command[0]
+    if program != "{python}":
+        local = program.replace("{dir}/", "").replace("{dir}", "")
+        if "/" in program or program.startswith("."):
+            path = folder / local
+            if not path.is_file():
+                problems.append(Problem(at("command"), f"the program {program!r} is not in the folder",
+                                        "ship it in the bot's folder, or fix the path (relative to the folder)"))
+            elif not os.access(path, os.X_OK):
+                problems.append(Problem(at("command"), f"the program {program!r} is not executable",
+                                        f"chmod +x {local} before packing"))
+        elif shutil.which(program, path=f"{Path(sys.executable).parent}:{SYSTEM_PATH}") is None:
+            problems.append(Problem(at("command"), f"the program {program!r} is not installed on this referee",
+                                    "use {python} for Python bots, or ship a program in the folder"))
+    for argument in command[1:]:
+        if argument.startswith("-") or "{" in argument:
+            continue
+        if argument.endswith(SCRIPT_SUFFIXES) or "/" in argument:
+            if not (folder / argument).exists():
+                problems.append(Problem(at("command"), f"the command names {argument!r}, which is not in the folder",
+                                        "ship it, or fix the name (paths are relative to the bot's folder)"))
+    return problems

@@ -1,0 +1,229 @@
+"""The pre-flight: a submitted bot plays a few matches in the sandbox before it may be rated.
+
+In a referee of its own (no network port), with the clock and limits the ladder will use, the bot
+must start and say Hello within the start-up limit, then play each game it declares once from
+every seat against `random`, and one short match against `mcts`. Each step is timed; the report
+keeps the bot's output tail, the peak memory and processes its processes reached (where cgroups
+count them) and, for a step that failed, what to fix. It stops at the first failure: a bot that
+crashes or stalls would only fail the same way, slowly, in every later step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.agents import make_agent
+from arena.games.registry import load_game
+from arena.referee.clock import ClockSettings
+from arena.referee.record import MatchRecord, Termination
+from arena.rpc.manifest import BotManifest
+from arena.sandbox.launch import SandboxSettings
+
+OPPONENT = "random"
+STRONG_OPPONENT = "mcts:iterations=40"  # short: the step checks the bot keeps up, not who wins
+StepCallback = Callable[["Step"], None]
+
+
+@dataclass
+class Step:
+    """One step of a pre-flight."""
+
+    name: str  # "start", "play"
+    title: str  # what it checks, in words
+    ok: bool | None = None  # None: running (or skipped)
+    seconds: float = 0.0
+    detail: str = ""
+    game: str | None = None
+    opponent: str | None = None
+    seat: int | None = None
+    result: str | None = None  # "won", "drew", "lost"
+    reason: str | None = None  # how the match ended
+    moves: int | None = None
+    max_think_ms: float | None = None
+    match_id: str | None = None
+    skipped: bool = False
+    infrastructure: bool = False  # failed for a reason that is not the bot's
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"step": self.name, "title": self.title, "ok": self.ok, "seconds": round(self.seconds, 3),
+                "detail": self.detail, "skipped": self.skipped}
+        for key in ("game", "opponent", "seat", "result", "reason", "moves", "max_think_ms", "match_id"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = round(value, 1) if isinstance(value, float) else value
+        if self.infrastructure:
+            data["infrastructure"] = True
+        return data
+
+
+@dataclass
+class PreflightReport:
+    """How the pre-flight went."""
+
+    ok: bool
+    steps: list[Step]
+    seconds: float
+    output_tail: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)
+    clock: dict[str, float] = field(default_factory=dict)
+    fix: list[str] = field(default_factory=list)
+
+    @property
+    def infrastructure(self) -> bool:
+        """True when it failed for a reason that was not the bot's (submit again)."""
+        return any(step.infrastructure for step in self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "seconds": round(self.seconds, 3), "steps": [step.to_json() for step in self.steps],
+                "output_tail": self.output_tail, "usage": self.usage, "limits": self.limits, "clock": self.clock,
+                "fix": self.fix}
+
+
+def plan_steps(manifest: BotManifest, games: list[str]) -> list[Step]:
+    """The steps for a bot declaring `games` (modes, see arena.submissions.checks.declared_games)."""
+    steps = [Step("start", f"start in the sandbox and say Hello (bot.toml command: {' '.join(manifest.command)})")]
+    for game in games:
+        for seat in range(load_game(game).num_seats):
+            steps.append(Step("play", f"{game} against {OPPONENT}, seat {seat}", game=game, opponent=OPPONENT,
+                              seat=seat))
+    if games:
+        steps.append(Step("play", f"{games[0]} against {STRONG_OPPONENT.split(':')[0]} (short)", game=games[0],
+                          opponent=STRONG_OPPONENT, seat=0))
+    return steps
+
+
+def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettings | None = None,
+              clock: ClockSettings | None = None, startup_timeout_s: float = 30.0,
+              on_step: StepCallback | None = None) -> PreflightReport:
+    """Run the pre-flight of the bot in `manifest.directory` (a copy of ours: never the uploaded path)."""
+    from arena.rpc.background import BackgroundReferee
+    from arena.rpc.pool import BotUnavailable
+    from arena.rpc.server import ServerConfig
+
+    clock = clock or ClockSettings()
+    sandbox = sandbox or SandboxSettings()
+    started = time.perf_counter()
+    steps = plan_steps(manifest, games)
+    config = ServerConfig(port=None, bot_dirs=(manifest.directory,), results_dir=None, max_matches=1, clock=clock,
+                          sandbox=sandbox, startup_timeout_s=startup_timeout_s, idle_timeout_s=0)
+    referee = BackgroundReferee(config, drain_s=0.0)
+    referee.start()
+    pool = referee.server.pool
+    output = ""
+    failed: Step | None = None
+    try:
+        for index, step in enumerate(steps):
+            if failed is not None:
+                step.skipped = True
+                step.detail = "not run: an earlier step failed"
+                continue
+            if on_step is not None:
+                on_step(step)
+            begun = time.perf_counter()
+            if step.name == "start":
+                try:
+                    referee.call(pool.warm_up(manifest.name))
+                    step.ok = True
+                    step.detail = "connected and said Hello"
+                except BotUnavailable as problem:
+                    step.ok = False
+                    step.reason = problem.reason.value
+                    step.detail = problem.detail
+                    step.infrastructure = problem.reason is Termination.INFRASTRUCTURE
+            else:
+                _play(referee, manifest, step, _seed(manifest, index))
+            step.seconds = time.perf_counter() - begun
+            if on_step is not None:
+                on_step(step)
+            if not step.ok:
+                failed = step
+        output = referee.call(_sync(lambda: pool.output_tail(manifest.name)))
+    finally:
+        referee.stop()
+    limits = manifest.limits.capped(sandbox.caps)
+    report = PreflightReport(ok=failed is None, steps=steps, seconds=time.perf_counter() - started,
+                             output_tail=output[-8192:], usage=pool.usage_peaks(manifest.name).to_json(),
+                             limits=limits.to_json(), clock=clock.to_json())
+    if failed is not None:
+        report.fix = fixes(failed, clock, startup_timeout_s, limits.to_json(), report.usage)
+    return report
+
+
+def _play(referee: Any, manifest: BotManifest, step: Step, seed: int) -> None:
+    assert step.game is not None and step.seat is not None and step.opponent is not None
+    game = load_game(step.game)
+    seats: list[Any] = [make_agent(step.opponent) for _ in range(game.num_seats)]
+    seats[step.seat] = manifest.name
+    try:
+        record: MatchRecord = referee.run_match(step.game, seats, seed)
+    finally:
+        for entry in seats:
+            if not isinstance(entry, str):
+                entry.close()
+    result = record.result
+    assert result is not None
+    mine = step.seat
+    step.match_id = record.match_id
+    step.reason = result.reason
+    step.moves = sum(1 for s in record.steps if s.seat == mine)
+    thinks = [s.timing.get("think_ms", 0.0) for s in record.steps if s.seat == mine]
+    step.max_think_ms = max(thinks) if thinks else None
+    first = [seat for seat, rank in enumerate(result.ranking) if rank == 0]
+    step.result = "drew" if len(first) > 1 and mine in first else "won" if mine in first else "lost"
+    if result.reason == Termination.INFRASTRUCTURE.value or result.reason == Termination.VOID.value:
+        step.ok = False
+        step.infrastructure = True
+        step.detail = f"the referee could not play the match: {result.detail}"
+    elif result.offender == mine:
+        step.ok = False
+        step.detail = f"{result.reason}: {result.detail}"
+    else:
+        step.ok = True
+        step.detail = f"{step.result} in {step.moves} moves ({result.reason})"
+
+
+def fixes(step: Step, clock: ClockSettings, startup_s: float, limits: dict[str, int],
+          usage: dict[str, Any]) -> list[str]:
+    """What to do about a failed step."""
+    reason = step.reason or ""
+    if step.infrastructure:
+        return ["This was not your bot's doing (the referee or its machine failed): submit it again."]
+    if step.name == "start":
+        if reason == Termination.TIMEOUT.value:
+            return [f"Connect and say Hello within {startup_s:g} s of starting: do slow set-up (loading models, "
+                    "precomputing tables) after the handshake, or make it faster."]
+        return ["The program ended before it connected to the referee: the output above says why.",
+                "Run it as the referee does, on your machine: `arena match GAME --bots ./your-bot,random`."]
+    advice = {
+        Termination.TIMEOUT.value: f"Answer every decision within {clock.move_time_s:g} s; slow ones may draw on a "
+                                   f"{clock.bank_s:g} s bank for the whole match.",
+        Termination.ILLEGAL_ACTION.value: "Answer with one of the legal actions the decision request lists "
+                                          "(their ids are in the request).",
+        Termination.MALFORMED_MESSAGE.value: "Send only the messages docs/protocol.md describes (the Python SDK, "
+                                             "arena.rpc.sdk, does it for you).",
+        Termination.PROTOCOL_ERROR.value: "Follow the protocol in docs/protocol.md: Hello first, then one answer "
+                                          "per decision request.",
+        Termination.WRONG_SEQUENCE.value: "Echo the sequence number of the decision request you answer.",
+        Termination.DISCONNECT.value: "Keep the stream open until the match-end message.",
+        Termination.CRASH.value: "The program died in the middle of a match: the output above says why.",
+        Termination.MEMORY_LIMIT.value: f"Stay within {limits.get('memory_mb')} MB of memory (peak seen: "
+                                        f"{usage.get('memory_peak_mb')} MB).",
+        Termination.PROCESS_LIMIT.value: f"Start at most {limits.get('processes')} processes and threads in all.",
+        Termination.CPU_LIMIT.value: f"Use at most {limits.get('cpu_seconds')} s of CPU time in a process's life.",
+    }
+    return [advice.get(reason, f"The match ended with {reason}: {step.detail}")]
+
+
+def _seed(manifest: BotManifest, index: int) -> int:
+    digest = hashlib.sha256(f"{manifest.name}|{manifest.version}|{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+async def _sync(function: Callable[[], Any]) -> Any:
+    return function()

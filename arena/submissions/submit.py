@@ -1,0 +1,229 @@
+"""`arena bot submit`: a bot's folder or archive becomes a stored, immutable, content-addressed version.
+
+1. The upload is unpacked safely into a staging folder of ours (arena.submissions.archive) and
+   checked (arena.submissions.checks); every problem is reported at once and nothing is stored.
+2. The owner is checked: on a server with owners (`arena owner add`), a bot name belongs to the owner
+   who first submitted it, and only that owner's token may submit or retire it.
+3. The files' hash is the version's identity: they are moved to <bot store>/<name>/<hash>/, made
+   read-only, and registered as a pending version; the bot is only ever run from there.
+4. The pre-flight (arena.submissions.preflight) decides: the version goes live (and the name's
+   previous live version is retired; its rating carries over, see Store.add_version) or is stored
+   as failed with its report, never to play.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.referee.clock import ClockSettings
+from arena.sandbox.launch import SandboxSettings
+from arena.store import BotIdentity, BotRow, Store
+from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, SubmissionLimits, unpack
+from arena.submissions.checks import check_folder, declared_games
+from arena.submissions.preflight import PreflightReport, StepCallback, preflight
+
+BOT_STORE_ENV = "ARENA_BOT_STORE"
+
+
+class SubmissionError(Exception):
+    """A submission refused before anything was stored (not allowed, or an unknown name)."""
+
+
+@dataclass
+class Submission:
+    """What became of a submission."""
+
+    status: str  # "live", "failed" (stored, never plays), "rejected" (nothing stored), "duplicate"
+    source: str
+    name: str | None = None
+    version: str | None = None
+    artifact_hash: str | None = None
+    bot_id: int | None = None
+    path: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    preflight: PreflightReport | None = None
+    retired: list[str] = field(default_factory=list)  # versions it replaced
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("live", "duplicate")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "source": self.source, "name": self.name, "version": self.version,
+                "artifact_hash": self.artifact_hash, "bot_id": self.bot_id, "path": self.path,
+                "problems": [problem.to_json() for problem in self.problems], "skipped": self.skipped,
+                "preflight": self.preflight.to_json() if self.preflight is not None else None,
+                "retired": self.retired, "message": self.message}
+
+
+def bot_store(results: str | Path = "results") -> Path:
+    """Where submitted versions are kept: $ARENA_BOT_STORE, else <results>/bots."""
+    return Path(os.environ.get(BOT_STORE_ENV) or Path(results) / "bots")
+
+
+def hash_token(token: str) -> str:
+    """What is stored of an owner's token."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def authorize(store: Store, name: str, owner: str | None, token: str | None) -> str:
+    """The owner a submission or retirement of bot `name` is made for; SubmissionError if not allowed.
+
+    With no owners registered (one person's machine) anyone may act, and the name keeps the owner it
+    was first submitted with. Once owners exist (a shared server), the owner and their token are
+    required and the name must be new or already theirs.
+    """
+    earlier = {bot.owner for bot in store.bots(name) if bot.kind == "program" and bot.owner}
+    if not store.owners():
+        if owner and earlier and owner not in earlier:
+            raise SubmissionError(f"bot {name!r} belongs to {', '.join(sorted(earlier))}; pick another name")
+        return owner or (sorted(earlier)[0] if earlier else "")
+    if not owner or not token:
+        raise SubmissionError("this server has owners: pass --owner NAME and --token TOKEN (from `arena owner add`), "
+                              "or set ARENA_OWNER and ARENA_OWNER_TOKEN")
+    stored = store.owner_token_hash(owner)
+    if stored is None or not hmac.compare_digest(stored, hash_token(token)):
+        raise SubmissionError(f"wrong token for owner {owner!r} (an operator can issue a new one: "
+                              f"`arena owner token {owner}`)")
+    if earlier and owner not in earlier:
+        raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
+    return owner
+
+
+def content_hash(folder: Path) -> str:
+    """The version's identity: SHA-256 over every file's path and bytes and every link's path and target."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            digest.update(b"L\0" + relative.encode() + b"\0" + os.readlink(path).encode() + b"\0")
+        elif path.is_file():
+            digest.update(b"F\0" + relative.encode() + b"\0" + str(path.stat().st_size).encode() + b"\0")
+            with open(path, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 16), b""):
+                    digest.update(chunk)
+    return digest.hexdigest()
+
+
+def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = None, token: str | None = None,
+           sandbox: SandboxSettings | None = None, clock: ClockSettings | None = None,
+           limits: SubmissionLimits = DEFAULT_SUBMISSION_LIMITS, startup_timeout_s: float = 30.0,
+           on_step: StepCallback | None = None,
+           on_stage: Callable[[str], None] | None = None) -> Submission:
+    """Check, store and pre-flight one submission (see the module's docstring)."""
+    stage = on_stage or (lambda _text: None)
+    result = Submission("rejected", str(source))
+    store_dir.mkdir(parents=True, exist_ok=True)
+    staging_root = store_dir / ".staging"
+    staging_root.mkdir(exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=staging_root))
+    try:
+        stage("unpacking and checking the files")
+        unpacked = unpack(source, staging / "upload", limits)
+        result.skipped = unpacked.skipped
+        result.problems = list(unpacked.problems)
+        manifest = None
+        if not result.problems:
+            manifest, problems = check_folder(unpacked.root)
+            result.problems += problems
+        if manifest is None:
+            result.message = f"{len(result.problems)} problem(s) found; nothing was stored"
+            return result
+        result.name, result.version = manifest.name, manifest.version
+        owner = authorize(store, manifest.name, owner, token)
+        digest = content_hash(unpacked.root)
+        result.artifact_hash = digest
+        target = store_dir / manifest.name / digest
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(unpacked.root, target)
+            _make_read_only(target)
+        result.path = str(target)
+        bot_id, new = store.add_version(BotIdentity(manifest.name, manifest.version, digest, "program", str(target),
+                                                    owner), games=list(manifest.games))
+        result.bot_id = bot_id
+        row = store.bot(bot_id)
+        assert row is not None
+        if not new and row.status in ("live", "retired"):
+            result.status = "duplicate"
+            result.message = (f"these files are already version {row.version} of {row.name} ({row.status}); "
+                              "nothing changed")
+            return result
+        stage("pre-flight in the sandbox")
+        from arena.rpc.manifest import load_manifest
+
+        report = preflight(load_manifest(target), declared_games(manifest.games), sandbox=sandbox, clock=clock,
+                           startup_timeout_s=startup_timeout_s, on_step=on_step)
+        result.preflight = report
+        status = "live" if report.ok else "failed"
+        retired = store.set_bot_status(bot_id, status, report.to_json())
+        result.retired = [_label(store.bot(other)) for other in retired]
+        result.status = status
+        if report.ok:
+            result.message = f"{manifest.name} version {manifest.version} is live; ladders pair it from their next round"
+        elif report.infrastructure:
+            result.message = "the pre-flight could not run (not the bot's fault): submit again"
+        else:
+            result.message = f"{manifest.name} version {manifest.version} failed its pre-flight and will not play"
+        return result
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def find_version(store: Store, text: str) -> BotRow:
+    """The bot version NAME (its live one) or NAME@VERSION (a version label or a hash prefix); SubmissionError."""
+    name, _, wanted = text.partition("@")
+    versions = [bot for bot in store.bots(name) if bot.kind == "program"]
+    if not versions:
+        raise SubmissionError(f"no submitted bot named {name!r} (see `arena bot list`)")
+    if not wanted:
+        live = [bot for bot in versions if bot.status == "live"]
+        if not live:
+            raise SubmissionError(f"{name} has no live version; name one: " + ", ".join(_label(b) for b in versions))
+        return live[-1]
+    found = [bot for bot in versions if bot.version == wanted] or [
+        bot for bot in versions if len(wanted) >= 4 and bot.artifact_hash.startswith(wanted)]
+    if len(found) != 1:
+        listed = ", ".join(f"{b.version} ({b.artifact_hash[:12]}, {b.status})" for b in versions)
+        raise SubmissionError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; "
+                              f"its versions: {listed}" + ("; give a hash prefix instead" if found else ""))
+    return found[0]
+
+
+def retire(store: Store, text: str, *, owner: str | None = None, token: str | None = None) -> BotRow:
+    """Retire a bot version (NAME: its live one); it leaves the ladders, its history stays."""
+    bot = find_version(store, text)
+    authorize(store, bot.name, owner or bot.owner or None, token)
+    if bot.status == "retired":
+        raise SubmissionError(f"{_label(bot)} is already retired")
+    store.set_bot_status(bot.id, "retired")
+    found = store.bot(bot.id)
+    assert found is not None
+    return found
+
+
+def _make_read_only(folder: Path) -> None:
+    """Files read-only for everyone (executables stay executable), folders readable: the sandboxed bot
+    runs as another user, and only reads its files."""
+    for path in [*folder.rglob("*"), folder]:
+        if path.is_symlink():
+            continue
+        if path.is_dir():
+            os.chmod(path, 0o755)
+        else:
+            os.chmod(path, 0o555 if path.stat().st_mode & stat.S_IXUSR else 0o444)
+
+
+def _label(bot: BotRow | None) -> str:
+    return f"{bot.name}@{bot.version} ({bot.artifact_hash[:12]})" if bot is not None else "?"
