@@ -1,4 +1,5 @@
-"""`arena bot list` and `arena bot show NAME`: identity, ratings per mode, rating history, head-to-head."""
+"""`arena bot list` and `arena bot show NAME`: identity, versions, ratings per mode, rating history,
+head-to-head (submitting, listing versions and retiring are in arena.cli.submissions)."""
 
 from __future__ import annotations
 
@@ -36,14 +37,14 @@ def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) ->
     bots = store.bots()
     if json_output:
         print_json([{"name": b.name, "version": b.version, "artifact_hash": b.artifact_hash,
-                     "kind": b.kind, "spec": b.spec, "owner": b.owner,
+                     "kind": b.kind, "spec": b.spec, "owner": b.owner, "status": b.status,
                      "created_at": b.created_at.isoformat(timespec="seconds") + "Z"} for b in bots])
         return
     table = Table(title="Bots")
-    for column in ("name", "version", "artifact", "kind", "spec", "registered"):
+    for column in ("name", "version", "artifact", "kind", "status", "spec", "registered"):
         table.add_column(column)
     for b in bots:
-        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind, b.spec, ago(b.created_at))
+        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind, b.status, b.spec, ago(b.created_at))
     console.print(table)
 
 
@@ -71,8 +72,11 @@ def _bot_json(store: Store, bot: BotRow, pools: list[str]) -> dict[str, Any]:
                          "at": h["played_at"].isoformat(timespec="seconds") + "Z"} for h in history],
             "head_to_head": head_to_head,
         })
+    report = store.bot_report(bot.id)
     return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
-            "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "ratings": ratings}
+            "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
+            "retired_at": bot.retired_at.isoformat(timespec="seconds") + "Z" if bot.retired_at else None,
+            "preflight": report, "ratings": ratings}
 
 
 def show(
@@ -81,7 +85,7 @@ def show(
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
-    """A bot's ratings in each game mode, its rating history and its head-to-head results."""
+    """A bot's versions, with their ratings in each game mode, rating history and head-to-head results."""
     store = open_store(db)
     bots = store.bots(name)
     if not bots:
@@ -93,8 +97,14 @@ def show(
         print_json(data if len(data) > 1 else data[0])
         return
     for bot in data:
-        console.print(f"[bold]{bot['name']}[/bold] version {bot['version']}  artifact {bot['artifact_hash']}  "
-                      f"{bot['kind']}: {bot['spec']}" + (f"  owner {bot['owner']}" if bot["owner"] else ""))
+        console.print(f"[bold]{bot['name']}[/bold] version {bot['version']} ({bot['status']})  artifact "
+                      f"{bot['artifact_hash'][:16]}  {bot['kind']}: {bot['spec']}" +
+                      (f"  owner {bot['owner']}" if bot["owner"] else ""))
+        if bot["preflight"] is not None:
+            preflight = bot["preflight"]
+            console.print(f"  pre-flight {'passed' if preflight.get('ok') else 'failed'} in "
+                          f"{preflight.get('seconds', 0):.1f} s" + "".join(f"; fix: {fix}"
+                                                                          for fix in preflight.get("fix", [])))
         if not bot["ratings"]:
             console.print("  no rated matches yet")
         for rating in bot["ratings"]:

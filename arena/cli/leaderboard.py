@@ -30,12 +30,13 @@ def pools_for(store: Store, game: str | None) -> list[str]:
         fail(str(error), code=2)
 
 
-def pool_json(store: Store, pool: str, bradley_terry: bool = False) -> dict[str, Any]:
+def pool_json(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> dict[str, Any]:
     """A pool's leaderboard as JSON."""
-    rows = [standing.to_json() for standing in pool_leaderboard(store, pool)]
+    standings = pool_leaderboard(store, pool, live_only)
+    rows = [standing.to_json() for standing in standings]
     if bradley_terry:
         estimates = _fit(store, pool)
-        for row, standing in zip(rows, pool_leaderboard(store, pool)):
+        for row, standing in zip(rows, standings):
             estimate = estimates.get(standing.bot_id)
             if estimate is not None:
                 low, high = estimate.elo_interval
@@ -50,9 +51,9 @@ def _fit(store: Store, pool: str) -> dict[int, Any]:
         fail(f"{pool}: {error}")
 
 
-def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False) -> None:
+def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> None:
     """A pool's leaderboard as a table."""
-    standings = pool_leaderboard(store, pool)
+    standings = pool_leaderboard(store, pool, live_only)
     table = Table(title=f"{pool}: {store.pool_match_count(pool)} rated match(es)", title_justify="left")
     for column in ("#", "bot", "mu", "sigma", "score", "games", "win rate (95%)", "last played"):
         table.add_column(column, justify="left" if column in ("bot", "win rate (95%)", "last played") else "right",
@@ -76,20 +77,23 @@ def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False) -> N
 def leaderboard(
     game: Optional[str] = typer.Argument(None, metavar="[GAME]", help="A game or mode (default: every pool)."),
     bt: bool = typer.Option(False, "--bt", help="Add Bradley-Terry Elo with 95% intervals over all stored results."),
+    all_versions: bool = typer.Option(False, "--all-versions", help="Show retired bot versions too (by default "
+                                                                    "each bot's live version only)."),
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Bots ranked by TrueSkill's conservative score mu - 3 sigma, one table per game mode."""
     store = open_store(db)
     pools = pools_for(store, game)
+    live_only = not all_versions
     if json_output:
-        print_json({"pools": [pool_json(store, pool, bt) for pool in pools]})
+        print_json({"pools": [pool_json(store, pool, bt, live_only) for pool in pools]})
         return
     if not pools or all(not store.ratings(pool) for pool in pools):
         console.print("no rated matches yet; play some with: arena tournament run GAME --bots a,b,c")
         return
     for pool in pools:
-        print_leaderboard(store, pool, bt)
+        print_leaderboard(store, pool, bt, live_only)
 
 
 def rerate(

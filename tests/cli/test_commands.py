@@ -143,9 +143,10 @@ def test_leaderboard_and_rerate(capsys: pytest.CaptureFixture[str], db: str) -> 
 
 def test_bot_list_and_show(capsys: pytest.CaptureFixture[str], db: str) -> None:
     bots = run_json(capsys, "bot", "list", "--db", db)
-    assert set(bots[0]) == {"name", "version", "artifact_hash", "kind", "spec", "owner", "created_at"}
+    assert set(bots[0]) == {"name", "version", "artifact_hash", "kind", "spec", "owner", "status", "created_at"}
     shown = run_json(capsys, "bot", "show", "greedy", "--db", db)
-    assert set(shown) == {"name", "version", "artifact_hash", "kind", "spec", "owner", "ratings"}
+    assert set(shown) == {"name", "version", "artifact_hash", "kind", "spec", "owner", "status", "retired_at",
+                          "preflight", "ratings"}
     rating = shown["ratings"][0]
     assert set(rating) == {"pool", "rank", "mu", "sigma", "conservative", "games", "wins", "draws", "losses",
                            "last_played", "history", "head_to_head"}
