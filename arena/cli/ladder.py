@@ -1,11 +1,14 @@
-"""`arena ladder run`: the open-ended ladder of a game mode, paired by TrueSkill match quality."""
+"""`arena ladder run` (the open-ended ladder of a game mode, played while the command runs),
+`arena ladder serve` (ladders that run by themselves on a schedule) and `arena ladder status`."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Optional
 
 import typer
+from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import pool_json, print_leaderboard
@@ -21,6 +24,7 @@ from arena.cli.runs import (
 )
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
+from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
 from arena.tournament.formats import FormatError, get_format
 from arena.tournament.runner import create_tournament, entrant_kinds
@@ -91,6 +95,146 @@ def run(
     print_leaderboard(store, pool)
 
 
+def serve(
+    games: str = typer.Option(..., "--games", help="Game modes to run ladders of, comma-separated (see `arena "
+                                                   "games`), or 'all'."),
+    every: str = typer.Option("10m", "--every", help="When rounds start: an interval (10m, 1h) or a cron expression "
+                                                     "in UTC ('*/10 * * * *')."),
+    matches_per_round: int = typer.Option(20, "--matches-per-round", min=1, max=100_000,
+                                          help="Matches a round plans per mode (each table is played from every "
+                                               "seat, so a 2-seat table is 2 matches)."),
+    max_pending: int = typer.Option(8, "--max-pending", min=1, help="Matches a bot may have planned and not yet "
+                                                                     "played: a slow bot gets no more until they are."),
+    retries: int = typer.Option(2, "--retries", min=0, max=10, help="Plays again of a match the infrastructure "
+                                                                    "failed (never scored) before it is given up."),
+    builtins: str = typer.Option("builtin", "--builtins", help="Built-in players in every ladder: 'builtin' (each "
+                                                               "one that plays the mode, demo budgets), 'none', or "
+                                                               "agent specs."),
+    round_timeout: str = typer.Option("30m", "--round-timeout", help="A round's matches not done by then wait for "
+                                                                     "the next round."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Stop after this many rounds (default: run "
+                                                                       "until stopped)."),
+    notify_url: Optional[str] = typer.Option(None, "--notify-url", help="POST each stored result as JSON here."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of new ladders (default: random)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
+                                              help="Matches at once (default: the number of cores)."),
+    broker: Optional[str] = BROKER_OPTION,
+    queue: str = QUEUE_OPTION,
+    sandbox: Optional[str] = SANDBOX_OPTION,
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = typer.Option(False, "--json", help="One JSON document per round instead of a log line."),
+) -> None:
+    """Run ladders by themselves: a round per schedule tick, new bot versions joining, retired ones leaving.
+
+    Everything is in the database: stopped (even killed) and started again, it carries on where it was.
+    """
+    from arena.games.registry import game_modes
+    from arena.ladder import LadderService, LadderSettings, Schedule, ScheduleError, parse_duration
+
+    try:
+        schedule = Schedule.parse(every)
+        timeout_s = parse_duration(round_timeout)
+    except ScheduleError as error:
+        fail(str(error), code=2)
+    names = [part.strip() for part in games.split(",") if part.strip()]
+    if not names:
+        fail("--games names no game; e.g. --games major-general", code=2)
+    modes = [mode.load() for mode in game_modes()] if names == ["all"] else [open_game(name) for name in names]
+    builtin_specs = {game.name: tuple(() if builtins.strip() == "none" else resolve_bots(builtins, game))
+                     for game in modes}
+    if notify_url is not None and not notify_url.startswith(("http://", "https://")):
+        fail(f"--notify-url must be an http:// or https:// URL, not {notify_url!r}", code=2)
+    store = open_store(db)
+    settings = LadderSettings(games=tuple(modes), schedule=schedule, matches_per_round=matches_per_round,
+                              max_pending=max_pending, retries=retries, builtins=builtin_specs,
+                              round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
+    play = play_settings(concurrency, broker, queue, sandbox, {"agent", "program"})
+
+    def log(line: str) -> None:
+        if json_output:
+            return
+        stamp = utcnow().isoformat(timespec="seconds")
+        print(f"{stamp}Z {line}", flush=True)
+
+    service = LadderService(store, settings, play, log=log)
+    stop = StopRequest()
+    try:
+        with stop.installed():
+            service.prepare()
+            if not json_output:
+                pools = ", ".join(service.ladders)
+                log(f"ladder service for {pools}: {schedule.describe()}, {matches_per_round} match(es) a round; "
+                    f"first round at {service.next_round_at().isoformat(timespec='seconds')}Z")
+            on_round = (lambda report: print(json.dumps({"started_at": report.started_at.isoformat() + "Z",
+                                                         "seconds": round(report.seconds, 3),
+                                                         "next_round_at": report.next_at.isoformat() + "Z"
+                                                         if report.next_at else None,
+                                                         "pools": [p.to_json() for p in report.pools]}),
+                                                flush=True)) if json_output else None
+            service.run(stop, max_rounds=rounds, on_round=on_round)
+    except (TournamentError, ValueError) as error:
+        fail(f"ladder service: {error}")
+    except KeyboardInterrupt:
+        fail("aborted; every stored match is kept and the next start carries on", code=130)
+    finally:
+        service.close()
+    if not json_output:
+        log("ladder service stopped")
+
+
+def status(
+    games: Optional[str] = typer.Option(None, "--games", help="Only these modes (comma-separated)."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Each ladder's schedule, its last and next round, pending matches and recent faults per bot."""
+    from arena.ladder import ladder_status
+
+    store = open_store(db)
+    pools = None
+    if games:
+        pools = [pool_name(open_game(name.strip())) for name in games.split(",") if name.strip()]
+    ladders = ladder_status(store, pools)
+    if json_output:
+        print_json({"ladders": ladders})
+        return
+    if not ladders:
+        console.print("no ladders yet: start one with `arena ladder serve --games GAME`")
+        return
+    for ladder in ladders:
+        service = ladder["service"]
+        running = "running" if service["running"] else "not running"
+        console.print(f"[bold]{ladder['pool']}[/bold]: {ladder['matches']} match(es) stored; service {running}"
+                      + (f" (pid {service['pid']}, seen {service['heartbeat']}Z)" if service["heartbeat"] else ""))
+        if ladder["schedule"]:
+            console.print(f"  schedule: {ladder['schedule']}; next round at {ladder['next_round_at']}Z")
+        last = ladder["last_round"]
+        if last:
+            console.print(f"  last round {last['round']} at {last['started_at']}Z: {last['stored']} stored, "
+                          f"{last['carried']} carried over, {last['infrastructure']} infrastructure fault(s), "
+                          f"{last['left']} left, {last['seconds']:.1f}s"
+                          + (f" ({last['note']})" if last["note"] else ""))
+        console.print(f"  pending: {ladder['pending']} match(es)" +
+                      (f" (+{ladder['pending_with_retired_bots']} with retired bots, never to be played)"
+                       if ladder["pending_with_retired_bots"] else ""))
+        table = Table(title_justify="left")
+        for column in ("bot", "version", "games", "mu", "sigma", "pending", "recent faults"):
+            table.add_column(column)
+        for bot in ladder["bots"]:
+            reasons: dict[str, int] = {}
+            for fault in bot["recent_faults"]:
+                reasons[fault["reason"]] = reasons.get(fault["reason"], 0) + 1
+            table.add_row(bot["bot"], bot["version"], str(bot["games"]),
+                          "-" if bot["mu"] is None else f"{bot['mu']:.2f}",
+                          "-" if bot["sigma"] is None else f"{bot['sigma']:.2f}", str(bot["pending"]),
+                          ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-")
+        console.print(table)
+        for fault in ladder["recent_infrastructure_faults"][:5]:
+            console.print(f"  infrastructure fault at {fault['at']}Z ({', '.join(fault['bots'])}): {fault['detail']}")
+
+
 def register(main: typer.Typer) -> None:
     app.command("run")(run)
+    app.command("serve")(serve)
+    app.command("status")(status)
     main.add_typer(app, name="ladder")

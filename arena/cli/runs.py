@@ -44,24 +44,15 @@ BROKER_OPTION = typer.Option(None, "--broker", envvar=BROKER_ENV,
                                   "-j is then the number of worker processes serving.")
 QUEUE_OPTION = typer.Option(DEFAULT_QUEUE, "--queue", help="The workers' queue on the broker (with --broker).")
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(h|m|s|ms)?", re.IGNORECASE)
-_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, None: 1.0}
-
-
 def parse_duration(text: str) -> float:
-    """'90', '90s', '10m', '1h', '1h30m' -> seconds."""
-    position, total = 0, 0.0
-    text = text.strip()
-    while position < len(text):
-        match = _DURATION.match(text, position)
-        if not match or match.end() == position:
-            fail(f"bad duration {text!r}: use e.g. 90s, 10m, 1h or 1h30m", code=2)
-        unit = match.group(2).lower() if match.group(2) else None
-        total += float(match.group(1)) * _UNIT_SECONDS[unit]
-        position = match.end()
-    if total <= 0:
-        fail(f"bad duration {text!r}: must be more than zero", code=2)
-    return total
+    """'90', '90s', '10m', '1h', '1h30m' -> seconds, or a one-line error."""
+    from arena.ladder.schedule import ScheduleError
+    from arena.ladder.schedule import parse_duration as parse
+
+    try:
+        return parse(text)
+    except ScheduleError as error:
+        fail(str(error), code=2)
 
 
 def open_store(db: Optional[str]) -> Store:
@@ -91,7 +82,8 @@ def ago(moment: datetime | None) -> str:
 
 
 class StopRequest:
-    """Ctrl-C once: finish the matches in flight, store them, stop. Twice: stop at once."""
+    """Ctrl-C (or SIGTERM, as `docker stop` sends) once: finish the matches in flight, store them, stop.
+    Twice: stop at once."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -101,23 +93,25 @@ class StopRequest:
 
     @contextmanager
     def installed(self) -> Iterator[StopRequest]:
-        previous = signal.getsignal(signal.SIGINT)
-
         def handler(_number: int, _frame: FrameType | None) -> None:
             if self.requested:
                 raise KeyboardInterrupt
             self.requested = True
             err_console.print("arena: stopping after the matches in flight (Ctrl-C again to abort)")
 
+        previous = {}
         try:
-            signal.signal(signal.SIGINT, handler)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                previous[signum] = signal.getsignal(signum)
+                signal.signal(signum, handler)
         except ValueError:  # not the main thread (tests): no handler
             yield self
             return
         try:
             yield self
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for signum, action in previous.items():
+                signal.signal(signum, action)
 
 
 class RateColumn(ProgressColumn):

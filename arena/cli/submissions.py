@@ -17,7 +17,6 @@ from arena.submissions import (
     Submission,
     SubmissionError,
     bot_store,
-    find_version,
     hash_token,
     retire,
     submit,
@@ -202,8 +201,8 @@ def add_owner(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Register an owner and print their token (shown once: only its hash is kept)."""
-    from arena.rpc.pool import new_token
     from arena.rpc.manifest import _NAME
+    from arena.rpc.pool import new_token
 
     if not _NAME.match(name):
         fail(f"bad owner name {name!r}: lowercase letters, digits, '-', '_' or '.', at most 64", code=2)

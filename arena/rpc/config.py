@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
+from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
 
 
@@ -18,6 +19,7 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: Optional[int] = 0  # 0 = a free port; None = no network listener (local bots on the bot socket only)
     bot_dirs: Sequence[Path] = (Path("bots"),)
+    bot_manifests: Sequence[BotManifest] = ()  # served besides those found in bot_dirs (e.g. under aliases)
     remote_tokens: dict[str, str] = field(default_factory=dict)  # remote bot name -> token
     results_dir: Optional[Path] = Path("results")  # None: keep records in memory only
     clock: ClockSettings = field(default_factory=ClockSettings)

@@ -153,6 +153,14 @@ def load_manifest(path: str | Path) -> BotManifest:
     return manifest_from_data(data, source.parent)
 
 
+def served_as(manifest: BotManifest, key: str) -> BotManifest:
+    """The manifest under an alias `name@key`, so that versions of one bot can be served side by side
+    (a launched bot may say Hello with either name)."""
+    from dataclasses import replace
+
+    return replace(manifest, name=f"{manifest.name}@{key}")
+
+
 def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:
     """Every <dir>/<bot>/bot.toml under the given folders, by bot name (a name may appear once)."""
     found: dict[str, BotManifest] = {}

@@ -203,7 +203,7 @@ class BotPool:
                                  f"arena.v1 (protocol_version {PROTOCOL_VERSION})")
         local = self._by_token.get(token) if token and on_bot_socket else None
         if local is not None:
-            if local.process.manifest.name != name:
+            if name not in (local.process.manifest.name, local.process.manifest.name.split("@")[0]):
                 raise AdmissionError(grpc.StatusCode.PERMISSION_DENIED,
                                      f"this launch token belongs to bot {local.process.manifest.name!r}")
             if local.retiring:

@@ -57,6 +57,11 @@ class RefereeServer:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         manifests = discover_manifests(d for d in self.config.bot_dirs if Path(d).exists())
+        for manifest in self.config.bot_manifests:
+            if manifest.name in manifests and manifests[manifest.name].directory != manifest.directory:
+                raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "
+                                 f"{manifest.directory}")
+            manifests[manifest.name] = manifest
         self.pool = BotPool(manifests, dict(self.config.remote_tokens),
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,

@@ -204,13 +204,16 @@ class Store:
             except IntegrityError:  # registered by someone else meanwhile
                 return int(conn.execute(query).scalar_one())
 
-    def bots(self, name: str | None = None, *, status: str | None = None) -> list[BotRow]:
-        """Registered bots (all, or those with this name, or in this status), oldest first."""
+    def bots(self, name: str | None = None, *, status: str | None = None, submitted: bool = False) -> list[BotRow]:
+        """Registered bots (all, or those with this name, or in this status), oldest first; `submitted`:
+        only versions that came through `arena bot submit` and finished their pre-flight."""
         query = _BOT_ROWS.order_by(Bot.id)
         if name is not None:
             query = query.where(Bot.name == name)
         if status is not None:
             query = query.where(Bot.status == status)
+        if submitted:
+            query = query.where(Bot.report.is_not(None))
         with self.engine.connect() as conn:
             return [_bot_row(row) for row in conn.execute(query)]
 
@@ -239,10 +242,15 @@ class Store:
             parent = conn.execute(select(Bot.id).where(Bot.name == identity.name, Bot.status != "failed",
                                                        Bot.status != "pending")
                                   .order_by(Bot.id.desc()).limit(1)).scalar()
-            result = conn.execute(insert(Bot).values(
-                name=identity.name, version=identity.version, artifact_hash=identity.artifact_hash,
-                owner=identity.owner, kind=identity.kind, spec=identity.spec, created_at=utcnow(), status=status,
-                report=report, parent_id=parent, games=list(games) if games is not None else None))
+            values: dict[str, Any] = {"name": identity.name, "version": identity.version,
+                                      "artifact_hash": identity.artifact_hash, "owner": identity.owner,
+                                      "kind": identity.kind, "spec": identity.spec, "created_at": utcnow(),
+                                      "status": status, "parent_id": parent}
+            if games is not None:  # (None stays SQL NULL: "any game")
+                values["games"] = list(games)
+            if report is not None:  # a submitted version has a report once its pre-flight ran
+                values["report"] = report
+            result = conn.execute(insert(Bot).values(**values))
             return int(result.inserted_primary_key[0]), True  # type: ignore[index]
 
     def set_bot_status(self, bot_id: int, status: str, report: dict[str, Any] | None = None) -> list[int]:
@@ -396,16 +404,20 @@ class Store:
         with self.engine.connect() as conn:
             return {(row.round, row.pairing, row.rotation) for row in conn.execute(query)}
 
-    def tournament_matches(self, tournament_id: int) -> list[MatchRow]:
-        """The stored matches of a tournament with their seats' bots and ranks, in key order."""
+    def tournament_matches(self, tournament_id: int, after_id: int | None = None) -> list[MatchRow]:
+        """The stored matches of a tournament (those stored after match `after_id`) with their seats' bots
+        and ranks, in key order."""
         query = (select(Match.id, Match.round, Match.pairing, Match.rotation, Match.seed, Match.ranking,
                         Match.scores, Match.reason, Match.offender, Match.steps, Match.timings, Match.uid,
-                        Match.record_id, Match.finished_at)
+                        Match.record_id, Match.finished_at, Match.rated)
                  .where(Match.tournament_id == tournament_id)
                  .order_by(Match.round, Match.pairing, Match.rotation))
         seats_query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id)
                        .join(Match, Match.id == MatchSeat.match_id)
                        .where(Match.tournament_id == tournament_id).order_by(MatchSeat.match_id, MatchSeat.seat))
+        if after_id is not None:
+            query = query.where(Match.id > after_id)
+            seats_query = seats_query.where(Match.id > after_id)
         with self.engine.connect() as conn:
             rows = list(conn.execute(query))
             seats: dict[int, list[int]] = {}
@@ -413,7 +425,7 @@ class Store:
                 seats.setdefault(seat.match_id, []).append(seat.bot_id)
         return [MatchRow(row.id, row.round, row.pairing, row.rotation, int(row.seed), tuple(row.ranking),
                          tuple(row.scores or ()), row.reason, row.offender, row.steps, dict(row.timings or {}),
-                         row.uid, row.record_id, row.finished_at, tuple(seats.get(row.id, ())))
+                         row.uid, row.record_id, row.finished_at, tuple(seats.get(row.id, ())), bool(row.rated))
                 for row in rows]
 
     # infrastructure faults and bots' faults -------------------------------------------------------

@@ -124,3 +124,4 @@ class MatchRow:
     record_id: int
     finished_at: datetime
     bots: tuple[int, ...]  # per seat
+    rated: bool = True

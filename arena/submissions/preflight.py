@@ -14,7 +14,6 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from arena.agents import make_agent

@@ -171,7 +171,8 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
         result.retired = [_label(store.bot(other)) for other in retired]
         result.status = status
         if report.ok:
-            result.message = f"{manifest.name} version {manifest.version} is live; ladders pair it from their next round"
+            result.message = (f"{manifest.name} version {manifest.version} is live; ladders pair it from their next "
+                              "round")
         elif report.infrastructure:
             result.message = "the pre-flight could not run (not the bot's fault): submit again"
         else:

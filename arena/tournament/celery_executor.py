@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -122,9 +121,9 @@ class CeleryExecutor(Executor):
         self._average_s: float | None = None
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
+            should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
-        in_flight: deque[tuple[AsyncResult, list[MatchJob]]] = deque()
+        in_flight: list[tuple[AsyncResult, list[MatchJob], float]] = []  # result, chunk, when sent
         exhausted = False
         try:
             while True:
@@ -133,14 +132,14 @@ class CeleryExecutor(Executor):
                     if not chunk:
                         exhausted = True
                         break
-                    in_flight.append((self._send(chunk), chunk))
+                    in_flight.append((self._send(chunk), chunk, time.monotonic()))
                 if not in_flight:
                     return
-                result, chunk = in_flight[0]
-                lost = self._wait(result, should_abandon)
-                if lost is None:
+                found = self._wait(in_flight[:1] if ordered else in_flight, should_abandon)
+                if found is None:
                     return
-                in_flight.popleft()
+                index, lost = found
+                result, chunk, _sent = in_flight.pop(index)
                 if lost:
                     self._drop(result)
                     for job in chunk:
@@ -162,7 +161,7 @@ class CeleryExecutor(Executor):
                     self._average_s = chunks.average_s
                     yield outcome
         finally:
-            for result, _ in in_flight:  # stopped early: nobody will read these
+            for result, _chunk, _sent in in_flight:  # stopped early: nobody will read these
                 self._drop(result)
 
     def _send(self, chunk: list[MatchJob]) -> AsyncResult:
@@ -172,13 +171,17 @@ class CeleryExecutor(Executor):
             raise ExecutorError(f"cannot reach the broker {self.shown_broker}: {type(error).__name__}: {error}") \
                 from None
 
-    def _wait(self, result: AsyncResult, should_abandon: StopCheck) -> str | None:
-        """Wait for `result`: "" once it is ready, None if the run is abandoned first, or why the chunk
-        is lost (an infrastructure fault)."""
+    def _wait(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]],
+              should_abandon: StopCheck) -> tuple[int, str] | None:
+        """Wait for one of `waiting` (in order: the first only): (its index, "") once it is ready, (its
+        index, why) once it is known lost (an infrastructure fault), or None if the run is abandoned first."""
         started = time.monotonic()
         checked = False
         next_check = started + self.lost_check_s
-        while not self._ready(result):
+        while True:
+            for index, (result, _chunk, _sent) in enumerate(waiting):
+                if self._ready(result):
+                    return index, ""
             if should_abandon():
                 return None
             now = time.monotonic()
@@ -188,12 +191,12 @@ class CeleryExecutor(Executor):
                     raise ExecutorError(f"no Arena worker consumes queue {self.queue!r} on {self.shown_broker}; start "
                                         f"one with `arena worker --broker {self.shown_broker} --queue {self.queue}`")
             if now >= next_check:
-                lost = self._lost(result, now - started)
-                if lost:
-                    return lost
+                for index, (result, _chunk, sent) in enumerate(waiting):
+                    lost = self._lost(result, now - sent)
+                    if lost:
+                        return index, lost
                 next_check = time.monotonic() + self.lost_check_s
             time.sleep(0.02)
-        return ""
 
     def _lost(self, result: AsyncResult, waited_s: float) -> str:
         """Why a chunk not answered yet will never be: its worker no longer answers, or none took it up."""

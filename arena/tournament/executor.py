@@ -1,8 +1,11 @@
-"""Executors: where matches are played. Results always come back in the order the jobs went in.
+"""Executors: where matches are played. Results come back in the order the jobs went in, or (asked
+with `ordered=False`) as they finish.
 
-The order matters: ratings are updated in that order, so a tournament's ratings do not depend on
-which worker was fastest. Here: in this process, and in local worker processes; bot programs play
-through the referee (referee_executor.py), agents on other machines through Celery (celery_executor.py).
+The order matters to a tournament: ratings are updated in that order, so its ratings do not depend
+on which worker was fastest. A ladder service asks for results as they finish instead: then a
+stalling match cannot keep the finished ones behind it from being stored before the round's time is
+up. Here: in this process, and in local worker processes; bot programs play through the referee
+(referee_executor.py), agents on other machines through Celery (celery_executor.py).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
@@ -37,9 +41,10 @@ class Executor(ABC):
 
     @abstractmethod
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
-        """Outcomes of `jobs`, in order; once `should_stop()` is true no new job starts, and once
-        `should_abandon()` is true the matches still running are dropped unfinished (not yielded)."""
+            should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
+        """Outcomes of `jobs`, in order (or as they finish, if not `ordered`); once `should_stop()` is true
+        no new job starts, and once `should_abandon()` is true the matches still running are dropped
+        unfinished (not yielded)."""
 
     def start(self) -> None:
         """Get ready to play (a local pool forks its workers here, before any thread of ours exists)."""
@@ -61,7 +66,7 @@ class Executor(ABC):
 class RoutingExecutor(Executor):
     """A mixed field: jobs of built-in agents alone go to `agents` (a local pool, Celery workers), jobs with
     a bot program in a seat to `programs` (the referee, where agents sit beside programs). Both play at
-    once; outcomes come back in job order, as from any executor."""
+    once; outcomes come back in job order (or as they finish), as from any executor."""
 
     def __init__(self, agents: Executor, programs: Any) -> None:
         self.agents = agents
@@ -72,16 +77,20 @@ class RoutingExecutor(Executor):
         self.agents.start()
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
+            should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
         jobs = list(jobs)
         programs = self.programs.stream([job for job in jobs if job.has_programs], should_stop)
-        agents = self.agents.run([job for job in jobs if not job.has_programs], should_stop, should_abandon)
+        agents = self.agents.run([job for job in jobs if not job.has_programs], should_stop, should_abandon,
+                                 ordered)
         try:
-            for job in jobs:
-                played = programs.take(should_abandon) if job.has_programs else next(agents, None)
-                if played is None:  # stopped or abandoned: the rest of the jobs wait for another run
-                    return
-                yield played
+            if ordered:
+                for job in jobs:
+                    played = programs.take(should_abandon) if job.has_programs else next(agents, None)
+                    if played is None:  # stopped or abandoned: the rest of the jobs wait for another run
+                        return
+                    yield played
+            else:
+                yield from _merged(programs, agents, should_abandon)
         finally:
             programs.cancel()
             if isinstance(agents, Generator):
@@ -96,12 +105,61 @@ class RoutingExecutor(Executor):
         self.programs.close()
 
 
+def _merged(programs: Any, agents: Iterator[PlayedMatch], should_abandon: StopCheck) -> Iterator[PlayedMatch]:
+    """Outcomes of both streams as they finish: the agents' generator is drained by a thread of its own
+    (it blocks on its workers), the referee's stream is polled."""
+    arrived: queue.Queue[Any] = queue.Queue()
+    done = threading.Event()
+
+    def drain() -> None:
+        try:
+            for played in agents:
+                arrived.put(played)
+                if done.is_set():
+                    return
+        except BaseException as error:  # noqa: BLE001 - raised again on the caller's thread
+            arrived.put(error)
+        finally:
+            arrived.put(_END)
+
+    thread = threading.Thread(target=drain, name="arena-agents-results", daemon=True)
+    thread.start()
+    agents_open, programs_open = True, True
+    try:
+        while agents_open or programs_open:
+            if programs_open:
+                status, played = programs.take_any(should_abandon, timeout=0.02)
+                if status == "end":
+                    programs_open = False
+                elif status == "abandoned":
+                    return
+                elif played is not None:
+                    yield played
+            try:
+                item = arrived.get(timeout=0.02 if programs_open else 0.1)
+            except queue.Empty:
+                if should_abandon():
+                    return
+                continue
+            if item is _END:
+                agents_open = False
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+    finally:
+        done.set()
+
+
+_END = object()
+
+
 class InlineExecutor(Executor):
     """Plays each match in this process, one at a time."""
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
-        for job in jobs:
+            should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
+        for job in jobs:  # one at a time: finished in order either way
             if should_stop():
                 return
             yield play_job(job)
@@ -160,12 +218,15 @@ class LocalPoolExecutor(Executor):
 
     Jobs go out in chunks sized to roughly `chunk_seconds` of play, so millisecond matches do not
     drown in messaging and minute-long ones still stop promptly; at most two chunks per worker are
-    in flight, so a stop request is honoured quickly. The main process sends and receives itself,
+    in flight (`pipeline`), so a stop request is honoured quickly. The main process sends and receives itself,
     with no helper threads: its time belongs to storing results and rating them.
     """
 
-    def __init__(self, concurrency: int | None = None, chunk_seconds: float = 0.05, max_chunk: int = 32) -> None:
+    def __init__(self, concurrency: int | None = None, chunk_seconds: float = 0.05, max_chunk: int = 32,
+                 pipeline: int = 2) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
+        self.pipeline = pipeline  # chunks in flight per worker: 2 keeps it busy; 1 lets no chunk wait behind
+        # a stalling one (a ladder service's choice)
         self.chunk_seconds = chunk_seconds
         self.max_chunk = max_chunk
         self._average_s: float | None = None
@@ -186,20 +247,21 @@ class LocalPoolExecutor(Executor):
         self._ensure_workers()
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
+            should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
         """A worker that dies takes the matches it was playing with it: they come back as infrastructure
         faults (to be played again) and the worker is replaced at the next run."""
         workers = list(self._ensure_workers())
         by_conn = {worker.conn: worker for worker in workers}
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
         answered: dict[int, list[PlayedMatch]] = {}  # chunk number -> outcomes, until their turn
-        sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next
+        sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next (in order)
+        given = 0  # chunks whose outcomes were yielded
         exhausted = False
         try:
             while True:
                 while not exhausted and workers and not should_stop():
                     worker = min(workers, key=lambda w: len(w.in_flight))
-                    if len(worker.in_flight) >= 2:
+                    if len(worker.in_flight) >= self.pipeline:
                         break
                     chunk = chunks.next()
                     if not chunk:
@@ -213,13 +275,18 @@ class LocalPoolExecutor(Executor):
                     else:
                         worker.in_flight.append((sent, chunk))
                     sent += 1
-                while turn in answered:
-                    for outcome in answered.pop(turn):
+                ready = ([turn] if turn in answered else []) if ordered else sorted(answered)
+                while ready:
+                    number = ready.pop(0)
+                    for outcome in answered.pop(number):
                         chunks.seen(outcome)
                         self._average_s = chunks.average_s
                         yield outcome
-                    turn += 1
-                if turn == sent:  # all answered (if every worker died, the rest waits for the next run)
+                    given += 1
+                    if ordered:
+                        turn += 1
+                        ready = [turn] if turn in answered else []
+                if given == sent:  # all answered (if every worker died, the rest waits for the next run)
                     return
                 if should_abandon():
                     self.abandon()

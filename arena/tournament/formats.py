@@ -368,20 +368,21 @@ def ladder_tables(bots: Sequence[int], ratings: dict[int, tuple[float, float]], 
               for bot in available}
     tables = []
     while len(available) >= seats:
-        first = _draw(available, [weight[b] for b in available], rng)
+        first = weighted_choice(available, [weight[b] for b in available], rng)
         table = [first]
         available.remove(first)
         while len(table) < seats:
             seated = [ratings.get(b, system.initial) for b in table]
-            scores = [weight[b] * _quality(system, seated, ratings.get(b, system.initial)) for b in available]
-            chosen = _draw(available, scores, rng)
+            scores = [weight[b] * match_quality(system, seated, ratings.get(b, system.initial)) for b in available]
+            chosen = weighted_choice(available, scores, rng)
             table.append(chosen)
             available.remove(chosen)
         tables.append(tuple(table))
     return tables
 
 
-def _quality(system: RatingSystem, seated: list[tuple[float, float]], candidate: tuple[float, float]) -> float:
+def match_quality(system: RatingSystem, seated: list[tuple[float, float]], candidate: tuple[float, float]) -> float:
+    """TrueSkill's match quality (the chance of a draw) of a table with `candidate` added; never 0."""
     if len(seated) == 1:
         return max(system.quality(seated[0], candidate), 1e-6)
     import trueskill
@@ -391,7 +392,8 @@ def _quality(system: RatingSystem, seated: list[tuple[float, float]], candidate:
     return max(float(env.quality(groups)), 1e-6)
 
 
-def _draw(items: Sequence[int], weights: Sequence[float], rng: random.Random) -> int:
+def weighted_choice(items: Sequence[int], weights: Sequence[float], rng: random.Random) -> int:
+    """One of `items`, drawn with probability proportional to its weight."""
     total = sum(weights)
     point = rng.random() * total
     for item, value in zip(items, weights):

@@ -9,6 +9,7 @@ and enforces the clock and the fault policy. Built-in agents in the same match s
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import os
 import queue
 import threading
@@ -33,17 +34,21 @@ class RefereeExecutor(Executor):
         self.sandbox = sandbox  # SandboxSettings; None: the default (bubblewrap)
         self._referee: Any = None  # a BackgroundReferee
         self._folders: tuple[Path, ...] = ()
-        self._names: dict[str, str] = {}  # program folder -> manifest name
+        self._manifests: dict[str, Any] = {}  # program folder -> its manifest, under its alias
 
-    def _name(self, folder: str) -> str:
-        if folder not in self._names:
-            from arena.rpc.manifest import ManifestError, load_manifest
+    def _manifest(self, folder: Path) -> Any:
+        """The program's manifest, served under the alias name@<digest of its folder>: two versions of a bot
+        (two folders with one name) can then play, even each other."""
+        if str(folder) not in self._manifests:
+            from arena.rpc.manifest import ManifestError, load_manifest, served_as
 
             try:
-                self._names[folder] = load_manifest(Path(folder)).name
+                manifest = load_manifest(folder)
             except ManifestError as error:
                 raise ExecutorError(str(error)) from None
-        return self._names[folder]
+            key = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
+            self._manifests[str(folder)] = served_as(manifest, key)
+        return self._manifests[str(folder)]
 
     def _serve(self, folders: tuple[Path, ...]) -> Any:
         """The referee, serving the bot programs of these folders (restarted when a new one joins)."""
@@ -53,7 +58,8 @@ class RefereeExecutor(Executor):
         from arena.rpc.server import ServerConfig
 
         self.close()
-        settings: dict[str, Any] = {"port": None, "bot_dirs": folders, "results_dir": None,
+        settings: dict[str, Any] = {"port": None, "bot_dirs": (), "results_dir": None,
+                                    "bot_manifests": [self._manifest(folder) for folder in folders],
                                     "max_matches": self.concurrency}
         for key, value in (("clock", self.clock), ("fault_policy", self.fault_policy), ("sandbox", self.sandbox)):
             if value is not None:
@@ -73,7 +79,7 @@ class RefereeExecutor(Executor):
         seats: list[Any] = []
         for seat in job.seats:
             if seat.kind == "program":
-                seats.append(self._name(seat.spec))
+                seats.append(self._manifest(Path(seat.spec)).name)
             else:
                 try:
                     seats.append(make_agent(seat.spec))
@@ -110,16 +116,23 @@ class RefereeExecutor(Executor):
         return InOrder(self, jobs, should_stop)
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
-            should_abandon: StopCheck = lambda: False) -> Iterator[PlayedMatch]:
-        queue = self.stream(jobs, should_stop)
+            should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
+        stream = self.stream(jobs, should_stop)
         try:
             while True:
-                played = queue.take(should_abandon)
-                if played is None:
+                if ordered:
+                    played = stream.take(should_abandon)
+                    if played is None:
+                        return
+                    yield played
+                    continue
+                status, finished = stream.take_any(should_abandon)
+                if status in ("end", "abandoned"):
                     return
-                yield played
+                if finished is not None:
+                    yield finished
         finally:
-            queue.cancel()
+            stream.cancel()
 
     def abandon(self) -> None:
         self.close()
@@ -146,6 +159,8 @@ class InOrder:
         self.started: queue.Queue[Any] = queue.Queue()  # futures in job order, then _END
         self.error: BaseException | None = None
         self.cancelled = threading.Event()
+        self.running: set[concurrent.futures.Future[PlayedMatch]] = set()  # started, not taken (take_any)
+        self.ended = False  # take_any saw the feeder's end
         self.feeder = threading.Thread(target=self._feed, name="arena-referee-feeder", daemon=True)
         self.feeder.start()
 
@@ -187,6 +202,40 @@ class InOrder:
                 if should_abandon():
                     self.cancel()
                     return None
+
+    def take_any(self, should_abandon: StopCheck = lambda: False,
+                 timeout: float | None = None) -> tuple[str, PlayedMatch | None]:
+        """The next match to finish, whichever job it is: ("played", it); ("end", None) once every started
+        job is taken; ("abandoned", None); or, after `timeout` seconds with none finished, ("wait", None)."""
+        give_up = None if timeout is None else time.monotonic() + timeout
+        while True:
+            while self.ended is False:
+                try:
+                    head = self.started.get_nowait()
+                except queue.Empty:
+                    break
+                if head is _END:
+                    self.ended = True
+                else:
+                    self.running.add(head)
+            if not self.running and self.ended:
+                if self.error is not None:
+                    raise self.error if isinstance(self.error, ExecutorError) else ExecutorError(str(self.error))
+                return "end", None
+            if self.running:
+                done, _ = concurrent.futures.wait(self.running, timeout=0.02,
+                                                  return_when=concurrent.futures.FIRST_COMPLETED)
+                if done:
+                    finished = done.pop()
+                    self.running.discard(finished)
+                    return "played", finished.result()
+            else:
+                time.sleep(0.02)
+            if should_abandon():
+                self.cancel()
+                return "abandoned", None
+            if give_up is not None and time.monotonic() >= give_up:
+                return "wait", None
 
     def cancel(self) -> None:
         """Start no more jobs; the matches in flight are left to the referee (stopped when it closes)."""

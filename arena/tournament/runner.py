@@ -98,6 +98,8 @@ class TournamentRunner:
     retries: int = 2  # plays again of a match the infrastructure failed, before it is given up
     playable: Callable[[MatchJob], bool] | None = None  # planned jobs to play now (default: all)
     plan_more: bool = True  # False: play what is planned, then return (a ladder service plans its rounds)
+    job_order: Callable[[MatchJob], Any] | None = None  # the order to play in (default: the schedule's)
+    ordered: bool = True  # store results in job order (False: as they finish, as a ladder service does)
     stopped_by: str = field(default="", init=False)
     infra_faults: int = field(default=0, init=False)  # met by this run
 
@@ -140,6 +142,8 @@ class TournamentRunner:
         planned = self._planned()
         while not finished and not self._stop():
             jobs = self._jobs(planned, finished_keys)
+            if jobs and self.job_order is not None:
+                jobs.sort(key=self.job_order)
             if jobs:
                 self.progress.round = jobs[0].round
                 self.stored_keys: set[tuple[int, int, int]] = set()
@@ -216,7 +220,7 @@ class TournamentRunner:
         pending: list[PlayedMatch] = []
         last_flush = time.monotonic()
         try:
-            for outcome in self.executor.run(jobs, self._stop, self._abandon):
+            for outcome in self.executor.run(jobs, self._stop, self._abandon, self.ordered):
                 if outcome.is_infrastructure_fault and not self._give_up(outcome):
                     continue  # played again by the loop of `run`
                 pending.append(outcome)

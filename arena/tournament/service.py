@@ -50,6 +50,7 @@ class PlaySettings:
     queue: str = DEFAULT_QUEUE
     sandbox: Any = None  # SandboxSettings of bot programs (default: bubblewrap)
     clock: Any = None  # ClockSettings of matches with a bot program (default: the referee's)
+    pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
     Stops early when `should_stop()` (checked between matches) or the budget says so; KeyboardInterrupt
     abandons the matches in flight (stored ones are kept) and is raised again.
     """
-    executors = _Executors(settings)
+    executors = Executors(settings)
     stop = should_stop or (lambda: False)
     summaries: list[RunSummary] = []
     started = time.monotonic()
@@ -211,8 +212,9 @@ def _no_display() -> Iterator[ProgressCallback | None]:
     yield None
 
 
-class _Executors:
-    """The executors a run needs, made once and shared between its tournaments."""
+class Executors:
+    """The executors a run needs, made once and shared between its tournaments (and a ladder service's
+    rounds)."""
 
     def __init__(self, settings: PlaySettings) -> None:
         self.settings = settings
@@ -236,7 +238,7 @@ class _Executors:
                 except ImportError:
                     raise TournamentError("--broker needs Celery: pip install 'arena[distributed]'") from None
             else:
-                self.agents = LocalPoolExecutor(settings.concurrency)
+                self.agents = LocalPoolExecutor(settings.concurrency, pipeline=settings.pipeline)
         return self.agents
 
     def _programs(self) -> RefereeExecutor:

@@ -1,0 +1,373 @@
+"""`arena ladder serve`: a ladder that runs by itself, one round per schedule tick, for one or more modes.
+
+Each game mode's ladder is a stored tournament ("ladder:<pool>", format "ladder"); the service keeps
+its schedule and progress in that tournament's settings, so everything it knows is in the database.
+A round, for each mode:
+
+1. takes the field: the built-in players it was given, and every submitted version that is live and
+   declares the game (new versions join, retired ones leave, without a restart);
+2. plans tables by expected information (arena.ladder.pairing), within each bot's cap of pending
+   matches, and stores them before anything is played;
+3. plays what is planned and not stored (the matches a previous round or a killed service left
+   first), until done or the round's time is up: what is unfinished then waits for the next round;
+   matches the infrastructure failed are played again, never scored (TournamentRunner);
+4. logs one line, and POSTs each stored result to the webhook, if there is one.
+
+Killed at any moment (SIGKILL included), it loses and duplicates nothing: tables are stored before
+they are played and a match is stored once under its key, as in any tournament.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from arena.games.base import Game
+from arena.games.registry import family_of
+from arena.ladder.notify import Notifier
+from arena.ladder.pairing import Candidate, charged_pending, idle_rounds, plan_tables
+from arena.ladder.schedule import Schedule
+from arena.ratings.pools import pool_name
+from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.store import Store
+from arena.store.models import utcnow
+from arena.store.rows import MatchRow, PairingRow, TournamentRow
+from arena.tournament.bots import BotSpec
+from arena.tournament.formats import derive_seed
+from arena.tournament.jobs import MatchJob
+from arena.tournament.runner import TournamentRunner
+from arena.tournament.service import Executors, PlaySettings, grace
+
+Log = Callable[[str], None]
+StopCheck = Callable[[], bool]
+HEARTBEAT_S = 30.0
+
+
+def ladder_name(pool: str) -> str:
+    """The stored tournament of a mode's ladder."""
+    return f"ladder:{pool}"
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """What `arena ladder serve` is told."""
+
+    games: tuple[Game, ...]
+    schedule: Schedule
+    matches_per_round: int = 20
+    max_pending: int = 8  # matches a bot may have planned and not yet played
+    retries: int = 2  # plays again of a match the infrastructure failed
+    builtins: dict[str, tuple[BotSpec, ...]] = field(default_factory=dict)  # per game name
+    round_timeout_s: float = 1800.0  # a round's matches not done by then wait for the next round
+    seed: int | None = None  # of new ladders (default: random)
+    notify_url: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schedule": self.schedule.describe(), "matches_per_round": self.matches_per_round,
+                "max_pending": self.max_pending, "retries": self.retries, "round_timeout_s": self.round_timeout_s,
+                "notify": bool(self.notify_url)}
+
+
+@dataclass
+class PoolRound:
+    """One mode's part of a round."""
+
+    pool: str
+    tournament_id: int
+    round: int | None  # the round number planned (None: too few bots to plan one)
+    bots: int
+    planned: int = 0  # new matches planned
+    carried: int = 0  # matches left from earlier rounds, played first
+    stored: int = 0
+    infrastructure: int = 0  # infrastructure faults met (retried, never scored)
+    left: int = 0  # matches still waiting when the round ended
+    seconds: float = 0.0
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pool": self.pool, "round": self.round, "bots": self.bots, "planned": self.planned,
+                "carried": self.carried, "stored": self.stored, "infrastructure": self.infrastructure,
+                "left": self.left, "seconds": round(self.seconds, 3), "note": self.note}
+
+
+@dataclass
+class RoundReport:
+    """A whole round of the service."""
+
+    started_at: datetime
+    seconds: float
+    pools: list[PoolRound]
+    next_at: datetime | None = None
+
+    def line(self) -> str:
+        """The service's one log line per round."""
+        parts = []
+        for part in self.pools:
+            if part.round is None:
+                parts.append(f"{part.pool}: {part.note}")
+                continue
+            text = f"{part.pool} round {part.round}: {part.stored} stored"
+            extras = [f"{part.carried} carried over"] if part.carried else []
+            extras += [f"{part.infrastructure} infrastructure fault(s) retried"] if part.infrastructure else []
+            extras += [f"{part.left} left for the next round"] if part.left else []
+            text += f" ({', '.join(extras)})" if extras else ""
+            parts.append(f"{text}, {part.bots} bots")
+        when = f"; next round at {self.next_at.isoformat(timespec='seconds')}Z" if self.next_at else ""
+        return f"ladder: {'; '.join(parts)} in {self.seconds:.1f}s{when}"
+
+
+class LadderService:
+    """The rounds of one or more mode ladders, on a schedule (see the module's docstring)."""
+
+    def __init__(self, store: Store, settings: LadderSettings, play: PlaySettings = PlaySettings(), *,
+                 log: Log = print, system: RatingSystem = DEFAULT_SYSTEM) -> None:
+        self.store = store
+        self.settings = settings
+        self.play = play
+        self.log = log
+        self.system = system
+        self.executors = Executors(replace(play, pipeline=1))  # no match waits behind a stalling one
+        self.notifier = Notifier(settings.notify_url, log) if settings.notify_url else None
+        self.ladders: dict[str, tuple[Game, int]] = {}  # pool -> (game, tournament id)
+        self._builtin_ids: dict[str, set[int]] = {}
+        self._last_beat = 0.0
+
+    # set-up --------------------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Make (or find) each mode's ladder, register the built-in players, start the agents' workers."""
+        for game in self.settings.games:
+            pool = pool_name(game)
+            name = ladder_name(pool)
+            existing = self.store.tournament(name)
+            builtins = self.settings.builtins.get(game.name, ())
+            ids = {self.store.bot_id(spec.identity()) for spec in builtins}
+            if existing is None:
+                seed = self.settings.seed if self.settings.seed is not None else random.SystemRandom().randrange(2**31)
+                try:
+                    tournament_id = self.store.create_tournament(
+                        name=name, game=game.name, pool=pool, options=game.options, format="ladder", seed=seed,
+                        rounds=1, settings={}, bot_ids=sorted(ids))
+                except IntegrityError:  # another service made it meanwhile
+                    found = self.store.tournament(name)
+                    assert found is not None
+                    tournament_id = found.id
+            else:
+                if existing.format != "ladder":
+                    raise ValueError(f"{name!r} is a {existing.format} tournament, not a ladder")
+                tournament_id = existing.id
+            self.ladders[pool] = (game, tournament_id)
+            self._builtin_ids[pool] = ids
+            if "seen_match_id" not in self._state(tournament_id):  # what was stored before is not news
+                stored = self.store.tournament_matches(tournament_id)
+                self._update_state(tournament_id, seen_match_id=max((m.id for m in stored), default=0))
+        self.executors.for_kinds({"agent"}).start()  # fork the workers before any thread of ours exists
+
+    def close(self) -> None:
+        """Stop the workers and the referee; send the webhook's last results; note the service stopped."""
+        self.executors.close()
+        if self.notifier is not None:
+            self.notifier.close()
+        for _game, tournament_id in self.ladders.values():
+            self._update_state(tournament_id, stopped_at=_iso(utcnow()))
+
+    # the schedule --------------------------------------------------------------------------------
+
+    def next_round_at(self) -> datetime:
+        """When the next round is due: as stored, else now."""
+        due = [self._state(tournament_id).get("next_round_at") for _game, tournament_id in self.ladders.values()]
+        times = [datetime.fromisoformat(text) for text in due if text]
+        return min(times) if times else utcnow()
+
+    def run(self, should_stop: StopCheck = lambda: False, max_rounds: int | None = None,
+            sleep: Callable[[float], None] = time.sleep,
+            on_round: Callable[[RoundReport], None] | None = None) -> int:
+        """Play rounds when due until stopped (or `max_rounds` are played); returns the rounds played.
+        Each round is logged in one line, or handed to `on_round`."""
+        played = 0
+        next_at = self.next_round_at()
+        while not should_stop() and (max_rounds is None or played < max_rounds):
+            now = utcnow()
+            if now < next_at:
+                self._beat(None)
+                sleep(min(0.2, (next_at - now).total_seconds()))
+                continue
+            report = self.play_round(should_stop)
+            played += 1
+            next_at = self.settings.schedule.next_after(report.started_at)
+            if next_at <= utcnow():  # the round took longer than the schedule allows: the next starts now
+                next_at = utcnow()
+            report.next_at = next_at
+            self._save_schedule(next_at)
+            if on_round is not None:
+                on_round(report)
+            else:
+                self.log(report.line())
+        return played
+
+    # a round -------------------------------------------------------------------------------------
+
+    def play_round(self, should_stop: StopCheck = lambda: False) -> RoundReport:
+        """One round of every mode's ladder (see the module's docstring)."""
+        started_at, started = utcnow(), time.perf_counter()
+        parts = []
+        share = self.settings.round_timeout_s / max(1, len(self.ladders))
+        for pool, (game, tournament_id) in self.ladders.items():
+            if should_stop():
+                break
+            parts.append(self._pool_round(pool, game, tournament_id, share, should_stop))
+        report = RoundReport(started_at, time.perf_counter() - started, parts)
+        return report
+
+    def _pool_round(self, pool: str, game: Game, tournament_id: int, seconds: float,
+                    should_stop: StopCheck) -> PoolRound:
+        begun = time.perf_counter()
+        tournament = self.store.tournament(tournament_id)
+        assert tournament is not None
+        active = self.field(pool, game)
+        self.store.add_entries(tournament_id, sorted(active))
+        part = PoolRound(pool, tournament_id, None, len(active))
+        planned = self.store.pairings(tournament_id)
+        finished = self.store.finished_keys(tournament_id)
+        waiting = [(row, rotation) for row in planned if not row.is_bye for rotation in range(game.num_seats)
+                   if (row.round, row.index, rotation) not in finished and set(row.bots) <= active]
+        part.carried = len(waiting)
+        durations = {int(bot): float(value) for bot, value in self._state(tournament_id).get("durations", {}).items()}
+        typical = sorted(durations.values())[len(durations) // 2] if durations else 0.0
+        if len(active) < game.num_seats:
+            part.note = f"waiting for bots ({len(active)} live, {game.num_seats} needed)"
+        else:
+            pending = charged_pending([row.bots for row, _rotation in waiting], durations)
+            part.round, part.planned = self._plan(tournament, game, active, planned, pending)
+        if part.round is None and not waiting:
+            part.seconds = time.perf_counter() - begun
+            self._after_round(tournament_id, part, active, started_at=utcnow() - timedelta(seconds=part.seconds))
+            return part
+        executor = self.executors.for_kinds(self._kinds(active))
+        deadline = time.monotonic() + seconds
+
+        def expected_seconds(job: MatchJob) -> tuple[float, int, int, int]:
+            """Known-fast matches first, a new or slow bot's at the end; a table's rotations spread apart."""
+            return (max(durations.get(bot, typical) for bot in job.bot_ids), job.rotation, job.round, job.pairing)
+
+        runner = TournamentRunner(self.store, tournament_id, executor, system=self.system,
+                                  retries=self.settings.retries, plan_more=False,
+                                  playable=lambda job: set(job.bot_ids) <= active, should_stop=should_stop,
+                                  deadline=deadline, hard_deadline=deadline + grace(seconds),
+                                  job_order=expected_seconds, ordered=False, on_progress=self._beat)
+        summary = runner.run()
+        part.stored, part.infrastructure = summary.played, runner.infra_faults
+        finished = self.store.finished_keys(tournament_id)
+        part.left = sum(1 for row in self.store.pairings(tournament_id) if not row.is_bye and set(row.bots) <= active
+                        for rotation in range(game.num_seats) if (row.round, row.index, rotation) not in finished)
+        part.seconds = time.perf_counter() - begun
+        self._after_round(tournament_id, part, active, started_at=utcnow() - timedelta(seconds=part.seconds))
+        return part
+
+    def field(self, pool: str, game: Game) -> set[int]:
+        """The bots of this round: the built-in players, and the live submitted versions that play the game."""
+        family = family_of(game.name).name
+        live = {bot.id for bot in self.store.bots(status="live", submitted=True)
+                if bot.kind == "program" and bot.plays(game.name, family) and os.path.isdir(bot.spec)}
+        return set(self._builtin_ids.get(pool, set())) | live
+
+    def _kinds(self, bots: set[int]) -> set[str]:
+        return {bot.kind for bot in self.store.bots() if bot.id in bots}
+
+    def _plan(self, tournament: TournamentRow, game: Game, active: set[int], planned: list[PairingRow],
+              pending: Mapping[int, int]) -> tuple[int | None, int]:
+        """Plan and store this round's tables; (its number, matches planned)."""
+        number = max((row.round for row in planned), default=-1) + 1
+        ratings = {row.bot_id: row for row in self.store.ratings(tournament.pool)}
+        idle = idle_rounds([(row.round, row.bots) for row in planned], sorted(active), number)
+        candidates = [Candidate(bot, (ratings[bot].mu, ratings[bot].sigma) if bot in ratings else self.system.initial,
+                                ratings[bot].games if bot in ratings else 0, idle[bot], pending.get(bot, 0))
+                      for bot in sorted(active)]
+        rng = random.Random(derive_seed(tournament.seed, number, 0x1ADDE7))
+        tables = plan_tables(candidates, self.settings.matches_per_round, game.num_seats, rng, self.system,
+                             self.settings.max_pending)
+        if not tables:
+            return None, 0
+        rows = [PairingRow(number, index, derive_seed(tournament.seed, number, index), table, "")
+                for index, table in enumerate(tables)]
+        try:
+            self.store.add_pairings(tournament.id, rows)
+        except IntegrityError:  # another service planned this round first: play theirs
+            return number, 0
+        return number, len(rows) * game.num_seats
+
+    # state and results ---------------------------------------------------------------------------
+
+    def _state(self, tournament_id: int) -> dict[str, Any]:
+        tournament = self.store.tournament(tournament_id)
+        return dict((tournament.settings if tournament else {}).get("service", {}))
+
+    def _update_state(self, tournament_id: int, **changes: Any) -> None:
+        tournament = self.store.tournament(tournament_id)
+        if tournament is None:
+            return
+        settings = dict(tournament.settings)
+        state = dict(settings.get("service", {}))
+        state.update(changes, settings=self.settings.to_json(), heartbeat=_iso(utcnow()), pid=os.getpid())
+        if "stopped_at" not in changes:
+            state.pop("stopped_at", None)
+        settings["service"] = state
+        self.store.set_settings(tournament_id, settings)
+
+    def _beat(self, _progress: Any) -> None:
+        """During a round: the heartbeat, every HEARTBEAT_S."""
+        if time.monotonic() - self._last_beat > HEARTBEAT_S:
+            self._heartbeat()
+
+    def _heartbeat(self) -> None:
+        self._last_beat = time.monotonic()
+        for _game, tournament_id in self.ladders.values():
+            self._update_state(tournament_id)
+
+    def _save_schedule(self, next_at: datetime) -> None:
+        for _game, tournament_id in self.ladders.values():
+            self._update_state(tournament_id, next_round_at=_iso(next_at))
+
+    def _after_round(self, tournament_id: int, part: PoolRound, active: set[int], started_at: datetime) -> None:
+        """Send the round's results to the webhook, learn how long each bot's matches take, save the state."""
+        state = self._state(tournament_id)
+        seen = state.get("seen_match_id")
+        fresh = sorted(self.store.tournament_matches(tournament_id, after_id=seen or 0), key=lambda m: m.id)
+        durations = dict(state.get("durations", {}))
+        for match in fresh:
+            if self.notifier is not None:
+                self.notifier.post(self.result_document(part.pool, tournament_id, match))
+            seconds = float(match.timings.get("wall_ms", 0.0)) / 1000.0
+            for bot in match.bots:
+                before = durations.get(str(bot))
+                durations[str(bot)] = round(seconds if before is None else 0.8 * before + 0.2 * seconds, 4)
+        if fresh:
+            seen = fresh[-1].id
+        self._update_state(tournament_id, seen_match_id=seen, field=sorted(active), durations=durations,
+                           last_round={**part.to_json(), "started_at": _iso(started_at)})
+
+    def result_document(self, pool: str, tournament_id: int, match: MatchRow) -> dict[str, Any]:
+        """What the webhook POSTs for one stored result."""
+        bots = {bot.id: bot for bot in self.store.bots() if bot.id in set(match.bots)}
+        seats = [{"seat": seat, "bot": bots[bot].name, "version": bots[bot].version,
+                  "artifact_hash": bots[bot].artifact_hash, "owner": bots[bot].owner, "rank": match.ranking[seat],
+                  "score": match.scores[seat] if seat < len(match.scores) else None}
+                 for seat, bot in enumerate(match.bots)]
+        offender = seats[match.offender]["bot"] if match.offender is not None else None
+        return {"event": "match", "match": {
+            "id": match.id, "uid": match.uid, "pool": pool, "ladder": tournament_id, "round": match.round,
+            "seats": seats, "reason": match.reason, "offender": offender, "steps": match.steps,
+            "rated": match.rated,
+            "finished_at": _iso(match.finished_at)}}
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+

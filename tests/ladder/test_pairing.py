@@ -1,0 +1,81 @@
+"""A ladder round's tables: more information first, no bot starved, no bot over its pending cap."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.ladder.pairing import Candidate, charged_pending, idle_rounds, plan_tables
+from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+
+SYSTEM = DEFAULT_SYSTEM
+
+
+def _settled(bot: int, mu: float, **changes: int) -> Candidate:
+    return Candidate(bot, (mu, 1.5), games=changes.get("games", 200), idle_rounds=changes.get("idle", 0),
+                     pending=changes.get("pending", 0))
+
+
+def test_a_new_version_is_seated_far_more_than_a_settled_bot() -> None:
+    seated: Counter[int] = Counter()
+    for round_number in range(300):
+        field = [_settled(bot, 25.0) for bot in range(1, 9)] + [Candidate(99, SYSTEM.initial, games=0)]
+        for table in plan_tables(field, 2, 2, random.Random(round_number), SYSTEM, max_pending=8):
+            seated.update(table)
+    others = [seated[bot] for bot in range(1, 9)]
+    assert seated[99] > 2 * max(others)
+
+
+def test_close_ratings_meet_more_than_far_ones() -> None:
+    met: Counter[frozenset[int]] = Counter()
+    for round_number in range(300):
+        field = [_settled(1, 20.0), _settled(2, 20.5), _settled(3, 40.0)]
+        for table in plan_tables(field, 2, 2, random.Random(round_number), SYSTEM, max_pending=8):
+            met[frozenset(table)] += 1
+    far = met[frozenset((1, 3))] + met[frozenset((2, 3))]
+    assert met[frozenset((1, 2))] > 2 * far and far > 0  # the far bot still plays: idle bots are never starved
+
+
+def test_a_bot_idle_for_rounds_is_seated_first() -> None:
+    field = [_settled(bot, 25.0) for bot in range(1, 20)] + [_settled(50, 10.0, idle=3)]
+    for seed in range(50):
+        tables = plan_tables(field, 2, 2, random.Random(seed), SYSTEM, max_pending=8)
+        assert 50 in tables[0]
+
+
+def test_a_bot_with_matches_waiting_gets_none_beyond_its_cap() -> None:
+    field = [_settled(1, 25.0, pending=8), _settled(2, 25.0), _settled(3, 25.0), _settled(4, 25.0, pending=6)]
+    tables = plan_tables(field, 40, 2, random.Random(1), SYSTEM, max_pending=8)
+    seated = Counter(bot for table in tables for bot in table)
+    assert len(tables) == 4 and seated[1] == 0 and seated[4] <= 1 and seated[2] <= 4 and seated[3] <= 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 50), st.floats(0.5, 8.3), st.integers(0, 50), st.integers(0, 6),
+                          st.integers(0, 10)), min_size=0, max_size=12),
+       st.integers(1, 40), st.sampled_from([2, 3]), st.integers(1, 12), st.integers(0, 2**31))
+def test_tables_always_respect_the_caps(bots: list[tuple[float, float, int, int, int]], matches: int, seats: int,
+                                        cap: int, seed: int) -> None:
+    field = [Candidate(index, (mu, sigma), games, idle, pending)
+             for index, (mu, sigma, games, idle, pending) in enumerate(bots)]
+    tables = plan_tables(field, matches, seats, random.Random(seed), SYSTEM, max_pending=cap)
+    assert len(tables) <= -(-matches // seats)
+    assert all(len(table) == seats == len(set(table)) for table in tables)
+    pending = {c.bot: c.pending for c in field}
+    for bot, count in Counter(bot for table in tables for bot in table).items():
+        assert pending[bot] + count * seats <= cap
+    assert plan_tables(field, matches, seats, random.Random(seed), SYSTEM, max_pending=cap) == tables
+
+
+def test_idle_rounds() -> None:
+    assert idle_rounds([(0, (1, 2)), (3, (2, 3))], [1, 2, 3, 4], 5) == {1: 4, 2: 1, 3: 1, 4: 5}
+
+
+def test_a_waiting_match_counts_against_its_slowest_bot_only() -> None:
+    durations = {1: 0.1, 2: 30.0, 3: 0.2}
+    assert charged_pending([(1, 2), (2, 1), (3, 1)], durations) == {2: 2, 3: 1}
+    assert charged_pending([(1, 9), (9, 1)], durations) == {9: 2}  # never finished a match: the suspect
+    assert charged_pending([(8, 9)], {}) == {8: 1, 9: 1}
