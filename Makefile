@@ -1,18 +1,23 @@
 # The two commands a fresh machine needs: `make demo` and `make test`.
+# (docker/Dockerfile installs with these same targets: `make sandbox-tools install EXTRAS=...`.)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+EXTRAS ?= dev,openspiel
 
-.PHONY: demo test bench clean sandbox-tools
+.PHONY: demo test bench clean sandbox-tools install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet -e '.[dev,openspiel]'
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
+
+# Arena and its dependencies in .venv (the extras: dev tools and OpenSpiel here; the image takes others).
+install: $(STAMP)
 
 # A round-robin of every built-in bot (demo-sized search budgets) on every registered game mode,
 # stored in results/arena.db; 60 s of play shared between the modes, then the leaderboards.

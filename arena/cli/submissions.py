@@ -119,6 +119,9 @@ def _print_submission(result: Submission) -> None:
             facts.append(f"peak {usage['processes_peak']} processes of {report.limits.get('processes')}")
         if usage.get("cpu_seconds") is not None:
             facts.append(f"CPU {usage['cpu_seconds']} s")
+        if usage.get("memory_peak_mb") is None:
+            facts.append("memory and processes not measured here (no cgroup to count them in; the limits still "
+                         "hold per process)")
         console.print("  " + ", ".join(facts))
         if report.output_tail.strip():
             lines = report.output_tail.rstrip().splitlines()[-15:]

@@ -106,12 +106,12 @@ class RoutingExecutor(Executor):
 
 
 def _merged(programs: Any, agents: Iterator[PlayedMatch], should_abandon: StopCheck) -> Iterator[PlayedMatch]:
-    """Outcomes of both streams as they finish: the agents' generator is drained by a thread of its own
-    (it blocks on its workers), the referee's stream is polled."""
+    """Outcomes of both streams as they finish: each is drained by a thread of its own into one queue
+    (the agents' generator blocks on its workers, the referee's stream on its matches)."""
     arrived: queue.Queue[Any] = queue.Queue()
     done = threading.Event()
 
-    def drain() -> None:
+    def drain_agents() -> None:
         try:
             for played in agents:
                 arrived.put(played)
@@ -122,27 +122,34 @@ def _merged(programs: Any, agents: Iterator[PlayedMatch], should_abandon: StopCh
         finally:
             arrived.put(_END)
 
-    thread = threading.Thread(target=drain, name="arena-agents-results", daemon=True)
-    thread.start()
-    agents_open, programs_open = True, True
-    try:
-        while agents_open or programs_open:
-            if programs_open:
-                status, played = programs.take_any(should_abandon, timeout=0.02)
-                if status == "end":
-                    programs_open = False
-                elif status == "abandoned":
+    def drain_programs() -> None:
+        try:
+            while not done.is_set():
+                status, played = programs.take_any(done.is_set, timeout=0.1)
+                if status in ("end", "abandoned"):
                     return
-                elif played is not None:
-                    yield played
+                if played is not None:
+                    arrived.put(played)
+        except BaseException as error:  # noqa: BLE001 - raised again on the caller's thread
+            arrived.put(error)
+        finally:
+            arrived.put(_END)
+
+    threads = [threading.Thread(target=drain_agents, name="arena-agents-results", daemon=True),
+               threading.Thread(target=drain_programs, name="arena-programs-results", daemon=True)]
+    for thread in threads:
+        thread.start()
+    open_streams = len(threads)
+    try:
+        while open_streams:
             try:
-                item = arrived.get(timeout=0.02 if programs_open else 0.1)
+                item = arrived.get(timeout=0.1)
             except queue.Empty:
                 if should_abandon():
                     return
                 continue
             if item is _END:
-                agents_open = False
+                open_streams -= 1
             elif isinstance(item, BaseException):
                 raise item
             else:

@@ -1,0 +1,141 @@
+"""docker/: what can be checked without a Docker daemon (there is none on CI) is checked here.
+
+compose.yaml parses, its services are the ones the README promises, each Arena service's command is a
+real `arena` command with real flags and values the command accepts, and the image is built with the
+same install steps `make` runs everywhere else. Building the image and starting the services need a
+daemon and registry access, and are not run here.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import yaml
+
+from arena.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = ROOT / "docker" / "compose.yaml"
+DOCKERFILE = ROOT / "docker" / "Dockerfile"
+_VARIABLE = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
+
+
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def _expand(text: str) -> str:
+    """${VAR:-default} as compose fills it when VAR is unset."""
+    return _VARIABLE.sub(lambda match: match.group(2) or "", text)
+
+
+def _is_group(command: Any) -> bool:
+    return hasattr(command, "list_commands")  # (typer ships a click of its own: no isinstance here)
+
+
+def _resolve(argv: list[str]) -> tuple[Any, list[str]]:
+    """The command an `arena` argv names (typer's click objects), and the arguments left for it."""
+    command: Any = typer.main.get_command(app)
+    rest = list(argv)
+    while _is_group(command) and rest and not rest[0].startswith("-"):
+        sub = command.get_command(command.make_context("arena", [], resilient_parsing=True), rest[0])
+        assert sub is not None, f"`arena {' '.join(argv)}`: no command {rest[0]!r}"
+        command, rest = sub, rest[1:]
+    return command, rest
+
+
+def test_compose_has_the_promised_services_and_volumes() -> None:
+    compose = _compose()
+    services = compose["services"]
+    assert {"postgres", "redis", "referee", "ladder", "worker", "arena"} <= set(services)
+    assert set(compose["volumes"]) == {"arena-data", "postgres-data"}
+    for name in ("referee", "ladder", "worker", "arena"):
+        service = services[name]
+        assert service["image"] == "arena:latest" and service["build"]["dockerfile"] == "docker/Dockerfile"
+        assert "arena-data:/data" in service["volumes"]
+        environment = {key: _expand(str(value)) for key, value in service["environment"].items()}
+        assert environment["ARENA_DB"] == "postgresql+psycopg://arena:arena@postgres:5432/arena"
+        assert environment["ARENA_BROKER"] == "redis://redis:6379/0"
+        assert environment["ARENA_BOT_STORE"].startswith("/data/")
+        assert set(service["depends_on"]) == {"postgres", "redis"}
+    for name in ("referee", "ladder", "arena"):  # they run bots: bubblewrap must be able to make namespaces
+        assert "seccomp=unconfined" in services[name]["security_opt"]
+    assert services["worker"]["deploy"]["replicas"] >= 1
+    assert (ROOT / services["referee"]["build"]["context"].replace("..", ".") / "docker" / "Dockerfile").exists()
+
+
+@pytest.mark.parametrize("service", ["referee", "ladder", "worker", "arena"])
+def test_each_service_runs_a_real_arena_command_with_real_flags(service: str) -> None:
+    argv = [_expand(part) for part in _compose()["services"][service]["command"]]
+    command, rest = _resolve(argv)
+    if rest == ["--help"]:  # the command-line service shows the help unless given a command
+        assert _is_group(command)
+        return
+    known = {option for param in command.params for option in getattr(param, "opts", [])}
+    flags = [part for part in rest if part.startswith("-")]
+    assert set(flags) <= known, f"{service}: unknown flags {set(flags) - known}"
+    command.make_context("arena", list(rest))  # every value parses as the command parses it (else BadParameter)
+
+
+def test_the_ladder_services_games_and_schedule_are_ones_arena_accepts() -> None:
+    from arena.games.registry import resolve
+    from arena.ladder import Schedule
+
+    argv = [_expand(part) for part in _compose()["services"]["ladder"]["command"]]
+    games = argv[argv.index("--games") + 1]
+    for name in games.split(","):
+        resolve(name)
+    Schedule.parse(argv[argv.index("--every") + 1])
+    assert argv[argv.index("--broker") + 1] == "redis://redis:6379/0"
+
+
+def _instructions() -> list[tuple[str, str]]:
+    text = DOCKERFILE.read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1] if " " in line else "") for line in lines]
+
+
+def test_the_image_installs_with_the_make_targets_every_machine_uses() -> None:
+    instructions = _instructions()
+    runs = [arguments for kind, arguments in instructions if kind == "RUN"]
+    commands = [shlex.split(part.strip()) for run in runs for part in run.split("&&")]
+    makes = [command for command in commands if command and command[0] == "make"]
+    assert ["make", "sandbox-tools"] in makes
+    install = next(command for command in makes if "install" in command)
+    extras = next(part.split("=", 1)[1] for part in install if part.startswith("EXTRAS="))
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^install: \$\(STAMP\)$", makefile, re.M) and "pip install --quiet -e '.[$(EXTRAS)]'" in makefile
+    assert re.search(r"^sandbox-tools:", makefile, re.M) and "apt-get install -y -qq bubblewrap" in makefile
+    import tomllib
+
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(extras.split(",")) == {"postgres", "distributed"} and set(extras.split(",")) <= set(optional)
+    copied = [arguments.split()[:-1] for kind, arguments in instructions if kind == "COPY"]
+    for sources in copied:
+        for source in sources:
+            assert (ROOT / source).exists(), f"the Dockerfile copies {source}, which is not in the repository"
+    assert dict(instructions)["USER"] == "arena"  # not root at run time
+    assert dict(instructions)["ENTRYPOINT"] == '["arena"]'
+    assert "ARENA_BOT_STORE=/data/bots" in dict(instructions)["ENV"]
+
+
+def test_docker_ignores_what_the_image_must_not_hold() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".venv", ".git", "results"} <= set(ignored)
+
+
+@pytest.mark.skipif(shutil.which("docker") is None, reason="no docker client")
+def test_the_docker_client_reads_the_compose_file_where_it_has_compose() -> None:
+    probe = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("the docker client here has no compose plugin (docker compose config not run)")
+    checked = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True,
+                             text=True)
+    assert checked.returncode == 0, checked.stderr
