@@ -137,6 +137,7 @@ class LadderService:
         self.notifier = Notifier(settings.notify_url, log) if settings.notify_url else None
         self.ladders: dict[str, tuple[Game, int]] = {}  # pool -> (game, tournament id)
         self._builtin_ids: dict[str, set[int]] = {}
+        self._missing: set[int] = set()  # live versions whose files are not on this machine (logged once)
         self._last_beat = 0.0
 
     # set-up --------------------------------------------------------------------------------------
@@ -274,8 +275,15 @@ class LadderService:
     def field(self, pool: str, game: Game) -> set[int]:
         """The bots of this round: the built-in players, and the live submitted versions that play the game."""
         family = family_of(game.name).name
-        live = {bot.id for bot in self.store.bots(status="live", submitted=True)
-                if bot.kind == "program" and bot.plays(game.name, family) and os.path.isdir(bot.spec)}
+        live = set()
+        for bot in self.store.bots(status="live", submitted=True):
+            if bot.kind != "program" or not bot.plays(game.name, family):
+                continue
+            if os.path.isdir(bot.spec):
+                live.add(bot.id)
+            elif bot.id not in self._missing:  # the bot store is not mounted here, or was moved
+                self._missing.add(bot.id)
+                self.log(f"ladder: {bot.label} is live but its files are not at {bot.spec}: left out")
         return set(self._builtin_ids.get(pool, set())) | live
 
     def _kinds(self, bots: set[int]) -> set[str]:

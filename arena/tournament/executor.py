@@ -93,7 +93,7 @@ class RoutingExecutor(Executor):
                 yield from _merged(programs, agents, should_abandon)
         finally:
             programs.cancel()
-            if isinstance(agents, Generator):
+            if ordered and isinstance(agents, Generator):  # (unordered: the thread draining it closes it)
                 agents.close()
 
     def abandon(self) -> None:
@@ -120,6 +120,8 @@ def _merged(programs: Any, agents: Iterator[PlayedMatch], should_abandon: StopCh
         except BaseException as error:  # noqa: BLE001 - raised again on the caller's thread
             arrived.put(error)
         finally:
+            if isinstance(agents, Generator):
+                agents.close()
             arrived.put(_END)
 
     def drain_programs() -> None:

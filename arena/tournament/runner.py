@@ -131,6 +131,7 @@ class TournamentRunner:
         self.options = self.game.options  # one object for every stored match: encoded once per flush
         entries = self.store.entries(self.tournament_id)
         bots = {row.id: row for row in self.store.bots()}
+        self.live_entries = [bot for bot in entries if bots[bot].status == "live"]  # what a ladder pairs
         self.seat_bots = {bot: SeatBot(bot, bots[bot].name, bots[bot].version, bots[bot].kind, bots[bot].spec)
                           for bot in entries}
         expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament.rounds)
@@ -159,7 +160,8 @@ class TournamentRunner:
                 continue
             if not self.plan_more:
                 break
-            new = self.format.plan(self._context(entries, planned))
+            new = self.format.plan(self._context(self.live_entries if self.format.name == "ladder" else entries,
+                                                 planned))
             if not new:
                 self.store.set_status(self.tournament_id, "finished")
                 finished = True

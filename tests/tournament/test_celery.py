@@ -134,6 +134,17 @@ def test_a_match_a_worker_cannot_play_comes_back_as_an_infrastructure_fault_with
 
 
 @needs_redis
+def test_unordered_results_come_as_they_finish(queue: str) -> None:
+    """What a ladder service asks for: a slow match first in the list does not keep a fast one behind it."""
+    slow = SeatBot(3, "slow", "1", "agent", "mcts:iterations=2000")
+    jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (slow, slow)),
+            MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_B, SEAT_B))]
+    with CeleryExecutor(REDIS_URL, 2, queue) as executor:
+        outcomes = list(executor.run(jobs, ordered=False))
+    assert [outcome.job.pairing for outcome in outcomes] == [1, 0]
+
+
+@needs_redis
 def test_no_worker_on_the_queue_is_reported_with_how_to_start_one() -> None:
     job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (SEAT_A, SEAT_B))
     nobody = f"arena-nobody-{uuid.uuid4().hex[:8]}"
