@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS ?= dev,openspiel
 
-.PHONY: demo test bench clean sandbox-tools install
+.PHONY: demo test bench clean sandbox-tools browser-tools install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,10 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 60s --no-standings
 	$(BIN)/arena leaderboard
+	@echo
+	@echo "See the leaderboards, bots and replays in a browser: $(BIN)/arena web   (then open http://127.0.0.1:8080/)"
 
-test: $(STAMP) sandbox-tools
+test: $(STAMP) sandbox-tools browser-tools
 	$(BIN)/python -m mypy arena
 	$(BIN)/python -m pytest -q
 
@@ -40,6 +42,18 @@ sandbox-tools:
 	  else \
 	    echo "the tests need bubblewrap (the bot sandbox): sudo apt-get install bubblewrap (or dnf install bubblewrap)"; \
 	    exit 1; \
+	  fi; }
+
+# The web tests drive a real headless Chromium: install Debian's chromium and chromium-driver where we
+# may (root with apt-get); elsewhere say how, and those tests skip with the reason.
+browser-tools:
+	@{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium and chromium-driver (the web tests' browser)"; \
+	    apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+	      || echo "could not install chromium; the browser tests will skip"; \
+	  else \
+	    echo "the browser tests need Chromium: sudo apt-get install chromium chromium-driver (they skip without it)"; \
 	  fi; }
 
 bench: $(STAMP)

@@ -11,9 +11,7 @@ from rich.table import Table
 from arena.cli.common import console, fail, print_json
 from arena.cli.leaderboard import pools_for
 from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
-from arena.ratings.leaderboard import leaderboard
-from arena.ratings.stats import wilson_interval
-from arena.ratings.trueskill_env import conservative
+from arena.ratings.reports import bot_ratings, iso
 from arena.store import BotRow, Store
 
 app = typer.Typer(help="Bots in the database: who they are and how they do.", no_args_is_help=True)
@@ -49,34 +47,10 @@ def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) ->
 
 
 def _bot_json(store: Store, bot: BotRow, pools: list[str]) -> dict[str, Any]:
-    names = {b.id: b.name for b in store.bots()}
-    ratings = []
-    for row in store.bot_pools(bot.id):
-        if row.pool not in pools:
-            continue
-        rank = next((s.rank for s in leaderboard(store, row.pool) if s.bot_id == bot.id), None)
-        head_to_head = []
-        for pair in store.pair_counts(row.pool, bot.id):
-            low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
-            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), "games": pair.games, "wins": pair.wins,
-                                 "draws": pair.draws, "losses": pair.losses,
-                                 "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
-                                 "score_low": round(low, 4), "score_high": round(high, 4)})
-        history = store.rating_history(bot.id, row.pool)
-        ratings.append({
-            "pool": row.pool, "rank": rank, "mu": round(row.mu, 4), "sigma": round(row.sigma, 4),
-            "conservative": round(conservative(row.mu, row.sigma), 4), "games": row.games, "wins": row.wins,
-            "draws": row.draws, "losses": row.losses,
-            "last_played": row.last_played.isoformat(timespec="seconds") + "Z" if row.last_played else None,
-            "history": [{"match": h["match_id"], "mu": round(h["mu"], 4), "sigma": round(h["sigma"], 4),
-                         "at": h["played_at"].isoformat(timespec="seconds") + "Z"} for h in history],
-            "head_to_head": head_to_head,
-        })
     report = store.bot_report(bot.id)
     return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
             "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
-            "retired_at": bot.retired_at.isoformat(timespec="seconds") + "Z" if bot.retired_at else None,
-            "preflight": report, "ratings": ratings}
+            "retired_at": iso(bot.retired_at), "preflight": report, "ratings": bot_ratings(store, bot, pools)}
 
 
 def show(

@@ -19,6 +19,7 @@ from arena.cli import (
     sprt,
     submissions,
     tournament,
+    web,
     worker,
 )
 from arena.cli.common import CliError, err_console
@@ -31,7 +32,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (games, play, replay, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker):
+for module in (games, play, replay, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker,
+               web):
     module.register(app)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.panel import Panel
@@ -20,8 +21,14 @@ def replay(
     step: bool = typer.Option(False, "--step", help="Wait for Enter after each decision."),
     delay: float = typer.Option(0.0, "--delay", min=0.0, help="Seconds to pause after each decision."),
     final: bool = typer.Option(False, "--final", help="Draw only the final position."),
+    html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
+                                            help="Write one self-contained HTML page of the match (the board "
+                                                 "viewer, offline) instead of drawing it here."),
 ) -> None:
     """Replay a record through the rules engine, checking every step, and draw the board."""
+    if html_out is not None:
+        write_html(file, html_out)
+        return
     try:
         record = MatchRecord.read(file)
     except RecordError as error:
@@ -69,6 +76,28 @@ def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
     think = f"  ({item.timing['think_ms']:.1f} ms)" if "think_ms" in item.timing else ""
     console.print(Panel(state.board_text(), title=f"{item.n}. {item.label}{think}", title_align="left",
                         expand=False))
+
+
+def write_html(file: Path, out: Path) -> None:
+    """`arena replay FILE --html OUT`: the self-contained page, or a one-line error."""
+    from arena.referee.record import RecordError
+    from arena.web.replay import ReplayError, record_lines
+    from arena.web.standalone import standalone_html
+
+    try:
+        with open(file, "rb") as handle:
+            page = standalone_html(record_lines(handle))
+    except FileNotFoundError:
+        fail(f"no such record file: {file}")
+    except OSError as error:
+        fail(f"cannot read {file}: {error.strerror}")
+    except (ReplayError, RecordError) as error:
+        fail(f"{file}: {error}")
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {out}: {error.strerror}")
+    console.print(f"wrote {out} ({len(page) // 1024} KB): open it in any browser, no network needed")
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@
         modes=(GameMode("major-general", ...), ...),          # the first is the family's default
         codec="arena.games.major_general.codec",              # typed observation for bots (optional)
         knowledge="arena.games.major_general.knowledge",      # evaluation and script (optional)
+        view="arena.games.major_general.view",                # how the web viewer draws it (optional)
     )
 
 A family is registered through the Python entry point group `arena.games` (the built-in families
@@ -19,7 +20,8 @@ arena.v1.Observation), fill(message, observation), to_message(observation) and t
 a family without one reaches bots as a generic JSON observation. A knowledge module defines
 evaluate(state, seat) or values(state), and optionally scripted_action(game, observation,
 legal_actions, rng) and is_lookahead_boundary(state); a family without one still plays with
-greedy and mcts (a neutral evaluation), but not with scripted.
+greedy and mcts (a neutral evaluation), but not with scripted. A view module defines board(game)
+and position(state, reveal) (see arena.games.views); a family without one is shown as text.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class GameFamily:
     modes: tuple[GameMode, ...]
     codec: str | None = None  # module of its typed observation codec; None: the generic JSON observation
     knowledge: str | None = None  # module of its evaluation and scripted strategy
+    view: str | None = None  # module that draws its positions for the web viewer (arena.games.views)
     description: str = ""
     position: int = 100  # where it is listed (and played by `arena tournament run all`): low first, then by name
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from arena.games.base import CHANCE, JSON
 
@@ -205,50 +205,15 @@ class MatchRecord:
     def from_jsonl(cls, text: str) -> MatchRecord:
         """Parse a record; raises RecordError naming the line that is wrong."""
         record: MatchRecord | None = None
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RecordError(f"line {number}: not JSON ({error.msg})") from None
-            if not isinstance(data, dict):
-                raise RecordError(f"line {number}: expected a JSON object")
-            kind = data.get("type")
-            try:
-                if record is None:
-                    if kind != "header":
-                        raise RecordError(f"line {number}: a record starts with its header")
-                    if data.get("format") != RECORD_FORMAT:
-                        raise RecordError(f"line {number}: unknown record format {data.get('format')!r}")
-                    record = cls(
-                        game=str(data["game"]),
-                        options=dict(data.get("options", {})),
-                        seed=int(data["seed"]),
-                        players=[PlayerInfo.from_json(p) for p in data["players"]],
-                        versions=dict(data.get("versions", {})),
-                        match_id=str(data.get("match_id", "")),
-                        started_at=str(data.get("started_at", "")),
-                        extra=dict(data.get("extra", {})),
-                    )
-                elif record.result is not None:
-                    raise RecordError(f"line {number}: nothing may follow the result")
-                elif kind == "chance":
-                    record.steps.append(Step(int(data["n"]), CHANCE, int(data["outcome"]), str(data["label"])))
-                elif kind == "decision":
-                    seat = int(data["seat"])
-                    if seat < 0:
-                        raise RecordError(f"line {number}: a decision needs a seat")
-                    timing = {k: float(v) for k, v in data.items() if k.endswith("_ms")}
-                    record.steps.append(Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing))
-                elif kind == "result":
-                    record.result = MatchResult.from_json(data)
-                else:
-                    raise RecordError(f"line {number}: unknown line type {kind!r}")
-            except RecordError:
-                raise
-            except (KeyError, TypeError, ValueError) as error:
-                raise RecordError(f"line {number}: bad {kind or 'record'} line ({error!r})") from None
+        for item in read_lines(text.splitlines()):
+            if isinstance(item, MatchRecord):
+                record = item
+            elif isinstance(item, Step):
+                assert record is not None
+                record.steps.append(item)
+            else:
+                assert record is not None
+                record.result = item
         if record is None:
             raise RecordError("empty record: no header line")
         return record
@@ -273,3 +238,57 @@ class MatchRecord:
         except UnicodeDecodeError:
             raise RecordError(f"{source}: not a text record (bad UTF-8)") from None
         return cls.from_jsonl(text)
+
+
+def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | MatchResult]:
+    """A record's lines one at a time, for records too big to hold: the header first (a MatchRecord
+    without its steps), then each Step, then the MatchResult. RecordError names a wrong line."""
+    header_seen = result_seen = False
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise RecordError(f"line {number}: not JSON ({error.msg})") from None
+        except UnicodeDecodeError:
+            raise RecordError(f"line {number}: not UTF-8 text") from None
+        if not isinstance(data, dict):
+            raise RecordError(f"line {number}: expected a JSON object")
+        kind = data.get("type")
+        try:
+            if not header_seen:
+                if kind != "header":
+                    raise RecordError(f"line {number}: a record starts with its header")
+                if data.get("format") != RECORD_FORMAT:
+                    raise RecordError(f"line {number}: unknown record format {data.get('format')!r}")
+                header_seen = True
+                yield MatchRecord(
+                    game=str(data["game"]),
+                    options=dict(data.get("options", {})),
+                    seed=int(data["seed"]),
+                    players=[PlayerInfo.from_json(p) for p in data["players"]],
+                    versions=dict(data.get("versions", {})),
+                    match_id=str(data.get("match_id", "")),
+                    started_at=str(data.get("started_at", "")),
+                    extra=dict(data.get("extra", {})),
+                )
+            elif result_seen:
+                raise RecordError(f"line {number}: nothing may follow the result")
+            elif kind == "chance":
+                yield Step(int(data["n"]), CHANCE, int(data["outcome"]), str(data["label"]))
+            elif kind == "decision":
+                seat = int(data["seat"])
+                if seat < 0:
+                    raise RecordError(f"line {number}: a decision needs a seat")
+                timing = {k: float(v) for k, v in data.items() if k.endswith("_ms")}
+                yield Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing)
+            elif kind == "result":
+                result_seen = True
+                yield MatchResult.from_json(data)
+            else:
+                raise RecordError(f"line {number}: unknown line type {kind!r}")
+        except RecordError:
+            raise
+        except (KeyError, TypeError, ValueError) as error:
+            raise RecordError(f"line {number}: bad {kind or 'record'} line ({error!r})") from None

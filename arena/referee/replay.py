@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from arena.games.base import CHANCE, Game, IllegalActionError, State
 from arena.games.registry import load_game
@@ -36,8 +36,17 @@ def game_of(record: MatchRecord) -> Game:
 
 def replay_steps(record: MatchRecord) -> Iterator[tuple[State, Step]]:
     """Yield (state after the step, step) for each recorded step; raise ReplayDivergence on a mismatch."""
-    state = game_of(record).new_initial_state()
-    for index, step in enumerate(record.steps):
+    state = None
+    for state, step in replay_stream(game_of(record), record.steps):
+        yield state, step
+    check_result(record, state if state is not None else game_of(record).new_initial_state(), len(record.steps))
+
+
+def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None) -> Iterator[tuple[State, Step]]:
+    """Apply steps one at a time from the initial position (or `state`), checking each against the
+    engine: (state after the step, step). The steps may come from a stream (arena.referee.record.read_lines)."""
+    state = state if state is not None else game.new_initial_state()
+    for index, step in enumerate(steps):
         line = HEADER_LINES + 1 + index
         if state.is_terminal():
             raise ReplayDivergence(line, "the game is already over but the record goes on")
@@ -55,11 +64,14 @@ def replay_steps(record: MatchRecord) -> Iterator[tuple[State, Step]]:
         if label != step.label:
             raise ReplayDivergence(line, f"label differs: engine says {label!r}, record says {step.label!r}")
         yield state, step
-    _check_result(record, state)
 
 
-def _check_result(record: MatchRecord, state: State) -> None:
-    line = HEADER_LINES + len(record.steps) + 1
+def check_result(record: MatchRecord, state: State, steps: int) -> None:
+    """The record's result is the one the engine reached after its `steps` steps (ReplayDivergence if not)."""
+    _check_result(record, state, HEADER_LINES + steps + 1)
+
+
+def _check_result(record: MatchRecord, state: State, line: int) -> None:
     result = record.result
     if result is None:
         raise ReplayDivergence(line, "the record has no result line")
@@ -84,7 +96,6 @@ def replay(record: MatchRecord, on_step: Callable[[State, Step], None] | None = 
     for state, step in replay_steps(record):
         if on_step is not None:
             on_step(state, step)
-    if state is None:  # no steps at all
+    if state is None:  # no steps at all (replay_steps checked the result)
         state = game_of(record).new_initial_state()
-        _check_result(record, state)
     return state

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import time
 from typing import TYPE_CHECKING, AsyncIterator, Optional
 
 import grpc
 
+from arena.games import views
 from arena.referee.record import Step
 from arena.rpc.convert import (
     ConversionError,
@@ -122,7 +124,10 @@ async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> A
             if full and not finished:
                 releasable = _released(live, delay_s)
             while sent < releasable:
-                yield admin_pb2.MatchEvent(step=step_event(steps[sent], full=full))
+                event = step_event(steps[sent], full=full)
+                if not full and sent == len(steps) - 1 and live.state is not None and not finished:
+                    event.position_json = json.dumps(views.position(live.state, reveal=False))  # caught up: now
+                yield admin_pb2.MatchEvent(step=event)
                 sent += 1
             if finished:
                 assert live.record is not None and live.record.result is not None
@@ -159,7 +164,8 @@ def _released(live: LiveMatch, delay_s: Optional[float]) -> int:
 
 def _header(live: LiveMatch) -> admin_pb2.MatchHeader:
     header = admin_pb2.MatchHeader(match_id=live.match_id, game=live.game.name,
-                                   clock=clock_to_message(live.clock), seat_names=list(live.game.info.seat_names))
+                                   clock=clock_to_message(live.clock), seat_names=list(live.game.info.seat_names),
+                                   board_json=json.dumps(views.board(live.game)))
     options_to_map(live.game.options, header.options)
     players_to_messages(live.players, header.players)
     return header

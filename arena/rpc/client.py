@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, AsyncIterator, Optional, Sequence
 
 import grpc
@@ -77,6 +78,10 @@ class AdminClient:
             raise AdminError(f"match {match_id} has not finished")
         return MatchRecord.from_jsonl(status.record_jsonl)
 
+    async def matches(self) -> list[admin_pb2.MatchStatus]:
+        """The matches the referee is running or keeps (needs the admin token)."""
+        return list((await self._call(self.stub.ListMatches, admin_pb2.ListMatchesRequest())).matches)
+
     async def bots(self) -> list[admin_pb2.BotStatus]:
         """The bots the referee knows."""
         return list((await self._call(self.stub.ListBots, admin_pb2.ListBotsRequest())).bots)
@@ -86,3 +91,22 @@ class AdminClient:
             return await method(request, metadata=self._metadata)
         except grpc.aio.AioRpcError as error:
             raise AdminError(describe_call_error(error, self.address)) from None
+
+
+def event_json(event: admin_pb2.MatchEvent) -> dict[str, Any]:
+    """A watch event as JSON for a web page: {"kind": "header"|"step"|"finished", ...}."""
+    kind = event.WhichOneof("kind")
+    if kind == "header":
+        header = event.header
+        return {"kind": "header", "match_id": header.match_id, "game": header.game,
+                "players": [{"seat": p.seat, "name": p.name, "version": p.version} for p in header.players],
+                "seat_names": list(header.seat_names),
+                "board": json.loads(header.board_json) if header.board_json else None}
+    if kind == "step":
+        step = event.step
+        return {"kind": "step", "n": step.n, "seat": step.seat, "label": step.label, "hidden": step.hidden,
+                "think_ms": round(step.think_ms, 3),
+                "position": json.loads(step.position_json) if step.position_json else None}
+    finished = event.finished.result
+    return {"kind": "finished", "result": {"ranking": list(finished.ranking), "reason": finished.reason,
+                                           "scores": list(finished.scores), "detail": finished.detail}}

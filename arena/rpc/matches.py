@@ -56,6 +56,7 @@ class LiveMatch:
         self.step_times: list[float] = []  # time.monotonic() of each step, for the watch delay
         self.record: Optional[MatchRecord] = None
         self.path: Optional[Path] = None
+        self.state: Optional[State] = None  # the position now (for the public view's board)
         self.task: Optional[asyncio.Task[MatchRecord]] = None
         self.watchers: set[asyncio.Event] = set()
 
@@ -66,6 +67,7 @@ class LiveMatch:
 
     def on_step(self, state: State, step: Step) -> None:
         """The match loop's callback: keep the step and wake the watchers."""
+        self.state = state
         self.steps.append(step)
         self.step_times.append(time.monotonic())
         for watcher in self.watchers:

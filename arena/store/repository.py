@@ -468,6 +468,69 @@ class Store:
             return [FaultRow(row.id, row.uid, row.pool, row.tournament_id, row.bot_id, row.reason, row.detail,
                              row.finished_at) for row in conn.execute(query)]
 
+    def match_page(self, *, pool: str | None = None, bot_id: int | None = None, tournament_id: int | None = None,
+                   offset: int = 0, limit: int = 50) -> tuple[int, list[dict[str, Any]]]:
+        """(how many, a page of them) of the stored matches, newest first, optionally of one pool, bot or
+        tournament; each with its seats (bot id, name, version, rank, score), without its record."""
+        conditions = []
+        if pool is not None:
+            conditions.append(Match.pool == pool)
+        if tournament_id is not None:
+            conditions.append(Match.tournament_id == tournament_id)
+        if bot_id is not None:
+            conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot_id)))
+        count = select(func.count()).select_from(Match).where(*conditions)
+        query = (select(Match.id, Match.uid, Match.tournament_id, Match.round, Match.pairing, Match.rotation,
+                        Match.game, Match.pool, Match.ranking, Match.scores, Match.reason, Match.offender, Match.detail,
+                        Match.steps, Match.decisions, Match.timings, Match.rated, Match.started_at, Match.finished_at)
+                 .where(*conditions).order_by(Match.id.desc()).offset(offset).limit(limit))
+        with self.engine.connect() as conn:
+            total = int(conn.execute(count).scalar_one())
+            rows = [dict(row._mapping) for row in conn.execute(query)]
+            self._attach_seats(conn, rows)
+        return total, rows
+
+    def match(self, match: int | str) -> dict[str, Any] | None:
+        """One stored match by id or uid (a unique prefix of 4 or more will do), with its seats; no record."""
+        query = select(Match.__table__).limit(2)
+        if isinstance(match, int) or str(match).isdigit():
+            query = query.where(Match.id == int(match))
+        elif len(str(match)) >= 4 and all(c in "0123456789abcdef" for c in str(match)):
+            query = query.where(Match.uid.like(f"{match}%"))
+        else:
+            return None
+        with self.engine.connect() as conn:
+            rows = [dict(row._mapping) for row in conn.execute(query)]
+            if len(rows) != 1:
+                return None
+            self._attach_seats(conn, rows)
+        return rows[0]
+
+    @staticmethod
+    def _attach_seats(conn: Any, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id, MatchSeat.rank, MatchSeat.score,
+                        Bot.name, Bot.version)
+                 .join(Bot, Bot.id == MatchSeat.bot_id)
+                 .where(MatchSeat.match_id.in_([row["id"] for row in rows]))
+                 .order_by(MatchSeat.match_id, MatchSeat.seat))
+        seats: dict[int, list[dict[str, Any]]] = {}
+        for seat in conn.execute(query):
+            seats.setdefault(seat.match_id, []).append({"seat": seat.seat, "bot_id": seat.bot_id, "bot": seat.name,
+                                                         "version": seat.version, "rank": seat.rank,
+                                                         "score": seat.score})
+        for row in rows:
+            row["seats"] = seats.get(row["id"], [])
+
+    def fault_counts(self, bot_id: int) -> dict[str, int]:
+        """How many stored matches ended by this bot's fault, by reason."""
+        query = (select(Match.reason, func.count().label("n"))
+                 .join(MatchSeat, and_(MatchSeat.match_id == Match.id, MatchSeat.seat == Match.offender))
+                 .where(MatchSeat.bot_id == bot_id).group_by(Match.reason))
+        with self.engine.connect() as conn:
+            return {row.reason: int(row.n) for row in conn.execute(query)}
+
     def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:
         """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix will do)."""
         query = select(Match.__table__, Record.data).join(Record, Record.id == Match.record_id)

@@ -175,8 +175,10 @@ class InlineExecutor(Executor):
 
 
 def _watch_parent(parent: int) -> None:
-    """In a worker: leave Ctrl-C to the parent (it stops cleanly) and exit once the parent is gone."""
+    """In a worker: leave Ctrl-C to the parent (it stops cleanly), die quietly on SIGTERM (the parent's
+    handlers were inherited by the fork) and exit once the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
     def watch() -> None:
         while True:

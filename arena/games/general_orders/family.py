@@ -25,6 +25,7 @@ WWII = GameFamily(
     ),
     codec="arena.games.general_orders.codec_wwii",
     knowledge="arena.games.general_orders.knowledge_wwii",
+    view="arena.games.general_orders.view",
     position=1,
 )
 
@@ -41,5 +42,6 @@ SENGOKU = GameFamily(
     ),
     codec="arena.games.general_orders.codec_sengoku",
     knowledge="arena.games.general_orders.knowledge_sengoku",
+    view="arena.games.general_orders.view",
     position=2,
 )

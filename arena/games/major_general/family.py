@@ -23,5 +23,6 @@ FAMILY = GameFamily(
     ),
     codec="arena.games.major_general.codec",
     knowledge="arena.games.major_general.knowledge",
+    view="arena.games.major_general.view",
     position=0,
 )

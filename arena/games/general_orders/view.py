@@ -1,0 +1,136 @@
+"""How the viewer draws General Orders (WWII and Sengoku Jidai, every mode): see arena.games.views.
+
+The areas are placed by their adjacency (the printed maps are not public: arena.games.views.spread,
+each side's HQ at the top and the bottom); WWII's air zones are groups of areas with aircraft of
+their own; Sengoku's water areas carry ships, its land areas siege weapons. Hands and the deck are
+the hidden information: a spectator sees how many cards each side holds, never which.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.base import CHANCE, TERMINAL, Game, State
+from arena.games.views import SIDE_COLOURS, cached_spread
+
+FACTION_COLOURS = {"blue": "#2f6fd6", "yellow": "#d9a400", "red": "#c0392b", "black": "#3b3b3b"}
+ZONE_ACTIONS = ("fly", "bomb")  # WWII actions linked to an air zone, not an area
+
+
+def board(game: Game) -> dict[str, Any]:
+    """The areas, placed by adjacency with each HQ at an edge; air zones as groups."""
+    board = game.board  # type: ignore[attr-defined]
+    n = board.num_areas
+    adjacency = tuple(tuple(j for j in range(n) if board.area_adj[i] >> j & 1) for i in range(n))
+    places = cached_spread(adjacency, board.hq[0], board.hq[1])
+    water = getattr(board, "is_water", (False,) * n)
+    fortified = getattr(board, "fortified", 0)
+    areas = []
+    for i, area_id in enumerate(board.area_ids):
+        tags = (["water"] if water[i] else []) + (["fortified"] if fortified >> i & 1 else [])
+        hq = next((seat for seat, where in enumerate(board.hq) if where == i), None)
+        areas.append({"id": area_id, "label": area_id, "x": places[i][0], "y": places[i][1], "vp": board.area_vp[i],
+                      "hq": hq, "tags": tags})
+    edges = [[i, j] for i in range(n) for j in adjacency[i] if i < j]
+    zone_ids = getattr(board, "zone_ids", ())
+    groups = [{"id": zone, "label": game.term(zone) if zone in game.terms else zone,  # type: ignore[attr-defined]
+               "areas": [i for i in range(n) if board.area_zone[i] == z]} for z, zone in enumerate(zone_ids)]
+    factions = game.factions  # type: ignore[attr-defined]
+    return {"kind": "areas", "title": game.info.title, "areas": areas, "edges": edges, "groups": groups,
+            "sides": [{"name": game.info.seat_names[seat], "color": FACTION_COLOURS.get(faction, SIDE_COLOURS[seat])}
+                      for seat, faction in enumerate(factions)],
+            "unit_kinds": _unit_kinds(game)}
+
+
+def _unit_kinds(game: Game) -> list[str]:
+    board = game.board  # type: ignore[attr-defined]
+    kinds = ["troops"]
+    if getattr(board, "ships", 0):
+        kinds.append("ships")
+    if getattr(board, "has_siege", False):
+        kinds.append("siege_weapons")
+    return kinds
+
+
+def position(state: State, reveal: bool) -> dict[str, Any]:
+    """Units per area, commanders on the areas' action spaces, bonuses, each side's facts, and the hands
+    (with `reveal`; else only how many cards each side holds)."""
+    game = state.game
+    data = state.to_json()
+    board = game.board  # type: ignore[attr-defined]
+    kinds = _unit_kinds(game)
+    units = {}
+    for area in board.area_ids:
+        counts = [list(data.get(kind, {}).get(area, [0, 0])) for kind in kinds]
+        if any(any(row) for row in counts):
+            units[area] = counts
+    commanders: dict[str, list[int]] = {}
+    zone_commanders: dict[str, list[int]] = {}
+    support = [0, 0]
+    zone_ids = getattr(board, "zone_ids", ())
+    for space, placed in zip(board.spaces, data.get("spaces", [])):
+        if not any(placed):
+            continue
+        action = game.action_names[space.action]  # type: ignore[attr-defined]
+        if space.link < 0:
+            support = [support[0] + placed[0], support[1] + placed[1]]
+            continue
+        if zone_ids and action in ZONE_ACTIONS:
+            target, key = zone_commanders, zone_ids[space.link]
+        else:
+            target, key = commanders, board.area_ids[space.link]
+        have = target.setdefault(key, [0, 0])
+        target[key] = [have[0] + placed[0], have[1] + placed[1]]
+    marks: dict[str, list[str]] = {}
+    for area, bonus in data.get("bonuses", {}).items():
+        marks.setdefault(area, []).append(_term(game, bonus))
+    for area, count in commanders.items():
+        marks.setdefault(area, []).append("commanders " + " / ".join(str(c) for c in count))
+    groups = {zone: [list(data.get("aircraft", {}).get(zone, [0, 0]))] for zone in zone_ids}
+    for zone, count in zone_commanders.items():
+        groups.setdefault(zone, [[0, 0]]).append(count)
+    hands = data.get("hands", [{}, {}])
+    sides = []
+    for seat in range(2):
+        lines = [f"VP {data.get('victory_points', [0, 0])[seat]}"]
+        for key, word in (("reserve_troops", "troops in reserve"), ("reserve_aircraft", "aircraft in reserve"),
+                          ("reserve_ships", "ships in reserve"), ("reserve_siege_weapons", "siege weapons in reserve"),
+                          ("commanders_reserve", "commanders in reserve"),
+                          ("commanders_standby", "commanders on standby")):
+            if key in data and (key != "reserve_aircraft" or zone_ids):
+                lines.append(f"{data[key][seat]} {word}")
+        if support[seat]:
+            lines.append(f"{support[seat]} commander(s) on support spaces")
+        if data.get("passed") and data["passed"][seat]:
+            lines.append("passed")
+        held = hands[seat] if seat < len(hands) else {}
+        count = sum(held.values())
+        names = [name for card, copies in sorted(held.items()) for name in [_card(game, card)] * copies]
+        sides.append({"lines": lines, "hand": names if reveal else None, "hand_count": count})
+    player = state.current_player()
+    action = data.get("action") or {}
+    info = [f"round {data.get('round', 0)} of {board.rounds}", f"phase: {data.get('phase', '')}"]
+    if action.get("kind") and data.get("phase") not in ("over",):
+        where = action.get("space")
+        info.append(f"action: {action['kind']}" + (f" ({game.space_name(where)})"  # type: ignore[attr-defined]
+                                                   if isinstance(where, int) and where >= 0 else ""))
+    if data.get("initiative") is not None and data.get("initiative", -1) >= 0:
+        info.append(f"initiative: {game.info.seat_names[data['initiative']]}")
+    if data.get("reason"):
+        info.append(f"ended: {data['reason']}")
+    roll = action.get("roll", -1)
+    roll_for = action.get("roll_for")
+    dice = f"rolled {roll}" + (f" for {roll_for}" if roll_for not in (None, "none") else "") \
+        if isinstance(roll, int) and roll >= 0 else None
+    return {"units": units, "marks": marks, "groups": groups, "sides": sides, "info": info,
+            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": dice}
+
+
+def _term(game: Game, key: str) -> str:
+    terms = game.terms  # type: ignore[attr-defined]
+    return str(game.term(key)) if key in terms else key.replace("_", " ")  # type: ignore[attr-defined]
+
+
+def _card(game: Game, card_id: str) -> str:
+    ids = game.card_ids  # type: ignore[attr-defined]
+    return str(game.card_name(ids.index(card_id))) if card_id in ids else card_id  # type: ignore[attr-defined]

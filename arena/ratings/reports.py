@@ -1,0 +1,44 @@
+"""A bot's standing in each pool it plays, as JSON: rank, rating, tallies, rating history, and
+head-to-head results with Wilson intervals. `arena bot show` prints it; the web pages draw it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.ratings.leaderboard import leaderboard
+from arena.ratings.stats import wilson_interval
+from arena.ratings.trueskill_env import conservative
+from arena.store import BotRow, Store
+
+
+def iso(moment: Any) -> str | None:
+    """A naive-UTC time as ISO 8601 with its Z, or None."""
+    return moment.isoformat(timespec="seconds") + "Z" if moment is not None else None
+
+
+def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
+                names: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """The bot's rating in each pool (all of them, or those of `pools`)."""
+    names = names if names is not None else {b.id: b.name for b in store.bots()}
+    ratings = []
+    for row in store.bot_pools(bot.id):
+        if pools is not None and row.pool not in pools:
+            continue
+        rank = next((s.rank for s in leaderboard(store, row.pool, live_only=False) if s.bot_id == bot.id), None)
+        head_to_head = []
+        for pair in store.pair_counts(row.pool, bot.id):
+            low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
+            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), "games": pair.games, "wins": pair.wins,
+                                 "draws": pair.draws, "losses": pair.losses,
+                                 "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
+                                 "score_low": round(low, 4), "score_high": round(high, 4)})
+        history = store.rating_history(bot.id, row.pool)
+        ratings.append({
+            "pool": row.pool, "rank": rank, "mu": round(row.mu, 4), "sigma": round(row.sigma, 4),
+            "conservative": round(conservative(row.mu, row.sigma), 4), "games": row.games, "wins": row.wins,
+            "draws": row.draws, "losses": row.losses, "last_played": iso(row.last_played),
+            "history": [{"match": h["match_id"], "mu": round(h["mu"], 4), "sigma": round(h["sigma"], 4),
+                         "at": iso(h["played_at"])} for h in history],
+            "head_to_head": head_to_head,
+        })
+    return ratings

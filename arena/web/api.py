@@ -1,0 +1,410 @@
+"""The JSON API under /api: leaderboards, bots, tournaments and ladders, matches and their records,
+replays, and live matches. Read-only; lists are paginated (`page` from 1, `per_page` up to 200).
+The OpenAPI schema is served at /openapi.json."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+
+from arena.games.registry import game_modes
+from arena.ladder.status import ladder_status
+from arena.ratings.leaderboard import bradley_terry_fit, leaderboard
+from arena.ratings.reports import bot_ratings, iso
+from arena.store import BotRow, Store
+from arena.tournament.standings import tournament_table
+from arena.web.replay import ReplayError, record_lines, replay_ndjson
+
+router = APIRouter()
+PER_PAGE = Query(50, ge=1, le=200, description="Items per page (1 to 200).")
+PAGE = Query(1, ge=1, le=1_000_000, description="Page number, from 1.")
+HISTORY_POINTS = 400  # a rating-history chart needs no more points than this
+
+
+class ErrorReply(BaseModel):
+    """What a failed call answers."""
+
+    detail: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ErrorReply, "description": "Not found"}}
+
+
+class Standing(BaseModel):
+    rank: int
+    bot: str
+    version: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    last_played: str | None
+    bt_elo: float | None = None
+    bt_elo_low: float | None = None
+    bt_elo_high: float | None = None
+
+
+class Leaderboard(BaseModel):
+    pool: str
+    matches: int
+    total: int
+    page: int
+    per_page: int
+    sort: str
+    order: str
+    standings: list[Standing]
+
+
+class Pool(BaseModel):
+    pool: str
+    matches: int
+    bots: int
+
+
+class Pools(BaseModel):
+    pools: list[Pool]
+
+
+class BotSummary(BaseModel):
+    name: str
+    versions: int
+    live_version: str | None
+    status: str
+    owner: str
+    kind: str
+
+
+class BotList(BaseModel):
+    total: int
+    page: int
+    per_page: int
+    bots: list[BotSummary]
+
+
+class Seat(BaseModel):
+    seat: int
+    bot: str
+    version: str
+    rank: int
+    score: float | None
+
+
+class MatchSummary(BaseModel):
+    id: int
+    uid: str
+    game: str
+    pool: str
+    tournament_id: int
+    round: int
+    seats: list[Seat]
+    reason: str
+    offender: int | None
+    detail: str
+    steps: int
+    rated: bool
+    wall_ms: float | None
+    finished_at: str | None
+
+
+class MatchList(BaseModel):
+    total: int
+    page: int
+    per_page: int
+    matches: list[MatchSummary]
+
+
+def check_page(total: int, page: int, per_page: int) -> None:
+    """404 for a page past the last (the first page always exists, empty or not)."""
+    pages = max(1, -(-total // per_page))
+    if page > pages:
+        raise HTTPException(404, f"page {page} is past the last: {total} item(s) make {pages} page(s) of {per_page}")
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def _pools(store: Store) -> list[str]:
+    return store.pools()
+
+
+@router.get("/games", summary="The game modes Arena referees")
+def games() -> dict[str, Any]:
+    return {"games": [{"name": mode.name, "family": mode.family, "title": mode.title, "description": mode.description}
+                      for mode in game_modes()]}
+
+
+@router.get("/leaderboards", response_model=Pools, summary="The rating pools (one per game mode)")
+def pools(request: Request) -> dict[str, Any]:
+    store = _store(request)
+    return {"pools": [{"pool": pool, "matches": store.pool_match_count(pool),
+                       "bots": len(store.ratings(pool, live_only=True))} for pool in _pools(store)]}
+
+
+@router.get("/leaderboards/{pool:path}", response_model=Leaderboard, responses=ERRORS,
+            summary="A pool's leaderboard, ranked by mu - 3 sigma")
+def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "mu", "sigma", "score", "games",
+                                                                "win_rate", "last_played"] = "rank",
+                     order: Literal["asc", "desc"] | None = None, bt: bool = False, all_versions: bool = False,
+                     page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
+    store = _store(request)
+    if pool not in _pools(store):
+        raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(_pools(store)) or 'none'})")
+    standings = leaderboard(store, pool, live_only=not all_versions)
+    rows = [s.to_json() for s in standings]
+    if bt:
+        estimates = bradley_terry_fit(store, pool)
+        for row, standing in zip(rows, standings):
+            estimate = estimates.get(standing.bot_id)
+            if estimate is not None:
+                low, high = estimate.elo_interval
+                row.update(bt_elo=round(estimate.elo, 2), bt_elo_low=round(low, 2), bt_elo_high=round(high, 2))
+    key = {"score": "conservative"}.get(sort, sort)
+    descending = (order or ("asc" if sort in ("rank", "bot") else "desc")) == "desc"
+    present = sorted((row for row in rows if row[key] is not None), key=lambda row: row[key], reverse=descending)
+    rows = present + [row for row in rows if row[key] is None]  # (never played: last either way)
+    check_page(len(rows), page, per_page)
+    start = (page - 1) * per_page
+    return {"pool": pool, "matches": store.pool_match_count(pool), "total": len(rows), "page": page,
+            "per_page": per_page, "sort": sort, "order": "desc" if descending else "asc",
+            "standings": rows[start:start + per_page]}
+
+
+@router.get("/bots", response_model=BotList, summary="Every bot, by name")
+def bots(request: Request, q: str | None = Query(None, max_length=200, description="Names containing this."),
+         page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
+    store = _store(request)
+    by_name: dict[str, list[BotRow]] = {}
+    for bot in store.bots():
+        if q is None or q.lower() in bot.name.lower():
+            by_name.setdefault(bot.name, []).append(bot)
+    names = sorted(by_name)
+    check_page(len(names), page, per_page)
+    start = (page - 1) * per_page
+    rows = []
+    for name in names[start:start + per_page]:
+        versions = by_name[name]
+        live = [bot for bot in versions if bot.status == "live"]
+        newest = live[-1] if live else versions[-1]
+        rows.append({"name": name, "versions": len(versions), "live_version": live[-1].version if live else None,
+                     "status": newest.status, "owner": newest.owner, "kind": newest.kind})
+    return {"total": len(names), "page": page, "per_page": per_page, "bots": rows}
+
+
+@router.get("/bots/{name}", responses=ERRORS, summary="A bot: versions, ratings, history, head-to-head, faults")
+def bot(request: Request, name: str) -> dict[str, Any]:
+    store = _store(request)
+    versions = store.bots(name)
+    if not versions:
+        raise HTTPException(404, f"no bot named {name!r}")
+    names = {b.id: b.name for b in store.bots()}
+    out_versions = []
+    for version in versions:
+        ratings = bot_ratings(store, version, names=names)
+        for rating in ratings:
+            rating["history"] = _thin(rating["history"], HISTORY_POINTS)
+        out_versions.append({
+            "id": version.id, "version": version.version, "artifact_hash": version.artifact_hash,
+            "status": version.status, "owner": version.owner, "kind": version.kind,
+            "games_declared": list(version.games) if version.games is not None else None,
+            "submitted_at": iso(version.created_at), "retired_at": iso(version.retired_at),
+            "follows": version.parent_id, "preflight": store.bot_report(version.id),
+            "faults": store.fault_counts(version.id), "ratings": ratings})
+    _total, recent = store.match_page(bot_id=versions[-1].id, limit=20) if versions else (0, [])
+    owner = next((v.owner for v in reversed(versions) if v.owner), "")
+    return {"name": name, "owner": owner, "versions": out_versions,
+            "recent_matches": [_match_summary(row) for row in recent]}
+
+
+@router.get("/bots/{name}/matches", response_model=MatchList, responses=ERRORS, summary="A bot's matches")
+def bot_matches(request: Request, name: str, version: str | None = Query(None, max_length=64),
+                page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
+    store = _store(request)
+    versions = [b for b in store.bots(name) if version is None or b.version == version]
+    if not versions:
+        raise HTTPException(404, f"no bot named {name!r}" + (f" with version {version!r}" if version else ""))
+    total, rows = store.match_page(bot_id=versions[-1].id, offset=(page - 1) * per_page, limit=per_page)
+    check_page(total, page, per_page)
+    return {"total": total, "page": page, "per_page": per_page, "matches": [_match_summary(r) for r in rows]}
+
+
+@router.get("/tournaments", summary="Tournaments, ladders and SPRTs, newest first")
+def tournaments(request: Request, format: str | None = Query(None, max_length=32), page: int = PAGE,
+                per_page: int = PER_PAGE) -> dict[str, Any]:
+    rows = _store(request).tournaments(format=format)
+    check_page(len(rows), page, per_page)
+    start = (page - 1) * per_page
+    return {"total": len(rows), "page": page, "per_page": per_page,
+            "tournaments": [_tournament_json(t) for t in rows[start:start + per_page]]}
+
+
+@router.get("/tournaments/{tournament:path}", responses=ERRORS, summary="A tournament: standings, progress, rounds")
+def tournament(request: Request, tournament: str, page: int = PAGE,
+               per_page: int = Query(20, ge=1, le=200, description="Rounds per page (newest first).")
+               ) -> dict[str, Any]:
+    store = _store(request)
+    found = store.tournament(tournament) if tournament.strip() else None
+    if found is None:
+        raise HTTPException(404, f"no tournament {tournament!r}")
+    names = store.bot_names(store.entries(found.id))
+    lines = tournament_table(store, found.id)
+    pairings = store.pairings(found.id)
+    matches = store.tournament_matches(found.id)
+    all_names = {**names, **store.bot_names({bot for m in matches for bot in m.bots})}
+    by_key: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for match in matches:
+        by_key.setdefault((match.round, match.pairing), []).append(
+            {"id": match.id, "rotation": match.rotation, "ranking": list(match.ranking), "reason": match.reason,
+             "offender": match.offender, "bots": [all_names.get(b, str(b)) for b in match.bots]})
+    rounds: dict[int, list[dict[str, Any]]] = {}
+    for pairing in pairings:
+        rounds.setdefault(pairing.round, []).append(
+            {"index": pairing.index, "bots": [all_names.get(b, str(b)) for b in pairing.bots], "label": pairing.label,
+             "bye": pairing.is_bye, "matches": by_key.get((pairing.round, pairing.index), [])})
+    numbers = sorted(rounds, reverse=True)
+    check_page(len(numbers), page, per_page)
+    start = (page - 1) * per_page
+    from arena.tournament.formats import get_format
+
+    expected = get_format(found.format).expected_matches(len(names), max((len(p.bots) for p in pairings), default=2),
+                                                         found.rounds)
+    return {"tournament": {**_tournament_json(found), "matches": len(matches)},
+            "standings": [line.to_json(all_names) for line in lines],
+            "progress": {"stored": len(matches), "expected": expected, "rounds_planned": len(rounds)},
+            "rounds_total": len(numbers), "page": page, "per_page": per_page,
+            "rounds": [{"round": number, "pairings": rounds[number]} for number in numbers[start:start + per_page]]}
+
+
+@router.get("/ladders", summary="Every ladder's schedule, rounds, pending matches and recent faults")
+def ladders(request: Request) -> dict[str, Any]:
+    return {"ladders": ladder_status(_store(request))}
+
+
+@router.get("/matches", response_model=MatchList, responses=ERRORS, summary="Stored matches, newest first")
+def matches(request: Request, pool: str | None = Query(None, max_length=300),
+            bot: str | None = Query(None, max_length=200),
+            tournament: int | None = Query(None, ge=0, le=2**62), page: int = PAGE,
+            per_page: int = PER_PAGE) -> dict[str, Any]:
+    store = _store(request)
+    bot_id = None
+    if bot is not None:
+        versions = store.bots(bot)
+        if not versions:
+            raise HTTPException(404, f"no bot named {bot!r}")
+        bot_id = versions[-1].id
+    total, rows = store.match_page(pool=pool, bot_id=bot_id, tournament_id=tournament,
+                                   offset=(page - 1) * per_page, limit=per_page)
+    check_page(total, page, per_page)
+    return {"total": total, "page": page, "per_page": per_page, "matches": [_match_summary(r) for r in rows]}
+
+
+@router.get("/matches/{match}", responses=ERRORS, summary="A stored match (by id, or uid prefix)")
+def match(request: Request, match: str) -> dict[str, Any]:
+    row = _store(request).match(match)
+    if row is None:
+        raise HTTPException(404, f"no match {match!r}")
+    summary = _match_summary(row)
+    summary.update(options=row["options"], seed=row["seed"], timings=row["timings"], decisions=row["decisions"],
+                   started_at=iso(row["started_at"]), rotation=row["rotation"], pairing=row["pairing"])
+    return summary
+
+
+@router.get("/matches/{match}/record", responses={**ERRORS, 200: {"content": {"application/x-ndjson": {}}}},
+            summary="A match's record as JSON lines (what `arena replay` reads)")
+def match_record(request: Request, match: str) -> StreamingResponse:
+    found = _store(request).record(match) if _store(request).match(match) is not None else None
+    if found is None:
+        raise HTTPException(404, f"no match {match!r}")
+    row, data = found
+    return StreamingResponse(_inflate(data), media_type="application/x-ndjson",
+                             headers={"Content-Disposition": f'attachment; filename="{row["uid"]}.jsonl"'})
+
+
+@router.get("/matches/{match}/replay",
+            responses={**ERRORS, 200: {"content": {"application/x-ndjson": {}},
+                                       "description": "JSON lines: {header, board, start}, then one line per "
+                                                      "step {n, seat, label, think_ms, position}, then "
+                                                      "{result, error}"},
+                       422: {"model": ErrorReply, "description": "The record cannot be replayed"}},
+            summary="A match replayed through the engine: the board after every step, streamed")
+def match_replay(request: Request, match: str) -> StreamingResponse:
+    store = _store(request)
+    found = store.record(match) if store.match(match) is not None else None
+    if found is None:
+        raise HTTPException(404, f"no match {match!r}")
+    _row, data = found
+    pieces = replay_ndjson(record_lines(data), reveal=True)
+    try:
+        first = next(pieces)
+    except ReplayError as error:
+        raise HTTPException(422, f"the record cannot be replayed: {error}") from None
+
+    def document() -> Iterator[str]:
+        yield first
+        yield from pieces
+
+    return StreamingResponse(document(), media_type="application/x-ndjson")
+
+
+@router.get("/live", responses={502: {"model": ErrorReply, "description": "The referee does not answer"}},
+            summary="Matches the referee (arena web --server) is playing now")
+async def live(request: Request) -> dict[str, Any]:
+    from arena.web.live import running_matches
+
+    return await running_matches(request.app.state.settings)
+
+
+@router.get("/live/{match_id}/events", responses={**ERRORS, 200: {"content": {"text/event-stream": {}}}},
+            summary="A running match's public view as server-sent events (header, step, finished)")
+async def live_events(request: Request, match_id: str) -> StreamingResponse:
+    from arena.web.live import event_stream
+
+    return StreamingResponse(event_stream(request, match_id), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _match_summary(row: dict[str, Any]) -> dict[str, Any]:
+    timings = row.get("timings") or {}
+    return {"id": row["id"], "uid": row["uid"], "game": row["game"], "pool": row["pool"],
+            "tournament_id": row["tournament_id"], "round": row["round"],
+            "seats": [{"seat": s["seat"], "bot": s["bot"], "version": s["version"], "rank": s["rank"],
+                       "score": s["score"]} for s in row.get("seats", [])],
+            "reason": row["reason"], "offender": row["offender"], "detail": row["detail"], "steps": row["steps"],
+            "rated": bool(row["rated"]), "wall_ms": timings.get("wall_ms"), "finished_at": iso(row["finished_at"])}
+
+
+def _tournament_json(t: Any) -> dict[str, Any]:
+    return {"id": t.id, "name": t.name, "label": t.label, "game": t.game, "pool": t.pool, "format": t.format,
+            "rounds": t.rounds, "status": t.status, "matches": t.matches, "created_at": iso(t.created_at),
+            "finished_at": iso(t.finished_at)}
+
+
+def _thin(points: list[dict[str, Any]], most: int) -> list[dict[str, Any]]:
+    """At most `most` points, evenly spread, always keeping the last."""
+    if len(points) <= most:
+        return points
+    step = len(points) / most
+    kept = [points[int(i * step)] for i in range(most - 1)]
+    return kept + [points[-1]]
+
+
+def _inflate(data: bytes) -> Iterator[bytes]:
+    """A gzip record's bytes, decompressed a piece at a time."""
+    if data[:2] != b"\x1f\x8b":
+        yield data
+        return
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    for start in range(0, len(data), 1 << 16):
+        yield inflater.decompress(data[start:start + (1 << 16)])
+    yield inflater.flush()

@@ -1,0 +1,107 @@
+"""`arena web`: Arena in the browser, served by Arena itself over the same store.
+
+An ASGI application (FastAPI on Starlette, served by uvicorn): the JSON API under /api (api.py), the
+pages (one HTML shell; static/app.js draws each page from the API), the replay viewer
+(static/viewer.js) and the live view (live.py). Nothing is fetched from anywhere else: the pages
+work on a machine with no internet. Read-only: no call changes anything.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from arena import __version__
+from arena.store import Store
+from arena.web import api
+
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """What `arena web` is told."""
+
+    referee: str | None = None  # host:port of a referee to show live matches of
+    admin_token: str | None = None  # to list the referee's matches (never sent to a browser)
+    tls_ca: str | None = None
+
+
+def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
+    """The web application over `store`."""
+    app = FastAPI(title="Arena", version=__version__, description="Read-only results of an Arena referee: "
+                  "leaderboards, bots, tournaments and ladders, matches, replays and live matches.",
+                  docs_url=None, redoc_url=None, openapi_url="/openapi.json")
+    app.state.store = store
+    app.state.settings = settings
+    app.add_middleware(GZipMiddleware, minimum_size=2048)
+    app.include_router(api.router, prefix="/api")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    shell = (STATIC / "index.html").read_text(encoding="utf-8")
+
+    def page(request: Request, status: int = 200, error: str = "") -> HTMLResponse:
+        body = shell.replace("{{ERROR}}", html.escape(error, quote=True)).replace("{{STATUS}}", str(status))
+        return HTMLResponse(body, status_code=status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+        return page(request, error.status_code, str(error.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, error: RequestValidationError) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": error.errors()}, status_code=422)
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in error.errors())
+        return page(request, 422, problems)
+
+    def check(found: Any, what: str) -> None:
+        if not found:
+            raise HTTPException(404, f"no {what}")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(status_code=204)
+
+    @app.get("/", include_in_schema=False)
+    def home(request: Request) -> HTMLResponse:
+        return page(request)
+
+    @app.get("/bots", include_in_schema=False)
+    @app.get("/tournaments", include_in_schema=False)
+    @app.get("/ladders", include_in_schema=False)
+    @app.get("/matches", include_in_schema=False)
+    @app.get("/live", include_in_schema=False)
+    def lists(request: Request) -> HTMLResponse:
+        return page(request)
+
+    @app.get("/bots/{name}", include_in_schema=False)
+    def bot_page(request: Request, name: str) -> HTMLResponse:
+        check(store.bots(name), f"bot named {name!r}")
+        return page(request)
+
+    @app.get("/tournaments/{tournament:path}", include_in_schema=False)
+    def tournament_page(request: Request, tournament: str) -> HTMLResponse:
+        check(tournament.strip() and store.tournament(tournament), f"tournament {tournament!r}")
+        return page(request)
+
+    @app.get("/matches/{match}", include_in_schema=False)
+    def match_page(request: Request, match: str) -> HTMLResponse:
+        check(store.match(match), f"match {match!r}")
+        return page(request)
+
+    @app.get("/live/{match_id}", include_in_schema=False)
+    def live_page(request: Request, match_id: str) -> HTMLResponse:
+        return page(request)
+
+    return app

@@ -1,0 +1,48 @@
+"""`arena replay FILE --html OUT.html`: one self-contained HTML file of a match, to share or attach to an
+issue: the viewer, its stylesheet and the replay document inline, nothing fetched (it works offline,
+opened from disk)."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from arena.web.replay import replay_document
+
+STATIC = Path(__file__).parent / "static"
+
+
+def standalone_html(lines: Iterable[bytes | str]) -> str:
+    """The page for a record's lines (ReplayError if it cannot start to replay)."""
+    document = "".join(replay_document(lines, reveal=True))
+    header = json.loads(document)["header"]
+    title = f"{header['title']}: " + " vs ".join(p["name"] for p in header["players"])
+    subtitle = f"{title} · match {header['match_id'][:12]} · seed {header['seed']}"
+    css = (STATIC / "style.css").read_text(encoding="utf-8")
+    viewer = (STATIC / "viewer.js").read_text(encoding="utf-8")
+    data = document.replace("</", "<\\/")  # nothing in the data may close its script element
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<link rel="icon" href="data:,">
+<style>
+{css}
+</style>
+</head>
+<body>
+<header class="top"><span class="brand">Arena</span><span class="muted">{html.escape(subtitle)}</span></header>
+<main><div id="viewer" class="replay"></div></main>
+<script id="replay-data" type="application/json">{data}</script>
+<script type="module">
+{viewer}
+mountReplay(document.getElementById("viewer"), JSON.parse(document.getElementById("replay-data").textContent));
+document.body.setAttribute("data-ready", "true");
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,400 @@
+// Arena's pages: each draws itself from the JSON API (/api, documented at /openapi.json).
+import { ratingChart } from "./chart.js";
+import { mountLive, mountReplay } from "./viewer.js";
+
+const main = document.getElementById("main");
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const enc = encodeURIComponent;
+const num = (value, digits = 2) => (value === null || value === undefined ? "–" : Number(value).toFixed(digits));
+const pct = (value) => (value === null || value === undefined ? "–" : `${(100 * value).toFixed(1)}%`);
+const ago = (iso) => {
+  if (!iso) return "–";
+  const seconds = (Date.now() - Date.parse(iso)) / 1000;
+  for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60]]) if (seconds >= size) return `${Math.floor(seconds / size)}${unit} ago`;
+  return `${Math.max(0, Math.floor(seconds))}s ago`;
+};
+const botLink = (name) => h("a", { href: `/bots/${enc(name)}` }, name);
+const matchLink = (id, text) => h("a", { href: `/matches/${id}` }, text ?? `#${id}`);
+
+class ApiError extends Error {
+  constructor(status, detail) { super(detail); this.status = status; }
+}
+
+async function api(path) {
+  const response = await fetch(`/api${path}`);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const detail = typeof body.detail === "string" ? body.detail
+      : Array.isArray(body.detail) ? body.detail.map((e) => `${(e.loc || []).slice(1).join(".")}: ${e.msg}`).join("; ")
+      : response.statusText;
+    throw new ApiError(response.status, detail);
+  }
+  return body;
+}
+
+function table(columns, rows, { sort = null, order = null, onSort = null } = {}) {
+  const head = h("tr", {}, columns.map((c) => {
+    const sortable = onSort && c.key;
+    const classes = [c.num ? "num" : "", sortable ? "sortable" : "", sort === c.key ? "sorted" : "", sort === c.key && order === "asc" ? "asc" : ""].join(" ");
+    return h("th", { class: classes, "data-key": c.key || null, onclick: sortable ? () => onSort(c.key) : null }, c.title);
+  }));
+  const body = rows.map((row) => h("tr", {}, columns.map((c) => h("td", { class: c.num ? "num" : "" }, c.cell(row)))));
+  return h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), h("tbody", {}, body)));
+}
+
+function pager(data, onPage) {
+  const pages = Math.max(1, Math.ceil(data.total / data.per_page));
+  if (pages <= 1) return h("div", { class: "pager muted" }, `${data.total} in all`);
+  return h("div", { class: "pager" },
+    h("button", { type: "button", disabled: data.page <= 1, onclick: () => onPage(data.page - 1) }, "← newer"),
+    h("span", { class: "muted" }, `page ${data.page} of ${pages} (${data.total} in all)`),
+    h("button", { type: "button", disabled: data.page >= pages, onclick: () => onPage(data.page + 1) }, "older →"));
+}
+
+function showError(status, detail) {
+  document.title = `Arena — ${status === 404 ? "not found" : "error"}`;
+  main.replaceChildren(h("div", { class: "card error" }, h("h1", {}, status === 404 ? "Not found" : status ? `Error ${status}` : "Error"),
+    h("p", {}, detail), h("p", {}, h("a", { href: "/" }, "Back to the leaderboards"))));
+}
+
+const pill = (text) => h("span", { class: `pill ${text}` }, text);
+
+// --- pages ----------------------------------------------------------------------------------------
+
+async function leaderboards() {
+  document.title = "Arena — leaderboards";
+  const { pools } = await api("/leaderboards");
+  main.replaceChildren(h("h1", {}, "Leaderboards"));
+  if (!pools.length) {
+    main.append(h("p", { class: "muted" }, "No rated matches yet: play some with ", h("code", {}, "arena tournament run GAME --bots a,b,c"), "."));
+    return;
+  }
+  for (const pool of pools) {
+    const section = h("section", { class: "card leaderboard", "data-pool": pool.pool });
+    main.append(section);
+    const state = { sort: "rank", order: null, bt: false, all: false, page: 1 };
+    const draw = async () => {
+      const query = `?sort=${state.sort}${state.order ? `&order=${state.order}` : ""}&bt=${state.bt}&all_versions=${state.all}&page=${state.page}&per_page=50`;
+      const data = await api(`/leaderboards/${pool.pool.split("/").map(enc).join("/")}${query}`);
+      const columns = [
+        { title: "#", key: "rank", num: true, cell: (r) => r.rank },
+        { title: "bot", key: "bot", cell: (r) => h("span", {}, botLink(r.bot), r.version && r.version !== "1" ? h("span", { class: "muted" }, ` v${r.version}`) : null) },
+        { title: "mu", key: "mu", num: true, cell: (r) => num(r.mu) },
+        { title: "sigma", key: "sigma", num: true, cell: (r) => num(r.sigma) },
+        { title: "mu − 3σ", key: "score", num: true, cell: (r) => h("strong", {}, num(r.conservative)) },
+        { title: "games", key: "games", num: true, cell: (r) => r.games },
+        { title: "win rate (95%)", key: "win_rate", num: true, cell: (r) => `${pct(r.win_rate)} [${pct(r.win_rate_low)}–${pct(r.win_rate_high)}]` },
+        { title: "last played", key: "last_played", cell: (r) => ago(r.last_played) },
+      ];
+      if (state.bt) columns.push({ title: "Bradley–Terry Elo (95%)", cell: (r) => (r.bt_elo === undefined || r.bt_elo === null ? "–" : `${r.bt_elo.toFixed(0)} [${r.bt_elo_low.toFixed(0)}, ${r.bt_elo_high.toFixed(0)}]`) });
+      const onSort = (key) => { state.order = state.sort === key ? (data.order === "asc" ? "desc" : "asc") : null; state.sort = key; state.page = 1; draw(); };
+      section.replaceChildren(
+        h("h2", {}, pool.pool, h("span", { class: "muted" }, ` · ${data.matches} rated match(es)`)),
+        h("div", { class: "controls" },
+          h("label", {}, h("input", { type: "checkbox", checked: state.bt, onchange: (e) => { state.bt = e.target.checked; draw(); } }), " Bradley–Terry"),
+          h("label", {}, h("input", { type: "checkbox", checked: state.all, onchange: (e) => { state.all = e.target.checked; draw(); } }), " retired versions"),
+          h("a", { href: `/matches?pool=${enc(pool.pool)}` }, "matches")),
+        table(columns, data.standings, { sort: state.sort, order: data.order, onSort }),
+        pager(data, (page) => { state.page = page; draw(); }));
+    };
+    await draw();
+  }
+}
+
+async function botList() {
+  document.title = "Arena — bots";
+  const search = h("input", { type: "search", placeholder: "name contains…", "aria-label": "search bots" });
+  const holder = h("div", {});
+  main.replaceChildren(h("h1", {}, "Bots"), h("div", { class: "controls" }, search), holder);
+  const draw = async (page = 1) => {
+    const data = await api(`/bots?page=${page}&per_page=50${search.value ? `&q=${enc(search.value)}` : ""}`);
+    holder.replaceChildren(table([
+      { title: "bot", cell: (r) => botLink(r.name) },
+      { title: "versions", num: true, cell: (r) => r.versions },
+      { title: "live version", cell: (r) => r.live_version ?? "–" },
+      { title: "status", cell: (r) => pill(r.status) },
+      { title: "kind", cell: (r) => r.kind },
+      { title: "owner", cell: (r) => r.owner || "–" },
+    ], data.bots), pager(data, draw));
+  };
+  search.addEventListener("input", () => draw(1));
+  await draw();
+}
+
+function preflightReport(report) {
+  if (!report) return null;
+  const steps = (report.steps || []).map((s) => h("li", {}, `${s.ok ? "✓" : s.skipped ? "–" : "✗"} ${s.title}: ${s.detail} `, h("span", { class: "muted" }, `(${num(s.seconds)} s)`)));
+  const usage = report.usage || {};
+  return h("details", { class: "preflight" }, h("summary", {}, `pre-flight ${report.ok ? "passed" : "failed"} in ${num(report.seconds)} s`),
+    h("ul", {}, steps),
+    h("p", { class: "muted" }, `peak memory ${usage.memory_peak_mb ?? "not measured"} MB, peak processes ${usage.processes_peak ?? "not measured"}, CPU ${usage.cpu_seconds ?? "–"} s`),
+    (report.fix || []).map((fix) => h("p", {}, h("strong", {}, "fix: "), fix)),
+    report.output_tail ? h("pre", {}, report.output_tail) : null);
+}
+
+async function botPage(name) {
+  document.title = `Arena — ${name}`;
+  const bot = await api(`/bots/${enc(name)}`);
+  main.replaceChildren(h("h1", {}, bot.name, bot.owner ? h("span", { class: "muted" }, ` · owner ${bot.owner}`) : null));
+  main.append(h("h2", {}, "Versions"), table([
+    { title: "version", cell: (v) => v.version },
+    { title: "artifact", cell: (v) => h("code", {}, v.artifact_hash.slice(0, 12)) },
+    { title: "status", cell: (v) => pill(v.status) },
+    { title: "submitted", cell: (v) => ago(v.submitted_at) },
+    { title: "retired", cell: (v) => (v.retired_at ? ago(v.retired_at) : "–") },
+    { title: "faults", cell: (v) => Object.entries(v.faults).map(([reason, count]) => `${reason} ×${count}`).join(", ") || "none" },
+  ], bot.versions));
+  for (const version of bot.versions) {
+    if (version.preflight) main.append(h("div", { class: "card" }, h("strong", {}, `version ${version.version}: `), preflightReport(version.preflight)));
+  }
+  for (const version of [...bot.versions].reverse()) {
+    for (const rating of version.ratings) {
+      main.append(h("section", { class: "card rating", "data-pool": rating.pool },
+        h("h2", {}, `${rating.pool} `, h("span", { class: "muted" }, `version ${version.version} · rank ${rating.rank ?? "–"} · mu ${num(rating.mu)} · sigma ${num(rating.sigma)} · ${rating.games} games (+${rating.wins} =${rating.draws} −${rating.losses})`)),
+        h("div", { class: "row" },
+          h("div", {}, ratingChart(rating.history)),
+          h("div", {}, table([
+            { title: "opponent", cell: (r) => botLink(r.opponent) },
+            { title: "games", num: true, cell: (r) => r.games },
+            { title: "W-D-L", cell: (r) => `${r.wins}-${r.draws}-${r.losses}` },
+            { title: "score (95%)", cell: (r) => `${pct(r.score)} [${pct(r.score_low)}–${pct(r.score_high)}]` },
+          ], rating.head_to_head)))));
+    }
+  }
+  main.append(h("h2", {}, "Recent matches"), matchTable(bot.recent_matches), h("p", {}, h("a", { href: `/matches?bot=${enc(bot.name)}` }, "all matches")));
+}
+
+function matchTable(rows) {
+  return table([
+    { title: "match", cell: (m) => matchLink(m.id) },
+    { title: "game", cell: (m) => m.game },
+    { title: "seats", cell: (m) => h("span", {}, m.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), s.rank === 0 ? " ★" : ""])) },
+    { title: "ended by", cell: (m) => `${m.reason}${m.offender !== null ? ` (seat ${m.offender})` : ""}${m.rated ? "" : " · unrated"}` },
+    { title: "steps", num: true, cell: (m) => m.steps },
+    { title: "finished", cell: (m) => ago(m.finished_at) },
+  ], rows);
+}
+
+async function matchList() {
+  document.title = "Arena — matches";
+  const params = new URLSearchParams(location.search);
+  const holder = h("div", {});
+  main.replaceChildren(h("h1", {}, "Matches", params.get("bot") ? ` of ${params.get("bot")}` : "", params.get("pool") ? ` in ${params.get("pool")}` : ""), holder);
+  const draw = async (page = 1) => {
+    const query = new URLSearchParams(params);
+    query.set("page", page);
+    const data = await api(`/matches?${query}`);
+    holder.replaceChildren(matchTable(data.matches), pager(data, draw));
+  };
+  await draw(Number(params.get("page") || 1));
+}
+
+async function tournamentList() {
+  document.title = "Arena — tournaments";
+  const holder = h("div", {});
+  main.replaceChildren(h("h1", {}, "Tournaments and ladders"), holder);
+  const draw = async (page = 1) => {
+    const data = await api(`/tournaments?page=${page}`);
+    holder.replaceChildren(table([
+      { title: "tournament", cell: (t) => h("a", { href: `/tournaments/${t.id}` }, t.label) },
+      { title: "game", cell: (t) => t.game },
+      { title: "format", cell: (t) => t.format },
+      { title: "matches", num: true, cell: (t) => t.matches },
+      { title: "status", cell: (t) => pill(t.status) },
+      { title: "created", cell: (t) => ago(t.created_at) },
+    ], data.tournaments), pager(data, draw));
+  };
+  await draw();
+}
+
+async function tournamentPage(id) {
+  const draw = async (page = 1) => {
+    const data = await api(`/tournaments/${enc(id)}?page=${page}`);
+    const t = data.tournament;
+    document.title = `Arena — ${t.label}`;
+    const progress = data.progress.expected ? `${data.progress.stored} of ${data.progress.expected} matches` : `${data.progress.stored} matches (open-ended)`;
+    main.replaceChildren(h("h1", {}, t.label, " ", pill(t.status)),
+      h("p", { class: "muted" }, `${t.game} · ${t.format} · ${progress} · ${data.rounds_total} round(s) planned`),
+      h("div", { class: "card" }, h("progress", { max: data.progress.expected || data.progress.stored || 1, value: data.progress.stored, style: "width:100%" })),
+      h("h2", {}, "Standings"),
+      table([
+        { title: "#", num: true, cell: (r) => data.standings.indexOf(r) + 1 },
+        { title: "bot", cell: (r) => botLink(r.bot) },
+        { title: "points", num: true, cell: (r) => r.points },
+        { title: "games", num: true, cell: (r) => r.games },
+        { title: "W-D-L", cell: (r) => `${r.wins}-${r.draws}-${r.losses}` },
+        { title: "score", num: true, cell: (r) => (r.score_pct === null ? "–" : `${r.score_pct}%`) },
+        { title: "faults", num: true, cell: (r) => r.faults },
+      ], data.standings),
+      h("h2", {}, "Rounds"),
+      ...data.rounds.map((round) => h("div", { class: "card" }, h("strong", {}, `round ${round.round + 1}`),
+        h("ul", {}, round.pairings.map((p) => h("li", {}, p.bye ? `${p.bots[0]}: bye` : p.bots.join(" vs "), " ",
+          p.matches.map((m) => h("span", {}, " ", matchLink(m.id, `[${m.reason}]`)))))))),
+      pager({ total: data.rounds_total, page: data.page, per_page: data.per_page }, draw));
+  };
+  await draw();
+}
+
+async function ladders() {
+  document.title = "Arena — ladders";
+  const { ladders: rows } = await api("/ladders");
+  main.replaceChildren(h("h1", {}, "Ladders"));
+  if (!rows.length) main.append(h("p", { class: "muted" }, "No ladders yet: start one with ", h("code", {}, "arena ladder serve --games GAME"), "."));
+  for (const ladder of rows) {
+    const last = ladder.last_round;
+    main.append(h("section", { class: "card" },
+      h("h2", {}, h("a", { href: `/tournaments/${ladder.ladder}` }, ladder.pool), " ", pill(ladder.service.running ? "running" : "stopped")),
+      h("p", {}, `${ladder.schedule ?? "not scheduled"} · next round ${ladder.next_round_at ? ladder.next_round_at + "Z" : "–"} · ${ladder.matches} matches · ${ladder.pending} pending`),
+      last ? h("p", { class: "muted" }, `last round ${last.round ?? "–"}: ${last.stored} stored, ${last.carried} carried over, ${last.infrastructure} infrastructure fault(s), ${num(last.seconds, 1)} s ${last.note ? "· " + last.note : ""}`) : null,
+      table([
+        { title: "bot", cell: (b) => botLink(b.bot) },
+        { title: "version", cell: (b) => b.version },
+        { title: "games", num: true, cell: (b) => b.games },
+        { title: "mu", num: true, cell: (b) => num(b.mu) },
+        { title: "sigma", num: true, cell: (b) => num(b.sigma) },
+        { title: "pending", num: true, cell: (b) => b.pending },
+        { title: "recent faults", cell: (b) => b.recent_faults.map((f) => f.reason).join(", ") || "none" },
+      ], ladder.bots)));
+  }
+}
+
+async function matchPage(id) {
+  const match = await api(`/matches/${enc(id)}`);
+  document.title = `Arena — match ${match.id}`;
+  const viewer = h("div", { id: "viewer", class: "replay" }, h("p", { class: "muted" }, "replaying the record through the engine…"));
+  main.replaceChildren(
+    h("h1", {}, `Match ${match.id}`, h("span", { class: "muted" }, ` · ${match.game}`)),
+    h("p", {}, match.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), ` v${s.version}`]), " · ",
+      h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament ${match.tournament_id}`), ` · round ${match.round + 1} · `,
+      h("a", { href: `/api/matches/${match.id}/record`, download: `${match.uid}.jsonl` }, "record (JSON lines)")),
+    viewer);
+  await streamReplay(`/api/matches/${enc(id)}/replay`, viewer);
+}
+
+// Read a replay's JSON lines as they come: the board is drawn from the first line, steps are added in
+// batches as they arrive (a long match opens at once), the last line holds the result.
+async function streamReplay(url, viewer) {
+  const response = await fetch(url);
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    throw new ApiError(response.status, typeof body.detail === "string" ? body.detail : response.statusText);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "", replay = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    const lines = buffer.split("\n");
+    buffer = done ? "" : lines.pop();
+    const steps = [];
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      const item = JSON.parse(line);
+      if (item.header) {
+        viewer.replaceChildren();
+        replay = mountReplay(viewer, { header: item.header, board: item.board, start: item.start });
+        performance.mark("arena-replay-board");
+      } else if ("n" in item) steps.push(item);
+      else {
+        if (steps.length) replay.addSteps(steps.splice(0));
+        replay.finish(item);
+        performance.mark("arena-replay-loaded");
+      }
+    }
+    if (steps.length) replay.addSteps(steps);
+    if (done) break;
+  }
+}
+
+async function liveList() {
+  document.title = "Arena — live";
+  main.replaceChildren(h("h1", {}, "Live matches"));
+  let data;
+  try {
+    data = await api("/live");
+  } catch (error) {
+    main.append(h("p", { class: "muted" }, error.message));
+    return;
+  }
+  if (!data.referee) return main.append(h("p", { class: "muted" }, data.detail));
+  main.append(h("p", { class: "muted" }, `Watching the referee at ${data.referee}.`));
+  if (!data.matches.length) main.append(h("p", { class: "muted" }, "Nothing is being played right now."));
+  main.append(table([
+    { title: "match", cell: (m) => h("a", { href: `/live/${enc(m.match_id)}` }, m.match_id.slice(0, 12)) },
+    { title: "game", cell: (m) => m.game },
+    { title: "players", cell: (m) => m.players.map((p) => p.name).join(" vs ") },
+    { title: "steps", num: true, cell: (m) => m.steps },
+  ], data.matches));
+}
+
+function livePage(matchId) {
+  document.title = "Arena — live match";
+  const holder = h("div", { id: "live", class: "live" });
+  main.replaceChildren(h("h1", {}, "Live match ", h("span", { class: "muted" }, matchId.slice(0, 12))), holder);
+  const view = mountLive(holder);
+  const source = new EventSource(`/api/live/${enc(matchId)}/events`);
+  for (const kind of ["header", "step", "finished", "error"]) {
+    source.addEventListener(kind, (event) => {
+      view[kind](JSON.parse(event.data));
+      if (kind === "finished" || kind === "error") source.close();
+    });
+  }
+}
+
+// --- routing --------------------------------------------------------------------------------------
+
+const routes = [
+  [/^\/$/, leaderboards], [/^\/bots\/?$/, botList], [/^\/bots\/([^/]+)$/, botPage],
+  [/^\/tournaments\/?$/, tournamentList], [/^\/tournaments\/(.+)$/, tournamentPage], [/^\/ladders\/?$/, ladders],
+  [/^\/matches\/?$/, matchList], [/^\/matches\/([^/]+)$/, matchPage], [/^\/live\/?$/, liveList], [/^\/live\/([^/]+)$/, livePage],
+];
+
+async function route() {
+  for (const link of document.querySelectorAll("nav a")) {
+    const here = link.getAttribute("href");
+    link.classList.toggle("here", here === "/" ? location.pathname === "/" : location.pathname.startsWith(here));
+  }
+  const status = Number(document.body.dataset.status || 200);
+  if (status >= 400) return showError(status, document.body.dataset.error);
+  for (const [pattern, page] of routes) {
+    const found = pattern.exec(location.pathname);
+    if (!found) continue;
+    try {
+      await page(...found.slice(1).map(decodeURIComponent));
+    } catch (error) {
+      if (error instanceof ApiError) showError(error.status, error.message);
+      else {
+        console.error(error);
+        showError("", `this page could not be drawn (${error.message}); please report it with the address`);
+      }
+    }
+    return;
+  }
+  showError(404, `no page at ${location.pathname}`);
+}
+
+document.getElementById("theme").addEventListener("click", () => {
+  const dark = document.documentElement.dataset.theme
+    ? document.documentElement.dataset.theme === "dark"
+    : matchMedia("(prefers-color-scheme: dark)").matches;
+  document.documentElement.dataset.theme = dark ? "light" : "dark";
+  try { localStorage.setItem("arena-theme", document.documentElement.dataset.theme); } catch (e) { /* private mode */ }
+});
+
+route().finally(() => document.body.setAttribute("data-ready", "true"));
