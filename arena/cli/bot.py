@@ -31,7 +31,7 @@ def sparkline(values: list[float], width: int = 40) -> str:
 
 def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """Every registered bot."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     bots = store.bots()
     if json_output:
         print_json([{"name": b.name, "version": b.version, "artifact_hash": b.artifact_hash,
@@ -60,7 +60,7 @@ def show(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """A bot's versions, with their ratings in each game mode, rating history and head-to-head results."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     bots = store.bots(name)
     if not bots:
         known = ", ".join(sorted({b.name for b in store.bots()})[:20]) or "none yet"

@@ -51,7 +51,7 @@ def run(
 ) -> None:
     """Run the game mode's ladder: it continues from where it last stopped, with the ratings it has."""
     game = open_game(game_name)
-    store = open_store(db)
+    store = open_store(db, create=True)
     pool = pool_name(game)
     name = f"ladder:{pool}"
     existing = store.tournament(name)
@@ -144,7 +144,7 @@ def serve(
                      for game in modes}
     if notify_url is not None and not notify_url.startswith(("http://", "https://")):
         fail(f"--notify-url must be an http:// or https:// URL, not {notify_url!r}", code=2)
-    store = open_store(db)
+    store = open_store(db, create=True)
     settings = LadderSettings(games=tuple(modes), schedule=schedule, matches_per_round=matches_per_round,
                               max_pending=max_pending, retries=retries, builtins=builtin_specs,
                               round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
@@ -190,7 +190,7 @@ def status(
     """Each ladder's schedule, its last and next round, pending matches and recent faults per bot."""
     from arena.ladder import ladder_status
 
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     pools = None
     if games:
         pools = [pool_name(open_game(name.strip())) for name in games.split(",") if name.strip()]

@@ -51,19 +51,34 @@ def _fit(store: Store, pool: str) -> dict[int, Any]:
         fail(f"{pool}: {error}")
 
 
+DISPLAY_WIDTH = 26  # the longest bot name a table shows whole
+
+
+def display_name(spec: str, width: int = DISPLAY_WIDTH) -> str:
+    """A short name for a table: a built-in spec's settings by value ('openspiel-mcts:simulations=20:
+    evaluator=arena' -> 'openspiel-mcts(20,arena)'), cut to `width` with an ellipsis. The spec itself is
+    in `arena bot show` and --json."""
+    name = spec
+    if len(name) > width and ":" in name:
+        base, *settings = name.split(":")
+        name = f"{base}({','.join(part.partition('=')[2] or part for part in settings)})"
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
 def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> None:
     """A pool's leaderboard as a table."""
     standings = pool_leaderboard(store, pool, live_only)
     table = Table(title=f"{pool}: {store.pool_match_count(pool)} rated match(es)", title_justify="left")
     for column in ("#", "bot", "mu", "sigma", "score", "games", "win rate (95%)", "last played"):
         table.add_column(column, justify="left" if column in ("bot", "win rate (95%)", "last played") else "right",
-                         no_wrap=column != "bot", overflow="fold" if column == "bot" else "ellipsis")
+                         no_wrap=True, overflow="ellipsis")
     estimates = _fit(store, pool) if bradley_terry else {}
     if bradley_terry:
         table.add_column("Bradley-Terry Elo (95%)")
     for s in standings:
         low, high = s.win_rate_interval
-        cells = [str(s.rank), s.bot if s.version in ("", "1") else f"{s.bot} v{s.version}", f"{s.mu:.2f}",
+        name = display_name(s.bot)
+        cells = [str(s.rank), name if s.version in ("", "1") else f"{name} v{s.version}", f"{s.mu:.2f}",
                  f"{s.sigma:.2f}", f"[bold]{s.score:.2f}[/bold]", str(s.games),
                  f"{100 * s.win_rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]", ago(s.last_played)]
         if bradley_terry:
@@ -83,7 +98,7 @@ def leaderboard(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Bots ranked by TrueSkill's conservative score mu - 3 sigma, one table per game mode."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     pools = pools_for(store, game)
     live_only = not all_versions
     if json_output:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -34,6 +33,9 @@ def play(
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default: $ARENA_RESULTS or ./results)."),
     save: bool = typer.Option(True, "--save/--no-save", help="Write a record file per game."),
+    swap: bool = typer.Option(True, "--swap/--no-swap",
+                              help="Rotate the seats from game to game (the default, as tournaments do), so that "
+                                   "each player has each seat as often; --no-swap keeps the order of --players."),
     json_output: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Play local games between built-in agents and print the results."""
@@ -48,64 +50,86 @@ def play(
     first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     directory = out or results_dir()
 
-    records: list[tuple[MatchRecord, Path | None]] = []
+    records: list[tuple[MatchRecord, Path | None, list[int]]] = []
     started = time.perf_counter()
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True, disable=json_output) as progress:
         task = progress.add_task(f"{game.name}", total=games)
         for index in range(games):
-            record = play_match(game, agents, first_seed + index)
+            order = seating(len(names), index, swap)
+            record = play_match(game, [agents[player] for player in order], first_seed + index)
             path = record.write(record_path(directory, record)) if save else None
-            records.append((record, path))
+            records.append((record, path, order))
             progress.advance(task)
     elapsed = time.perf_counter() - started
 
     if json_output:
         print_json({
-            "game": game.name, "options": game.options, "players": names, "seconds": round(elapsed, 3),
-            "games": [_game_json(record, path) for record, path in records],
+            "game": game.name, "options": game.options, "players": names, "swap": swap,
+            "seconds": round(elapsed, 3), "by_player": _by_player(game, names, records),
+            "games": [_game_json(record, path, [names[p] for p in order]) for record, path, order in records],
         })
         return
     _print_tables(game, names, records, elapsed)
 
 
-def _game_json(record: MatchRecord, path: Path | None) -> dict:
+def seating(players: int, index: int, swap: bool) -> list[int]:
+    """Which player (index into --players) sits in each seat of game `index`: rotated by one seat each game
+    when swapping."""
+    return [(seat + index) % players if swap else seat for seat in range(players)]
+
+
+def _game_json(record: MatchRecord, path: Path | None, seated: list[str]) -> dict:
     result = record.result
     assert result is not None
-    return {"seed": record.seed, "ranking": list(result.ranking), "scores": list(result.scores),
+    return {"seed": record.seed, "seats": seated, "ranking": list(result.ranking), "scores": list(result.scores),
             "reason": result.reason, "decisions": len(record.decisions), "record": str(path) if path else None}
 
 
-def _print_tables(game: Game, names: list[str], records: list[tuple[MatchRecord, Path | None]], elapsed: float) -> None:
-    seat_names = game.info.seat_names
-    table = Table(title=f"{game.name}: {len(records)} game(s) in {elapsed:.2f}s")
-    for column in ("#", "seed", "winner", "scores", "reason", "decisions"):
-        table.add_column(column, justify="right" if column in ("#", "seed", "decisions") else "left")
-    for index, (record, path) in enumerate(records, start=1):
+def _by_player(game: Game, names: list[str], records: list[tuple[MatchRecord, Path | None, list[int]]]
+               ) -> list[dict]:
+    """Per player (in --players order): games, wins, draws, losses, and games in each seat."""
+    rows: list[dict[str, Any]] = [{"player": name, "games": 0, "wins": 0, "draws": 0, "losses": 0,
+                                   "seats": {seat: 0 for seat in game.info.seat_names}} for name in names]
+    for record, _path, order in records:
         result = record.result
         assert result is not None
+        for seat, player in enumerate(order):
+            row = rows[player]
+            row["games"] += 1
+            row["seats"][game.info.seat_names[seat]] += 1
+            outcome = "draws" if result.is_draw else ("wins" if seat in result.winners else "losses")
+            row[outcome] += 1
+    return rows
+
+
+def _print_tables(game: Game, names: list[str], records: list[tuple[MatchRecord, Path | None, list[int]]],
+                  elapsed: float) -> None:
+    seat_names = game.info.seat_names
+    table = Table(title=f"{game.name}: {len(records)} game(s) in {elapsed:.2f}s")
+    for column in ("#", "seed", "seats", "winner", "scores", "reason", "decisions"):
+        table.add_column(column, justify="right" if column in ("#", "seed", "decisions") else "left")
+    for index, (record, path, order) in enumerate(records, start=1):
+        result = record.result
+        assert result is not None
+        seated = ", ".join(f"{seat_names[seat]}: {names[player]}" for seat, player in enumerate(order))
         winner = "draw" if result.is_draw else ", ".join(
-            f"{seat_names[s]} ({names[s]})" for s in result.winners)
+            f"{seat_names[s]} ({names[order[s]]})" for s in result.winners)
         scores = " - ".join(f"{score:g}" for score in result.scores) or "-"
-        table.add_row(str(index), str(record.seed), winner, scores, result.reason, str(len(record.decisions)))
+        table.add_row(str(index), str(record.seed), seated, winner, scores, result.reason,
+                      str(len(record.decisions)))
     console.print(table)
-    saved = [path for _, path in records if path is not None]
+    saved = [path for _, path, _ in records if path is not None]
     if saved:
         console.print(f"records: {saved[0].parent}/ (replay one with: arena replay {saved[-1]})", soft_wrap=True)
 
-    summary = Table(title="By seat")
-    for column in ("seat", "player", "wins", "draws", "losses"):
-        summary.add_column(column)
-    tally: Counter[tuple[int, str]] = Counter()
-    for record, _ in records:
-        result = record.result
-        assert result is not None
-        for seat in range(game.num_seats):
-            outcome = "draws" if result.is_draw else ("wins" if seat in result.winners else "losses")
-            tally[seat, outcome] += 1
-    for seat in range(game.num_seats):
-        summary.add_row(seat_names[seat], names[seat], str(tally[seat, "wins"]), str(tally[seat, "draws"]),
-                        str(tally[seat, "losses"]))
+    rotated = len({tuple(order) for _, _, order in records}) > 1
+    summary = Table(title="By player" + (" (seats rotated game to game)" if rotated else ""))
+    for column in ("player", "games", "wins", "draws", "losses", *(f"as {name}" for name in seat_names)):
+        summary.add_column(column, justify="left" if column == "player" else "right")
+    for row in _by_player(game, names, records):
+        summary.add_row(row["player"], str(row["games"]), str(row["wins"]), str(row["draws"]), str(row["losses"]),
+                        *(str(row["seats"][name]) for name in seat_names))
     console.print(summary)
 
 

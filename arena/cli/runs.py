@@ -3,7 +3,6 @@ Ctrl-C handling and the progress display."""
 
 from __future__ import annotations
 
-import re
 import signal
 import time
 from collections.abc import Iterator
@@ -25,11 +24,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from arena.cli.common import console, err_console, fail, results_dir
 from arena.cli.serve import SANDBOX_OPTION
 from arena.store import Store, StoreError, resolve_url
+from arena.store.db import describe
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
 from arena.tournament.runner import RunProgress
 
@@ -55,19 +55,17 @@ def parse_duration(text: str) -> float:
         fail(str(error), code=2)
 
 
-def open_store(db: Optional[str]) -> Store:
-    """Open (and migrate) the database or fail with one line."""
+def open_store(db: Optional[str], *, create: bool = False, read_only: bool = False) -> Store:
+    """Open (and migrate) the database or fail with one line naming it and the problem, the file left as it
+    is. Only commands that store new things `create` a database; `read_only` ones wait at most 5 s for a
+    lock another program holds."""
     url = resolve_url(db, results_dir())
     try:
-        return Store.open(url)
+        return Store.open(url, create=create, busy_timeout_s=5.0 if read_only else 60.0)
     except StoreError as error:
         fail(str(error), code=2)
-    except OperationalError as error:
-        fail(f"cannot open database {_safe(url)}: {str(error.orig).strip().splitlines()[0]}")
-
-
-def _safe(url: str) -> str:
-    return re.sub(r"://([^:@/]+):[^@/]*@", r"://\1:***@", url)
+    except DBAPIError as error:
+        fail(describe(error, url))
 
 
 def ago(moment: datetime | None) -> str:

@@ -55,7 +55,7 @@ def sprt(
     if game.num_seats != 2:
         fail(f"the SPRT compares two bots; {game.name} has {game.num_seats} seats", code=2)
     bots = resolve_bots(f"{bot_a},{bot_b}")
-    store = open_store(db)
+    store = open_store(db, create=True)
     existing = store.tournament(name) if name else None
     if existing is not None:
         tournament_id = existing.id

@@ -53,7 +53,7 @@ def submit_command(
 
     settings = sandbox_settings(sandbox)
     check_sandbox_here(settings)
-    store = open_store(db)
+    store = open_store(db, create=True)
     where = store_dir or bot_store(results_dir())
     status = None if json_output else console.status("checking the files")
 
@@ -154,7 +154,7 @@ def versions(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Every version of a bot, oldest first: its status, hash, pre-flight and when it was retired."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     found = store.bots(name)
     if not found:
         known = ", ".join(sorted({b.name for b in store.bots()})[:20]) or "none yet"
@@ -209,7 +209,7 @@ def add_owner(
 
     if not _NAME.match(name):
         fail(f"bad owner name {name!r}: lowercase letters, digits, '-', '_' or '.', at most 64", code=2)
-    store = open_store(db)
+    store = open_store(db, create=True)
     token = new_token()
     if not store.add_owner(name, hash_token(token)):
         fail(f"owner {name!r} exists; give them a new token with `arena owner token {name}`")
@@ -245,7 +245,7 @@ def new_owner_token(
 @owners.command("list")
 def list_owners(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """Every owner and the bot names they hold."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     held: dict[str, set[str]] = {}
     for bot in store.bots():
         if bot.owner:

@@ -124,7 +124,7 @@ def run(
                             name=name if name is None or len(games) == 1 else f"{name}/{game.name}")
              for game in games]
     kinds = {bot.kind for one in specs for bot in one.bots}
-    store = open_store(db)
+    store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds)
     stop = StopRequest()
     try:
@@ -221,7 +221,7 @@ def _print_standings(store: Store, tournament_id: int) -> None:
 
 def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """List stored tournaments, newest first."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     rows = store.tournaments()
     if json_output:
         print_json([{"id": r.id, "name": r.name, "game": r.game, "pool": r.pool, "format": r.format,
@@ -246,7 +246,7 @@ def show(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Standings, cross-table and how the matches ended."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     found = store.tournament(tournament)
     if found is None:
         fail(f"no tournament {tournament!r} (see `arena tournament list`)")
@@ -272,7 +272,7 @@ def export(
     db: Optional[str] = DB_OPTION,
 ) -> None:
     """Write every stored match record of a tournament as .jsonl.gz files (`arena replay` reads them)."""
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     found = store.tournament(tournament)
     if found is None:
         fail(f"no tournament {tournament!r} (see `arena tournament list`)")

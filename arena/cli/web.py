@@ -39,7 +39,7 @@ def web(
         except OSError:
             err_console.print(f"arena: warning: no admin token at {path}: the Live page cannot list the referee's "
                               "matches (pass --admin-token-file)", markup=False)
-    store = open_store(db)
+    store = open_store(db, read_only=True)
     app = create_app(store, WebSettings(referee=server, admin_token=token, tls_ca=str(tls_ca) if tls_ca else None))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     console.print(f"Arena web: http://{shown}:{port}/  (Ctrl-C to stop)")

@@ -10,12 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 DB_ENV = "ARENA_DB"
 MIGRATIONS = Path(__file__).parent / "migrations"
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class StoreError(Exception):
@@ -50,8 +51,20 @@ def encode_json(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
-def create_db_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for `url`; SQLite gets WAL, foreign keys, a busy timeout and write-ahead transactions."""
+def safe_url(url: str) -> str:
+    """The URL with its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def create_db_engine(url: str, *, create: bool = True, busy_timeout_s: float = 60.0, **kwargs: Any) -> Engine:
+    """An engine for `url`; SQLite gets WAL, foreign keys, a busy timeout and write-ahead transactions.
+
+    With `create` False an SQLite file must already exist and be an SQLite database (StoreError
+    otherwise, and nothing is made): what commands that only read need.
+    """
     kwargs.setdefault("json_serializer", encode_json)
     try:
         parsed = make_url(url)
@@ -61,16 +74,20 @@ def create_db_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:":
-            try:
-                Path(database).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise StoreError(f"cannot use the database {database}: its folder cannot be made "
-                                 f"({error.strerror})") from None
-        engine = create_engine(url, connect_args={"timeout": 60}, **kwargs)
-        _configure_sqlite(engine)
+            if create:
+                try:
+                    Path(database).parent.mkdir(parents=True, exist_ok=True)
+                except OSError as error:
+                    raise StoreError(f"cannot use the database {database}: its folder cannot be made "
+                                     f"({error.strerror})") from None
+            check_sqlite_file(Path(database), create)
+        engine = create_engine(url, connect_args={"timeout": busy_timeout_s}, **kwargs)
+        _configure_sqlite(engine, busy_timeout_s)
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+    if parsed.get_backend_name() == "postgresql":
+        kwargs.setdefault("connect_args", {"connect_timeout": 10})
     try:
         return create_engine(url, pool_pre_ping=True, **kwargs)
     except NoSuchModuleError:
@@ -80,15 +97,48 @@ def create_db_engine(url: str, **kwargs: Any) -> Engine:
         raise StoreError(f"no driver for {parsed.drivername}: {error} (pip install 'arena[postgres]')") from None
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def check_sqlite_file(path: Path, create: bool) -> None:
+    """StoreError if `path` is not an SQLite database file (or, unless `create`, does not exist). Reads only."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except FileNotFoundError:
+        if create:
+            return
+        raise StoreError(f"no database at {path}: nothing has been stored there yet (play with `arena tournament "
+                         "run` or `make demo`, or pass --db to the right one)") from None
+    except IsADirectoryError:
+        raise StoreError(f"{path} is a folder, not a database file") from None
+    except OSError as error:
+        raise StoreError(f"cannot read the database {path}: {error.strerror}") from None
+    if head != SQLITE_MAGIC and (head or not create):
+        raise StoreError(f"{path} is not an SQLite database (corrupt, or another kind of file); it was left as "
+                         "it is")
+
+
+def describe(error: DBAPIError, url: str) -> str:
+    """One line for a database error met while opening `url`."""
+    text = str(error.orig).strip().splitlines()[0] if error.orig is not None else str(error)
+    parsed = make_url(url)
+    where = parsed.database if parsed.get_backend_name() == "sqlite" else safe_url(url)
+    if "database is locked" in text:
+        return f"{where} is locked by another program (a tournament or a copy in progress?); try again when it is done"
+    if "readonly" in text or "read-only" in text or "unable to open database file" in text:
+        return (f"cannot open {where} for writing: its folder or the file is read-only (SQLite writes its -wal and "
+                "-shm files beside the database); copy it somewhere writable or fix the permissions")
+    if "file is not a database" in text or "malformed" in text:
+        return f"{where} is not an SQLite database (corrupt, or another kind of file); it was left as it is"
+    return f"cannot open the database {where}: {text}"
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_s: float = 60.0) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor = dbapi_connection.cursor()  # (WAL is set once the file is known to be Arena's: see migrate)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=60000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -107,11 +157,36 @@ def migrate(engine: Engine) -> None:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    head = ScriptDirectory.from_config(config).get_current_head()
+    scripts = ScriptDirectory.from_config(config)
+    head = scripts.get_current_head()
     with engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_revision()
+        tables = set(inspect(connection).get_table_names()) if current is None else set()
     if current == head:
+        _use_wal(engine)
         return
+    where = engine.url.database if engine.url.get_backend_name() == "sqlite" else safe_url(str(engine.url))
+    if current is not None and current not in {script.revision for script in scripts.walk_revisions()}:
+        raise StoreError(f"{where} was written by a newer Arena (schema revision {current}; this one knows up to "
+                         f"{head}): upgrade Arena, or use another --db; the database was left as it is")
+    if current is None and tables:
+        raise StoreError(f"{where} is a database but not Arena's (tables: {', '.join(sorted(tables)[:5])}); "
+                         "pass --db to an Arena database or to a new file")
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+    _use_wal(engine)
+
+
+def _use_wal(engine: Engine) -> None:
+    """SQLite in write-ahead-log mode (kept in the file: set once, on a database known to be Arena's)."""
+    if engine.url.get_backend_name() != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        return
+    raw = engine.raw_connection()  # (outside any transaction: SQLite changes the journal mode only there)
+    try:
+        cursor = raw.cursor()
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.close()
+    finally:
+        raw.close()

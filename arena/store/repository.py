@@ -14,9 +14,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from arena.store.db import create_db_engine, migrate
+from arena.store.db import StoreError, create_db_engine, describe, migrate
 from arena.store.models import (
     Bot,
     Entry,
@@ -175,10 +175,18 @@ class Store:
         self.engine = engine
 
     @classmethod
-    def open(cls, url: str, **kwargs: Any) -> Store:
-        """Connect and migrate to the newest schema."""
-        engine = create_db_engine(url, **kwargs)
-        migrate(engine)
+    def open(cls, url: str, *, create: bool = True, **kwargs: Any) -> Store:
+        """Connect and migrate to the newest schema. StoreError, with one line saying why, if it cannot be
+        opened (with `create` False, also if there is no database there yet: nothing is made)."""
+        engine = create_db_engine(url, create=create, **kwargs)
+        try:
+            migrate(engine)
+        except DBAPIError as error:
+            engine.dispose()
+            raise StoreError(describe(error, url)) from None
+        except StoreError:
+            engine.dispose()
+            raise
         return cls(engine)
 
     def close(self) -> None:

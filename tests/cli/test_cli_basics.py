@@ -49,7 +49,7 @@ def test_play_prints_a_results_table(capsys, tmp_path):
     code, out, _ = run(capsys, "play", "major-general/no-scenario", "--games", "2", "--seed", "1",
                        "--out", str(tmp_path))
     assert code == 0
-    assert "By seat" in out and "wins" in out
+    assert "By player" in out and "wins" in out
 
 
 @pytest.mark.parametrize(

@@ -57,8 +57,8 @@ def test_games(capsys: pytest.CaptureFixture[str]) -> None:
 def test_play(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     data = run_json(capsys, "play", GAME, "--players", "greedy,random", "--games", "2", "--seed", "3",
                     "--out", str(tmp_path))
-    assert set(data) == {"game", "games", "options", "players", "seconds"}
-    assert set(data["games"][0]) == {"decisions", "ranking", "reason", "record", "scores", "seed"}
+    assert set(data) == {"game", "games", "options", "players", "seconds", "swap", "by_player"}
+    assert set(data["games"][0]) == {"decisions", "ranking", "reason", "record", "scores", "seed", "seats"}
     assert data["players"] == ["greedy", "random"] and [g["seed"] for g in data["games"]] == [3, 4]
     code, out, _ = run(capsys, "replay", data["games"][0]["record"], "--final")
     assert code == 0 and "replay reproduces the record" in out
@@ -185,7 +185,7 @@ def test_ratings_bad_input(capsys: pytest.CaptureFixture[str], db: str, argv: li
 
 @pytest.mark.parametrize("url, words", [
     ("sqlite:///{tmp}/a-file/arena.db", "a-file"),
-    ("postgresql+psycopg://nobody@127.0.0.1:1/nothing", "cannot open database"),
+    ("postgresql+psycopg://nobody@127.0.0.1:1/nothing", "cannot open the database"),
 ])
 def test_a_database_that_cannot_be_opened_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, url: str,
                                                       words: str) -> None:

@@ -40,3 +40,58 @@ def test_shutdown_finishes_or_voids_matches_in_progress(tmp_path: Path, test_bot
     assert len(stored) == 2
     assert {MatchRecord.read(path).result.reason for path in stored} == {"score", "void"}  # type: ignore[union-attr]
     assert processes and all(not process.is_running for process in processes)
+
+
+def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
+    """`arena serve` stopped by Ctrl-C with a match stuck in progress (voided), warm bot processes and a remote
+    bot's stream open: it says what it did, exits 0, and prints no traceback (no "Event loop is closed")."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from arena.rpc.client import AdminClient
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "ARENA_RESULTS": str(tmp_path / "results")}
+    serve = subprocess.Popen(
+        [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port), "--bots",
+         str(ROOT / "bots"), "--bots", str(test_bots), "--drain", "1", "--remote", "far=far-token"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    remote = None
+    try:
+        token_file = tmp_path / "results" / "admin-token"
+        deadline = time.monotonic() + 60
+        while not token_file.exists():
+            assert serve.poll() is None and time.monotonic() < deadline, serve.communicate()
+            time.sleep(0.05)
+        remote = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server",
+                                   f"127.0.0.1:{port}", "--token", "far-token", "--name", "far"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        async def play() -> None:
+            async with AdminClient(f"127.0.0.1:{port}", token_file.read_text().strip()) as admin:
+                first = await admin.start_match("major-general", ["far", "greedy"], seed=1)  # a remote, warm bots
+                async for _event in admin.watch(first):
+                    pass
+                await admin.start_match("major-general", ["random", "sleep"], seed=2,
+                                        clock=ClockSettings(move_time_s=60.0, bank_s=0.0, grace_s=1.0))
+
+        import asyncio
+
+        asyncio.run(play())
+        time.sleep(1.0)  # the stuck match reaches its sleeping decision
+        serve.send_signal(signal.SIGINT)
+        out, err = serve.communicate(timeout=60)
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+        if remote is not None:
+            remote.kill()
+            remote.wait()
+    assert serve.returncode == 0, err
+    assert "stopped (1 match(es) voided)" in out
+    assert "Traceback" not in err and "Event loop is closed" not in err and "Exception ignored" not in err, err

@@ -121,6 +121,9 @@ def test_sprt_decides_when_one_bot_is_clearly_stronger(capsys: pytest.CaptureFix
     (["leaderboard", "--db", "nonsense://"], "database"),
 ])
 def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], db: str, argv: list[str], message: str) -> None:
+    from arena.store import Store
+
+    Store.open(db).close()  # an empty database (commands that only read make none)
     if "--db" not in argv:
         argv = [*argv, "--db", db]
     code, _, err = run(capsys, *argv)

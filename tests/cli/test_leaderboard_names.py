@@ -1,0 +1,34 @@
+"""The leaderboard table shows a short display name per bot on one line; the spec stays in --json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.cli.leaderboard import display_name
+from arena.cli.main import main
+
+
+def test_display_names() -> None:
+    assert display_name("greedy") == "greedy"
+    assert display_name("mcts:iterations=30") == "mcts:iterations=30"  # short enough as it is
+    assert display_name("openspiel-mcts:simulations=20:evaluator=arena") == "openspiel-mcts(20,arena)"
+    assert display_name("openspiel-ismcts:simulations=20:evaluator=arena") == "openspiel-ismcts(20,arena)"
+    long = display_name("a-bot-with-a-really-long-name-that-goes-on-and-on")
+    assert len(long) == 26 and long.endswith("…")
+
+
+def test_the_table_keeps_each_bot_on_one_line(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    spec = "mcts:iterations=8:uct_c=0.4:depth=2:worlds=4"
+    assert main(["tournament", "run", "major-general", "--bots", f"random,{spec}", "--rounds", "1", "-j", "1",
+                 "--db", url, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", "--db", url]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if "│" in line and "random" not in line and "bot" not in line]
+    assert len(rows) == 1 and "mcts(8,0.4,2,4)" in rows[0]
+    assert main(["leaderboard", "--db", url, "--json"]) == 0
+    names = {row["bot"] for row in json.loads(capsys.readouterr().out)["pools"][0]["standings"]}
+    assert spec in names

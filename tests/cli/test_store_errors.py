@@ -1,0 +1,132 @@
+"""A database that cannot be used is one line naming it and the problem, a non-zero status, and the file
+left exactly as it was: corrupt, missing (commands that only read never make one), not Arena's, written
+by a newer Arena, locked by another program, in a read-only folder, or a PostgreSQL server that does not
+answer. Every command that opens the store is checked on a missing database."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from arena.cli.main import main
+from arena.store import Store
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def one_line(err: str, *words: str) -> None:
+    assert "Traceback" not in err and err.startswith("arena: error: ") and err.strip().count("\n") == 0, err
+    for word in words:
+        assert word in err, err
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    """Every file in the folder with a hash of its bytes."""
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.iterdir())}
+
+
+READ_COMMANDS = [
+    ["leaderboard"], ["leaderboard", "--all-versions"], ["bot", "list"], ["bot", "show", "random"],
+    ["bot", "versions", "random"], ["owner", "list"], ["tournament", "list"], ["tournament", "show", "1"],
+    ["tournament", "export", "1"], ["ladder", "status"], ["rerate", "major-general"], ["tournament", "resume", "1"],
+    ["bot", "retire", "random@1"], ["owner", "token", "someone"], ["web", "--port", "1"],
+]
+
+
+@pytest.mark.parametrize("command", READ_COMMANDS, ids=lambda c: " ".join(c[:2]))
+def test_commands_that_read_never_make_a_database(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  command: list[str]) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "x.db"
+    code, err = run(capsys, *command, "--db", f"sqlite:///{missing}")
+    assert code != 0
+    one_line(err, str(missing), "no database at")
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_corrupt_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    path.write_bytes(b"this is not what you think it is\x00" * 200)
+    before = fingerprint(tmp_path)
+    for command in (["leaderboard"], ["tournament", "run", "major-general", "--bots", "random,greedy"]):
+        code, err = run(capsys, *command, "--db", f"sqlite:///{path}")
+        assert code != 0
+        one_line(err, str(path), "not an SQLite database")
+    assert fingerprint(tmp_path) == before  # no -wal, no -shm, the bytes as they were
+
+
+def test_a_database_that_is_not_arenas(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE recipes (name TEXT)")
+    before = fingerprint(tmp_path)
+    code, err = run(capsys, "bot", "list", "--db", f"sqlite:///{path}")
+    assert code != 0
+    one_line(err, str(path), "not Arena's", "recipes")
+    assert fingerprint(tmp_path) == before
+
+
+def test_a_database_of_a_newer_schema(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    store = Store.open(f"sqlite:///{path}")
+    with store.engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0099_from_the_future'"))
+    store.close()
+    before = fingerprint(tmp_path)
+    for command in (["leaderboard"], ["tournament", "run", "major-general", "--bots", "random,greedy"]):
+        code, err = run(capsys, *command, "--db", f"sqlite:///{path}")
+        assert code != 0
+        one_line(err, str(path), "newer Arena", "0099_from_the_future", "upgrade Arena")
+    assert fingerprint(tmp_path) == before
+
+
+def test_a_locked_database(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store.open(f"sqlite:///{path}").close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another program holds the file (a copy, a long write)
+    try:
+        code, err = run(capsys, "leaderboard", "--db", f"sqlite:///{path}")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code != 0
+    one_line(err, str(path), "locked by another program")
+
+
+def test_a_read_only_folder(tmp_path: Path) -> None:
+    """The folder mounted read-only (bubblewrap), so that even root cannot write beside the file."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        pytest.skip("bubblewrap is not installed (make test installs it): it mounts the folder read-only")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "arena.db"
+    store = Store.open(f"sqlite:///{path}")
+    store.close()  # (WAL checkpointed: only the database file is left)
+    before = fingerprint(folder)
+    command = [bwrap, "--bind", "/", "/", "--ro-bind", str(folder), str(folder), "--dev", "/dev", "--proc", "/proc",
+               sys.executable, "-c", "from arena.cli.main import run; run()", "tournament", "run", "major-general",
+               "--bots", "random,greedy", "--rounds", "1", "--db", f"sqlite:///{path}"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    one_line(done.stderr, str(path), "read-only")
+    assert fingerprint(folder) == before
+
+
+def test_a_postgresql_server_that_does_not_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run(capsys, "leaderboard", "--db", "postgresql://arena:secret@127.0.0.1:1/arena")
+    assert code != 0
+    one_line(err, "127.0.0.1:1")
+    assert "secret" not in err  # the password stays hidden
