@@ -1,4 +1,5 @@
-"""Counting a bot's processes on this machine, sandboxed or not.
+"""Counting a bot's processes on this machine, sandboxed or not; a free loopback port for the servers
+the tests start.
 
 Every process the referee launches for bot NAME (the sandbox's own processes included) carries
 ARENA_BOT_NAME=NAME in its environment, and so do the children it forks; so the host's /proc tells
@@ -8,9 +9,17 @@ how many there are, whatever PID namespace they live in.
 from __future__ import annotations
 
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
+
+
+def free_port() -> int:
+    """A loopback TCP port nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def processes_of(name: str) -> set[int]:

@@ -14,6 +14,7 @@ from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.leaderboard import bradley_terry_fit
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.ratings.pools import pool_for
+from arena.ratings.reports import standings_json
 from arena.ratings.rerate import rerate as rerate_pool
 from arena.store import Store
 
@@ -32,15 +33,10 @@ def pools_for(store: Store, game: str | None) -> list[str]:
 
 def pool_json(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> dict[str, Any]:
     """A pool's leaderboard as JSON."""
-    standings = pool_leaderboard(store, pool, live_only)
-    rows = [standing.to_json() for standing in standings]
-    if bradley_terry:
-        estimates = _fit(store, pool)
-        for row, standing in zip(rows, standings):
-            estimate = estimates.get(standing.bot_id)
-            if estimate is not None:
-                low, high = estimate.elo_interval
-                row.update(bt_elo=round(estimate.elo, 2), bt_elo_low=round(low, 2), bt_elo_high=round(high, 2))
+    try:
+        rows = standings_json(store, pool, live_only, bradley_terry)
+    except ConvergenceError as error:
+        fail(f"{pool}: {error}")
     return {"pool": pool, "matches": store.pool_match_count(pool), "standings": rows}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.ratings.leaderboard import leaderboard
+from arena.ratings.leaderboard import bradley_terry_fit, leaderboard
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
 from arena.store import BotRow, Store
@@ -14,6 +14,22 @@ from arena.store import BotRow, Store
 def iso(moment: Any) -> str | None:
     """A naive-UTC time as ISO 8601 with its Z, or None."""
     return moment.isoformat(timespec="seconds") + "Z" if moment is not None else None
+
+
+def standings_json(store: Store, pool: str, live_only: bool = True, bradley_terry: bool = False
+                   ) -> list[dict[str, Any]]:
+    """A pool's leaderboard rows, with Bradley-Terry Elo and its 95% interval (bt_elo, bt_elo_low,
+    bt_elo_high) when asked; ConvergenceError if that fit does not converge."""
+    standings = leaderboard(store, pool, live_only=live_only)
+    rows = [standing.to_json() for standing in standings]
+    if bradley_terry:
+        estimates = bradley_terry_fit(store, pool)
+        for row, standing in zip(rows, standings):
+            estimate = estimates.get(standing.bot_id)
+            if estimate is not None:
+                low, high = estimate.elo_interval
+                row.update(bt_elo=round(estimate.elo, 2), bt_elo_low=round(low, 2), bt_elo_high=round(high, 2))
+    return rows
 
 
 def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,

@@ -36,10 +36,11 @@ def game_of(record: MatchRecord) -> Game:
 
 def replay_steps(record: MatchRecord) -> Iterator[tuple[State, Step]]:
     """Yield (state after the step, step) for each recorded step; raise ReplayDivergence on a mismatch."""
+    game = game_of(record)
     state = None
-    for state, step in replay_stream(game_of(record), record.steps):
+    for state, step in replay_stream(game, record.steps):
         yield state, step
-    check_result(record, state if state is not None else game_of(record).new_initial_state(), len(record.steps))
+    check_result(record, state if state is not None else game.new_initial_state(), len(record.steps))
 
 
 def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None) -> Iterator[tuple[State, Step]]:
@@ -68,10 +69,7 @@ def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None)
 
 def check_result(record: MatchRecord, state: State, steps: int) -> None:
     """The record's result is the one the engine reached after its `steps` steps (ReplayDivergence if not)."""
-    _check_result(record, state, HEADER_LINES + steps + 1)
-
-
-def _check_result(record: MatchRecord, state: State, line: int) -> None:
+    line = HEADER_LINES + steps + 1
     result = record.result
     if result is None:
         raise ReplayDivergence(line, "the record has no result line")

@@ -59,6 +59,12 @@ def safe_url(url: str) -> str:
         return url
 
 
+def database_name(url: str) -> str:
+    """What a message calls the database: an SQLite file's path, else the URL without its password."""
+    parsed = make_url(url)
+    return str(parsed.database) if parsed.get_backend_name() == "sqlite" else safe_url(url)
+
+
 def create_db_engine(url: str, *, create: bool = True, busy_timeout_s: float = 60.0, **kwargs: Any) -> Engine:
     """An engine for `url`; SQLite gets WAL, foreign keys, a busy timeout and write-ahead transactions.
 
@@ -119,8 +125,7 @@ def check_sqlite_file(path: Path, create: bool) -> None:
 def describe(error: DBAPIError, url: str) -> str:
     """One line for a database error met while opening `url`."""
     text = str(error.orig).strip().splitlines()[0] if error.orig is not None else str(error)
-    parsed = make_url(url)
-    where = parsed.database if parsed.get_backend_name() == "sqlite" else safe_url(url)
+    where = database_name(url)
     if "database is locked" in text:
         return f"{where} is locked by another program (a tournament or a copy in progress?); try again when it is done"
     if "readonly" in text or "read-only" in text or "unable to open database file" in text:
@@ -165,7 +170,7 @@ def migrate(engine: Engine) -> None:
     if current == head:
         _use_wal(engine)
         return
-    where = engine.url.database if engine.url.get_backend_name() == "sqlite" else safe_url(str(engine.url))
+    where = database_name(engine.url.render_as_string(hide_password=False))
     if current is not None and current not in {script.revision for script in scripts.walk_revisions()}:
         raise StoreError(f"{where} was written by a newer Arena (schema revision {current}; this one knows up to "
                          f"{head}): upgrade Arena, or use another --db; the database was left as it is")

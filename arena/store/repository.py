@@ -498,15 +498,22 @@ class Store:
             self._attach_seats(conn, rows)
         return total, rows
 
+    @staticmethod
+    def _match_key(match: int | str) -> Any:
+        """The condition picking a match by id, or by uid (a prefix of 4 or more hex digits); None if `match`
+        can be neither."""
+        if isinstance(match, int) or str(match).isdigit():
+            return Match.id == int(match)
+        if len(str(match)) >= 4 and all(c in "0123456789abcdef" for c in str(match)):
+            return Match.uid.like(f"{match}%")
+        return None
+
     def match(self, match: int | str) -> dict[str, Any] | None:
         """One stored match by id or uid (a unique prefix of 4 or more will do), with its seats; no record."""
-        query = select(Match.__table__).limit(2)
-        if isinstance(match, int) or str(match).isdigit():
-            query = query.where(Match.id == int(match))
-        elif len(str(match)) >= 4 and all(c in "0123456789abcdef" for c in str(match)):
-            query = query.where(Match.uid.like(f"{match}%"))
-        else:
+        key = self._match_key(match)
+        if key is None:
             return None
+        query = select(Match.__table__).where(key).limit(2)
         with self.engine.connect() as conn:
             rows = [dict(row._mapping) for row in conn.execute(query)]
             if len(rows) != 1:
@@ -540,12 +547,12 @@ class Store:
             return {row.reason: int(row.n) for row in conn.execute(query)}
 
     def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:
-        """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix will do)."""
-        query = select(Match.__table__, Record.data).join(Record, Record.id == Match.record_id)
-        if isinstance(match, int) or str(match).isdigit():
-            query = query.where(Match.id == int(match))
-        else:
-            query = query.where(Match.uid.like(f"{match}%")).limit(2)
+        """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix of 4 or more
+        will do)."""
+        key = self._match_key(match)
+        if key is None:
+            return None
+        query = select(Match.__table__, Record.data).join(Record, Record.id == Match.record_id).where(key).limit(2)
         with self.engine.connect() as conn:
             rows = list(conn.execute(query))
         if len(rows) != 1:

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from arena.games.registry import game_modes
 from arena.ladder.status import ladder_status
-from arena.ratings.leaderboard import bradley_terry_fit, leaderboard
-from arena.ratings.reports import bot_ratings, iso
+from arena.ratings.bradley_terry import ConvergenceError
+from arena.ratings.reports import bot_ratings, iso, standings_json
 from arena.store import BotRow, Store
 from arena.tournament.standings import tournament_table
 from arena.web.replay import ReplayError, record_lines, replay_ndjson
@@ -135,10 +135,6 @@ def _store(request: Request) -> Store:
     return request.app.state.store  # type: ignore[no-any-return]
 
 
-def _pools(store: Store) -> list[str]:
-    return store.pools()
-
-
 @router.get("/games", summary="The game modes Arena referees")
 def games() -> dict[str, Any]:
     return {"games": [{"name": mode.name, "family": mode.family, "title": mode.title, "description": mode.description}
@@ -149,27 +145,24 @@ def games() -> dict[str, Any]:
 def pools(request: Request) -> dict[str, Any]:
     store = _store(request)
     return {"pools": [{"pool": pool, "matches": store.pool_match_count(pool),
-                       "bots": len(store.ratings(pool, live_only=True))} for pool in _pools(store)]}
+                       "bots": len(store.ratings(pool, live_only=True))} for pool in store.pools()]}
 
 
-@router.get("/leaderboards/{pool:path}", response_model=Leaderboard, responses=ERRORS,
+@router.get("/leaderboards/{pool:path}", response_model=Leaderboard,
+            responses={**ERRORS, 422: {"model": ErrorReply, "description": "Bradley-Terry did not converge"}},
             summary="A pool's leaderboard, ranked by mu - 3 sigma")
 def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "mu", "sigma", "score", "games",
                                                                 "win_rate", "last_played"] = "rank",
                      order: Literal["asc", "desc"] | None = None, bt: bool = False, all_versions: bool = False,
                      page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
     store = _store(request)
-    if pool not in _pools(store):
-        raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(_pools(store)) or 'none'})")
-    standings = leaderboard(store, pool, live_only=not all_versions)
-    rows = [s.to_json() for s in standings]
-    if bt:
-        estimates = bradley_terry_fit(store, pool)
-        for row, standing in zip(rows, standings):
-            estimate = estimates.get(standing.bot_id)
-            if estimate is not None:
-                low, high = estimate.elo_interval
-                row.update(bt_elo=round(estimate.elo, 2), bt_elo_low=round(low, 2), bt_elo_high=round(high, 2))
+    known = store.pools()
+    if pool not in known:
+        raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(known) or 'none'})")
+    try:
+        rows = standings_json(store, pool, live_only=not all_versions, bradley_terry=bt)
+    except ConvergenceError as error:
+        raise HTTPException(422, f"{pool}: {error}; ask without bt") from None
     key = {"score": "conservative"}.get(sort, sort)
     descending = (order or ("asc" if sort in ("rank", "bot") else "desc")) == "desc"
     present = sorted((row for row in rows if row[key] is not None), key=lambda row: row[key], reverse=descending)
@@ -323,7 +316,7 @@ def match(request: Request, match: str) -> dict[str, Any]:
 @router.get("/matches/{match}/record", responses={**ERRORS, 200: {"content": {"application/x-ndjson": {}}}},
             summary="A match's record as JSON lines (what `arena replay` reads)")
 def match_record(request: Request, match: str) -> StreamingResponse:
-    found = _store(request).record(match) if _store(request).match(match) is not None else None
+    found = _store(request).record(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
     row, data = found
@@ -339,8 +332,7 @@ def match_record(request: Request, match: str) -> StreamingResponse:
                        422: {"model": ErrorReply, "description": "The record cannot be replayed"}},
             summary="A match replayed through the engine: the board after every step, streamed")
 def match_replay(request: Request, match: str) -> StreamingResponse:
-    store = _store(request)
-    found = store.record(match) if store.match(match) is not None else None
+    found = _store(request).record(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
     _row, data = found

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import socket
 from pathlib import Path
 from typing import Iterator
 
@@ -18,16 +17,11 @@ from arena.cli.main import main
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.server import ServerConfig
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_BOTS = Path(__file__).resolve().parent / "bots"
 CLOCK = ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def snapshot(folder: Path) -> dict[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,12 +52,6 @@ def test_match_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path:
     assert code == 2 and "has 2 seats" in err
     code, _, err = run(capsys, "match", "major-general", "random", "random", "--fault-policy", "lenient")
     assert code == 2 and "bad fault policy" in err
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.server import ServerConfig
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,15 +48,12 @@ def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
     bot's stream open: it says what it did, exits 0, and prints no traceback (no "Event loop is closed")."""
     import os
     import signal
-    import socket
     import subprocess
     import sys
 
     from arena.rpc.client import AdminClient
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "ARENA_RESULTS": str(tmp_path / "results")}
     serve = subprocess.Popen(
         [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port), "--bots",

@@ -10,7 +10,6 @@ import gzip
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.store import Store
+from tests.processes import free_port
 from tests.web.conftest import BOTS, GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,12 +41,6 @@ if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class WebServer:

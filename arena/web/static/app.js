@@ -1,23 +1,8 @@
 // Arena's pages: each draws itself from the JSON API (/api, documented at /openapi.json).
 import { ratingChart } from "./chart.js";
-import { mountLive, mountReplay } from "./viewer.js";
+import { h, mountLive, mountReplay } from "./viewer.js";
 
 const main = document.getElementById("main");
-
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 const enc = encodeURIComponent;
 const num = (value, digits = 2) => (value === null || value === undefined ? "–" : Number(value).toFixed(digits));

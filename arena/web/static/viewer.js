@@ -12,12 +12,15 @@ function el(tag, attrs = {}, parent = null) {
   return node;
 }
 
-function h(tag, attrs = {}, ...children) {
+// An HTML element: attributes (null, undefined and false ones left out; on* are listeners) and children
+// (nested arrays flattened; strings and numbers become text). The pages (app.js) use it too.
+export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
     if (key === "class") node.className = value;
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
+    else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
