@@ -8,7 +8,7 @@ the service adds: taking the field, planning the tables by expected information,
 the results and their rating updates, and keeping its state. Two fields:
 
 1. agents: six built-in players (random, greedy and scripted, two of each), played in a worker process;
-2. programs: four bot programs (copies of bots/random, registered as submitted versions), every match
+2. programs: four bot programs (copies of arena/bots/random, registered as submitted versions), every match
    played through the referee, each program in the sandbox (`--sandbox`, default bwrap).
 
 For each: the mean match time (ms, the matches' own wall times as stored), the round overhead per match
@@ -29,6 +29,7 @@ from typing import Any
 
 from arena.games.registry import load_game
 from arena.ladder import LadderService, LadderSettings, Schedule
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, Store
 from arena.tournament import parse_bots
@@ -47,7 +48,7 @@ def measure(folder: Path, field: str, rounds: int, matches: int, sandbox: str) -
         builtins = []
         for name in ("prog-a", "prog-b", "prog-c", "prog-d"):
             copy = folder / name
-            shutil.copytree(ROOT / "bots" / "random", copy)
+            shutil.copytree(BUILTIN_BOTS / "random", copy)
             text = (copy / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
             (copy / "bot.toml").write_text(text)
             bot, _ = store.add_version(BotIdentity(name, "1", name, "program", str(copy)), games=["*"])

@@ -5,7 +5,7 @@
 1. raw: a grpc.aio server sends a 150-byte message to a client process over one bidirectional
    stream and waits for it to come back (ping-pong): the anchor. It runs over a Unix socket, as
    local bots reach the referee (its bot socket).
-2. referee: Major General matches through RefereeServer between two `bots/trivial` seats (first
+2. referee: Major General matches through RefereeServer between two `arena/bots/trivial` seats (first
    legal action, through the bot SDK; its bot.toml lets one process play 16 matches at once, so
    here one process plays both seats, on two streams). Its round trip is what the referee
    records for each decision as think + transport time: from building the DecisionRequest
@@ -45,6 +45,7 @@ import grpc  # noqa: E402
 
 from arena.games.base import State  # noqa: E402
 from arena.referee.record import Step  # noqa: E402
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
 from arena.sandbox import SANDBOX_MODES, SandboxSettings  # noqa: E402
 
@@ -189,8 +190,8 @@ async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -
 
 
 def referee_server(sandbox: str) -> RefereeServer:
-    """A referee with no network port, its bots from bots/ run as `sandbox` says."""
-    return RefereeServer(ServerConfig(port=None, bot_dirs=[ROOT / "bots"], results_dir=None,
+    """A referee with no network port, its bots from arena/bots/ run as `sandbox` says."""
+    return RefereeServer(ServerConfig(port=None, bot_dirs=[BUILTIN_BOTS], results_dir=None,
                                       sandbox=SandboxSettings(mode=sandbox)))
 
 

@@ -9,6 +9,7 @@ import typer
 
 from arena.cli import (
     bot,
+    bot_test,
     games,
     ladder,
     leaderboard,
@@ -33,7 +34,7 @@ app = typer.Typer(
 )
 
 for module in (games, play, replay, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker,
-               web):
+               web, bot_test):
     module.register(app)
 
 

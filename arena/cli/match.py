@@ -55,14 +55,15 @@ def schedule(bots: list[str], games: int, first_seed: int) -> list[Pairing]:
 
 def match(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode, see `arena games`."),
-    bots: list[str] = typer.Argument(..., metavar="BOT_A BOT_B", help="Bots by name (bots/<name>/bot.toml, or "
-                                     "registered on --server), or paths to bot folders; one per seat."),
+    bots: list[str] = typer.Argument(..., metavar="BOT_A BOT_B", help="Bots by name (Arena's own: random, greedy, "
+                                     "scripted, mcts, trivial; ./bots/<name>/bot.toml; or registered on --server), or "
+                                     "paths to bot folders; one per seat."),
     games: int = typer.Option(2, "--games", min=1, max=100_000, help="How many games (seat-swapped pairs)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the first pair (pair i uses seed+i)."),
     server: Optional[str] = typer.Option(None, "--server", help="Use a running `arena serve` at host:port "
                                          "instead of starting a referee here."),
-    bot_dirs: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of bots/<name>/bot.toml (repeatable;"
-                                                  " default ./bots)."),
+    bot_dirs: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of <name>/bot.toml (repeatable;"
+                                                  " default ./bots; Arena's own bots are always there)."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),
     move_time_ms: int = typer.Option(1000, "--move-time-ms", min=1, help="Time per decision."),
     bank_ms: int = typer.Option(10_000, "--bank-ms", min=0, help="Overage bank per seat."),

@@ -132,8 +132,8 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0 for every interface: "
                              "use TLS then)."),
     port: int = typer.Option(DEFAULT_PORT, "--port", min=0, max=65535, help="Port (0 = any free port)."),
-    bots: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of bots/<name>/bot.toml (repeatable; "
-                                              "default ./bots)."),
+    bots: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of <name>/bot.toml (repeatable; "
+                                              "default ./bots; Arena's own bots are always served)."),
     remote: Optional[list[str]] = typer.Option(None, "--remote", help="Register a remote bot: NAME=TOKEN, or NAME "
                                                "to have a token made and printed (repeatable)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results folder for records (default $ARENA_RESULTS "

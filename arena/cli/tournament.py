@@ -90,7 +90,7 @@ def run(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode (see `arena games`), or 'all'."),
     bots: str = typer.Option(..., "--bots", help="Comma-separated bots: agent specs (random, mcts:iterations=200), "
                                                   "name=spec, 'builtin' for every built-in agent, or bot program "
-                                                  "folders (bots/greedy), played through the referee; any mix."),
+                                                  "folders (./my-bot), played through the referee; any mix."),
     format: str = typer.Option("round-robin", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES[:-1])}."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Cycles (round-robin, gauntlet), Swiss rounds, "
                                                                         "or seat-swapped pairs per knockout tie."),

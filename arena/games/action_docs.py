@@ -22,8 +22,9 @@ again while the same seat still has something to decide (for General Orders, a d
 space's action, a compound move of atomic steps such as "place 1 troops into 21", ended by "done";
 for Major General, playing a card is followed by the steps of its commands). Only the ids in a
 request's `legal_actions` may be answered; `legal_labels` (unless omitted) say the same as the
-labels below, in the words of the position (whose card, how many units). Chance outcomes (cards
-drawn, dice) are the referee's, never a bot's."""
+labels below, in the words of the position (whose card, how many units). The referee sends this
+list in every `MatchStart` too (`action_labels`, indexed by id). Chance outcomes (cards drawn,
+dice) are the referee's, never a bot's."""
 
 
 def file_stem(mode: str) -> str:

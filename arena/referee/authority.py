@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import random
 import time
+from functools import partial
 from typing import Any, Callable, Coroutine, Sequence, TypeVar
 
 from arena import __version__
@@ -151,6 +152,9 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     append = steps.append
     sequence = 0
     watchdog = _Watchdog() if clock is not None and remote else None
+    if watchdog is not None:
+        for port in remote:  # a seat lost while another decides ends the match at once
+            port.on_lost = partial(watchdog.seat_lost, port)
     try:
         while not state.is_terminal():
             if len(steps) >= limit:
@@ -187,6 +191,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     finally:
         if watchdog is not None:
             watchdog.close()
+            for port in remote:
+                port.on_lost = None
     ending = state.outcome()
     assert ending is not None
     return MatchResult(ending.ranking, ending.reason, ending.scores)
@@ -221,10 +227,13 @@ async def _timed_decision(port: SeatPort, player: int, sequence: int, state: Sta
     deadline = seat_clock.deadline_s
     started = time.perf_counter()
     if watchdog is not None and port.is_remote:
-        watchdog.arm(deadline)
+        watchdog.arm(deadline, port)
         try:
             answer = await port.decide(ask)
         except asyncio.CancelledError:
+            lost = watchdog.lost_seat()
+            if lost is not None and lost.failure is not None:  # another seat left while this one decided
+                raise lost.failure from None
             if not watchdog.has_expired():  # a stop from outside, not the clock
                 raise
             raise SeatFault(player, Termination.TIMEOUT,
@@ -245,10 +254,12 @@ class _Watchdog:
 
     `arm` sets the deadline of the decision being awaited; the timer is rescheduled only when it
     would fire too late for it. A timer that fires before the current deadline re-arms itself for
-    it, and one that fires while no decision is awaited simply lapses.
+    it, and one that fires while no decision is awaited simply lapses. It also cancels the wait when
+    another seat is lost meanwhile (its stream dropped, its process died): the match ends then, not
+    when the deciding seat answers, and that seat gets MatchEnd with its decision still open.
     """
 
-    __slots__ = ("task", "loop", "due", "when", "handle", "expired")
+    __slots__ = ("task", "loop", "due", "when", "handle", "expired", "awaited", "lost")
 
     def __init__(self) -> None:
         task = asyncio.current_task()
@@ -259,10 +270,13 @@ class _Watchdog:
         self.when = 0.0  # loop time the timer fires at
         self.handle: asyncio.TimerHandle | None = None
         self.expired = False
+        self.awaited: SeatPort | None = None  # the seat whose decision is awaited
+        self.lost: SeatPort | None = None  # another seat, lost while it was awaited
 
-    def arm(self, deadline_s: float) -> None:
-        """A decision is awaited from now, for at most `deadline_s` seconds."""
+    def arm(self, deadline_s: float, port: SeatPort) -> None:
+        """A decision is awaited from `port` from now, for at most `deadline_s` seconds."""
         self.due = due = self.loop.time() + deadline_s
+        self.awaited = port
         self.expired = False
         if self.handle is None or due < self.when:
             if self.handle is not None:
@@ -273,14 +287,30 @@ class _Watchdog:
     def disarm(self) -> None:
         """The decision came in time."""
         self.due = None
+        self.awaited = None
 
     def has_expired(self) -> bool:
         """True if the cancellation being handled is the watchdog's own (and it is taken back)."""
         return self.expired and self.task.uncancel() == 0
 
+    def seat_lost(self, port: SeatPort) -> None:
+        """`port` failed between its decisions: stop waiting on another seat's decision (once)."""
+        if self.awaited is None or self.awaited is port or self.lost is not None or self.expired:
+            return  # not waiting (the loop sees the failure after the step), or the seat's own stream
+        self.lost = port
+        self.task.cancel()
+
+    def lost_seat(self) -> SeatPort | None:
+        """The seat whose loss caused the cancellation being handled (taken back), if that was the cause."""
+        lost = self.lost
+        if lost is None or self.task.uncancel() != 0:
+            return None
+        return lost
+
     def close(self) -> None:
         """The match is over."""
         self.due = None
+        self.awaited = None
         if self.handle is not None:
             self.handle.cancel()
             self.handle = None
@@ -288,7 +318,7 @@ class _Watchdog:
     def _fire(self) -> None:
         self.handle = None
         due = self.due
-        if due is None:
+        if due is None or self.lost is not None:
             return
         if self.loop.time() >= due:
             self.expired = True

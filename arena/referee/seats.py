@@ -12,7 +12,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Callable
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.games.base import Game, State
@@ -65,6 +65,9 @@ class SeatPort(ABC):
 
     #: A fault noticed while the seat was not deciding (a dropped connection); None while healthy.
     failure: SeatFault | None = None
+    #: Set by the match loop while a match runs: a port that sets `failure` between its decisions
+    #: calls it, so the match need not wait for another seat's answer to end.
+    on_lost: Callable[[], None] | None = None
     #: True for a seat across a transport (its decisions may wait on I/O, can be cancelled by the clock,
     #: and carry transport time); False for an in-process agent, whose methods never wait.
     is_remote: bool = True

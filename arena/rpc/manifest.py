@@ -1,5 +1,8 @@
 """Bot manifests: `bots/<name>/bot.toml` says how to run a local bot program.
 
+The built-in bot programs ship inside the package (arena.bots.BUILTIN_BOTS) so a referee finds them
+wherever Arena is installed; a folder of the same name in a --bots folder takes their place.
+
     name = "random"                     # registered name: lowercase letters, digits, - _ .
     version = "1"                       # recorded with every match
     command = ["{python}", "bot.py"]    # argv, run in the bot's folder; {python} = this Python
@@ -29,8 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from arena.bots import BUILTIN_BOTS
 from arena.sandbox.launch import RESERVED_ENV
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
+
+__all__ = ["BUILTIN_BOTS", "MANIFEST_NAME", "BotManifest", "ManifestError", "discover_manifests", "load_manifest"]
 
 MANIFEST_NAME = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections import deque
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 from arena import __version__
 from arena.agents.base import Agent
@@ -32,6 +32,14 @@ from arena.rpc.config import ServerConfig
 from arena.rpc.observations import NoObservationCodec, codec_for_game
 from arena.rpc.pool import BotPool, BotUnavailable
 
+Seat = Union[str, Agent, SeatPort]  # how a match request names who sits where
+
+
+def _entry_name(entry: Seat) -> str:
+    if isinstance(entry, SeatPort):
+        return entry.player.name
+    return entry.name if isinstance(entry, Agent) else entry
+
 
 class MatchRequestError(ValueError):
     """A match that cannot be started as asked (unknown game or bot, wrong number of bots...)."""
@@ -40,13 +48,13 @@ class MatchRequestError(ValueError):
 class LiveMatch:
     """A match the server was asked to play: its settings, its steps so far, and its record."""
 
-    def __init__(self, match_id: str, game: Game, family: str, bots: list[str | Agent], seed: int,
+    def __init__(self, match_id: str, game: Game, family: str, bots: list[Seat], seed: int,
                  clock: ClockSettings, policy: FaultPolicy) -> None:
         self.match_id = match_id
         self.game = game
         self.family = family
-        self.entries = bots  # a bot's name, or an in-process agent, per seat
-        self.bots = [entry.name if isinstance(entry, Agent) else entry for entry in bots]
+        self.entries = bots  # a bot's name, an in-process agent, or a seat made by the caller, per seat
+        self.bots = [_entry_name(entry) for entry in bots]
         self.seed = seed
         self.clock = clock
         self.policy = policy
@@ -124,13 +132,14 @@ class Matches:
         self._slots = asyncio.Semaphore(self.config.max_matches)
         self.accepting = True
 
-    def start_match(self, game_name: str, bots: Sequence[str | Agent], *, seed: int | None = None,
+    def start_match(self, game_name: str, bots: Sequence[Seat], *, seed: int | None = None,
                     options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
                     fault_policy: FaultPolicy | str | None = None, match_id: str | None = None) -> LiveMatch:
         """Check a match request and start playing it; returns at once.
 
         A seat is a bot's name (a local program or a registered remote bot) or an in-process Agent,
-        which then plays in this process, on a worker thread, under the same clock.
+        which then plays in this process, on a worker thread, under the same clock; or a SeatPort the
+        caller made (arena.rpc.conformance drives a bot's stream through its edge cases so).
         """
         if not self.accepting:
             raise MatchRequestError("the referee is not accepting matches (not started, or shutting down)")
@@ -142,7 +151,7 @@ class Matches:
         if len(bots) != game.num_seats:
             raise MatchRequestError(f"{game.name} has {game.num_seats} seats; {len(bots)} bot(s) named")
         for entry in bots:
-            if isinstance(entry, Agent):
+            if not isinstance(entry, str):
                 continue
             try:
                 self.pool.check_plays(entry, game.name, family)
@@ -174,7 +183,7 @@ class Matches:
             cached = self._games[key] = (load_game(name, options), family)
         return cached
 
-    async def run_match(self, game_name: str, bots: Sequence[str | Agent], seed: int | None = None,
+    async def run_match(self, game_name: str, bots: Sequence[Seat], seed: int | None = None,
                         **settings: Any) -> MatchRecord:
         """Play one match between bots (by name) and return its record."""
         live = self.start_match(game_name, bots, seed=seed, **settings)
@@ -212,7 +221,9 @@ class Matches:
             record.extra["storage_error"] = str(error)
             return None
 
-    async def _seat(self, name: str | Agent, game_name: str, family: str) -> SeatPort:
+    async def _seat(self, name: Seat, game_name: str, family: str) -> SeatPort:
+        if isinstance(name, SeatPort):
+            return name
         if isinstance(name, Agent):
             return AgentSeat(name, threaded=True)
         try:

@@ -29,7 +29,6 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arena.agents.base import Agent
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord
@@ -37,8 +36,8 @@ from arena.rpc.admin import AdminService
 from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
-from arena.rpc.manifest import discover_manifests
-from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError
+from arena.rpc.manifest import BUILTIN_BOTS, discover_manifests
+from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT
 from arena.sandbox.launch import Launcher, check_sandbox
@@ -62,6 +61,9 @@ class RefereeServer:
                 raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "
                                  f"{manifest.directory}")
             manifests[manifest.name] = manifest
+        if self.config.builtin_bots:
+            for name, manifest in discover_manifests([BUILTIN_BOTS]).items():
+                manifests.setdefault(name, manifest)
         self.pool = BotPool(manifests, dict(self.config.remote_tokens),
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
@@ -179,14 +181,14 @@ class RefereeServer:
 
     # --- matches (arena.rpc.matches) -------------------------------------------------------------
 
-    def start_match(self, game_name: str, bots: Sequence[str | Agent], *, seed: int | None = None,
+    def start_match(self, game_name: str, bots: Sequence[Seat], *, seed: int | None = None,
                     options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
                     fault_policy: FaultPolicy | str | None = None, match_id: str | None = None) -> LiveMatch:
         """Check a match request and start playing it; returns at once (see Matches.start_match)."""
         return self.games.start_match(game_name, bots, seed=seed, options=options, clock=clock,
                                       fault_policy=fault_policy, match_id=match_id)
 
-    async def run_match(self, game_name: str, bots: Sequence[str | Agent], seed: int | None = None,
+    async def run_match(self, game_name: str, bots: Sequence[Seat], seed: int | None = None,
                         **settings: Any) -> MatchRecord:
         """Play one match and return its record."""
         return await self.games.run_match(game_name, bots, seed, **settings)

@@ -9,11 +9,13 @@ faults with a precise reason instead of transport errors.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Callable, Optional
 
 import grpc
 from google.protobuf.message import DecodeError
 
+from arena.games.base import Game
 from arena.referee.faults import SeatFault
 from arena.referee.record import MatchResult, PlayerInfo, Termination
 from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
@@ -86,6 +88,8 @@ class BotSession(SeatPort):
         self._gone = True
         if self.started and self.failure is None:
             self.failure = SeatFault(self._seat, Termination.DISCONNECT, "the bot's stream ended during the match")
+            if self.on_lost is not None:
+                self.on_lost()
 
     def close(self) -> None:
         """End the RPC (the handler waiting on `closed` returns)."""
@@ -122,18 +126,26 @@ class BotSession(SeatPort):
         start.agent_seed = setup.agent_seed
         players_to_messages(setup.players, start.players)
         start.family = codec.family
+        start.action_labels.extend(action_labels(game))
         await self._send(message.SerializeToString())
 
     async def decide(self, ask: Ask) -> Answer:
-        context = self._context
+        await self.send_request(ask)
+        return await self.read_answer(ask)
+
+    async def send_request(self, ask: Ask) -> None:
+        """The first half of decide(): the DecisionRequest, written."""
         try:
-            await context.write(encode_decision_request(ask, self._fill, self._field, self.omit_labels))
+            await self._context.write(encode_decision_request(ask, self._fill, self._field, self.omit_labels))
         except asyncio.CancelledError:
             raise
         except Exception as error:
             raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
+
+    async def read_answer(self, ask: Ask) -> Answer:
+        """The second half of decide(): the bot's next message, which must be the Decision."""
         try:
-            raw = await context.read()
+            raw = await self._context.read()
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -230,6 +242,12 @@ class BotSession(SeatPort):
     def _lost(self, detail: str) -> SeatFault:
         self._gone = True
         return SeatFault(self._seat, Termination.DISCONNECT, detail)
+
+
+@functools.lru_cache(maxsize=64)
+def action_labels(game: Game) -> tuple[str, ...]:
+    """Every action id's label, in id order (MatchStart.action_labels; the same as docs/actions)."""
+    return tuple(label for _, label in game.action_space())
 
 
 def encode_decision_request(ask: Ask, fill: Callable[[Any, Any], None], field: str, omit_labels: bool) -> bytes:

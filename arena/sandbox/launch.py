@@ -11,6 +11,7 @@ and a filesystem of its own:
     /run/arena/token        the launch token
     /usr, /bin, /lib...     the system's programs and libraries, read-only
     <python>                the interpreter, the virtual environment and the arena package, read-only
+                            (but for Arena's own bot programs, arena/bots/: an empty folder there)
     /proc, /dev             its own processes only; null, zero, random, urandom, tty
 
 and nothing else: no other bot, no results, no database, no checkout, no home. The environment
@@ -152,6 +153,14 @@ def runtime_paths() -> tuple[Path, ...]:
     return tuple(kept)
 
 
+def hidden_paths() -> tuple[Path, ...]:
+    """Folders inside runtime_paths() that no bot may see: the built-in bot programs (each bot sees its
+    own folder at /bot, whoever it is)."""
+    from arena.bots import BUILTIN_BOTS
+
+    return tuple(path for path in (BUILTIN_BOTS,) if any(path.is_relative_to(outer) for outer in runtime_paths()))
+
+
 @functools.lru_cache(maxsize=1)
 def game_paths() -> tuple[Path, ...]:
     """Folders holding a registered game family's distribution outside this interpreter's prefixes
@@ -244,6 +253,8 @@ class Launcher:
                  "--ro-bind", str(self._shared / "group"), "/etc/group"]
         for path in (*runtime_paths(), *self.settings.read_only_paths):
             args += ["--ro-bind", str(path), str(path)]
+        for path in hidden_paths():  # in the arena package, but other bots' folders: an empty one instead
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         args += ["--ro-bind", str(directory), BOT_DIR,
                  "--ro-bind", str(self.socket_path), SOCKET_INSIDE,
                  "--ro-bind", str(token_file), TOKEN_INSIDE,

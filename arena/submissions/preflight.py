@@ -20,6 +20,7 @@ from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord, Termination
+from arena.rpc.conformance import what_to_fix
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
 
@@ -198,25 +199,8 @@ def fixes(step: Step, clock: ClockSettings, startup_s: float, limits: dict[str, 
             return [f"Connect and say Hello within {startup_s:g} s of starting: do slow set-up (loading models, "
                     "precomputing tables) after the handshake, or make it faster."]
         return ["The program ended before it connected to the referee: the output above says why.",
-                "Run it as the referee does, on your machine: `arena match GAME --bots ./your-bot,random`."]
-    advice = {
-        Termination.TIMEOUT.value: f"Answer every decision within {clock.move_time_s:g} s; slow ones may draw on a "
-                                   f"{clock.bank_s:g} s bank for the whole match.",
-        Termination.ILLEGAL_ACTION.value: "Answer with one of the legal actions the decision request lists "
-                                          "(their ids are in the request).",
-        Termination.MALFORMED_MESSAGE.value: "Send only the messages docs/protocol.md describes (the Python SDK, "
-                                             "arena.rpc.sdk, does it for you).",
-        Termination.PROTOCOL_ERROR.value: "Follow the protocol in docs/protocol.md: Hello first, then one answer "
-                                          "per decision request.",
-        Termination.WRONG_SEQUENCE.value: "Echo the sequence number of the decision request you answer.",
-        Termination.DISCONNECT.value: "Keep the stream open until the match-end message.",
-        Termination.CRASH.value: "The program died in the middle of a match: the output above says why.",
-        Termination.MEMORY_LIMIT.value: f"Stay within {limits.get('memory_mb')} MB of memory (peak seen: "
-                                        f"{usage.get('memory_peak_mb')} MB).",
-        Termination.PROCESS_LIMIT.value: f"Start at most {limits.get('processes')} processes and threads in all.",
-        Termination.CPU_LIMIT.value: f"Use at most {limits.get('cpu_seconds')} s of CPU time in a process's life.",
-    }
-    return [advice.get(reason, f"The match ended with {reason}: {step.detail}")]
+                "Run it as the referee does, on your machine: `arena bot test ./your-bot`."]
+    return [what_to_fix(reason, clock, limits, usage, startup_s)]
 
 
 def _seed(manifest: BotManifest, index: int) -> int:

@@ -8,10 +8,10 @@ from typing import Iterator
 import pytest
 
 from arena.agents import make_agent
-from arena.referee.clock import ClockSettings
 from arena.referee import play_match
+from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.manifest import load_manifest
+from arena.rpc.manifest import BUILTIN_BOTS, load_manifest
 from arena.rpc.server import ServerConfig
 from arena.sandbox import SandboxSettings
 
@@ -21,7 +21,7 @@ MCTS_SPEC = "mcts:iterations=30"  # an iteration budget, so the remote games are
 
 @pytest.fixture(scope="module")
 def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundReferee]:
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=tmp_path_factory.mktemp("results"),
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS,), results_dir=tmp_path_factory.mktemp("results"),
                           clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0), startup_timeout_s=60.0,
                           sandbox=SandboxSettings(env={"ARENA_MCTS_SPEC": MCTS_SPEC}),  # as --bot-env passes it
                           public_seeds=True)  # the bots get the seeds agents get in local play
@@ -31,7 +31,7 @@ def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundRefe
 
 @pytest.mark.parametrize("name", ["scripted", "greedy", "mcts"])
 def test_manifests_are_valid(name: str) -> None:
-    manifest = load_manifest(ROOT / "bots" / name)
+    manifest = load_manifest(BUILTIN_BOTS / name)
     assert manifest.name == name and manifest.plays("major-general", "major-general")
 
 

@@ -28,3 +28,12 @@ def test_the_json_matches_the_engine() -> None:
         assert [(a["id"], a["label"]) for a in data["actions"]] == game.action_space()
         covered = sum(group["last"] - group["first"] + 1 for group in data["ranges"])
         assert covered == game.num_actions
+
+
+def test_match_start_serves_the_same_labels() -> None:
+    """MatchStart.action_labels (what a bot looks labels up in) is docs/actions' JSON, id for id."""
+    from arena.rpc.session import action_labels
+
+    for path in DOCS.glob("*.json"):
+        data = json.loads(path.read_text())
+        assert list(action_labels(load_game(data["game"]))) == [a["label"] for a in data["actions"]]

@@ -16,6 +16,7 @@ import pytest
 from arena.cli.main import main
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 from tests.processes import free_port
 
@@ -79,7 +80,7 @@ def referee_port() -> int:
 def hostile_bots(tmp_path_factory: pytest.TempPathFactory, history: History, referee_port: int) -> Path:
     """A copy of tests/hostile/bots; the probe is told where the secrets are (as if it had guessed)."""
     bots = resolved_copy(HOSTILE_BOTS, tmp_path_factory.mktemp("hostile") / "bots")
-    targets = ":".join(str(p) for p in (history.results, history.database, ROOT / "bots", ROOT))
+    targets = ":".join(str(p) for p in (history.results, history.database, BUILTIN_BOTS, ROOT))
     with (bots / "probe" / "bot.toml").open("a") as manifest:
         manifest.write(f'\n[env]\nPROBE_TARGETS = "{targets}"\nPROBE_REFEREE = "127.0.0.1:{referee_port}"\n')
     return bots
@@ -88,7 +89,7 @@ def hostile_bots(tmp_path_factory: pytest.TempPathFactory, history: History, ref
 @pytest.fixture(scope="module")
 def referee(hostile_bots: Path, history: History, referee_port: int) -> Iterator[BackgroundReferee]:
     """A default, sandboxed referee whose records go into the history's results folder."""
-    config = ServerConfig(port=referee_port, bot_dirs=(ROOT / "bots", hostile_bots), results_dir=history.results,
+    config = ServerConfig(port=referee_port, bot_dirs=(BUILTIN_BOTS, hostile_bots), results_dir=history.results,
                           clock=CLOCK, startup_timeout_s=60.0)
     with BackgroundReferee(config, drain_s=0.0) as server:
         yield server

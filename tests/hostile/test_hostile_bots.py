@@ -15,6 +15,7 @@ from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.generated import bot_pb2
+from arena.rpc.manifest import BUILTIN_BOTS
 from tests.hostile.conftest import History
 from tests.processes import processes_of, wait_for_no_leftovers
 
@@ -104,9 +105,9 @@ def test_the_probe_has_teeth_without_the_sandbox(tmp_path_factory: pytest.TempPa
     The closed referee holds even then: no admin call and no hidden information without the token."""
     from arena.rpc.server import ServerConfig
     from arena.sandbox import SandboxSettings
-    from tests.hostile.conftest import CLOCK, ROOT
+    from tests.hostile.conftest import CLOCK
 
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", hostile_bots), results_dir=tmp_path_factory.mktemp("r"),
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS, hostile_bots), results_dir=tmp_path_factory.mktemp("r"),
                           clock=CLOCK, startup_timeout_s=60.0, sandbox=SandboxSettings(mode="none"))
     with BackgroundReferee(config, drain_s=0.0) as unsandboxed:
         record = unsandboxed.run_match("major-general", ["probe", "random"], seed=21)

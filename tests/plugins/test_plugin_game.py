@@ -15,6 +15,7 @@ from typing import Any
 
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
+from arena.rpc.manifest import BUILTIN_BOTS
 from tests.conftest import PLUGIN_SITE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,8 +45,8 @@ def test_it_plays_in_process(tmp_path: Path) -> None:
 
 
 def test_it_plays_through_the_referee_with_a_generic_observation(tmp_path: Path) -> None:
-    data = arena("match", "odd-one-out", str(ROOT / "bots" / "greedy"), "random", str(ROOT / "bots" / "trivial"),
-                 "--games", "3", "--seed", "9", "--bots", str(ROOT / "bots"), "--out", str(tmp_path), cwd=tmp_path)
+    data = arena("match", "odd-one-out", str(BUILTIN_BOTS / "greedy"), "random", str(BUILTIN_BOTS / "trivial"),
+                 "--games", "3", "--seed", "9", "--bots", str(BUILTIN_BOTS), "--out", str(tmp_path), cwd=tmp_path)
     games = data["games"]
     assert [game["reason"] for game in games] == ["score"] * 3, games
     assert [game["seats"] for game in games] == [["greedy", "random", "trivial"], ["random", "trivial", "greedy"],
@@ -58,7 +59,7 @@ def test_it_plays_through_the_referee_with_a_generic_observation(tmp_path: Path)
 
 def test_it_plays_in_a_tournament_of_agents_and_a_program(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'arena.db'}"
-    data = arena("tournament", "run", "odd-one-out", "--bots", f"random,greedy,scripted,p={ROOT / 'bots' / 'random'}",
+    data = arena("tournament", "run", "odd-one-out", "--bots", f"random,greedy,scripted,p={BUILTIN_BOTS / 'random'}",
                  "--rounds", "1", "--seed", "3", "-j", "2", "--db", url, cwd=tmp_path)
     report = data["tournaments"][0]
     assert report["finished"] and report["stored"] == report["expected"] == 12  # 4 tables of 3, 3 rotations each

@@ -10,10 +10,9 @@ import pytest
 from arena.agents import RandomAgent
 from arena.agents.base import Agent, DecisionRequest
 from arena.games.registry import load_game
-from arena.referee.authority import referee_match
+from arena.referee.authority import play_match, referee_match, seat_seed
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
-from arena.referee.authority import play_match, seat_seed
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
 from arena.referee.replay import replay
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
@@ -27,6 +26,7 @@ class ScriptedPort(SeatPort):
     def __init__(self, misbehave_at: int = 0, how: str = "", pause_s: float = 0.0) -> None:
         self.misbehave_at, self.how, self.pause_s = misbehave_at, how, pause_s
         self.count = 0
+        self.woke = False
         self.results: list[MatchResult] = []
         self.setup: MatchSetup | None = None
 
@@ -43,13 +43,21 @@ class ScriptedPort(SeatPort):
         if self.count == self.misbehave_at:
             if self.how == "sleep":
                 await asyncio.sleep(self.pause_s)
+                self.woke = True
             elif self.how == "stale":
                 sequence -= 1
             elif self.how == "raise":
                 raise SeatFault(ask.seat, Termination.MALFORMED_MESSAGE, "garbage")
             elif self.how == "drop":  # this seat's connection drops while the other decides next
                 self.failure = SeatFault(ask.seat, Termination.DISCONNECT, "dropped")
+            elif self.how == "leave":  # ... and says so at once, as a bot's stream does
+                asyncio.get_running_loop().call_later(self.pause_s, self._leave, ask.seat)
         return Answer(sequence, action, 0.0)
+
+    def _leave(self, seat: int) -> None:
+        self.failure = SeatFault(seat, Termination.DISCONNECT, "left while the other seat thought")
+        if self.on_lost is not None:
+            self.on_lost()
 
     async def finish(self, result: MatchResult) -> None:
         self.results.append(result)
@@ -100,6 +108,21 @@ def test_a_seat_past_its_deadline_times_out() -> None:
     assert record.result is not None
     assert (record.result.reason, record.result.offender) == ("timeout", 0)
     assert "within 0.100s" in record.result.detail
+
+
+def test_a_seat_lost_while_the_other_thinks_ends_the_match_at_once() -> None:
+    """The thinking seat is not waited for: it gets MatchEnd with its decision open, and is not blamed."""
+    clock = ClockSettings(move_time_s=30.0, bank_s=0.0, grace_s=0.0)
+    thinker = ScriptedPort(misbehave_at=2, how="sleep", pause_s=30.0)
+    leaver = ScriptedPort(misbehave_at=1, how="leave", pause_s=0.2)
+    record = run([thinker, leaver], clock=clock)
+    assert not thinker.woke  # its 30 s were not waited for
+    result = record.result
+    assert result is not None
+    assert (result.reason, result.offender, result.ranking) == ("disconnect", 1, (0, 1))
+    assert result.detail == "left while the other seat thought"
+    assert thinker.count == 2 and thinker.results == [result] and leaver.results == [result]
+    assert leaver.on_lost is None  # the loop lets go of its ports
 
 
 class IllegalAgent(Agent):

@@ -11,6 +11,7 @@ import pytest
 
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def test_bots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def referee(tmp_path_factory: pytest.TempPathFactory, test_bots: Path) -> Iterator[BackgroundReferee]:
     """The shared server: bots/ plus the test bots; records in a temporary results folder. Its bots get the
     seeds agents get in local play (public seeds), so matches here can be compared with local ones."""
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", test_bots), results_dir=tmp_path_factory.mktemp("results"),
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS, test_bots), results_dir=tmp_path_factory.mktemp("results"),
                           clock=RELAXED_CLOCK, startup_timeout_s=60.0, public_seeds=True)
     with BackgroundReferee(config, drain_s=0.0) as server:
         yield server

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
+from arena.rpc.manifest import BUILTIN_BOTS
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,8 +26,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_match_plays_seat_swapped_pairs_and_stores_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, err = run(capsys, "match", "major-general", "random", str(ROOT / "bots" / "trivial"), "--games", "4",
-                         "--seed", "7", "--bots", str(ROOT / "bots"), "--out", str(tmp_path), "--json")
+    code, out, err = run(capsys, "match", "major-general", "random", str(BUILTIN_BOTS / "trivial"), "--games", "4",
+                         "--seed", "7", "--bots", str(BUILTIN_BOTS), "--out", str(tmp_path), "--json")
     assert code == 0, err
     data = json.loads(out)
     games = data["games"]
@@ -44,8 +46,32 @@ def test_match_plays_seat_swapped_pairs_and_stores_records(capsys: pytest.Captur
         assert code == 0 and "replay reproduces the record" in out
 
 
+def test_builtin_bot_programs_are_found_from_any_folder(tmp_path: Path) -> None:
+    """`arena match ./my-bot random` in a folder with no bots/: Arena's own bots ship with the package."""
+    shutil.copytree(BUILTIN_BOTS / "trivial", tmp_path / "my-bot")
+    manifest = tmp_path / "my-bot" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "trivial"', 'name = "my-bot"'))
+    arena = [sys.executable, "-c", "from arena.cli.main import run; run()"]
+    done = subprocess.run([*arena, "match", "major-general", "./my-bot", "random", "--games", "2", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)["summary"]
+    assert summary["random"]["games"] == summary["my-bot"]["games"] == 2
+    assert summary["random"]["faults"] == 0
+    # a bot of the same name in ./bots takes the built-in's place
+    shutil.copytree(tmp_path / "my-bot", tmp_path / "bots" / "random")
+    manifest = tmp_path / "bots" / "random" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "my-bot"', 'name = "random"')
+                        .replace('"bot.py"]', '"bot.py", "--version", "mine"]'))
+    done = subprocess.run([*arena, "match", "major-general", "./my-bot", "random", "--games", "2", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / json.loads(done.stdout)["games"][0]["record"]).read_text().splitlines()[0])
+    assert {player["name"]: player["version"] for player in record["players"]}["random"] == "mine"
+
+
 def test_match_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, _, err = run(capsys, "match", "major-general", "random", "nobody", "--bots", str(ROOT / "bots"),
+    code, _, err = run(capsys, "match", "major-general", "random", "nobody", "--bots", str(BUILTIN_BOTS),
                        "--out", str(tmp_path))
     assert code == 2 and "unknown bot 'nobody'" in err and "Traceback" not in err
     code, _, err = run(capsys, "match", "major-general", "random", "--out", str(tmp_path))
@@ -57,7 +83,7 @@ def test_match_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     port = free_port()
     command = [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port),
-               "--bots", str(ROOT / "bots"), "--out", str(tmp_path / "server")]
+               "--bots", str(BUILTIN_BOTS), "--out", str(tmp_path / "server")]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert server.stdout is not None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.rpc.manifest import ManifestError, discover_manifests, load_manifest
+from arena.rpc.manifest import BUILTIN_BOTS, ManifestError, discover_manifests, load_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ def write(folder: Path, text: str) -> Path:
 
 
 def test_the_shipped_bots_load() -> None:
-    manifests = discover_manifests([ROOT / "bots"])
+    manifests = discover_manifests([BUILTIN_BOTS])
     assert {"random", "trivial"} <= set(manifests)
     random_bot = manifests["random"]
     assert random_bot.argv()[0] == sys.executable

@@ -11,6 +11,7 @@ from pathlib import Path
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.client import AdminClient
+from arena.rpc.manifest import BUILTIN_BOTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +20,7 @@ def test_a_remote_bot_connects_with_its_token_and_plays(referee: BackgroundRefer
     token = referee.register_remote("far-random")
     log = tmp_path / "far-random.stderr"
     with log.open("w") as stderr:  # a file, not a pipe nobody reads: a chatty bot can never block
-        bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server",
+        bot = subprocess.Popen([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py"), "--server",
                                 referee.address, "--token", token, "--name", "far-random", "--matches", "2"],
                                stderr=stderr, text=True)
     try:
@@ -38,7 +39,7 @@ def test_a_remote_bot_connects_with_its_token_and_plays(referee: BackgroundRefer
 
 def test_a_remote_bot_with_a_wrong_token_is_refused(referee: BackgroundReferee) -> None:
     referee.register_remote("guarded", "the-right-token")
-    bot = subprocess.run([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server", referee.address,
+    bot = subprocess.run([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py"), "--server", referee.address,
                           "--token", "a-wrong-token", "--name", "guarded"], capture_output=True, text=True,
                          timeout=60)
     assert bot.returncode == 2
@@ -49,7 +50,7 @@ def test_a_remote_bot_plays_several_matches_at_once(referee: BackgroundReferee, 
     token = referee.register_remote("far-trivial")
     log = tmp_path / "far-trivial.stderr"
     with log.open("w") as stderr:
-        bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "trivial" / "bot.py"), "--server", referee.address,
+        bot = subprocess.Popen([sys.executable, str(BUILTIN_BOTS / "trivial" / "bot.py"), "--server", referee.address,
                                 "--token", token, "--name", "far-trivial", "--concurrency", "2", "--matches", "2"],
                                stderr=stderr, text=True)
     try:

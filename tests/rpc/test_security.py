@@ -20,6 +20,7 @@ from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.client import AdminClient, AdminError
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 from tests.processes import processes_of, wait_for_no_leftovers
 
@@ -54,7 +55,7 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def tls_referee(tmp_path_factory: pytest.TempPathFactory, certificate: tuple[Path, Path]
                 ) -> Iterator[BackgroundReferee]:
     cert, key = certificate
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=tmp_path_factory.mktemp("results"),
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS,), results_dir=tmp_path_factory.mktemp("results"),
                           tls_cert=cert, tls_key=key, clock=ClockSettings(5.0, 30.0, 1.0))
     with BackgroundReferee(config, drain_s=0.0) as server:
         yield server
@@ -66,7 +67,7 @@ def test_a_remote_bot_and_an_admin_client_talk_tls(tls_referee: BackgroundRefere
     token = tls_referee.register_remote("far-tls")
     log = tmp_path / "far-tls.stderr"
     with log.open("w") as stderr:
-        bot = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server",
+        bot = subprocess.Popen([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py"), "--server",
                                 tls_referee.address, "--token", token, "--name", "far-tls", "--matches", "1",
                                 "--tls-ca", str(cert)], stderr=stderr)
     try:
@@ -114,7 +115,7 @@ async def watch_full(address: str, token: str, match_id: str, done: asyncio.Futu
 
 @pytest.mark.parametrize("delay", [None, 0.2])
 def test_the_full_view_waits_for_the_watch_delay(tmp_path: Path, test_bots: Path, delay: float | None) -> None:
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", test_bots), results_dir=None, watch_delay_s=delay,
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS, test_bots), results_dir=None, watch_delay_s=delay,
                           clock=ClockSettings(move_time_s=1.5, bank_s=0.0, grace_s=0.5))
     with BackgroundReferee(config, drain_s=0.0) as referee:
         async def scenario() -> tuple[int, int]:
@@ -135,8 +136,8 @@ def test_the_full_view_waits_for_the_watch_delay(tmp_path: Path, test_bots: Path
 
 def test_an_idle_warm_process_is_recycled(tmp_path: Path) -> None:
     bots = tmp_path / "bots"
-    renamed_bot(ROOT / "bots" / "random", bots / "idle-random", "idle-random")
-    config = ServerConfig(port=None, bot_dirs=(bots, ROOT / "bots"), results_dir=None, idle_timeout_s=0.5)
+    renamed_bot(BUILTIN_BOTS / "random", bots / "idle-random", "idle-random")
+    config = ServerConfig(port=None, bot_dirs=(bots, BUILTIN_BOTS), results_dir=None, idle_timeout_s=0.5)
     with BackgroundReferee(config, drain_s=0.0) as referee:
         referee.run_match("major-general", ["idle-random", "random"], seed=1)
         assert processes_of("idle-random")
@@ -152,7 +153,7 @@ def test_bots_die_with_a_referee_killed_outright(tmp_path: Path, test_bots: Path
     bots = tmp_path / "bots"
     renamed_bot(test_bots / "sleep", bots / "orphan-check", "orphan-check")
     command = [sys.executable, "-c", "from arena.cli.main import run; run()", "match", "major-general",
-               str(bots / "orphan-check"), str(ROOT / "bots" / "random"), "--games", "1", "--move-time-ms", "60000",
+               str(bots / "orphan-check"), str(BUILTIN_BOTS / "random"), "--games", "1", "--move-time-ms", "60000",
                "--out", str(tmp_path / "out")]
     match = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -175,7 +176,7 @@ def test_bots_die_with_a_referee_killed_outright(tmp_path: Path, test_bots: Path
 def test_streams_that_never_say_hello_are_limited_per_peer() -> None:
     """3,000 streams from one peer that never say Hello: at most a few dozen wait, the rest are refused at
     once, and the server plays on."""
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots",), results_dir=None, hello_timeout_s=1.0,
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS,), results_dir=None, hello_timeout_s=1.0,
                           max_pending_hellos_per_peer=32)
 
     async def flood(address: str) -> dict[str, int]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.rpc.background import BackgroundReferee
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 from tests.processes import free_port
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_shutdown_finishes_or_voids_matches_in_progress(tmp_path: Path, test_bots: Path) -> None:
-    config = ServerConfig(port=0, bot_dirs=(ROOT / "bots", test_bots), results_dir=tmp_path, startup_timeout_s=60.0,
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS, test_bots), results_dir=tmp_path, startup_timeout_s=60.0,
                           clock=ClockSettings(move_time_s=120.0, bank_s=0.0, grace_s=1.0))
     referee = BackgroundReferee(config, drain_s=3.0)
     referee.start()
@@ -57,7 +58,7 @@ def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
     env = {**os.environ, "ARENA_RESULTS": str(tmp_path / "results")}
     serve = subprocess.Popen(
         [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port), "--bots",
-         str(ROOT / "bots"), "--bots", str(test_bots), "--drain", "1", "--remote", "far=far-token"],
+         str(BUILTIN_BOTS), "--bots", str(test_bots), "--drain", "1", "--remote", "far=far-token"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     remote = None
     try:
@@ -66,7 +67,7 @@ def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
         while not token_file.exists():
             assert serve.poll() is None and time.monotonic() < deadline, serve.communicate()
             time.sleep(0.05)
-        remote = subprocess.Popen([sys.executable, str(ROOT / "bots" / "random" / "bot.py"), "--server",
+        remote = subprocess.Popen([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py"), "--server",
                                    f"127.0.0.1:{port}", "--token", "far-token", "--name", "far"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

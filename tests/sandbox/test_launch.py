@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
 from arena.sandbox import DEFAULT_CAPS, Limits, SandboxSettings, SandboxUnavailable, check_sandbox
 from arena.sandbox import launch as launch_module
@@ -48,7 +49,10 @@ def test_a_sandboxed_bot_gets_namespaces_its_folder_read_only_and_nothing_else(t
                                                      and "pyenv" not in s for s in sources)
     assert inner[inner.index("--chdir") + 1] == "/bot"
     assert inner[-1] == "/bot" and inner[-2] == "bot.py"  # {dir} is the folder as the bot sees it
-    assert ["--remount-ro", "/"] == inner[inner.index("--remount-ro", inner.index("--remount-ro") + 1):][:2]
+    chdir = inner.index("--chdir")
+    assert inner[chdir - 4:chdir] == ["--remount-ro", "/dev", "--remount-ro", "/"]
+    hidden = inner.index(str(BUILTIN_BOTS))  # inside the arena package, which is bound: emptied, read-only
+    assert inner[hidden - 1] == "--tmpfs" and inner[hidden + 1:hidden + 3] == ["--remount-ro", str(BUILTIN_BOTS)]
     made.cleanup()
     launcher.close()
 

@@ -22,6 +22,7 @@ import pytest
 
 from arena.cli.main import main
 from arena.games.registry import load_game
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.store import Store
 from arena.tournament import ExecutorError, InlineExecutor, MatchJob, SeatBot, TournamentRunner, create_tournament
 from arena.tournament import parse_bots
@@ -173,7 +174,7 @@ def test_a_mixed_field_sends_agent_matches_to_workers_and_plays_programs_here(
         queue: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """With --broker, matches of agents alone go to the workers; matches with a bot program play through
     this machine's referee; all land in one pool, in schedule order."""
-    program = Path(__file__).resolve().parents[2] / "bots" / "random"
+    program = BUILTIN_BOTS / "random"
     url = f"sqlite:///{tmp_path / 'mixed.db'}"
     code = main(["tournament", "run", "major-general", "--bots", f"a=random,b=greedy,p={program}", "--rounds", "1",
                  "-j", "2", "--broker", REDIS_URL, "--queue", queue, "--seed", "6", "--db", url, "--json"])

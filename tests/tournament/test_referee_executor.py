@@ -11,13 +11,13 @@ import pytest
 from arena.cli.main import main
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.store import Store
 
 pytest.importorskip("grpc", reason="the referee server needs grpcio")
-BOTS = Path(__file__).resolve().parents[2] / "bots"
+BOTS = BUILTIN_BOTS
 
 
-@pytest.mark.skipif(not (BOTS / "random" / "bot.toml").is_file(), reason="no bots/random program in this checkout")
 def test_bot_programs_play_a_round_robin_through_the_referee(capsys: pytest.CaptureFixture[str],
                                                             tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'arena.db'}"

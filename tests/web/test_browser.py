@@ -24,6 +24,7 @@ from arena.games import views
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
+from arena.rpc.manifest import BUILTIN_BOTS
 from arena.store import Store
 from tests.processes import free_port
 from tests.web.conftest import BOTS, GAMES
@@ -252,7 +253,7 @@ def test_the_live_page_follows_a_running_match(browser: Any, web_db: str, tmp_pa
 
     bots = tmp_path / "bots"
     shutil.copytree(Path(__file__).parent / "bots", bots)
-    config = ServerConfig(port=0, bot_dirs=(bots, ROOT / "bots"), results_dir=None,
+    config = ServerConfig(port=0, bot_dirs=(bots, BUILTIN_BOTS), results_dir=None,
                           clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0), startup_timeout_s=60.0)
     with BackgroundReferee(config, drain_s=0.0) as referee:
         token = tmp_path / "admin-token"

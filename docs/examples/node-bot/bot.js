@@ -1,15 +1,18 @@
 // An Arena bot in JavaScript, from the protocol files alone (docs/writing-a-bot.md, part 3).
 // The referee starts it in its sandbox with ARENA_SERVER (unix:/run/arena/referee.sock),
-// ARENA_TOKEN_FILE (a file holding its launch token) and ARENA_BOT_NAME in the environment;
-// started by hand against a remote referee, pass them as arguments: node bot.js HOST:PORT TOKEN NAME
+// ARENA_TOKEN_FILE (a file holding its launch token), ARENA_BOT_NAME and ARENA_CONCURRENCY in the
+// environment; started by hand against a remote referee, pass them as arguments:
+//   node bot.js HOST:PORT TOKEN NAME
 // The bot carries its own copy of the .proto files (protos/): in the sandbox it sees its folder only.
+// Check it as the referee will run it: arena bot test docs/examples/node-bot
 const fs = require("fs");
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
 const protos = path.resolve(__dirname, "protos");
-const definition = protoLoader.loadSync("arena/v1/bot.proto", { includeDirs: [protos], keepCase: true, longs: Number, defaults: true, oneofs: true });
+// longs: String keeps 64-bit fields (sequence, agent_seed) exact; oneofs: true names the message kind.
+const definition = protoLoader.loadSync("arena/v1/bot.proto", { includeDirs: [protos], keepCase: true, longs: String, defaults: true, oneofs: true });
 const arena = grpc.loadPackageDefinition(definition).arena.v1;
 
 const [server, token, name] = [
@@ -17,28 +20,37 @@ const [server, token, name] = [
   process.argv[3] || (process.env.ARENA_TOKEN_FILE ? fs.readFileSync(process.env.ARENA_TOKEN_FILE, "utf8").trim() : ""),
   process.argv[4] || process.env.ARENA_BOT_NAME || "node-first",
 ];
+const streams = Number(process.env.ARENA_CONCURRENCY || 1);  // matches at once (bot.toml's concurrency)
 const client = new arena.Bot(server, grpc.credentials.createInsecure());
 
-function playOneMatch() {
+function playOneMatch(slot) {
   const stream = client.Play();  // one stream per match
   let started = false;
+  let labels = [];  // what every action id means, from MatchStart: no labels needed per request
+  let last = "";
+  // omit_labels: requests carry ids only; MatchStart.action_labels says what each id means, once.
   stream.write({ hello: { protocol_version: 1, name, version: "1", token, games: ["*"], omit_labels: true } });
   stream.on("data", (message) => {
-    if (message.match_start) {
+    if (message.kind === "match_start") {
       started = true;
-      console.error(`seated as ${message.match_start.seat} in ${message.match_start.game}`);
-    } else if (message.decision_request) {
+      labels = message.match_start.action_labels;
+      console.error(`[${slot}] seated as ${message.match_start.seat} in ${message.match_start.game}`);
+    } else if (message.kind === "decision_request") {
       const request = message.decision_request;
-      // request.observation.major_general holds the typed observation; this bot does not need it.
-      stream.write({ decision: { sequence: request.sequence, action: request.legal_actions[0] } });
-    } else if (message.match_end) {
-      console.error(`result: ${message.match_end.result.reason}`);
+      // request.observation.major_general (or .general_orders) holds the typed observation; unused here.
+      const action = request.legal_actions[0];
+      last = labels[action] || String(action);
+      // sequence is a string (64-bit): echo it as it came
+      stream.write({ decision: { sequence: request.sequence, action } });
+    } else if (message.kind === "match_end") {
+      // may come while a decision is open (the opponent left): nothing to answer then
+      console.error(`[${slot}] result: ${message.match_end.result.reason} (my last move: ${last})`);
     }
   });
   stream.on("end", () => {
     stream.end();
-    if (started) playOneMatch();  // a new stream and Hello for the next match
-    else process.exit(0);        // closed without a match: the referee is shutting down
+    if (started) playOneMatch(slot);  // a new stream and Hello for the next match
+    else process.exit(0);             // closed without a match: the referee is shutting down
   });
   stream.on("error", (error) => {
     if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.CANCELLED) process.exit(0);
@@ -47,4 +59,4 @@ function playOneMatch() {
   });
 }
 
-playOneMatch();
+for (let slot = 0; slot < streams; slot++) playOneMatch(slot);

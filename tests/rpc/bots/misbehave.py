@@ -8,6 +8,8 @@ Each plays correctly (first legal action) for its first two decisions and misbeh
   stale       answers with the previous sequence number (generated stubs)
   disconnect  cancels its stream but keeps running (generated stubs)
   oversized   sends a 1 MiB message (raw stream)
+  fragile     plays well, but exits when a MatchEnd says the match ended by a disconnect (as a bot that
+              never expects MatchEnd while it is deciding would): `arena bot test`'s next-match check
 
 `misbehave.py shared MODE` (MODE: illegal, disconnect, crash) is a raw bot that plays up to
 ARENA_CONCURRENCY matches at once, one stream each, and says a random id of its process as its
@@ -84,7 +86,12 @@ async def raw_bot(mode: str) -> None:
                 if raw is grpc.aio.EOF:
                     break
                 message = bot_pb2.RefereeMessage.FromString(raw)
-                if message.WhichOneof("kind") != "decision_request":
+                kind = message.WhichOneof("kind")
+                if mode == "fragile" and kind == "match_end" and message.match_end.result.reason == "disconnect":
+                    print("fragile bot: the match ended before my answer was read; giving up", file=sys.stderr,
+                          flush=True)
+                    os._exit(4)
+                if kind != "decision_request":
                     continue
                 request = message.decision_request
                 count += 1
@@ -184,8 +191,10 @@ def main() -> None:
     else:
         try:
             asyncio.run(raw_bot(mode))
-        except grpc.aio.AioRpcError:
-            pass
+        except grpc.aio.AioRpcError as error:
+            if mode == "fragile":  # e.g. its answer written after the referee closed the stream
+                print(f"fragile bot: my stream failed ({error.code().name}); giving up", file=sys.stderr, flush=True)
+                os._exit(4)
 
 
 if __name__ == "__main__":

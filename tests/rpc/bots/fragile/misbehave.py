@@ -1,0 +1,1 @@
+../misbehave.py

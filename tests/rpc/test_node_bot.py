@@ -1,0 +1,67 @@
+"""docs/examples/node-bot, the JavaScript bot made from protos/ alone: its packages installed with npm, it
+plays through the referee (Major General and General Orders) and passes `arena bot test`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cli.main import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "node-bot"
+OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "network")
+
+
+@pytest.fixture(scope="module")
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the example with its node_modules/, as a bot author would have it."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("Node.js and npm are not installed here (the JavaScript example needs them)")
+    folder = tmp_path_factory.mktemp("node") / "node-bot"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("node_modules"))
+    done = subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=folder, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        if any(word in done.stderr for word in OFFLINE):
+            pytest.skip(f"npm cannot reach its registry here: {done.stderr.strip().splitlines()[-1]}")
+        pytest.fail(f"npm install failed:\n{done.stderr}")
+    return folder
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code = main(list(argv))
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip() else {}
+
+
+@pytest.mark.parametrize("game", ["major-general", "general-orders-wwii/island"])
+def test_the_javascript_bot_plays_through_the_referee(capsys: pytest.CaptureFixture[str], node_bot: Path,
+                                                      tmp_path: Path, game: str) -> None:
+    code, data = run(capsys, "match", game, str(node_bot), "random", "--games", "2", "--seed", "5",
+                     "--out", str(tmp_path), "--json")
+    assert code == 0, data
+    summary = data["summary"]["node-first"]  # the name in its bot.toml
+    assert summary["games"] == 2 and summary["faults"] == 0 and summary["decisions"] > 0
+    for played in data["games"]:
+        assert played["reason"] not in ("crash", "disconnect", "wrong_sequence", "illegal_action", "timeout")
+        code = main(["replay", played["record"], "--final"])
+        assert code == 0 and "replay reproduces the record" in capsys.readouterr().out
+
+
+def test_the_javascript_bot_passes_arena_bot_test(capsys: pytest.CaptureFixture[str], node_bot: Path) -> None:
+    code, report = run(capsys, "bot", "test", str(node_bot), "--games", "major-general,general-orders-wwii",
+                       "--json")
+    assert code == 0 and report["ok"], [row for row in report["checks"] if row["ok"] is False]
+    rows = {row["check"]: row for row in report["checks"]}
+    assert report["hello"]["omit_labels"] is True  # it reads labels from MatchStart.action_labels instead
+    assert rows["opponent-leaves"]["ok"] and rows["next-match"]["ok"]
+    assert rows["concurrent"]["ok"] and rows["concurrent"]["matches"] == 2  # its bot.toml says concurrency = 2
+    # its log names its moves with the labels MatchStart sent, not ids
+    moves = re.findall(r"my last move: ([^)\n]*)", report["output_tail"])
+    assert moves and all(not move.isdigit() for move in moves), report["output_tail"]
