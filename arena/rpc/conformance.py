@@ -43,6 +43,7 @@ OPPONENT = "random"
 MAX_CONCURRENT = 4  # matches at once in the concurrency check, whatever bot.toml allows
 LEAVE_AT = 2  # the bot's decision during which the opponent leaves (it has answered one by then)
 CheckCallback = Callable[["Check"], None]
+MISSING_MODULE = ("Cannot find module", "ModuleNotFoundError", "No module named", "cannot load such file")
 
 
 @dataclass
@@ -224,9 +225,13 @@ class _Run:
                 check.fix = (f"Connect to ARENA_SERVER and say Hello within {self.startup_s:g} s of starting: do "
                              "slow set-up (loading models, tables) after the handshake, or make it faster.")
             elif not check.infrastructure:
-                check.fix = ("The program ended before it connected: its output above says why (bot.toml's command "
-                             "runs in the bot's folder, which is all it sees in the sandbox: bring what it needs, "
-                             "e.g. node_modules/).")
+                output = str(problem.evidence.get("output", ""))
+                missing = any(words in output for words in MISSING_MODULE)
+                check.fix = ("A module it imports is missing: install its dependencies inside its own folder (`npm "
+                             "install` there, `pip install --target .`...), since the folder is all it sees in the "
+                             "sandbox." if missing else
+                             "The program ended before it connected: its output above says why (bot.toml's command "
+                             "runs in the bot's folder, which is all it sees in the sandbox: bring what it needs).")
             return {}
         check.ok = True
         games = ", ".join(hello["games"]) or "(none: any)"

@@ -214,13 +214,33 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
             decision.sequence = request.sequence
             decision.action = action
             decision.think_us = min(think_us, 2**32 - 1)
-            await write(reply)
+            try:
+                await write(reply)
+            except (asyncio.InvalidStateError, grpc.aio.AioRpcError):
+                # the match ended while the agent thought (the opponent left, the server shut down) and the
+                # referee closed the stream: the answer is moot, and the program plays on
+                return await _read_to_the_end(call, start, on_match_end)
         elif message.HasField("match_end"):
-            if on_match_end is not None:
-                on_match_end(start, result_from_message(message.match_end.result))
+            _ended(message, start, on_match_end)
             while await read() is not _EOF:  # the referee closes the stream next
                 pass
             return True
+
+
+async def _read_to_the_end(call: Any, start: Any, on_match_end: MatchEndCallback | None) -> bool:
+    """What is left on a stream the bot can no longer write to: MatchEnd, if it came, then the end."""
+    try:
+        while (message := await call.read()) is not _EOF:
+            if message.HasField("match_end"):
+                _ended(message, start, on_match_end)
+    except grpc.aio.AioRpcError:
+        pass  # a referee that is really gone refuses the next stream, and that ends the program
+    return True
+
+
+def _ended(message: Any, start: Any, on_match_end: MatchEndCallback | None) -> None:
+    if on_match_end is not None:
+        on_match_end(start, result_from_message(message.match_end.result))
 
 
 def _decode(decode: Callable[[Any], Any], observation: Any, field: str) -> Any:

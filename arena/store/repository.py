@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, select, update
+from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.store.db import StoreError, create_db_engine, describe, migrate
@@ -501,12 +501,16 @@ class Store:
     @staticmethod
     def _match_key(match: int | str) -> Any:
         """The condition picking a match by id, or by uid (a prefix of 4 or more hex digits); None if `match`
-        can be neither."""
-        if isinstance(match, int) or str(match).isdigit():
-            return Match.id == int(match)
-        if len(str(match)) >= 4 and all(c in "0123456789abcdef" for c in str(match)):
-            return Match.uid.like(f"{match}%")
-        return None
+        can be neither. Digits alone may be either (a uid can start with 8 digits): both are looked up, and
+        the caller refuses an answer that is not one row."""
+        if isinstance(match, int):
+            return Match.id == match
+        by_id = Match.id == int(match) if match.isascii() and match.isdigit() and len(match) <= 18 else None
+        by_uid = Match.uid.like(f"{match}%") if len(match) >= 4 and all(c in "0123456789abcdef" for c in match) \
+            else None  # ('¹'.isdigit() is true too, hence isascii; an id fits 63 bits)
+        if by_id is not None and by_uid is not None:
+            return or_(by_id, by_uid)
+        return by_id if by_id is not None else by_uid
 
     def match(self, match: int | str) -> dict[str, Any] | None:
         """One stored match by id or uid (a unique prefix of 4 or more will do), with its seats; no record."""

@@ -26,7 +26,7 @@ def checks(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def test_a_good_bot_passes_every_check(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = bot_test(capsys, str(BUILTIN_BOTS / "random"), "--games", "major-general,general-orders-wwii")
-    assert code == 0 and report["ok"], [row for row in report["checks"] if row["ok"] is False]
+    assert code == 0 and report["ok"], [(row["check"], row["detail"]) for row in report["checks"] if row["ok"] is False]
     assert report["hello"] == {"name": "random", "version": "1", "games": ["*"], "omit_labels": True}
     rows = checks(report)
     plays = [row for row in report["checks"] if row["check"] == "play"]

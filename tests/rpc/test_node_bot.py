@@ -57,7 +57,7 @@ def test_the_javascript_bot_plays_through_the_referee(capsys: pytest.CaptureFixt
 def test_the_javascript_bot_passes_arena_bot_test(capsys: pytest.CaptureFixture[str], node_bot: Path) -> None:
     code, report = run(capsys, "bot", "test", str(node_bot), "--games", "major-general,general-orders-wwii",
                        "--json")
-    assert code == 0 and report["ok"], [row for row in report["checks"] if row["ok"] is False]
+    assert code == 0 and report["ok"], [(row["check"], row["detail"]) for row in report["checks"] if row["ok"] is False]
     rows = {row["check"]: row for row in report["checks"]}
     assert report["hello"]["omit_labels"] is True  # it reads labels from MatchStart.action_labels instead
     assert rows["opponent-leaves"]["ok"] and rows["next-match"]["ok"]
@@ -65,3 +65,14 @@ def test_the_javascript_bot_passes_arena_bot_test(capsys: pytest.CaptureFixture[
     # its log names its moves with the labels MatchStart sent, not ids
     moves = re.findall(r"my last move: ([^)\n]*)", report["output_tail"])
     assert moves and all(not move.isdigit() for move in moves), report["output_tail"]
+
+
+def test_without_its_packages_the_fix_says_npm_install(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed here")
+    bare = shutil.copytree(EXAMPLE, tmp_path / "node-bot", ignore=shutil.ignore_patterns("node_modules"))
+    code, report = run(capsys, "bot", "test", str(bare), "--json")
+    assert code == 1
+    handshake = report["checks"][0]
+    assert handshake["ok"] is False and handshake["reason"] == "crash"
+    assert "npm" in handshake["fix"] and "Cannot find module" in report["output_tail"]

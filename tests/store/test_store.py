@@ -159,3 +159,19 @@ def test_repeated_values_in_a_batch_are_stored_for_every_row(store: Store) -> No
     assert len(rows) == 6
     assert all(row.options == {"scenario": "random"} for row in rows)
     assert all(sorted(row.ranking) in ([0, 1], [0, 0]) and row.started_at <= row.finished_at for row in rows)
+
+
+def test_a_match_is_found_by_id_or_by_a_uid_prefix_even_of_digits(store: Store) -> None:
+    a = store.bot_id(BotIdentity("a", "1", "1"))
+    b = store.bot_id(BotIdentity("b", "1", "1"))
+    tournament = store.create_tournament(name=None, game="major-general", pool="major-general", options={},
+                                         format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
+    digits = replace(_one_match(store, tournament, (a, b), (0, 0, 0)), uid="12345678" + "a" * 24)
+    hexes = replace(_one_match(store, tournament, (b, a), (0, 0, 1)), uid="abcdef01" + "2" * 24)
+    first, second = store.save_matches([digits, hexes], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    for key, expected in ((first, first), (str(second), second), ("12345678", first), ("1234", first),
+                          ("abcdef", second), (digits.uid, first)):
+        found = store.match(key)
+        assert found is not None and found["id"] == expected, key
+    for nothing in ("99", "¹", "9" * 30, "zz", "abc"):  # no such id, not a digit to int(), too big, not hex, short
+        assert store.match(nothing) is None, nothing

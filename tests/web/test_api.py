@@ -81,6 +81,8 @@ def test_leaderboard_pagination(client: TestClient) -> None:
     ("/api/tournaments/nothing", 404, "no tournament 'nothing'"),
     ("/api/matches/999999", 404, "no match '999999'"),
     ("/api/matches/zz", 404, "no match 'zz'"),
+    ("/api/matches/%C2%B9", 404, "no match"),  # a digit to str.isdigit(), not to int() (schemathesis found it)
+    ("/api/matches/99999999999999999999999", 404, "no match '99999999999999999999999'"),  # beyond SQL's integers
     ("/api/matches/999999/replay", 404, "no match"),
     ("/api/matches/999999/record", 404, "no match"),
 
