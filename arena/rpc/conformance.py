@@ -147,7 +147,7 @@ def run_conformance(manifest: BotManifest, games: list[str], *, matches_per_game
     limits = manifest.limits.capped(config.sandbox.caps).to_json()
     referee = BackgroundReferee(config, drain_s=0.0)
     referee.start()
-    run = _Run(referee, manifest, seed, startup_timeout_s)
+    run = ConformanceRun(referee, manifest, seed, startup_timeout_s)
     hello: dict[str, Any] = {}
     try:
         for check in checks:
@@ -198,8 +198,9 @@ def _seat(check: Check) -> int:
     return (check.seat or 0) % load_game(_game(check)).num_seats
 
 
-class _Run:
-    """The matches of one run, played on the referee's event loop."""
+class ConformanceRun:
+    """The matches of one run, played on the referee's event loop (the submission pre-flight plays its
+    opponent-leaves and next-match checks too)."""
 
     def __init__(self, referee: Any, manifest: BotManifest, seed: int, startup_s: float) -> None:
         self.referee = referee

@@ -2,8 +2,9 @@
 
 In a referee of its own (no network port), with the clock and limits the ladder will use, the bot
 must start and say Hello within the start-up limit, then play each game it declares once from
-every seat against `random`, and one short match against `mcts`. Each step is timed; the report
-keeps the bot's output tail, the peak memory and processes its processes reached (where cgroups
+every seat against `random`, one short match against `mcts`, and `arena bot test`'s edge case (the
+opponent leaves while the bot decides, so MatchEnd comes with its request open; then a match on the
+same process). Each step is timed; the report keeps the bot's output tail, the peak memory and processes its processes reached (where cgroups
 count them) and, for a step that failed, what to fix. It stops at the first failure: a bot that
 crashes or stalls would only fail the same way, slowly, in every later step.
 """
@@ -20,7 +21,7 @@ from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord, Termination
-from arena.rpc.conformance import what_to_fix
+from arena.rpc.conformance import Check, ConformanceRun, what_to_fix
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
 
@@ -33,7 +34,7 @@ StepCallback = Callable[["Step"], None]
 class Step:
     """One step of a pre-flight."""
 
-    name: str  # "start", "play"
+    name: str  # "start", "play", "edge"
     title: str  # what it checks, in words
     ok: bool | None = None  # None: running (or skipped)
     seconds: float = 0.0
@@ -48,6 +49,7 @@ class Step:
     match_id: str | None = None
     skipped: bool = False
     infrastructure: bool = False  # failed for a reason that is not the bot's
+    fix: str = ""  # what to do, when the step knows better than its reason says
 
     def to_json(self) -> dict[str, Any]:
         data = {"step": self.name, "title": self.title, "ok": self.ok, "seconds": round(self.seconds, 3),
@@ -95,6 +97,8 @@ def plan_steps(manifest: BotManifest, games: list[str]) -> list[Step]:
     if games:
         steps.append(Step("play", f"{games[0]} against {STRONG_OPPONENT.split(':')[0]} (short)", game=games[0],
                           opponent=STRONG_OPPONENT, seat=0))
+        steps.append(Step("edge", f"{games[0]}: MatchEnd while it decides (the opponent leaves), then the next "
+                          "match on the same process", game=games[0], opponent=OPPONENT, seat=0))
     return steps
 
 
@@ -136,6 +140,8 @@ def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettin
                     step.reason = problem.reason.value
                     step.detail = problem.detail
                     step.infrastructure = problem.reason is Termination.INFRASTRUCTURE
+            elif step.name == "edge":
+                _edge(referee, manifest, step, _seed(manifest, index), startup_timeout_s)
             else:
                 _play(referee, manifest, step, _seed(manifest, index))
             step.seconds = time.perf_counter() - begun
@@ -188,9 +194,27 @@ def _play(referee: Any, manifest: BotManifest, step: Step, seed: int) -> None:
         step.detail = f"{step.result} in {step.moves} moves ({result.reason})"
 
 
+def _edge(referee: Any, manifest: BotManifest, step: Step, seed: int, startup_s: float) -> None:
+    """arena bot test's opponent-leaves and next-match checks, as one step."""
+    assert step.game is not None
+    run = ConformanceRun(referee, manifest, seed, startup_s)
+    left = Check("opponent-leaves", "", game=step.game, seat=0)
+    run.opponent_leaves(left, step.game, 0)
+    following = Check("next-match", "", game=step.game, seat=1)
+    if left.ok:
+        run.next_match(following, step.game, 1)
+    failed = following if left.ok else left
+    step.ok = bool(left.ok and following.ok)
+    step.reason, step.infrastructure, step.fix = failed.reason, failed.infrastructure, failed.fix
+    step.moves = left.decisions + following.decisions
+    step.detail = f"{left.detail}; then {following.detail}" if step.ok else failed.detail
+
+
 def fixes(step: Step, clock: ClockSettings, startup_s: float, limits: dict[str, int],
           usage: dict[str, Any]) -> list[str]:
     """What to do about a failed step."""
+    if step.fix:
+        return [step.fix]
     reason = step.reason or ""
     if step.infrastructure:
         return ["This was not your bot's doing (the referee or its machine failed): submit it again."]

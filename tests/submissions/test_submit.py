@@ -47,6 +47,34 @@ print("FileNotFoundError: weights.bin", file=sys.stderr, flush=True)
 sys.exit(3)
 '''
 
+FRAGILE_BOT = '''
+import sys
+
+from arena.agents import RandomAgent
+from arena.rpc import run_bot
+
+
+class Fragile(RandomAgent):
+    """Plays well, but gives up after a match that ended before it could answer its second request."""
+
+    count = None
+
+    def reset(self, game, seat, seed):
+        if self.count == 2:  # the edge step ends the match at its second request
+            print("fragile: my last match ended while I was thinking", file=sys.stderr, flush=True)
+            sys.exit(5)
+        super().reset(game, seat, seed)
+        self.count = 0
+
+    def act(self, request):
+        self.count += 1
+        return super().act(request)
+
+
+if __name__ == "__main__":
+    run_bot(Fragile())
+'''
+
 SLOW_STARTER = '''
 import time
 time.sleep(30)
@@ -80,9 +108,10 @@ def test_a_good_folder_is_stored_by_its_hash_read_only_and_goes_live(tmp_path: P
     bot = store.bot(result.bot_id)
     assert bot.status == "live" and bot.spec == str(stored) and bot.games == ("major-general",)
     report = store.bot_report(result.bot_id)
-    assert report["ok"] and [step["step"] for step in report["steps"]] == ["start", "play", "play", "play"]
-    assert [step.get("seat") for step in report["steps"][1:]] == [0, 1, 0]
-    assert report["steps"][-1]["opponent"].startswith("mcts")
+    assert report["ok"] and [step["step"] for step in report["steps"]] == ["start", "play", "play", "play", "edge"]
+    assert [step.get("seat") for step in report["steps"][1:]] == [0, 1, 0, 0]
+    assert report["steps"][-2]["opponent"].startswith("mcts")
+    assert "decision 2 open" in report["steps"][-1]["detail"] and "same process" in report["steps"][-1]["detail"]
     assert all(step["ok"] and step["seconds"] >= 0 for step in report["steps"])
     assert report["usage"]["launches"] >= 1 and report["limits"]["memory_mb"] > 0
     (source / "bot.py").write_text(GOOD_BOT + "# changed\n")  # the uploaded path is never what runs
@@ -125,6 +154,16 @@ def test_an_illegal_action_fails_the_preflight_with_the_rule_it_broke(tmp_path: 
     failed = next(step for step in result.preflight.steps if step.ok is False)
     assert failed.game == "major-general" and failed.seat == 0 and failed.reason == "illegal_action"
     assert any("legal actions" in fix for fix in result.preflight.fix)
+
+
+def test_a_bot_that_cannot_take_an_early_match_end_fails_the_edge_step(tmp_path: Path, store: Store) -> None:
+    result = submit(make_bot(tmp_path / "src", "fragile", FRAGILE_BOT), store, tmp_path / "bots")
+    assert result.status == "failed"
+    failed = next(step for step in result.preflight.steps if step.ok is False)
+    assert failed.name == "edge" and failed.reason == "crash", failed
+    assert all(step.ok for step in result.preflight.steps[:-1])
+    assert "my last match ended while I was thinking" in result.preflight.output_tail
+    assert result.preflight.fix
 
 
 def test_a_bot_slow_to_start_fails_with_the_start_limit(tmp_path: Path, store: Store) -> None:
