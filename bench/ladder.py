@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.bots import BUILTIN_BOTS
 from arena.games.registry import load_game
 from arena.ladder import LadderService, LadderSettings, Schedule
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, Store
 from arena.tournament import parse_bots

@@ -43,9 +43,9 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
+from arena.bots import BUILTIN_BOTS
 from arena.games.base import State  # noqa: E402
 from arena.referee.record import Step  # noqa: E402
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
 from arena.sandbox import SANDBOX_MODES, SandboxSettings  # noqa: E402
 

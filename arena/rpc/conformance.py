@@ -222,17 +222,8 @@ class ConformanceRun:
         except BotUnavailable as problem:
             check.ok, check.reason, check.detail = False, problem.reason.value, problem.detail
             check.infrastructure = problem.reason is Termination.INFRASTRUCTURE
-            if problem.reason is Termination.TIMEOUT:
-                check.fix = (f"Connect to ARENA_SERVER and say Hello within {self.startup_s:g} s of starting: do "
-                             "slow set-up (loading models, tables) after the handshake, or make it faster.")
-            elif not check.infrastructure:
-                output = str(problem.evidence.get("output", ""))
-                missing = any(words in output for words in MISSING_MODULE)
-                check.fix = ("A module it imports is missing: install its dependencies inside its own folder (`npm "
-                             "install` there, `pip install --target .`...), since the folder is all it sees in the "
-                             "sandbox." if missing else
-                             "The program ended before it connected: its output above says why (bot.toml's command "
-                             "runs in the bot's folder, which is all it sees in the sandbox: bring what it needs).")
+            if not check.infrastructure:
+                check.fix = start_fix(problem.reason, self.startup_s, str(problem.evidence.get("output", "")))
             return {}
         check.ok = True
         games = ", ".join(hello["games"]) or "(none: any)"
@@ -244,12 +235,9 @@ class ConformanceRun:
         return hello
 
     async def _hello(self) -> dict[str, Any]:
-        session = await self.pool.acquire(self.manifest.name, "", "")
-        hello = {"name": session.name, "version": session.version, "games": list(session.games),
-                 "omit_labels": session.omit_labels}
-        if session.on_release is not None:
-            session.on_release(session)  # never started: the stream waits, idle, for the first match
-        return hello
+        session = await self.pool.warm_up(self.manifest.name)
+        return {"name": session.name, "version": session.version, "games": list(session.games),
+                "omit_labels": session.omit_labels}
 
     def play(self, check: Check, game: str, seat: int, *, omit_labels: bool = False) -> MatchRecord | None:
         """One match against random with the bot at `seat`; the check fails if the bot is at fault."""
@@ -277,7 +265,7 @@ class ConformanceRun:
             check.detail = f"the match ended otherwise ({result.reason}: {result.detail})"
             check.infrastructure = True
         else:
-            answered = sum(1 for step in record.steps if step.seat == seat)
+            answered = _decision_count(record, seat)
             check.ok = True
             check.detail = f"MatchEnd came with decision {answered + 1} open (the bot had answered {answered})"
 
@@ -301,9 +289,7 @@ class ConformanceRun:
 
     def concurrent(self, check: Check, game: str, count: int) -> None:
         launches = self.pool.usage_peaks(self.manifest.name).launches
-        records = self.referee.call(self._many(game, count))
-        seats = [index % 2 for index in range(count)]
-        for record, seat in zip(records, seats):
+        for seat, record in self.referee.call(self._many(game, count)):
             if isinstance(record, BotUnavailable):
                 self._unavailable(check, record)
                 return
@@ -315,7 +301,8 @@ class ConformanceRun:
             check.ok = False
             check.detail = (f"{count} matches at once needed {extra} more process(es): one process must keep "
                             f"{count} streams open at once")
-            check.fix = (f"With concurrency = {count} open {count} streams, each with its own Hello and game "
+            wanted = self.manifest.concurrency
+            check.fix = (f"With concurrency = {wanted} open {wanted} streams, each with its own Hello and game "
                          "state (or set concurrency = 1 in bot.toml).")
         else:
             check.detail = f"{count} matches at once on one process, " + check.detail
@@ -338,8 +325,10 @@ class ConformanceRun:
         live = self.server.start_match(game, entries, seed=self.seed + self.matches)
         return await live.task
 
-    async def _many(self, game: str, count: int) -> list[MatchRecord | BotUnavailable]:
-        return list(await asyncio.gather(*(self._play(game, index % 2) for index in range(count))))
+    async def _many(self, game: str, count: int) -> list[tuple[int, MatchRecord | BotUnavailable]]:
+        """`count` matches at once, the bot's seat alternating: (its seat, the record) each."""
+        seats = [index % 2 for index in range(count)]
+        return list(zip(seats, await asyncio.gather(*(self._play(game, seat) for seat in seats))))
 
     # --- judging ---------------------------------------------------------------------------------
 
@@ -451,6 +440,18 @@ class _Opponent(AgentSeat):
 
     async def finish(self, result: MatchResult) -> None:
         self.agent.close()
+
+
+def start_fix(reason: Termination, startup_s: float, output: str) -> str:
+    """What a bot author should do about a bot that did not start, connect and say Hello (`output`: its own)."""
+    if reason is Termination.TIMEOUT:
+        return (f"Connect to ARENA_SERVER and say Hello within {startup_s:g} s of starting: do slow set-up "
+                "(loading models, tables) after the handshake, or make it faster.")
+    if any(words in output for words in MISSING_MODULE):
+        return ("A module it imports is missing: install its dependencies inside its own folder (`npm install` "
+                "there, `pip install --target .`...), since the folder is all it sees in the sandbox.")
+    return ("The program ended before it connected: its output above says why (bot.toml's command runs in the "
+            "bot's folder, which is all it sees in the sandbox: bring what it needs).")
 
 
 def what_to_fix(reason: str, clock: ClockSettings, limits: dict[str, Any], usage: dict[str, Any],

@@ -32,11 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from arena.bots import BUILTIN_BOTS
 from arena.sandbox.launch import RESERVED_ENV
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
-
-__all__ = ["BUILTIN_BOTS", "MANIFEST_NAME", "BotManifest", "ManifestError", "discover_manifests", "load_manifest"]
 
 MANIFEST_NAME = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")

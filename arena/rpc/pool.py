@@ -472,12 +472,14 @@ class BotPool:
                 peaks.add(local.process.usage())
         return peaks
 
-    async def warm_up(self, name: str) -> None:
-        """Launch a process of the local bot and wait for its first stream (its Hello); it stays warm for the
-        next match. BotUnavailable if it does not start, connect or say Hello in time."""
+    async def warm_up(self, name: str) -> BotSession:
+        """Launch a process of the local bot and wait for its first stream (its Hello, which the session
+        returned holds); it stays warm for the next match. BotUnavailable if it does not start, connect or
+        say Hello in time."""
         session = await self._acquire_local(self.manifests[name])
         if session.on_release is not None:
             session.on_release(session)  # never started: the stream waits, idle, for a match
+        return session
 
     def output_tail(self, name: str) -> str:
         """What the bot's most recently launched process wrote (stdout and stderr), its last 64 KiB."""

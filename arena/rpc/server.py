@@ -29,6 +29,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
+from arena.bots import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord
@@ -36,7 +37,7 @@ from arena.rpc.admin import AdminService
 from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
-from arena.rpc.manifest import BUILTIN_BOTS, discover_manifests
+from arena.rpc.manifest import discover_manifests
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT

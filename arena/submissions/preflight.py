@@ -4,9 +4,10 @@ In a referee of its own (no network port), with the clock and limits the ladder 
 must start and say Hello within the start-up limit, then play each game it declares once from
 every seat against `random`, one short match against `mcts`, and `arena bot test`'s edge case (the
 opponent leaves while the bot decides, so MatchEnd comes with its request open; then a match on the
-same process). Each step is timed; the report keeps the bot's output tail, the peak memory and processes its processes reached (where cgroups
-count them) and, for a step that failed, what to fix. It stops at the first failure: a bot that
-crashes or stalls would only fail the same way, slowly, in every later step.
+same process). Each step is timed; the report keeps the bot's output tail, the peak memory and
+processes its processes reached (where cgroups count them) and, for a step that failed, what to fix.
+It stops at the first failure: a bot that crashes or stalls would only fail the same way, slowly, in
+every later step.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord, Termination
-from arena.rpc.conformance import Check, ConformanceRun, what_to_fix
+from arena.rpc.conformance import Check, ConformanceRun, start_fix, what_to_fix
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
 
@@ -140,6 +141,7 @@ def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettin
                     step.reason = problem.reason.value
                     step.detail = problem.detail
                     step.infrastructure = problem.reason is Termination.INFRASTRUCTURE
+                    step.fix = start_fix(problem.reason, startup_timeout_s, str(problem.evidence.get("output", "")))
             elif step.name == "edge":
                 _edge(referee, manifest, step, _seed(manifest, index), startup_timeout_s)
             else:
@@ -213,17 +215,13 @@ def _edge(referee: Any, manifest: BotManifest, step: Step, seed: int, startup_s:
 def fixes(step: Step, clock: ClockSettings, startup_s: float, limits: dict[str, int],
           usage: dict[str, Any]) -> list[str]:
     """What to do about a failed step."""
-    if step.fix:
-        return [step.fix]
     reason = step.reason or ""
     if step.infrastructure:
         return ["This was not your bot's doing (the referee or its machine failed): submit it again."]
-    if step.name == "start":
-        if reason == Termination.TIMEOUT.value:
-            return [f"Connect and say Hello within {startup_s:g} s of starting: do slow set-up (loading models, "
-                    "precomputing tables) after the handshake, or make it faster."]
-        return ["The program ended before it connected to the referee: the output above says why.",
-                "Run it as the referee does, on your machine: `arena bot test ./your-bot`."]
+    if step.name == "start" and reason != Termination.TIMEOUT.value:
+        return [step.fix, "Run it as the referee does, on your machine: `arena bot test ./your-bot`."]
+    if step.fix:
+        return [step.fix]
     return [what_to_fix(reason, clock, limits, usage, startup_s)]
 
 

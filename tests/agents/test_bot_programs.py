@@ -8,10 +8,11 @@ from typing import Iterator
 import pytest
 
 from arena.agents import make_agent
+from arena.bots import BUILTIN_BOTS
 from arena.referee import play_match
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.manifest import BUILTIN_BOTS, load_manifest
+from arena.rpc.manifest import load_manifest
 from arena.rpc.server import ServerConfig
 from arena.sandbox import SandboxSettings
 

@@ -13,10 +13,10 @@ from typing import Iterator
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 from tests.processes import free_port
 

@@ -11,11 +11,11 @@ import re
 import grpc
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.generated import bot_pb2
-from arena.rpc.manifest import BUILTIN_BOTS
 from tests.hostile.conftest import History
 from tests.processes import processes_of, wait_for_no_leftovers
 

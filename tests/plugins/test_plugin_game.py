@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.bots import BUILTIN_BOTS
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
-from arena.rpc.manifest import BUILTIN_BOTS
 from tests.conftest import PLUGIN_SITE
 
 ROOT = Path(__file__).resolve().parents[2]

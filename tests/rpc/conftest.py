@@ -9,9 +9,9 @@ from typing import Iterator
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]

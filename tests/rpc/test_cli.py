@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
-from arena.rpc.manifest import BUILTIN_BOTS
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

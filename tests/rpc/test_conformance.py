@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
-from arena.rpc.manifest import BUILTIN_BOTS
 
 
 def bot_test(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.rpc.manifest import BUILTIN_BOTS, ManifestError, discover_manifests, load_manifest
+from arena.bots import BUILTIN_BOTS
+from arena.rpc.manifest import ManifestError, discover_manifests, load_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 

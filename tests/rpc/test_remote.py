@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+from arena.bots import BUILTIN_BOTS
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.client import AdminClient
-from arena.rpc.manifest import BUILTIN_BOTS
 
 ROOT = Path(__file__).resolve().parents[2]
 

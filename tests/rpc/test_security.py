@@ -15,12 +15,12 @@ from typing import Iterator
 import grpc
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.serve import network_warning
 from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.client import AdminClient, AdminError
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 from tests.processes import processes_of, wait_for_no_leftovers
 

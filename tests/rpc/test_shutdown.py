@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from arena.bots import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.rpc.server import ServerConfig
 from tests.processes import free_port
 

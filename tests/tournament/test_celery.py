@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
 from arena.games.registry import load_game
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.store import Store
 from arena.tournament import ExecutorError, InlineExecutor, MatchJob, SeatBot, TournamentRunner, create_tournament
 from arena.tournament import parse_bots

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.store import Store
 
 pytest.importorskip("grpc", reason="the referee server needs grpcio")

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
+from arena.bots import BUILTIN_BOTS
 from arena.games import views
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
-from arena.rpc.manifest import BUILTIN_BOTS
 from arena.store import Store
 from tests.processes import free_port
 from tests.web.conftest import BOTS, GAMES
