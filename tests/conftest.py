@@ -37,6 +37,7 @@ def install_plugin(source: Path, site: Path) -> Path:
 
 
 PLUGIN_SITE = install_plugin(PLUGIN, Path(tempfile.mkdtemp(prefix="arena-plugin-site-")))
+PLUGIN_SITE.chmod(0o755)  # readable by the bots' own users, as an installed package is
 sys.path.append(str(PLUGIN_SITE))
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(PLUGIN_SITE)]))
 

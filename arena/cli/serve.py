@@ -60,10 +60,10 @@ def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None
 
 def check_sandbox_here(settings) -> None:  # type: ignore[no-untyped-def]
     """Fail with one line when bot programs cannot be launched in this sandbox here."""
-    from arena.sandbox import SandboxUnavailable, check_sandbox
+    from arena.sandbox import SandboxUnavailable, quick_check
 
     try:
-        check_sandbox(settings.mode)
+        quick_check(settings)
     except SandboxUnavailable as error:
         fail(str(error), code=2)
 

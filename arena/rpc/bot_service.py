@@ -1,16 +1,21 @@
 """arena.v1.Bot/Play on the referee's side: a stream waits for its Hello, which the bot pool admits, and
 is then held open for the match the pool seats it in (arena.rpc.session drives it).
 
-Streams that never say Hello are limited: per network peer (`max_pending_hellos_per_peer`, the
-bot socket counting as one peer with a larger share) and over all, and each has `hello_timeout_s`
-to say it. A Hello's free text is bounded.
+Budgets that one peer cannot spend for another: each launched bot process has a socket of its own
+(`listen_for`), with its own few connections and streams waiting to say Hello, so a bot that opens
+streams by the thousand only blocks itself; over the network, streams that never say Hello are
+limited per peer address (`max_pending_hellos_per_peer`; per /64 for IPv6, see arena.rpc.gate),
+never by one budget shared by everybody. Each stream has `hello_timeout_s` to say it. A Hello's
+free text is bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections import Counter
-from typing import Any, Optional
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Optional
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -18,35 +23,58 @@ from google.protobuf.message import DecodeError
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import bot_pb2
 from arena.rpc.pool import AdmissionError, BotPool
-from arena.rpc.session import MAX_MESSAGE_BYTES, BotSession
+from arena.rpc.session import MAX_MESSAGE_BYTES, TRANSPORT_MESSAGE_LIMIT, BotSession
 
 BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name  # "arena.v1.Bot"
-MAX_PENDING_HELLOS = 1024  # streams waiting to say Hello, over all peers
+PROCESS_CONNECTIONS = 8  # connections one launched process may hold to its own socket
+PROCESS_PENDING_HELLOS = 16  # streams one launched process may hold open before saying Hello
 
 
 class BotService:
     """The Bot service of one server, on its bot socket (launched bots) and its network port (remote ones)."""
 
-    def __init__(self, config: ServerConfig, pool: BotPool) -> None:
+    def __init__(self, config: ServerConfig, pool: BotPool, peer_of: Callable[[str], str] = lambda peer: peer) -> None:
         self.config = config
         self.pool = pool
+        self.peer_of = peer_of  # a transport peer -> the network address it stands for (arena.rpc.gate)
         self.pending_hellos: Counter[str] = Counter()
 
-    def handler(self, *, on_bot_socket: bool) -> grpc.GenericRpcHandler:
-        """The generic handler of arena.v1.Bot/Play for one listener."""
+    def handler(self, *, token: Optional[str] = None) -> grpc.GenericRpcHandler:
+        """The generic handler of arena.v1.Bot/Play: for the network listener, or (`token`) for the socket
+        of the one launched process holding that launch token."""
+        pending: Counter[str] = Counter() if token is not None else self.pending_hellos
+
         async def play(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
             try:
-                await self.serve_stream(context, on_bot_socket=on_bot_socket)
+                await self.serve_stream(context, token=token, pending=pending)
             except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
                 pass
 
         return grpc.method_handlers_generic_handler(BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(play)})
 
-    async def serve_stream(self, context: grpc.aio.ServicerContext, *, on_bot_socket: bool) -> None:
-        peer = "bot socket" if on_bot_socket else _peer_host(context.peer())
-        waiting = self.pending_hellos
-        limit = MAX_PENDING_HELLOS if on_bot_socket else self.config.max_pending_hellos_per_peer
-        if waiting[peer] >= limit or sum(waiting.values()) >= MAX_PENDING_HELLOS:
+    async def listen_for(self, path: Path, token: str) -> Callable[[], Awaitable[None]]:
+        """Serve arena.v1.Bot on a launched process's own socket, for that process alone; returns its closer."""
+        server = grpc.aio.server(options=[("grpc.max_receive_message_length", TRANSPORT_MESSAGE_LIMIT),
+                                          ("grpc.max_concurrent_streams", 2 * PROCESS_PENDING_HELLOS + 64),
+                                          ("grpc.max_allowed_incoming_connections", PROCESS_CONNECTIONS),
+                                          ("grpc.so_reuseport", 0)])
+        server.add_generic_rpc_handlers([self.handler(token=token)])
+        if server.add_insecure_port(f"unix:{path}") == 0:
+            raise OSError(f"cannot listen on the bot's socket {path}")
+        await server.start()
+
+        async def close() -> None:
+            await server.stop(grace=None)
+
+        return close
+
+    async def serve_stream(self, context: grpc.aio.ServicerContext, *, token: Optional[str],
+                           pending: Counter[str]) -> None:
+        on_bot_socket = token is not None
+        peer = "its socket" if on_bot_socket else self.peer_of(context.peer())
+        limit = PROCESS_PENDING_HELLOS if on_bot_socket else self.config.max_pending_hellos_per_peer
+        waiting = pending
+        if waiting[peer] >= limit:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"too many streams from {peer} waiting to say Hello (at most {limit}); say Hello "
                                 "on a stream as soon as it is open")
@@ -75,6 +103,10 @@ class BotService:
         problem = hello_problem(hello)
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+            return
+        if token is not None and not hmac.compare_digest(hello.token.encode(), token.encode()):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "this socket is for one bot process: say Hello with the token in ARENA_TOKEN_FILE")
             return
         try:
             name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
@@ -120,11 +152,3 @@ def _parse_hello(raw: bytes) -> Optional[bot_pb2.Hello]:
     return message.hello if message.WhichOneof("kind") == "hello" else None
 
 
-def _peer_host(peer: str) -> str:
-    """'ipv4:10.0.0.7:51234' -> 'ipv4:10.0.0.7' (streams are limited per host, not per connection)."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv6":
-        return kind + ":" + rest.rsplit(":", 1)[0]
-    if kind == "ipv4":
-        return kind + ":" + rest.split(":", 1)[0]
-    return peer

@@ -39,4 +39,6 @@ class ServerConfig:
     idle_timeout_s: float = 600.0  # a warm bot process idle this long is stopped
     tls_cert: Optional[Path] = None  # PEM certificate chain and key: the network port speaks TLS
     tls_key: Optional[Path] = None
-    max_pending_hellos_per_peer: int = 32  # streams one network peer may hold open before saying Hello
+    max_pending_hellos_per_peer: int = 32  # streams one network address may hold open before saying Hello
+    max_connections_per_peer: int = 64  # connections one network address (an IPv6 /64) may hold open
+    idle_connection_s: float = 60.0  # a network connection with no stream open is closed after this

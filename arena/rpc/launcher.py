@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import signal
-from typing import Optional
+import termios
+import time
+from pathlib import Path
+from typing import Awaitable, Callable, Optional
 
 from arena.referee.record import Termination
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.cgroups import CgroupUsage
-from arena.sandbox.launch import Launcher, LaunchPlan
+from arena.sandbox.launch import LAUNCH_FAILED, Launcher, LaunchPlan
 
 OUTPUT_KEPT_BYTES = 64 * 1024  # the tail of a process's output kept in memory
 EVIDENCE_BYTES = 16 * 1024  # at most this much output goes into a match record
+OUTPUT_RATE = 256 * 1024  # bytes a second the referee reads of a bot's output, once its burst is spent
+OUTPUT_BURST = 4 * 2**20  # bytes a bot may write at once before its output is read at OUTPUT_RATE
+#: Opens the referee's end of a launched process's own socket (before the process starts): (socket, token) -> closer.
+Listen = Callable[[Path, str], Awaitable[Callable[[], Awaitable[None]]]]
 
 
 def _group_has_members(group: int) -> bool:
@@ -36,6 +44,7 @@ class OutputTail:
     def __init__(self, limit: int = OUTPUT_KEPT_BYTES) -> None:
         self.limit = limit
         self.total = 0
+        self.throttled_s = 0.0  # how long the referee held off reading a flood (the bot waited, not the referee)
         self._buffer = bytearray()
 
     def feed(self, data: bytes) -> None:
@@ -59,10 +68,12 @@ class OutputTail:
 class BotProcess:
     """One running instance of a local bot program, sandboxed or not (arena.sandbox)."""
 
-    def __init__(self, manifest: BotManifest, token: str, launcher: Launcher) -> None:
+    def __init__(self, manifest: BotManifest, token: str, launcher: Launcher, listen: Optional[Listen] = None) -> None:
         self.manifest = manifest
         self.token = token
         self.launcher = launcher
+        self.listen = listen
+        self._close_listener: Optional[Callable[[], Awaitable[None]]] = None
         self.output = OutputTail()
         self.plan: Optional[LaunchPlan] = None
         self.process: Optional[asyncio.subprocess.Process] = None
@@ -96,21 +107,65 @@ class BotProcess:
                                               concurrency=manifest.concurrency, limits=manifest.limits,
                                               env=manifest.env)
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *plan.argv, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
-        except OSError:
+            if self.listen is not None:
+                self._close_listener = await self.listen(plan.socket_path, self.token)
+                plan.grant_socket()
+            argv, fds = plan.open()
+            try:
+                self.process = await asyncio.create_subprocess_exec(
+                    *argv, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL, pass_fds=fds,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+            finally:
+                plan.close_fds()
+        except BaseException:
+            await self._close_socket()
             self._cleanup()
             raise
         self._pump = asyncio.get_running_loop().create_task(self._read_output())
 
     async def _read_output(self) -> None:
+        """Read what the program writes, at most OUTPUT_RATE bytes a second after a burst: a flood waits
+        in its pipe, so the program blocks on its own writes (its clock, not the referee's CPU, pays)."""
         assert self.process is not None and self.process.stdout is not None
+        allowance = float(OUTPUT_BURST)
+        last = time.monotonic()
         while True:
             chunk = await self.process.stdout.read(65536)
             if not chunk:
                 return
             self.output.feed(chunk)
+            now = time.monotonic()
+            allowance = min(float(OUTPUT_BURST), allowance + (now - last) * OUTPUT_RATE) - len(chunk)
+            last = now
+            if allowance < 0:
+                pause = -allowance / OUTPUT_RATE
+                self.output.throttled_s += pause
+                await asyncio.sleep(pause)
+
+    async def drain_output(self, timeout_s: float = 0.5) -> None:
+        """Wait (a little) until what the program has already written is read: its last words."""
+        stream = self.process.stdout if self.process is not None else None
+        transport = getattr(stream, "_transport", None)
+        pipe = transport.get_extra_info("pipe") if transport is not None else None
+        deadline = time.monotonic() + timeout_s
+        while pipe is not None and time.monotonic() < deadline:
+            try:
+                pending = fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0")
+            except (OSError, ValueError):
+                return
+            if int.from_bytes(pending, "little") == 0:
+                await asyncio.sleep(0)  # and what the reader took is fed
+                return
+            await asyncio.sleep(0.01)
+
+    def launch_failure(self) -> str:
+        """Why the launch itself failed before the program ran ('' if it did not): a place no bot can write."""
+        if self.plan is None:
+            return ""
+        try:
+            return (self.plan.private_dir / LAUNCH_FAILED).read_text().strip()
+        except OSError:
+            return ""
 
     async def wait(self) -> None:
         """Wait, however long it takes, for the process to end."""
@@ -197,6 +252,7 @@ class BotProcess:
     async def stop(self, grace_s: float = 2.0) -> None:
         """Ask the program to end (SIGTERM), kill its whole process tree after `grace_s`, clean up."""
         if self.process is None:
+            await self._close_socket()
             self._cleanup()
             return
         if self.process.returncode is None:
@@ -210,7 +266,14 @@ class BotProcess:
                 await asyncio.wait_for(asyncio.shield(self._pump), 1.0)
             except TimeoutError:
                 self._pump.cancel()
+        await self._close_socket()
         self._cleanup()
+
+    async def _close_socket(self) -> None:
+        """Stop listening on the process's own socket (its streams end with it)."""
+        close, self._close_listener = self._close_listener, None
+        if close is not None:
+            await close()
 
     def kill_tree(self) -> None:
         """SIGKILL the program and every process it started."""

@@ -27,11 +27,14 @@ import grpc
 
 from arena.referee.record import Termination
 from arena.rpc.convert import PROTOCOL_VERSION
-from arena.rpc.launcher import OUTPUT_KEPT_BYTES, BotProcess
+from arena.rpc.gate import descriptor_headroom
+from arena.rpc.launcher import OUTPUT_KEPT_BYTES, BotProcess, Listen
 from arena.rpc.manifest import BotManifest
 from arena.rpc.session import BotSession
 from arena.sandbox.cgroups import CgroupUsage
-from arena.sandbox.launch import Launcher, SandboxUnavailable
+from arena.sandbox.launch import Launcher, LaunchRefused, SandboxUnavailable
+
+LOW_DESCRIPTORS = 64  # below this many free descriptors, a bot that failed to connect is the referee's fault
 
 MAX_IDLE_REMOTE_STREAMS = 64  # streams one remote bot may keep open waiting for matches
 
@@ -150,7 +153,8 @@ class BotPool:
         self.startup_timeout_s = startup_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.idle_timeout_s = idle_timeout_s
-        self.launcher: Optional[Launcher] = None  # set by the server once its bot socket exists
+        self.launcher: Optional[Launcher] = None  # set by the server once it has started
+        self.listen: Optional[Listen] = None  # opens a launched process's own socket (the server's bot service)
         self._processes: dict[str, list[LocalProcess]] = {name: [] for name in manifests}
         self._by_token: dict[str, LocalProcess] = {}
         self._watchers: set[asyncio.Task[None]] = set()  # one per running process: notices its exit
@@ -193,7 +197,7 @@ class BotPool:
               on_bot_socket: bool) -> tuple[str, Optional[LocalProcess]]:
         """Check a Hello; returns (bot name, its local process or None) or raises AdmissionError.
 
-        `on_bot_socket`: the stream came over the referee's bot socket (launched bots), not the network.
+        `on_bot_socket`: the stream came over a launched process's own socket, not the network.
         """
         if self._closing:
             raise AdmissionError(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
@@ -288,12 +292,23 @@ class BotPool:
             except _NeverConnected:
                 process = local.process
                 await process.wait_exit(1.0)  # the last of its output
+                await process.drain_output()
+                evidence = {"pid": process.pid, "output": process.output.since(0)}
+                failure = process.launch_failure() or _referee_short()
+                if failure:  # the launch itself, or the referee, failed: never the bot's loss
+                    raise BotUnavailable(Termination.INFRASTRUCTURE, f"bot {manifest.name!r} could not be started "
+                                         f"here: {failure}", evidence) from None
                 raise BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} {process.exit_description()} before "
-                                     "it connected to the referee", {"pid": process.pid,
-                                                                     "output": process.output.since(0)}) from None
+                                     "it connected to the referee", evidence) from None
             except _NoStream:
                 process = local.process
+                await process.drain_output()
                 evidence = {"pid": process.pid, "output": process.output.since(0)}
+                short = _referee_short()
+                if short and not local.has_connected:
+                    self._retire(local)
+                    raise BotUnavailable(Termination.INFRASTRUCTURE, f"bot {manifest.name!r} could not connect: "
+                                         f"{short}", evidence) from None
                 if local.has_connected:
                     detail = f"opened no stream for the match within {self.startup_timeout_s:g}s"
                 else:
@@ -305,13 +320,13 @@ class BotPool:
         """Launch a process of the bot with one match reserved on it."""
         if self.launcher is None:
             raise BotUnavailable(Termination.INFRASTRUCTURE, "the referee has not started (no bot socket yet)")
-        local = LocalProcess(BotProcess(manifest, new_token(), self.launcher), capacity=manifest.concurrency,
-                             reserved=1)
+        local = LocalProcess(BotProcess(manifest, new_token(), self.launcher, self.listen),
+                             capacity=manifest.concurrency, reserved=1)
         self._by_token[local.process.token] = local
         self._processes[manifest.name].append(local)
         try:
             await local.process.launch()
-        except (OSError, SandboxUnavailable) as error:
+        except (OSError, SandboxUnavailable, LaunchRefused) as error:
             self._forget(local)
             for waiter in local.waiters:  # matches that reserved a place meanwhile try again (and fail alike)
                 if not waiter.done():
@@ -521,6 +536,14 @@ class BotPool:
             self._note_usage(process)
         for watcher in list(self._watchers):
             watcher.cancel()
+
+
+def _referee_short() -> str:
+    """Why the referee itself could not take a bot's connection now ('' if it could): its descriptors."""
+    headroom = descriptor_headroom()
+    if headroom < LOW_DESCRIPTORS:
+        return f"the referee has only {headroom} file descriptors free (raise its open-file limit)"
+    return ""
 
 
 def _most_ready(processes: list[LocalProcess]) -> Optional[LocalProcess]:

@@ -3,17 +3,18 @@ the bot service (arena.rpc.bot_service), the admin service (arena.rpc.admin) and
 (arena.rpc.matches).
 
     server = RefereeServer(ServerConfig(bot_dirs=[Path("bots")]))
-    await server.start()                       # a free loopback port by default, and the bot socket
+    await server.start()                       # a free loopback port by default
     record = await server.run_match("major-general", ["random", "random"], seed=1)
     await server.stop()                        # finishes or voids matches, stops bot processes
 
-Two listeners, each with only what its callers need:
-- the bot socket, a Unix socket in a private folder, serves arena.v1.Bot alone: local bot programs,
-  launched in their sandboxes (arena.sandbox), reach it bind-mounted at /run/arena/referee.sock
-  and say Hello with their launch token;
+Listeners, each with only what its callers need:
+- each launched bot process gets a Unix socket of its own (arena.rpc.bot_service.listen_for), in a
+  private folder, serving arena.v1.Bot alone for that process's launch token; the process reaches
+  it bind-mounted at /run/arena/referee.sock in its sandbox (arena.sandbox);
 - the network port (`port`, None for none) serves remote bots (registered tokens only), the admin
   service (the admin token on every call but WatchMatch), health checking and reflection, over
-  TLS when a certificate is given.
+  TLS when a certificate is given. It is a gate (arena.rpc.gate) with budgets per address in front
+  of the gRPC server, which listens on a private socket.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -36,12 +36,15 @@ from arena.referee.record import MatchRecord
 from arena.rpc.admin import AdminService
 from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
+from arena.rpc.gate import ConnectionGate, raise_open_file_limit
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.manifest import discover_manifests
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT
-from arena.sandbox.launch import Launcher, check_sandbox
+from arena.sandbox.check import quick_check
+from arena.sandbox.launch import Launcher
+from arena.sandbox.leftovers import new_runtime_folder
 
 __all__ = ["ADMIN_SERVICE", "BOT_SERVICE", "FailedSeat", "LiveMatch", "MatchRequestError", "RefereeServer",
            "ServerConfig", "listening_line", "tls_credentials", "write_secret"]
@@ -69,7 +72,8 @@ class RefereeServer:
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
                             idle_timeout_s=self.config.idle_timeout_s)
-        self.bots = BotService(self.config, self.pool)
+        self.bots = BotService(self.config, self.pool, peer_of=self._peer_of)
+        self.pool.listen = self.bots.listen_for
         self.games = Matches(self.config, self.pool)
         self.address = ""  # host:port of the network listener ("" without one)
         self.port = 0
@@ -78,10 +82,9 @@ class RefereeServer:
         # and so know every card and die to come: so there is always one, unless the operator opts out.
         self.seed_salt = None if self.config.public_seeds else (self.config.seed_salt or secrets.token_hex(16))
         self.admin_token_path: Optional[Path] = None  # where a made token was written
-        self.runtime_dir: Optional[Path] = None  # private folder of the bot socket and launch tokens
-        self.bot_socket: Optional[Path] = None
+        self.runtime_dir: Optional[Path] = None  # private folder of the bots' sockets and private folders
+        self.gate: Optional[ConnectionGate] = None  # the network port
         self._server: Optional[grpc.aio.Server] = None
-        self._bot_server: Optional[grpc.aio.Server] = None
         self._health: Optional[health.aio.HealthServicer] = None
 
     @property
@@ -92,16 +95,15 @@ class RefereeServer:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> str:
-        """Open the bot socket and the network port, start serving; returns "host:port" (or the socket)."""
+        """Start serving (the network port if there is one); returns "host:port", or "" without one."""
         if self.pool.manifests:
-            check_sandbox(self.config.sandbox.mode)  # SandboxUnavailable: one line saying what to do
-        self.runtime_dir = _private_folder()
-        self.bot_socket = self.runtime_dir / "bots.sock"
+            quick_check(self.config.sandbox)  # SandboxUnavailable: one line saying what to do
+        raise_open_file_limit()
+        self.runtime_dir = new_runtime_folder()
         try:
-            await self._start_bot_socket(self.bot_socket)
-            self.pool.launcher = Launcher(self.config.sandbox, self.runtime_dir, self.bot_socket)
+            self.pool.launcher = Launcher(self.config.sandbox, self.runtime_dir)
             if self.config.port is not None:
-                await self._start_network()
+                await self._start_network(self.runtime_dir)
         except BaseException:
             await self._close_listeners()
             raise
@@ -110,20 +112,17 @@ class RefereeServer:
             if self.config.admin_token_file is not None:
                 self.admin_token_path = write_secret(self.config.admin_token_file, self.admin_token)
         self.games.open(self.seed_salt)
-        return self.address or f"unix:{self.bot_socket}"
+        return self.address
 
-    async def _start_bot_socket(self, path: Path) -> None:
-        server = grpc.aio.server(options=_server_options())
-        server.add_generic_rpc_handlers([self.bots.handler(on_bot_socket=True)])
-        if server.add_insecure_port(f"unix:{path}") == 0:
-            raise OSError(f"cannot listen on the bot socket {path}")
-        await server.start()
-        path.chmod(0o600)
-        self._bot_server = server
+    def _peer_of(self, peer: str) -> str:
+        return self.gate.peer_of(peer) if self.gate is not None else peer
 
-    async def _start_network(self) -> None:
-        server = grpc.aio.server(options=_server_options())
-        server.add_generic_rpc_handlers([self.bots.handler(on_bot_socket=False)])
+    async def _start_network(self, runtime_dir: Path) -> None:
+        inner = runtime_dir / "network.sock"
+        options = _server_options() + [("grpc.max_connection_idle_ms", int(self.config.idle_connection_s * 1000)),
+                                       ("grpc.server_handshake_timeout_ms", int(self.config.hello_timeout_s * 1000))]
+        server = grpc.aio.server(options=options)
+        server.add_generic_rpc_handlers([self.bots.handler()])
         admin_pb2_grpc.add_RefereeAdminServicer_to_server(AdminService(self), server)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
@@ -132,14 +131,15 @@ class RefereeServer:
         _enable_reflection_v1(services, server)
         host, port = self.config.host, self.config.port
         if self.config.tls_cert is not None or self.config.tls_key is not None:
-            self.port = server.add_secure_port(f"{host}:{port}", tls_credentials(self.config.tls_cert,
-                                                                                 self.config.tls_key))
+            bound = server.add_secure_port(f"unix:{inner}", tls_credentials(self.config.tls_cert, self.config.tls_key))
         else:
-            self.port = server.add_insecure_port(f"{host}:{port}")
-        if self.port == 0:
-            raise OSError(f"cannot listen on {host}:{port}")
+            bound = server.add_insecure_port(f"unix:{inner}")
+        if bound == 0:
+            raise OSError(f"cannot listen on {inner}")
         await server.start()
         self._server = server
+        self.gate = ConnectionGate(inner, runtime_dir / "gate", per_address=self.config.max_connections_per_peer)
+        self.port = await self.gate.start(host, port or 0)
         self.address = f"{host}:{self.port}"
         for service in ("", BOT_SERVICE, ADMIN_SERVICE):
             await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
@@ -159,9 +159,10 @@ class RefereeServer:
         return voided
 
     async def _close_listeners(self) -> None:
-        for server in (self._server, self._bot_server):
-            if server is not None:
-                await server.stop(grace=1.0)
+        if self.gate is not None:
+            await self.gate.close()
+        if self._server is not None:
+            await self._server.stop(grace=1.0)
         if self.pool.launcher is not None:
             self.pool.launcher.close()
         if self.runtime_dir is not None:
@@ -172,9 +173,8 @@ class RefereeServer:
 
     async def wait_closed(self) -> None:
         """Wait until the gRPC servers have stopped."""
-        for server in (self._server, self._bot_server):
-            if server is not None:
-                await server.wait_for_termination()
+        if self._server is not None:
+            await self._server.wait_for_termination()
 
     def register_remote(self, name: str, token: str | None = None) -> str:
         """Register a remote bot (or give it a new token); returns the token it must say Hello with."""
@@ -205,14 +205,6 @@ def _server_options() -> list[tuple[str, Any]]:
     return [("grpc.max_receive_message_length", TRANSPORT_MESSAGE_LIMIT),
             ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
             ("grpc.so_reuseport", 0)]
-
-
-def _private_folder() -> Path:
-    """A new 0700 folder for the bot socket and launch tokens, on a path short enough for a socket."""
-    base = tempfile.gettempdir()
-    if len(base) > 60:  # a Unix socket path holds at most ~107 bytes
-        base = "/tmp"
-    return Path(tempfile.mkdtemp(prefix="arena-referee-", dir=base))
 
 
 def write_secret(path: Path, text: str) -> Path:

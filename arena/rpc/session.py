@@ -68,6 +68,7 @@ class BotSession(SeatPort):
         self._fill: Callable[[Any, Any], None] = _no_codec
         self._field = ""
         self._output_mark = 0
+        self._awaited = 0  # the sequence number of the decision last asked for
 
     # --- life of the stream --------------------------------------------------------------------
 
@@ -144,6 +145,7 @@ class BotSession(SeatPort):
 
     async def read_answer(self, ask: Ask) -> Answer:
         """The second half of decide(): the bot's next message, which must be the Decision."""
+        self._awaited = ask.sequence
         try:
             raw = await self._context.read()
         except asyncio.CancelledError:
@@ -196,12 +198,17 @@ class BotSession(SeatPort):
             if fault.reason is not Termination.TIMEOUT:
                 await process.wait_exit(CRASH_WAIT_S)
             exceeded = process.limit_exceeded()
+            ended = process.has_exited and fault.reason is Termination.DISCONNECT
             if exceeded is not None:
                 reason, detail = exceeded
-                fault = SeatFault(fault.seat, reason, f"{detail} ({fault.detail})")
-            elif fault.reason is Termination.DISCONNECT and process.has_exited and process.exited_abnormally:
+                fault = SeatFault(fault.seat, reason, detail if ended else f"{detail} ({fault.detail})")
+            elif ended and process.exited_abnormally:  # the stream went with the process: say so, nothing else
                 fault = SeatFault(fault.seat, Termination.CRASH,
-                                  f"the bot process {process.exit_description()} during the match ({fault.detail})")
+                                  f"the bot process {process.exit_description()} while decision "
+                                  f"{self._awaited} was awaited")
+            elif ended:
+                fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; then the bot process exited (status 0)")
+        await process.drain_output()  # its last words are in the record, however the fault came
         output = process.output.since(self._output_mark)
         if fault.reason is Termination.CRASH:
             hint = limit_hint(output)
@@ -214,6 +221,8 @@ class BotSession(SeatPort):
         evidence: dict[str, Any] = {"pid": process.pid}
         if output:
             evidence["output"] = output
+        if process.output.throttled_s:
+            evidence["output_throttled_s"] = round(process.output.throttled_s, 3)
         usage = process.usage()
         if usage is not None:
             evidence["usage"] = usage.to_json()
@@ -231,7 +240,8 @@ class BotSession(SeatPort):
 
     async def _why_the_stream_ended(self, sequence: int) -> str:
         """A stream the bot half-closed stays up; one the transport ends at once was cut: the bot sent a
-        message over the transport's limit (gRPC refuses it before reading it whole) or cancelled."""
+        message over the transport's limit (gRPC refuses it before reading it whole) or cancelled, or its
+        process ended (examine() then says how, in place of this)."""
         try:
             await asyncio.wait_for(self._rpc_ended.wait(), CUT_WAIT_S)
         except TimeoutError:

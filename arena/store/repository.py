@@ -351,7 +351,8 @@ class Store:
     def tournament(self, id_or_name: int | str) -> TournamentRow | None:
         """A tournament by id or name, or None."""
         query = select(Tournament.__table__)
-        if isinstance(id_or_name, int) or str(id_or_name).isdigit():
+        text = str(id_or_name)
+        if isinstance(id_or_name, int) or (text.isascii() and text.isdigit() and len(text) <= 18):
             query = query.where(Tournament.id == int(id_or_name))
         else:
             query = query.where(Tournament.name == id_or_name)

@@ -1,29 +1,43 @@
 """A submission's files, unpacked safely: a folder, a .zip or a .tar.gz becomes a fresh folder of
 regular files (and links that stay inside it), or a list of every problem found.
 
-Nothing in an upload is trusted: a member with an absolute path, a `..` step, a link that leads out
-of the folder, a device file or a pipe is refused by name; the number of files, each file and the
-whole unpacked size are capped while reading (a zip bomb's headers lie, its bytes cannot), and
-nothing is ever extracted by the archive libraries' own extract functions. A single top folder
-(`my-bot/bot.toml`) is taken as the bot's folder. Clutter (`__pycache__`, `.git`, `*.pyc`) is
-left out and said so.
+Nothing in an upload is trusted:
+- a member with an absolute path, a `..` step, a link that leads out of the folder, a device file or
+  a pipe is refused by name, and so is a second entry with a name already taken;
+- nothing is ever written through a link: every folder on the way is opened without following links
+  and every file is created new (O_NOFOLLOW, O_EXCL), relative to the staging folder's descriptor;
+  once unpacked, every link is resolved against what is really on disk (not read lexically), so a
+  chain of links that each look inside but lead out together is refused too;
+- every entry counts against the caps (files, folders and links alike), and every kind is read with
+  a bound: a file's bytes as they are read (a zip bomb's headers lie, its bytes cannot), a link's
+  target at most 4 KiB, a tar header's extensions at most 64 KiB, a zip's directory by its count
+  before it is parsed, a tar stream no further than the unpacked cap;
+- nothing is extracted by the archive libraries' own extract functions.
+A single top folder (`my-bot/bot.toml`) is taken as the bot's folder. Clutter (`__pycache__`, `.git`,
+`*.pyc`) is left out and said so.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
-import shutil
 import stat
+import struct
 import tarfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator, Optional
 
 CLUTTER_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 CLUTTER_SUFFIXES = (".pyc", ".pyo")
 CLUTTER_FILES = frozenset({".DS_Store", "Thumbs.db"})
+LINK_TARGET_BYTES = 4096  # PATH_MAX: no link target is longer
+HEADER_BYTES = 64 * 1024  # a tar member's pax or GNU long-name header
+ZIP_ENTRY_BYTES = 46 + 3 * 1024  # a zip directory entry: its fixed part, a name, an extra field and a comment
 _COPY_CHUNK = 1 << 16
+_NO_FOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -33,8 +47,9 @@ class SubmissionLimits:
     archive_bytes: int = 32 * 2**20  # the upload itself
     unpacked_bytes: int = 64 * 2**20  # every file together, unpacked
     file_bytes: int = 32 * 2**20  # one file
-    files: int = 2000  # files and links
+    files: int = 2000  # entries: files, folders and links
     depth: int = 32  # folders within folders
+    name_bytes: int = 1024  # one entry's path
 
 
 DEFAULT_SUBMISSION_LIMITS = SubmissionLimits()
@@ -60,29 +75,39 @@ class Unpacked:
     """The submission's files in a folder of ours, or the problems that stopped it."""
 
     root: Path  # the bot's folder (a single top folder of the upload is stepped into)
-    files: int = 0
+    files: int = 0  # entries unpacked (files, folders and links)
     bytes: int = 0
     skipped: list[str] = field(default_factory=list)  # clutter left out
     problems: list[Problem] = field(default_factory=list)
 
 
+class _Stop(Exception):
+    """A cap was met: reading further would only cost more (the problem is already noted)."""
+
+
 @dataclass
 class _Budget:
     limits: SubmissionLimits
-    files: int = 0
+    entries: int = 0
     bytes: int = 0
     over: set[str] = field(default_factory=set)  # the caps already reported
+    explicit: set[str] = field(default_factory=set)  # paths written by an entry of their own
 
 
+@dataclass
 class _Member:
     """An entry of a folder or an archive, as the checks see it."""
 
-    def __init__(self, name: str, kind: str, size: int = 0, link: str = "", mode: int = 0o644) -> None:
-        self.name = name  # as written in the archive (or relative to the folder)
-        self.kind = kind  # "file", "dir", "symlink", "hardlink", "device", "fifo", "other"
-        self.size = size
-        self.link = link
-        self.mode = mode
+    name: str  # as written in the archive (or relative to the folder)
+    kind: str  # "file", "dir", "symlink", "hardlink", "device", "fifo", "other"
+    size: int = 0
+    link: str = ""
+    mode: int = 0o644
+    open: Optional[Callable[[], IO[bytes]]] = None  # a file's bytes
+
+
+ENTRY_FIX = "leave out build outputs, data sets and virtual environments"
+REPACK_FIX = "make the archive again (zip -r, or tar czf)"
 
 
 def kind_of(path: str | Path) -> str:
@@ -111,31 +136,161 @@ def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_S
         return result
     if kind != "folder" and source.stat().st_size > limits.archive_bytes:
         result.problems.append(Problem(source.name, f"the archive is {_mb(source.stat().st_size)}, over the "
-                                       f"{_mb(limits.archive_bytes)} an upload may be",
-                                       "leave out build outputs, data sets and virtual environments"))
+                                       f"{_mb(limits.archive_bytes)} an upload may be", ENTRY_FIX))
         return result
     budget = _Budget(limits)
+    root = os.open(destination, _NO_FOLLOW_DIR)
     try:
-        if kind == "folder":
-            _copy_folder(source, destination, budget, result)
-        elif kind == ".zip":
-            _unzip(source, destination, budget, result)
-        else:
-            _untar(source, destination, budget, result)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, ValueError) as error:
-        result.problems.append(Problem(source.name, f"cannot be read: {error}",
-                                       "make the archive again (zip -r, or tar czf)"))
-    result.files, result.bytes = budget.files, budget.bytes
+        members = {"folder": _folder_members, ".zip": _zip_members}.get(kind, _tar_members)
+        for member in members(source, budget, result):
+            relative = _check(member, budget, result)
+            if relative is not None:
+                _place(relative, member, root, budget, result)
+    except _Stop:
+        pass
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, OSError, ValueError) as error:
+        result.problems.append(Problem(source.name, f"cannot be read: {error}", REPACK_FIX))
+    finally:
+        os.close(root)
+    result.files, result.bytes = budget.entries, budget.bytes
+    if not result.problems:
+        result.problems += links_leading_out(destination)
     if not result.problems:
         result.root = _bot_folder(destination)
     return result
 
 
+# --- reading the entries of each kind of upload, each with a bound -------------------------------
+
+def _folder_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
+    root = source.resolve()
+    for directory, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        here = Path(directory)
+        for name in sorted(dirs) + sorted(files):
+            path = here / name
+            relative = path.relative_to(root).as_posix()
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                if name in dirs:
+                    dirs.remove(name)  # never walked into
+                yield _Member(relative, "symlink", link=os.readlink(path)[:LINK_TARGET_BYTES + 1])
+            elif stat.S_ISDIR(info.st_mode):
+                yield _Member(relative, "dir")
+            elif stat.S_ISREG(info.st_mode):
+                yield _Member(relative, "file", info.st_size, mode=info.st_mode, open=functools.partial(_open_plain, path))
+            elif stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+                yield _Member(relative, "device")
+            elif stat.S_ISFIFO(info.st_mode):
+                yield _Member(relative, "fifo")
+            else:
+                yield _Member(relative, "other")
+
+
+def _open_plain(path: Path) -> IO[bytes]:
+    return os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb")
+
+
+def _tar_file(archive: tarfile.TarFile, info: tarfile.TarInfo) -> IO[bytes]:
+    opened = archive.extractfile(info)
+    if opened is None:
+        raise tarfile.TarError(f"{info.name} has no data")
+    return opened
+
+
+def _zip_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
+    declared, directory_bytes = _zip_directory(source)
+    if declared is not None and declared > budget.limits.files:
+        result.problems.append(Problem("submission", f"more than {budget.limits.files} entries (files, folders "
+                                       f"and links): the archive lists {declared}", ENTRY_FIX))
+        raise _Stop
+    if declared is not None and directory_bytes > declared * ZIP_ENTRY_BYTES + 22:
+        result.problems.append(Problem(source.name, f"its directory is {directory_bytes} bytes for {declared} "
+                                       "entries: names, extra fields or comments over 1 KiB, or more entries than "
+                                       "it says", REPACK_FIX))
+        raise _Stop
+    with zipfile.ZipFile(source) as archive:
+        for info in archive.infolist():
+            mode = info.external_attr >> 16
+            if info.is_dir():
+                yield _Member(info.filename, "dir")
+            elif stat.S_ISLNK(mode):
+                with archive.open(info) as opened:
+                    target = opened.read(LINK_TARGET_BYTES + 1)
+                yield _Member(info.filename, "symlink", link=target.decode("utf-8", errors="replace"))
+            elif mode and not stat.S_ISREG(mode) and stat.S_IFMT(mode):
+                kind = "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else (
+                    "fifo" if stat.S_ISFIFO(mode) else "other")
+                yield _Member(info.filename, kind)
+            else:
+                yield _Member(info.filename, "file", info.file_size, mode=mode or 0o644,
+                              open=functools.partial(archive.open, info))
+
+
+def _zip_directory(source: Path) -> tuple[Optional[int], int]:
+    """How many entries a zip's end record says it has, and how big its directory is (read before the
+    directory is parsed), or (None, 0) where there is no end record."""
+    with open(source, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - (65536 + 22)))
+        tail = handle.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        return None, 0
+    count, directory_bytes = struct.unpack("<HI", tail[at + 10:at + 16])
+    locator = tail.rfind(b"PK\x06\x07", 0, at)
+    if (count == 0xFFFF or directory_bytes == 0xFFFFFFFF) and locator >= 0:  # zip64: in the zip64 end record
+        with open(source, "rb") as handle:
+            handle.seek(struct.unpack("<Q", tail[locator + 8:locator + 16])[0])
+            record = handle.read(56)
+        if record[:4] == b"PK\x06\x06" and len(record) >= 48:
+            count, directory_bytes = struct.unpack("<QQ", record[32:48])
+    return int(count), int(directory_bytes)
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A tar header whose extensions (pax records, GNU long names) are refused over HEADER_BYTES before
+    they are read into memory."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+        if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
+                         tarfile.GNUTYPE_LONGLINK) and self.size > HEADER_BYTES:
+            raise tarfile.HeaderError(f"a member's header extension of {self.size} bytes (at most {HEADER_BYTES})")
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+
+def _tar_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
+    with tarfile.open(source, "r:*", tarinfo=_BoundedTarInfo) as archive:
+        for info in archive:
+            getattr(archive, "members").clear()  # read as a stream: no list of every header kept
+            if archive.offset > budget.limits.unpacked_bytes + budget.limits.files * 2048:
+                _over(budget, result, "bytes", f"more than {_mb(budget.limits.unpacked_bytes)} unpacked")
+                raise _Stop
+            if info.isdir():
+                yield _Member(info.name, "dir")
+            elif info.issym():
+                yield _Member(info.name, "symlink", link=info.linkname)
+            elif info.islnk():
+                yield _Member(info.name, "hardlink", link=info.linkname)
+            elif info.ischr() or info.isblk():
+                yield _Member(info.name, "device")
+            elif info.isfifo():
+                yield _Member(info.name, "fifo")
+            elif info.isreg():
+                yield _Member(info.name, "file", info.size, mode=info.mode,
+                              open=functools.partial(_tar_file, archive, info))
+            else:
+                yield _Member(info.name, "other")
+
+
+# --- checking an entry ---------------------------------------------------------------------------
+
 def _check(member: _Member, budget: _Budget, result: Unpacked) -> PurePosixPath | None:
     """The member's safe relative path, or None (with its problem noted) if it may not be unpacked."""
     name = member.name.replace("\\", "/")  # written by Windows tools; and so "..\\" is caught too
-    where = f"archive: {member.name}"
-    if not name or "\x00" in name:
+    where = f"archive: {member.name[:200]}"
+    if not name or "\x00" in name or len(name.encode("utf-8", errors="replace")) > budget.limits.name_bytes:
         result.problems.append(Problem(where, "an entry without a usable name"))
         return None
     path = PurePosixPath(name)
@@ -158,24 +313,34 @@ def _check(member: _Member, budget: _Budget, result: Unpacked) -> PurePosixPath 
                                        "may be submitted"))
         return None
     if member.kind in ("symlink", "hardlink"):
+        if len(member.link) > LINK_TARGET_BYTES or "\x00" in member.link or not member.link:
+            result.problems.append(Problem(where, "a link without a usable target",
+                                           "copy the file into the folder instead of linking to it"))
+            return None
         target = PurePosixPath(member.link)
-        if member.kind == "symlink":
-            resolved = PurePosixPath(*parts[:-1]) / target
-        else:  # a tar hard link names another member
-            resolved = target
+        resolved = PurePosixPath(*parts[:-1]) / target if member.kind == "symlink" else target
         if target.is_absolute() or not _stays_inside(resolved):
             result.problems.append(Problem(where, f"a link to {member.link!r}, outside the bot's folder",
                                            "copy the file into the folder instead of linking to it"))
             return None
-    if member.kind != "dir":
-        budget.files += 1
-        if budget.files > budget.limits.files and "files" not in budget.over:
-            budget.over.add("files")
-            result.problems.append(Problem("submission", f"more than {budget.limits.files} files",
-                                           "leave out build outputs, data sets and virtual environments"))
-        if budget.files > budget.limits.files:
-            return None
-    return PurePosixPath(*parts)
+    budget.entries += 1
+    if budget.entries > budget.limits.files:
+        _over(budget, result, "files", f"more than {budget.limits.files} entries (files, folders and links)")
+        raise _Stop
+    relative = PurePosixPath(*parts)
+    key = relative.as_posix()
+    if key in budget.explicit:
+        result.problems.append(Problem(where, "a second entry with this name",
+                                       "pack each file once (an archive tool that appends makes duplicates)"))
+        return None
+    budget.explicit.add(key)
+    return relative
+
+
+def _over(budget: _Budget, result: Unpacked, cap: str, message: str) -> None:
+    if cap not in budget.over:
+        budget.over.add(cap)
+        result.problems.append(Problem("submission", message, ENTRY_FIX))
 
 
 def _stays_inside(path: PurePosixPath) -> bool:
@@ -195,158 +360,130 @@ def _is_clutter(path: PurePosixPath) -> bool:
             or path.name.endswith(CLUTTER_SUFFIXES))
 
 
-def _write(stream: IO[bytes], target: Path, where: str, budget: _Budget, result: Unpacked) -> bool:
-    """Copy a member's bytes under the caps (counted as read, whatever its header claimed)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+# --- writing an entry, never through a link ------------------------------------------------------
+
+class _ThroughLink(Exception):
+    """A folder on the entry's path is a link (or not a folder): the entry is refused."""
+
+    def __init__(self, through: str) -> None:
+        super().__init__(through)
+        self.through = through
+
+
+def _open_folder(root: int, parts: tuple[str, ...]) -> int:
+    """A descriptor of the folder root/parts..., made where missing, never following a link on the way."""
+    current = os.dup(root)
+    try:
+        for index, part in enumerate(parts):
+            try:
+                following = os.open(part, _NO_FOLLOW_DIR, dir_fd=current)
+            except FileNotFoundError:
+                os.mkdir(part, 0o755, dir_fd=current)
+                following = os.open(part, _NO_FOLLOW_DIR, dir_fd=current)
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _ThroughLink("/".join(parts[:index + 1])) from None
+                raise
+            os.close(current)
+            current = following
+        return current
+    except BaseException:
+        os.close(current)
+        raise
+
+
+def _place(relative: PurePosixPath, member: _Member, root: int, budget: _Budget, result: Unpacked) -> None:
+    """Put one checked member into the destination folder (never through a link, never over a name)."""
+    where = f"archive: {member.name[:200]}"
+    if _is_clutter(relative):
+        first = next((i for i, part in enumerate(relative.parts) if part in CLUTTER_DIRS), None)
+        shown = str(relative) if first is None else str(PurePosixPath(*relative.parts[:first + 1])) + "/"
+        if shown not in result.skipped:
+            result.skipped.append(shown)
+        budget.entries -= 1
+        return
+    folders = relative.parts if member.kind == "dir" else relative.parts[:-1]
+    try:
+        parent = _open_folder(root, folders)
+    except _ThroughLink as link:
+        result.problems.append(Problem(where, f"a path through the link {link.through!r}",
+                                       "pack the files themselves, not links to folders"))
+        return
+    try:
+        if member.kind == "symlink":
+            os.symlink(member.link, relative.name, dir_fd=parent)
+        elif member.kind == "hardlink":  # a copy of the member it names, read without following links
+            _copy_member(member, root, parent, relative.name, budget, result)
+        elif member.kind == "file" and member.open is not None:
+            with member.open() as opened:
+                _write(opened, parent, relative.name, 0o755 if member.mode & 0o111 else 0o644, where, budget, result)
+    except FileExistsError:
+        result.problems.append(Problem(where, "a second entry with this name (or a file where a folder is)",
+                                       "pack each file once"))
+    finally:
+        os.close(parent)
+
+
+def _write(stream: IO[bytes], parent: int, name: str, mode: int, where: str, budget: _Budget,
+           result: Unpacked) -> None:
+    """Copy a member's bytes into a new file under the caps (counted as read, whatever its header claimed)."""
+    descriptor = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
+                         dir_fd=parent)
     written = 0
-    with open(target, "wb") as out:
+    with os.fdopen(descriptor, "wb") as out:
         while chunk := stream.read(_COPY_CHUNK):
             written += len(chunk)
             budget.bytes += len(chunk)
             if written > budget.limits.file_bytes:
                 result.problems.append(Problem(where, f"a file over {_mb(budget.limits.file_bytes)}",
                                                "leave large data out of the bot, or shrink it"))
-                return False
+                return
             if budget.bytes > budget.limits.unpacked_bytes:
-                if "bytes" not in budget.over:
-                    budget.over.add("bytes")
-                    result.problems.append(Problem("submission", f"more than {_mb(budget.limits.unpacked_bytes)} "
-                                                   "unpacked", "leave out build outputs, data sets and virtual "
-                                                   "environments"))
-                return False
+                _over(budget, result, "bytes", f"more than {_mb(budget.limits.unpacked_bytes)} unpacked")
+                raise _Stop
             out.write(chunk)
-    return True
 
 
-def _place(relative: PurePosixPath, member: _Member, destination: Path, opened: IO[bytes] | None,
-           budget: _Budget, result: Unpacked) -> None:
-    """Put one checked member into the destination folder."""
-    if _is_clutter(relative):
-        first = next((i for i, part in enumerate(relative.parts) if part in CLUTTER_DIRS), None)
-        shown = str(relative) if first is None else str(PurePosixPath(*relative.parts[:first + 1])) + "/"
-        if shown not in result.skipped:
-            result.skipped.append(shown)
-        if member.kind != "dir":
-            budget.files -= 1
+def _copy_member(member: _Member, root: int, parent: int, name: str, budget: _Budget, result: Unpacked) -> None:
+    where = f"archive: {member.name[:200]}"
+    parts = PurePosixPath(member.link).parts
+    try:
+        folder = _open_folder(root, tuple(part for part in parts[:-1] if part not in ("", ".")))
+    except _ThroughLink as link:
+        result.problems.append(Problem(where, f"a link through the link {link.through!r}",
+                                       "pack the files themselves, not links"))
         return
-    target = destination.joinpath(*relative.parts)
-    parents = list(relative.parents)[:-1]  # a/b/c: a/b and a (not ".")
-    through = next((parent for parent in parents if destination.joinpath(*parent.parts).is_symlink()), None)
-    if through is not None:  # a path through a link could lead anywhere the link's target leads
-        result.problems.append(Problem(f"archive: {member.name}", f"a path through the link {str(through)!r}",
-                                       "pack the files themselves, not links to folders"))
+    try:
+        source = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        result.problems.append(Problem(where, f"a hard link to {member.link!r}, which is not a file before it",
+                                       "pack the file itself"))
         return
-    if member.kind == "dir":
-        target.mkdir(parents=True, exist_ok=True)
-    elif member.kind == "symlink":
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() and not target.is_symlink():
-            os.symlink(member.link, target)
-    elif member.kind == "hardlink":  # a copy of the member it names (already checked to be inside)
-        source = destination.joinpath(*PurePosixPath(member.link).parts)
-        if source.is_file() and not source.is_symlink() and source.resolve().is_relative_to(destination.resolve()):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-            budget.bytes += source.stat().st_size
-    elif opened is not None:
-        if _write(opened, target, f"archive: {member.name}", budget, result):
-            os.chmod(target, 0o755 if member.mode & 0o111 else 0o644)
+    finally:
+        os.close(folder)
+    with os.fdopen(source, "rb") as opened:
+        if not stat.S_ISREG(os.fstat(opened.fileno()).st_mode):
+            result.problems.append(Problem(where, f"a hard link to {member.link!r}, which is not a file",
+                                           "pack the file itself"))
+            return
+        _write(opened, parent, name, 0o644, where, budget, result)
 
 
-def _copy_folder(source: Path, destination: Path, budget: _Budget, result: Unpacked) -> None:
-    root = source.resolve()
-    for member, path in _folder_members(root):
-        relative = _check(member, budget, result)
-        if relative is None:
-            continue
-        if member.kind == "symlink":  # it must also lead somewhere inside, as the file system resolves it
-            try:
-                inside = path.resolve().is_relative_to(root)
-            except (OSError, RuntimeError):
-                inside = False
-            if not inside:
-                result.problems.append(Problem(f"folder: {member.name}", f"a link to {member.link!r}, outside the "
-                                               "bot's folder", "copy the file into the folder instead of linking"))
-                continue
-        if member.kind == "file":
-            with open(path, "rb") as opened:
-                _place(relative, member, destination, opened, budget, result)
-        else:
-            _place(relative, member, destination, None, budget, result)
-
-
-def _folder_members(root: Path) -> Iterator[tuple[_Member, Path]]:
-    for directory, dirs, files in os.walk(root, followlinks=False):
-        dirs.sort()
-        here = Path(directory)
-        for name in sorted(dirs) + sorted(files):
-            path = here / name
-            relative = path.relative_to(root).as_posix()
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                member = _Member(relative, "symlink", link=os.readlink(path))
-                if name in dirs:
-                    dirs.remove(name)  # never walked into
-            elif stat.S_ISDIR(info.st_mode):
-                member = _Member(relative, "dir")
-            elif stat.S_ISREG(info.st_mode):
-                member = _Member(relative, "file", info.st_size, mode=info.st_mode)
-            elif stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
-                member = _Member(relative, "device")
-            elif stat.S_ISFIFO(info.st_mode):
-                member = _Member(relative, "fifo")
-            else:
-                member = _Member(relative, "other")
-            yield member, path
-
-
-def _unzip(source: Path, destination: Path, budget: _Budget, result: Unpacked) -> None:
-    with zipfile.ZipFile(source) as archive:
-        for info in archive.infolist():
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                member = _Member(info.filename, "dir")
-            elif stat.S_ISLNK(mode):
-                link = archive.read(info)[:4096].decode("utf-8", errors="replace")
-                member = _Member(info.filename, "symlink", link=link)
-            elif mode and not stat.S_ISREG(mode) and stat.S_IFMT(mode):
-                kind = "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else (
-                    "fifo" if stat.S_ISFIFO(mode) else "other")
-                member = _Member(info.filename, kind)
-            else:
-                member = _Member(info.filename, "file", info.file_size, mode=mode or 0o644)
-            relative = _check(member, budget, result)
-            if relative is None:
-                continue
-            if member.kind == "file":
-                with archive.open(info) as opened:
-                    _place(relative, member, destination, opened, budget, result)
-            else:
-                _place(relative, member, destination, None, budget, result)
-
-
-def _untar(source: Path, destination: Path, budget: _Budget, result: Unpacked) -> None:
-    with tarfile.open(source, "r:*") as archive:
-        for info in archive:
-            if info.isdir():
-                member = _Member(info.name, "dir")
-            elif info.issym():
-                member = _Member(info.name, "symlink", link=info.linkname)
-            elif info.islnk():
-                member = _Member(info.name, "hardlink", link=info.linkname)
-            elif info.ischr() or info.isblk():
-                member = _Member(info.name, "device")
-            elif info.isfifo():
-                member = _Member(info.name, "fifo")
-            elif info.isreg():
-                member = _Member(info.name, "file", info.size, mode=info.mode)
-            else:
-                member = _Member(info.name, "other")
-            relative = _check(member, budget, result)
-            if relative is None:
-                continue
-            opened = archive.extractfile(info) if member.kind == "file" else None
-            _place(relative, member, destination, opened, budget, result)
+def links_leading_out(folder: Path) -> list[Problem]:
+    """Every link under `folder` that, resolved on disk through the other links, leads outside it."""
+    root = os.path.realpath(folder)
+    problems = []
+    for directory, dirs, files in os.walk(folder, followlinks=False):
+        for name in [*dirs, *files]:
+            path = os.path.join(directory, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                if os.path.commonpath([root, target]) != root:
+                    relative = os.path.relpath(path, folder)
+                    problems.append(Problem(f"archive: {relative}", f"a link to {os.readlink(path)!r}, which leads "
+                                            "outside the bot's folder through other links",
+                                            "copy the file into the folder instead of linking to it"))
+    return problems
 
 
 def _bot_folder(destination: Path) -> Path:

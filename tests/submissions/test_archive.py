@@ -49,7 +49,7 @@ def test_a_good_tarball_in_a_single_top_folder_unpacks_as_the_bots_folder(tmp_pa
     assert result.root.name == "my-bot" and (result.root / "bot.toml").read_bytes() == MANIFEST
     assert os.access(result.root / "bot.py", os.X_OK) and not os.access(result.root / "lib" / "util.py", os.X_OK)
     assert os.readlink(result.root / "util.py") == "lib/util.py"
-    assert result.skipped == ["my-bot/__pycache__/"] and result.files == 4
+    assert result.skipped == ["my-bot/__pycache__/"] and result.files == 5  # entries: the folder too
 
 
 def test_every_unsafe_tar_entry_is_named_in_one_report(tmp_path: Path) -> None:
@@ -129,7 +129,8 @@ def test_the_caps_hold_whatever_the_headers_claim(tmp_path: Path) -> None:
     with zipfile.ZipFile(many, "w") as archive:
         for number in range(8):
             archive.writestr(f"f{number}.py", b"x")
-    assert [p.message for p in unpack(many, tmp_path / "out3", limits).problems] == ["more than 5 files"]
+    assert [p.message for p in unpack(many, tmp_path / "out3", limits).problems] == [
+        "more than 5 entries (files, folders and links): the archive lists 8"]
     limits_small = SubmissionLimits(archive_bytes=100)
     assert "over the" in unpack(big, tmp_path / "out4", limits_small).problems[0].message
 

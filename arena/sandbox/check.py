@@ -1,0 +1,238 @@
+"""`arena sandbox check`: does the bot sandbox hold on this machine? A probe (arena.sandbox.probe)
+runs inside a real sandbox, launched exactly as a bot would be, and each protection is graded
+pass or fail with what to do.
+
+The referee runs the quick part (`quick_check`) once per process before it launches a bot
+program, and refuses to launch where a protection it relies on fails (unless the operator chose
+`--sandbox none`); the full check also spends memory and processes to see the limits enforced,
+and checks that nothing of the probe is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.environment import is_unsafe
+from arena.sandbox.launch import (
+    INSTALL_HINT,
+    SANDBOX_UID,
+    Launcher,
+    SandboxSettings,
+    SandboxUnavailable,
+    namespace_args,
+    runs_as_root,
+)
+from arena.sandbox.leftovers import new_runtime_folder
+from arena.sandbox.limits import Limits
+from arena.sandbox.seccomp import SeccompUnavailable, filter_program
+
+PROBE = Path(__file__).with_name("probe.py")
+PROBE_LIMITS = Limits(memory_mb=96, processes=16, open_files=64, cpu_seconds=60, scratch_mb=16)
+PROBE_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One protection of the sandbox, as found on this machine."""
+
+    name: str
+    passed: bool
+    found: str  # what the probe saw
+    fix: str = ""  # what to do when it failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "found": self.found, "fix": self.fix}
+
+
+def bubblewrap_problem() -> str:
+    """'' if bubblewrap and the filter are here, else one line saying what is missing and what to do."""
+    if shutil.which("bwrap") is None:
+        return f"the bot sandbox needs bubblewrap (`bwrap`), which is not installed: {INSTALL_HINT}"
+    try:
+        filter_program()
+    except SeccompUnavailable as error:
+        return f"{error}; or run bots you trust without a sandbox with `--sandbox none`"
+    return ""
+
+
+def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Launch the probe as a bot; (what it printed, what was left after it: processes, folders)."""
+    runtime = new_runtime_folder()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    launcher = Launcher(settings, runtime)
+    folder = runtime / "probe"
+    folder.mkdir(mode=0o755)
+    command = [sys.executable, "-I", str(PROBE), "--port", str(listener.getsockname()[1])]
+    if full:
+        command.append("--full")
+    env = {"PROBE_LIMITS": json.dumps(PROBE_LIMITS.to_json())}
+    plan = launcher.plan(name="sandbox-probe", directory=folder, command=command, token="probe", concurrency=1,
+                         limits=PROBE_LIMITS, env=env)
+    bot_socket = socket.socket(socket.AF_UNIX)
+    try:
+        bot_socket.bind(str(plan.socket_path))
+        plan.grant_socket()
+        argv, fds = plan.open()
+        try:
+            done = subprocess.run(argv, env=plan.env, cwd=plan.cwd, pass_fds=fds, capture_output=True, text=True,
+                                  timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        finally:
+            plan.close_fds()
+        usage = plan.cgroup.usage() if plan.cgroup is not None else None
+        leftover_pids = _stop_tree(plan.cgroup)
+        cgroup_dirs = list(plan.cgroup.dirs.values()) if plan.cgroup is not None else []
+        private = plan.private_dir
+        plan.cleanup()
+        launcher.close()
+        left = {"processes": leftover_pids, "folders": [str(p) for p in [*cgroup_dirs, private] if p.exists()],
+                "oom_kills": usage.oom_kills if usage is not None else None,
+                "processes_refused": usage.processes_refused if usage is not None else None,
+                "uid": plan.uid, "runtime": str(runtime)}
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if not lines:
+            said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+            raise SandboxUnavailable(f"the sandbox could not start the probe here ({said}): it needs user "
+                                     "namespaces (kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), "
+                                     "or run bots you trust with `--sandbox none`")
+        return json.loads(lines[-1]), left
+    finally:
+        bot_socket.close()
+        listener.close()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _stop_tree(cgroup: Optional[BotCgroup]) -> list[int]:
+    """Kill what is left of a finished probe's tree, as the referee does; the processes that survive it."""
+    if cgroup is None:
+        return []
+    deadline = time.monotonic() + 10.0
+    while cgroup.pids() and time.monotonic() < deadline:
+        cgroup.kill()
+        time.sleep(0.01)
+    return cgroup.pids()
+
+
+def grade(found: dict[str, Any], left: Optional[dict[str, Any]] = None) -> list[Protection]:
+    """Each protection, pass or fail, from the probe's findings (and what was left after it)."""
+    rows = []
+    seen = found["namespaces"]
+    isolated = seen["processes_visible"] <= 8 and seen["hostname"] == "arena-bot" and seen["interfaces"] == ["lo"]
+    rows.append(Protection("namespaces", isolated,
+                           f"{seen['processes_visible']} processes visible, host name {seen['hostname']}, "
+                           f"network interfaces {', '.join(seen['interfaces'])}",
+                           "bubblewrap must be able to make PID, UTS and network namespaces"))
+    rows.append(Protection("no network", not found["network"], found["network"] or "no connection, not even to "
+                           "the host's loopback", "the sandbox must have a network namespace of its own"))
+    outside = [line[1] for line in found["uid_map"]]
+    maps_root = any(start <= 0 < start + count for _, start, count in found["uid_map"])
+    who = f"uid {found['uid']} inside, mapped to host uid {', '.join(map(str, outside))}"
+    rows.append(Protection("not host root", not maps_root and found["uid"] == SANDBOX_UID, who,
+                           "run the referee as an ordinary user, or as root with `setpriv` (util-linux) installed "
+                           "so that each bot runs as a user of its own"))
+    kernel = found["kernel"]
+    shut = kernel["core_pattern"].startswith("refused") and kernel["writable"] == 0 and \
+        kernel["sysrq_trigger"] != "writable" and not kernel["sys_mounted"]
+    rows.append(Protection("kernel settings read-only", shut,
+                           f"core_pattern {kernel['core_pattern']}; {kernel['writable']} writable under /proc/sys"
+                           f"{' (' + ', '.join(kernel['examples']) + ')' if kernel['examples'] else ''}; "
+                           f"sysrq-trigger {kernel['sysrq_trigger']}; /sys {'mounted' if kernel['sys_mounted'] else 'absent'}",
+                           "bots must not run as host root, and /proc/sys must be bound read-only"))
+    made = {name: answer for name, answer in found["new_namespaces"].items()}
+    rows.append(Protection("no nested namespaces", not any(answer == "MADE" for answer in made.values()),
+                           ", ".join(f"{name} {answer}" for name, answer in made.items()),
+                           "the system-call filter must refuse unshare and clone with namespace flags"))
+    calls = found["system_calls"]
+    filtered = calls.get("seccomp mode") == "filter" and all(
+        answer == "refused" for name, answer in calls.items() if name != "seccomp mode")
+    rows.append(Protection("system-call filter", filtered, ", ".join(f"{name} {answer}" for name, answer in
+                                                                     calls.items()),
+                           "install libseccomp2 (and pyseccomp), so that bubblewrap can load the filter"))
+    unexpected = [name for name in found["environment"] if is_unsafe(name) or "TOKEN" in name.replace("TOKEN_FILE", "")
+                  or "SECRET" in name or "PASSWORD" in name]
+    rows.append(Protection("clean environment", not unexpected,
+                           f"{len(found['environment'])} variables" + (f", unexpected: {', '.join(unexpected)}"
+                                                                       if unexpected else ""),
+                           "the referee's own environment must not reach bots"))
+    runtime = (left or {}).get("runtime", "")
+    shown = [mount for mount in found["mounts"] if not (runtime and mount.split(" <- ")[1].startswith(runtime))]
+    rows.append(Protection("no host path", not shown,
+                           "mounts show only the referee's scratch folder" if not shown else
+                           f"mounts show {', '.join(shown)}",
+                           "report this: the sandbox must bind only copies and the runtime's own folders"))
+    if "memory" in found:
+        rows.append(Protection("memory limit", not found["memory"].startswith("ALLOCATED"),
+                               f"a child asking for 3x the {PROBE_LIMITS.memory_mb} MB limit was {found['memory']}",
+                               "the referee needs a writable cgroup (root, or a delegated cgroup v2 subtree: "
+                               "--config's [sandbox] cgroup_root)"))
+        started = int(found["threads"].split()[1])
+        rows.append(Protection("process limit", started <= PROBE_LIMITS.processes,
+                               f"{found['threads']} threads (limit {PROBE_LIMITS.processes} processes and threads)",
+                               "the referee needs a writable cgroup with the pids controller, or RLIMIT_NPROC"))
+    if left is not None:
+        clean = not left["processes"] and not left["folders"]
+        rows.append(Protection("cleanup", clean,
+                               "nothing left behind" if clean else
+                               f"left: {len(left['processes'])} processes, folders {', '.join(left['folders'])}",
+                               "report this: the referee must remove what a bot leaves"))
+    return rows
+
+
+_checked: dict[tuple[Any, ...], str] = {}
+
+
+def _quick(settings: SandboxSettings) -> str:
+    key = (settings.mode, settings.read_only_paths, settings.caps, tuple(sorted(settings.env.items())),
+           settings.cgroup_root, settings.bot_uid_base)
+    if key not in _checked:
+        _checked[key] = _probe_quickly(settings)
+    return _checked[key]
+
+
+def _probe_quickly(settings: SandboxSettings) -> str:
+    problem = bubblewrap_problem()
+    if problem:
+        return problem
+    try:
+        found, left = run_probe(settings, full=False)
+    except SandboxUnavailable as error:
+        return str(error)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"the sandbox could not be checked here ({error}); or run bots you trust with `--sandbox none`"
+    failed = [row for row in grade(found, left) if not row.passed]
+    if failed:
+        row = failed[0]
+        return (f"the bot sandbox does not hold here: {row.name} failed ({row.found}); {row.fix}; "
+                "see `arena sandbox check`, or run bots you trust with `--sandbox none`")
+    return ""
+
+
+def quick_check(settings: SandboxSettings) -> None:
+    """Raise SandboxUnavailable (one line) unless every protection the referee relies on holds here
+    (checked once per process and settings)."""
+    if settings.mode != "bwrap":
+        return
+    problem = _quick(settings)
+    if problem:
+        raise SandboxUnavailable(problem)
+
+
+def describe_host() -> str:
+    """Who bots run as here, for the check's header."""
+    if runs_as_root():
+        return "the referee runs as root: each bot runs as a host user of its own"
+    return f"the referee runs as uid {os.getuid()}: bots run as this user, mapped to nobody"
+
+
+__all__ = ["Protection", "bubblewrap_problem", "describe_host", "grade", "namespace_args", "quick_check", "run_probe"]
