@@ -6,11 +6,13 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import console, fail, print_json
 from arena.cli.runs import JSON_OPTION
 from arena.cli.serve import BOT_ENV_OPTION, SANDBOX_OPTION, check_sandbox_here, clock_options, sandbox_settings
+from arena.referee.evidence import shown
 
 _MARK = {True: "[green]pass[/green]", False: "[red]FAIL[/red]", None: "[dim]skip[/dim]"}
 OUTPUT_LINES = 15  # of the bot's output, under the table
@@ -98,13 +100,13 @@ def _print_report(report) -> None:  # type: ignore[no-untyped-def]
         table.add_row(check.name, check.game or "", _MARK[None if check.skipped else bool(check.ok)],
                       str(check.matches) if check.matches else "", str(check.decisions) if check.matches else "",
                       f"{timing['mean_ms']:.1f} · {timing['max_ms']:.1f}" if timing else "",
-                      check.detail)
+                      escape(shown(check.detail)))
     console.print(table)
     if report.output_tail.strip():
         lines = report.output_tail.rstrip().splitlines()[-OUTPUT_LINES:]
         console.print(f"the bot's output (stdout and stderr), last {len(lines)} line(s):")
         for line in lines:
-            console.print(f"  {line}", markup=False, highlight=False)
+            console.print(f"  {shown(line)}", markup=False, highlight=False)
     fixes: dict[str, list[str]] = {}
     for check in report.checks:
         if check.ok is False and check.fix:

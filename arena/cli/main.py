@@ -16,6 +16,7 @@ from arena.cli import (
     match,
     play,
     replay,
+    sandbox,
     serve,
     sprt,
     submissions,
@@ -34,7 +35,7 @@ app = typer.Typer(
 )
 
 for module in (games, play, replay, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker,
-               web, bot_test):
+               web, bot_test, sandbox):
     module.register(app)
 
 

@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import console, err_console, fail, print_json, results_dir
 from arena.cli.runs import DB_OPTION, JSON_OPTION, SANDBOX_OPTION, ago, open_store
+from arena.referee.evidence import shown
 from arena.store import BotRow, Store
 from arena.submissions import (
     BOT_STORE_ENV,
@@ -89,21 +91,23 @@ def submit_command(
 
 
 def _step_line(step: Step) -> str:
+    detail = escape(shown(step.detail))
     if step.skipped:
-        return f"  {_MARK[None]} {step.title}: [dim]{step.detail}[/dim]"
-    return f"  {_MARK[bool(step.ok)]} {step.title}: {step.detail} [dim]({step.seconds:.2f} s)[/dim]"
+        return f"  {_MARK[None]} {step.title}: [dim]{detail}[/dim]"
+    return f"  {_MARK[bool(step.ok)]} {step.title}: {detail} [dim]({step.seconds:.2f} s)[/dim]"
 
 
 def _print_submission(result: Submission) -> None:
     if result.problems:
         console.print(f"[bold red]{len(result.problems)} problem(s)[/bold red] in {result.source}:")
         for problem in result.problems:
-            console.print(f"  [bold]{problem.where}[/bold]: {problem.message}" +
-                          (f"\n      fix: {problem.fix}" if problem.fix else ""), markup=True, highlight=False)
+            console.print(f"  [bold]{escape(shown(problem.where))}[/bold]: {escape(shown(problem.message))}" +
+                          (f"\n      fix: {escape(shown(problem.fix))}" if problem.fix else ""), markup=True,
+                          highlight=False)
     if result.skipped:
-        shown = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more" if len(result.skipped) > 5
-                                                 else "")
-        console.print(f"[dim]left out: {shown}[/dim]")
+        left_out = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more"
+                                                    if len(result.skipped) > 5 else "")
+        console.print(f"[dim]left out: {escape(shown(left_out))}[/dim]")
     report = result.preflight
     if report is not None:
         console.print(f"pre-flight of {result.name} version {result.version} ({(result.artifact_hash or '')[:12]}) "
@@ -127,7 +131,7 @@ def _print_submission(result: Submission) -> None:
             lines = report.output_tail.rstrip().splitlines()[-15:]
             console.print("  the bot's last output:")
             for line in lines:
-                console.print(f"    {line}", markup=False, highlight=False)
+                console.print(f"    {shown(line)}", markup=False, highlight=False)
         for fix in report.fix:
             console.print(f"  [bold]fix:[/bold] {fix}")
     for retired in result.retired:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from arena.sandbox.launch import RESERVED_ENV
+from arena.sandbox.environment import env_problems
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
 
 MANIFEST_NAME = "bot.toml"
@@ -110,9 +110,9 @@ def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         problems.append(("env", "[env] values must be strings"))
-    elif set(env) & RESERVED_ENV:
-        problems.append(("env", f"[env] may not set {', '.join(sorted(set(env) & RESERVED_ENV))} "
-                                "(the referee sets them)"))
+    else:
+        for variable, problem in env_problems(env):
+            problems.append((f"env.{variable}", f"[env] may not set {problem}"))
     _limits, limit_problems = limits_from_table(data.get("limits"))
     problems += [("limits", problem) for problem in limit_problems]
     concurrency = data.get("concurrency", 1)

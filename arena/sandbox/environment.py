@@ -32,14 +32,14 @@ def is_unsafe(name: str) -> bool:
     return name in UNSAFE_ENV or name.startswith(UNSAFE_PREFIXES) or "=" in name or "\0" in name or not name
 
 
-def env_problems(names: Iterable[str]) -> list[str]:
-    """One message per variable a bot's environment may not set (reserved, or unsafe), in order."""
+def env_problems(names: Iterable[str]) -> list[tuple[str, str]]:
+    """(variable, what is wrong) for each variable a bot's environment may not set (reserved, or unsafe)."""
     problems = []
     for name in names:
         if name in RESERVED_ENV:
-            problems.append(f"{name} is set by the referee for each bot")
+            problems.append((name, f"{name}: the referee sets it for each bot"))
         elif is_unsafe(name):
-            problems.append(f"{name or 'an empty name'} would change how programs are loaded or started")
+            problems.append((name, f"{name or 'an empty name'}: it would change how programs are loaded or started"))
     return problems
 
 

@@ -43,6 +43,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from arena.sandbox.cgroups import BotCgroup, CgroupFactory
 from arena.sandbox.environment import ENV_FIX, RESERVED_ENV, SYSTEM_PATH, WRAPPER_ENV, env_problems
+from arena.sandbox.integrity import TamperedVersion, check_stored
 from arena.sandbox.limits import DEFAULT_CAPS, Limits
 from arena.sandbox.seccomp import SeccompUnavailable, filter_program
 
@@ -94,7 +95,7 @@ class SandboxSettings:
             raise ValueError(f"unknown sandbox {self.mode!r}: use {' or '.join(SANDBOX_MODES)}")
         problems = env_problems(self.env)
         if problems:
-            raise ValueError(f"--bot-env may not set {problems[0]}")
+            raise ValueError(f"--bot-env may not set {problems[0][1]}")
         if not 1000 <= self.bot_uid_base <= 2**31 - 1 - BOT_UID_COUNT:
             raise ValueError(f"bot_uid_base {self.bot_uid_base} is not a range of unprivileged users")
 
@@ -297,7 +298,11 @@ class Launcher:
         """Everything needed to start one process of a bot (LaunchRefused for a bot that may not start)."""
         problems = env_problems(env)
         if problems:
-            raise LaunchRefused(f"bot {name!r}: its bot.toml's [env] may not set {problems[0]} ({ENV_FIX})")
+            raise LaunchRefused(f"bot {name!r}: its bot.toml's [env] may not set {problems[0][1]} ({ENV_FIX})")
+        try:
+            check_stored(directory)  # a submitted version launches only with the files it was stored with
+        except TamperedVersion as error:
+            raise LaunchRefused(str(error)) from None
         limits = limits.capped(self.settings.caps)
         uid = self._take_uid() if self.switches_user else None
         self._count += 1

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -92,22 +93,28 @@ def _remove_dead_cgroups() -> list[str]:
             continue
         for base in candidates:
             pid = base.name.removeprefix("arena-")
-            if not pid.isdigit() or _start_time(int(pid)) is not None:
-                continue
-            for group in sorted(base.rglob("*"), key=lambda path: -len(path.parts)):
-                if group.is_dir():
-                    _kill_members(group)
-                    try:
-                        group.rmdir()
-                    except OSError:
-                        pass
-            _kill_members(base)
-            try:
-                base.rmdir()
+            if pid.isdigit() and _start_time(int(pid)) is None and _remove_group_tree(base):
                 removed.append(str(base))
+    return removed
+
+
+def _remove_group_tree(base: Path, patience_s: float = 5.0) -> bool:
+    """Kill every process in the groups under `base` and remove them, deepest first; True once `base` is gone
+    (a killed process leaves its group a moment later, so this tries again for up to `patience_s`)."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        groups = sorted((path for path in base.rglob("*") if path.is_dir()), key=lambda path: -len(path.parts))
+        for group in [*groups, base]:
+            _kill_members(group)
+            try:
+                group.rmdir()
             except OSError:
                 pass
-    return removed
+        if not base.exists():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
 
 
 def _kill_members(group: Path) -> None:

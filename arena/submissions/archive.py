@@ -370,14 +370,16 @@ class _ThroughLink(Exception):
         self.through = through
 
 
-def _open_folder(root: int, parts: tuple[str, ...]) -> int:
-    """A descriptor of the folder root/parts..., made where missing, never following a link on the way."""
+def _open_folder(root: int, parts: tuple[str, ...], *, make: bool = True) -> int:
+    """A descriptor of the folder root/parts..., made where missing (`make`), never following a link on the way."""
     current = os.dup(root)
     try:
         for index, part in enumerate(parts):
             try:
                 following = os.open(part, _NO_FOLLOW_DIR, dir_fd=current)
             except FileNotFoundError:
+                if not make:
+                    raise
                 os.mkdir(part, 0o755, dir_fd=current)
                 following = os.open(part, _NO_FOLLOW_DIR, dir_fd=current)
             except OSError as error:
@@ -446,18 +448,24 @@ def _write(stream: IO[bytes], parent: int, name: str, mode: int, where: str, bud
 
 def _copy_member(member: _Member, root: int, parent: int, name: str, budget: _Budget, result: Unpacked) -> None:
     where = f"archive: {member.name[:200]}"
-    parts = PurePosixPath(member.link).parts
+    parts = tuple(part for part in PurePosixPath(member.link).parts if part not in ("", "."))
+    missing = Problem(where, f"a hard link to {member.link!r}, which is not a file before it", "pack the file itself")
+    if not parts or parts[-1] == "..":
+        result.problems.append(missing)
+        return
     try:
-        folder = _open_folder(root, tuple(part for part in parts[:-1] if part not in ("", ".")))
+        folder = _open_folder(root, parts[:-1], make=False)
     except _ThroughLink as link:
         result.problems.append(Problem(where, f"a link through the link {link.through!r}",
                                        "pack the files themselves, not links"))
         return
+    except OSError:
+        result.problems.append(missing)
+        return
     try:
         source = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
     except OSError:
-        result.problems.append(Problem(where, f"a hard link to {member.link!r}, which is not a file before it",
-                                       "pack the file itself"))
+        result.problems.append(missing)
         return
     finally:
         os.close(folder)

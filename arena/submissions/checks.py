@@ -20,7 +20,7 @@ from typing import Any
 from arena.agents import AGENTS
 from arena.games.registry import UnknownGameError, families, resolve
 from arena.rpc.manifest import KNOWN_KEYS, MANIFEST_NAME, BotManifest, manifest_from_data, manifest_problems
-from arena.sandbox.launch import SYSTEM_PATH
+from arena.sandbox.environment import ENV_FIX, SYSTEM_PATH
 from arena.submissions.archive import Problem
 
 RESERVED_NAMES = frozenset({"builtin", "all", "none", "any"})
@@ -88,7 +88,9 @@ def check_folder(folder: Path) -> tuple[BotManifest | None, list[Problem]]:
     for key, message in manifest_problems(data):
         table_key = _LIMITS_KEY.match(message)
         where = at(f"limits.{table_key.group(1)}") if key == "limits" and table_key else at(key)
-        fix = FIXES.get(key, "") if key in KNOWN_KEYS else "remove it, or correct its spelling"
+        top = key.split(".")[0]
+        fix = (ENV_FIX if key.startswith("env.") and "loaded or started" in message else FIXES.get(top, "")) \
+            if top in KNOWN_KEYS else "remove it, or correct its spelling"
         problems.append(Problem(where, message, fix))
     if "name" not in data:
         problems = [p for p in problems if not p.message.startswith("name must")]

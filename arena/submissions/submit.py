@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.clock import ClockSettings
+from arena.sandbox.integrity import content_hash
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, BotRow, Store
 from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, SubmissionLimits, unpack
@@ -99,21 +100,6 @@ def authorize(store: Store, name: str, owner: str | None, token: str | None) -> 
     if earlier and owner not in earlier:
         raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
     return owner
-
-
-def content_hash(folder: Path) -> str:
-    """The version's identity: SHA-256 over every file's path and bytes and every link's path and target."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder).as_posix()
-        if path.is_symlink():
-            digest.update(b"L\0" + relative.encode() + b"\0" + os.readlink(path).encode() + b"\0")
-        elif path.is_file():
-            digest.update(b"F\0" + relative.encode() + b"\0" + str(path.stat().st_size).encode() + b"\0")
-            with open(path, "rb") as handle:
-                for chunk in iter(lambda: handle.read(1 << 16), b""):
-                    digest.update(chunk)
-    return digest.hexdigest()
 
 
 def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = None, token: str | None = None,

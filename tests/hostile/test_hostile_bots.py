@@ -6,6 +6,7 @@ before (a database and records) changed or was lost."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 
 import grpc
@@ -66,6 +67,10 @@ def test_a_hostile_bot_loses_with_its_reason_and_harms_nothing(referee: Backgrou
     replay(record)  # the record replays up to the fault
     assert stored(referee, record).to_jsonl() == record.to_jsonl()
     evidence = record.extra["evidence"]["1"]
+    mode = {"hostile-cpu": "spin"}.get(bot, bot.removeprefix("hostile-"))
+    assert f"hostile: misbehaving ({mode})" in evidence["output"], evidence  # its last words, in every fault record
+    if bot != "hostile-hundred-mb":  # only a message over the transport limit is said to be one
+        assert "transport limit" not in result.detail, result.detail
     if bot == "hostile-fork":
         forked = int(re.search(r"forked (\d+) processes", evidence["output"]).group(1))  # type: ignore[union-attr]
         assert forked < 64  # the sandbox held it to its limit, threads included
@@ -89,8 +94,8 @@ def probe_report(referee: BackgroundReferee) -> dict[str, str]:
     return dict(re.findall(r"^probe: ([a-z-]+): (.*)$", output, re.MULTILINE))
 
 
-ESCAPES = ["environment", "sibling-folder", "write-outside", "results", "tcp", "other-tokens", "admin-service",
-           "watch-match"]
+ESCAPES = ["environment", "sibling-folder", "write-outside", "results", "tcp", "other-tokens", "host-root",
+           "kernel-settings", "user-namespace", "system-calls", "host-paths", "admin-service", "watch-match"]
 
 
 @pytest.mark.parametrize("escape", ESCAPES)
@@ -113,7 +118,10 @@ def test_the_probe_has_teeth_without_the_sandbox(tmp_path_factory: pytest.TempPa
         record = unsandboxed.run_match("major-general", ["probe", "random"], seed=21)
     assert record.result is not None and record.result.reason == "illegal_action"
     output = record.extra["evidence"]["0"]["output"]
-    for escape in ("sibling-folder", "write-outside", "other-tokens"):
+    escaped = ["sibling-folder", "write-outside", "other-tokens", "user-namespace", "system-calls"]
+    if os.geteuid() == 0:  # the suite's referee runs as root here: unsandboxed, so does the probe
+        escaped += ["host-root", "kernel-settings"]
+    for escape in escaped:
         assert f"probe: {escape}: ESCAPED" in output, output
     for still_closed in ("environment", "admin-service", "watch-match"):
         assert f"probe: {still_closed}: blocked" in output, output

@@ -13,6 +13,13 @@ const ago = (iso) => {
   for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60]]) if (seconds >= size) return `${Math.floor(seconds / size)}${unit} ago`;
   return `${Math.max(0, Math.floor(seconds))}s ago`;
 };
+// A bot's own words as shown: control characters, escape sequences and direction overrides written out, never
+// interpreted (arena/referee/evidence.py does the same for the terminal).
+const UNSHOWN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+export const shown = (text) => String(text ?? "").replace(UNSHOWN, (c) => {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+});
 const botLink = (name) => h("a", { href: `/bots/${enc(name)}` }, name);
 const matchLink = (id, text) => h("a", { href: `/matches/${id}` }, text ?? `#${id}`);
 
@@ -123,13 +130,13 @@ async function botList() {
 
 function preflightReport(report) {
   if (!report) return null;
-  const steps = (report.steps || []).map((s) => h("li", {}, `${s.ok ? "✓" : s.skipped ? "–" : "✗"} ${s.title}: ${s.detail} `, h("span", { class: "muted" }, `(${num(s.seconds)} s)`)));
+  const steps = (report.steps || []).map((s) => h("li", {}, `${s.ok ? "✓" : s.skipped ? "–" : "✗"} ${s.title}: ${shown(s.detail)} `, h("span", { class: "muted" }, `(${num(s.seconds)} s)`)));
   const usage = report.usage || {};
   return h("details", { class: "preflight" }, h("summary", {}, `pre-flight ${report.ok ? "passed" : "failed"} in ${num(report.seconds)} s`),
     h("ul", {}, steps),
     h("p", { class: "muted" }, `peak memory ${usage.memory_peak_mb ?? "not measured"} MB, peak processes ${usage.processes_peak ?? "not measured"}, CPU ${usage.cpu_seconds ?? "–"} s`),
     (report.fix || []).map((fix) => h("p", {}, h("strong", {}, "fix: "), fix)),
-    report.output_tail ? h("pre", {}, report.output_tail) : null);
+    report.output_tail ? h("pre", {}, shown(report.output_tail)) : null);
 }
 
 async function botPage(name) {

@@ -19,6 +19,11 @@ decisions correctly (first legal action), and on its third does the thing:
   hello           says Hello again in the middle of the match
   crash           writes a last word and exits with status 3
   half-close      closes its side of the stream and waits
+  output-flood    writes 256 MB to its standard output as fast as it can, then answers
+and, before its first Hello,
+  stream-flood    opens 1,280 streams on its socket that never say Hello, holds them, then plays on
+  escapes         prints terminal escape sequences (a clipboard write, a window title, a cursor that
+                  draws a fake "all passed"), then plays on
 
 Folders under tests/hostile/bots link this file; the suite copies each folder with the link
 resolved, since a sandboxed bot sees its own folder only.
@@ -80,12 +85,46 @@ def fork_a_thousand() -> None:
     raise SystemExit(f"hostile: the fork bomb is done (status {helper.returncode})")
 
 
+ESCAPES = ("\x1b]52;c;ZWNobyBwd25lZA==\x07"  # OSC 52: write to the clipboard
+           "\x1b]0;arena: all passed\x07"  # the window title
+           "\x1b[2J\x1b[H\x1b[32mall 8 checks passed\x1b[0m\r\n"  # clear, home, a fake verdict
+           "\u202egnissap lla\n")  # a right-to-left override
+
+
+def flood_output() -> None:
+    """256 MB to standard output, 1 MB at a time (the referee reads it at its own pace: this blocks)."""
+    block = b"flood " * ((1 << 20) // 6)
+    for _ in range(256):
+        sys.stdout.buffer.write(block)
+    sys.stdout.buffer.flush()
+
+
+async def hold_streams(address: str, count: int) -> list[object]:
+    """Open `count` streams that never say Hello; the calls, kept open."""
+    channels = [grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(4)]
+    calls: list[object] = []
+    refused = 0
+    for number in range(count):
+        call = channels[number % len(channels)].stream_stream("/arena.v1.Bot/Play")()
+        calls.append(call)
+    await asyncio.sleep(0.5)
+    for call in calls:
+        if call.done():  # type: ignore[attr-defined]
+            refused += 1
+    say(f"holding {count} streams without a Hello ({refused} already refused)")
+    return [*calls, *channels]
+
+
 async def play(mode: str) -> None:
     address, name = os.environ["ARENA_SERVER"], os.environ["ARENA_BOT_NAME"]
     with open(os.environ["ARENA_TOKEN_FILE"]) as handle:
         token = handle.read().strip()
     hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(protocol_version=1, name=name, version="1", token=token,
                                                    games=["*"])).SerializeToString()
+    held = await hold_streams(address, 1280) if mode == "stream-flood" else []
+    if mode == "escapes":
+        print(ESCAPES, flush=True)
     async with grpc.aio.insecure_channel(address) as channel:
         while True:  # one stream per match
             call = channel.stream_stream("/arena.v1.Bot/Play")()
@@ -145,6 +184,8 @@ async def play(mode: str) -> None:
                     elif mode == "crash":
                         say("going down on purpose")
                         os._exit(3)
+                    elif mode == "output-flood":
+                        flood_output()
                     elif mode == "half-close":
                         await call.done_writing()
                         await asyncio.sleep(3600)
@@ -152,6 +193,7 @@ async def play(mode: str) -> None:
                 await call.write(decision.SerializeToString())
             if await call.code() != grpc.StatusCode.OK:
                 return
+    del held
 
 
 if __name__ == "__main__":

@@ -7,6 +7,11 @@ Before its first match it tries to
   results          read the results folder or a database file
   tcp              open a TCP connection (PostgreSQL at 127.0.0.1:5432, Redis, the referee's port, the net)
   other-tokens     read another process's launch token (/proc/*/environ and cmdline, token files)
+  host-root        find itself mapped to the host's root (/proc/self/uid_map)
+  kernel-settings  open a kernel setting for writing (/proc/sys/kernel/core_pattern; closed unwritten)
+  user-namespace   make a user namespace of its own (in a child process)
+  system-calls     make calls a bot has no use for (keyctl, bpf, ptrace, perf_event_open, mount)
+  host-paths       see a host path in its mounts (/proc/self/mountinfo) that it was not given
 and, once seated (it needs the match id),
   admin-service    call RefereeAdmin.ListMatches on every referee address it knows
   watch-match      watch its own match for hidden information (the seed, a card the other seat drew)
@@ -20,7 +25,9 @@ separated by ':'; PROBE_REFEREE: host:port), as a test knows them; without hints
 
 from __future__ import annotations
 
+import ctypes
 import os
+import platform
 import queue
 import random
 import re
@@ -198,6 +205,70 @@ def try_other_tokens(own_token: str) -> None:
            f"{visible} process(es) visible, no token but its own")
 
 
+def try_host_root() -> None:
+    with open("/proc/self/uid_map") as handle:
+        mapping = [[int(part) for part in line.split()] for line in handle if line.strip()]
+    root = [line for line in mapping if line[1] <= 0 < line[1] + line[2]]
+    report("host-root", f"mapped to the host's root: {root}" if root else None,
+           f"uid {os.getuid()}, mapped to host uid {', '.join(str(line[1]) for line in mapping)}")
+
+
+def try_kernel_settings() -> None:
+    try:
+        descriptor = os.open("/proc/sys/kernel/core_pattern", os.O_WRONLY)
+    except OSError as error:
+        report("kernel-settings", None, f"core_pattern: {error.strerror}")
+        return
+    os.close(descriptor)  # never written
+    report("kernel-settings", "opened /proc/sys/kernel/core_pattern for writing")
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def in_a_child(call: "object") -> int:
+    """Run `call` (returning 0 or an errno) in a child process: its exit status."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(min(call(), 255))  # type: ignore[operator]
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def try_user_namespace() -> None:
+    def unshare() -> int:
+        return 0 if LIBC.unshare(0x10000000) == 0 else ctypes.get_errno()
+
+    code = in_a_child(unshare)
+    report("user-namespace", "made a user namespace" if code == 0 else None, f"unshare: errno {code}")
+
+
+SYSCALLS = {"x86_64": {"keyctl": 250, "bpf": 321, "ptrace": 101, "perf_event_open": 298, "mount": 165},
+            "aarch64": {"keyctl": 219, "bpf": 280, "ptrace": 117, "perf_event_open": 241, "mount": 40}}
+
+
+def try_system_calls() -> None:
+    answered = []
+    for name, number in SYSCALLS.get(platform.machine(), {}).items():
+        def call(number: int = number) -> int:
+            return 0 if LIBC.syscall(number, 0, 0, 0, 0, 0) >= 0 else ctypes.get_errno()
+
+        code = in_a_child(call)
+        if code != 1:  # EPERM: the filter's answer
+            answered.append(f"{name} (errno {code})")
+    report("system-calls", f"answered: {', '.join(answered)}" if answered else None, "every one refused (EPERM)")
+
+
+def try_host_paths() -> None:
+    secrets = [str(hint) for hint in hints()]
+    shown = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            root, point = line.split()[3:5]
+            if root != point:  # a folder bound at its own path shows nothing the bot does not see anyway
+                shown += [root for secret in secrets if secret != "/" and root.startswith(secret)]
+    report("host-paths", f"its mounts show {shown[0]}" if shown else None, "no hinted host path in its mounts")
+
+
 def referee_addresses() -> list[str]:
     addresses = [os.environ["ARENA_SERVER"]]
     if os.environ.get("PROBE_REFEREE"):
@@ -245,7 +316,8 @@ def try_watch_match(match_id: str, seat: int) -> None:
 def main() -> None:
     token = Path(os.environ["ARENA_TOKEN_FILE"]).read_text().strip()
     name = os.environ["ARENA_BOT_NAME"]
-    for attempt in (try_environment, try_sibling_folder, try_write_outside, try_results, try_tcp):
+    for attempt in (try_environment, try_sibling_folder, try_write_outside, try_results, try_tcp, try_host_root,
+                    try_kernel_settings, try_user_namespace, try_system_calls, try_host_paths):
         attempt()
     try_other_tokens(token)
     channel = grpc.insecure_channel(os.environ["ARENA_SERVER"])

@@ -1,0 +1,68 @@
+"""`arena sandbox check`: does the bot sandbox hold on this machine? (arena.sandbox.check)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from arena.cli.common import console, fail, print_json
+from arena.cli.runs import JSON_OPTION
+
+_MARK = {True: "[green]pass[/green]", False: "[red]FAIL[/red]"}
+
+
+def check_command(
+    config: Optional[Path] = typer.Option(None, "--config", help="The operator's TOML config ([sandbox] section), "
+                                          "as `arena serve --config` reads it."),
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Run a probe in a real bot sandbox and show each protection, pass or fail, with what to do. Exits 1 if
+    any fails (a referee then refuses to launch bot programs unless run with `--sandbox none`)."""
+    from arena.cli.serve import read_operator_config, sandbox_settings
+    from arena.sandbox.check import bubblewrap_problem, describe_host, grade, run_probe
+    from arena.sandbox.launch import SandboxUnavailable
+
+    settings = sandbox_settings("bwrap", config=read_operator_config(config))
+    problem = bubblewrap_problem()
+    if problem:
+        fail(problem, code=1)
+    status = None if json_output else console.status("probing the sandbox (spending memory and processes)")
+    if status is not None:
+        status.start()
+    try:
+        found, left = run_probe(settings, full=True)
+    except SandboxUnavailable as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"the sandbox could not be checked here: {error}")
+    finally:
+        if status is not None:
+            status.stop()
+    rows = grade(found, left)
+    passed = all(row.passed for row in rows)
+    if json_output:
+        print_json({"ok": passed, "host": describe_host(), "protections": [row.to_json() for row in rows]})
+    else:
+        console.print(describe_host(), soft_wrap=True)
+        table = Table(show_header=True, header_style="bold", expand=False)
+        for column in ("protection", "", "found", *([] if passed else ["what to do"])):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            fix = [] if passed else ["" if row.passed else escape(row.fix)]
+            table.add_row(row.name, _MARK[row.passed], escape(row.found), *fix)
+        console.print(table)
+        console.print(f"{sum(row.passed for row in rows)}/{len(rows)} protections hold" +
+                      ("" if passed else ": a referee here refuses to launch bot programs until they all do "
+                       "(or run bots you trust with --sandbox none)"), soft_wrap=True)
+    if not passed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(help="The bot sandbox on this machine.", no_args_is_help=True)
+    group.command("check")(check_command)
+    app.add_typer(group, name="sandbox")
