@@ -50,7 +50,7 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
                                                                                   "command is missing"]
     assert "no game 'major-general/no-such-mode'" in found["bot.toml:2"]
     assert "concurrency" in found["bot.toml:3"] and "operator's choice" in found["bot.toml:4"]
-    assert "ARENA_TOKEN_FILE" in found["bot.toml:5"]
+    assert "ARENA_TOKEN_FILE" in found["bot.toml:6"]  # the variable's own line
 
 
 def test_the_command_must_be_runnable(tmp_path: Path) -> None:
