@@ -84,6 +84,7 @@ class ConnectionGate:
         room = max(16, (limit - RESERVED_DESCRIPTORS) // DESCRIPTORS_PER_CONNECTION)
         self.total = min(total, room) if total is not None else room
         self.refused = 0  # connections refused at once, over a budget
+        self.accepted = 0  # connections forwarded
         self._by_address: Counter[str] = Counter()
         self._peers: dict[str, str] = {}  # gRPC's peer name of a forwarded connection -> its address key
         self._numbers = itertools.count(1)
@@ -113,6 +114,7 @@ class ConnectionGate:
             writer.transport.abort()
             return
         self._by_address[key] += 1
+        self.accepted += 1
         path = self.client_dir / str(next(self._numbers))
         inner: Optional[socket.socket] = None
         try:
