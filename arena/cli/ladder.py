@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -121,10 +122,18 @@ def serve(
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address remote bots connect to (with --port)."),
+    port: Optional[int] = typer.Option(None, "--port", min=0, max=65535,
+                                       help="Take remote bots (registered with `arena bot register NAME --remote`) "
+                                            "on this port; they are paired while connected."),
+    tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="Speak TLS to remote bots: PEM certificate "
+                                                                     "chain (with --tls-key)."),
+    tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="The certificate's PEM private key."),
     db: Optional[str] = DB_OPTION,
     json_output: bool = typer.Option(False, "--json", help="One JSON document per round instead of a log line."),
 ) -> None:
-    """Run ladders by themselves: a round per schedule tick, new bot versions joining, retired ones leaving.
+    """Run ladders by themselves: a round per schedule tick, new bot versions joining, retired ones leaving,
+    remote bots paired while they are connected (with --port).
 
     Everything is in the database: stopped (even killed) and started again, it carries on where it was.
     """
@@ -149,6 +158,14 @@ def serve(
                               max_pending=max_pending, retries=retries, builtins=builtin_specs,
                               round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
     play = play_settings(concurrency, broker, queue, sandbox, {"agent", "program"})
+    if (tls_cert is None) != (tls_key is None):
+        fail("TLS needs both --tls-cert and --tls-key", code=2)
+    if port is not None:
+        from dataclasses import replace
+
+        from arena.tournament.referee_executor import NetworkSettings
+
+        play = replace(play, network=NetworkSettings(host, port, tls_cert, tls_key))
 
     def log(line: str) -> None:
         if json_output:
@@ -165,6 +182,9 @@ def serve(
                 pools = ", ".join(service.ladders)
                 log(f"ladder service for {pools}: {schedule.describe()}, {matches_per_round} match(es) a round; "
                     f"first round at {service.next_round_at().isoformat(timespec='seconds')}Z")
+                if service.remote_address:
+                    log(f"remote bots connect to {service.remote_address}{' (TLS)' if tls_cert else ''} with the "
+                        "token `arena bot register NAME --remote` gave them")
             on_round = (lambda report: print(json.dumps({"started_at": report.started_at.isoformat() + "Z",
                                                          "seconds": round(report.seconds, 3),
                                                          "next_round_at": report.next_at.isoformat() + "Z"

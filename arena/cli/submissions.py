@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Optional
 
@@ -37,10 +38,18 @@ owners = typer.Typer(help="Owners: who may submit and retire which bot names on 
 _MARK = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[dim]-[/dim]"}
 
 
+SERVER_OPTION = typer.Option(None, "--server", envvar="ARENA_WEB_SERVER",
+                             help="A hosted Arena (`arena web`, e.g. https://arena.example.org): upload there "
+                                  "instead of into a local database.")
+CA_OPTION = typer.Option(None, "--tls-ca", help="The CA certificate that signs the server's, for a private CA.")
+
+
 def submit_command(
     path: Path = typer.Argument(..., metavar="PATH|ARCHIVE", help="The bot's folder, or a .zip or .tar.gz of it."),
     owner: Optional[str] = OWNER_OPTION,
     token: Optional[str] = TOKEN_OPTION,
+    server: Optional[str] = SERVER_OPTION,
+    tls_ca: Optional[Path] = CA_OPTION,
     store_dir: Optional[Path] = BOT_STORE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
     db: Optional[str] = DB_OPTION,
@@ -49,8 +58,12 @@ def submit_command(
     """Submit a bot: check every file, keep an immutable copy, and pre-flight it in the sandbox.
 
     A version that passes goes live (replacing the name's previous one, whose rating it starts from);
-    one that fails is kept with its report and never plays.
+    one that fails is kept with its report and never plays. With --server, the bot is uploaded to a
+    hosted Arena, which does all of this and reports back as it goes.
     """
+    if server:
+        _submit_to_server(path, server, owner, token, tls_ca, json_output)
+        return
     from arena.cli.serve import check_sandbox_here, sandbox_settings
 
     settings = sandbox_settings(sandbox)
@@ -88,6 +101,123 @@ def submit_command(
         _print_submission(result)
     if not result.ok:
         raise typer.Exit(1)
+
+
+def _submit_to_server(path: Path, server: str, owner: Optional[str], token: Optional[str], tls_ca: Optional[Path],
+                      json_output: bool) -> None:
+    """Upload to a hosted Arena and follow the pre-flight there; the same output as a local submit."""
+    from arena.submissions.remote import OwnerClient, RemoteError, as_archive, find_token
+    from arena.submissions.submit import submission_from_json
+
+    if not path.exists():
+        fail(f"no such file or folder {path}", code=2)
+    status = None if json_output else console.status(f"uploading to {server}")
+    try:
+        client = OwnerClient(server, find_token(server, token), ca_file=str(tls_ca) if tls_ca else None)
+        who = client.whoami()
+        if owner and who.get("owner") != owner:
+            fail(f"this token is {who.get('owner')!r}'s, not {owner!r}'s")
+        if status is not None:
+            status.start()
+
+        def on_event(event: dict[str, Any]) -> None:
+            if status is None:
+                return
+            if event.get("kind") == "stage":
+                status.update(str(event.get("text", "")))
+            elif event.get("kind") == "step":
+                step = Step.from_json(event.get("step", {}))
+                if step.ok is None:
+                    status.update(f"pre-flight: {step.title}")
+                else:
+                    console.print(_step_line(step))
+
+        try:
+            with as_archive(path) as archive:
+                submission_id = client.upload(archive)
+            if status is not None:
+                status.update(f"submission {submission_id} queued on {client.server}")
+            state = client.follow(submission_id, on_event)
+        finally:
+            if status is not None:
+                status.stop()
+    except RemoteError as error:
+        fail(str(error))
+    document = dict(state.get("result") or {})
+    document.setdefault("status", state.get("status"))
+    document["submission"] = {"id": state.get("id"), "server": client.server}
+    if json_output:
+        print_json(document)
+    else:
+        _print_submission(submission_from_json(document))
+    if document.get("status") not in ("live", "duplicate"):
+        raise typer.Exit(1)
+
+
+def login_command(
+    server: str = typer.Option(..., "--server", help="The hosted Arena, e.g. https://arena.example.org."),
+    token: Optional[str] = typer.Option(None, "--token", help="Your owner token (asked for when not given)."),
+    tls_ca: Optional[Path] = CA_OPTION,
+) -> None:
+    """Keep your owner token for a server (a file only you may read), for `arena bot submit --server`."""
+    from arena.submissions.remote import OwnerClient, RemoteError, normal_server, save_token
+
+    try:
+        address = normal_server(server)
+    except RemoteError as error:
+        fail(str(error), code=2)
+    if not token:
+        token = typer.prompt("owner token", hide_input=True).strip()
+    try:
+        who = OwnerClient(address, token, ca_file=str(tls_ca) if tls_ca else None).whoami()
+    except RemoteError as error:
+        fail(str(error))
+    path = save_token(address, str(who["owner"]), token)
+    console.print(f"signed in to {address} as {who['owner']}; the token is kept in {path} (mode 0600)")
+
+
+def register_command(
+    name: str = typer.Argument(..., metavar="NAME", help="The remote bot's name."),
+    remote: bool = typer.Option(False, "--remote", help="A bot you run on your own computer (the only kind "
+                                "registered this way: submitted bots come with `arena bot submit`)."),
+    owner: Optional[str] = OWNER_OPTION,
+    token: Optional[str] = TOKEN_OPTION,
+    server: Optional[str] = SERVER_OPTION,
+    tls_ca: Optional[Path] = CA_OPTION,
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Register a remote bot: the ladder pairs it while it is connected to the ladder's referee with the
+    token printed here (once)."""
+    if not remote:
+        fail("only remote bots are registered by name: pass --remote (a bot program is submitted with "
+             "`arena bot submit PATH`)", code=2)
+    if server:
+        from arena.submissions.remote import OwnerClient, RemoteError, find_token
+
+        try:
+            client = OwnerClient(server, find_token(server, token), ca_file=str(tls_ca) if tls_ca else None)
+            document = client.call("POST", "/api/owner/remote-bots", json.dumps({"name": name}).encode(),
+                                   {"Content-Type": "application/json"})
+        except RemoteError as error:
+            fail(str(error))
+    else:
+        from arena.submissions.submit import authorize, register_remote
+
+        store = open_store(db, create=True)
+        try:
+            who = authorize(store, name, owner, token)
+            registered, remote_token = register_remote(store, who, name)
+        except SubmissionError as error:
+            fail(str(error))
+        document = {"name": registered, "owner": who, "token": remote_token}
+    if json_output:
+        print_json(document)
+        return
+    console.print(f"remote bot {document['name']} registered; its token (shown once, keep it secret):")
+    console.print(document["token"], markup=False, highlight=False)
+    err_console.print("connect it to the ladder's referee: python bot.py --server HOST:PORT --token TOKEN "
+                      "(docs/writing-a-bot.md, 'Playing from your own computer')", markup=False, soft_wrap=True)
 
 
 def _step_line(step: Step) -> str:
@@ -208,10 +338,10 @@ def add_owner(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Register an owner and print their token (shown once: only its hash is kept)."""
-    from arena.rpc.manifest import _NAME
+    from arena.rpc.manifest import BOT_NAME
     from arena.rpc.pool import new_token
 
-    if not _NAME.match(name):
+    if not BOT_NAME.match(name):
         fail(f"bad owner name {name!r}: lowercase letters, digits, '-', '_' or '.', at most 64", code=2)
     store = open_store(db, create=True)
     token = new_token()
@@ -274,6 +404,8 @@ def register(main: typer.Typer) -> None:
     from arena.cli.bot import app as bots
 
     bots.command("submit")(submit_command)
+    bots.command("register")(register_command)
     bots.command("versions")(versions)
     bots.command("retire")(retire_command)
+    main.command("login")(login_command)
     main.add_typer(owners, name="owner")

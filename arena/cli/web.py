@@ -1,15 +1,18 @@
-"""`arena web`: the leaderboards, bots, tournaments, ladders, match replays and live matches in a browser."""
+"""`arena web`: the leaderboards, bots, tournaments, ladders, match replays and live matches in a browser;
+and for owners, bot uploads (pre-flighted by workers of their own), versions, faults and remote bots."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from arena.cli.common import console, err_console, fail, results_dir
-from arena.cli.runs import DB_OPTION, open_store
+from arena.cli.runs import DB_OPTION, SANDBOX_OPTION, open_store
 from arena.cli.serve import ADMIN_TOKEN_FILE_OPTION, TLS_CA_OPTION
+from arena.cli.submissions import BOT_STORE_OPTION
 
 DEFAULT_PORT = 8080
 
@@ -23,14 +26,38 @@ def web(
                                               "Live page shows."),
     admin_token_file: Optional[Path] = ADMIN_TOKEN_FILE_OPTION,
     tls_ca: Optional[Path] = TLS_CA_OPTION,
+    tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="Serve HTTPS with this PEM certificate chain "
+                                            "(with --tls-key); or put a reverse proxy in front (docs/hosting.md)."),
+    tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="The certificate's PEM private key."),
+    bot_store: Optional[Path] = BOT_STORE_OPTION,
+    open_signup: bool = typer.Option(False, "--open-signup", help="Let visitors pick an owner name and get a "
+                                     "token (rate-limited per address); by default owners come from "
+                                     "`arena owner add`."),
+    uploads_per_hour: int = typer.Option(20, "--uploads-per-hour", min=1, help="Uploads one owner may make in an "
+                                         "hour."),
+    live_bots: int = typer.Option(10, "--live-bots", min=1, help="Live bots one owner may have."),
+    preflight_workers: int = typer.Option(2, "--preflight-workers", min=1, max=32,
+                                          help="Pre-flights run at once (each in a process of its own)."),
+    sandbox: Optional[str] = SANDBOX_OPTION,
 ) -> None:
-    """Serve Arena's pages and JSON API (read-only) over the results database."""
+    """Serve Arena's pages and JSON API over the results database; owners sign in to upload bots (each
+    pre-flighted in a worker process), retire versions and register remote bots."""
     try:
         import uvicorn
 
         from arena.web.app import WebSettings, create_app
+        from arena.web.uploads import OwnerLimits
     except ImportError as error:
         fail(f"arena web needs its web libraries ({error.name}): pip install -e .", code=2)
+    if (tls_cert is None) != (tls_key is None):
+        fail("HTTPS needs both --tls-cert and --tls-key", code=2)
+    for path in (tls_cert, tls_key):
+        if path is not None and not path.is_file():
+            fail(f"no such file {path}", code=2)
+    from arena.cli.serve import sandbox_settings
+    from arena.submissions import bot_store as default_bot_store
+
+    settings_sandbox = sandbox_settings(sandbox)
     token = None
     if server:
         path = admin_token_file or results_dir() / "admin-token"
@@ -39,17 +66,43 @@ def web(
         except OSError:
             err_console.print(f"arena: warning: no admin token at {path}: the Live page cannot list the referee's "
                               "matches (pass --admin-token-file)", markup=False)
-    store = open_store(db, read_only=True)
-    app = create_app(store, WebSettings(referee=server, admin_token=token, tls_ca=str(tls_ca) if tls_ca else None))
+    store = open_store(db, create=True)
+    where = bot_store or default_bot_store(results_dir())
+    app = create_app(store, WebSettings(
+        referee=server, admin_token=token, tls_ca=str(tls_ca) if tls_ca else None,
+        db_url=store.engine.url.render_as_string(hide_password=False), bot_store=str(where),
+        owner_limits=OwnerLimits(uploads_per_hour=uploads_per_hour, live_bots=live_bots), open_signup=open_signup,
+        preflight_workers=preflight_workers, sandbox=settings_sandbox.mode))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    console.print(f"Arena web: http://{shown}:{port}/  (Ctrl-C to stop)")
-    if host in ("0.0.0.0", "::"):
-        err_console.print("arena: warning: listening on every interface; the pages are read-only but public",
-                          markup=False)
+    scheme = "https" if tls_cert else "http"
+    if host in ("0.0.0.0", "::") and not tls_cert:
+        err_console.print("arena: warning: listening on every interface without TLS: owner tokens and sessions would "
+                          "cross the network in the clear; use --tls-cert/--tls-key or a reverse proxy "
+                          "(docs/hosting.md)", markup=False, soft_wrap=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                            ssl_certfile=str(tls_cert) if tls_cert else None,
+                            ssl_keyfile=str(tls_key) if tls_key else None)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        listener = _listen(host, port)
     except OSError as error:
-        fail(f"cannot listen on {host}:{port}: {error.strerror}")
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error} (pick another --port, or stop what uses it)")
+    console.print(f"Arena web: {scheme}://{shown}:{port}/  (Ctrl-C to stop)")
+    uvicorn.Server(config).run(sockets=[listener])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here (so a port in use is one line of ours, before anything is printed)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+        listener.listen(2048)
+    except OSError:
+        listener.close()
+        raise
+    listener.set_inheritable(True)
+    return listener
 
 
 def register(app: typer.Typer) -> None:

@@ -4,8 +4,10 @@ Each game mode's ladder is a stored tournament ("ladder:<pool>", format "ladder"
 its schedule and progress in that tournament's settings, so everything it knows is in the database.
 A round, for each mode:
 
-1. takes the field: the built-in players it was given, and every submitted version that is live and
-   declares the game (new versions join, retired ones leave, without a restart);
+1. takes the field: the built-in players it was given, every submitted version that is live and
+   declares the game (new versions join, retired ones leave, without a restart), and every remote
+   bot that is connected now with a stream for the game (one offline is not paired and loses
+   nothing; in a round it gets at most as many matches as it has streams open);
 2. plans tables by expected information (arena.ladder.pairing), within each bot's cap of pending
    matches, and stores them before anything is played;
 3. plays what is planned and not stored (the matches a previous round or a killed service left
@@ -37,6 +39,7 @@ from arena.ladder.schedule import Schedule
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store import Store
+from arena.store.hosting import Hosting
 from arena.store.models import utcnow
 from arena.store.rows import MatchRow, PairingRow, TournamentRow
 from arena.tournament.bots import BotSpec
@@ -139,6 +142,8 @@ class LadderService:
         self._builtin_ids: dict[str, set[int]] = {}
         self._missing: set[int] = set()  # live versions whose files are not on this machine (logged once)
         self._last_beat = 0.0
+        self.hosting = Hosting(store)
+        self.remote_address = ""  # where remote bots connect (with play.network), once prepared
 
     # set-up --------------------------------------------------------------------------------------
 
@@ -170,6 +175,11 @@ class LadderService:
                 stored = self.store.tournament_matches(tournament_id)
                 self._update_state(tournament_id, seen_match_id=max((m.id for m in stored), default=0))
         self.executors.for_kinds({"agent"}).start()  # fork the workers before any thread of ours exists
+        if self.play.network is not None:  # remote bots connect at any time, not only during rounds
+            programs = self.executors.for_kinds({"program"})
+            programs.remote_lookup = self._remote_token_hash  # type: ignore[attr-defined]
+            self._register_remotes()
+            self.remote_address = programs.listen()  # type: ignore[attr-defined]
 
     def close(self) -> None:
         """Stop the workers and the referee; send the webhook's last results; note the service stopped."""
@@ -232,7 +242,9 @@ class LadderService:
         begun = time.perf_counter()
         tournament = self.store.tournament(tournament_id)
         assert tournament is not None
+        self._register_remotes()
         active = self.field(pool, game)
+        remote_room = self._remote_room(game, active)
         self.store.add_entries(tournament_id, sorted(active))
         part = PoolRound(pool, tournament_id, None, len(active))
         planned = self.store.pairings(tournament_id)
@@ -245,7 +257,9 @@ class LadderService:
         if len(active) < game.num_seats:
             part.note = f"waiting for bots ({len(active)} live, {game.num_seats} needed)"
         else:
-            pending = charged_pending([row.bots for row, _rotation in waiting], durations)
+            pending = dict(charged_pending([row.bots for row, _rotation in waiting], durations))
+            for bot, streams in remote_room.items():  # a remote bot: a table per stream it has open, at most
+                pending[bot] = max(pending.get(bot, 0), self.settings.max_pending - streams * game.num_seats)
             part.round, part.planned = self._plan(tournament, game, active, planned, pending)
         if part.round is None and not waiting:
             part.seconds = time.perf_counter() - begun
@@ -273,9 +287,13 @@ class LadderService:
         return part
 
     def field(self, pool: str, game: Game) -> set[int]:
-        """The bots of this round: the built-in players, and the live submitted versions that play the game."""
+        """The bots of this round: the built-in players, the live submitted versions that play the game, and the
+        remote bots connected now with a stream for it."""
         family = family_of(game.name).name
         live = set()
+        online = self._open_streams(game)
+        if online:
+            live |= {bot.id for bot in self.store.bots(status="live") if bot.kind == "remote" and online.get(bot.name)}
         for bot in self.store.bots(status="live", submitted=True):
             if bot.kind != "program" or not bot.plays(game.name, family):
                 continue
@@ -285,6 +303,33 @@ class LadderService:
                 self._missing.add(bot.id)
                 self.log(f"ladder: {bot.label} is live but its files are not at {bot.spec}: left out")
         return set(self._builtin_ids.get(pool, set())) | live
+
+    def _register_remotes(self) -> None:
+        """The remote bots registered in the store, taken by the referee (and their presence noted)."""
+        if self.play.network is None:
+            return
+        remotes = {row.name: row.token_hash for row in self.hosting.remote_bots()}
+        programs = self.executors.for_kinds({"program"})
+        programs.register_remotes(remotes)  # type: ignore[attr-defined]
+        self.hosting.note_presence(programs.open_streams(), remotes)  # type: ignore[attr-defined]
+
+    def _remote_token_hash(self, name: str) -> str | None:
+        """A remote bot registered since the last round (the referee asks, when it says Hello)."""
+        row = self.hosting.remote_bot(name)
+        bot = self.store.bot(row.bot_id) if row is not None else None
+        return row.token_hash if row is not None and bot is not None and bot.status == "live" else None
+
+    def _open_streams(self, game: Game) -> dict[str, int]:
+        """Per remote bot, its streams open now for this game."""
+        if self.play.network is None:
+            return {}
+        programs = self.executors.for_kinds({"program"})
+        return programs.open_streams(game.name, family_of(game.name).name)  # type: ignore[attr-defined,no-any-return]
+
+    def _remote_room(self, game: Game, active: set[int]) -> dict[int, int]:
+        """Per remote bot of the field (by id): how many matches it can take at once now."""
+        online = self._open_streams(game)
+        return {bot.id: online.get(bot.name, 0) for bot in self.store.bots() if bot.id in active and bot.kind == "remote"}
 
     def _kinds(self, bots: set[int]) -> set[str]:
         return {bot.kind for bot in self.store.bots() if bot.id in bots}
@@ -336,6 +381,7 @@ class LadderService:
 
     def _heartbeat(self) -> None:
         self._last_beat = time.monotonic()
+        self._register_remotes()
         for _game, tournament_id in self.ladders.values():
             self._update_state(tournament_id)
 

@@ -36,7 +36,7 @@ from arena.sandbox.environment import env_problems
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
 
 MANIFEST_NAME = "bot.toml"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+BOT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 MAX_CONCURRENCY = 64  # matches one bot process may play at once
 KNOWN_KEYS = frozenset({"name", "version", "command", "games", "description", "env", "concurrency", "owner", "limits",
                         "sandbox"})
@@ -88,7 +88,7 @@ def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """Every problem of a parsed bot.toml, as (the key it is about, what is wrong)."""
     problems: list[tuple[str, str]] = []
     name = data.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not BOT_NAME.match(name):
         problems.append(("name", "name must be lowercase letters, digits, '-', '_' or '.', starting with a letter "
                                  "or digit (at most 64)"))
     version = data.get("version", "1")

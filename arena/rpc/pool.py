@@ -16,12 +16,14 @@ registered tokens only over the network, so a stolen launch token is of no use f
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import secrets
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Optional
+from typing import Callable, Optional
 
 import grpc
 
@@ -130,10 +132,10 @@ class UsagePeaks:
 
 @dataclass
 class RemoteBot:
-    """A registered remote bot and its open streams."""
+    """A registered remote bot (only the SHA-256 of its token is kept) and its open streams."""
 
     name: str
-    token: str
+    token_hash: str
     idle: deque[BotSession] = field(default_factory=deque)
     waiters: deque[tuple[str, str, asyncio.Future[BotSession]]] = field(default_factory=deque)  # game, family
     playing: int = 0
@@ -149,12 +151,15 @@ class BotPool:
         if overlap:
             raise ValueError(f"bot names both local and remote: {', '.join(sorted(overlap))}")
         self.manifests = dict(manifests)
-        self.remotes = {name: RemoteBot(name, token) for name, token in remote_tokens.items()}
+        self.remotes = {name: RemoteBot(name, _token_hash(token)) for name, token in remote_tokens.items()}
         self.startup_timeout_s = startup_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.idle_timeout_s = idle_timeout_s
         self.launcher: Optional[Launcher] = None  # set by the server once it has started
         self.listen: Optional[Listen] = None  # opens a launched process's own socket (the server's bot service)
+        # a remote bot registered since (a hosted ladder's store): its token's hash by name, or None
+        self.remote_lookup: Optional[Callable[[str], Optional[str]]] = None
+        self._unknown: dict[str, float] = {}  # names the lookup did not know, until when that is believed
         self._processes: dict[str, list[LocalProcess]] = {name: [] for name in manifests}
         self._by_token: dict[str, LocalProcess] = {}
         self._watchers: set[asyncio.Task[None]] = set()  # one per running process: notices its exit
@@ -171,15 +176,36 @@ class BotPool:
 
     def register_remote(self, name: str, token: str | None = None) -> str:
         """Register (or re-key) a remote bot; returns its token."""
+        token = token or new_token()
+        self.register_remote_hash(name, _token_hash(token))
+        return token
+
+    def register_remote_hash(self, name: str, token_hash: str) -> None:
+        """Register (or re-key) a remote bot by its token's SHA-256 (as a hosted ladder keeps it)."""
         if name in self.manifests:
             raise ValueError(f"{name!r} is already a local bot")
-        token = token or new_token()
         bot = self.remotes.get(name)
         if bot is None:
-            self.remotes[name] = RemoteBot(name, token)
+            self.remotes[name] = RemoteBot(name, token_hash)
         else:
-            bot.token = token
-        return token
+            bot.token_hash = token_hash
+
+    def add_manifest(self, manifest: BotManifest) -> None:
+        """Serve one more local bot (a program that joined a running ladder); no restart."""
+        if manifest.name in self.remotes:
+            raise ValueError(f"{manifest.name!r} is already a remote bot")
+        known = self.manifests.get(manifest.name)
+        if known is not None and known.directory != manifest.directory:
+            raise ValueError(f"two bots are named {manifest.name!r}: {known.directory} and {manifest.directory}")
+        self.manifests[manifest.name] = manifest
+        self._processes.setdefault(manifest.name, [])
+
+    def open_streams(self, game_name: str | None = None, family: str | None = None) -> dict[str, int]:
+        """Per remote bot: its streams open and waiting for a match (how many matches it can take now), of those
+        that play `game_name` when it is given."""
+        return {name: sum(1 for session in remote.idle if session.is_alive
+                          and (game_name is None or session.plays(game_name, family or game_name)))
+                for name, remote in self.remotes.items()}
 
     def check_plays(self, name: str, game_name: str, family: str) -> None:
         """Raise LookupError for an unknown bot or ValueError for a local bot that does not play the game."""
@@ -219,7 +245,9 @@ class BotPool:
                                      f"bot.toml's concurrency ({local.capacity})")
             return name, local
         remote = self.remotes.get(name) if not on_bot_socket else None
-        if remote is not None and token and hmac.compare_digest(remote.token.encode(), token.encode()):
+        if remote is None and not on_bot_socket and name not in self.manifests:
+            remote = self._look_up(name)
+        if remote is not None and token and hmac.compare_digest(remote.token_hash, _token_hash(token)):
             if sum(1 for session in remote.idle if session.is_alive) >= MAX_IDLE_REMOTE_STREAMS:
                 raise AdmissionError(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                      f"bot {name!r} already has {MAX_IDLE_REMOTE_STREAMS} streams waiting for a match")
@@ -227,6 +255,19 @@ class BotPool:
         raise AdmissionError(grpc.StatusCode.UNAUTHENTICATED,
                              f"bad or missing token for bot {name!r} (local bots use the ARENA_TOKEN they were "
                              "launched with; remote bots their registered token)")
+
+    def _look_up(self, name: str) -> Optional[RemoteBot]:
+        """A remote bot registered since the referee started (asked of `remote_lookup`, misses kept 5 s)."""
+        if self.remote_lookup is None or self._unknown.get(name, 0.0) > time.monotonic():
+            return None
+        token_hash = self.remote_lookup(name)
+        if token_hash is None:
+            if len(self._unknown) > 10_000:
+                self._unknown.clear()
+            self._unknown[name] = time.monotonic() + 5.0
+            return None
+        self.register_remote_hash(name, token_hash)
+        return self.remotes[name]
 
     def offer(self, session: BotSession, local: Optional[LocalProcess]) -> None:
         """A stream said a valid Hello: give it to a waiting match or keep it idle."""
@@ -442,11 +483,18 @@ class BotPool:
                 return session
         waiter: asyncio.Future[BotSession] = asyncio.get_running_loop().create_future()
         remote.waiters.append((game_name, family, waiter))
-        try:
-            return await asyncio.wait_for(waiter, self.connect_timeout_s)
-        except TimeoutError:
-            raise BotUnavailable(Termination.DISCONNECT, f"remote bot {remote.name!r} had no stream open for "
-                                 f"{game_name} within {self.connect_timeout_s:g}s") from None
+        while True:  # a bot busy with its other matches frees a stream when one ends: wait for it
+            try:
+                return await asyncio.wait_for(asyncio.shield(waiter), self.connect_timeout_s)
+            except TimeoutError:
+                if remote.playing > 0:
+                    continue
+                waiter.cancel()
+                raise BotUnavailable(Termination.DISCONNECT, f"remote bot {remote.name!r} had no stream open for "
+                                     f"{game_name} within {self.connect_timeout_s:g}s") from None
+            except asyncio.CancelledError:
+                waiter.cancel()
+                raise
 
     def _release_remote(self, remote: RemoteBot, session: BotSession) -> None:
         remote.playing = max(0, remote.playing - 1)
@@ -536,6 +584,10 @@ class BotPool:
             self._note_usage(process)
         for watcher in list(self._watchers):
             watcher.cancel()
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def _referee_short() -> str:

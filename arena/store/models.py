@@ -67,6 +67,58 @@ class Owner(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
+class Submission(Base):
+    """An archive uploaded over the web (`arena web`): queued, then unpacked, checked and pre-flighted by a
+    worker process of its own; its progress (`events`) and outcome (`result`) can be followed."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (Index("ix_submissions_owner_created", "owner", "created_at"),
+                      Index("ix_submissions_status", "status"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner: Mapped[str] = mapped_column(String(200))
+    filename: Mapped[str] = mapped_column(String(300))
+    size: Mapped[int] = mapped_column(Integer)
+    upload_path: Mapped[str] = mapped_column(Text)  # where the uploaded archive waits for its worker
+    # queued -> running -> live | failed | rejected | duplicate | error (the worker itself failed)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    name: Mapped[Optional[str]] = mapped_column(String(200))
+    version: Mapped[Optional[str]] = mapped_column(String(64))
+    bot_id: Mapped[Optional[int]] = mapped_column(ForeignKey("bots.id"))
+    events: Mapped[list[Any]] = mapped_column(JSON, default=list)  # the pre-flight's progress, as it comes
+    result: Mapped[Optional[dict[str, Any]]] = mapped_column(JSON)  # what `arena bot submit --json` prints
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[Optional[datetime]] = mapped_column(DateTime)
+    finished_at: Mapped[Optional[datetime]] = mapped_column(DateTime)
+
+
+class OwnerSession(Base):
+    """An owner signed in to the web pages: the hash of the session cookie, its CSRF token, its end."""
+
+    __tablename__ = "owner_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(200), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RemoteBot(Base):
+    """A bot its owner runs on their own computer: it connects to the ladder's referee with its token
+    (only its hash is kept); the ladder pairs it while it is connected."""
+
+    __tablename__ = "remote_bots"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(200), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_seen: Mapped[Optional[datetime]] = mapped_column(DateTime)
+    online: Mapped[int] = mapped_column(Integer, default=0)  # its streams open now (matches it can take)
+
+
 class InfraFault(Base):
     """A match that could not be played for a reason that is not a bot's (a worker lost, the referee
     restarted, a sandbox that could not start): never scored; the match is tried again."""

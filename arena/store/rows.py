@@ -125,3 +125,41 @@ class MatchRow:
     finished_at: datetime
     bots: tuple[int, ...]  # per seat
     rated: bool = True
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    """An upload over the web and how far its pre-flight has gone."""
+
+    id: int
+    owner: str
+    filename: str
+    size: int
+    upload_path: str
+    status: str  # queued, running, live, failed, rejected, duplicate, error
+    name: str | None
+    version: str | None
+    bot_id: int | None
+    events: list[Any]
+    result: dict[str, Any] | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def is_final(self) -> bool:
+        """True once nothing more will happen to it."""
+        return self.status not in ("queued", "running")
+
+
+@dataclass(frozen=True)
+class RemoteBotRow:
+    """A registered remote bot and its presence as the ladder last saw it."""
+
+    name: str
+    owner: str
+    token_hash: str
+    bot_id: int
+    created_at: datetime
+    last_seen: datetime | None
+    online: int  # streams open at the last look: how many matches it can take at once

@@ -63,6 +63,15 @@ class Step:
             data["infrastructure"] = True
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Step:
+        """The step `to_json` wrote (as a server's report comes back to `arena bot submit --server`)."""
+        known = {key: data[key] for key in ("game", "opponent", "seat", "result", "reason", "moves", "max_think_ms",
+                                             "match_id") if key in data}
+        return cls(str(data.get("step", "")), str(data.get("title", "")), data.get("ok"),
+                   float(data.get("seconds", 0.0)), str(data.get("detail", "")), skipped=bool(data.get("skipped")),
+                   infrastructure=bool(data.get("infrastructure")), **known)
+
 
 @dataclass
 class PreflightReport:
@@ -86,6 +95,12 @@ class PreflightReport:
         return {"ok": self.ok, "seconds": round(self.seconds, 3), "steps": [step.to_json() for step in self.steps],
                 "output_tail": self.output_tail, "usage": self.usage, "limits": self.limits, "clock": self.clock,
                 "fix": self.fix}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PreflightReport:
+        return cls(bool(data.get("ok")), [Step.from_json(step) for step in data.get("steps", [])],
+                   float(data.get("seconds", 0.0)), str(data.get("output_tail", "")), dict(data.get("usage", {})),
+                   dict(data.get("limits", {})), dict(data.get("clock", {})), list(data.get("fix", [])))
 
 
 def plan_steps(manifest: BotManifest, games: list[str]) -> list[Step]:

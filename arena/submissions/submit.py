@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.clock import ClockSettings
+from arena.rpc.manifest import BOT_NAME
 from arena.sandbox.integrity import content_hash
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, BotRow, Store
 from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, SubmissionLimits, unpack
-from arena.submissions.checks import check_folder, declared_games
+from arena.submissions.checks import RESERVED_NAMES, check_folder, declared_games
 from arena.submissions.preflight import PreflightReport, StepCallback, preflight
 
 BOT_STORE_ENV = "ARENA_BOT_STORE"
@@ -37,6 +38,10 @@ BOT_STORE_ENV = "ARENA_BOT_STORE"
 
 class SubmissionError(Exception):
     """A submission refused before anything was stored (not allowed, or an unknown name)."""
+
+
+class NameTaken(SubmissionError):
+    """The bot name is someone's already."""
 
 
 @dataclass
@@ -68,6 +73,17 @@ class Submission:
                 "retired": self.retired, "message": self.message}
 
 
+def submission_from_json(data: dict[str, Any]) -> Submission:
+    """The Submission `to_json` wrote (a server's answer to `arena bot submit --server`)."""
+    report = data.get("preflight")
+    return Submission(str(data.get("status", "rejected")), str(data.get("source", "")), data.get("name"),
+                      data.get("version"), data.get("artifact_hash"), data.get("bot_id"), data.get("path"),
+                      [Problem(str(p.get("where", "")), str(p.get("message", "")), str(p.get("fix", "")))
+                       for p in data.get("problems", [])], list(data.get("skipped", [])),
+                      PreflightReport.from_json(report) if isinstance(report, dict) else None,
+                      list(data.get("retired", [])), str(data.get("message", "")))
+
+
 def bot_store(results: str | Path = "results") -> Path:
     """Where submitted versions are kept: $ARENA_BOT_STORE, else <results>/bots."""
     return Path(os.environ.get(BOT_STORE_ENV) or Path(results) / "bots")
@@ -78,14 +94,19 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def authorize(store: Store, name: str, owner: str | None, token: str | None) -> str:
+def authorize(store: Store, name: str, owner: str | None, token: str | None, *, verified: bool = False) -> str:
     """The owner a submission or retirement of bot `name` is made for; SubmissionError if not allowed.
 
     With no owners registered (one person's machine) anyone may act, and the name keeps the owner it
     was first submitted with. Once owners exist (a shared server), the owner and their token are
-    required and the name must be new or already theirs.
+    required (`verified`: the caller checked the token already, as the web API does) and the name
+    must be new or already theirs.
     """
-    earlier = {bot.owner for bot in store.bots(name) if bot.kind == "program" and bot.owner}
+    earlier = {bot.owner for bot in store.bots(name) if bot.kind in ("program", "remote") and bot.owner}
+    if verified and owner:
+        if earlier and owner not in earlier:
+            raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
+        return owner
     if not store.owners():
         if owner and earlier and owner not in earlier:
             raise SubmissionError(f"bot {name!r} belongs to {', '.join(sorted(earlier))}; pick another name")
@@ -103,11 +124,12 @@ def authorize(store: Store, name: str, owner: str | None, token: str | None) -> 
 
 
 def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = None, token: str | None = None,
-           sandbox: SandboxSettings | None = None, clock: ClockSettings | None = None,
+           owner_verified: bool = False, sandbox: SandboxSettings | None = None, clock: ClockSettings | None = None,
            limits: SubmissionLimits = DEFAULT_SUBMISSION_LIMITS, startup_timeout_s: float = 30.0,
-           on_step: StepCallback | None = None,
-           on_stage: Callable[[str], None] | None = None) -> Submission:
-    """Check, store and pre-flight one submission (see the module's docstring)."""
+           on_step: StepCallback | None = None, on_stage: Callable[[str], None] | None = None,
+           admit: Callable[[str], None] | None = None) -> Submission:
+    """Check, store and pre-flight one submission (see the module's docstring). `admit(name)` may refuse
+    the bot's name with a SubmissionError before anything is stored (an owner's quota of live bots)."""
     stage = on_stage or (lambda _text: None)
     result = Submission("rejected", str(source))
     store_dir.mkdir(parents=True, exist_ok=True)
@@ -127,7 +149,9 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
             result.message = f"{len(result.problems)} problem(s) found; nothing was stored"
             return result
         result.name, result.version = manifest.name, manifest.version
-        owner = authorize(store, manifest.name, owner, token)
+        owner = authorize(store, manifest.name, owner, token, verified=owner_verified)
+        if admit is not None:
+            admit(manifest.name)
         digest = content_hash(unpacked.root)
         result.artifact_hash = digest
         target = store_dir / manifest.name / digest
@@ -166,6 +190,26 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
         return result
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
+    """Register `name` as `owner`'s remote bot (a live bot of kind "remote", run on its owner's computer):
+    (the name, its token, shown once: only its hash is kept). SubmissionError for a name that cannot be."""
+    from arena.agents import AGENTS
+    from arena.rpc.pool import new_token
+    from arena.store.hosting import Hosting
+
+    name = name.strip()
+    if not BOT_NAME.match(name) or name in RESERVED_NAMES or name in AGENTS:
+        raise SubmissionError(f"{name!r} cannot be a bot's name: lowercase letters, digits, '-', '_' or '.' (at most "
+                              "64), not a built-in player's")
+    if store.bots(name):
+        raise NameTaken(f"the name {name!r} is taken; pick another")
+    token = new_token()
+    identity = BotIdentity(name, "remote", hash_token(f"remote:{name}"), "remote", name, owner)
+    bot_id, _new = store.add_version(identity, games=None, status="live")
+    Hosting(store).add_remote_bot(name, owner, hash_token(token), bot_id)
+    return name, token
 
 
 def find_version(store: Store, text: str) -> BotRow:

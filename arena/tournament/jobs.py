@@ -26,7 +26,7 @@ class SeatBot:
     bot_id: int
     name: str
     version: str
-    kind: str  # "agent" or "program"
+    kind: str  # "agent", "program" (a folder, launched by the referee) or "remote" (connects by itself)
     spec: str
 
 
@@ -55,8 +55,8 @@ class MatchJob:
 
     @property
     def has_programs(self) -> bool:
-        """True when a bot program sits in one of the seats (it plays through the referee)."""
-        return any(seat.kind == "program" for seat in self.seats)
+        """True when a bot program (launched or remote) sits in one of the seats: it plays through the referee."""
+        return any(seat.kind != "agent" for seat in self.seats)
 
 
 @dataclass(slots=True)

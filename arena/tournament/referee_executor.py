@@ -1,9 +1,13 @@
 """Matches with a bot program in them: played through a referee embedded in this process.
 
-The referee runs on a thread of its own (arena.rpc.background), with no network port: it launches
-each bot program from its folder (bot.toml) in its sandbox, reached over the referee's bot socket,
-and enforces the clock and the fault policy. Built-in agents in the same match sit in process
-(on worker threads, under the same clock). Records come back to be stored like any other.
+The referee runs on a thread of its own (arena.rpc.background): it launches each bot program from
+its folder (bot.toml) in its sandbox, and enforces the clock and the fault policy. Built-in agents in
+the same match sit in process (on worker threads, under the same clock). Records come back to be
+stored like any other. Programs that join later are served by the same referee (no restart).
+
+With `network` (a hosted ladder), the referee also listens on a network port for remote bots: bots
+their owners run on their own computers, registered by name with the hash of their token
+(`register_remotes`), seated by name while they have a stream open (`open_streams`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +28,30 @@ from arena.tournament.executor import Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, _utcnow, infrastructure_fault, played_from_record
 
 
+@dataclass(frozen=True)
+class NetworkSettings:
+    """Where the referee takes remote bots."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    connect_timeout_s: float = 30.0  # a remote bot seated in a match must have a stream open within this
+
+
 class RefereeExecutor(Executor):
     """Plays jobs with bot programs (and any agents beside them), `concurrency` matches at a time."""
 
     def __init__(self, concurrency: int | None = None, clock: Any = None, fault_policy: Any = None,
-                 sandbox: Any = None) -> None:
+                 sandbox: Any = None, network: NetworkSettings | None = None,
+                 remote_lookup: Callable[[str], str | None] | None = None) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
         self.clock = clock
         self.fault_policy = fault_policy
         self.sandbox = sandbox  # SandboxSettings; None: the default (bubblewrap)
+        self.network = network
+        self.remote_lookup = remote_lookup  # a remote bot registered since: its token's hash by name
+        self._remotes: dict[str, str] = {}  # remote bot name -> its token's hash
         self._referee: Any = None  # a BackgroundReferee
         self._folders: tuple[Path, ...] = ()
         self._manifests: dict[str, Any] = {}  # program folder -> its manifest, under its alias
@@ -51,16 +71,24 @@ class RefereeExecutor(Executor):
         return self._manifests[str(folder)]
 
     def _serve(self, folders: tuple[Path, ...]) -> Any:
-        """The referee, serving the bot programs of these folders (restarted when a new one joins)."""
-        if self._referee is not None and set(folders) <= set(self._folders):
+        """The referee, serving the bot programs of these folders (one that joins is added to it, no restart)."""
+        if self._referee is not None:
+            for folder in folders:
+                if folder not in self._folders:
+                    manifest = self._manifest(folder)
+                    self._referee.call(_add_manifest(self._referee.server, manifest))
+                    self._folders = (*self._folders, folder)
             return self._referee
         from arena.rpc.background import BackgroundReferee
         from arena.rpc.server import ServerConfig
 
-        self.close()
-        settings: dict[str, Any] = {"port": None, "bot_dirs": (), "results_dir": None,
+        network = self.network
+        settings: dict[str, Any] = {"port": network.port if network else None, "bot_dirs": (), "results_dir": None,
                                     "bot_manifests": [self._manifest(folder) for folder in folders],
                                     "max_matches": self.concurrency}
+        if network is not None:
+            settings.update(host=network.host, tls_cert=network.tls_cert, tls_key=network.tls_key,
+                            connect_timeout_s=network.connect_timeout_s)
         for key, value in (("clock", self.clock), ("fault_policy", self.fault_policy), ("sandbox", self.sandbox)):
             if value is not None:
                 settings[key] = value
@@ -70,7 +98,27 @@ class RefereeExecutor(Executor):
         except Exception as error:
             raise ExecutorError(f"cannot start the referee: {error}") from None
         self._referee, self._folders = referee, folders
+        referee.server.pool.remote_lookup = self.remote_lookup
+        for name, token_hash in self._remotes.items():
+            referee.call(_register(referee.server, name, token_hash))
         return referee
+
+    def listen(self) -> str:
+        """Start the referee now (remote bots can then connect before the first match); its network address."""
+        return str(self._serve(self._folders).address)
+
+    def register_remotes(self, token_hashes: dict[str, str]) -> None:
+        """Take (or re-key) remote bots by name and token hash."""
+        self._remotes.update(token_hashes)
+        if self._referee is not None:
+            for name, token_hash in token_hashes.items():
+                self._referee.call(_register(self._referee.server, name, token_hash))
+
+    def open_streams(self, game: str | None = None, family: str | None = None) -> dict[str, int]:
+        """Per remote bot, its streams open now (for `game`, when given; 0 for one that is offline)."""
+        if self._referee is None:
+            return {}
+        return self._referee.call(_open_streams(self._referee.server, game, family))  # type: ignore[no-any-return]
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[PlayedMatch]:
         """Start a job's match now (from any thread but the referee's); the future gives its played match."""
@@ -80,6 +128,8 @@ class RefereeExecutor(Executor):
         for seat in job.seats:
             if seat.kind == "program":
                 seats.append(self._manifest(Path(seat.spec)).name)
+            elif seat.kind == "remote":
+                seats.append(seat.spec)  # the referee seats it by name, on a stream it has open
             else:
                 try:
                     seats.append(make_agent(seat.spec))
@@ -143,6 +193,18 @@ class RefereeExecutor(Executor):
                 self._referee.stop()
             finally:
                 self._referee = None
+
+
+async def _add_manifest(server: Any, manifest: Any) -> None:
+    server.pool.add_manifest(manifest)
+
+
+async def _register(server: Any, name: str, token_hash: str) -> None:
+    server.pool.register_remote_hash(name, token_hash)
+
+
+async def _open_streams(server: Any, game: str | None, family: str | None) -> dict[str, int]:
+    return server.pool.open_streams(game, family)  # type: ignore[no-any-return]
 
 
 _END = object()

@@ -51,6 +51,7 @@ class PlaySettings:
     sandbox: Any = None  # SandboxSettings of bot programs (default: bubblewrap)
     clock: Any = None  # ClockSettings of matches with a bot program (default: the referee's)
     pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
+    network: Any = None  # NetworkSettings: the referee also takes remote bots there (a hosted ladder)
 
 
 @dataclass(frozen=True)
@@ -222,8 +223,9 @@ class Executors:
         self.programs: RefereeExecutor | None = None
 
     def for_kinds(self, kinds: set[str]) -> Executor:
-        """Agents alone: the pool (or Celery); programs alone: the referee; both: routed between them."""
-        if "program" not in kinds:
+        """Agents alone: the pool (or Celery); programs (launched or remote) alone: the referee; both: routed
+        between them."""
+        if kinds <= {"agent"}:
             return self._agents()
         if "agent" not in kinds:
             return self._programs()
@@ -244,7 +246,8 @@ class Executors:
     def _programs(self) -> RefereeExecutor:
         if self.programs is None:
             settings = self.settings
-            self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox)
+            self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox,
+                                            network=settings.network)
         return self.programs
 
     def abandon(self) -> None:

@@ -4,6 +4,7 @@ The OpenAPI schema is served at /openapi.json."""
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -17,6 +18,7 @@ from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.reports import bot_ratings, iso, standings_json
 from arena.store import BotRow, Store
+from arena.store.hosting import Hosting
 from arena.tournament.standings import tournament_table
 from arena.web.replay import ReplayError, record_lines, replay_ndjson
 
@@ -212,12 +214,24 @@ def bot(request: Request, name: str) -> dict[str, Any]:
             "status": version.status, "owner": version.owner, "kind": version.kind,
             "games_declared": list(version.games) if version.games is not None else None,
             "submitted_at": iso(version.created_at), "retired_at": iso(version.retired_at),
-            "follows": version.parent_id, "preflight": store.bot_report(version.id),
+            "follows": version.parent_id, "preflight": _public_report(store.bot_report(version.id)),
             "faults": store.fault_counts(version.id), "ratings": ratings})
     _total, recent = store.match_page(bot_id=versions[-1].id, limit=20) if versions else (0, [])
     owner = next((v.owner for v in reversed(versions) if v.owner), "")
-    return {"name": name, "owner": owner, "versions": out_versions,
-            "recent_matches": [_match_summary(row) for row in recent]}
+    document: dict[str, Any] = {"name": name, "owner": owner, "versions": out_versions,
+                                "recent_matches": [_match_summary(row) for row in recent]}
+    remote = Hosting(store).remote_bot(name)
+    if remote is not None:  # run on its owner's computer: connected to the ladder or not
+        document["remote"] = {"online": remote.online > 0, "streams": remote.online,
+                              "last_seen": iso(remote.last_seen)}
+    return document
+
+
+def _public_report(report: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A pre-flight report without the bot's own output (its owner sees that on their page)."""
+    if report is None:
+        return None
+    return {key: value for key, value in report.items() if key != "output_tail"}
 
 
 @router.get("/bots/{name}/matches", response_model=MatchList, responses=ERRORS, summary="A bot's matches")
@@ -320,7 +334,7 @@ def match_record(request: Request, match: str) -> StreamingResponse:
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
     row, data = found
-    return StreamingResponse(_inflate(data), media_type="application/x-ndjson",
+    return StreamingResponse(_without_evidence(_inflate(data)), media_type="application/x-ndjson",
                              headers={"Content-Disposition": f'attachment; filename="{row["uid"]}.jsonl"'})
 
 
@@ -389,6 +403,26 @@ def _thin(points: list[dict[str, Any]], most: int) -> list[dict[str, Any]]:
     step = len(points) / most
     kept = [points[int(i * step)] for i in range(most - 1)]
     return kept + [points[-1]]
+
+
+def _without_evidence(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """A record's bytes with its header's fault evidence (the bots' own output) taken out: that is for each
+    bot's owner only (GET /api/owner/bots/{name}/faults)."""
+    head = b""
+    for piece in pieces:
+        head += piece
+        if b"\n" in head or len(head) > 1 << 22:
+            break
+    line, newline, rest = head.partition(b"\n")
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if isinstance(header, dict) and isinstance(header.get("extra"), dict) and "evidence" in header["extra"]:
+        header["extra"] = {key: value for key, value in header["extra"].items() if key != "evidence"}
+        line = json.dumps(header).encode()
+    yield line + newline + rest
+    yield from pieces
 
 
 def _inflate(data: bytes) -> Iterator[bytes]:

@@ -3,7 +3,9 @@
 An ASGI application (FastAPI on Starlette, served by uvicorn): the JSON API under /api (api.py), the
 pages (one HTML shell; static/app.js draws each page from the API), the replay viewer
 (static/viewer.js) and the live view (live.py). Nothing is fetched from anywhere else: the pages
-work on a machine with no internet. Read-only: no call changes anything.
+work on a machine with no internet. The public pages only read; owners (owners.py) sign in to
+upload bots (uploads.py: a queue of pre-flights run by worker processes), retire versions,
+register remote bots and see their own bots' fault evidence.
 """
 
 from __future__ import annotations
@@ -20,9 +22,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
 from arena import __version__
 from arena.store import Store
-from arena.web import api
+from arena.store.hosting import Hosting
+from arena.web import api, owners, uploads
+from arena.web.uploads import OwnerLimits, PreflightQueue
 
 STATIC = Path(__file__).parent / "static"
 
@@ -34,17 +41,43 @@ class WebSettings:
     referee: str | None = None  # host:port of a referee to show live matches of
     admin_token: str | None = None  # to list the referee's matches (never sent to a browser)
     tls_ca: str | None = None
+    db_url: str = ""  # for the pre-flight workers (the same database)
+    bot_store: str = "results/bots"  # where uploads wait and submitted versions are kept
+    owner_limits: OwnerLimits = OwnerLimits()
+    open_signup: bool = False  # anyone may pick an owner name and get a token
+    signups_per_hour: int = 3  # per address, with open sign-up
+    preflight_workers: int = 2  # pre-flights at once
+    sandbox: str = "bwrap"  # how the pre-flights run bots
 
 
 def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     """The web application over `store`."""
-    app = FastAPI(title="Arena", version=__version__, description="Read-only results of an Arena referee: "
-                  "leaderboards, bots, tournaments and ladders, matches, replays and live matches.",
-                  docs_url=None, redoc_url=None, openapi_url="/openapi.json")
+    hosting = Hosting(store)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        queue = PreflightQueue(hosting, settings.db_url or store.engine.url.render_as_string(hide_password=False), Path(settings.bot_store),
+                               workers=settings.preflight_workers, sandbox=settings.sandbox,
+                               live_bots=settings.owner_limits.live_bots)
+        app.state.queue = queue
+        queue.start()
+        try:
+            yield
+        finally:
+            await queue.stop()
+
+    app = FastAPI(title="Arena", version=__version__, description="Results of an Arena referee: leaderboards, "
+                  "bots, tournaments and ladders, matches, replays and live matches; and, for owners, uploads "
+                  "of bots, their versions and faults, and remote bots.",
+                  docs_url=None, redoc_url=None, openapi_url="/openapi.json", lifespan=lifespan)
     app.state.store = store
+    app.state.hosting = hosting
     app.state.settings = settings
+    app.state.signups = owners.SignUps(settings.signups_per_hour)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.include_router(api.router, prefix="/api")
+    app.include_router(owners.router, prefix="/api")
+    app.include_router(uploads.router, prefix="/api")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     shell = (STATIC / "index.html").read_text(encoding="utf-8")
 
@@ -78,6 +111,9 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
         return page(request)
 
     @app.get("/bots", include_in_schema=False)
+    @app.get("/signin", include_in_schema=False)
+    @app.get("/signup", include_in_schema=False)
+    @app.get("/account", include_in_schema=False)
     @app.get("/tournaments", include_in_schema=False)
     @app.get("/ladders", include_in_schema=False)
     @app.get("/matches", include_in_schema=False)

@@ -1,0 +1,284 @@
+"""The owners' API under /api/owner: who is asking (a Bearer token, or a browser session with its CSRF
+token), sessions, the token itself, their bots with versions and fault evidence, retirement, remote
+bots, and open sign-up. Uploads are in arena.web.uploads.
+
+- A tool sends the owner's token on every call: `Authorization: Bearer TOKEN`.
+- A browser signs in once with the token (POST /api/owner/session): the session cookie is HttpOnly,
+  SameSite=Strict (and Secure over HTTPS); every call that changes something must also carry the
+  session's CSRF token in `X-CSRF-Token`, and come from this site (Origin, when the browser sends one).
+- An owner sees their own bots' fault evidence (the last output lines, the limit reached); nobody
+  else does, and the public API never shows it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hmac
+import json
+import secrets
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from arena.referee.evidence import shown
+from arena.rpc.manifest import BOT_NAME
+from arena.rpc.pool import new_token
+from arena.store import Store
+from arena.store.hosting import Hosting
+from arena.store.models import utcnow
+from arena.submissions.checks import RESERVED_NAMES
+from arena.submissions.submit import NameTaken, SubmissionError, find_version, hash_token, register_remote
+
+router = APIRouter()
+SESSION_COOKIE = "arena_session"
+SESSION_DAYS = 14
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An authenticated owner, and how they came."""
+
+    owner: str
+    session_hash: str | None = None  # set for a browser session
+    csrf: str | None = None
+
+
+class TokenIn(BaseModel):
+    token: str = Field(..., min_length=1, max_length=200)
+
+
+class NameIn(BaseModel):
+    name: str = Field(..., min_length=1, max_length=64)
+
+
+class RetireIn(BaseModel):
+    version: str | None = Field(None, max_length=80, description="A version label or hash prefix (default: live)")
+
+
+def hosting(request: Request) -> Hosting:
+    return request.app.state.hosting  # type: ignore[no-any-return]
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store  # type: ignore[no-any-return]
+
+
+def caller(request: Request) -> Caller:
+    """The owner making this request; 401 without a valid token or session, 403 without the CSRF token."""
+    header = request.headers.get("authorization", "")
+    if header[:7].lower() == "bearer ":
+        owner = hosting(request).owner_by_token_hash(hash_token(header[7:].strip()))
+        if owner is None:
+            raise HTTPException(401, "wrong owner token (an operator can issue a new one: `arena owner token NAME`)",
+                                headers={"WWW-Authenticate": "Bearer"})
+        return Caller(owner)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    found = hosting(request).session(hash_token(cookie)) if cookie else None
+    if found is None:
+        raise HTTPException(401, "sign in first, or send your owner token as 'Authorization: Bearer TOKEN'",
+                            headers={"WWW-Authenticate": "Bearer"})
+    owner, csrf = found
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        origin = request.headers.get("origin")
+        if origin is not None and origin.rstrip("/") != str(request.base_url).rstrip("/"):
+            raise HTTPException(403, f"a request from another site ({origin}) was refused")
+        if not hmac.compare_digest(request.headers.get("x-csrf-token", ""), csrf):
+            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+    return Caller(owner, hash_token(cookie or ""), csrf)
+
+
+def _set_session(request: Request, response: Response, owner: str) -> str:
+    """Start a browser session for `owner`; its CSRF token."""
+    cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
+    hosting(request).add_session(hash_token(cookie), owner, csrf, utcnow() + timedelta(days=SESSION_DAYS))
+    response.set_cookie(SESSION_COOKIE, cookie, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https", path="/")
+    return csrf
+
+
+@router.post("/owner/session", summary="Sign in with an owner token (a browser session)")
+def sign_in(request: Request, response: Response, body: TokenIn) -> dict[str, Any]:
+    owner = hosting(request).owner_by_token_hash(hash_token(body.token.strip()))
+    if owner is None:
+        raise HTTPException(401, "wrong owner token")
+    return {"owner": owner, "csrf": _set_session(request, response, owner)}
+
+
+@router.get("/owner/session", summary="Who is signed in (and the CSRF token the pages send back)")
+def session(request: Request) -> dict[str, Any]:
+    who = caller(request)
+    return {"owner": who.owner, "csrf": who.csrf}
+
+
+@router.delete("/owner/session", summary="Sign out")
+def sign_out(request: Request, response: Response) -> dict[str, Any]:
+    who = caller(request)
+    if who.session_hash is not None:
+        hosting(request).end_session(who.session_hash)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"signed_out": who.owner}
+
+
+@router.get("/owner", summary="The owner: limits and what they use of them")
+def account(request: Request) -> dict[str, Any]:
+    who = caller(request)
+    limits = request.app.state.settings.owner_limits
+    uploads = hosting(request).uploads_since(who.owner, utcnow() - timedelta(hours=1))
+    live = sorted(hosting(request).live_names(who.owner))
+    return {"owner": who.owner, "limits": limits.to_json(),
+            "usage": {"uploads_last_hour": uploads, "live_bots": len(live)}, "live_bots": live}
+
+
+@router.post("/owner/token", summary="A new owner token (shown once; the old one stops working, sessions end)")
+def rotate_token(request: Request, response: Response) -> dict[str, Any]:
+    who = caller(request)
+    token = new_token()
+    _store(request).set_owner_token(who.owner, hash_token(token))
+    hosting(request).end_sessions(who.owner)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"owner": who.owner, "token": token,
+            "note": "shown once: keep it (arena login --server URL stores it for the command line)"}
+
+
+@router.get("/owner/bots", summary="The owner's bots: versions with status and pre-flight, remote bots")
+def my_bots(request: Request) -> dict[str, Any]:
+    who = caller(request)
+    store = _store(request)
+    names: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for bot in store.bots():
+        if bot.owner == who.owner and bot.kind in ("program", "remote"):
+            names[bot.name].append({"id": bot.id, "version": bot.version, "artifact_hash": bot.artifact_hash,
+                                    "status": bot.status, "kind": bot.kind, "submitted_at": _iso(bot.created_at),
+                                    "retired_at": _iso(bot.retired_at), "preflight": store.bot_report(bot.id),
+                                    "faults": store.fault_counts(bot.id)})
+    remotes = {row.name: row for row in hosting(request).remote_bots(who.owner)}
+    bots = []
+    for name in sorted(names):
+        entry: dict[str, Any] = {"name": name, "versions": names[name]}
+        if name in remotes:
+            remote = remotes[name]
+            entry["remote"] = {"online": remote.online > 0, "streams": remote.online,
+                               "last_seen": _iso(remote.last_seen)}
+        bots.append(entry)
+    return {"owner": who.owner, "bots": bots}
+
+
+@router.get("/owner/bots/{name}/faults", summary="The owner's bot's recent faults, with their evidence")
+def my_faults(request: Request, name: str) -> dict[str, Any]:
+    who = caller(request)
+    store = _store(request)
+    versions = {bot.id: bot for bot in store.bots(name) if bot.owner == who.owner}
+    if not versions:
+        raise HTTPException(404, f"you have no bot named {name!r}")
+    faults = []
+    for fault in store.bot_faults(limit=2000):
+        if fault.bot_id not in versions:
+            continue
+        evidence = _evidence(store, fault.match_id, fault.bot_id)
+        faults.append({"match": fault.match_id, "uid": fault.uid, "pool": fault.pool,
+                       "version": versions[fault.bot_id].version, "reason": fault.reason,
+                       "detail": shown(fault.detail), "finished_at": _iso(fault.finished_at), **evidence})
+        if len(faults) >= 50:
+            break
+    return {"name": name, "faults": faults}
+
+
+def _evidence(store: Store, match_id: int, bot_id: int) -> dict[str, Any]:
+    """What the record kept of the bot's side of a fault: its last output lines, its usage."""
+    found = store.record(match_id)
+    row = store.match(match_id)
+    if found is None or row is None:
+        return {}
+    _row, data = found
+    try:
+        header = json.loads(gzip.decompress(data).split(b"\n", 1)[0])
+    except (OSError, ValueError):
+        return {}
+    seats = [seat["seat"] for seat in row.get("seats", []) if seat.get("bot_id") == bot_id]
+    kept = (header.get("extra") or {}).get("evidence") or {}
+    for seat in seats:
+        evidence = kept.get(str(seat))
+        if evidence:
+            lines = str(evidence.get("output", "")).rstrip().splitlines()[-30:]
+            return {"output": shown("\n".join(lines)), "usage": evidence.get("usage", {}),
+                    "output_throttled_s": evidence.get("output_throttled_s")}
+    return {}
+
+
+@router.post("/owner/bots/{name}/retire", summary="Retire a version (default: the live one)")
+def retire_version(request: Request, name: str, body: RetireIn | None = None) -> dict[str, Any]:
+    who = caller(request)
+    store = _store(request)
+    if not any(bot.owner == who.owner for bot in store.bots(name)):
+        raise HTTPException(404, f"you have no bot named {name!r}")
+    try:
+        bot = find_version(store, f"{name}@{body.version}" if body and body.version else name)
+    except SubmissionError as error:
+        raise HTTPException(404, str(error)) from None
+    if bot.owner != who.owner:
+        raise HTTPException(404, f"you have no such version of {name!r}")
+    if bot.status == "retired":
+        raise HTTPException(409, f"{bot.name}@{bot.version} is already retired")
+    store.set_bot_status(bot.id, "retired")
+    return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash, "status": "retired"}
+
+
+@router.post("/owner/remote-bots", status_code=201,
+             summary="Register a remote bot (run on your own computer); its token is shown once")
+def register_remote_bot(request: Request, body: NameIn) -> dict[str, Any]:
+    who = caller(request)
+    try:
+        name, token = register_remote(_store(request), who.owner, body.name)
+    except NameTaken as error:
+        raise HTTPException(409, str(error)) from None
+    except SubmissionError as error:
+        raise HTTPException(422, str(error)) from None
+    return {"name": name, "owner": who.owner, "token": token,
+            "note": "shown once: the bot connects to the ladder's referee with it (docs/writing-a-bot.md)"}
+
+
+class SignUps:
+    """Open sign-up's budget per address: `per_hour` new owners from one address in any hour."""
+
+    def __init__(self, per_hour: int) -> None:
+        self.per_hour = per_hour
+        self._times: dict[str, deque[float]] = defaultdict(deque)
+
+    def allow(self, address: str) -> bool:
+        now = time.monotonic()
+        times = self._times[address]
+        while times and now - times[0] > 3600:
+            times.popleft()
+        if len(times) >= self.per_hour:
+            return False
+        times.append(now)
+        return True
+
+
+@router.post("/signup", status_code=201, summary="Open sign-up (arena web --open-signup): a new owner and token")
+def sign_up(request: Request, response: Response, body: NameIn) -> dict[str, Any]:
+    settings = request.app.state.settings
+    if not settings.open_signup:
+        raise HTTPException(404, "sign-up is closed here: ask the operator (`arena owner add NAME`)")
+    address = request.client.host if request.client else "unknown"
+    if not request.app.state.signups.allow(address):
+        raise HTTPException(429, f"too many sign-ups from {address} in the last hour; try again later",
+                            headers={"Retry-After": "3600"})
+    name = body.name.strip()
+    if not BOT_NAME.match(name) or name in RESERVED_NAMES:
+        raise HTTPException(422, f"{name!r} cannot be an owner's name: lowercase letters, digits, '-', '_' or '.'")
+    token = new_token()
+    if not _store(request).add_owner(name, hash_token(token)):
+        raise HTTPException(409, f"the owner name {name!r} is taken; pick another")
+    csrf = _set_session(request, response, name)
+    return {"owner": name, "token": token, "csrf": csrf,
+            "note": "shown once: keep it; it signs you in here and lets `arena bot submit --server` upload"}
+
+
+def _iso(moment: Any) -> str | None:
+    return moment.isoformat(timespec="seconds") + "Z" if moment is not None else None

@@ -1,0 +1,222 @@
+"""Uploads over the web: POST an archive, get a submission id at once; a worker process of its own
+(arena.submissions.worker) unpacks, checks and pre-flights it, and its progress can be followed
+(polling GET /api/owner/submissions/{id}, or server-sent events from .../events).
+
+The queue is the database (status "queued"), so a restarted `arena web` picks up where it left; at
+most `preflight_workers` run at once. Limits per owner (`OwnerLimits`): uploads per hour (429), the
+archive's size, cut off while it streams in (413), and live bots (a new name beyond the quota is
+refused by the worker, with the reason, before anything is stored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from arena.store.hosting import Hosting
+from arena.store.models import utcnow
+from arena.store.rows import SubmissionRow
+from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, kind_of
+from arena.web.owners import caller, hosting
+
+router = APIRouter()
+EVENT_POLL_S = 0.2  # how often a followed submission's events are looked for
+
+
+@dataclass(frozen=True)
+class OwnerLimits:
+    """What one owner may do on a hosted ladder."""
+
+    uploads_per_hour: int = 20
+    live_bots: int = 10
+    archive_bytes: int = DEFAULT_SUBMISSION_LIMITS.archive_bytes
+
+    def to_json(self) -> dict[str, int]:
+        return {"uploads_per_hour": self.uploads_per_hour, "live_bots": self.live_bots,
+                "archive_bytes": self.archive_bytes}
+
+
+def submission_json(row: SubmissionRow, since: int = 0) -> dict[str, Any]:
+    """A submission as the API shows it (events from index `since`)."""
+    return {"id": row.id, "owner": row.owner, "filename": row.filename, "size": row.size, "status": row.status,
+            "final": row.is_final, "name": row.name, "version": row.version, "bot_id": row.bot_id,
+            "events": row.events[since:], "event_count": len(row.events), "result": row.result,
+            "created_at": _iso(row.created_at), "started_at": _iso(row.started_at),
+            "finished_at": _iso(row.finished_at)}
+
+
+@router.post("/owner/submissions", status_code=202,
+             responses={401: {"description": "No or a wrong token"}, 413: {"description": "Over the archive's cap"},
+                        429: {"description": "Over the owner's uploads per hour"}},
+             summary="Upload a bot (the archive as the request body); answered at once with a submission id")
+async def upload(request: Request, filename: str = Query(..., min_length=1, max_length=200,
+                                                         description="The archive's name: .zip, .tar.gz, .tgz or .tar")
+                 ) -> JSONResponse:
+    who = caller(request)
+    settings = request.app.state.settings
+    limits: OwnerLimits = settings.owner_limits
+    name = Path(filename).name
+    if kind_of(name) not in (".zip", ".tar.gz"):
+        raise HTTPException(415, f"{name!r} is not a .zip, .tar.gz, .tgz or .tar (pack the bot's folder: "
+                            "`tar czf bot.tar.gz -C my-bot .`)")
+    since = utcnow() - timedelta(hours=1)
+    if hosting(request).uploads_since(who.owner, since) >= limits.uploads_per_hour:
+        raise HTTPException(429, f"{limits.uploads_per_hour} uploads in the last hour, the most an owner may make "
+                            "here: try again later", headers={"Retry-After": "600"})
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limits.archive_bytes:
+        raise HTTPException(413, f"the archive is {int(declared)} bytes, over the {limits.archive_bytes} an upload "
+                            "may be: leave out build outputs, data sets and virtual environments")
+    uploads = Path(settings.bot_store) / ".uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
+    path = uploads / f"{secrets.token_hex(12)}{'.zip' if kind_of(name) == '.zip' else '.tar.gz'}"
+    size = 0
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.archive_bytes:
+                    raise HTTPException(413, f"the archive is over the {limits.archive_bytes} bytes an upload may "
+                                        "be (cut off as it came): leave out build outputs, data sets and virtual "
+                                        "environments")
+                out.write(chunk)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    if size == 0:
+        path.unlink(missing_ok=True)
+        raise HTTPException(400, "the request carried no archive: send the file as the request body")
+    submission_id = hosting(request).add_submission(who.owner, name, size, str(path))
+    request.app.state.queue.wake()
+    base = f"/api/owner/submissions/{submission_id}"
+    return JSONResponse({"id": submission_id, "status": "queued", "status_url": base, "events_url": f"{base}/events"},
+                        status_code=202, headers={"Location": base})
+
+
+@router.get("/owner/submissions", summary="The owner's uploads, newest first")
+def my_submissions(request: Request) -> dict[str, Any]:
+    who = caller(request)
+    return {"submissions": [submission_json(row) for row in hosting(request).submissions(who.owner)]}
+
+
+def _own_submission(request: Request, submission_id: int) -> SubmissionRow:
+    who = caller(request)
+    row = hosting(request).submission(submission_id)
+    if row is None or row.owner != who.owner:
+        raise HTTPException(404, f"you have no submission {submission_id}")
+    return row
+
+
+@router.get("/owner/submissions/{submission_id}", summary="An upload: its status, progress and report")
+def my_submission(request: Request, submission_id: int, since: int = Query(0, ge=0)) -> dict[str, Any]:
+    return submission_json(_own_submission(request, submission_id), since)
+
+
+@router.get("/owner/submissions/{submission_id}/events", responses={200: {"content": {"text/event-stream": {}}}},
+            summary="An upload's progress as server-sent events (`progress` each, then `end` with the report)")
+async def my_submission_events(request: Request, submission_id: int) -> StreamingResponse:
+    _own_submission(request, submission_id)
+    store_hosting = hosting(request)
+
+    async def events() -> AsyncIterator[str]:
+        sent = 0
+        while True:
+            row = await asyncio.to_thread(store_hosting.submission, submission_id)
+            if row is None:
+                return
+            for event in row.events[sent:]:
+                yield f"event: progress\ndata: {json.dumps(event)}\n\n"
+            sent = len(row.events)
+            if row.is_final:
+                yield f"event: end\ndata: {json.dumps(submission_json(row, sent))}\n\n"
+                return
+            if await request.is_disconnected():
+                return
+            await asyncio.sleep(EVENT_POLL_S)
+
+    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+class PreflightQueue:
+    """Runs queued submissions in worker processes, `workers` at a time (an asyncio task of `arena web`)."""
+
+    def __init__(self, hosting: Hosting, db_url: str, bot_store: Path, *, workers: int = 2, sandbox: str = "bwrap",
+                 live_bots: int = 10) -> None:
+        self.hosting = hosting
+        self.db_url = db_url
+        self.bot_store = bot_store
+        self.workers = max(1, workers)
+        self.sandbox = sandbox
+        self.live_bots = live_bots
+        self.running: dict[int, asyncio.subprocess.Process] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.hosting.requeue_running()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        for process in list(self.running.values()):
+            if process.returncode is None:
+                process.terminate()
+        for process in list(self.running.values()):
+            try:
+                await asyncio.wait_for(process.wait(), 10)
+            except TimeoutError:
+                process.kill()
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            for submission_id in await asyncio.to_thread(self.hosting.queued):
+                if len(self.running) >= self.workers:
+                    break
+                if submission_id not in self.running and await asyncio.to_thread(self.hosting.claim, submission_id):
+                    await self._spawn(submission_id)
+            try:
+                await asyncio.wait_for(self._wake.wait(), 1.0)
+            except TimeoutError:
+                pass
+
+    async def _spawn(self, submission_id: int) -> None:
+        argv = [sys.executable, "-m", "arena.submissions.worker", "--db", self.db_url, "--bot-store",
+                str(self.bot_store), "--sandbox", self.sandbox, "--live-bots", str(self.live_bots),
+                str(submission_id)]
+        process = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
+                                                       stdout=asyncio.subprocess.DEVNULL,
+                                                       stderr=asyncio.subprocess.PIPE)
+        self.running[submission_id] = process
+        asyncio.get_running_loop().create_task(self._reap(submission_id, process))
+
+    async def _reap(self, submission_id: int, process: asyncio.subprocess.Process) -> None:
+        _out, err = await process.communicate()
+        self.running.pop(submission_id, None)
+        row = await asyncio.to_thread(self.hosting.submission, submission_id)
+        if row is not None and not row.is_final:  # the worker died before it could say how it went
+            said = (err or b"").decode("utf-8", errors="replace").strip().splitlines()[-1:] or ["no message"]
+            await asyncio.to_thread(self.hosting.finish, submission_id, "error", {
+                "status": "error", "source": row.filename, "problems": [],
+                "message": f"the pre-flight could not run here (not the bot's fault; submit again): {said[0]}"})
+        self.wake()
+
+
+def _iso(moment: Any) -> str | None:
+    return moment.isoformat(timespec="seconds") + "Z" if moment is not None else None
