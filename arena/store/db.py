@@ -29,8 +29,12 @@ def default_url(results: str | Path) -> str:
 
 
 def resolve_url(url: str | None, results: str | Path = "results") -> str:
-    """The database URL to use: the explicit one, else $ARENA_DB, else SQLite under `results`."""
-    return url or os.environ.get(DB_ENV) or default_url(results)
+    """The database URL to use: the explicit one, else $ARENA_DB, else SQLite under `results`. A plain
+    path (`t.db`, `results/arena.db`, `/srv/arena.db`) is a SQLite file there."""
+    chosen = url or os.environ.get(DB_ENV) or default_url(results)
+    if "://" not in chosen:  # a file, as a newcomer types it
+        return f"sqlite:///{Path(chosen).expanduser().resolve()}"
+    return chosen
 
 
 _ENCODER = json.JSONEncoder()

@@ -88,7 +88,8 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
-            return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+            return JSONResponse({"detail": error.detail}, status_code=error.status_code,
+                                headers=getattr(error, "headers", None))
         return page(request, error.status_code, str(error.detail))
 
     @app.exception_handler(RequestValidationError)

@@ -260,6 +260,11 @@ class SignUps:
         return True
 
 
+@router.get("/signup", summary="Whether visitors may sign up here")
+def sign_up_open(request: Request) -> dict[str, Any]:
+    return {"open": bool(request.app.state.settings.open_signup)}
+
+
 @router.post("/signup", status_code=201, summary="Open sign-up (arena web --open-signup): a new owner and token")
 def sign_up(request: Request, response: Response, body: NameIn) -> dict[str, Any]:
     settings = request.app.state.settings

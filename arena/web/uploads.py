@@ -76,8 +76,8 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
                             "here: try again later", headers={"Retry-After": "600"})
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limits.archive_bytes:
-        raise HTTPException(413, f"the archive is {int(declared)} bytes, over the {limits.archive_bytes} an upload "
-                            "may be: leave out build outputs, data sets and virtual environments")
+        raise HTTPException(413, f"the archive is {int(declared)} bytes, over the {limits.archive_bytes} bytes an "
+                            "upload may be: leave out build outputs, data sets and virtual environments")
     uploads = Path(settings.bot_store) / ".uploads"
     uploads.mkdir(parents=True, exist_ok=True)
     path = uploads / f"{secrets.token_hex(12)}{'.zip' if kind_of(name) == '.zip' else '.tar.gz'}"

@@ -1,70 +1,8 @@
 // Arena's pages: each draws itself from the JSON API (/api, documented at /openapi.json).
 import { ratingChart } from "./chart.js";
 import { h, mountLive, mountReplay } from "./viewer.js";
-
-const main = document.getElementById("main");
-
-const enc = encodeURIComponent;
-const num = (value, digits = 2) => (value === null || value === undefined ? "–" : Number(value).toFixed(digits));
-const pct = (value) => (value === null || value === undefined ? "–" : `${(100 * value).toFixed(1)}%`);
-const ago = (iso) => {
-  if (!iso) return "–";
-  const seconds = (Date.now() - Date.parse(iso)) / 1000;
-  for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60]]) if (seconds >= size) return `${Math.floor(seconds / size)}${unit} ago`;
-  return `${Math.max(0, Math.floor(seconds))}s ago`;
-};
-// A bot's own words as shown: control characters, escape sequences and direction overrides written out, never
-// interpreted (arena/referee/evidence.py does the same for the terminal).
-const UNSHOWN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
-export const shown = (text) => String(text ?? "").replace(UNSHOWN, (c) => {
-  const code = c.charCodeAt(0);
-  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-});
-const botLink = (name) => h("a", { href: `/bots/${enc(name)}` }, name);
-const matchLink = (id, text) => h("a", { href: `/matches/${id}` }, text ?? `#${id}`);
-
-class ApiError extends Error {
-  constructor(status, detail) { super(detail); this.status = status; }
-}
-
-async function api(path) {
-  const response = await fetch(`/api${path}`);
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const detail = typeof body.detail === "string" ? body.detail
-      : Array.isArray(body.detail) ? body.detail.map((e) => `${(e.loc || []).slice(1).join(".")}: ${e.msg}`).join("; ")
-      : response.statusText;
-    throw new ApiError(response.status, detail);
-  }
-  return body;
-}
-
-function table(columns, rows, { sort = null, order = null, onSort = null } = {}) {
-  const head = h("tr", {}, columns.map((c) => {
-    const sortable = onSort && c.key;
-    const classes = [c.num ? "num" : "", sortable ? "sortable" : "", sort === c.key ? "sorted" : "", sort === c.key && order === "asc" ? "asc" : ""].join(" ");
-    return h("th", { class: classes, "data-key": c.key || null, onclick: sortable ? () => onSort(c.key) : null }, c.title);
-  }));
-  const body = rows.map((row) => h("tr", {}, columns.map((c) => h("td", { class: c.num ? "num" : "" }, c.cell(row)))));
-  return h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), h("tbody", {}, body)));
-}
-
-function pager(data, onPage) {
-  const pages = Math.max(1, Math.ceil(data.total / data.per_page));
-  if (pages <= 1) return h("div", { class: "pager muted" }, `${data.total} in all`);
-  return h("div", { class: "pager" },
-    h("button", { type: "button", disabled: data.page <= 1, onclick: () => onPage(data.page - 1) }, "← newer"),
-    h("span", { class: "muted" }, `page ${data.page} of ${pages} (${data.total} in all)`),
-    h("button", { type: "button", disabled: data.page >= pages, onclick: () => onPage(data.page + 1) }, "older →"));
-}
-
-function showError(status, detail) {
-  document.title = `Arena — ${status === 404 ? "not found" : "error"}`;
-  main.replaceChildren(h("div", { class: "card error" }, h("h1", {}, status === 404 ? "Not found" : status ? `Error ${status}` : "Error"),
-    h("p", {}, detail), h("p", {}, h("a", { href: "/" }, "Back to the leaderboards"))));
-}
-
-const pill = (text) => h("span", { class: `pill ${text}` }, text);
+import { ApiError, ago, api, botLink, enc, main, matchLink, num, pager, pct, pill, shown, showError, table } from "./common.js";
+import { accountPage, signInPage, signUpPage, signOutLink } from "./account.js";
 
 // --- pages ----------------------------------------------------------------------------------------
 
@@ -142,7 +80,9 @@ function preflightReport(report) {
 async function botPage(name) {
   document.title = `Arena — ${name}`;
   const bot = await api(`/bots/${enc(name)}`);
-  main.replaceChildren(h("h1", {}, bot.name, bot.owner ? h("span", { class: "muted" }, ` · owner ${bot.owner}`) : null));
+  main.replaceChildren(h("h1", {}, bot.name, bot.owner ? h("span", { class: "muted" }, ` · owner ${bot.owner}`) : null,
+    bot.remote ? [" ", pill(bot.remote.online ? "online" : "offline")] : null));
+  if (bot.remote) main.append(h("p", { class: "muted", id: "presence" }, `Runs on its owner's computer: ${bot.remote.online ? `connected now (${bot.remote.streams} stream(s))` : "not connected"}; last seen ${bot.remote.last_seen ? ago(bot.remote.last_seen) : "never"}.`));
   main.append(h("h2", {}, "Versions"), table([
     { title: "version", cell: (v) => v.version },
     { title: "artifact", cell: (v) => h("code", {}, v.artifact_hash.slice(0, 12)) },
@@ -355,6 +295,7 @@ const routes = [
   [/^\/$/, leaderboards], [/^\/bots\/?$/, botList], [/^\/bots\/([^/]+)$/, botPage],
   [/^\/tournaments\/?$/, tournamentList], [/^\/tournaments\/(.+)$/, tournamentPage], [/^\/ladders\/?$/, ladders],
   [/^\/matches\/?$/, matchList], [/^\/matches\/([^/]+)$/, matchPage], [/^\/live\/?$/, liveList], [/^\/live\/([^/]+)$/, livePage],
+  [/^\/signin$/, signInPage], [/^\/signup$/, signUpPage], [/^\/account$/, accountPage],
 ];
 
 async function route() {
@@ -389,4 +330,5 @@ document.getElementById("theme").addEventListener("click", () => {
   try { localStorage.setItem("arena-theme", document.documentElement.dataset.theme); } catch (e) { /* private mode */ }
 });
 
+signOutLink().catch(() => {});
 route().finally(() => document.body.setAttribute("data-ready", "true"));

@@ -1,0 +1,81 @@
+"""An owner in a real headless Chromium against a real `arena web`: sign in with the token, upload a bot
+with the file form, watch its pre-flight appear step by step until it is live, retire it, sign out."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.submissions.test_submit import make_bot
+from tests.web.test_browser import WebServer, browser, open_page, screenshot, script_errors  # noqa: F401
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def owned_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
+    """`arena web` over a fresh database with one owner; (its URL, the owner's token, a work folder)."""
+    folder = tmp_path_factory.mktemp("owned")
+    database = folder / "arena.db"
+    out = subprocess.run([sys.executable, "-c", "from arena.cli.main import run; run()", "owner", "add", "ann",
+                          "--db", str(database), "--json"], capture_output=True, text=True, check=True)
+    server = WebServer(str(database), "--bot-store", str(folder / "store"))
+    yield server.url, json.loads(out.stdout)["token"], folder
+    server.stop()
+
+
+def test_an_owner_signs_in_uploads_watches_the_preflight_and_retires(owned_site: tuple[str, str, Path],
+                                                                     browser: Any) -> None:  # noqa: F811
+    url, token, folder = owned_site
+    open_page(browser, f"{url}/account")  # not signed in: sent to the sign-in page
+    WebDriverWait(browser, 20).until(lambda b: b.current_url.endswith("/signin") and b.find_elements(By.ID, "token"))
+    browser.find_element(By.ID, "token").send_keys("not-the-token")
+    browser.find_element(By.CSS_SELECTOR, "#signin button").click()
+    WebDriverWait(browser, 20).until(lambda b: "wrong owner token" in b.find_element(By.ID, "signin").text)
+    field = browser.find_element(By.ID, "token")
+    field.clear()
+    field.send_keys(token)
+    browser.find_element(By.CSS_SELECTOR, "#signin button").click()
+    WebDriverWait(browser, 20).until(lambda b: b.current_url.endswith("/account")
+                                     and b.find_elements(By.ID, "archive"))
+    assert "ann's bots" in browser.find_element(By.TAG_NAME, "h1").text
+    assert browser.get_cookie("arena_session")["httpOnly"] is True  # the page's scripts cannot read it
+    screenshot(browser, "account-signed-in")
+
+    bot = make_bot(folder / "web-bot", "web-bot")
+    archive = folder / "web-bot.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        packed.add(bot, arcname=".")
+    browser.find_element(By.ID, "archive").send_keys(str(archive))
+    WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#upload-progress ul.steps li"))
+    screenshot(browser, "account-preflight-running")
+    WebDriverWait(browser, 180).until(
+        lambda b: b.find_element(By.ID, "upload-progress").get_attribute("data-status") in ("live", "failed", "error"))
+    progress = browser.find_element(By.ID, "upload-progress")
+    assert progress.get_attribute("data-status") == "live", progress.text
+    assert "start in the sandbox and say Hello" in progress.text and "web-bot version 1 is live" in progress.text
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "[data-bot='web-bot'] button.retire"))
+    screenshot(browser, "account-live")
+
+    retire = browser.find_element(By.CSS_SELECTOR, "[data-bot='web-bot'] button.retire")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", retire)
+    retire.click()
+    WebDriverWait(browser, 20).until(lambda b: not b.find_elements(By.CSS_SELECTOR, "[data-bot='web-bot'] button.retire")
+                                     and "retired" in b.find_element(By.CSS_SELECTOR, "[data-bot='web-bot']").text)
+    assert not script_errors(browser)
+
+    sign_out = browser.find_element(By.ID, "sign-out")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", sign_out)
+    sign_out.click()
+    WebDriverWait(browser, 20).until(lambda b: not b.current_url.endswith("/account"))
+    open_page(browser, f"{url}/account")
+    WebDriverWait(browser, 20).until(lambda b: b.current_url.endswith("/signin"))
