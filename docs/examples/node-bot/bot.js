@@ -3,6 +3,7 @@
 // ARENA_TOKEN_FILE (a file holding its launch token), ARENA_BOT_NAME and ARENA_CONCURRENCY in the
 // environment; started by hand against a remote referee, pass them as arguments:
 //   node bot.js HOST:PORT TOKEN NAME
+// or, on a hosted ladder, the one setting ARENA_REMOTE=arena://NAME:TOKEN@HOST:PORT (arenas:// for TLS).
 // The bot carries its own copy of the .proto files (protos/): in the sandbox it sees its folder only.
 // Check it as the referee will run it: arena bot test docs/examples/node-bot
 const fs = require("fs");
@@ -15,13 +16,15 @@ const protos = path.resolve(__dirname, "protos");
 const definition = protoLoader.loadSync("arena/v1/bot.proto", { includeDirs: [protos], keepCase: true, longs: String, defaults: true, oneofs: true });
 const arena = grpc.loadPackageDefinition(definition).arena.v1;
 
-const [server, token, name] = [
-  process.argv[2] || process.env.ARENA_SERVER,
-  process.argv[3] || (process.env.ARENA_TOKEN_FILE ? fs.readFileSync(process.env.ARENA_TOKEN_FILE, "utf8").trim() : ""),
-  process.argv[4] || process.env.ARENA_BOT_NAME || "node-first",
-];
+const remote = process.env.ARENA_REMOTE ? new URL(process.env.ARENA_REMOTE) : null;
+const [server, token, name] = remote
+  ? [`${remote.hostname}:${remote.port || 50051}`, decodeURIComponent(remote.password), decodeURIComponent(remote.username)]
+  : [process.argv[2] || process.env.ARENA_SERVER,
+    process.argv[3] || (process.env.ARENA_TOKEN_FILE ? fs.readFileSync(process.env.ARENA_TOKEN_FILE, "utf8").trim() : ""),
+    process.argv[4] || process.env.ARENA_BOT_NAME || "node-first"];
 const streams = Number(process.env.ARENA_CONCURRENCY || 1);  // matches at once (bot.toml's concurrency)
-const client = new arena.Bot(server, grpc.credentials.createInsecure());
+const tls = remote && remote.protocol === "arenas:";
+const client = new arena.Bot(server, tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
 
 function playOneMatch(slot) {
   const stream = client.Play();  // one stream per match

