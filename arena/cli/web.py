@@ -66,7 +66,7 @@ def web(
         except OSError:
             err_console.print(f"arena: warning: no admin token at {path}: the Live page cannot list the referee's "
                               "matches (pass --admin-token-file)", markup=False)
-    store = open_store(db, create=True)
+    store = open_store(db)  # (made by the ladder, a tournament or `arena owner add`: never by a web server)
     where = bot_store or default_bot_store(results_dir())
     app = create_app(store, WebSettings(
         referee=server, admin_token=token, tls_ca=str(tls_ca) if tls_ca else None,
