@@ -10,6 +10,7 @@ from arena.agents.greedy import GreedyAgent
 from arena.agents.mcts import MCTSAgent
 from arena.agents.random_agent import RandomAgent
 from arena.agents.scripted import ScriptedAgent
+from arena.games.registry import did_you_mean
 
 
 def _openspiel(algorithm: str) -> Callable[..., Agent]:
@@ -66,7 +67,8 @@ def make_agent(spec: str) -> Agent:
     try:
         factory = AGENTS[name]
     except KeyError:
-        raise UnknownAgentError(f"unknown agent {name!r}; built-in agents: {', '.join(sorted(AGENTS))}") from None
+        raise UnknownAgentError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; built-in agents: "
+                                f"{', '.join(sorted(AGENTS))}") from None
     try:
         agent = factory(**params)
     except (TypeError, ValueError) as error:

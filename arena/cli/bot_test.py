@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import console, fail, print_json
+from arena.cli.common import console, fail, load_bot_folder, print_json
 from arena.cli.runs import JSON_OPTION
 from arena.cli.serve import BOT_ENV_OPTION, SANDBOX_OPTION, check_sandbox_here, clock_options, sandbox_settings
 from arena.referee.evidence import shown
@@ -35,12 +35,8 @@ def test_command(
     """Check a bot program as the referee will run it: handshake, matches on each game it plays, and the
     protocol's edge cases. Exits 1 if any check fails; the report says what to fix."""
     from arena.rpc.conformance import Check, run_conformance
-    from arena.rpc.manifest import ManifestError, load_manifest
 
-    try:
-        manifest = load_manifest(path)
-    except (ManifestError, OSError) as error:
-        fail(f"{path}: {error}", code=2)
+    manifest = load_bot_folder(path)
     modes = _modes(manifest, games)
     settings = sandbox_settings(sandbox, bot_env=bot_env)
     check_sandbox_here(settings)
@@ -73,7 +69,10 @@ def _modes(manifest, games: Optional[str]) -> list[str]:  # type: ignore[no-unty
     from arena.submissions.checks import declared_games
 
     if games is None:
-        return declared_games(manifest.games)
+        try:
+            return declared_games(manifest.games)
+        except UnknownGameError as error:
+            fail(f"{manifest.directory / 'bot.toml'}: games lists {error}", code=2)
     try:
         modes = declared_games([name.strip() for name in games.split(",") if name.strip()])
     except UnknownGameError as error:

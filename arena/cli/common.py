@@ -72,3 +72,29 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
 def print_json(data: Any) -> None:
     """Machine-readable output for --json: one JSON document on stdout."""
     print(json.dumps(data, indent=2, sort_keys=False))
+
+
+def load_bot_folder(path: Path):  # type: ignore[no-untyped-def]
+    """The BotManifest of a bot's folder (or its bot.toml), or one line saying what is wrong: no such folder,
+    a folder without a bot.toml, a bot.toml with problems (see docs/writing-a-bot.md)."""
+    from arena.rpc.manifest import MANIFEST_NAME, ManifestError, load_manifest
+
+    if not path.exists():
+        fail(f"no such folder {path} (give the folder holding your bot's bot.toml)", code=2)
+    if path.is_dir() and not (path / MANIFEST_NAME).is_file():
+        found = sorted(entry.name for entry in path.iterdir())[:8]
+        fail(f"no bot.toml in {path}: a bot's folder needs one (docs/writing-a-bot.md has one to start from)"
+             + (f"; it holds {', '.join(found)}" if found else "; it is empty"), code=2)
+    try:
+        return load_manifest(path)
+    except ManifestError as error:
+        fail(str(error), code=2)
+
+
+def command_line(*words: str, db: str | None = None) -> str:
+    """A follow-up command to print, complete enough to paste: the words, quoted where needed, and the --db
+    this command was given (the default database needs none)."""
+    import shlex
+
+    return " ".join(["arena", *(shlex.quote(word) for word in words if word)] +
+                    (["--db", shlex.quote(db)] if db else []))

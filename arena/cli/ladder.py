@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
@@ -20,6 +23,7 @@ from arena.cli.runs import (
     QUEUE_OPTION,
     SANDBOX_OPTION,
     StopRequest,
+    duration,
     open_store,
     parse_duration,
 )
@@ -180,8 +184,12 @@ def serve(
             service.prepare()
             if not json_output:
                 pools = ", ".join(service.ladders)
+                if service.schedule_change is not None:
+                    before, now = service.schedule_change
+                    log(f"the schedule changed from '{before}' (stored by an earlier run) to '{now}': this run's "
+                        "flags win")
                 log(f"ladder service for {pools}: {schedule.describe()}, {matches_per_round} match(es) a round; "
-                    f"first round at {service.next_round_at().isoformat(timespec='seconds')}Z")
+                    f"first round {when(service.next_round_at())}")
                 if service.remote_address:
                     log(f"remote bots connect to {service.remote_address}{' (TLS)' if tls_cert else ''} with the "
                         "token `arena bot register NAME --remote` gave them")
@@ -191,7 +199,8 @@ def serve(
                                                          if report.next_at else None,
                                                          "pools": [p.to_json() for p in report.pools]}),
                                                 flush=True)) if json_output else None
-            service.run(stop, max_rounds=rounds, on_round=on_round)
+            service.run(stop, max_rounds=rounds, on_round=on_round,
+                        on_wait=None if json_output else Countdown(log).update)
     except (TournamentError, ValueError) as error:
         fail(f"ladder service: {error}")
     except KeyboardInterrupt:
@@ -200,6 +209,42 @@ def serve(
         service.close()
     if not json_output:
         log("ladder service stopped")
+
+
+def when(moment: datetime) -> str:
+    """'at 19:50:29 local time (18:50:29Z), in 9m 12s' for a naive-UTC time; 'now' once it has come."""
+    wait = (moment - utcnow()).total_seconds()
+    if wait <= 0:
+        return "now"
+    local = moment.replace(tzinfo=timezone.utc).astimezone()
+    zone = local.strftime("%Z") or "local time"
+    return (f"at {local.strftime('%H:%M:%S')} {zone} ({moment.strftime('%H:%M:%S')}Z"
+            + (f", {moment.strftime('%Y-%m-%d')}" if wait > 12 * 3600 else "") + f"), in {duration(wait)}")
+
+
+class Countdown:
+    """While the service waits for a round: a line saying when it comes, every COUNTDOWN_EVERY_S (a terminal
+    shows it in place)."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.interactive = console.is_terminal
+        self.last = 0.0
+        self.shown: datetime | None = None
+
+    def update(self, next_at: datetime) -> None:
+        now = time.monotonic()
+        if self.interactive:
+            if now - self.last >= 1.0:
+                self.last = now
+                console.print(f"next round {when(next_at)}   ", end="\r", markup=False, highlight=False)
+            return
+        if next_at != self.shown or now - self.last >= COUNTDOWN_EVERY_S:
+            self.last, self.shown = now, next_at
+            self.log(f"waiting: next round {when(next_at)}")
+
+
+COUNTDOWN_EVERY_S = 60.0
 
 
 def status(
@@ -230,7 +275,7 @@ def status(
             console.print(f"  schedule: {ladder['schedule']}; next round at {ladder['next_round_at']}Z")
         last = ladder["last_round"]
         if last:
-            console.print(f"  last round {last['round']} at {last['started_at']}Z: {last['stored']} stored, "
+            console.print(f"  last round {last['round'] + 1 if last['round'] is not None else '-'} at {last['started_at']}Z: {last['stored']} stored, "
                           f"{last['carried']} carried over, {last['infrastructure']} infrastructure fault(s), "
                           f"{last['left']} left, {last['seconds']:.1f}s"
                           + (f" ({last['note']})" if last["note"] else ""))

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
+from arena.cli.common import console, fail, load_bot_folder, open_game, parse_options, print_json, results_dir
 from arena.cli.serve import (
     ADMIN_TOKEN_FILE_OPTION,
     BOT_ENV_OPTION,
@@ -28,6 +28,8 @@ from arena.cli.serve import (
     fault_policy_option,
     sandbox_settings,
 )
+from arena.cli.runs import RunDisplay
+from arena.referee.evidence import shown
 from arena.referee.record import MatchRecord
 
 
@@ -100,12 +102,15 @@ def match(
         runner = EmbeddedRunner(list(bot_dirs or [Path("bots")]) + extra_dirs, directory, settings_sandbox)
     pairings = schedule(names, games, first_seed)
     started = time.perf_counter()
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True, disable=json_output) as progress:
-        task = progress.add_task(f"{game.name}: {' vs '.join(names)}", total=len(pairings))
+    done: list[MatchRecord] = []
+
+    with RunDisplay(f"{game.name}: {' vs '.join(names)}", quiet=json_output, unit="games") as display:
+        def advance(record: MatchRecord) -> None:
+            done.append(record)
+            display.advance(len(done), len(pairings), describe_record(record))
+
         try:
-            results = asyncio.run(_play_all(runner, game_name, pairings, settings, parallel,
-                                            lambda: progress.advance(task)))
+            results = asyncio.run(_play_all(runner, game_name, pairings, settings, parallel, advance))
         except RunnerError as error:
             fail(str(error), code=2)
     elapsed = time.perf_counter() - started
@@ -208,7 +213,7 @@ async def _play_all(runner: Runner, game: str, pairings: list[Pairing], settings
         async def one(pairing: Pairing) -> tuple[MatchRecord, Path]:
             async with slots:
                 played = await runner.play(game, pairing.seats, pairing.seed, settings)
-            advance()
+            advance(played[0])
             return played
 
         return list(await asyncio.gather(*(one(p) for p in pairings)))
@@ -216,16 +221,11 @@ async def _play_all(runner: Runner, game: str, pairings: list[Pairing], settings
 
 def _local_bot_names(arguments: list[str]) -> tuple[list[str], list[Path]]:
     """Bot names as given; a path to a bot folder becomes its manifest's name and an extra bot folder."""
-    from arena.rpc.manifest import MANIFEST_NAME, ManifestError, load_manifest
-
     names, extra = [], []
     for argument in arguments:
         path = Path(argument)
-        if (path / MANIFEST_NAME).is_file():
-            try:
-                manifest = load_manifest(path)
-            except ManifestError as error:
-                fail(str(error), code=2)
+        if path.exists() or "/" in argument or argument.startswith("."):  # a folder, as a path is written
+            manifest = load_bot_folder(path)
             names.append(manifest.name)
             extra.append(path)
         else:
@@ -242,6 +242,8 @@ def summarise(names: list[str], records: list[MatchRecord]) -> dict[str, dict[st
     """Per bot: games, wins, draws, losses, how games ended, faults, mean think time per decision."""
     summary: dict[str, dict[str, Any]] = {}
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
+    own: dict[str, Counter[str]] = defaultdict(Counter)  # endings by the bot's own fault
+    endings: dict[str, Counter[str]] = defaultdict(Counter)  # the others (an opponent's fault said so)
     think: dict[str, list[float]] = defaultdict(list)
     for name in dict.fromkeys(names):
         summary[name] = {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0}
@@ -260,15 +262,65 @@ def summarise(names: list[str], records: list[MatchRecord]) -> dict[str, dict[st
                 row["losses"] += 1
             if result.offender == seat:
                 row["faults"] += 1
+                own[name][result.reason] += 1
+            elif result.offender is not None:
+                endings[name][f"opponent's {result.reason}"] += 1
+            else:
+                endings[name][result.reason] += 1
             reasons[name][result.reason] += 1
         for step in record.decisions:
             if "think_ms" in step.timing:
                 think[seat_of.get(step.seat, "?")].append(step.timing["think_ms"])
     for name, row in summary.items():
         row["reasons"] = dict(reasons[name].most_common())
+        row["own_faults"] = dict(own[name].most_common())
+        row["endings"] = dict(endings[name].most_common())
         row["mean_think_ms"] = round(statistics.fmean(think[name]), 3) if think[name] else None
         row["decisions"] = len(think[name])
     return summary
+
+
+def describe_record(record: MatchRecord, names: dict[int, str] | None = None) -> str:
+    """'greedy beat random (score)', 'crashbot lost by crash', or 'a draw (score)' for a finished record
+    (`names`: who sat where, when the record's player names are not how they are shown)."""
+    result = record.result
+    if result is None:
+        return ""
+    names = names or {player.seat: player.name for player in record.players}
+    if result.offender is not None:
+        return f"{names.get(result.offender, f'seat {result.offender}')} lost by {result.reason}"
+    if result.is_draw:
+        return f"a draw ({result.reason})"
+    winners = [names.get(seat, f"seat {seat}") for seat in result.winners]
+    losers = [name for seat, name in names.items() if seat not in result.winners]
+    return f"{' and '.join(winners)} beat {' and '.join(losers)} ({result.reason})"
+
+
+FAULT_OUTPUT_LINES = 12
+
+
+def print_fault_output(records: list[MatchRecord]) -> None:
+    """For each bot program that lost a game by its own fault: the reason and its last output lines (once,
+    from its latest such game)."""
+    latest: dict[str, tuple[MatchRecord, int]] = {}
+    for record in records:
+        result = record.result
+        if result is not None and result.offender is not None:
+            name = next((p.name for p in record.players if p.seat == result.offender), f"seat {result.offender}")
+            latest[name] = (record, result.offender)
+    for name, (record, seat) in latest.items():
+        result = record.result
+        assert result is not None
+        evidence = (record.extra.get("evidence") or {}).get(str(seat)) or {}
+        lines = str(evidence.get("output", "")).rstrip().splitlines()[-FAULT_OUTPUT_LINES:]
+        console.print(f"[bold red]{escape(name)}[/bold red] lost by {result.reason}: {escape(shown(result.detail))}",
+                      soft_wrap=True)
+        if lines:
+            console.print(f"  its last output ({len(lines)} line(s)):", markup=False)
+            for line in lines:
+                console.print(f"    {shown(line)}", markup=False, highlight=False)
+        else:
+            console.print("  it printed nothing", markup=False)
 
 
 def _game_json(pairing: Pairing, record: MatchRecord, path: Path | None) -> dict[str, Any]:
@@ -302,14 +354,16 @@ def _print_tables(game: str, seat_names: tuple[str, ...], names: list[str], pair
         console.print(f"records: {folder}/ (replay one with: arena replay {results[-1][1]})", soft_wrap=True)
     summary = summarise(names, results_only(results))
     totals = Table(title="By bot")
-    for column in ("bot", "games", "wins", "draws", "losses", "faults", "reasons", "think ms/decision"):
-        totals.add_column(column, justify="left" if column in ("bot", "reasons") else "right")
+    for column in ("bot", "games", "wins", "draws", "losses", "its faults", "other endings", "think ms/decision"):
+        totals.add_column(column, justify="left" if column in ("bot", "its faults", "other endings") else "right")
     for name, row in summary.items():
-        reasons = ", ".join(f"{reason} {count}" for reason, count in row["reasons"].items())
+        own = ", ".join(f"{reason} {count}" for reason, count in row["own_faults"].items()) or "-"
+        others = ", ".join(f"{reason} {count}" for reason, count in row["endings"].items()) or "-"
         think = f"{row['mean_think_ms']:.2f}" if row["mean_think_ms"] is not None else "-"
         totals.add_row(name, str(row["games"]), str(row["wins"]), str(row["draws"]), str(row["losses"]),
-                       str(row["faults"]), reasons, think)
+                       own, others, think)
     console.print(totals)
+    print_fault_output(results_only(results))
 
 
 def register(app: typer.Typer) -> None:

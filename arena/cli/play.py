@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from arena.agents import UnknownAgentError, make_agent
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
+from arena.cli.match import describe_record
+from arena.cli.runs import RunDisplay
 from arena.games.base import Game
 from arena.referee import play_match
 from arena.referee.record import MatchRecord
@@ -52,15 +53,15 @@ def play(
 
     records: list[tuple[MatchRecord, Path | None, list[int]]] = []
     started = time.perf_counter()
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=console, transient=True, disable=json_output) as progress:
-        task = progress.add_task(f"{game.name}", total=games)
+    labels = player_labels(names)
+    with RunDisplay(f"{game.name}: {' vs '.join(labels)}", quiet=json_output, unit="games") as display:
         for index in range(games):
             order = seating(len(names), index, swap)
             record = play_match(game, [agents[player] for player in order], first_seed + index)
             path = record.write(record_path(directory, record)) if save else None
             records.append((record, path, order))
-            progress.advance(task)
+            display.advance(len(records), games,
+                            describe_record(record, {seat: labels[player] for seat, player in enumerate(order)}))
     elapsed = time.perf_counter() - started
 
     if json_output:
@@ -71,6 +72,13 @@ def play(
         })
         return
     _print_tables(game, names, records, elapsed)
+
+
+def player_labels(names: list[str]) -> list[str]:
+    """One label per player: its name, told apart by its place in --players when two are the same agent
+    ('random (1)', 'random (2)')."""
+    repeated = {name for name in names if names.count(name) > 1}
+    return [f"{name} ({index + 1})" if name in repeated else name for index, name in enumerate(names)]
 
 
 def seating(players: int, index: int, swap: bool) -> list[int]:
@@ -90,7 +98,8 @@ def _by_player(game: Game, names: list[str], records: list[tuple[MatchRecord, Pa
                ) -> list[dict]:
     """Per player (in --players order): games, wins, draws, losses, and games in each seat."""
     rows: list[dict[str, Any]] = [{"player": name, "games": 0, "wins": 0, "draws": 0, "losses": 0,
-                                   "seats": {seat: 0 for seat in game.info.seat_names}} for name in names]
+                                   "seats": {seat: 0 for seat in game.info.seat_names}}
+                                  for name in player_labels(names)]
     for record, _path, order in records:
         result = record.result
         assert result is not None
@@ -112,9 +121,10 @@ def _print_tables(game: Game, names: list[str], records: list[tuple[MatchRecord,
     for index, (record, path, order) in enumerate(records, start=1):
         result = record.result
         assert result is not None
-        seated = ", ".join(f"{seat_names[seat]}: {names[player]}" for seat, player in enumerate(order))
+        labels = player_labels(names)
+        seated = ", ".join(f"{seat_names[seat]}: {labels[player]}" for seat, player in enumerate(order))
         winner = "draw" if result.is_draw else ", ".join(
-            f"{seat_names[s]} ({names[order[s]]})" for s in result.winners)
+            f"{seat_names[s]} ({labels[order[s]]})" for s in result.winners)
         scores = " - ".join(f"{score:g}" for score in result.scores) or "-"
         table.add_row(str(index), str(record.seed), seated, winner, scores, result.reason,
                       str(len(record.decisions)))

@@ -31,6 +31,7 @@ from arena.cli.serve import SANDBOX_OPTION
 from arena.store import Store, StoreError, resolve_url
 from arena.store.db import describe
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
+from arena.tournament.jobs import PlayedMatch
 from arena.tournament.runner import RunProgress
 
 __all__ = ["SANDBOX_OPTION"]  # shared by the commands that run bot programs
@@ -45,7 +46,7 @@ BROKER_OPTION = typer.Option(None, "--broker", envvar=BROKER_ENV,
 QUEUE_OPTION = typer.Option(DEFAULT_QUEUE, "--queue", help="The workers' queue on the broker (with --broker).")
 
 def parse_duration(text: str) -> float:
-    """'90', '90s', '10m', '1h', '1h30m' -> seconds, or a one-line error."""
+    """'90s', '10m', '1h', '1h30m' -> seconds, or a one-line error."""
     from arena.ladder.schedule import ScheduleError
     from arena.ladder.schedule import parse_duration as parse
 
@@ -112,6 +113,9 @@ class StopRequest:
                 signal.signal(signum, action)
 
 
+PROGRESS_EVERY_S = 5.0  # written to a file or a pipe: a progress line at least this often
+
+
 class RateColumn(ProgressColumn):
     """Matches per second."""
 
@@ -121,16 +125,27 @@ class RateColumn(ProgressColumn):
 
 
 class RunDisplay:
-    """A rich progress bar with ETA for a tournament run; silent with --json or when not a terminal."""
+    """Progress a user can follow, for any long run: on a terminal a rich bar (done/total, elapsed, ETA,
+    rate); written to a file or a pipe, one line every PROGRESS_EVERY_S seconds or tenth of the way
+    ("12/48 matches (25%), 5s elapsed, ETA 15s; last: greedy beat random (score)") and one at the end;
+    nothing with --json."""
 
-    def __init__(self, title: str, *, quiet: bool = False, seconds: float | None = None) -> None:
+    def __init__(self, title: str, *, quiet: bool = False, seconds: float | None = None,
+                 unit: str = "matches") -> None:
         self.title = title
         self.seconds = seconds  # open-ended runs show time against this budget
+        self.unit = unit
+        self.quiet = quiet
         self.started = time.monotonic()
+        self.interactive = console.is_terminal and not quiet
+        self._last_line = 0.0
+        self._last_fraction = -1.0
+        self._last: tuple[int, int | None, str] = (0, None, "")
+        self._printed: tuple[int, int | None, str] | None = None
         self.progress = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
                                  MofNCompleteColumn() if seconds is None else TextColumn("{task.fields[count]}"),
                                  TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 RateColumn(), console=console, disable=quiet, transient=False)
+                                 RateColumn(), console=console, disable=not self.interactive, transient=False)
         self.task = self.progress.add_task(title, total=None, count="")
 
     def __enter__(self) -> RunDisplay:
@@ -139,12 +154,80 @@ class RunDisplay:
 
     def __exit__(self, *args: object) -> None:
         self.progress.stop()
+        if not self.interactive and not self.quiet and self._last[0]:
+            self._line(*self._last, final=True)
 
     def update(self, state: RunProgress) -> None:
         """Called by the runner after each match."""
+        last = describe_played(state.last) if state.last is not None else ""
         if self.seconds is not None:
             elapsed = min(time.monotonic() - self.started, self.seconds)
             self.progress.update(self.task, total=self.seconds, completed=elapsed,
                                  count=f"{state.played} matches, round {state.round + 1}")
+            self.advance(state.played, None, last)
         else:
             self.progress.update(self.task, total=state.expected, completed=state.stored)
+            self.advance(state.stored, state.expected, last)
+
+    def advance(self, done: int, total: int | None, last: str = "") -> None:
+        """`done` of `total` (None: open-ended) so far; `last`: the latest result, in words."""
+        self._last = (done, total, last)
+        if self.interactive:
+            self.progress.update(self.task, total=total, completed=done)
+            return
+        if self.quiet:
+            return
+        now = time.monotonic()
+        fraction = done / total if total else 0.0
+        if now - self._last_line >= PROGRESS_EVERY_S or (total and fraction - self._last_fraction >= 0.1) \
+                or (total and done >= total):
+            self._line(done, total, last)
+
+    def _line(self, done: int, total: int | None, last: str, final: bool = False) -> None:
+        now = time.monotonic()
+        elapsed = now - self.started
+        if (done, total, last) == self._printed:
+            return
+        self._printed = (done, total, last)
+        self._last_line = now
+        if total:
+            self._last_fraction = done / total
+            eta = elapsed / done * (total - done) if done else None
+            head = f"{done}/{total} {self.unit} ({100 * done / total:.0f}%)"
+            timing = f"{duration(elapsed)} elapsed" + ("" if final or eta is None else f", ETA {duration(eta)}")
+        else:
+            head = f"{done} {self.unit}"
+            budget = f" of {duration(self.seconds)}" if self.seconds else ""
+            timing = f"{duration(elapsed)}{budget} elapsed"
+        console.print(f"{self.title}: {head}, {timing}" + (f"; last: {last}" if last else ""), markup=False,
+                      highlight=False, soft_wrap=True)
+
+
+def describe_played(played: PlayedMatch) -> str:
+    """'greedy beat random (score)' or 'a draw between ...' or 'random lost: crash' for a played match."""
+    names = [seat.name for seat in played.job.seats]
+    if played.voided or played.reason in ("void", "infrastructure"):
+        return f"{' vs '.join(names)}: not scored ({played.reason})"
+    ranking = list(played.ranking)
+    best = min(ranking) if ranking else 0
+    winners = [name for name, rank in zip(names, ranking) if rank == best]
+    if played.offender is not None and 0 <= played.offender < len(names):
+        return f"{names[played.offender]} lost by {played.reason}"
+    if len(winners) == len(names):
+        return f"{' and '.join(names)} drew ({played.reason})"
+    losers = [name for name in names if name not in winners]
+    return f"{' and '.join(winners)} beat {' and '.join(losers)} ({played.reason})"
+
+
+def duration(seconds: float) -> str:
+    """'42s', '3m 05s', '1h 02m'."""
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{seconds:.0f}s" if seconds >= 10 else f"{seconds:.1f}s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes}m {rest:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+

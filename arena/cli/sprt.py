@@ -1,4 +1,4 @@
-"""`arena sprt BOT_A BOT_B GAME`: play seat-swapped pairs until the SPRT decides whether A is stronger."""
+"""`arena sprt GAME BOT_A BOT_B`: play seat-swapped pairs until the SPRT decides whether A is stronger."""
 
 from __future__ import annotations
 
@@ -28,10 +28,24 @@ def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[float]:
     return [sum(points) for points in pairs.values() if len(points) == 2]
 
 
+def _game_first(game_name: str, bot_a: str, bot_b: str) -> None:
+    """The game comes first, as in every command: say so when it came last (the order this command once had)."""
+    from arena.games.registry import UnknownGameError, resolve
+
+    try:
+        resolve(game_name)
+    except UnknownGameError:
+        try:
+            resolve(bot_b)
+        except UnknownGameError:
+            return
+        fail(f"the game comes first, as in every arena command: arena sprt {bot_b} {game_name} {bot_a}", code=2)
+
+
 def sprt(
+    game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode (see `arena games`)."),
     bot_a: str = typer.Argument(..., metavar="BOT_A", help="The bot under test (an agent spec or name=spec)."),
     bot_b: str = typer.Argument(..., metavar="BOT_B", help="The baseline."),
-    game_name: str = typer.Argument(..., metavar="GAME"),
     elo0: float = typer.Option(0.0, "--elo0", help="H0: A is this many Elo stronger (logistic)."),
     elo1: float = typer.Option(10.0, "--elo1", help="H1: A is this many Elo stronger."),
     alpha: float = typer.Option(0.05, "--alpha", help="False-positive rate."),
@@ -51,6 +65,7 @@ def sprt(
         test = Sprt(elo0, elo1, alpha, beta)
     except ValueError as error:
         fail(str(error), code=2)
+    _game_first(game_name, bot_a, bot_b)
     game = open_game(game_name)
     if game.num_seats != 2:
         fail(f"the SPRT compares two bots; {game.name} has {game.num_seats} seats", code=2)

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
+from arena.cli.common import command_line, console, fail, open_game, parse_options, print_json, results_dir
 from arena.cli.runs import (
     BROKER_OPTION,
     DB_OPTION,
@@ -135,9 +135,9 @@ def run(
     except TournamentError as error:
         fail(str(error), code=2)
     except KeyboardInterrupt:
-        fail("aborted; stored matches are kept: resume with `arena tournament resume ID` "
-             "(see `arena tournament list`)", code=130)
-    _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings)
+        fail(f"aborted; stored matches are kept: resume with `{command_line('tournament', 'resume', 'ID', db=db)}` "
+             f"(see `{command_line('tournament', 'list', db=db)}`)", code=130)
+    _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings, db=db)
 
 
 def resume(
@@ -166,11 +166,13 @@ def resume(
     except TournamentError as error:
         fail(str(error), code=2)
     except KeyboardInterrupt:
-        fail(f"aborted; stored matches are kept: resume with `arena tournament resume {tournament}`", code=130)
-    _report(store, [result], json_output)
+        fail(f"aborted; stored matches are kept: resume with `{command_line('tournament', 'resume', tournament, db=db)}`",
+             code=130)
+    _report(store, [result], json_output, db=db)
 
 
-def _report(store: Store, results: list[Standings], json_output: bool, standings: bool = True) -> None:
+def _report(store: Store, results: list[Standings], json_output: bool, standings: bool = True,
+            db: str | None = None) -> None:
     if json_output:
         print_json({"tournaments": [result.to_json() for result in results]})
         return
@@ -182,10 +184,12 @@ def _report(store: Store, results: list[Standings], json_output: bool, standings
         console.print(f"#{summary.tournament_id} {tournament.game}: {summary.played} match(es) played in "
                       f"{summary.seconds:.1f}s; {summary.stored}/{summary.expected} stored; {state}.")
         if not summary.finished:
-            console.print(f"resume with: arena tournament resume {tournament.name or tournament.id}")
+            console.print(f"resume with: {command_line('tournament', 'resume', str(tournament.name or tournament.id), db=db)}",
+                          soft_wrap=True, markup=False)
     pools = sorted({result.tournament.pool for result in results})
     if pools:
-        console.print(f"ratings: arena leaderboard {pools[0] if len(pools) == 1 else ''}".rstrip())
+        console.print(f"ratings: {command_line('leaderboard', pools[0] if len(pools) == 1 else '', db=db)}",
+                      soft_wrap=True, markup=False)
 
 
 def _print_standings(store: Store, tournament_id: int) -> None:
@@ -263,7 +267,8 @@ def show(
     console.print(f"{len(matches)} match(es), {found.status}; endings: "
                   + (", ".join(f"{reason} {count}" for reason, count in reasons.most_common()) or "-"))
     if found.status != "finished":
-        console.print(f"resume with: arena tournament resume {found.name or found.id}")
+        console.print(f"resume with: {command_line('tournament', 'resume', str(found.name or found.id), db=db)}",
+                      soft_wrap=True, markup=False)
 
 
 def export(

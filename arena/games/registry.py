@@ -7,8 +7,9 @@ Each mode is a set of default options; `load_game` merges caller options over th
 
 from __future__ import annotations
 
+import difflib
 from importlib import metadata
-from typing import Any
+from typing import Any, Iterable
 
 from arena.games.base import Game
 from arena.games.family import GameFamily, GameMode
@@ -110,8 +111,15 @@ def resolve(name: str) -> GameMode:
     try:
         return _MODES[key]
     except KeyError:
-        known = ", ".join(sorted(set(_MODES) | set(_FAMILIES)))
-        raise UnknownGameError(f"unknown game {name!r}; known games: {known}") from None
+        names = sorted(set(_MODES) | set(_FAMILIES))
+        raise UnknownGameError(f"unknown game {name!r}{did_you_mean(key, names)}; known games: "
+                               f"{', '.join(names)}") from None
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """" (did you mean 'major-general'?)" for a near miss among `choices`, else ""."""
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def load_game(name: str, options: dict[str, Any] | None = None) -> Game:

@@ -21,11 +21,13 @@ class ScheduleError(ValueError):
 
 
 def parse_duration(text: str) -> float:
-    """'90', '90s', '10m', '1h', '1h30m' -> seconds; ScheduleError otherwise."""
+    """'90s', '10m', '1h', '1h30m' -> seconds; ScheduleError otherwise (a bare number too: which unit?)."""
     position, total = 0, 0.0
     text = text.strip()
     if not text:
         raise ScheduleError("empty duration: use e.g. 90s, 10m, 1h or 1h30m")
+    if text.replace(".", "", 1).isdigit():
+        raise ScheduleError(f"{text!r} has no unit: say {text}s (seconds), {text}m (minutes) or {text}h (hours)")
     while position < len(text):
         match = _DURATION.match(text, position)
         if not match or match.end() == position:
@@ -61,7 +63,9 @@ class Schedule:
             return cls(text, cron=fields, days_either=all(restricted))
         try:
             return cls(text, interval_s=parse_duration(text))
-        except ScheduleError:
+        except ScheduleError as error:
+            if "has no unit" in str(error):
+                raise
             raise ScheduleError(f"bad schedule {text!r}: give an interval (10m, 1h30m) or a cron expression "
                                 "of five fields (e.g. '*/10 * * * *': every ten minutes)") from None
 

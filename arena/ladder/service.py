@@ -116,7 +116,7 @@ class RoundReport:
             if part.round is None:
                 parts.append(f"{part.pool}: {part.note}")
                 continue
-            text = f"{part.pool} round {part.round}: {part.stored} stored"
+            text = f"{part.pool} round {part.round + 1}: {part.stored} stored"  # rounds are counted from 1 when shown
             extras = [f"{part.carried} carried over"] if part.carried else []
             extras += [f"{part.infrastructure} infrastructure fault(s) retried"] if part.infrastructure else []
             extras += [f"{part.left} left for the next round"] if part.left else []
@@ -144,6 +144,7 @@ class LadderService:
         self._last_beat = 0.0
         self.hosting = Hosting(store)
         self.remote_address = ""  # where remote bots connect (with play.network), once prepared
+        self.schedule_change: tuple[str, str] | None = None  # (stored schedule, this one) when they differ
 
     # set-up --------------------------------------------------------------------------------------
 
@@ -171,6 +172,9 @@ class LadderService:
                 tournament_id = existing.id
             self.ladders[pool] = (game, tournament_id)
             self._builtin_ids[pool] = ids
+            stored = (self._state(tournament_id).get("settings") or {}).get("schedule")
+            if stored and stored != self.settings.schedule.describe():
+                self.schedule_change = (stored, self.settings.schedule.describe())
             if "seen_match_id" not in self._state(tournament_id):  # what was stored before is not news
                 stored = self.store.tournament_matches(tournament_id)
                 self._update_state(tournament_id, seen_match_id=max((m.id for m in stored), default=0))
@@ -192,22 +196,31 @@ class LadderService:
     # the schedule --------------------------------------------------------------------------------
 
     def next_round_at(self) -> datetime:
-        """When the next round is due: as stored, else now."""
-        due = [self._state(tournament_id).get("next_round_at") for _game, tournament_id in self.ladders.values()]
-        times = [datetime.fromisoformat(text) for text in due if text]
+        """When the next round is due: as stored, else now. A schedule given now wins over a stored one (from a
+        run with another schedule): the next round is then due by the new schedule after the last round."""
+        states = [self._state(tournament_id) for _game, tournament_id in self.ladders.values()]
+        if self.schedule_change is not None:
+            started = [datetime.fromisoformat(state["last_round"]["started_at"]) for state in states
+                       if (state.get("last_round") or {}).get("started_at")]
+            return self.settings.schedule.next_after(max(started)) if started else utcnow()
+        times = [datetime.fromisoformat(state["next_round_at"]) for state in states if state.get("next_round_at")]
         return min(times) if times else utcnow()
 
     def run(self, should_stop: StopCheck = lambda: False, max_rounds: int | None = None,
             sleep: Callable[[float], None] = time.sleep,
-            on_round: Callable[[RoundReport], None] | None = None) -> int:
+            on_round: Callable[[RoundReport], None] | None = None,
+            on_wait: Callable[[datetime], None] | None = None) -> int:
         """Play rounds when due until stopped (or `max_rounds` are played); returns the rounds played.
-        Each round is logged in one line, or handed to `on_round`."""
+        Each round is logged in one line, or handed to `on_round`; `on_wait(next round's time)` is called
+        while it waits (for a countdown)."""
         played = 0
         next_at = self.next_round_at()
         while not should_stop() and (max_rounds is None or played < max_rounds):
             now = utcnow()
             if now < next_at:
                 self._beat(None)
+                if on_wait is not None:
+                    on_wait(next_at)
                 sleep(min(0.2, (next_at - now).total_seconds()))
                 continue
             report = self.play_round(should_stop)

@@ -27,6 +27,7 @@ from typing import Callable, Optional
 
 import grpc
 
+from arena.games.registry import did_you_mean
 from arena.referee.record import Termination
 from arena.rpc.convert import PROTOCOL_VERSION
 from arena.rpc.gate import descriptor_headroom
@@ -215,7 +216,8 @@ class BotPool:
                 raise ValueError(f"bot {name!r} does not play {game_name} (its bot.toml lists: {listed})")
             return
         if name not in self.remotes:
-            raise LookupError(f"unknown bot {name!r}; known bots: {', '.join(self.names()) or 'none'}")
+            raise LookupError(f"unknown bot {name!r}{did_you_mean(name, self.names())}; known bots: "
+                              f"{', '.join(self.names()) or 'none'}")
 
     # --- streams arriving -----------------------------------------------------------------------
 

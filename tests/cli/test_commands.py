@@ -162,7 +162,7 @@ def test_ladder_and_sprt(capsys: pytest.CaptureFixture[str], db: str) -> None:
     assert set(ladder) == {"ladder", "pools"}
     assert set(ladder["ladder"]) == {"id", "pool", "played", "stored", "seconds", "stopped_by"}
     assert ladder["ladder"]["played"] == 4
-    test = run_json(capsys, "sprt", "greedy", "random", GAME, "--max-pairs", "2", "--db", db)
+    test = run_json(capsys, "sprt", GAME, "greedy", "random", "--max-pairs", "2", "--db", db)
     assert set(test) == {"bot_a", "bot_b", "elo0", "elo1", "alpha", "beta", "model", "pairs", "games", "pentanomial",
                          "llr", "lower", "upper", "decision", "elo", "elo_low", "elo_high", "tournament"}
     assert test["pairs"] == 2
@@ -173,8 +173,8 @@ def test_ladder_and_sprt(capsys: pytest.CaptureFixture[str], db: str) -> None:
     (["rerate", "no-such-game"], "unknown game"),
     (["bot", "show", "nobody"], "no bot named 'nobody'"),
     (["ladder", "run", "no-such-game"], "unknown game"),
-    (["sprt", "random", "greedy", GAME, "--alpha", "2"], "alpha"),
-    (["sprt", "random", "nobody", GAME], "unknown agent"),
+    (["sprt", GAME, "random", "greedy", "--alpha", "2"], "alpha"),
+    (["sprt", GAME, "random", "nobody"], "unknown agent"),
 ])
 def test_ratings_bad_input(capsys: pytest.CaptureFixture[str], db: str, argv: list[str], words: str) -> None:
     code, _, err = run(capsys, *argv, "--db", db)

@@ -10,7 +10,9 @@ from arena.ladder.schedule import Schedule, ScheduleError, parse_duration
 
 
 def test_intervals() -> None:
-    assert parse_duration("1h30m") == 5400 and parse_duration("90") == 90 and parse_duration("250ms") == 0.25
+    assert parse_duration("1h30m") == 5400 and parse_duration("90s") == 90 and parse_duration("250ms") == 0.25
+    with pytest.raises(ScheduleError, match="has no unit: say 90s"):
+        parse_duration("90")  # seconds? minutes? a user must say
     schedule = Schedule.parse("10m")
     assert schedule.interval_s == 600 and schedule.describe() == "every 10m"
     assert schedule.next_after(datetime(2026, 1, 1, 12, 0, 5)) == datetime(2026, 1, 1, 12, 10, 5)

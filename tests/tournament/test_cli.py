@@ -90,7 +90,7 @@ def test_ladder_adds_to_the_pool(capsys: pytest.CaptureFixture[str], db: str) ->
 
 
 def test_sprt_reports_its_verdict(capsys: pytest.CaptureFixture[str], db: str) -> None:
-    code, out, err = run(capsys, "sprt", "a=random", "b=random", "major-general", "--max-pairs", "6", "-j", "1",
+    code, out, err = run(capsys, "sprt", "major-general", "a=random", "b=random", "--max-pairs", "6", "-j", "1",
                          "--seed", "2", "--db", db, "--json")
     assert code == 0, err
     data = json.loads(out)
@@ -101,7 +101,7 @@ def test_sprt_reports_its_verdict(capsys: pytest.CaptureFixture[str], db: str) -
 
 
 def test_sprt_decides_when_one_bot_is_clearly_stronger(capsys: pytest.CaptureFixture[str], db: str) -> None:
-    code, out, err = run(capsys, "sprt", "greedy", "random", "major-general", "--elo0", "0", "--elo1", "50",
+    code, out, err = run(capsys, "sprt", "major-general", "greedy", "random", "--elo0", "0", "--elo1", "50",
                          "--max-pairs", "200", "-j", "1", "--seed", "1", "--db", db, "--json")
     assert code == 0, err
     data = json.loads(out)
@@ -117,7 +117,8 @@ def test_sprt_decides_when_one_bot_is_clearly_stronger(capsys: pytest.CaptureFix
     (["tournament", "run", "major-general", "--bots", "a=random,b=random", "--for", "soon"], "bad duration"),
     (["tournament", "resume", "404"], "no tournament"),
     (["bot", "show", "nobody"], "no bot named"),
-    (["sprt", "a=random", "b=random", "major-general", "--elo0", "5", "--elo1", "0"], "elo0"),
+    (["sprt", "major-general", "a=random", "b=random", "--elo0", "5", "--elo1", "0"], "elo0"),
+    (["sprt", "a=random", "b=random", "major-general"], "the game comes first"),
     (["leaderboard", "--db", "nonsense://"], "database"),
 ])
 def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], db: str, argv: list[str], message: str) -> None:

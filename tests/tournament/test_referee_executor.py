@@ -76,7 +76,7 @@ def test_a_ladder_and_an_sprt_take_programs_beside_agents(capsys: pytest.Capture
     ladder = json.loads(captured.out)
     assert ladder["ladder"]["played"] == 6
     assert {row["bot"] for row in ladder["pools"][0]["standings"]} <= {"random", "greedy", "p"}
-    code = main(["sprt", f"p={BOTS / 'random'}", "greedy", "major-general", "--max-pairs", "2", "--seed", "4",
+    code = main(["sprt", "major-general", f"p={BOTS / 'random'}", "greedy", "--max-pairs", "2", "--seed", "4",
                  "--db", url, "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err

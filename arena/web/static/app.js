@@ -192,7 +192,7 @@ async function ladders() {
     main.append(h("section", { class: "card" },
       h("h2", {}, h("a", { href: `/tournaments/${ladder.ladder}` }, ladder.pool), " ", pill(ladder.service.running ? "running" : "stopped")),
       h("p", {}, `${ladder.schedule ?? "not scheduled"} · next round ${ladder.next_round_at ? ladder.next_round_at + "Z" : "–"} · ${ladder.matches} matches · ${ladder.pending} pending`),
-      last ? h("p", { class: "muted" }, `last round ${last.round ?? "–"}: ${last.stored} stored, ${last.carried} carried over, ${last.infrastructure} infrastructure fault(s), ${num(last.seconds, 1)} s ${last.note ? "· " + last.note : ""}`) : null,
+      last ? h("p", { class: "muted" }, `last round ${last.round === null || last.round === undefined ? "–" : last.round + 1}: ${last.stored} stored, ${last.carried} carried over, ${last.infrastructure} infrastructure fault(s), ${num(last.seconds, 1)} s ${last.note ? "· " + last.note : ""}`) : null,
       table([
         { title: "bot", cell: (b) => botLink(b.bot) },
         { title: "version", cell: (b) => b.version },
