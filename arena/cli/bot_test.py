@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -10,9 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import console, fail, load_bot_folder, print_json
-from arena.cli.runs import JSON_OPTION
+from arena.cli.runs import JSON_OPTION, RunDisplay, duration
 from arena.cli.serve import BOT_ENV_OPTION, SANDBOX_OPTION, check_sandbox_here, clock_options, sandbox_settings
 from arena.referee.evidence import shown
+from arena.rpc.conformance import Check, plan_checks
 
 _MARK = {True: "[green]pass[/green]", False: "[red]FAIL[/red]", None: "[dim]skip[/dim]"}
 OUTPUT_LINES = 15  # of the bot's output, under the table
@@ -34,33 +37,66 @@ def test_command(
 ) -> None:
     """Check a bot program as the referee will run it: handshake, matches on each game it plays, and the
     protocol's edge cases. Exits 1 if any check fails; the report says what to fix."""
-    from arena.rpc.conformance import Check, run_conformance
+    from arena.rpc.conformance import run_conformance
 
     manifest = load_bot_folder(path)
     modes = _modes(manifest, games)
     settings = sandbox_settings(sandbox, bot_env=bot_env)
     check_sandbox_here(settings)
     clock = clock_options(move_time_ms, bank_ms, grace_ms)
-    status = None if json_output else console.status(f"testing {manifest.name}")
-
-    def on_check(check: Check) -> None:
-        if status is not None and check.ok is None and not check.skipped:
-            status.update(f"{manifest.name}: {check.title}")
-
-    if status is not None:
-        status.start()
-    try:
+    ticker = CheckTicker(f"arena bot test {manifest.name}", len(plan_checks(manifest, modes, matches)),
+                         quiet=json_output)
+    with ticker:
         report = run_conformance(manifest, modes, matches_per_game=matches, sandbox=settings, clock=clock,
-                                 startup_timeout_s=startup_s, seed=seed, on_check=on_check)
-    finally:
-        if status is not None:
-            status.stop()
+                                 startup_timeout_s=startup_s, seed=seed, on_check=ticker.on_check)
     if json_output:
         print_json(report.to_json())
     else:
         _print_report(report)
     if not report.ok:
         raise typer.Exit(1)
+
+
+class CheckTicker:
+    """Progress of a conformance run, also inside a long check: which check of how many, how long it has run and
+    the decisions the bot made in it (on a terminal in place, once a second; written to a file or a pipe, a line
+    every few seconds)."""
+
+    def __init__(self, title: str, total: int, *, quiet: bool) -> None:
+        self.display = RunDisplay(title, quiet=quiet, unit="checks")
+        self.current: Check | None = None
+        self.done = 0
+        self.total = total
+        self.began = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name="arena-bot-test-progress", daemon=True)
+
+    def __enter__(self) -> CheckTicker:
+        self.display.__enter__()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.display.__exit__(*exc_info)
+
+    def on_check(self, check: Check) -> None:
+        if check.ok is None and not check.skipped:
+            self.current, self.began = check, time.monotonic()
+            return
+        self.done += 1
+        self.current = None
+        verdict = "skipped" if check.skipped else "pass" if check.ok else "FAIL"
+        self.display.advance(self.done, self.total, f"{check.name}{' ' + check.game if check.game else ''} {verdict}")
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            check = self.current
+            if check is not None:
+                self.display.advance(self.done, self.total, f"running {check.name}"
+                                     f"{' ' + check.game if check.game else ''} for "
+                                     f"{duration(time.monotonic() - self.began)}, {check.decisions} decision(s)")
 
 
 def _modes(manifest, games: Optional[str]) -> list[str]:  # type: ignore[no-untyped-def]
@@ -101,6 +137,8 @@ def _print_report(report) -> None:  # type: ignore[no-untyped-def]
                       f"{timing['mean_ms']:.1f} · {timing['max_ms']:.1f}" if timing else "",
                       escape(shown(check.detail)))
     console.print(table)
+    for warning in report.warnings():
+        console.print(f"[bold yellow]warning[/bold yellow]: {escape(warning)}", soft_wrap=True)
     if report.output_tail.strip():
         lines = report.output_tail.rstrip().splitlines()[-OUTPUT_LINES:]
         console.print(f"the bot's output (stdout and stderr), last {len(lines)} line(s):")

@@ -35,7 +35,7 @@ from arena.tournament.formats import FormatError, get_format
 from arena.tournament.runner import create_tournament, entrant_kinds
 from arena.tournament.service import TournamentError, play
 
-app = typer.Typer(help="The ladder: bots of a game mode paired continuously by match quality.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="The ladder: bots of a game mode paired continuously by match quality.", no_args_is_help=True)
 
 
 def run(

@@ -26,7 +26,8 @@ from arena.cli import (
 )
 from arena.cli.common import CliError, err_console
 
-app = typer.Typer(
+app = typer.Typer(  # plain help (no boxes): it wraps long defaults and URLs instead of cutting them
+    rich_markup_mode=None,
     name="arena",
     help="Arena: a referee for bot tournaments on strategy board games.",
     no_args_is_help=True,

@@ -36,8 +36,9 @@ from arena.tournament.runner import RunProgress
 
 __all__ = ["SANDBOX_OPTION"]  # shared by the commands that run bot programs
 
-DB_OPTION = typer.Option(None, "--db", help="Database URL (default: $ARENA_DB or sqlite:///results/arena.db), "
-                                            "e.g. postgresql+psycopg://postgres@127.0.0.1/arena.")
+DB_OPTION = typer.Option(None, "--db", help="The database: a file (results/arena.db; SQLite) or a URL "
+                                            "(postgresql+psycopg://HOST/arena). Default: $ARENA_DB, else "
+                                            "results/arena.db.")
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of tables.")
 BROKER_OPTION = typer.Option(None, "--broker", envvar=BROKER_ENV,
                              help="Play on Celery workers (`arena worker`) through this Redis broker, e.g. "

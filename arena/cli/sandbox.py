@@ -63,6 +63,6 @@ def check_command(
 
 
 def register(app: typer.Typer) -> None:
-    group = typer.Typer(help="The bot sandbox on this machine.", no_args_is_help=True)
+    group = typer.Typer(rich_markup_mode=None, help="The bot sandbox on this machine.", no_args_is_help=True)
     group.command("check")(check_command)
     app.add_typer(group, name="sandbox")

@@ -32,7 +32,7 @@ TOKEN_OPTION = typer.Option(None, "--token", envvar="ARENA_OWNER_TOKEN",
 BOT_STORE_OPTION = typer.Option(None, "--bot-store", envvar=BOT_STORE_ENV,
                                 help="Where submitted versions are kept (default: $ARENA_BOT_STORE or results/bots).")
 
-owners = typer.Typer(help="Owners: who may submit and retire which bot names on a shared server.",
+owners = typer.Typer(rich_markup_mode=None, help="Owners: who may submit and retire which bot names on a shared server.",
                      no_args_is_help=True)
 
 _MARK = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[dim]-[/dim]"}
@@ -76,13 +76,10 @@ def submit_command(
         if status is not None:
             status.update(text)
 
+    steps = StepPrinter(status)
+
     def on_step(step: Step) -> None:
-        if status is None:
-            return
-        if step.ok is None:
-            status.update(f"pre-flight: {step.title}")
-        else:
-            console.print(_step_line(step))
+        steps.show(step)
 
     try:
         if status is not None:
@@ -120,17 +117,15 @@ def _submit_to_server(path: Path, server: str, owner: Optional[str], token: Opti
         if status is not None:
             status.start()
 
+        steps = StepPrinter(status)
+
         def on_event(event: dict[str, Any]) -> None:
             if status is None:
                 return
             if event.get("kind") == "stage":
                 status.update(str(event.get("text", "")))
             elif event.get("kind") == "step":
-                step = Step.from_json(event.get("step", {}))
-                if step.ok is None:
-                    status.update(f"pre-flight: {step.title}")
-                else:
-                    console.print(_step_line(step))
+                steps.show(Step.from_json(event.get("step", {})))
 
         try:
             with as_archive(path) as archive:
@@ -220,6 +215,25 @@ def register_command(
                       "(docs/writing-a-bot.md, 'Playing from your own computer')", markup=False, soft_wrap=True)
 
 
+class StepPrinter:
+    """The pre-flight's steps as they finish, under a heading said first (the running step in the status line)."""
+
+    def __init__(self, status: Any) -> None:
+        self.status = status
+        self.headed = False
+
+    def show(self, step: Step) -> None:
+        if self.status is None:
+            return
+        if step.ok is None:
+            self.status.update(f"pre-flight: {step.title}")
+            return
+        if not self.headed:
+            self.headed = True
+            console.print("pre-flight in the sandbox, step by step:")
+        console.print(_step_line(step))
+
+
 def _step_line(step: Step) -> str:
     detail = escape(shown(step.detail))
     if step.skipped:
@@ -240,8 +254,8 @@ def _print_submission(result: Submission) -> None:
         console.print(f"[dim]left out: {escape(shown(left_out))}[/dim]")
     report = result.preflight
     if report is not None:
-        console.print(f"pre-flight of {result.name} version {result.version} ({(result.artifact_hash or '')[:12]}) "
-                      f"in {report.seconds:.1f} s:")
+        console.print(f"pre-flight of {result.name} v{result.version} ({(result.artifact_hash or '')[:12]}): "
+                      f"{report.seconds:.1f} s in all")
         for step in report.steps:
             if step.skipped:
                 console.print(_step_line(step))

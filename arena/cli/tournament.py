@@ -45,7 +45,7 @@ from arena.tournament.service import resume as resume_tournament
 from arena.tournament.service import standings as standings_of
 from arena.tournament.standings import tournament_table
 
-app = typer.Typer(help="Round-robin, gauntlet, Swiss and knockout tournaments.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="Round-robin, gauntlet, Swiss and knockout tournaments.", no_args_is_help=True)
 
 
 def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:

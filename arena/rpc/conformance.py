@@ -21,6 +21,7 @@ nothing can run): one run shows everything that is wrong.
 from __future__ import annotations
 
 import asyncio
+import re
 import statistics
 import time
 from collections.abc import Callable
@@ -107,10 +108,27 @@ class ConformanceReport:
     def ok(self) -> bool:
         return all(check.ok or check.skipped for check in self.checks)
 
+    def warnings(self) -> list[str]:
+        """What passed but will hurt on a ladder: a bot that answers slower than its move time lives on its
+        bank, which a long match empties (then every decision past it is a timeout)."""
+        response = [ms for check in self.checks for ms in check.response_ms]
+        move_ms = 1000 * self.clock.get("move_time_s", 0.0)
+        if not response or not move_ms:
+            return []
+        mean = statistics.fmean(response)
+        slow = sum(1 for ms in response if ms > move_ms)
+        if mean <= move_ms and slow <= len(response) // 10:
+            return []
+        return [f"it answers slower than its move time: {mean / 1000:.2f} s a decision on average, {slow} of "
+                f"{len(response)} decisions over {move_ms / 1000:g} s; it lives on its time bank "
+                f"({self.clock.get('bank_s', 0):g} s a match), which a long match empties: then every slow "
+                "decision is a timeout. Think for less than the move time (it is in MatchStart.clock)"]
+
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "bot": self.bot, "directory": self.directory, "hello": self.hello,
                 "seconds": round(self.seconds, 3), "clock": self.clock,
-                "checks": [check.to_json() for check in self.checks], "output_tail": self.output_tail}
+                "checks": [check.to_json() for check in self.checks], "output_tail": self.output_tail,
+                "warnings": self.warnings()}
 
 
 def plan_checks(manifest: BotManifest, games: list[str], matches_per_game: int) -> list[Check]:
@@ -442,6 +460,11 @@ class _Opponent(AgentSeat):
         self.agent.close()
 
 
+#: Python's "File "...", line N" before a SyntaxError, or a bare SyntaxError (Node says "SyntaxError:" too).
+SYNTAX_ERROR = re.compile(r'(?:File "([^"]+)", line (\d+)[^\n]*\n(?:.*\n){0,4}?)?\s*(?:SyntaxError|IndentationError|'
+                          r'TabError)\b')
+
+
 def start_fix(reason: Termination, startup_s: float, output: str) -> str:
     """What a bot author should do about a bot that did not start, connect and say Hello (`output`: its own)."""
     if reason is Termination.TIMEOUT:
@@ -450,6 +473,11 @@ def start_fix(reason: Termination, startup_s: float, output: str) -> str:
     if any(words in output for words in MISSING_MODULE):
         return ("A module it imports is missing: install its dependencies inside its own folder (`npm install` "
                 "there, `pip install --target .`...), since the folder is all it sees in the sandbox.")
+    syntax = SYNTAX_ERROR.search(output)
+    if syntax is not None:
+        where = f" in {syntax.group(1).removeprefix('/bot/')}, line {syntax.group(2)}" if syntax.group(1) else ""
+        return (f"Its code does not parse{where}: fix the syntax error its output shows (`python -m py_compile "
+                "FILE`, or `node --check FILE`, finds it without running the bot).")
     return ("The program ended before it connected: its output above says why (bot.toml's command runs in the "
             "bot's folder, which is all it sees in the sandbox: bring what it needs).")
 
