@@ -19,14 +19,14 @@ $(STAMP): $(BIN)/python pyproject.toml
 # Arena and its dependencies in .venv (the extras: dev tools and OpenSpiel here; the image takes others).
 install: $(STAMP)
 
-# A round-robin of every built-in bot (demo-sized search budgets) on every registered game mode,
-# stored in results/arena.db; 60 s of play shared between the modes, then the leaderboards.
-# Run it again and the new games add to the same ratings.
+# A round-robin of every built-in bot (demo-sized search budgets) on every registered game mode, named
+# "demo" and stored in results/arena.db; 60 s of play shared between the modes, then one summary.
+# Run it again and it goes on: unfinished modes resume, finished ones get another cycle, the ratings grow.
 demo: $(STAMP)
-	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 60s --no-standings
-	$(BIN)/arena leaderboard
+	$(BIN)/arena tournament run all --bots builtin --format round-robin --rounds 3 --for 60s --name demo --no-standings
 	@echo
-	@echo "See the leaderboards, bots and replays in a browser: $(BIN)/arena web   (then open http://127.0.0.1:8080/)"
+	@echo "Next: $(BIN)/arena leaderboard GAME (a game's table), $(BIN)/arena replay MATCH (a match move by move),"
+	@echo "      $(BIN)/arena web (all of it in a browser, at http://127.0.0.1:8080/)"
 
 test: $(STAMP) sandbox-tools browser-tools
 	$(BIN)/python -m mypy arena

@@ -61,6 +61,16 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, params
 
 
+def agent_name(spec: str) -> str:
+    """The one name a built-in agent goes by (tables, records, the web): its spec with the settings by value,
+    'openspiel-mcts:simulations=20:evaluator=arena' -> 'openspiel-mcts(20,arena)'; 'random' stays 'random'.
+    `arena bot show NAME` gives the spec."""
+    name, _, settings = spec.strip().partition(":")
+    if not settings:
+        return name
+    return f"{name}({','.join(part.partition('=')[2] or part for part in settings.split(':'))})"
+
+
 def make_agent(spec: str) -> Agent:
     """A fresh built-in agent from a spec: a name, optionally followed by :key=value parameters."""
     name, params = parse_agent_spec(spec)
@@ -74,8 +84,8 @@ def make_agent(spec: str) -> Agent:
     except (TypeError, ValueError) as error:
         raise UnknownAgentError(f"bad parameters for agent {name!r}: {error}") from None
     if params:
-        agent.name = spec.strip()
+        agent.name = agent_name(spec)
     return agent
 
 
-__all__ = ["AGENTS", "Agent", "DecisionRequest", "GreedyAgent", "MCTSAgent", "RandomAgent", "ScriptedAgent", "UnknownAgentError", "make_agent", "parse_agent_spec"]
+__all__ = ["AGENTS", "Agent", "DecisionRequest", "GreedyAgent", "MCTSAgent", "RandomAgent", "ScriptedAgent", "UnknownAgentError", "agent_name", "make_agent", "parse_agent_spec"]

@@ -26,6 +26,7 @@ from arena.cli.runs import (
     duration,
     open_store,
     parse_duration,
+    said,
 )
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
@@ -88,7 +89,7 @@ def run(
                              display=display_for(json_output, seconds=budget, title=f"ladder {pool}"),
                              should_stop=stop)
     except TournamentError as error:
-        fail(f"ladder: {error}")
+        fail(f"ladder: {said(error, db)}")
     except KeyboardInterrupt:
         fail("aborted; the ladder's stored matches are kept", code=130)
     if json_output:

@@ -50,14 +50,8 @@ def _fit(store: Store, pool: str) -> dict[int, Any]:
 DISPLAY_WIDTH = 26  # the longest bot name a table shows whole
 
 
-def display_name(spec: str, width: int = DISPLAY_WIDTH) -> str:
-    """A short name for a table: a built-in spec's settings by value ('openspiel-mcts:simulations=20:
-    evaluator=arena' -> 'openspiel-mcts(20,arena)'), cut to `width` with an ellipsis. The spec itself is
-    in `arena bot show` and --json."""
-    name = spec
-    if len(name) > width and ":" in name:
-        base, *settings = name.split(":")
-        name = f"{base}({','.join(part.partition('=')[2] or part for part in settings)})"
+def display_name(name: str, width: int = DISPLAY_WIDTH) -> str:
+    """A bot's name cut to `width` with an ellipsis (the whole name is in --json and `arena bot show`)."""
     return name if len(name) <= width else name[:width - 1] + "…"
 
 

@@ -29,7 +29,8 @@ from arena.cli.serve import (
     sandbox_settings,
 )
 from arena.cli.runs import RunDisplay
-from arena.referee.evidence import shown
+from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
+from arena.referee.evidence import seat_evidence, shown
 from arena.referee.record import MatchRecord
 
 
@@ -296,9 +297,6 @@ def describe_record(record: MatchRecord, names: dict[int, str] | None = None) ->
     return f"{' and '.join(winners)} beat {' and '.join(losers)} ({result.reason})"
 
 
-FAULT_OUTPUT_LINES = 12
-
-
 def print_fault_output(records: list[MatchRecord]) -> None:
     """For each bot program that lost a game by its own fault: the reason and its last output lines (once,
     from its latest such game)."""
@@ -311,16 +309,7 @@ def print_fault_output(records: list[MatchRecord]) -> None:
     for name, (record, seat) in latest.items():
         result = record.result
         assert result is not None
-        evidence = (record.extra.get("evidence") or {}).get(str(seat)) or {}
-        lines = str(evidence.get("output", "")).rstrip().splitlines()[-FAULT_OUTPUT_LINES:]
-        console.print(f"[bold red]{escape(name)}[/bold red] lost by {result.reason}: {escape(shown(result.detail))}",
-                      soft_wrap=True)
-        if lines:
-            console.print(f"  its last output ({len(lines)} line(s)):", markup=False)
-            for line in lines:
-                console.print(f"    {shown(line)}", markup=False, highlight=False)
-        else:
-            console.print("  it printed nothing", markup=False)
+        print_fault(name, result.reason, result.detail, seat_evidence(record.extra, seat, FAULT_OUTPUT_LINES))
 
 
 def _game_json(pairing: Pairing, record: MatchRecord, path: Path | None) -> dict[str, Any]:
@@ -344,7 +333,8 @@ def _print_tables(game: str, seat_names: tuple[str, ...], names: list[str], pair
             winner = "draw" + (" (void)" if result.voided else "")
         else:
             winner = ", ".join(pairing.seats[s] for s in result.winners)
-        reason = result.reason + (f": {result.detail}" if result.offender is not None and result.detail else "")
+        reason = escape(shown(result.reason + (f": {result.detail}" if result.offender is not None and result.detail
+                                               else "")))
         scores = " - ".join(f"{s:g}" for s in result.scores) or "-"
         table.add_row(str(pairing.index + 1), str(record.seed), *pairing.seats, winner, scores, reason,
                       str(len(record.decisions)))

@@ -10,34 +10,45 @@ import typer
 from rich.panel import Panel
 from rich.text import Text
 
-from arena.cli.common import console, fail
+from rich.markup import escape
+
+from arena.cli.common import console, fail, results_dir
+from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
+from arena.cli.runs import DB_OPTION, open_store
+from arena.referee.evidence import seat_evidence, shown
+from arena.store import resolve_url
+from arena.store.db import database_name
 from arena.games.base import State
 from arena.referee.record import MatchRecord, RecordError, Step
 from arena.referee.replay import ReplayDivergence, game_of, replay_steps
 
 
 def replay(
-    file: Path = typer.Argument(..., metavar="FILE", help="A match record (.jsonl or .jsonl.gz)."),
+    source: str = typer.Argument(..., metavar="RECORD", help="A match record file (.jsonl or .jsonl.gz), or a "
+                                                             "stored match's id or uid (see --db)."),
     step: bool = typer.Option(False, "--step", help="Wait for Enter after each decision."),
     delay: float = typer.Option(0.0, "--delay", min=0.0, help="Seconds to pause after each decision."),
     final: bool = typer.Option(False, "--final", help="Draw only the final position."),
     html_out: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html",
                                             help="Write one self-contained HTML page of the match (the board "
                                                  "viewer, offline) instead of drawing it here."),
+    db: Optional[str] = DB_OPTION,
 ) -> None:
-    """Replay a record through the rules engine, checking every step, and draw the board."""
+    """Replay a record through the rules engine, checking every step, and draw the board; a bot that lost
+    by its own fault is shown with its last output lines."""
+    file, data = record_bytes(source, db)
     if html_out is not None:
-        write_html(file, html_out)
+        write_html(file, data, html_out)
         return
     try:
-        record = MatchRecord.read(file)
+        record = MatchRecord.from_bytes(data, file)
     except RecordError as error:
         fail(str(error))
     try:
         game = game_of(record)
     except ReplayDivergence as error:
         fail(f"{file}: {error}")
-    players = ", ".join(f"{game.info.seat_names[p.seat]}: {p.name} {p.version}" for p in record.players)
+    players = ", ".join(f"{game.info.seat_names[p.seat]}: {p.name} v{p.version}" for p in record.players)
     console.print(Panel(f"{game.info.title} ({record.game})  seed {record.seed}\n{players}",
                         title=f"record {record.match_id[:12]}", expand=False))
     state: State | None = None
@@ -64,9 +75,33 @@ def replay(
     else:
         verdict = "winner: " + ", ".join(game.info.seat_names[s] for s in result.winners)
     scores = " - ".join(f"{s:g}" for s in result.scores)
-    console.print(f"[bold]{verdict}[/bold] ({result.reason}{', ' + scores if scores else ''})"
-                  + (f": {result.detail}" if result.detail else ""))
+    console.print(f"[bold]{verdict}[/bold] ({escape(result.reason)}{', ' + scores if scores else ''})"
+                  + (f": {escape(shown(result.detail))}" if result.detail else ""), soft_wrap=True)
+    if result.offender is not None:
+        name = next((p.name for p in record.players if p.seat == result.offender), f"seat {result.offender}")
+        print_fault(name, result.reason, result.detail, seat_evidence(record.extra, result.offender, FAULT_OUTPUT_LINES))
     console.print("[green]replay reproduces the record[/green]")
+
+
+def record_bytes(source: str, db: str | None) -> tuple[str, bytes]:
+    """(what to call it, its bytes) of a record file, or else of a stored match by id or uid."""
+    path = Path(source)
+    try:
+        return source, path.read_bytes()
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        fail(f"{source} is a folder: give a record file (.jsonl or .jsonl.gz) or a stored match's id")
+    except OSError as error:
+        fail(f"cannot read {source}: {error.strerror}")
+    url = resolve_url(db, results_dir())
+    no_database = url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file()
+    if not (source.isascii() and source.isalnum()) or no_database:  # not a match id or uid, or nowhere to look
+        fail(f"no such record file: {source}")
+    found = open_store(db, read_only=True).record(source)
+    if found is None:
+        fail(f"no such record file, and no stored match {source!r} in {database_name(url)}")
+    return f"match {found[0]['id']}", found[1]
 
 
 def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
@@ -78,19 +113,13 @@ def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
                         expand=False))
 
 
-def write_html(file: Path, out: Path) -> None:
-    """`arena replay FILE --html OUT`: the self-contained page, or a one-line error."""
-    from arena.referee.record import RecordError
+def write_html(file: str, data: bytes, out: Path) -> None:
+    """`arena replay RECORD --html OUT`: the self-contained page, or a one-line error."""
     from arena.web.replay import ReplayError, record_lines
     from arena.web.standalone import standalone_html
 
     try:
-        with open(file, "rb") as handle:
-            page = standalone_html(record_lines(handle))
-    except FileNotFoundError:
-        fail(f"no such record file: {file}")
-    except OSError as error:
-        fail(f"cannot read {file}: {error.strerror}")
+        page = standalone_html(record_lines(data))
     except (ReplayError, RecordError) as error:
         fail(f"{file}: {error}")
     try:

@@ -26,13 +26,14 @@ from rich.progress import (
 from rich.text import Text
 from sqlalchemy.exc import DBAPIError
 
-from arena.cli.common import console, err_console, fail, results_dir
+from arena.cli.common import command_line, console, err_console, fail, results_dir
 from arena.cli.serve import SANDBOX_OPTION
 from arena.store import Store, StoreError, resolve_url
 from arena.store.db import describe
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
 from arena.tournament.jobs import PlayedMatch
 from arena.tournament.runner import RunProgress
+from arena.tournament.service import TournamentError
 
 __all__ = ["SANDBOX_OPTION"]  # shared by the commands that run bot programs
 
@@ -55,6 +56,11 @@ def parse_duration(text: str) -> float:
         return parse(text)
     except ScheduleError as error:
         fail(str(error), code=2)
+
+
+def said(error: TournamentError, db: str | None) -> str:
+    """A tournament error's message with its follow-up command complete (this command's --db)."""
+    return error.render(lambda *words: command_line(*words, db=db))
 
 
 def open_store(db: Optional[str], *, create: bool = False, read_only: bool = False) -> Store:
@@ -132,21 +138,25 @@ class RunDisplay:
     nothing with --json."""
 
     def __init__(self, title: str, *, quiet: bool = False, seconds: float | None = None,
-                 unit: str = "matches") -> None:
+                 unit: str = "matches", series: bool = False) -> None:
         self.title = title
         self.seconds = seconds  # open-ended runs show time against this budget
         self.unit = unit
         self.quiet = quiet
+        # one display across several runs (`arena tournament run all`): `begin` each; lines only by time, and
+        # the bar leaves the screen at the end (the caller prints a summary)
+        self.series = series
         self.started = time.monotonic()
         self.interactive = console.is_terminal and not quiet
         self._last_line = 0.0
         self._last_fraction = -1.0
+        self._first_done: int | None = None  # what was done before this run (a resumed tournament's matches)
         self._last: tuple[int, int | None, str] = (0, None, "")
         self._printed: tuple[int, int | None, str] | None = None
         self.progress = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
                                  MofNCompleteColumn() if seconds is None else TextColumn("{task.fields[count]}"),
                                  TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 RateColumn(), console=console, disable=not self.interactive, transient=False)
+                                 RateColumn(), console=console, disable=not self.interactive, transient=series)
         self.task = self.progress.add_task(title, total=None, count="")
 
     def __enter__(self) -> RunDisplay:
@@ -155,8 +165,17 @@ class RunDisplay:
 
     def __exit__(self, *args: object) -> None:
         self.progress.stop()
-        if not self.interactive and not self.quiet and self._last[0]:
+        if not self.interactive and not self.quiet and self._last[0] and not self.series:
             self._line(*self._last, final=True)
+
+    def begin(self, title: str) -> None:
+        """The next run of a series: its title; counts and ETA start again."""
+        self.title = title
+        self.started = time.monotonic()
+        self._last_fraction = -1.0
+        self._first_done = None
+        self._last, self._printed = (0, None, ""), None
+        self.progress.reset(self.task, description=title, total=None, count="")
 
     def update(self, state: RunProgress) -> None:
         """Called by the runner after each match."""
@@ -167,12 +186,15 @@ class RunDisplay:
                                  count=f"{state.played} matches, round {state.round + 1}")
             self.advance(state.played, None, last)
         else:
-            self.progress.update(self.task, total=state.expected, completed=state.stored)
-            self.advance(state.stored, state.expected, last)
+            done = state.stored + state.pending
+            self.progress.update(self.task, total=state.expected, completed=done)
+            self.advance(done, state.expected, last)
 
     def advance(self, done: int, total: int | None, last: str = "") -> None:
         """`done` of `total` (None: open-ended) so far; `last`: the latest result, in words."""
         self._last = (done, total, last)
+        if self._first_done is None:
+            self._first_done = done
         if self.interactive:
             self.progress.update(self.task, total=total, completed=done)
             return
@@ -180,8 +202,8 @@ class RunDisplay:
             return
         now = time.monotonic()
         fraction = done / total if total else 0.0
-        if now - self._last_line >= PROGRESS_EVERY_S or (total and fraction - self._last_fraction >= 0.1) \
-                or (total and done >= total):
+        by_share = not self.series and bool(total) and (fraction - self._last_fraction >= 0.1 or done >= (total or 0))
+        if now - self._last_line >= PROGRESS_EVERY_S or by_share:
             self._line(done, total, last)
 
     def _line(self, done: int, total: int | None, last: str, final: bool = False) -> None:
@@ -193,7 +215,8 @@ class RunDisplay:
         self._last_line = now
         if total:
             self._last_fraction = done / total
-            eta = elapsed / done * (total - done) if done else None
+            this_run = done - (self._first_done or 0)
+            eta = elapsed / this_run * (total - done) if this_run > 0 else None
             head = f"{done}/{total} {self.unit} ({100 * done / total:.0f}%)"
             timing = f"{duration(elapsed)} elapsed" + ("" if final or eta is None else f", ETA {duration(eta)}")
         else:

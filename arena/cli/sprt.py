@@ -11,7 +11,7 @@ from typing import Any, Optional
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.runs import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, StopRequest, open_store
+from arena.cli.runs import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, StopRequest, open_store, said
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
@@ -117,7 +117,7 @@ def sprt(
             if not decided():
                 play(store, [tournament_id], settings, display=shown, should_stop=lambda: stop() or decided())
     except TournamentError as error:
-        fail(f"sprt: {error}")
+        fail(f"sprt: {said(error, db)}")
     except KeyboardInterrupt:
         fail("aborted; the test's stored pairs are kept: run it again with the same --name to resume", code=130)
     result = test.pentanomial(pair_counts(pair_points(store, tournament_id, a_id)))

@@ -348,6 +348,8 @@ def retire_command(
 @owners.command("add")
 def add_owner(
     name: str = typer.Argument(..., metavar="NAME", help="The owner's name (letters, digits, - _ .)."),
+    operator: bool = typer.Option(False, "--operator", help="Also sees every bot's fault evidence (the last "
+                                                           "output lines) on the web's match pages."),
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
@@ -359,12 +361,12 @@ def add_owner(
         fail(f"bad owner name {name!r}: lowercase letters, digits, '-', '_' or '.', at most 64", code=2)
     store = open_store(db, create=True)
     token = new_token()
-    if not store.add_owner(name, hash_token(token)):
+    if not store.add_owner(name, hash_token(token), operator=operator):
         fail(f"owner {name!r} exists; give them a new token with `arena owner token {name}`")
     if json_output:
-        print_json({"owner": name, "token": token})
+        print_json({"owner": name, "token": token, "operator": operator})
         return
-    console.print(f"owner {name} added; their token (shown once, keep it secret):")
+    console.print(f"{'operator' if operator else 'owner'} {name} added; their token (shown once, keep it secret):")
     console.print(token, markup=False, highlight=False)
     err_console.print("submit with: arena bot submit PATH --owner NAME --token TOKEN "
                       "(or ARENA_OWNER / ARENA_OWNER_TOKEN)", markup=False)
@@ -399,8 +401,9 @@ def list_owners(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) 
         if bot.owner:
             held.setdefault(bot.owner, set()).add(bot.name)
     registered = store.owners()
+    operators = store.operators()
     if json_output:
-        print_json([{"owner": name, "since": since.isoformat(timespec="seconds") + "Z",
+        print_json([{"owner": name, "since": since.isoformat(timespec="seconds") + "Z", "operator": name in operators,
                      "bots": sorted(held.get(name, ()))} for name, since in registered])
         return
     if not registered:
@@ -410,7 +413,8 @@ def list_owners(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) 
     for column in ("owner", "since", "bots"):
         table.add_column(column)
     for name, since in registered:
-        table.add_row(name, ago(since), ", ".join(sorted(held.get(name, ()))))
+        table.add_row(name + (" (operator)" if name in operators else ""), ago(since),
+                      ", ".join(sorted(held.get(name, ()))))
     console.print(table)
 
 

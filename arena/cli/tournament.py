@@ -13,6 +13,8 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import command_line, console, fail, open_game, parse_options, print_json, results_dir
+from arena.cli.faults import print_tournament_faults
+from arena.cli.leaderboard import display_name
 from arena.cli.runs import (
     BROKER_OPTION,
     DB_OPTION,
@@ -22,12 +24,15 @@ from arena.cli.runs import (
     RunDisplay,
     StopRequest,
     ago,
+    duration as duration_text,
     open_store,
     parse_duration,
+    said,
 )
 from arena.cli.serve import check_sandbox_here, sandbox_settings
 from arena.games.base import Game
 from arena.games.registry import game_modes
+from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
 from arena.tournament.formats import FORMAT_NAMES
@@ -39,9 +44,10 @@ from arena.tournament.service import (
     TournamentError,
     TournamentSpec,
     create,
+    found_ids,
     play,
 )
-from arena.tournament.service import resume as resume_tournament
+from arena.tournament.service import resume as resume_tournaments
 from arena.tournament.service import standings as standings_of
 from arena.tournament.standings import tournament_table
 
@@ -76,7 +82,7 @@ def play_settings(concurrency: int | None, broker: str | None, queue: str, sandb
 
 
 def display_for(quiet: bool, seconds: float | None = None, title: str = "") -> DisplayFactory:
-    """A progress bar per tournament (silent with --json or when not a terminal)."""
+    """A progress display per tournament (a bar on a terminal, lines elsewhere, silent with --json)."""
     @contextlib.contextmanager
     def display(tournament: TournamentRow) -> Iterator[Callable[[RunProgress], None]]:
         label = title or f"#{tournament.id} {tournament.format} {tournament.game}"
@@ -84,6 +90,29 @@ def display_for(quiet: bool, seconds: float | None = None, title: str = "") -> D
             yield shown.update
 
     return display
+
+
+@contextlib.contextmanager
+def series_display(quiet: bool, count: int) -> Iterator[DisplayFactory]:
+    """One progress display across `count` tournaments played one after another (GAME 'all'): the bar
+    names the one playing; lines come every few seconds; a summary follows."""
+    shown = RunDisplay("", quiet=quiet, series=True)
+    position = 0
+
+    @contextlib.contextmanager
+    def display(tournament: TournamentRow) -> Iterator[Callable[[RunProgress], None]]:
+        nonlocal position
+        position += 1
+        if position == 1:
+            shown.__enter__()  # (not before: executors fork their workers before the first display)
+        shown.begin(f"[{position}/{count}] {tournament.game}")
+        yield shown.update
+
+    try:
+        yield display
+    finally:
+        if position:
+            shown.__exit__(None, None, None)
 
 
 def run(
@@ -97,7 +126,8 @@ def run(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Fixes the schedule and every match (default: random)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it."),
+    name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it, or, once it is "
+                                                             "finished, plays its rounds once more."),
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m; "
                                                                "matches still running a little later are left for "
                                                                "resume); with GAME 'all', shared between the modes."),
@@ -127,48 +157,69 @@ def run(
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds)
     stop = StopRequest()
+    ids: list[int] = []
+    extended: list[tuple[TournamentRow, int]] = []
     try:
-        ids = [tournament_id for one in specs for tournament_id in create(one, store)]
-        with stop.installed():
+        ids = [tournament_id for one in specs
+               for tournament_id in create(one, store, lambda row, more: extended.append((row, more)))]
+        if extended and not json_output:
+            _say_extended(extended)
+        with stop.installed(), series_display(json_output, len(ids)) as series:
             summaries = play(store, ids, settings, budget_s=parse_duration(duration) if duration else None,
-                             display=display_for(json_output), should_stop=stop)
+                             display=series if len(ids) > 1 else display_for(json_output), should_stop=stop)
     except TournamentError as error:
-        fail(str(error), code=2)
+        fail(said(error, db), code=2)
     except KeyboardInterrupt:
-        fail(f"aborted; stored matches are kept: resume with `{command_line('tournament', 'resume', 'ID', db=db)}` "
-             f"(see `{command_line('tournament', 'list', db=db)}`)", code=130)
+        fail(f"aborted; stored matches are kept: resume with `{_resume_line(store, ids, db)}`", code=130)
     _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings, db=db)
 
 
 def resume(
-    tournament: str = typer.Argument(..., metavar="ID_OR_NAME", help="The tournament to continue."),
+    tournaments: list[str] = typer.Argument(..., metavar="ID_OR_NAME...", help="The tournament(s) to continue."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
-    duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long."),
+    duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (shared "
+                                                               "between the tournaments)."),
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
-    """Continue an interrupted tournament where it stopped (finished matches are never replayed)."""
+    """Continue interrupted tournaments where they stopped (finished matches are never replayed)."""
     store = open_store(db)
-    found = store.tournament(tournament)
-    if found is None:
-        fail(f"no tournament {tournament!r} (see `arena tournament list`)")
-    settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, found.id))
+    try:
+        ids = found_ids(store, tournaments)
+    except TournamentError as error:
+        fail(said(error, db))
+    kinds = {kind for tournament_id in ids for kind in entrant_kinds(store, tournament_id)}
+    settings = play_settings(concurrency, broker, queue, sandbox, kinds)
     stop = StopRequest()
     try:
-        with stop.installed():
-            result = resume_tournament(store, tournament, settings,
-                                       budget_s=parse_duration(duration) if duration else None,
-                                       display=display_for(json_output), should_stop=stop)
+        with stop.installed(), series_display(json_output, len(ids)) as series:
+            results = resume_tournaments(store, ids, settings, budget_s=parse_duration(duration) if duration else None,
+                                         display=series if len(ids) > 1 else display_for(json_output),
+                                         should_stop=stop)
     except TournamentError as error:
-        fail(str(error), code=2)
+        fail(said(error, db), code=2)
     except KeyboardInterrupt:
-        fail(f"aborted; stored matches are kept: resume with `{command_line('tournament', 'resume', tournament, db=db)}`",
-             code=130)
-    _report(store, [result], json_output, db=db)
+        fail(f"aborted; stored matches are kept: resume with `{_resume_line(store, ids, db)}`", code=130)
+    _report(store, results, json_output, db=db)
+
+
+def _say_extended(extended: list[tuple[TournamentRow, int]]) -> None:
+    """One line for the finished tournaments a run of the same name gives more rounds."""
+    rounds = sorted({more for _, more in extended})
+    labels = [row.label for row, _ in extended]
+    shown = ", ".join(labels) if len(labels) <= 3 else f"{', '.join(labels[:2])} and {len(labels) - 2} more"
+    console.print(f"{shown}: finished before; {'/'.join(map(str, rounds))} more round(s) each now", markup=False,
+                  highlight=False)
+
+
+def _resume_line(store: Store, ids: list[int], db: str | None) -> str:
+    """`arena tournament resume ...` for the unfinished ones of `ids`, pasteable."""
+    rows = [row for row in (store.tournament(i) for i in ids) if row is not None and row.status != "finished"]
+    return command_line("tournament", "resume", *([str(row.name or row.id) for row in rows] or ["ID"]), db=db)
 
 
 def _report(store: Store, results: list[Standings], json_output: bool, standings: bool = True,
@@ -176,20 +227,46 @@ def _report(store: Store, results: list[Standings], json_output: bool, standings
     if json_output:
         print_json({"tournaments": [result.to_json() for result in results]})
         return
+    if standings:
+        for result in results:
+            _print_standings(store, result.summary.tournament_id)
     for result in results:
-        summary, tournament = result.summary, result.tournament
-        if standings:
-            _print_standings(store, summary.tournament_id)
+        if entrant_kinds(store, result.tournament.id) - {"agent"}:
+            print_tournament_faults(store, result.tournament.id)
+    if len(results) == 1:
+        summary, tournament = results[0].summary, results[0].tournament
         state = "finished" if summary.finished else f"stopped ({summary.stopped_by or 'interrupted'})"
         console.print(f"#{summary.tournament_id} {tournament.game}: {summary.played} match(es) played in "
-                      f"{summary.seconds:.1f}s; {summary.stored}/{summary.expected} stored; {state}.")
-        if not summary.finished:
-            console.print(f"resume with: {command_line('tournament', 'resume', str(tournament.name or tournament.id), db=db)}",
-                          soft_wrap=True, markup=False)
+                      f"{duration_text(summary.seconds)}; {summary.stored}/{summary.expected} stored; {state}.")
+    elif results:
+        _print_summary(store, results)
+    unfinished = [result.tournament.id for result in results if not result.summary.finished]
+    if unfinished:
+        console.print(f"resume with: {_resume_line(store, unfinished, db)}", soft_wrap=True, markup=False,
+                      highlight=False)
     pools = sorted({result.tournament.pool for result in results})
     if pools:
         console.print(f"ratings: {command_line('leaderboard', pools[0] if len(pools) == 1 else '', db=db)}",
-                      soft_wrap=True, markup=False)
+                      soft_wrap=True, markup=False, highlight=False)
+
+
+def _print_summary(store: Store, results: list[Standings]) -> None:
+    """One table for several tournaments: what each played and stored, and its pool's top three."""
+    table = Table(title=f"{len(results)} tournaments", title_justify="left")
+    for column in ("#", "game", "played", "stored", "state", "leaders (rating mu - 3 sigma)"):
+        table.add_column(column, justify="right" if column in ("#", "played", "stored") else "left")
+    played = 0
+    for result in results:
+        summary, tournament = result.summary, result.tournament
+        played += summary.played
+        leaders = ", ".join(f"{display_name(line.bot)} {line.score:.1f}"
+                            for line in pool_leaderboard(store, tournament.pool)[:3])
+        table.add_row(str(tournament.id), tournament.game, str(summary.played),
+                      f"{summary.stored}/{summary.expected}",
+                      "finished" if summary.finished else (summary.stopped_by or "interrupted"), leaders or "-")
+    console.print(table)
+    seconds = sum(result.summary.seconds for result in results)
+    console.print(f"{played} match(es) played in {duration_text(seconds)}.", highlight=False)
 
 
 def _print_standings(store: Store, tournament_id: int) -> None:
@@ -264,6 +341,8 @@ def show(
                     "standings": [line.to_json(names) for line in tournament_table(store, found.id)]})
         return
     _print_standings(store, found.id)
+    if entrant_kinds(store, found.id) - {"agent"}:
+        print_tournament_faults(store, found.id)
     console.print(f"{len(matches)} match(es), {found.status}; endings: "
                   + (", ".join(f"{reason} {count}" for reason, count in reasons.most_common()) or "-"))
     if found.status != "finished":

@@ -228,6 +228,11 @@ class MatchRecord:
             raise RecordError(f"no such record file: {source}") from None
         except OSError as error:
             raise RecordError(f"cannot read {source}: {error.strerror}") from None
+        return cls.from_bytes(data, str(source))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, source: str = "record") -> MatchRecord:
+        """Parse a record's bytes (plain or gzip-compressed); RecordError names `source`."""
         if data[:2] == b"\x1f\x8b":
             try:
                 data = gzip.decompress(data)

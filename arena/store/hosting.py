@@ -29,6 +29,10 @@ class Hosting:
         with self.engine.connect() as conn:
             return conn.execute(select(Owner.name).where(Owner.token_hash == token_hash)).scalar()
 
+    def operators(self) -> set[str]:
+        """The owners who are operators (they see every bot's fault evidence)."""
+        return self.store.operators()
+
     def live_names(self, owner: str) -> set[str]:
         """The bot names an owner has live now (a submitted version or a remote bot)."""
         with self.engine.connect() as conn:

@@ -12,6 +12,7 @@ from typing import Any, Optional
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -21,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -65,6 +67,8 @@ class Owner(Base):
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    # an operator (`arena owner add NAME --operator`) also sees every bot's fault evidence on the match pages
+    operator: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Submission(Base):

@@ -7,6 +7,9 @@ new ratings and the rating history land together or not at all.
 from __future__ import annotations
 
 import functools
+import gzip
+import io
+import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -283,11 +286,12 @@ class Store:
 
     # owners ---------------------------------------------------------------------------------------
 
-    def add_owner(self, name: str, token_hash: str) -> bool:
-        """Register an owner (False if the name is taken)."""
+    def add_owner(self, name: str, token_hash: str, operator: bool = False) -> bool:
+        """Register an owner, an operator if so (False if the name is taken)."""
         try:
             with self.engine.begin() as conn:
-                conn.execute(insert(Owner).values(name=name, token_hash=token_hash, created_at=utcnow()))
+                conn.execute(insert(Owner).values(name=name, token_hash=token_hash, created_at=utcnow(),
+                                                  operator=operator))
         except IntegrityError:
             return False
         return True
@@ -308,6 +312,11 @@ class Store:
         with self.engine.connect() as conn:
             return [(row.name, row.created_at) for row in conn.execute(select(Owner.name, Owner.created_at)
                                                                        .order_by(Owner.name))]
+
+    def operators(self) -> set[str]:
+        """The owners who are operators."""
+        with self.engine.connect() as conn:
+            return set(conn.execute(select(Owner.name).where(Owner.operator.is_(True))).scalars())
 
     def bot_names(self, ids: Iterable[int]) -> dict[int, str]:
         """id -> name."""
@@ -389,6 +398,12 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(update(Tournament).where(Tournament.id == tournament_id).values(
                 status=status, finished_at=utcnow() if status == "finished" else None))
+
+    def extend_tournament(self, tournament_id: int, rounds: int) -> None:
+        """Give a tournament `rounds` in all (more than it had) and mark it running again."""
+        with self.engine.begin() as conn:
+            conn.execute(update(Tournament).where(Tournament.id == tournament_id).values(
+                rounds=rounds, status="running", finished_at=None))
 
     def pairings(self, tournament_id: int) -> list[PairingRow]:
         """Every planned pairing, in (round, index) order."""
@@ -550,6 +565,19 @@ class Store:
                  .where(MatchSeat.bot_id == bot_id).group_by(Match.reason))
         with self.engine.connect() as conn:
             return {row.reason: int(row.n) for row in conn.execute(query)}
+
+    def record_header(self, match: int | str) -> dict[str, Any] | None:
+        """The first line of a stored record (players, seed, `extra` with the faults' evidence), read without
+        inflating the rest; None when there is no such match or its record is unreadable."""
+        found = self.record(match)
+        if found is None:
+            return None
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(found[1])) as stream:
+                header = json.loads(stream.readline(4 * 1024 * 1024))
+        except (OSError, EOFError, ValueError):
+            return None
+        return header if isinstance(header, dict) else None
 
     def record(self, match: int | str) -> tuple[dict[str, Any], bytes] | None:
         """(match row, gzip-compressed JSON-lines record) by match id or uid (a unique prefix of 4 or more

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena import __version__
-from arena.agents import AGENTS, UnknownAgentError, make_agent, parse_agent_spec
+from arena.agents import AGENTS, UnknownAgentError, agent_name, make_agent, parse_agent_spec
 from arena.games.base import Game
 from arena.store.repository import BotIdentity
 
@@ -56,19 +56,20 @@ def parse_bot(text: str) -> BotSpec:
     if not text:
         raise BotSpecError("empty bot spec")
     name, sep, spec = text.partition("=")
-    if not sep or ":" in name or "/" in name:  # "mcts:c=1.4" has its '=' in a parameter
+    named = bool(sep) and ":" not in name and "/" not in name  # "mcts:c=1.4" has its '=' in a parameter
+    if not named:
         name, spec = text, text
     name, spec = name.strip(), spec.strip()
     path = Path(spec)
     if ("/" in spec or spec.startswith(".")) and path.is_dir():
         if not (path / "bot.toml").is_file():
             raise BotSpecError(f"{spec}: a bot program's folder needs a bot.toml")
-        return BotSpec(name if sep else spec.rstrip("/"), str(path.resolve()), "program")
+        return BotSpec(name if named else spec.rstrip("/"), str(path.resolve()), "program")
     try:
         make_agent(spec).close()
     except UnknownAgentError as error:
         raise BotSpecError(f"{error}; or give a bot program's directory") from None
-    return BotSpec(name, spec, "agent")
+    return BotSpec(name if named else agent_name(spec), spec, "agent")
 
 
 def parse_bots(text: str) -> list[BotSpec]:
@@ -115,13 +116,13 @@ def builtin_bots(game: Game | None = None) -> list[BotSpec]:
     """Every registered built-in agent that can play `game` here, with demo budgets; at least two bots.
 
     An agent whose dependencies are missing (say, OpenSpiel's) or that knows no strategy for the game
-    is left out rather than entered to forfeit every match. Bots are named by their spec.
+    is left out rather than entered to forfeit every match. Bots are named by `agent_name` of their spec.
     """
     bots = []
     for name, factory in sorted(AGENTS.items()):
         spec = demo_spec(name, factory)
         if can_play(spec, game):
-            bots.append(BotSpec(spec, spec))
+            bots.append(BotSpec(agent_name(spec), spec))
     if len(bots) == 1:  # a field needs two: let the lone agent meet a copy of itself
         bots.append(BotSpec(f"{bots[0].name}-2", bots[0].spec))
     return bots

@@ -83,6 +83,7 @@ class Format(ABC):
 
     name: str = ""
     dynamic: bool = False  # plans a round at a time, after the previous one is played
+    extendable: bool = False  # a finished tournament can be given more rounds (more cycles, more Swiss rounds)
 
     def check(self, entrants: int, num_seats: int, rounds: int) -> None:
         """Raise FormatError if the format cannot run."""
@@ -135,13 +136,12 @@ class RoundRobin(Format):
     """Every table of bots meets once per cycle."""
 
     name = "round-robin"
+    extendable = True
 
     def plan(self, context: PlanContext) -> list[Planned]:
-        if context.planned:
-            return []
         cycle = round_robin_rounds(len(context.entries), context.num_seats)
         planned = []
-        for repeat in range(context.rounds):
+        for repeat in range(-(-context.next_round // len(cycle)), context.rounds):  # the cycles not planned yet
             for offset, tables in enumerate(cycle):
                 number = repeat * len(cycle) + offset
                 for index, table in enumerate(tables):
@@ -156,6 +156,7 @@ class Gauntlet(Format):
     """The first bot (the challenger) meets the rest of the field."""
 
     name = "gauntlet"
+    extendable = True
 
     def check(self, entrants: int, num_seats: int, rounds: int) -> None:
         super().check(entrants, num_seats, rounds)
@@ -163,11 +164,9 @@ class Gauntlet(Format):
             raise FormatError("a gauntlet needs a challenger and a field")
 
     def plan(self, context: PlanContext) -> list[Planned]:
-        if context.planned:
-            return []
         challenger, field_ = context.entries[0], context.entries[1:]
         tables = [(challenger, *others) for others in itertools.combinations(field_, context.num_seats - 1)]
-        return [Planned(number, index, table) for number in range(context.rounds)
+        return [Planned(number, index, table) for number in range(context.next_round, context.rounds)
                 for index, table in enumerate(tables)]
 
     def expected_matches(self, entrants: int, num_seats: int, rounds: int) -> int:
@@ -223,6 +222,7 @@ class Swiss(Format):
 
     name = "swiss"
     dynamic = True
+    extendable = True
 
     def check(self, entrants: int, num_seats: int, rounds: int) -> None:
         super().check(entrants, num_seats, rounds)

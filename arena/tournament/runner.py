@@ -39,6 +39,7 @@ class RunProgress:
     stored: int  # matches of the tournament in the store
     expected: int | None  # matches the whole tournament plays (None: open-ended)
     played: int = 0  # matches played by this run
+    pending: int = 0  # of those, not stored yet (they are, within a second or so)
     round: int = 0
     last: PlayedMatch | None = None
 
@@ -176,6 +177,10 @@ class TournamentRunner:
                 continue
             planned = sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
                              key=lambda item: (item[0].round, item[0].index))
+        if not finished and self.plan_more and expected is not None and self.progress.stored >= expected \
+                and not self.format.plan(self._context(entries, self._planned())):
+            self.store.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
+            finished = True
         self._report()
         return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
                           time.perf_counter() - started, "" if finished else self.stopped_by)
@@ -227,6 +232,7 @@ class TournamentRunner:
                     continue  # played again by the loop of `run`
                 pending.append(outcome)
                 self.progress.played += 1
+                self.progress.pending += 1
                 self.progress.last = outcome
                 now = time.monotonic()
                 if len(pending) >= self.flush_size or now - last_flush >= self.flush_seconds:
@@ -261,6 +267,7 @@ class TournamentRunner:
             self.store.save_matches(played, self.system.rate, self.system.initial)
         self.stored_keys.update(match.key for match in played)
         self.progress.stored += len(played)
+        self.progress.pending = 0
 
     def _report(self) -> None:
         if self.on_progress is not None:

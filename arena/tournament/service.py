@@ -25,7 +25,7 @@ from arena.store.rows import TournamentRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.celery_executor import DEFAULT_QUEUE, CeleryExecutor
 from arena.tournament.executor import Executor, ExecutorError, LocalPoolExecutor, RoutingExecutor
-from arena.tournament.formats import FormatError, default_rounds
+from arena.tournament.formats import FormatError, default_rounds, get_format
 from arena.tournament.referee_executor import RefereeExecutor
 from arena.tournament.runner import RunProgress, RunSummary, TournamentRunner, create_tournament, entrant_kinds
 from arena.tournament.standings import EntrantLine, tournament_table
@@ -38,7 +38,22 @@ StopCheck = Callable[[], bool]
 
 
 class TournamentError(ValueError):
-    """A tournament that cannot be created or played as asked; the message says why in one line."""
+    """A tournament that cannot be created or played as asked; the message says why in one line.
+
+    Where it names a command to run next, the message holds `{command}` and `command` its words, so that
+    a caller can render it complete (the CLI adds its --db); str() renders it plainly."""
+
+    def __init__(self, message: str, command: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.command = command
+
+    def render(self, command_line: Callable[..., str] = lambda *words: " ".join(("arena", *words))) -> str:
+        """The message with its follow-up command made by `command_line(*words)`."""
+        return self.message.replace("{command}", command_line(*self.command)) if self.command else self.message
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 @dataclass(frozen=True)
@@ -88,15 +103,30 @@ class Standings:
         }
 
 
-def create(spec: TournamentSpec, store: Store) -> list[int]:
-    """The ids of the spec's tournaments, one per game: new ones, or the same-named ones to continue."""
+def create(spec: TournamentSpec, store: Store,
+           extended: Callable[[TournamentRow, int], None] | None = None) -> list[int]:
+    """The ids of the spec's tournaments, one per game: new ones, or the same-named ones to continue.
+
+    A same-named tournament that is finished gets the spec's rounds once more (another cycle of a
+    round-robin or gauntlet, more Swiss rounds), so that running a named tournament again always plays;
+    `extended(tournament, rounds_added)` hears of it.
+    """
     ids = []
     names = [bot.name for bot in spec.bots]
     for game in spec.games:
         label = spec.name if spec.name is None or len(spec.games) == 1 else f"{spec.name}/{game.name}"
         existing = store.tournament(label) if label else None
         if existing is not None:
-            check_same(store, existing, game, names, spec.format, spec.rounds)
+            finished = existing.status == "finished"
+            check_same(store, existing, game, names, spec.format, None if finished else spec.rounds)
+            if finished:
+                more = spec.rounds or default_rounds(spec.format, len(names))
+                if not get_format(existing.format).extendable:
+                    raise TournamentError(f"tournament {existing.label!r} is finished and a {existing.format} "
+                                          "cannot be extended; pick another name")
+                store.extend_tournament(existing.id, existing.rounds + more)
+                if extended is not None:
+                    extended(existing, more)
             ids.append(existing.id)
             continue
         try:
@@ -139,17 +169,27 @@ def run(spec: TournamentSpec, store: Store, settings: PlaySettings = PlaySetting
     return [standings(store, summary) for summary in summaries]
 
 
-def resume(store: Store, tournament: int | str, settings: PlaySettings = PlaySettings(), *,
+def resume(store: Store, tournaments: Sequence[int | str], settings: PlaySettings = PlaySettings(), *,
            budget_s: float | None = None, display: DisplayFactory | None = None,
-           should_stop: StopCheck | None = None) -> Standings:
-    """Continue a stored tournament where it stopped (finished matches are never played again)."""
-    found = store.tournament(tournament)
-    if found is None:
-        raise TournamentError(f"no tournament {tournament!r} (see `arena tournament list`)")
-    if found.format == "ladder":
-        raise TournamentError(f"{tournament!r} is a ladder: continue it with `arena ladder run {found.game}`")
-    [summary] = play(store, [found.id], settings, budget_s=budget_s, display=display, should_stop=should_stop)
-    return standings(store, summary)
+           should_stop: StopCheck | None = None) -> list[Standings]:
+    """Continue stored tournaments where they stopped (finished matches are never played again)."""
+    summaries = play(store, found_ids(store, tournaments), settings, budget_s=budget_s, display=display,
+                     should_stop=should_stop)
+    return [standings(store, summary) for summary in summaries]
+
+
+def found_ids(store: Store, tournaments: Sequence[int | str]) -> list[int]:
+    """The ids of stored tournaments (not ladders) by id or name, or TournamentError naming what is not."""
+    ids = []
+    for tournament in tournaments:
+        found = store.tournament(tournament)
+        if found is None:
+            raise TournamentError(f"no tournament {tournament!r} (see `{{command}}`)", ("tournament", "list"))
+        if found.format == "ladder":
+            raise TournamentError(f"{tournament!r} is a ladder: continue it with `{{command}}`",
+                                  ("ladder", "run", found.game))
+        ids.append(found.id)
+    return ids
 
 
 def standings(store: Store, summary: RunSummary) -> Standings:
@@ -197,7 +237,7 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
                     summaries.append(runner.run())
                 except ExecutorError as error:
                     raise TournamentError(f"tournament {tournament_id}: {error}; what was played is stored, resume "
-                                          f"with `arena tournament resume {tournament_id}`") from None
+                                          "with `{command}`", ("tournament", "resume", str(tournament_id))) from None
             if stop():
                 break
     except KeyboardInterrupt:

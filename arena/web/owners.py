@@ -12,9 +12,7 @@ bots, and open sign-up. Uploads are in arena.web.uploads.
 
 from __future__ import annotations
 
-import gzip
 import hmac
-import json
 import secrets
 import time
 from collections import defaultdict, deque
@@ -25,7 +23,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from arena.referee.evidence import shown
+from arena.referee.evidence import seat_evidence, shown
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.store import Store
@@ -190,24 +188,35 @@ def my_faults(request: Request, name: str) -> dict[str, Any]:
 
 def _evidence(store: Store, match_id: int, bot_id: int) -> dict[str, Any]:
     """What the record kept of the bot's side of a fault: its last output lines, its usage."""
-    found = store.record(match_id)
     row = store.match(match_id)
-    if found is None or row is None:
+    header = store.record_header(match_id)
+    if row is None or header is None:
         return {}
-    _row, data = found
-    try:
-        header = json.loads(gzip.decompress(data).split(b"\n", 1)[0])
-    except (OSError, ValueError):
-        return {}
-    seats = [seat["seat"] for seat in row.get("seats", []) if seat.get("bot_id") == bot_id]
-    kept = (header.get("extra") or {}).get("evidence") or {}
-    for seat in seats:
-        evidence = kept.get(str(seat))
-        if evidence:
-            lines = str(evidence.get("output", "")).rstrip().splitlines()[-30:]
-            return {"output": shown("\n".join(lines)), "usage": evidence.get("usage", {}),
-                    "output_throttled_s": evidence.get("output_throttled_s")}
+    for seat in (seat["seat"] for seat in row.get("seats", []) if seat.get("bot_id") == bot_id):
+        evidence = seat_evidence(header.get("extra"), seat)
+        if evidence is not None:
+            return evidence
     return {}
+
+
+@router.get("/owner/matches/{match}/evidence", summary="What a match's record kept of the caller's bots' faults")
+def match_evidence(request: Request, match: str) -> dict[str, Any]:
+    """The seats of the caller's bots (an operator: every seat) with the evidence their record kept: the
+    last output lines and the usage of a bot that lost by its own fault."""
+    who = caller(request)
+    store = _store(request)
+    row = store.match(match)
+    header = store.record_header(match)
+    if row is None or header is None:
+        raise HTTPException(404, f"no match {match!r}")
+    operator = who.owner in hosting(request).operators()
+    seats = []
+    for seat in row["seats"]:
+        bot = store.bot(seat["bot_id"])
+        if operator or (bot is not None and bot.owner == who.owner):
+            seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"],
+                          "evidence": seat_evidence(header.get("extra"), seat["seat"])})
+    return {"match": row["id"], "operator": operator, "seats": seats}
 
 
 @router.post("/owner/bots/{name}/retire", summary="Retire a version (default: the live one)")

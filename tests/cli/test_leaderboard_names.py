@@ -1,4 +1,5 @@
-"""The leaderboard table shows a short display name per bot on one line; the spec stays in --json."""
+"""One name per bot everywhere: a built-in agent goes by its spec with the settings by value, in the
+table, in --json, in records and on the web; the leaderboard table keeps each bot on one line."""
 
 from __future__ import annotations
 
@@ -6,15 +7,19 @@ import json
 
 import pytest
 
+from arena.agents import agent_name, make_agent
 from arena.cli.leaderboard import display_name
 from arena.cli.main import main
+from arena.tournament.bots import parse_bot
 
 
-def test_display_names() -> None:
-    assert display_name("greedy") == "greedy"
-    assert display_name("mcts:iterations=30") == "mcts:iterations=30"  # short enough as it is
-    assert display_name("openspiel-mcts:simulations=20:evaluator=arena") == "openspiel-mcts(20,arena)"
-    assert display_name("openspiel-ismcts:simulations=20:evaluator=arena") == "openspiel-ismcts(20,arena)"
+def test_agent_names() -> None:
+    assert agent_name("greedy") == "greedy"
+    assert agent_name("mcts:iterations=30") == "mcts(30)"
+    assert agent_name("openspiel-mcts:simulations=20:evaluator=arena") == "openspiel-mcts(20,arena)"
+    assert make_agent("mcts:iterations=30").name == "mcts(30)"  # what records and arena play show
+    assert parse_bot("mcts:iterations=30").name == "mcts(30)"  # what tournaments store
+    assert parse_bot("fast=mcts:iterations=30").name == "fast"  # a name its user gave is kept
     long = display_name("a-bot-with-a-really-long-name-that-goes-on-and-on")
     assert len(long) == 26 and long.endswith("…")
 
@@ -31,4 +36,4 @@ def test_the_table_keeps_each_bot_on_one_line(capsys: pytest.CaptureFixture[str]
     assert len(rows) == 1 and "mcts(8,0.4,2,4)" in rows[0]
     assert main(["leaderboard", "--db", url, "--json"]) == 0
     names = {row["bot"] for row in json.loads(capsys.readouterr().out)["pools"][0]["standings"]}
-    assert spec in names
+    assert names == {"random", "mcts(8,0.4,2,4)"}

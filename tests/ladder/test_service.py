@@ -51,7 +51,7 @@ def test_rounds_run_on_schedule_and_keep_their_state_in_the_database(store: Stor
         service.close()
     assert time.monotonic() - started >= 0.35  # two waits of the 200 ms schedule
     assert len(logs) == 3 and all(line.startswith("ladder: major-general round ") for line in logs)
-    assert "round 2: 6 stored, 3 bots" in logs[-1] and "next round at" in logs[-1]
+    assert "round 3: 6 stored, 3 bots" in logs[-1] and "next round at" in logs[-1]  # counted from 1
     [status] = ladder_status(store)
     assert status["matches"] == 18 and status["pending"] == 0 and status["service"]["running"] is False
     assert status["last_round"]["round"] == 2 and status["next_round_at"] and status["schedule"] == "every 200ms"

@@ -175,3 +175,30 @@ def test_a_match_is_found_by_id_or_by_a_uid_prefix_even_of_digits(store: Store) 
         assert found is not None and found["id"] == expected, key
     for nothing in ("99", "¹", "9" * 30, "zz", "abc"):  # no such id, not a digit to int(), too big, not hex, short
         assert store.match(nothing) is None, nothing
+
+
+def test_a_database_from_before_agent_names_gets_them(tmp_path: Path) -> None:
+    """Revision 0004 renames the built-in agents an older Arena stored under their spec; named ones stay."""
+    from alembic import command
+    from alembic.config import Config
+
+    from arena.store.db import MIGRATIONS
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_db_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0003")
+        for name, spec in (("mcts:iterations=30", "mcts:iterations=30"), ("fast", "mcts:iterations=5"),
+                           ("random", "random")):
+            connection.exec_driver_sql(
+                "INSERT INTO bots (name, version, artifact_hash, owner, kind, spec, created_at, status) "
+                f"VALUES ('{name}', '1', 'h-{name}', '', 'agent', '{spec}', '2026-01-01', 'live')")
+    engine.dispose()
+    store = Store.open(url)
+    try:
+        assert sorted(bot.name for bot in store.bots()) == ["fast", "mcts(30)", "random"]
+    finally:
+        store.close()

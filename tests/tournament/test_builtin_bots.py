@@ -13,10 +13,10 @@ from arena.tournament.bots import builtin_bots
 def test_the_demo_field_is_every_built_in_bot_at_a_demo_budget(mode: str) -> None:
     specs = {bot.name: bot.spec for bot in builtin_bots(load_game(mode))}
     assert specs["random"] == "random" and specs["scripted"] == "scripted" and specs["greedy"] == "greedy"
-    assert specs["mcts:iterations=30"] == "mcts:iterations=30"
+    assert specs["mcts(30)"] == "mcts:iterations=30"
     pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
-    assert "openspiel-mcts:simulations=20:evaluator=arena" in specs
-    assert "openspiel-ismcts:simulations=20:evaluator=arena" in specs
+    assert specs["openspiel-mcts(20,arena)"] == "openspiel-mcts:simulations=20:evaluator=arena"
+    assert specs["openspiel-ismcts(20,arena)"] == "openspiel-ismcts:simulations=20:evaluator=arena"
     assert len(specs) == 6
     for spec in specs.values():
         make_agent(spec).close()

@@ -72,10 +72,11 @@ def test_tournament_then_leaderboard_bot_and_export(capsys: pytest.CaptureFixtur
     code, out, _ = run(capsys, "rerate", "--db", db, "--json")
     assert code == 0 and json.loads(out)[0]["matches"] == 12
 
-    # the same name again resumes (here: nothing left) instead of starting over
+    # the same name again goes on with it instead of starting over: finished, it plays its rounds once more
     code, out, _ = run(capsys, "tournament", "run", "major-general", "--bots", "a=random,b=random,c=random",
                        "--rounds", "2", "-j", "1", "--name", "cup", "--db", db, "--json")
-    assert code == 0 and json.loads(out)["tournaments"][0]["played"] == 0
+    again = json.loads(out)["tournaments"][0]
+    assert code == 0 and again["played"] == 12 and again["stored"] == again["expected"] == 24 and again["rounds"] == 4
 
 
 def test_ladder_adds_to_the_pool(capsys: pytest.CaptureFixture[str], db: str) -> None:

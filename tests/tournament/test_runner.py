@@ -220,3 +220,40 @@ def test_a_match_that_cannot_be_set_up_is_an_infrastructure_fault_not_a_bots() -
         assert "unknown game 'no-such-game'" in outcome.detail
         good = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (seat, seat))
         assert [outcome.job for outcome in executor.run([good, good])] == [good, good]
+
+
+def test_a_run_stopped_as_its_last_match_is_stored_counts_the_tournament_finished(store: Store) -> None:
+    tournament = _tournament(store, rounds=1)
+    summary = TournamentRunner(store, tournament, InlineExecutor(), max_matches=6).run()
+    assert summary.stored == summary.expected == 6 and summary.finished and summary.stopped_by == ""
+    assert store.tournament(tournament).status == "finished"
+
+
+@pytest.mark.parametrize("format", ["round-robin", "gauntlet", "swiss"])
+def test_a_finished_tournament_named_again_gets_more_rounds_and_keeps_what_it_played(store: Store,
+                                                                                     format: str) -> None:
+    from arena.tournament.service import PlaySettings, TournamentSpec, create, play
+
+    spec = TournamentSpec(games=(load_game(GAME),), bots=tuple(parse_bots("a=random,b=greedy,c=random,d=greedy")),
+                          format=format, rounds=1, seed=5, name="again")
+    [first] = create(spec, store)
+    [summary] = play(store, [first], PlaySettings(concurrency=1))
+    before = {(m.round, m.pairing, m.rotation): (m.seed, m.bots) for m in store.tournament_matches(first)}
+    extended: list[tuple[str, int]] = []
+    assert create(spec, store, lambda row, more: extended.append((row.label, more))) == [first]
+    assert extended == [("again", 1)] and store.tournament(first).rounds == 2
+    [again] = play(store, [first], PlaySettings(concurrency=1))
+    assert again.finished and again.played == summary.played and again.stored == 2 * summary.stored
+    after = {(m.round, m.pairing, m.rotation): (m.seed, m.bots) for m in store.tournament_matches(first)}
+    assert {key: after[key] for key in before} == before  # the first round is untouched
+    assert len({m.round for m in store.tournament_matches(first)}) == 2 * len({key[0] for key in before})
+
+
+def test_a_knockout_named_again_when_finished_says_so(store: Store) -> None:
+    from arena.tournament.service import PlaySettings, TournamentError, TournamentSpec, create, play
+
+    spec = TournamentSpec(games=(load_game(GAME),), bots=tuple(parse_bots("a=random,b=greedy")),
+                          format="knockout", rounds=1, name="ko")
+    play(store, create(spec, store), PlaySettings(concurrency=1))
+    with pytest.raises(TournamentError, match="cannot be extended; pick another name"):
+        create(spec, store)

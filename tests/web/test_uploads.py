@@ -228,6 +228,19 @@ def test_fault_evidence_is_its_owners_alone(site: tuple[TestClient, Store, Path]
     assert client.get("/api/owner/bots/ann-crash/faults", headers=bearer(BOB)).status_code == 404
     faults = client.get("/api/owner/bots/ann-crash/faults", headers=bearer(ANN)).json()["faults"]
     assert faults and "my secret debug line" in faults[0]["output"] and faults[0]["reason"] == "crash"
+    # the match page's evidence: ann's seat for ann, nothing for bob, every seat for an operator, 401 for nobody
+    url = f"/api/owner/matches/{match.id}/evidence"
+    mine = client.get(url, headers=bearer(ANN)).json()
+    assert [seat["bot"] for seat in mine["seats"]] == ["ann-crash"] and not mine["operator"]
+    assert "my secret debug line" in mine["seats"][0]["evidence"]["output"]
+    assert client.get(url, headers=bearer(BOB)).json()["seats"] == []
+    assert client.get(url).status_code == 401
+    assert store.add_owner("ops", hash_token("ops-token-0123456789"), operator=True)
+    everything = client.get(url, headers=bearer("ops-token-0123456789")).json()
+    assert everything["operator"] and [seat["bot"] for seat in everything["seats"]] == ["ann-crash", "random"]
+    assert "my secret debug line" in everything["seats"][0]["evidence"]["output"]
+    assert everything["seats"][1]["evidence"] is None
+    assert client.get("/api/owner/matches/99999/evidence", headers=bearer(ANN)).status_code == 404
 
 
 def test_open_sign_up_is_rate_limited_per_address(site: tuple[TestClient, Store, Path]) -> None:
