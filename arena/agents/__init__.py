@@ -88,4 +88,5 @@ def make_agent(spec: str) -> Agent:
     return agent
 
 
-__all__ = ["AGENTS", "Agent", "DecisionRequest", "GreedyAgent", "MCTSAgent", "RandomAgent", "ScriptedAgent", "UnknownAgentError", "agent_name", "make_agent", "parse_agent_spec"]
+__all__ = ["AGENTS", "Agent", "DecisionRequest", "GreedyAgent", "MCTSAgent", "RandomAgent", "ScriptedAgent",
+           "UnknownAgentError", "agent_name", "make_agent", "parse_agent_spec"]

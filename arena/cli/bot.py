@@ -14,7 +14,8 @@ from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
 from arena.ratings.reports import bot_ratings, iso
 from arena.store import BotRow, Store
 
-app = typer.Typer(rich_markup_mode=None, help="Bots in the database: who they are and how they do.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="Bots in the database: who they are and how they do.",
+                  no_args_is_help=True)
 
 SPARK = "▁▂▃▄▅▆▇█"
 

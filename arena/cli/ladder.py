@@ -36,7 +36,8 @@ from arena.tournament.formats import FormatError, get_format
 from arena.tournament.runner import create_tournament, entrant_kinds
 from arena.tournament.service import TournamentError, play
 
-app = typer.Typer(rich_markup_mode=None, help="The ladder: bots of a game mode paired continuously by match quality.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="The ladder: bots of a game mode paired continuously by match quality.",
+                  no_args_is_help=True)
 
 
 def run(
@@ -276,7 +277,8 @@ def status(
             console.print(f"  schedule: {ladder['schedule']}; next round at {ladder['next_round_at']}Z")
         last = ladder["last_round"]
         if last:
-            console.print(f"  last round {last['round'] + 1 if last['round'] is not None else '-'} at {last['started_at']}Z: {last['stored']} stored, "
+            number = last["round"] + 1 if last["round"] is not None else "-"
+            console.print(f"  last round {number} at {last['started_at']}Z: {last['stored']} stored, "
                           f"{last['carried']} carried over, {last['infrastructure']} infrastructure fault(s), "
                           f"{last['left']} left, {last['seconds']:.1f}s"
                           + (f" ({last['note']})" if last["note"] else ""))

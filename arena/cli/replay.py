@@ -79,7 +79,8 @@ def replay(
                   + (f": {escape(shown(result.detail))}" if result.detail else ""), soft_wrap=True)
     if result.offender is not None:
         name = next((p.name for p in record.players if p.seat == result.offender), f"seat {result.offender}")
-        print_fault(name, result.reason, result.detail, seat_evidence(record.extra, result.offender, FAULT_OUTPUT_LINES))
+        evidence = seat_evidence(record.extra, result.offender, FAULT_OUTPUT_LINES)
+        print_fault(name, result.reason, result.detail, evidence)
     console.print("[green]replay reproduces the record[/green]")
 
 

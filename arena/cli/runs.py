@@ -121,6 +121,7 @@ class StopRequest:
 
 
 PROGRESS_EVERY_S = 5.0  # written to a file or a pipe: a progress line at least this often
+PROGRESS_MIN_GAP_S = 1.0  # ... and, for each tenth of the way, no more often than this
 
 
 class RateColumn(ProgressColumn):
@@ -133,9 +134,9 @@ class RateColumn(ProgressColumn):
 
 class RunDisplay:
     """Progress a user can follow, for any long run: on a terminal a rich bar (done/total, elapsed, ETA,
-    rate); written to a file or a pipe, one line every PROGRESS_EVERY_S seconds or tenth of the way
-    ("12/48 matches (25%), 5s elapsed, ETA 15s; last: greedy beat random (score)") and one at the end;
-    nothing with --json."""
+    rate); written to a file or a pipe, one line at the start, every PROGRESS_EVERY_S seconds or tenth of
+    the way (at most one a second), and one at the end ("12/48 matches (25%), 5s elapsed, ETA 15s; last:
+    greedy beat random (score)"); nothing with --json."""
 
     def __init__(self, title: str, *, quiet: bool = False, seconds: float | None = None,
                  unit: str = "matches", series: bool = False) -> None:
@@ -202,8 +203,10 @@ class RunDisplay:
             return
         now = time.monotonic()
         fraction = done / total if total else 0.0
-        by_share = not self.series and bool(total) and (fraction - self._last_fraction >= 0.1 or done >= (total or 0))
-        if now - self._last_line >= PROGRESS_EVERY_S or by_share:
+        finished = bool(total) and done >= (total or 0)
+        by_share = not self.series and bool(total) and fraction - self._last_fraction >= 0.1 \
+            and now - self._last_line >= PROGRESS_MIN_GAP_S
+        if now - self._last_line >= PROGRESS_EVERY_S or by_share or (finished and not self.series):
             self._line(done, total, last)
 
     def _line(self, done: int, total: int | None, last: str, final: bool = False) -> None:
@@ -218,7 +221,8 @@ class RunDisplay:
             this_run = done - (self._first_done or 0)
             eta = elapsed / this_run * (total - done) if this_run > 0 else None
             head = f"{done}/{total} {self.unit} ({100 * done / total:.0f}%)"
-            timing = f"{duration(elapsed)} elapsed" + ("" if final or eta is None else f", ETA {duration(eta)}")
+            timing = f"{duration(elapsed)} elapsed" + ("" if final or eta is None or done >= total
+                                                       else f", ETA {duration(eta)}")
         else:
             head = f"{done} {self.unit}"
             budget = f" of {duration(self.seconds)}" if self.seconds else ""

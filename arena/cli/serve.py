@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import signal
 import tomllib
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from arena.cli.common import console, err_console, fail, results_dir
+
+if TYPE_CHECKING:  # (imported when called: the sandbox is not loaded by commands that need none)
+    from arena.sandbox import SandboxSettings
 
 DEFAULT_PORT = 50051
 ADMIN_TOKEN_FILE = "admin-token"  # under the results folder: where `arena serve` writes a token it made
@@ -28,7 +32,7 @@ ADMIN_TOKEN_FILE_OPTION = typer.Option(None, "--admin-token-file",
 
 
 def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None, bot_env: Optional[list[str]] = None,
-                     caps: Optional[list[str]] = None, config: Optional[dict[str, Any]] = None):  # type: ignore[no-untyped-def]
+                     caps: Optional[list[str]] = None, config: Optional[dict[str, Any]] = None) -> SandboxSettings:
     """SandboxSettings from the command line over the operator's config file, or a one-line error."""
     from arena.sandbox import DEFAULT_CAPS, SandboxSettings
     from arena.sandbox.limits import parse_limit_settings
@@ -214,7 +218,9 @@ def serve(
     except ValueError as error:  # unreadable TLS files
         fail(str(error), code=2)
     except OSError as error:
-        fail(f"cannot serve on {host}:{port}: {error}")
+        why = ("the port is in use (pick another --port, or stop what uses it)"
+               if error.errno == errno.EADDRINUSE or "address already in use" in str(error).lower() else str(error))
+        fail(f"cannot serve on {host}:{port}: {why}")
 
 
 async def _serve(server, printed: list[str], drain: float) -> None:  # type: ignore[no-untyped-def]

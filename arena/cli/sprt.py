@@ -11,7 +11,16 @@ from typing import Any, Optional
 import typer
 
 from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.runs import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION, StopRequest, open_store, said
+from arena.cli.runs import (
+    BROKER_OPTION,
+    DB_OPTION,
+    JSON_OPTION,
+    QUEUE_OPTION,
+    SANDBOX_OPTION,
+    StopRequest,
+    open_store,
+    said,
+)
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store

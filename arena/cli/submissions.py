@@ -32,8 +32,8 @@ TOKEN_OPTION = typer.Option(None, "--token", envvar="ARENA_OWNER_TOKEN",
 BOT_STORE_OPTION = typer.Option(None, "--bot-store", envvar=BOT_STORE_ENV,
                                 help="Where submitted versions are kept (default: $ARENA_BOT_STORE or results/bots).")
 
-owners = typer.Typer(rich_markup_mode=None, help="Owners: who may submit and retire which bot names on a shared server.",
-                     no_args_is_help=True)
+owners = typer.Typer(rich_markup_mode=None,
+                     help="Owners: who may submit and retire which bot names on a shared server.", no_args_is_help=True)
 
 _MARK = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[dim]-[/dim]"}
 

@@ -51,7 +51,8 @@ from arena.tournament.service import resume as resume_tournaments
 from arena.tournament.service import standings as standings_of
 from arena.tournament.standings import tournament_table
 
-app = typer.Typer(rich_markup_mode=None, help="Round-robin, gauntlet, Swiss and knockout tournaments.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="Round-robin, gauntlet, Swiss and knockout tournaments.",
+                  no_args_is_help=True)
 
 
 def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
@@ -125,9 +126,10 @@ def run(
                                                                         "or seat-swapped pairs per knockout tie."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Fixes the schedule and every match (default: random)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it, or, once it is "
-                                                             "finished, plays its rounds once more."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0,
+                                       help="Fixes the schedule and every match (default: random)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it, or, "
+                                                             "once it is finished, plays its rounds once more."),
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m; "
                                                                "matches still running a little later are left for "
                                                                "resume); with GAME 'all', shared between the modes."),

@@ -342,7 +342,8 @@ class LadderService:
     def _remote_room(self, game: Game, active: set[int]) -> dict[int, int]:
         """Per remote bot of the field (by id): how many matches it can take at once now."""
         online = self._open_streams(game)
-        return {bot.id: online.get(bot.name, 0) for bot in self.store.bots() if bot.id in active and bot.kind == "remote"}
+        return {bot.id: online.get(bot.name, 0) for bot in self.store.bots()
+                if bot.id in active and bot.kind == "remote"}
 
     def _kinds(self, bots: set[int]) -> set[str]:
         return {bot.kind for bot in self.store.bots() if bot.id in bots}

@@ -10,6 +10,7 @@ from arena.ratings import bradley_terry
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
 from arena.store.repository import PairCount, RatingRow, Store
+from arena.store.rows import bot_origin
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,9 @@ class Standing:
     draws: int
     losses: int
     last_played: datetime | None
+    kind: str = "agent"  # "agent", "program" or "remote"
+    owner: str = ""
+    origin: str = "built-in"  # "built-in", "submitted" or "remote" (arena.store.rows.bot_origin)
 
     @property
     def score(self) -> float:
@@ -52,6 +56,7 @@ class Standing:
             "draws": self.draws, "losses": self.losses, "win_rate": round(self.win_rate, 4),
             "win_rate_low": round(low, 4), "win_rate_high": round(high, 4),
             "last_played": self.last_played.isoformat(timespec="seconds") + "Z" if self.last_played else None,
+            "kind": self.kind, "owner": self.owner, "origin": self.origin,
         }
 
 
@@ -59,7 +64,8 @@ def standings(rows: list[RatingRow]) -> list[Standing]:
     """Rows sorted by conservative score (then mu, then name), ranked from 1."""
     ordered = sorted(rows, key=lambda r: (-conservative(r.mu, r.sigma), -r.mu, r.name, r.version))
     return [Standing(rank, r.bot_id, r.name, r.version, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses,
-                     r.last_played) for rank, r in enumerate(ordered, start=1)]
+                     r.last_played, r.kind, r.owner, bot_origin(r.kind, r.spec))
+            for rank, r in enumerate(ordered, start=1)]
 
 
 def leaderboard(store: Store, pool: str, live_only: bool = True) -> list[Standing]:

@@ -147,7 +147,8 @@ def grade(found: dict[str, Any], left: Optional[dict[str, Any]] = None) -> list[
     rows.append(Protection("kernel settings read-only", shut,
                            f"core_pattern {kernel['core_pattern']}; {kernel['writable']} writable under /proc/sys"
                            f"{' (' + ', '.join(kernel['examples']) + ')' if kernel['examples'] else ''}; "
-                           f"sysrq-trigger {kernel['sysrq_trigger']}; /sys {'mounted' if kernel['sys_mounted'] else 'absent'}",
+                           f"sysrq-trigger {kernel['sysrq_trigger']}; "
+                           f"/sys {'mounted' if kernel['sys_mounted'] else 'absent'}",
                            "bots must not run as host root, and /proc/sys must be bound read-only"))
     made = {name: answer for name, answer in found["new_namespaces"].items()}
     rows.append(Protection("no nested namespaces", not any(answer == "MADE" for answer in made.values()),

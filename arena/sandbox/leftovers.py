@@ -62,17 +62,28 @@ def new_runtime_folder() -> Path:
 
 def remove_leftovers() -> list[str]:
     """Remove the runtime folders and cgroup folders of referees that are gone; what was removed."""
-    removed = []
+    removed = _remove_dead_cgroups()  # first: the processes that could still write in the folders
     for folder in runtime_base().glob(f"{RUNTIME_PREFIX}*"):
         try:
             owner = (folder / OWNER_FILE).read_text()
         except OSError:
             continue  # not ours to judge (a folder being made, or another user's)
-        if not is_alive(owner):
-            shutil.rmtree(folder, ignore_errors=True)
+        if not is_alive(owner) and _remove_folder(folder):
             removed.append(str(folder))
-    removed += _remove_dead_cgroups()
     return removed
+
+
+def _remove_folder(folder: Path, patience_s: float = 5.0) -> bool:
+    """Remove a dead referee's folder; a bot process dying a moment later may still hold or write in it, so
+    this tries again for up to `patience_s`. True once it is gone."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _remove_dead_cgroups() -> list[str]:

@@ -52,7 +52,8 @@ class Hosting:
         """(owner, CSRF token) of a session that has not expired, or None."""
         with self.engine.connect() as conn:
             row = conn.execute(select(OwnerSession.owner, OwnerSession.csrf)
-                               .where(OwnerSession.token_hash == token_hash, OwnerSession.expires_at > utcnow())).first()
+                               .where(OwnerSession.token_hash == token_hash,
+                                      OwnerSession.expires_at > utcnow())).first()
         return (row.owner, row.csrf) if row is not None else None
 
     def end_session(self, token_hash: str) -> None:

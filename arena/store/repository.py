@@ -129,6 +129,9 @@ class RatingRow:
     draws: int
     losses: int
     last_played: datetime | None
+    kind: str = "agent"
+    owner: str = ""
+    spec: str = ""
 
     @property
     def points(self) -> float:
@@ -694,7 +697,7 @@ class Store:
     def ratings(self, pool: str, *, live_only: bool = False) -> list[RatingRow]:
         """Every rated bot of a pool (unsorted); with `live_only`, not the retired (or replaced) versions."""
         query = (select(Rating.pool, Rating.bot_id, Bot.name, Bot.version, Rating.mu, Rating.sigma, Rating.games,
-                        Rating.wins, Rating.draws, Rating.losses, Rating.last_played)
+                        Rating.wins, Rating.draws, Rating.losses, Rating.last_played, Bot.kind, Bot.owner, Bot.spec)
                  .join(Bot, Bot.id == Rating.bot_id).where(Rating.pool == pool))
         if live_only:
             query = query.where(Bot.status == "live")

@@ -33,6 +33,23 @@ class BotRow:
         """True when the bot declares the game, its family or '*' (agents play anything)."""
         return self.games is None or "*" in self.games or game_name in self.games or family in self.games
 
+    @property
+    def origin(self) -> str:
+        """Where the bot comes from (see `bot_origin`)."""
+        return bot_origin(self.kind, self.spec)
+
+
+def bot_origin(kind: str, spec: str) -> str:
+    """'built-in' (Arena's agents and its own bot programs), 'remote' (run on its owner's computer) or
+    'submitted' (a bot program someone brought: uploaded, submitted or run from a folder)."""
+    if kind == "agent":
+        return "built-in"
+    if kind == "remote":
+        return "remote"
+    from arena.bots import BUILTIN_BOTS
+
+    return "built-in" if spec.startswith(str(BUILTIN_BOTS) + "/") else "submitted"
+
 
 @dataclass(frozen=True)
 class TournamentRow:

@@ -178,7 +178,8 @@ def _folder_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator
             elif stat.S_ISDIR(info.st_mode):
                 yield _Member(relative, "dir")
             elif stat.S_ISREG(info.st_mode):
-                yield _Member(relative, "file", info.st_size, mode=info.st_mode, open=functools.partial(_open_plain, path))
+                yield _Member(relative, "file", info.st_size, mode=info.st_mode,
+                              open=functools.partial(_open_plain, path))
             elif stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
                 yield _Member(relative, "device")
             elif stat.S_ISFIFO(info.st_mode):

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from arena.games.registry import game_modes
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
+from arena.ratings.leaderboard import leaderboard as ranked_leaderboard
 from arena.ratings.reports import bot_ratings, iso, standings_json
 from arena.store import BotRow, Store
 from arena.store.hosting import Hosting
@@ -52,9 +53,25 @@ class Standing(BaseModel):
     win_rate_low: float
     win_rate_high: float
     last_played: str | None
+    kind: str
+    owner: str
+    origin: str
     bt_elo: float | None = None
     bt_elo_low: float | None = None
     bt_elo_high: float | None = None
+
+
+class RatingPoint(BaseModel):
+    match: int
+    at: str | None
+    mu: float
+    sigma: float
+
+
+class RatingHistory(BaseModel):
+    bot: str
+    version: str
+    points: list[RatingPoint]
 
 
 class Leaderboard(BaseModel):
@@ -66,6 +83,7 @@ class Leaderboard(BaseModel):
     sort: str
     order: str
     standings: list[Standing]
+    history: list[RatingHistory] = []
 
 
 class Pool(BaseModel):
@@ -85,6 +103,7 @@ class BotSummary(BaseModel):
     status: str
     owner: str
     kind: str
+    origin: str
 
 
 class BotList(BaseModel):
@@ -156,7 +175,10 @@ def pools(request: Request) -> dict[str, Any]:
 def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "mu", "sigma", "score", "games",
                                                                 "win_rate", "last_played"] = "rank",
                      order: Literal["asc", "desc"] | None = None, bt: bool = False, all_versions: bool = False,
-                     page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
+                     page: int = PAGE, per_page: int = PER_PAGE,
+                     history: int = Query(0, ge=0, le=10, description="The rating history of this many of the "
+                                                                        "top-ranked bots (for a chart).")
+                     ) -> dict[str, Any]:
     store = _store(request)
     known = store.pools()
     if pool not in known:
@@ -171,9 +193,14 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
     rows = present + [row for row in rows if row[key] is None]  # (never played: last either way)
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
+    histories = [{"bot": standing.bot, "version": standing.version,
+                  "points": _thin([{"match": point["match_id"], "at": iso(point["played_at"]),
+                                    "mu": round(point["mu"], 4), "sigma": round(point["sigma"], 4)}
+                                   for point in store.rating_history(standing.bot_id, pool)], HISTORY_POINTS // 2)}
+                 for standing in (ranked_leaderboard(store, pool, not all_versions)[:history] if history else [])]
     return {"pool": pool, "matches": store.pool_match_count(pool), "total": len(rows), "page": page,
             "per_page": per_page, "sort": sort, "order": "desc" if descending else "asc",
-            "standings": rows[start:start + per_page]}
+            "standings": rows[start:start + per_page], "history": histories}
 
 
 @router.get("/bots", response_model=BotList, summary="Every bot, by name")
@@ -193,7 +220,7 @@ def bots(request: Request, q: str | None = Query(None, max_length=200, descripti
         live = [bot for bot in versions if bot.status == "live"]
         newest = live[-1] if live else versions[-1]
         rows.append({"name": name, "versions": len(versions), "live_version": live[-1].version if live else None,
-                     "status": newest.status, "owner": newest.owner, "kind": newest.kind})
+                     "status": newest.status, "owner": newest.owner, "kind": newest.kind, "origin": newest.origin})
     return {"total": len(names), "page": page, "per_page": per_page, "bots": rows}
 
 
@@ -211,7 +238,7 @@ def bot(request: Request, name: str) -> dict[str, Any]:
             rating["history"] = _thin(rating["history"], HISTORY_POINTS)
         out_versions.append({
             "id": version.id, "version": version.version, "artifact_hash": version.artifact_hash,
-            "status": version.status, "owner": version.owner, "kind": version.kind,
+            "status": version.status, "owner": version.owner, "kind": version.kind, "origin": version.origin,
             "games_declared": list(version.games) if version.games is not None else None,
             "submitted_at": iso(version.created_at), "retired_at": iso(version.retired_at),
             "follows": version.parent_id, "preflight": _public_report(store.bot_report(version.id)),

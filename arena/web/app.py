@@ -56,7 +56,8 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        queue = PreflightQueue(hosting, settings.db_url or store.engine.url.render_as_string(hide_password=False), Path(settings.bot_store),
+        db_url = settings.db_url or store.engine.url.render_as_string(hide_password=False)
+        queue = PreflightQueue(hosting, db_url, Path(settings.bot_store),
                                workers=settings.preflight_workers, sandbox=settings.sandbox,
                                live_bots=settings.owner_limits.live_bots)
         app.state.queue = queue

@@ -127,7 +127,7 @@ def test_tournament_bad_input(capsys: pytest.CaptureFixture[str], db: str, argv:
 
 def test_leaderboard_and_rerate(capsys: pytest.CaptureFixture[str], db: str) -> None:
     rows = {"rank", "bot", "version", "mu", "sigma", "conservative", "games", "wins", "draws", "losses", "win_rate",
-            "win_rate_low", "win_rate_high", "last_played"}
+            "win_rate_low", "win_rate_high", "last_played", "kind", "owner", "origin"}
     board = run_json(capsys, "leaderboard", GAME, "--db", db)
     assert set(board) == {"pools"} and set(board["pools"][0]) == {"pool", "matches", "standings"}
     assert set(board["pools"][0]["standings"][0]) == rows

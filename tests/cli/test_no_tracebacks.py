@@ -84,3 +84,25 @@ def test_a_bot_folder_newcomers_get_wrong_is_one_line(capsys: pytest.CaptureFixt
         code, output = run(capsys, argv)
         assert code != 0 and "Traceback" not in output and words_expected in output, (argv, output)
         assert len([line for line in output.splitlines() if line.strip()]) <= 5, (argv, output)
+
+
+@pytest.mark.parametrize("command", [["serve"], ["web", "--db", "t.db"]])
+def test_a_port_in_use_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    """`arena serve` and `arena web` on a port something else holds: one line naming it, non-zero, as a
+    user running them in a terminal sees it."""
+    import socket
+    import subprocess
+    import sys
+
+    from arena.store import Store
+
+    Store.open(f"sqlite:///{tmp_path / 't.db'}").close()
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = str(holder.getsockname()[1])
+        done = subprocess.run([sys.executable, "-c", "from arena.cli.main import run; run()", *command,
+                               "--port", port], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and "Traceback" not in output, output
+    assert f"127.0.0.1:{port}" in output and "in use" in output and len(output.strip().splitlines()) == 1, output

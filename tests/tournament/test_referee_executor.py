@@ -62,8 +62,7 @@ def test_a_mixed_field_of_agents_and_programs_plays_in_one_pool(capsys: pytest.C
         replay(record)
     assert {row.name for row in store.ratings(report["pool"])} == {"random", "greedy", "p", "t"}
     store.close()
-    code = main(["tournament", "run", "major-general", "--bots", field, "--rounds", "1", "--seed", "5",
-                 "--name", "mixed", "--db", url, "--json"])  # the same name again: nothing left to play
+    code = main(["tournament", "resume", "mixed", "--db", url, "--json"])  # finished: nothing left to play
     assert code == 0 and json.loads(capsys.readouterr().out)["tournaments"][0]["played"] == 0
 
 

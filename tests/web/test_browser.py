@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from arena.bots import BUILTIN_BOTS
-from arena.games import views
+from arena.games import load_game, views
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
@@ -99,8 +99,9 @@ def open_page(browser: Any, url: str, ready: str = "body[data-ready='true']") ->
 
 
 def screenshot(browser: Any, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+    path = ARTIFACTS / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(path))
 
 
 def script_errors(browser: Any) -> list[str]:
@@ -127,17 +128,27 @@ def engine_units(store: Store, match_id: int) -> dict[str, Any]:
     return {area: counts for area, counts in units.items() if any(any(per_side) for per_side in counts)}
 
 
-def test_the_leaderboards_list_the_tournaments_bots(browser: Any, site: str) -> None:
+def test_the_leaderboards_pick_a_game_and_mark_each_bot(browser: Any, site: str) -> None:
     open_page(browser, site + "/")
-    screenshot(browser, "leaderboards")
-    text = browser.find_element(By.ID, "main").text
+    picker = browser.find_element(By.ID, "pool")
+    assert sorted(option.get_attribute("value") for option in picker.find_elements(By.TAG_NAME, "option")) \
+        == sorted(GAMES)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#main table")) == 1  # one game at a time
     for pool in GAMES:
-        assert pool in text
-    tables = browser.find_elements(By.CSS_SELECTOR, "#main table")
-    assert len(tables) == len(GAMES)
-    for table in tables:
-        bots = [link.text for link in table.find_elements(By.CSS_SELECTOR, "tbody a")]
-        assert sorted(bots) == sorted(BOTS.split(","))
+        browser.execute_script("const s = document.getElementById('pool'); s.value = arguments[0];"
+                               "s.dispatchEvent(new Event('change'));", pool)
+        WebDriverWait(browser, 10).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, f"section.leaderboard[data-pool='{pool}'] tbody tr"))
+        rows = browser.find_elements(By.CSS_SELECTOR, "section.leaderboard tbody tr")
+        cells = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+        assert sorted(row[1] for row in cells) == sorted(BOTS.split(","))
+        assert all(row[2] == "built-in" and row[3] == "v1" and row[4] == "Arena" for row in cells), cells
+        lines = browser.find_elements(By.CSS_SELECTOR, "svg.chart polyline.series")
+        assert sorted(line.get_attribute("data-bot") for line in lines) == sorted(BOTS.split(","))
+        assert browser.current_url.endswith("/?pool=" + pool.replace("/", "%2F"))
+    screenshot(browser, "leaderboards")
+    open_page(browser, browser.current_url)  # the address keeps the game
+    assert browser.find_element(By.ID, "pool").get_attribute("value") == GAMES[-1]
     browser.find_element(By.CSS_SELECTOR, "#main table th[data-key='games']").click()  # sortable
     WebDriverWait(browser, 10).until(
         lambda b: b.find_elements(By.CSS_SELECTOR, "#main table th.sorted[data-key='games']"))
@@ -150,6 +161,8 @@ def test_a_bot_page(browser: Any, site: str) -> None:
     text = browser.find_element(By.ID, "main").text
     assert "greedy" in text and "scripted" in text and "random" in text  # head-to-head
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == len(GAMES)  # a rating chart per pool
+    for holder in browser.find_elements(By.CSS_SELECTOR, ".rating .scroll"):  # the head-to-head shown whole
+        assert browser.execute_script("return arguments[0].scrollWidth - arguments[0].clientWidth", holder) <= 1
     assert not script_errors(browser)
 
 
@@ -168,6 +181,10 @@ def test_a_replay_steps_to_the_engines_final_position(browser: Any, site: str, w
     assert board_units(browser) == engine_units(web_store, match["id"])
     result = browser.find_element(By.CSS_SELECTOR, ".result").text
     assert match["reason"] in result
+    heading = browser.find_element(By.ID, "outcome").text  # the result is in the header from the start
+    winners = [seat["bot"] for seat in match["seats"] if seat["rank"] == 0]
+    assert (f"{winners[0]} beat" in heading) if len(winners) == 1 else ("a draw between" in heading), heading
+    assert browser.find_elements(By.CSS_SELECTOR, ".legend .item")
     screenshot(browser, f"replay-{pool.replace('/', '-')}")
     body.send_keys(Keys.ARROW_LEFT)
     assert viewer.get_attribute("data-step") == str(match["steps"] - 1)
@@ -194,15 +211,101 @@ def test_play_and_jump_to_a_decision(browser: Any, site: str, web_store: Store) 
     WebDriverWait(browser, 10).until(lambda b: int(viewer.get_attribute("data-step")) > start + 1)
 
 
-def test_a_phone_sized_window_does_not_scroll_sideways(browser: Any, site: str, web_store: Store) -> None:
+def replay_steps(site: str, match_id: int) -> list[dict[str, Any]]:
+    """The replay document's steps, as the API streams them."""
+    lines = urllib.request.urlopen(f"{site}/api/matches/{match_id}/replay", timeout=30).read().decode().splitlines()
+    return [json.loads(line) for line in lines if line.strip() and '"n"' in line[:8]]
+
+
+@pytest.mark.parametrize("pool", [game for game in GAMES if game.startswith("general-orders")])
+def test_the_order_board_and_the_map_show_each_steps_commanders(browser: Any, site: str, web_store: Store,
+                                                                pool: str) -> None:
+    _total, [match] = web_store.match_page(pool=pool, limit=1)
+    steps = replay_steps(site, match["id"])
+    open_page(browser, f"{site}/matches/{match['id']}")
+    chosen = [n for n, step in enumerate(steps, start=1) if any(any(c) for c in step["position"]["orders"])][:3]
+    assert chosen, "no commander was ever placed"
+    for number in chosen:
+        browser.get(f"{site}/matches/{match['id']}#step={number}")
+        WebDriverWait(browser, 5).until(
+            lambda b: b.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == str(number))
+        expected = steps[number - 1]["position"]["orders"]
+        chips = {int(chip.get_attribute("data-space")): json.loads(chip.get_attribute("data-commanders"))
+                 for chip in browser.find_elements(By.CSS_SELECTOR, ".orders .space")}
+        shown = [chips[index] for index in sorted(chips)]
+        assert shown == expected
+        on_map = sum(sum(json.loads(pips.get_attribute("data-commanders")))
+                     for pips in browser.find_elements(By.CSS_SELECTOR, "svg.board .commanders"))
+        support = sum(sum(placed) for space, placed in zip(views.board(load_game(pool))["orders"], expected)
+                      if space["area"] is None and space["zone"] is None)
+        assert on_map == sum(map(sum, expected)) - support  # every commander on an area or zone is drawn
+    browser.get(f"{site}/matches/{match['id']}#step={chosen[-1]}")
+    browser.execute_script("document.querySelector('.orders').scrollIntoView({block: 'center'})")
+    screenshot(browser, f"order-board-{pool.replace('/', '-')}")
+    assert not script_errors(browser)
+
+
+def test_island_air_zones_sit_apart_from_each_other_and_the_areas(browser: Any, site: str, web_store: Store) -> None:
     _total, [match] = web_store.match_page(pool="general-orders-wwii/island", limit=1)
-    browser.set_window_size(390, 844)
+    open_page(browser, f"{site}/matches/{match['id']}")
+    boxes = browser.execute_script("""
+        const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+        return { zones: [...document.querySelectorAll('svg.board .group > rect')].map(box),
+                 areas: [...document.querySelectorAll('svg.board .area circle.body')].map(box) };""")
+    assert len(boxes["zones"]) == 5 and len(boxes["areas"]) == 16
+
+    def overlap(a: list[float], b: list[float]) -> bool:
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    for i, zone in enumerate(boxes["zones"]):
+        assert not any(overlap(zone, other) for other in boxes["zones"][i + 1:])
+        assert not any(overlap(zone, area) for area in boxes["areas"])
+
+
+def test_the_steps_can_be_searched(browser: Any, site: str, web_store: Store) -> None:
+    _total, [match] = web_store.match_page(pool="general-orders-wwii/island", limit=1)
+    open_page(browser, f"{site}/matches/{match['id']}")
+    viewer = browser.find_element(By.CSS_SELECTOR, "[data-step]")
+    WebDriverWait(browser, 20).until(lambda b: viewer.get_attribute("data-loaded") == "true")
+    rows = browser.find_elements(By.CSS_SELECTOR, ".steps > div")
+    word = next(word for word in ("advance", "reinforce", "pass") if any(word in row.text.lower() for row in rows))
+    search = browser.find_element(By.CSS_SELECTOR, "input[aria-label='search steps']")
+    search.send_keys(word)
+    found = int(viewer.get_attribute("data-found"))
+    visible = [row for row in rows if row.is_displayed()]
+    assert 0 < found == len(visible) < len(rows) and all(word in row.text.lower() for row in visible)
+    search.send_keys(Keys.ENTER)
+    WebDriverWait(browser, 5).until(lambda b: viewer.get_attribute("data-step") != "0")
+    assert word in browser.find_element(By.CSS_SELECTOR, ".step-label").text.lower()
+
+
+PAGES = ("/", "/bots", "/bots/greedy", "/tournaments", "/tournaments/web/major-general", "/ladders", "/matches",
+         "/live", "/signin")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_at_a_laptops_and_a_phones_width(browser: Any, site: str, web_store: Store, width: int) -> None:
+    """Screenshots of each page; nothing wider than the window, the navigation on one row, the board's
+    labels readable (at least 11 px), no script error."""
+    matches = {game: web_store.match_page(pool=game, limit=1)[1][0]["id"] for game in GAMES}
+    browser.set_window_size(width, 900)
     try:
-        for path in ("/", f"/matches/{match['id']}", "/bots/scripted"):
+        for path in [*PAGES, *(f"/matches/{match}" for match in matches.values())]:
             open_page(browser, site + path)
+            if path.startswith("/matches/"):
+                WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "[data-loaded='true']"))
+                sizes = browser.execute_script("return [...document.querySelectorAll('svg.board .area text.name')]"
+                                               ".map((t) => t.getBoundingClientRect().height)")
+                assert sizes and min(sizes) >= 11, f"{path}: board labels {min(sizes):.1f} px high at {width} px"
             overflow = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 1, f"{path} is {overflow}px wider than a phone"
-        screenshot(browser, "phone-replay")
+            assert overflow <= 1, f"{path} is {overflow}px wider than a {width} px window"
+            header = browser.find_element(By.CSS_SELECTOR, "header.top").size["height"]
+            assert header < 70, f"{path}: the navigation takes {header} px (more than one row)"
+            name = "home" if path == "/" else path.strip("/").replace("/", "-")
+            if path.startswith("/matches/"):
+                name = "match-" + next(game for game, match in matches.items() if path.endswith(f"/{match}"))
+            screenshot(browser, f"{width}/{name.replace('/', '-')}")
+            assert not script_errors(browser), path
     finally:
         browser.set_window_size(1280, 900)
 

@@ -79,3 +79,49 @@ def test_an_owner_signs_in_uploads_watches_the_preflight_and_retires(owned_site:
     WebDriverWait(browser, 20).until(lambda b: not b.current_url.endswith("/account"))
     open_page(browser, f"{url}/account")
     WebDriverWait(browser, 20).until(lambda b: b.current_url.endswith("/signin"))
+
+
+def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_site: tuple[str, str, Path],
+                                                                       browser: Any) -> None:  # noqa: F811
+    from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+    from arena.referee.clock import ClockSettings
+    from arena.store import BotIdentity, Store
+    from arena.tournament.bots import BotSpec
+    from arena.tournament.jobs import MatchJob, SeatBot
+    from arena.tournament.referee_executor import RefereeExecutor
+
+    url, token, folder = owned_site
+    crasher = make_bot(folder / "crasher", "ann-crash", "import sys\nprint('MARKER-for-ann-only', file=sys.stderr)\n"
+                       "sys.exit(3)\n")
+    store = Store.open(f"sqlite:///{folder / 'arena.db'}")
+    try:
+        bot = store.bot_id(BotIdentity("ann-crash", "1", "crasher-hash", "program", str(crasher), "ann"))
+        opponent = store.bot_id(BotSpec("random", "random").identity())
+        tournament = store.create_tournament(name="evidence", game="major-general", pool="major-general", options={},
+                                             format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[bot, opponent])
+        job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
+                       (SeatBot(bot, "ann-crash", "1", "program", str(crasher)),
+                        SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
+        [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
+        store.save_matches([played], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+        [match] = store.tournament_matches(tournament)
+    finally:
+        store.close()
+    assert match.reason == "crash"
+
+    open_page(browser, f"{url}/matches/{match.id}")  # a visitor: the result, not the bot's output
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "[data-loaded='true']"))
+    assert "ann-crash" in browser.find_element(By.ID, "outcome").text
+    assert "MARKER" not in browser.find_element(By.ID, "main").text and not browser.find_elements(By.CSS_SELECTOR,
+                                                                                                    ".evidence")
+    open_page(browser, f"{url}/signin")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.ID, "token"))
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.CSS_SELECTOR, "#signin button").click()
+    WebDriverWait(browser, 20).until(lambda b: b.current_url.endswith("/account"))
+    open_page(browser, f"{url}/matches/{match.id}")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, ".evidence"))
+    evidence = browser.find_element(By.CSS_SELECTOR, ".evidence").text
+    assert "MARKER-for-ann-only" in evidence and "its owner, only" in evidence
+    screenshot(browser, "match-evidence-for-its-owner")
+    assert not script_errors(browser)

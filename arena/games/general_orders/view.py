@@ -2,8 +2,11 @@
 
 The areas are placed by their adjacency (the printed maps are not public: arena.games.views.spread,
 each side's HQ at the top and the bottom); WWII's air zones are groups of areas with aircraft of
-their own; Sengoku's water areas carry ships, its land areas siege weapons. Hands and the deck are
-the hidden information: a spectator sees how many cards each side holds, never which.
+their own; Sengoku's water areas carry ships, its land areas siege weapons. The order board is the
+heart of the game: `board["orders"]` lists its action spaces (action, the area or air zone it acts
+on, the side it belongs to) and each position's `orders` the commanders on each space, per side.
+Hands and the deck are the hidden information: a spectator sees how many cards each side holds,
+never which.
 """
 
 from __future__ import annotations
@@ -39,7 +42,25 @@ def board(game: Game) -> dict[str, Any]:
     return {"kind": "areas", "title": game.info.title, "areas": areas, "edges": edges, "groups": groups,
             "sides": [{"name": game.info.seat_names[seat], "color": FACTION_COLOURS.get(faction, SIDE_COLOURS[seat])}
                       for seat, faction in enumerate(factions)],
-            "unit_kinds": _unit_kinds(game)}
+            "unit_kinds": _unit_kinds(game), "orders": _order_board(game)}
+
+
+def _order_board(game: Game) -> list[dict[str, Any]]:
+    """The order board's action spaces, in board order: the action (its printed name), the area or air
+    zone it acts on (None: a support space), and the side it is reserved for (None: either)."""
+    board = game.board  # type: ignore[attr-defined]
+    zone_ids = getattr(board, "zone_ids", ())
+    factions = list(game.factions)  # type: ignore[attr-defined]
+    spaces = []
+    for index, space in enumerate(board.spaces):
+        action = game.action_names[space.action]  # type: ignore[attr-defined]
+        zone = zone_ids[space.link] if zone_ids and action in ZONE_ACTIONS and space.link >= 0 else None
+        area = board.area_ids[space.link] if space.link >= 0 and zone is None else None
+        faction = getattr(space, "faction", -1)
+        side = faction if isinstance(faction, int) and 0 <= faction < len(factions) else None
+        spaces.append({"index": index, "action": _term(game, action), "area": area, "zone": zone, "side": side,
+                       "label": str(game.space_name(index))})  # type: ignore[attr-defined]
+    return spaces
 
 
 def _unit_kinds(game: Game) -> list[str]:
@@ -64,31 +85,16 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
         counts = [list(data.get(kind, {}).get(area, [0, 0])) for kind in kinds]
         if any(any(row) for row in counts):
             units[area] = counts
-    commanders: dict[str, list[int]] = {}
-    zone_commanders: dict[str, list[int]] = {}
+    orders = [_commanders_on(codes) for codes in data.get("spaces", [])]
     support = [0, 0]
-    zone_ids = getattr(board, "zone_ids", ())
-    for space, placed in zip(board.spaces, data.get("spaces", [])):
-        if not any(placed):
-            continue
-        action = game.action_names[space.action]  # type: ignore[attr-defined]
+    for space, placed in zip(board.spaces, orders):
         if space.link < 0:
             support = [support[0] + placed[0], support[1] + placed[1]]
-            continue
-        if zone_ids and action in ZONE_ACTIONS:
-            target, key = zone_commanders, zone_ids[space.link]
-        else:
-            target, key = commanders, board.area_ids[space.link]
-        have = target.setdefault(key, [0, 0])
-        target[key] = [have[0] + placed[0], have[1] + placed[1]]
     marks: dict[str, list[str]] = {}
     for area, bonus in data.get("bonuses", {}).items():
         marks.setdefault(area, []).append(_term(game, bonus))
-    for area, count in commanders.items():
-        marks.setdefault(area, []).append("commanders " + " / ".join(str(c) for c in count))
+    zone_ids = getattr(board, "zone_ids", ())
     groups = {zone: [list(data.get("aircraft", {}).get(zone, [0, 0]))] for zone in zone_ids}
-    for zone, count in zone_commanders.items():
-        groups.setdefault(zone, [[0, 0]]).append(count)
     hands = data.get("hands", [{}, {}])
     sides = []
     for seat in range(2):
@@ -123,7 +129,17 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
     dice = f"rolled {roll}" + (f" for {roll_for}" if roll_for not in (None, "none") else "") \
         if isinstance(roll, int) and roll >= 0 else None
     return {"units": units, "marks": marks, "groups": groups, "sides": sides, "info": info,
-            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": dice}
+            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": dice, "orders": orders}
+
+
+def _commanders_on(codes: list[int]) -> list[int]:
+    """A space's commanders per seat, from its two codes (0: none; else 1 + seat, plus 2 when the commander
+    came from standby; the second code is a Counter Attack's extra commander)."""
+    counts = [0, 0]
+    for code in codes:
+        if code:
+            counts[(code - 1) & 1] += 1
+    return counts
 
 
 def _term(game: Game, key: str) -> str:

@@ -1,11 +1,13 @@
 // Arena's pages: each draws itself from the JSON API (/api, documented at /openapi.json).
-import { ratingChart } from "./chart.js";
+import { SERIES_COLOURS, ratingChart, ratingsChart } from "./chart.js";
 import { h, mountLive, mountReplay } from "./viewer.js";
 import { ApiError, ago, api, botLink, enc, main, matchLink, num, pager, pct, pill, shown, showError, table } from "./common.js";
 import { accountPage, signInPage, signUpPage, signOutLink } from "./account.js";
 
 // --- pages ----------------------------------------------------------------------------------------
 
+// One game's leaderboard at a time, picked from the pools (the address keeps the choice: /?pool=NAME): each
+// bot marked built-in, submitted or remote, with its owner and version, and a chart of the top bots' ratings.
 async function leaderboards() {
   document.title = "Arena — leaderboards";
   const { pools } = await api("/leaderboards");
@@ -14,36 +16,52 @@ async function leaderboards() {
     main.append(h("p", { class: "muted" }, "No rated matches yet: play some with ", h("code", {}, "arena tournament run GAME --bots a,b,c"), "."));
     return;
   }
-  for (const pool of pools) {
-    const section = h("section", { class: "card leaderboard", "data-pool": pool.pool });
-    main.append(section);
-    const state = { sort: "rank", order: null, bt: false, all: false, page: 1 };
-    const draw = async () => {
-      const query = `?sort=${state.sort}${state.order ? `&order=${state.order}` : ""}&bt=${state.bt}&all_versions=${state.all}&page=${state.page}&per_page=50`;
-      const data = await api(`/leaderboards/${pool.pool.split("/").map(enc).join("/")}${query}`);
-      const columns = [
-        { title: "#", key: "rank", num: true, cell: (r) => r.rank },
-        { title: "bot", key: "bot", cell: (r) => h("span", {}, botLink(r.bot), r.version && r.version !== "1" ? h("span", { class: "muted" }, ` v${r.version}`) : null) },
-        { title: "mu", key: "mu", num: true, cell: (r) => num(r.mu) },
-        { title: "sigma", key: "sigma", num: true, cell: (r) => num(r.sigma) },
-        { title: "mu − 3σ", key: "score", num: true, cell: (r) => h("strong", {}, num(r.conservative)) },
-        { title: "games", key: "games", num: true, cell: (r) => r.games },
-        { title: "win rate (95%)", key: "win_rate", num: true, cell: (r) => `${pct(r.win_rate)} [${pct(r.win_rate_low)}–${pct(r.win_rate_high)}]` },
-        { title: "last played", key: "last_played", cell: (r) => ago(r.last_played) },
-      ];
-      if (state.bt) columns.push({ title: "Bradley–Terry Elo (95%)", cell: (r) => (r.bt_elo === undefined || r.bt_elo === null ? "–" : `${r.bt_elo.toFixed(0)} [${r.bt_elo_low.toFixed(0)}, ${r.bt_elo_high.toFixed(0)}]`) });
-      const onSort = (key) => { state.order = state.sort === key ? (data.order === "asc" ? "desc" : "asc") : null; state.sort = key; state.page = 1; draw(); };
-      section.replaceChildren(
-        h("h2", {}, pool.pool, h("span", { class: "muted" }, ` · ${data.matches} rated match(es)`)),
-        h("div", { class: "controls" },
-          h("label", {}, h("input", { type: "checkbox", checked: state.bt, onchange: (e) => { state.bt = e.target.checked; draw(); } }), " Bradley–Terry"),
-          h("label", {}, h("input", { type: "checkbox", checked: state.all, onchange: (e) => { state.all = e.target.checked; draw(); } }), " retired versions"),
-          h("a", { href: `/matches?pool=${enc(pool.pool)}` }, "matches")),
-        table(columns, data.standings, { sort: state.sort, order: data.order, onSort }),
-        pager(data, (page) => { state.page = page; draw(); }));
-    };
-    await draw();
-  }
+  const params = new URLSearchParams(location.search);
+  const state = { pool: pools.some((p) => p.pool === params.get("pool")) ? params.get("pool") : pools[0].pool,
+                  sort: "rank", order: null, bt: false, all: false, page: 1 };
+  const picker = h("select", { id: "pool", "aria-label": "game" }, pools.map((p) =>
+    h("option", { value: p.pool }, `${p.pool} (${p.bots} bot${p.bots === 1 ? "" : "s"}, ${p.matches} matches)`)));
+  picker.value = state.pool;
+  const section = h("section", { class: "card leaderboard" });
+  main.append(h("div", { class: "picker" }, h("label", { for: "pool" }, "Game"), picker), section);
+  picker.addEventListener("change", () => {
+    Object.assign(state, { pool: picker.value, sort: "rank", order: null, page: 1 });
+    history.replaceState(null, "", `/?pool=${enc(state.pool)}`);
+    draw();
+  });
+  const draw = async () => {
+    const query = `?sort=${state.sort}${state.order ? `&order=${state.order}` : ""}&bt=${state.bt}&all_versions=${state.all}&page=${state.page}&per_page=50&history=5`;
+    const data = await api(`/leaderboards/${state.pool.split("/").map(enc).join("/")}${query}`);
+    section.setAttribute("data-pool", state.pool);
+    const columns = [
+      { title: "#", key: "rank", num: true, cell: (r) => r.rank },
+      { title: "bot", key: "bot", cell: (r) => botLink(r.bot) },
+      { title: "", cell: (r) => pill(r.origin) },
+      { title: "version", cell: (r) => `v${r.version}` },
+      { title: "owner", cell: (r) => r.owner || (r.origin === "built-in" ? "Arena" : "–") },
+      { title: "mu", key: "mu", num: true, cell: (r) => num(r.mu) },
+      { title: "sigma", key: "sigma", num: true, cell: (r) => num(r.sigma) },
+      { title: "mu − 3σ", key: "score", num: true, cell: (r) => h("strong", {}, num(r.conservative)) },
+      { title: "games", key: "games", num: true, cell: (r) => r.games },
+      { title: "win rate (95%)", key: "win_rate", num: true, cell: (r) => `${pct(r.win_rate)} [${pct(r.win_rate_low)}–${pct(r.win_rate_high)}]` },
+      { title: "last played", key: "last_played", cell: (r) => ago(r.last_played) },
+    ];
+    if (state.bt) columns.push({ title: "Bradley–Terry Elo (95%)", cell: (r) => (r.bt_elo === undefined || r.bt_elo === null ? "–" : `${r.bt_elo.toFixed(0)} [${r.bt_elo_low.toFixed(0)}, ${r.bt_elo_high.toFixed(0)}]`) });
+    const onSort = (key) => { state.order = state.sort === key ? (data.order === "asc" ? "desc" : "asc") : null; state.sort = key; state.page = 1; draw(); };
+    section.replaceChildren(
+      h("h2", {}, state.pool, h("span", { class: "muted" }, ` · ${data.matches} rated match(es)`)),
+      h("div", { class: "controls" },
+        h("label", {}, h("input", { type: "checkbox", checked: state.bt, onchange: (e) => { state.bt = e.target.checked; draw(); } }), " Bradley–Terry"),
+        h("label", {}, h("input", { type: "checkbox", checked: state.all, onchange: (e) => { state.all = e.target.checked; draw(); } }), " retired versions"),
+        h("a", { href: `/matches?pool=${enc(state.pool)}` }, "matches")),
+      table(columns, data.standings, { sort: state.sort, order: data.order, onSort }),
+      pager(data, (page) => { state.page = page; draw(); }),
+      h("h3", {}, "The top bots over time ", h("span", { class: "muted" }, "(mu − 3σ after each rated game)")),
+      ratingsChart(data.history, { width: Math.max(320, Math.min(1100, section.clientWidth - 34)) }),  // 1:1, text readable
+      h("div", { class: "series-legend" }, data.history.map((line, i) =>
+        h("span", {}, h("span", { class: "key", style: `background:${SERIES_COLOURS[i % SERIES_COLOURS.length]}` }), line.bot))));
+  };
+  await draw();
 }
 
 async function botList() {
@@ -58,8 +76,8 @@ async function botList() {
       { title: "versions", num: true, cell: (r) => r.versions },
       { title: "live version", cell: (r) => r.live_version ?? "–" },
       { title: "status", cell: (r) => pill(r.status) },
-      { title: "kind", cell: (r) => r.kind },
-      { title: "owner", cell: (r) => r.owner || "–" },
+      { title: "", cell: (r) => pill(r.origin) },
+      { title: "owner", cell: (r) => r.owner || (r.origin === "built-in" ? "Arena" : "–") },
     ], data.bots), pager(data, draw));
   };
   search.addEventListener("input", () => draw(1));
@@ -80,7 +98,7 @@ function preflightReport(report) {
 async function botPage(name) {
   document.title = `Arena — ${name}`;
   const bot = await api(`/bots/${enc(name)}`);
-  main.replaceChildren(h("h1", {}, bot.name, bot.owner ? h("span", { class: "muted" }, ` · owner ${bot.owner}`) : null,
+  main.replaceChildren(h("h1", {}, bot.name, " ", pill(bot.versions.at(-1).origin), bot.owner ? h("span", { class: "muted" }, ` · owner ${bot.owner}`) : null,
     bot.remote ? [" ", pill(bot.remote.online ? "online" : "offline")] : null));
   if (bot.remote) main.append(h("p", { class: "muted", id: "presence" }, `Runs on its owner's computer: ${bot.remote.online ? `connected now (${bot.remote.streams} stream(s))` : "not connected"}; last seen ${bot.remote.last_seen ? ago(bot.remote.last_seen) : "never"}.`));
   main.append(h("h2", {}, "Versions"), table([
@@ -205,17 +223,46 @@ async function ladders() {
   }
 }
 
+// "greedy beat random", "a draw between a and b": who won, from the match's seats (rank 0 is first).
+function outcome(match) {
+  const first = match.seats.filter((s) => s.rank === 0);
+  if (!first.length || first.length === match.seats.length) return `a draw between ${match.seats.map((s) => s.bot).join(" and ")}`;
+  const rest = match.seats.filter((s) => s.rank !== 0);
+  return `${first.map((s) => s.bot).join(" and ")} beat ${rest.map((s) => s.bot).join(" and ")}`;
+}
+
 async function matchPage(id) {
   const match = await api(`/matches/${enc(id)}`);
-  document.title = `Arena — match ${match.id}`;
+  document.title = `Arena — match ${match.id}: ${outcome(match)}`;
   const viewer = h("div", { id: "viewer", class: "replay" }, h("p", { class: "muted" }, "replaying the record through the engine…"));
+  const scores = match.seats.some((s) => s.score !== null) ? ` ${match.seats.map((s) => s.score ?? "–").join(" : ")}` : "";
+  const fault = match.offender !== null && match.offender !== undefined ? match.seats.find((s) => s.seat === match.offender) : null;
+  const evidence = h("div", {});
   main.replaceChildren(
-    h("h1", {}, `Match ${match.id}`, h("span", { class: "muted" }, ` · ${match.game}`)),
-    h("p", {}, match.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), ` v${s.version}`]), " · ",
-      h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament ${match.tournament_id}`), ` · round ${match.round + 1} · `,
+    h("div", { class: "match-head" },
+      h("h1", { id: "outcome" }, `Match ${match.id}: ${outcome(match)}`),
+      h("p", {}, h("strong", {}, `${match.reason}${scores}`), fault ? ` (${fault.bot}'s fault)` : "",
+        match.detail ? h("span", { class: "muted" }, ` — ${shown(match.detail)}`) : "", match.rated ? "" : " · unrated")),
+    h("p", { class: "muted" }, match.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), ` v${s.version}`, s.rank === 0 ? " ★" : ""]), " · ",
+      `${match.game} · `, h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament ${match.tournament_id}`), ` · round ${match.round + 1} · `,
       h("a", { href: `/api/matches/${match.id}/record`, download: `${match.uid}.jsonl` }, "record (JSON lines)")),
-    viewer);
+    evidence, viewer);
+  showEvidence(match, evidence).catch(() => {});
   await streamReplay(`/api/matches/${enc(id)}/replay`, viewer);
+}
+
+// A signed-in owner sees what the record kept of their own bot's fault (its last output lines); an operator
+// sees every bot's. Nobody else is shown anything (the public record has none of it).
+async function showEvidence(match, holder) {
+  if (match.offender === null || match.offender === undefined) return;
+  let data;
+  try { data = await api(`/owner/matches/${match.id}/evidence`); } catch (error) { return; }
+  const kept = data.seats.filter((s) => s.evidence);
+  if (!kept.length) return;
+  holder.replaceChildren(...kept.map((s) => h("div", { class: "card evidence", "data-seat": s.seat },
+    h("strong", {}, `${s.bot} v${s.version}: its last output`), h("span", { class: "muted" }, data.operator ? " (shown to operators and its owner)" : " (shown to you, its owner, only)"),
+    s.evidence.output ? h("pre", {}, s.evidence.output) : h("p", { class: "muted" }, "it printed nothing"),
+    Object.keys(s.evidence.usage || {}).length ? h("p", { class: "muted" }, Object.entries(s.evidence.usage).map(([k, v]) => `${k.replaceAll("_", " ")} ${v}`).join(" · ")) : null)));
 }
 
 // Read a replay's JSON lines as they come: the board is drawn from the first line, steps are added in

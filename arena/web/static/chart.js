@@ -37,3 +37,43 @@ export function ratingChart(history, { width = 640, height = 220 } = {}) {
   el("circle", { cx: x(history.length - 1), cy: y(last.mu), r: 3.5, fill: "currentColor", class: "mu-dot" }, svg);
   return svg;
 }
+
+export const SERIES_COLOURS = ["#2463c9", "#d9480f", "#2b8a3e", "#ae3ec9", "#e67700", "#0c8599", "#c2255c", "#5c940d", "#1864ab", "#862e9c"];
+
+// Several bots' ratings over the pool's rated games, one line each: mu - 3 sigma (what the leaderboard ranks
+// by) after each of their games, placed by the game's order in the pool; `series` is
+// [{bot, points: [{match, at, mu, sigma}]}].
+export function ratingsChart(series, { width = 1100, height = 240 } = {}) {
+  const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img",
+                          "aria-label": "the top bots' ratings (mu minus three sigma) over the pool's games" });
+  const lines = series.filter((s) => s.points.length);
+  if (!lines.length) {
+    el("text", { x: 12, y: 24 }, svg).textContent = "no rated games yet";
+    return svg;
+  }
+  const left = 44, right = 12, top = 12, bottom = 26;
+  const value = (p) => p.mu - 3 * p.sigma;
+  const order = [...new Set(lines.flatMap((s) => s.points.map((p) => p.match)))].sort((a, b) => a - b);
+  const position = new Map(order.map((match, i) => [match, i]));
+  const values = lines.flatMap((s) => s.points.map(value));
+  const v0 = Math.min(...values), v1 = Math.max(...values);
+  const x = (match) => left + (order.length > 1 ? position.get(match) / (order.length - 1) : 0.5) * (width - left - right);
+  const y = (v) => top + (1 - (v - v0) / (v1 - v0 || 1)) * (height - top - bottom);
+  for (const v of [v0, (v0 + v1) / 2, v1]) {
+    el("line", { class: "axis", x1: left, x2: width - right, y1: y(v), y2: y(v) }, svg);
+    el("text", { x: 4, y: y(v) + 4 }, svg).textContent = v.toFixed(1);
+  }
+  const times = lines.flatMap((s) => s.points.filter((p) => p.at).map((p) => p.at)).sort();
+  const day = (iso) => (iso ? iso.slice(0, 10) : "");
+  el("text", { x: left, y: height - 6 }, svg).textContent = `game 1${times.length ? " · " + day(times[0]) : ""}`;
+  el("text", { x: width - right, y: height - 6, "text-anchor": "end" }, svg).textContent =
+    `game ${order.length}${times.length ? " · " + day(times.at(-1)) : ""}`;
+  lines.forEach((line, i) => {
+    const colour = SERIES_COLOURS[i % SERIES_COLOURS.length];
+    const points = line.points.map((p) => `${x(p.match)},${y(value(p))}`);
+    el("polyline", { class: "series", points: points.join(" "), stroke: colour, "data-bot": line.bot }, svg);
+    const last = line.points.at(-1);
+    el("circle", { cx: x(last.match), cy: y(value(last)), r: 3.5, fill: colour }, svg);
+  });
+  return svg;
+}

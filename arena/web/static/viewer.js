@@ -44,30 +44,39 @@ function reveal(list, row) {
   else if (top + row.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + row.offsetHeight - list.clientHeight;
 }
 
-function boardHeight(board) {
+const ZONE_COLOURS = ["#8e44ad", "#16a085", "#d35400", "#2c82c9", "#7f8c8d", "#c2185b"];
+const ZONE_STRIP = 120;  // the air zones' row under the map
+
+function mapHeight(board) {
   const ys = board.areas.map((a) => a.y);
   return ys.length && Math.max(...ys) - Math.min(...ys) < 0.05 ? 300 : 780;
 }
 
+// A label of one or two lines (split at a space when long), centred at y.
+function label(parent, text, y, cls) {
+  const node = el("text", { class: cls, y }, parent);
+  const words = String(text).split(" ");
+  if (String(text).length <= 10 || words.length < 2) { node.textContent = text; return node; }
+  const half = Math.ceil(words.length / 2);
+  el("tspan", { x: 0, dy: "-0.5em" }, node).textContent = words.slice(0, half).join(" ");
+  el("tspan", { x: 0, dy: "1.1em" }, node).textContent = words.slice(half).join(" ");
+  return node;
+}
+
 // The board with no units: areas, edges, air zones. Returns the SVG and where each area is.
 export function drawBoard(board) {
-  const width = 1000, height = boardHeight(board);
+  const width = 1000, map = mapHeight(board);
+  const zones = board.groups || [];
+  const height = map + (zones.length ? ZONE_STRIP : 0);
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "board", role: "img",
                           "aria-label": board.title || "board" });
   const n = Math.max(board.areas.length, 1);
-  const radius = board.areas.length <= 6 ? 70 : Math.max(26, Math.min(58, 430 / Math.sqrt(n)));
-  const place = board.areas.map((a) => ({ x: a.x * width, y: board.areas.length <= 6 ? height / 2 : a.y * height }));
-  const groups = el("g", { class: "groups" }, svg);
-  for (const group of board.groups || []) {
-    const members = group.areas.map((i) => place[i]);
-    if (!members.length) continue;
-    const x0 = Math.min(...members.map((p) => p.x)) - radius - 8, x1 = Math.max(...members.map((p) => p.x)) + radius + 8;
-    const y0 = Math.min(...members.map((p) => p.y)) - radius - 8, y1 = Math.max(...members.map((p) => p.y)) + radius + 8;
-    const g = el("g", { class: "group", "data-group": group.id }, groups);
-    el("rect", { x: x0, y: y0, width: x1 - x0, height: y1 - y0, rx: 18 }, g);
-    el("text", { x: x0 + 10, y: y0 + 15 }, g).textContent = group.label;
-    g.appendChild(el("g", { class: "group-units", transform: `translate(${x1 - 12} ${y0 + 6})` }));
-  }
+  const radius = board.areas.length <= 6 ? 70 : Math.max(30, Math.min(58, 430 / Math.sqrt(n)));
+  const inside = (v, size) => Math.max(radius + 8, Math.min(size - radius - 8, v));
+  const place = board.areas.map((a) => ({ x: inside(a.x * width, width),
+                                          y: board.areas.length <= 6 ? map / 2 : inside(a.y * map, map) }));
+  const zoneOf = {};
+  zones.forEach((zone, z) => zone.areas.forEach((i) => { zoneOf[i] = z; }));
   const edges = el("g", { class: "edges" }, svg);
   for (const [a, b] of board.edges) {
     el("line", { class: "edge", x1: place[a].x, y1: place[a].y, x2: place[b].x, y2: place[b].y }, edges);
@@ -76,23 +85,76 @@ export function drawBoard(board) {
   board.areas.forEach((area, i) => {
     const g = el("g", { class: ["area", ...(area.tags || [])].join(" "), "data-area": area.id,
                         transform: `translate(${place[i].x} ${place[i].y})` }, areas);
+    if (zoneOf[i] !== undefined) {
+      el("circle", { class: "zone-ring", r: radius + 6, stroke: ZONE_COLOURS[zoneOf[i] % ZONE_COLOURS.length] }, g);
+    }
     const body = el("circle", { class: "body", r: radius }, g);
     if (area.hq !== null && area.hq !== undefined) {
-      body.setAttribute("stroke", board.sides[area.hq].color);
-      body.setAttribute("stroke-width", 5);
+      body.style.stroke = board.sides[area.hq].color;  // (a style: the stylesheet's stroke would win over an attribute)
+      body.style.strokeWidth = "6";
+      g.classList.add("hq");
     }
-    el("text", { y: -radius + 16 }, g).textContent = area.label;
-    if (area.vp) el("text", { class: "vp", y: -radius + 28 }, g).textContent = `${area.vp} VP`;
+    const top = -radius * 0.55;  // the name, then the VP and the area's bonus, above the units
+    label(g, area.label, top, "name");
+    el("text", { class: "note", y: top + 14 }, g).setAttribute("data-vp", area.vp || 0);
+    el("text", { class: "note bonus", y: top + 27 }, g);
     el("g", { class: "units" }, g);
-    el("text", { class: "mark", y: radius + 13 }, g);
+    el("g", { class: "commanders" }, g);
   });
+  if (zones.length) {
+    const strip = el("g", { class: "zones", transform: `translate(0 ${map})` }, svg);
+    const gap = 10, boxWidth = (width - gap * (zones.length + 1)) / zones.length;
+    zones.forEach((zone, z) => {
+      const g = el("g", { class: "group", "data-group": zone.id, transform: `translate(${gap + z * (boxWidth + gap)} 8)` }, strip);
+      el("rect", { width: boxWidth, height: ZONE_STRIP - 16, rx: 12, stroke: ZONE_COLOURS[z % ZONE_COLOURS.length] }, g);
+      el("text", { class: "name", x: boxWidth / 2, y: 24 }, g).textContent = `✈ ${zone.label}`;
+      el("text", { class: "note", x: boxWidth / 2, y: 42 }, g).textContent = zone.areas.map((i) => board.areas[i].label).join(" ");
+      el("g", { class: "group-units", transform: `translate(${boxWidth / 2} 68)` }, g);
+      el("g", { class: "commanders", transform: `translate(${boxWidth - 16} 16)` }, g);
+    });
+  }
   return { svg, radius };
 }
 
-// Put one position on a drawn board: unit badges (data-units holds the counts), marks, air zones.
+function badge(parent, x, y, colour, text, attrs = {}) {
+  const g = el("g", { class: "unit", transform: `translate(${x} ${y})`, ...attrs }, parent);
+  el("rect", { x: -20, y: -11, width: 40, height: 22, rx: 11, fill: colour }, g);
+  el("text", { y: 5 }, g).textContent = text;
+  return g;
+}
+
+// Commanders on an area's (or zone's) action spaces: a flag per side with how many, in the side's colour.
+function commanderPips(holder, board, perSide, radius) {
+  holder.replaceChildren();
+  holder.setAttribute("data-commanders", JSON.stringify(perSide));
+  let k = 0;
+  perSide.forEach((count, seat) => {
+    if (!count) return;
+    const angle = (-70 + 34 * k++) * Math.PI / 180;
+    const g = el("g", { class: "commander", "data-seat": seat,
+                        transform: radius ? `translate(${radius * Math.cos(angle)} ${radius * Math.sin(angle)})` : `translate(${-k * 30 + 30} 0)` }, holder);
+    el("circle", { r: 12, fill: board.sides[seat].color }, g);
+    el("text", { y: 4.5 }, g).textContent = `⚑${count}`;
+  });
+}
+
+function commandersBy(board, position, key) {
+  const found = {};
+  (board.orders || []).forEach((space, i) => {
+    const placed = (position.orders || [])[i];
+    if (!space[key] || !placed || !placed.some((c) => c)) return;
+    const have = found[space[key]] || board.sides.map(() => 0);
+    found[space[key]] = have.map((c, seat) => c + (placed[seat] || 0));
+  });
+  return found;
+}
+
+// Put one position on a drawn board: unit badges (data-units holds the counts), notes, commanders, air zones.
 export function showPosition(drawn, board, position) {
   const { svg, radius } = drawn;
   const kinds = board.unit_kinds || [];
+  const byArea = commandersBy(board, position, "area"), byZone = commandersBy(board, position, "zone");
+  const none = board.sides.map(() => 0);
   for (const g of svg.querySelectorAll(".area")) {
     const id = g.getAttribute("data-area");
     const counts = (position.units || {})[id] || kinds.map(() => board.sides.map(() => 0));
@@ -103,29 +165,70 @@ export function showPosition(drawn, board, position) {
     counts.forEach((perSide, kind) => {
       perSide.forEach((count, seat) => {
         if (!count) return;
-        const x = (seat - (perSide.length - 1) / 2) * radius * 0.95;
-        const y = -4 + row * 22;
-        const badge = el("g", { class: "unit", "data-seat": seat, "data-kind": kinds[kind] || "", transform: `translate(${x} ${y})` }, units);
-        el("rect", { x: -17, y: -10, width: 34, height: 20, rx: 10, fill: board.sides[seat].color }, badge);
-        el("text", { y: 4 }, badge).textContent = `${KIND_MARK[kinds[kind]] || ""}${count}`;
+        const x = (seat - (perSide.length - 1) / 2) * radius * 0.9;
+        badge(units, x, 12 + row * 24, board.sides[seat].color, `${KIND_MARK[kinds[kind]] || ""}${count}`,
+              { "data-seat": seat, "data-kind": kinds[kind] || "" });
       });
       if (perSide.some((c) => c)) row += 1;
     });
-    const marks = (position.marks || {})[id] || [];
-    g.querySelector("text.mark").textContent = marks.join(" · ");
+    const note = g.querySelector("text.note");
+    const vp = Number(note.getAttribute("data-vp"));
+    note.textContent = vp ? `${vp} VP` : "";
+    g.querySelector("text.bonus").textContent = ((position.marks || {})[id] || []).join(" · ");
+    commanderPips(g.querySelector(".commanders"), board, byArea[id] || none, radius);
   }
   for (const g of svg.querySelectorAll(".group")) {
-    const counts = (position.groups || {})[g.getAttribute("data-group")] || [];
+    const zone = g.getAttribute("data-group");
+    const counts = (position.groups || {})[zone] || [];
     g.setAttribute("data-units", JSON.stringify(counts));
     const holder = g.querySelector(".group-units");
     holder.replaceChildren();
-    (counts[0] || []).forEach((count, seat) => {
-      if (!count) return;
-      const badge = el("g", { class: "unit", transform: `translate(${-seat * 40 - 20} 14)` }, holder);
-      el("rect", { x: -17, y: -10, width: 34, height: 20, rx: 10, fill: board.sides[seat].color }, badge);
-      el("text", { y: 4 }, badge).textContent = `✈${count}`;
+    const aircraft = counts[0] || [];
+    aircraft.forEach((count, seat) => {
+      if (count) badge(holder, (seat - (aircraft.length - 1) / 2) * 48, 0, board.sides[seat].color, `✈${count}`);
     });
+    commanderPips(g.querySelector(".commanders"), board, byZone[zone] || none, 0);
   }
+}
+
+// The order board: every action space, grouped by action, with the commanders placed on it.
+function orderBoard(board, position, names) {
+  if (!board.orders || !board.orders.length) return null;
+  const rows = new Map();
+  board.orders.forEach((space, i) => {
+    const placed = (position.orders || [])[i] || [];
+    const target = space.area ?? (space.zone ? `✈ ${space.zone}` : "support");
+    const tokens = placed.flatMap((count, seat) => Array.from({ length: count }, () =>
+      h("span", { class: "token", style: `background:${board.sides[seat].color}`, title: `${board.sides[seat].name} commander` })));
+    const chip = h("span", { class: `space${tokens.length ? " taken" : ""}`, "data-space": i, "data-commanders": JSON.stringify(placed),
+                             title: space.label, style: space.side !== null && space.side !== undefined ? `border-color:${board.sides[space.side].color}` : null },
+      target, tokens);
+    if (!rows.has(space.action)) rows.set(space.action, []);
+    rows.get(space.action).push(chip);
+  });
+  const placed = board.sides.map((side, seat) => (position.orders || []).reduce((sum, p) => sum + (p[seat] || 0), 0));
+  return h("div", { class: "card orders" },
+    h("h3", {}, "Order board ", h("span", { class: "muted" }, board.sides.map((side, seat) => `${side.name}${names[seat] ? ` (${names[seat]})` : ""} ${placed[seat]}`).join(" · "))),
+    [...rows].map(([action, chips]) => h("div", { class: "order-row" }, h("span", { class: "action" }, action), h("span", { class: "chips" }, chips))));
+}
+
+// What the marks on this board mean (only those it uses).
+function legend(board) {
+  const swatch = (draw) => { const svg = el("svg", { viewBox: "-14 -14 28 28", class: "swatch", "aria-hidden": "true" }); draw(svg); return svg; };
+  const side = board.sides[0] ? board.sides[0].color : "#888";
+  const items = [];
+  if (board.areas.some((a) => a.hq !== null && a.hq !== undefined)) items.push([swatch((s) => el("circle", { r: 10, class: "hq-ring", stroke: side }, s)), "a side's HQ (its colour)"]);
+  if (board.areas.some((a) => (a.tags || []).includes("water"))) items.push([swatch((s) => el("circle", { r: 10, class: "water" }, s)), "water area"]);
+  if (board.areas.some((a) => (a.tags || []).includes("fortified"))) items.push([swatch((s) => el("circle", { r: 10, class: "fortified" }, s)), "fortified area"]);
+  if ((board.groups || []).length) items.push([swatch((s) => el("circle", { r: 10, class: "zone", stroke: ZONE_COLOURS[0] }, s)), "dashed ring: the area's air zone (boxes below the map)"]);
+  const kinds = board.unit_kinds || [];
+  const words = { troops: "troops", units: "units", aircraft: "aircraft", ships: "ships", siege_weapons: "siege weapons" };
+  for (const kind of kinds) items.push([h("span", { class: "chip", style: `background:${side}` }, `${KIND_MARK[kind] || ""}3`), `${words[kind] || kind} (how many, in the side's colour)`]);
+  if ((board.groups || []).length) items.push([h("span", { class: "chip", style: `background:${side}` }, "✈2"), "aircraft in an air zone"]);
+  if ((board.orders || []).length) items.push([h("span", { class: "chip round", style: `background:${side}` }, "⚑1"), "commanders on the area's action spaces (see the order board)"]);
+  if (board.areas.some((a) => a.vp)) items.push([h("strong", {}, "VP"), "victory points the area is worth"]);
+  items.push([h("span", {}, "★"), "the winner"]);
+  return h("div", { class: "legend muted" }, items.map(([mark, text]) => h("span", { class: "item" }, mark, " ", text)));
 }
 
 function sidePanels(board, position, names) {
@@ -173,7 +276,10 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   const play = h("button", { type: "button", title: "Play / pause (space)" }, "▶");
   const jump = h("input", { type: "number", min: 1, placeholder: "decision #", style: "width:8rem", "aria-label": "jump to decision" });
   const list = h("div", { class: "steps" });
+  const search = h("input", { type: "search", placeholder: "search the steps (Enter: next)", "aria-label": "search steps" });
+  const found = h("span", { class: "muted found" });
   const panels = h("div", {});
+  const orders = h("div", {});
   const result = h("div", { class: "card result" });
   const stepLabel = h("div", { class: "card step-label" });
   const problem = h("div", { class: "card error", style: "display:none" });
@@ -183,6 +289,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     const position = positions[current];
     showPosition(drawn, board, position);
     panels.replaceChildren(infoPanel(position), sidePanels(board, position, names));
+    orders.replaceChildren(orderBoard(board, position, names) || "");
     slider.value = current;
     const upTo = steps.slice(0, current).filter((s) => s.seat >= 0).length;
     counter.textContent = `step ${current} of ${steps.length}${done ? "" : "…"} · decision ${upTo}`;
@@ -208,6 +315,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
         h("span", { class: "t" }, step.think_ms !== null && step.think_ms !== undefined ? `${step.think_ms.toFixed(1)} ms` : "")));
     }
     list.append(...rows);
+    if (search.value.trim()) filter();
     slider.max = steps.length;
     jump.max = Math.max(1, decisions);
     container.setAttribute("data-steps", steps.length);
@@ -224,6 +332,26 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     wanted = null;
   }
   function stop() { if (timer) clearInterval(timer); timer = null; play.textContent = "▶"; }
+  // The step list, filtered to the rows holding the search words (a card, a side, an area, a reason...).
+  function filter() {
+    const words = search.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    let hits = 0;
+    for (const row of list.children) {
+      const text = row.textContent.toLowerCase();
+      const hit = words.every((word) => text.includes(word));
+      row.classList.toggle("hidden", !hit);
+      if (hit && words.length) hits += 1;
+    }
+    found.textContent = words.length ? `${hits} of ${list.children.length} step(s)` : "";
+    container.setAttribute("data-found", words.length ? hits : "");
+  }
+  search.addEventListener("input", filter);
+  search.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    const rows = [...list.children].filter((row) => !row.classList.contains("hidden"));
+    const next = rows.find((row) => Number(row.dataset.step) > current) || rows[0];
+    if (next) { stop(); go(Number(next.dataset.step)); }
+  });
   function toggle() {
     if (timer) return stop();
     if (current >= steps.length) go(0);
@@ -253,12 +381,14 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     h("button", { type: "button", title: "Forward (→)", onclick: () => { stop(); go(current + 1); } }, "›"),
     h("button", { type: "button", title: "End (End)", onclick: () => { stop(); go(steps.length); } }, "⇥"),
     slider, counter, speed, jump);
+  const wrap = h("div", { class: "board-wrap" }, drawn.svg);
   container.append(problem,
     h("div", { class: "viewer" },
-      h("div", {}, drawn.svg, controls, stepLabel, result,
+      h("div", {}, wrap, controls, stepLabel, result, orders, legend(board),
         h("p", { class: "muted" }, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " step, ", h("kbd", {}, "space"), " play, ",
           h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), "; the address keeps the step.")),
-      h("div", {}, panels, h("h2", {}, "Steps"), list)));
+      h("div", {}, panels, h("h2", {}, "Steps"), h("div", { class: "controls" }, search, found), list)));
+  requestAnimationFrame(() => { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; });  // a narrow screen: the middle
   const asked = /step=(\d+)/.exec(location.hash);
   wanted = asked ? Number(asked[1]) : null;
   go(0);
@@ -274,16 +404,17 @@ export function mountReplay(container, doc, { hash = true } = {}) {
 export function mountLive(container) {
   let board = null, drawn = null, names = [];
   const panels = h("div", {});
+  const orders = h("div", {});
   const list = h("div", { class: "steps" });
   const status = h("div", { class: "card status" }, "waiting for the referee…");
-  const holder = h("div", {});
-  container.append(h("div", { class: "viewer" }, h("div", {}, holder, status), h("div", {}, panels, h("h2", {}, "Steps"), list)));
+  const holder = h("div", { class: "board-wrap" });
+  container.append(h("div", { class: "viewer" }, h("div", {}, holder, status, orders), h("div", {}, panels, h("h2", {}, "Steps"), list)));
   return {
     header(event) {
       board = event.board;
       names = event.players.map((p) => p.name);
       status.textContent = `${event.game}: ${names.join(" vs ")} — live`;
-      if (board) { drawn = drawBoard(board); holder.replaceChildren(drawn.svg); }
+      if (board) { drawn = drawBoard(board); holder.replaceChildren(drawn.svg); holder.after(legend(board)); }
     },
     step(event) {
       const row = h("div", { class: event.seat < 0 ? "chance" : "", "data-step": event.n },
@@ -295,6 +426,7 @@ export function mountLive(container) {
       if (event.position && drawn) {
         showPosition(drawn, board, event.position);
         panels.replaceChildren(infoPanel(event.position), sidePanels(board, event.position, names));
+        orders.replaceChildren(orderBoard(board, event.position, names) || "");
       }
     },
     finished(event) {
