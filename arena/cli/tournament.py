@@ -316,7 +316,8 @@ def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPT
         return
     table = Table(title="Tournaments")
     for column in ("id", "name", "format", "game", "rounds", "matches", "status", "created"):
-        table.add_column(column, justify="right" if column in ("id", "rounds", "matches") else "left")
+        table.add_column(column, justify="right" if column in ("id", "rounds", "matches") else "left",
+                         overflow="fold")  # a name is what `resume` takes: shown whole
     for r in rows:
         table.add_row(str(r.id), r.name or "", r.format, r.game, str(r.rounds), str(r.matches),
                       r.status, ago(r.created_at))
