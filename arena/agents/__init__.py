@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from importlib.metadata import entry_points
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
 from arena.agents.base import Agent, DecisionRequest
@@ -13,30 +15,51 @@ from arena.agents.scripted import ScriptedAgent
 from arena.games.registry import did_you_mean
 
 
-def _openspiel(algorithm: str) -> Callable[..., Agent]:
-    """A factory that imports the optional OpenSpiel bridge only when the agent is made."""
+AgentFactory = Callable[..., Agent]
 
-    def make(**params: Any) -> Agent:
-        try:
-            from arena.openspiel.agents import OpenSpielAgent
-        except ImportError as error:
-            raise UnknownAgentError(f"openspiel-{algorithm} needs the openspiel extra: {error}") from None
-        return OpenSpielAgent(algorithm, **params)
-
-    make.__doc__ = f"OpenSpiel's {algorithm.upper()} bot through the bridge (optional extra `openspiel`)."
-    # what `make demo` plays: leaves scored as Arena's MCTS scores them, 3-4x cheaper than random rollouts to the end
-    make.demo_params = {"simulations": 20, "evaluator": "arena"}  # type: ignore[attr-defined]
-    return make
-
-
-AGENTS: dict[str, Callable[..., Agent]] = {
+#: Arena's own agents; more come from installed packages' `arena.agents` entry points (OpenSpiel's bots,
+#: from this package's optional extra, are registered so: arena.openspiel.factories).
+BUILTIN_AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "scripted": ScriptedAgent,
     "greedy": GreedyAgent,
     "mcts": MCTSAgent,
-    "openspiel-ismcts": _openspiel("ismcts"),
-    "openspiel-mcts": _openspiel("mcts"),
 }
+
+
+def _unavailable(name: str, why: str) -> AgentFactory:
+    def make(**_params: Any) -> Agent:
+        raise UnknownAgentError(f"{name} cannot be made here: {why}")
+
+    return make
+
+
+class AgentRegistry(Mapping[str, AgentFactory]):
+    """The built-in agents and those installed packages register, by name; a registered one is loaded when
+    first asked for (one that cannot load, an optional extra not installed, says why when made)."""
+
+    def __init__(self, builtin: dict[str, AgentFactory]) -> None:
+        self._factories = dict(builtin)
+        self._entries = {entry.name: entry for entry in entry_points(group="arena.agents") if entry.name not in builtin}
+
+    def __getitem__(self, name: str) -> AgentFactory:
+        if name not in self._factories:
+            entry = self._entries[name]  # KeyError: no such agent
+            try:
+                self._factories[name] = entry.load()
+            except ImportError as error:
+                extra = entry.value.split(":")[0].split(".")[1]
+                self._factories[name] = _unavailable(name, f"it needs the {extra} extra ({error})")
+        return self._factories[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({*self._factories, *self._entries}))
+
+    def __len__(self) -> int:
+        return len({*self._factories, *self._entries})
+
+
+AGENTS = AgentRegistry(BUILTIN_AGENTS)
 
 
 class UnknownAgentError(KeyError):

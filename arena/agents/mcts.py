@@ -297,10 +297,11 @@ class MCTSAgent(Agent):
                 score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
                 if score > best_score:
                     best_child, best_action, best_score = child, action, score
+            assert best_child is not None  # (legal is not empty)
             state.apply_action(best_action)
-            path.append(best_child)  # type: ignore[arg-type]
+            path.append(best_child)
             movers.append(player)
-            node = best_child  # type: ignore[assignment]
+            node = best_child
         values = self._rollout(state)
         for node, mover in zip(path, movers):
             node.visits += 1

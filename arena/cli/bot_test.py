@@ -1,11 +1,11 @@
-"""`arena bot test PATH`: a bot program's conformance run (arena.rpc.conformance), as a table."""
+"""`arena bot test PATH`: a bot program's conformance run (arena.bottest.harness), as a table."""
 
 from __future__ import annotations
 
 import threading
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.markup import escape
@@ -15,10 +15,14 @@ from arena.cli.common import console, fail, load_bot_folder, print_json
 from arena.cli.runs import JSON_OPTION, RunDisplay, duration
 from arena.cli.serve import BOT_ENV_OPTION, SANDBOX_OPTION, check_sandbox_here, clock_options, sandbox_settings
 from arena.referee.evidence import shown
-from arena.rpc.conformance import Check, plan_checks
+from arena.bottest.harness import Check, plan_checks
 
 _MARK = {True: "[green]pass[/green]", False: "[red]FAIL[/red]", None: "[dim]skip[/dim]"}
 OUTPUT_LINES = 15  # of the bot's output, under the table
+
+if TYPE_CHECKING:
+    from arena.bottest.harness import ConformanceReport
+    from arena.rpc.manifest import BotManifest
 
 
 def test_command(
@@ -37,7 +41,7 @@ def test_command(
 ) -> None:
     """Check a bot program as the referee will run it: handshake, matches on each game it plays, and the
     protocol's edge cases. Exits 1 if any check fails; the report says what to fix."""
-    from arena.rpc.conformance import run_conformance
+    from arena.bottest.harness import run_conformance
 
     manifest = load_bot_folder(path)
     modes = _modes(manifest, games)
@@ -99,7 +103,7 @@ class CheckTicker:
                                      f"{duration(time.monotonic() - self.began)}, {check.decisions} decision(s)")
 
 
-def _modes(manifest, games: Optional[str]) -> list[str]:  # type: ignore[no-untyped-def]
+def _modes(manifest: BotManifest, games: Optional[str]) -> list[str]:
     """The modes to play: those asked for (each one the bot must play), else those bot.toml declares."""
     from arena.games.registry import UnknownGameError, family_of
     from arena.submissions.checks import declared_games
@@ -119,7 +123,7 @@ def _modes(manifest, games: Optional[str]) -> list[str]:  # type: ignore[no-unty
     return modes
 
 
-def _print_report(report) -> None:  # type: ignore[no-untyped-def]
+def _print_report(report: ConformanceReport) -> None:
     hello = report.hello
     title = f"arena bot test {report.bot}" + (f" (version {hello['version']})" if hello else "")
     table = Table(title=title, title_justify="left")

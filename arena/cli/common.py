@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
 
@@ -14,6 +14,9 @@ from arena.games.base import Game
 from arena.games.registry import GameOptionError, UnknownGameError, load_game
 
 PIPED_WIDTH = 120  # columns for tables written to a file or a pipe (rich would assume 80)
+
+if TYPE_CHECKING:
+    from arena.rpc.manifest import BotManifest
 
 
 def _width(stream: Any) -> int | None:
@@ -74,7 +77,7 @@ def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, sort_keys=False))
 
 
-def load_bot_folder(path: Path):  # type: ignore[no-untyped-def]
+def load_bot_folder(path: Path) -> BotManifest:
     """The BotManifest of a bot's folder (or its bot.toml), or one line saying what is wrong: no such folder,
     a folder without a bot.toml, a bot.toml with problems (see docs/writing-a-bot.md)."""
     from arena.rpc.manifest import MANIFEST_NAME, ManifestError, load_manifest

@@ -31,7 +31,7 @@ from arena.cli.serve import SANDBOX_OPTION
 from arena.store import Store, StoreError, resolve_url
 from arena.store.db import describe
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
-from arena.tournament.jobs import PlayedMatch
+from arena.tournament.jobs import UNRATED, PlayedMatch
 from arena.tournament.runner import RunProgress
 from arena.tournament.service import TournamentError
 
@@ -234,7 +234,7 @@ class RunDisplay:
 def describe_played(played: PlayedMatch) -> str:
     """'greedy beat random (score)' or 'a draw between ...' or 'random lost: crash' for a played match."""
     names = [seat.name for seat in played.job.seats]
-    if played.voided or played.reason in ("void", "infrastructure"):
+    if played.voided or played.reason in UNRATED:
         return f"{' vs '.join(names)}: not scored ({played.reason})"
     ranking = list(played.ranking)
     best = min(ranking) if ranking else 0

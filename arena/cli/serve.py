@@ -13,7 +13,10 @@ import typer
 
 from arena.cli.common import console, err_console, fail, results_dir
 
-if TYPE_CHECKING:  # (imported when called: the sandbox is not loaded by commands that need none)
+if TYPE_CHECKING:  # (imported when called: commands load only what they run)
+    from arena.referee.clock import ClockSettings
+    from arena.referee.faults import FaultPolicy
+    from arena.rpc.server import RefereeServer
     from arena.sandbox import SandboxSettings
 
 DEFAULT_PORT = 50051
@@ -62,7 +65,7 @@ def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None
     return settings
 
 
-def check_sandbox_here(settings) -> None:  # type: ignore[no-untyped-def]
+def check_sandbox_here(settings: SandboxSettings) -> None:
     """Fail with one line when bot programs cannot be launched in this sandbox here."""
     from arena.sandbox import SandboxUnavailable, quick_check
 
@@ -112,7 +115,7 @@ def read_operator_config(path: Optional[Path]) -> dict[str, Any]:
     return data
 
 
-def clock_options(move_time_ms: int, bank_ms: int, grace_ms: int):  # type: ignore[no-untyped-def]
+def clock_options(move_time_ms: int, bank_ms: int, grace_ms: int) -> ClockSettings:
     """ClockSettings from the command line's milliseconds, or a one-line error."""
     from arena.referee.clock import ClockSettings
 
@@ -122,7 +125,7 @@ def clock_options(move_time_ms: int, bank_ms: int, grace_ms: int):  # type: igno
         fail(str(error), code=2)
 
 
-def fault_policy_option(text: str):  # type: ignore[no-untyped-def]
+def fault_policy_option(text: str) -> FaultPolicy:
     """A FaultPolicy from the command line, or a one-line error."""
     from arena.referee.faults import FaultPolicy, FaultPolicyError
 
@@ -223,14 +226,16 @@ def serve(
         fail(f"cannot serve on {host}:{port}: {why}")
 
 
-async def _serve(server, printed: list[str], drain: float) -> None:  # type: ignore[no-untyped-def]
+async def _serve(server: RefereeServer, printed: list[str], drain: float) -> None:
     from arena.rpc.server import listening_line
 
     address = await server.start()
     console.print(listening_line(address, server.is_tls), soft_wrap=True)
     rows = server.pool.status()
     local = [row["name"] for row in rows if row["kind"] == "local"]
-    console.print(f"local bots: {', '.join(local) or 'none'} ({server.pool.launcher.describe()})", soft_wrap=True)
+    launcher = server.pool.launcher
+    console.print(f"local bots: {', '.join(local) or 'none'} ({launcher.describe() if launcher else 'no launcher'})",
+                  soft_wrap=True)
     if server.admin_token_path is not None:
         console.print(f"admin token: in {server.admin_token_path} (readable by this user only)", soft_wrap=True)
     for line in printed:
@@ -249,15 +254,16 @@ async def _serve(server, printed: list[str], drain: float) -> None:  # type: ign
     console.print(f"stopped ({len(voided)} match(es) voided)")
 
 
-async def _report_matches(server) -> None:  # type: ignore[no-untyped-def]
+async def _report_matches(server: RefereeServer) -> None:
     reported: set[str] = set()
     while True:
         await asyncio.sleep(0.5)
         for match_id, live in list(server.matches.items()):
-            if live.is_finished and match_id not in reported:
+            record = live.record
+            if live.is_finished and match_id not in reported and record is not None and record.result is not None:
                 reported.add(match_id)
-                result = live.record.result
-                names = " vs ".join(p.name for p in live.record.players)
+                result = record.result
+                names = " vs ".join(p.name for p in record.players)
                 console.print(f"{match_id[:8]} {live.game.name} {names}: ranking {list(result.ranking)} "
                               f"({result.reason}{': ' + result.detail if result.detail else ''})", soft_wrap=True,
                               markup=False)

@@ -3,7 +3,7 @@
     FAMILY = GameFamily(
         name="major-general", title="Major General: Duel of Time",
         modes=(GameMode("major-general", ...), ...),          # the first is the family's default
-        codec="arena.games.major_general.codec",              # typed observation for bots (optional)
+        codec="arena.rpc.codecs.major_general",              # typed observation for bots (optional)
         knowledge="arena.games.major_general.knowledge",      # evaluation and script (optional)
         view="arena.games.major_general.view",                # how the web viewer draws it (optional)
     )

@@ -180,10 +180,10 @@ class LadderService:
                 self._update_state(tournament_id, seen_match_id=max((m.id for m in stored), default=0))
         self.executors.for_kinds({"agent"}).start()  # fork the workers before any thread of ours exists
         if self.play.network is not None:  # remote bots connect at any time, not only during rounds
-            programs = self.executors.for_kinds({"program"})
-            programs.remote_lookup = self._remote_token_hash  # type: ignore[attr-defined]
+            programs = self.executors.referee()
+            programs.remote_lookup = self._remote_token_hash
             self._register_remotes()
-            self.remote_address = programs.listen()  # type: ignore[attr-defined]
+            self.remote_address = programs.listen()
 
     def close(self) -> None:
         """Stop the workers and the referee; send the webhook's last results; note the service stopped."""
@@ -322,9 +322,9 @@ class LadderService:
         if self.play.network is None:
             return
         remotes = {row.name: row.token_hash for row in self.hosting.remote_bots()}
-        programs = self.executors.for_kinds({"program"})
-        programs.register_remotes(remotes)  # type: ignore[attr-defined]
-        self.hosting.note_presence(programs.open_streams(), remotes)  # type: ignore[attr-defined]
+        programs = self.executors.referee()
+        programs.register_remotes(remotes)
+        self.hosting.note_presence(programs.open_streams(), remotes)
 
     def _remote_token_hash(self, name: str) -> str | None:
         """A remote bot registered since the last round (the referee asks, when it says Hello)."""
@@ -336,8 +336,7 @@ class LadderService:
         """Per remote bot, its streams open now for this game."""
         if self.play.network is None:
             return {}
-        programs = self.executors.for_kinds({"program"})
-        return programs.open_streams(game.name, family_of(game.name).name)  # type: ignore[attr-defined,no-any-return]
+        return self.executors.referee().open_streams(game.name, family_of(game.name).name)
 
     def _remote_room(self, game: Game, active: set[int]) -> dict[int, int]:
         """Per remote bot of the field (by id): how many matches it can take at once now."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from arena.ratings import bradley_terry
 from arena.ratings.stats import wilson_interval
@@ -78,4 +78,4 @@ def bradley_terry_fit(store: Store, pool: str, prior: float = 1.0) -> dict[int, 
     """Bradley-Terry strengths of the pool's bots from every stored pairwise result, by bot id."""
     counts: list[PairCount] = store.pair_counts(pool)
     estimates = bradley_terry.fit(((c.a, c.b, c.wins, c.draws, c.losses) for c in counts), prior=prior)
-    return {int(e.player): e for e in estimates}  # type: ignore[call-overload]
+    return {cast(int, e.player): e for e in estimates}  # (the players fitted are bot ids)

@@ -9,7 +9,7 @@ checks). Free-for-all matches of three or more seats go through `TrueSkill.rate`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import trueskill
@@ -37,6 +37,10 @@ class RatingSystem:
     beta: float = BETA
     tau: float = TAU
     draw_probability: float = DRAW_PROBABILITY
+    # made from the constants above by __post_init__
+    env: trueskill.TrueSkill = field(init=False, repr=False, compare=False)
+    accurate_env: trueskill.TrueSkill = field(init=False, repr=False, compare=False)
+    _margin_2: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         env = trueskill.TrueSkill(mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau,
@@ -63,18 +67,17 @@ class RatingSystem:
             return self.rate_two(ratings[0], ratings[1], ranking[0], ranking[1])
         groups = [(trueskill.Rating(mu, sigma),) for mu, sigma in ratings]
         try:
-            rated = self.env.rate(groups, ranks=list(ranking))  # type: ignore[attr-defined]
+            rated = self.env.rate(groups, ranks=list(ranking))
         except FloatingPointError:
-            rated = self.accurate_env.rate(groups, ranks=list(ranking))  # type: ignore[attr-defined]
+            rated = self.accurate_env.rate(groups, ranks=list(ranking))
         return [(group[0].mu, group[0].sigma) for group in rated]
 
     def rate_two(self, first: Pair, second: Pair, rank_first: int, rank_second: int) -> list[Pair]:
         """The closed-form two-player update (equal ranks are a draw)."""
         try:
-            return self._rate_two(self.env, first, second, rank_first, rank_second)  # type: ignore[attr-defined]
+            return self._rate_two(self.env, first, second, rank_first, rank_second)
         except FloatingPointError:
-            return self._rate_two(self.accurate_env, first, second, rank_first,  # type: ignore[attr-defined]
-                                  rank_second)
+            return self._rate_two(self.accurate_env, first, second, rank_first, rank_second)
 
     def _rate_two(self, env: trueskill.TrueSkill, first: Pair, second: Pair, rank_first: int,
                   rank_second: int) -> list[Pair]:
@@ -86,7 +89,7 @@ class RatingSystem:
         mu_b, var_b = second[0], second[1] * second[1] + tau2
         c = math.sqrt(2.0 * self.beta * self.beta + var_a + var_b)
         t = (mu_a - mu_b) / c
-        epsilon = self._margin_2 / c  # type: ignore[attr-defined]
+        epsilon = self._margin_2 / c
         if rank_first == rank_second:
             v, w = env.v_draw(t, epsilon), env.w_draw(t, epsilon)
         else:
@@ -99,12 +102,12 @@ class RatingSystem:
 
     def quality(self, first: Pair, second: Pair) -> float:
         """TrueSkill's match quality of a two-seat pairing: the draw probability's share, 0 to 1."""
-        env: trueskill.TrueSkill = self.env  # type: ignore[attr-defined]
+        env = self.env
         return float(trueskill.quality_1vs1(trueskill.Rating(*first), trueskill.Rating(*second), env=env))
 
     def win_probability(self, first: Pair, second: Pair) -> float:
         """Chance that `first` outperforms `second` (ignoring draws)."""
-        env: trueskill.TrueSkill = self.env  # type: ignore[attr-defined]
+        env = self.env
         spread = math.sqrt(2.0 * self.beta * self.beta + first[1] ** 2 + second[1] ** 2)
         return float(env.cdf((first[0] - second[0]) / spread))
 

@@ -89,7 +89,8 @@ def run_in_process(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         coroutine.send(None)
     except StopIteration as finished:
-        return finished.value  # type: ignore[no-any-return]
+        value: T = finished.value
+        return value
     coroutine.close()
     raise RuntimeError("a seat waited on I/O: matches with such seats run in an event loop (asyncio.run)")
 

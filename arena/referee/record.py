@@ -51,6 +51,9 @@ class Termination(str, Enum):
     INFRASTRUCTURE = "infrastructure"
 
 
+TERMINATIONS = {termination.value: termination for termination in Termination}
+
+
 @dataclass(frozen=True)
 class PlayerInfo:
     """Who sat in a seat."""
@@ -116,8 +119,13 @@ class MatchResult:
         return len(self.winners) == len(self.ranking)
 
     @property
+    def termination(self) -> Termination | None:
+        """Why the referee ended the match, when it did (None: the rules ended it, `reason` is theirs)."""
+        return TERMINATIONS.get(self.reason)
+
+    @property
     def is_fault(self) -> bool:
-        return self.reason in {t.value for t in Termination}
+        return self.termination is not None
 
     def to_json(self) -> JSON:
         data: JSON = {"type": "result", "ranking": list(self.ranking), "reason": self.reason,

@@ -15,27 +15,5 @@ manifest       bots/<name>/bot.toml
 launcher       local bot processes and the tail of their output
 background     the server on its own thread, for synchronous callers
 client         a client of a running server's admin service
-sdk            run_bot(agent): turn an in-process agent into a bot program
+sdk            run_bot(agent): turn an in-process agent into a bot program (arena.sdk for bots)
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["run_bot", "RefereeServer", "ServerConfig", "BackgroundReferee"]
-
-
-def __getattr__(name: str) -> Any:  # lazy: a bot importing the SDK does not load the server
-    if name == "run_bot":
-        from arena.rpc.sdk import run_bot
-
-        return run_bot
-    if name in ("RefereeServer", "ServerConfig"):
-        from arena.rpc import server
-
-        return getattr(server, name)
-    if name == "BackgroundReferee":
-        from arena.rpc.background import BackgroundReferee
-
-        return BackgroundReferee
-    raise AttributeError(f"module 'arena.rpc' has no attribute {name!r}")

@@ -13,7 +13,7 @@ import asyncio
 import hmac
 import json
 import time
-from typing import TYPE_CHECKING, AsyncIterator, Optional
+from typing import TYPE_CHECKING, Any, AsyncIterator, Optional, Protocol, Sequence
 
 import grpc
 
@@ -30,16 +30,36 @@ from arena.rpc.convert import (
 )
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 
+from arena.rpc.matches import LiveMatch, MatchRequestError, Seat
+
 if TYPE_CHECKING:
-    from arena.rpc.server import LiveMatch, RefereeServer
+    from arena.referee.clock import ClockSettings
+    from arena.referee.faults import FaultPolicy
+    from arena.rpc.config import ServerConfig
+    from arena.rpc.pool import BotPool
 
 AUTH_HEADER = "authorization"
 
 
-class AdminService(admin_pb2_grpc.RefereeAdminServicer):
-    """The admin service of one RefereeServer."""
+class Referee(Protocol):
+    """What the admin service needs of its referee (arena.rpc.server.RefereeServer is one)."""
 
-    def __init__(self, referee: RefereeServer) -> None:
+    admin_token: str
+    config: ServerConfig
+    pool: BotPool
+
+    @property
+    def matches(self) -> dict[str, LiveMatch]: ...
+
+    def start_match(self, game_name: str, bots: Sequence[Seat], *, seed: int | None = None,
+                    options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
+                    fault_policy: FaultPolicy | str | None = None, match_id: str | None = None) -> LiveMatch: ...
+
+
+class AdminService(admin_pb2_grpc.RefereeAdminServicer):
+    """The admin service of one referee."""
+
+    def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
     async def _authorize(self, context: grpc.aio.ServicerContext) -> None:
@@ -59,8 +79,6 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
     async def StartMatch(self, request: admin_pb2.StartMatchRequest, context: grpc.aio.ServicerContext
                          ) -> admin_pb2.StartMatchReply:
         await self._authorize(context)
-        from arena.rpc.server import MatchRequestError
-
         try:
             clock = clock_from_message(request.clock) if request.HasField("clock") else None
             live = self.referee.start_match(

@@ -13,7 +13,10 @@ import concurrent.futures
 import threading
 from typing import Any, Optional, Sequence
 
+from arena.referee.clock import ClockSettings
+from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord
+from arena.rpc.matches import Seat
 from arena.rpc.server import LiveMatch, RefereeServer, ServerConfig
 
 
@@ -79,19 +82,23 @@ class BackgroundReferee:
     async def _register(self, name: str, token: str | None) -> str:
         return self.server.register_remote(name, token)
 
-    def submit(self, game: str, bots: Sequence[str], seed: int | None = None,
-               **settings: Any) -> concurrent.futures.Future[MatchRecord]:
+    def submit(self, game: str, bots: Sequence[Seat], seed: int | None = None, *,
+               options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
+               fault_policy: FaultPolicy | None = None) -> concurrent.futures.Future[MatchRecord]:
         """Start a match; the future resolves to its record. Raises MatchRequestError at once if invalid."""
-        started = self._call(self._start(game, bots, seed, settings))
+        started = self._call(self._start(game, bots, seed, options, clock, fault_policy))
         assert self._loop is not None and started.task is not None
         return asyncio.run_coroutine_threadsafe(_await(started), self._loop)
 
-    def run_match(self, game: str, bots: Sequence[str], seed: int | None = None, **settings: Any) -> MatchRecord:
+    def run_match(self, game: str, bots: Sequence[Seat], seed: int | None = None, *,
+                  options: dict[str, Any] | None = None, clock: ClockSettings | None = None,
+                  fault_policy: FaultPolicy | None = None) -> MatchRecord:
         """Play one match and return its record (blocking)."""
-        return self.submit(game, bots, seed, **settings).result()
+        return self.submit(game, bots, seed, options=options, clock=clock, fault_policy=fault_policy).result()
 
-    async def _start(self, game: str, bots: Sequence[str], seed: int | None, settings: dict) -> LiveMatch:
-        return self.server.start_match(game, bots, seed=seed, **settings)
+    async def _start(self, game: str, bots: Sequence[Seat], seed: int | None, options: dict[str, Any] | None,
+                     clock: ClockSettings | None, fault_policy: FaultPolicy | None) -> LiveMatch:
+        return self.server.start_match(game, bots, seed=seed, options=options, clock=clock, fault_policy=fault_policy)
 
     def call(self, coroutine: Any) -> Any:
         """Run a coroutine on the referee's event loop (to use the server's async API) and return its result."""

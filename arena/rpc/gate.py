@@ -131,7 +131,8 @@ class ConnectionGate:
             try:
                 await asyncio.gather(_pipe(reader, inner_writer), _pipe(inner_reader, writer))
             finally:
-                self._tasks.discard(task)  # type: ignore[arg-type]
+                if task is not None:
+                    self._tasks.discard(task)
         except (OSError, asyncio.CancelledError):
             writer.transport.abort()
         finally:

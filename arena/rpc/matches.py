@@ -26,7 +26,7 @@ from arena.referee.archive import save_record
 from arena.referee.authority import new_record, referee_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError, SeatFault, void_result
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.config import ServerConfig
 from arena.rpc.observations import NoObservationCodec, codec_for_game
@@ -139,7 +139,7 @@ class Matches:
 
         A seat is a bot's name (a local program or a registered remote bot) or an in-process Agent,
         which then plays in this process, on a worker thread, under the same clock; or a SeatPort the
-        caller made (arena.rpc.conformance drives a bot's stream through its edge cases so).
+        caller made (arena.bottest.harness drives a bot's stream through its edge cases so).
         """
         if not self.accepting:
             raise MatchRequestError("the referee is not accepting matches (not started, or shutting down)")
@@ -243,4 +243,4 @@ class Matches:
                     task.cancel()  # the match loop voids the match and records why
             await asyncio.gather(*running, return_exceptions=True)
         return [live.record for live in self.live.values()
-                if live.record is not None and live.record.result is not None and live.record.result.reason == "void"]
+                if live.record is not None and live.record.result is not None and live.record.result.termination is Termination.VOID]

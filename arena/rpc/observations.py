@@ -69,7 +69,8 @@ def _generic_to_message(observation: JSON) -> GenericObservation:
 
 
 def _generic_to_dict(message: GenericObservation) -> JSON:
-    return json.loads(message.json)  # type: ignore[no-any-return]
+    observation: JSON = json.loads(message.json)
+    return observation
 
 
 def generic_codec(family_name: str) -> ObservationCodec:

@@ -1,7 +1,7 @@
 """The bot SDK: `run_bot(agent)` turns any in-process agent into a bot program.
 
     from arena.agents import RandomAgent
-    from arena.rpc import run_bot
+    from arena.sdk import run_bot
 
     if __name__ == "__main__":
         run_bot(RandomAgent())
@@ -104,8 +104,9 @@ async def serve_matches(agent: AgentSource, settings: BotSettings,
             for worker in workers:
                 worker.cancel()
         for worker in done:
-            if not worker.cancelled() and worker.exception() is not None:
-                raise worker.exception()  # type: ignore[misc]
+            error = None if worker.cancelled() else worker.exception()
+            if error is not None:
+                raise error
     return tally.played
 
 

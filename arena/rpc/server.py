@@ -29,7 +29,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arena.bots import BUILTIN_BOTS
+from arena.paths import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord

@@ -221,8 +221,8 @@ class CgroupFactory:
     # --- finding a writable place -----------------------------------------------------------------
 
     def _find(self, root: Optional[Path]) -> None:
-        mounts = _cgroup_mounts()
-        own = _own_cgroups()
+        mounts = cgroup_mounts()
+        own = own_cgroups()
         name = f"arena-{os.getpid()}"
         if root is not None:
             candidates = [root]
@@ -274,7 +274,7 @@ class CgroupFactory:
         return True
 
 
-def _cgroup_mounts() -> dict[str, Path]:
+def cgroup_mounts() -> dict[str, Path]:
     """Mount points: 'cgroup2' for the unified hierarchy, else per v1 controller."""
     mounts: dict[str, Path] = {}
     for line in _read(Path("/proc/self/mounts")).splitlines():
@@ -291,7 +291,7 @@ def _cgroup_mounts() -> dict[str, Path]:
     return mounts
 
 
-def _own_cgroups() -> dict[str, str]:
+def own_cgroups() -> dict[str, str]:
     """This process's cgroup path per v1 controller, and '' for the unified hierarchy."""
     own: dict[str, str] = {}
     for line in _read(Path("/proc/self/cgroup")).splitlines():

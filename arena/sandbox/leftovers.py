@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from arena.sandbox.cgroups import V1_CONTROLLERS, _cgroup_mounts, _own_cgroups
+from arena.sandbox.cgroups import V1_CONTROLLERS, cgroup_mounts, own_cgroups
 
 RUNTIME_PREFIX = "arena-referee-"
 OWNER_FILE = "owner"
@@ -88,8 +88,8 @@ def _remove_folder(folder: Path, patience_s: float = 5.0) -> bool:
 
 def _remove_dead_cgroups() -> list[str]:
     """`arena-<pid>` cgroup folders beside this process's own whose referee is gone (processes killed first)."""
-    mounts = _cgroup_mounts()
-    own = _own_cgroups()
+    mounts = cgroup_mounts()
+    own = own_cgroups()
     parents = set()
     if "cgroup2" in mounts and "" in own:
         parents.add(mounts["cgroup2"] / own[""].lstrip("/"))

@@ -214,7 +214,7 @@ class Store:
                     result = conn.execute(insert(Bot).values(
                         name=identity.name, version=identity.version, artifact_hash=identity.artifact_hash,
                         owner=identity.owner, kind=identity.kind, spec=identity.spec, created_at=utcnow()))
-                    return int(result.inserted_primary_key[0])  # type: ignore[index]
+                    return _inserted_id(result)
             except IntegrityError:  # registered by someone else meanwhile
                 return int(conn.execute(query).scalar_one())
 
@@ -265,7 +265,7 @@ class Store:
             if report is not None:  # a submitted version has a report once its pre-flight ran
                 values["report"] = report
             result = conn.execute(insert(Bot).values(**values))
-            return int(result.inserted_primary_key[0]), True  # type: ignore[index]
+            return _inserted_id(result), True
 
     def set_bot_status(self, bot_id: int, status: str, report: dict[str, Any] | None = None) -> list[int]:
         """Set a version's status (and report). A version going live retires the name's other live
@@ -338,7 +338,7 @@ class Store:
             result = conn.execute(insert(Tournament).values(
                 name=name, game=game, pool=pool, options=options, format=format, seed=seed, rounds=rounds,
                 settings=settings, status="running", created_at=utcnow()))
-            tournament_id = int(result.inserted_primary_key[0])  # type: ignore[index]
+            tournament_id = _inserted_id(result)
             if bot_ids:
                 conn.execute(insert(Entry), [{"tournament_id": tournament_id, "position": position, "bot_id": bot}
                                              for position, bot in enumerate(bot_ids)])
@@ -873,6 +873,13 @@ def _bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
 
 
 @functools.lru_cache(maxsize=64)
+def _inserted_id(result: Any) -> int:
+    """The id a single-row INSERT made."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
 def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str, Callable[[dict[str, Any]], tuple[Any, ...]],
                                                                        list[tuple[int, Callable[[Any], Any]]]] | None:
     """The INSERT statement for these columns, a row-to-values function and the values' converters."""

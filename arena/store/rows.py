@@ -46,7 +46,7 @@ def bot_origin(kind: str, spec: str) -> str:
         return "built-in"
     if kind == "remote":
         return "remote"
-    from arena.bots import BUILTIN_BOTS
+    from arena.paths import BUILTIN_BOTS
 
     return "built-in" if spec.startswith(str(BUILTIN_BOTS) + "/") else "submitted"
 

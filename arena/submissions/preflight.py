@@ -22,7 +22,7 @@ from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord, Termination
-from arena.rpc.conformance import Check, ConformanceRun, start_fix, what_to_fix
+from arena.bottest.harness import Check, ConformanceRun, start_fix, what_to_fix
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
 

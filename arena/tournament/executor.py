@@ -262,7 +262,7 @@ class LocalPoolExecutor(Executor):
         """A worker that dies takes the matches it was playing with it: they come back as infrastructure
         faults (to be played again) and the worker is replaced at the next run."""
         workers = list(self._ensure_workers())
-        by_conn = {worker.conn: worker for worker in workers}
+        by_conn: dict[object, _Worker] = {worker.conn: worker for worker in workers}
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
         answered: dict[int, list[PlayedMatch]] = {}  # chunk number -> outcomes, until their turn
         sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next (in order)
@@ -303,7 +303,7 @@ class LocalPoolExecutor(Executor):
                     self.abandon()
                     return
                 for conn in connection.wait([w.conn for w in workers if w.in_flight], timeout=0.1):
-                    worker = by_conn[conn]  # type: ignore[index]
+                    worker = by_conn[conn]
                     number, chunk = worker.in_flight[0]
                     try:
                         answer = worker.receive()
@@ -370,7 +370,8 @@ class _Worker:
             raise _WorkerDied(f"{_DIED} ({how})") from None
         if status != "ok":
             raise _ChunkFailed(f"the worker failed the match: {payload}")
-        return payload  # type: ignore[no-any-return]
+        outcomes: list[tuple[Any, ...]] = payload
+        return outcomes
 
     def stop(self, timeout: float = 5.0) -> None:
         """Ask the worker to exit after its current chunk; kill it if it has not within `timeout` seconds."""

@@ -387,7 +387,7 @@ def match_quality(system: RatingSystem, seated: list[tuple[float, float]], candi
         return max(system.quality(seated[0], candidate), 1e-6)
     import trueskill
 
-    env = system.env  # type: ignore[attr-defined]
+    env = system.env
     groups = [(trueskill.Rating(*r),) for r in (*seated, candidate)]
     return max(float(env.quality(groups)), 1e-6)
 

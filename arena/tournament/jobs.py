@@ -168,7 +168,7 @@ def _game(name: str, options: dict[str, Any]) -> Game:
     return game
 
 
-def _utcnow() -> datetime:
+def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
@@ -178,7 +178,7 @@ def play_job(job: MatchJob) -> PlayedMatch:
     if programs:
         raise NotImplementedError(f"bot program(s) {', '.join(programs)} play through the referee executor")
     game = _game(job.game, job.options)
-    started_at = _utcnow()
+    started_at = utcnow()
     started = time.perf_counter()
     agents: list[Agent] = []
     try:
@@ -224,7 +224,7 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
         timings={"wall_ms": round(wall_ms, 3), "think_ms": [round(t, 3) for t in think],
                  "max_think_ms": [round(t, 3) for t in longest], "decisions": decisions},
         record_gz=gzip.compress(text, compresslevel=6, mtime=0), record_size=len(text),
-        started_at=started_at, finished_at=_utcnow(), voided=result.voided or result.reason in UNRATED,
+        started_at=started_at, finished_at=utcnow(), voided=result.voided or result.reason in UNRATED,
     )
 
 
@@ -234,7 +234,7 @@ def infrastructure_fault(job: MatchJob, detail: str, started_at: datetime | None
     record = MatchRecord(game=job.game, options=job.options, seed=job.seed, players=[],
                          versions={"arena": __version__}, match_id=uuid.uuid4().hex)
     record.result = MatchResult(tuple([0] * len(job.seats)), INFRASTRUCTURE, detail=detail, voided=True)
-    return played_from_record(job, record, started_at or _utcnow(), 0.0)
+    return played_from_record(job, record, started_at or utcnow(), 0.0)
 
 
 def play_jobs(jobs: list[MatchJob]) -> list[tuple[Any, ...]]:

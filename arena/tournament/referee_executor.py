@@ -19,13 +19,23 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from arena.agents import make_agent
+from arena.agents import Agent, make_agent
 from arena.tournament.executor import Executor, ExecutorError, StopCheck
-from arena.tournament.jobs import MatchJob, PlayedMatch, _utcnow, infrastructure_fault, played_from_record
+from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, played_from_record, utcnow
+
+if TYPE_CHECKING:  # (the referee itself is imported when a match with a program is first played)
+    from arena.referee.clock import ClockSettings
+    from arena.referee.faults import FaultPolicy
+    from arena.referee.record import MatchRecord
+    from arena.rpc.background import BackgroundReferee
+    from arena.rpc.manifest import BotManifest
+    from arena.rpc.matches import Seat
+    from arena.rpc.server import RefereeServer
+    from arena.sandbox.launch import SandboxSettings
 
 
 @dataclass(frozen=True)
@@ -42,8 +52,9 @@ class NetworkSettings:
 class RefereeExecutor(Executor):
     """Plays jobs with bot programs (and any agents beside them), `concurrency` matches at a time."""
 
-    def __init__(self, concurrency: int | None = None, clock: Any = None, fault_policy: Any = None,
-                 sandbox: Any = None, network: NetworkSettings | None = None,
+    def __init__(self, concurrency: int | None = None, clock: ClockSettings | None = None,
+                 fault_policy: FaultPolicy | None = None, sandbox: SandboxSettings | None = None,
+                 network: NetworkSettings | None = None,
                  remote_lookup: Callable[[str], str | None] | None = None) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
         self.clock = clock
@@ -52,11 +63,11 @@ class RefereeExecutor(Executor):
         self.network = network
         self.remote_lookup = remote_lookup  # a remote bot registered since: its token's hash by name
         self._remotes: dict[str, str] = {}  # remote bot name -> its token's hash
-        self._referee: Any = None  # a BackgroundReferee
+        self._referee: BackgroundReferee | None = None
         self._folders: tuple[Path, ...] = ()
-        self._manifests: dict[str, Any] = {}  # program folder -> its manifest, under its alias
+        self._manifests: dict[str, BotManifest] = {}  # program folder -> its manifest, under its alias
 
-    def _manifest(self, folder: Path) -> Any:
+    def _manifest(self, folder: Path) -> BotManifest:
         """The program's manifest, served under the alias name@<digest of its folder>: two versions of a bot
         (two folders with one name) can then play, even each other."""
         if str(folder) not in self._manifests:
@@ -70,7 +81,7 @@ class RefereeExecutor(Executor):
             self._manifests[str(folder)] = served_as(manifest, key)
         return self._manifests[str(folder)]
 
-    def _serve(self, folders: tuple[Path, ...]) -> Any:
+    def _serve(self, folders: tuple[Path, ...]) -> BackgroundReferee:
         """The referee, serving the bot programs of these folders (one that joins is added to it, no restart)."""
         if self._referee is not None:
             for folder in folders:
@@ -82,18 +93,21 @@ class RefereeExecutor(Executor):
         from arena.rpc.background import BackgroundReferee
         from arena.rpc.server import ServerConfig
 
+        config = ServerConfig(port=None, bot_dirs=(), results_dir=None,
+                              bot_manifests=[self._manifest(folder) for folder in folders],
+                              max_matches=self.concurrency)
         network = self.network
-        settings: dict[str, Any] = {"port": network.port if network else None, "bot_dirs": (), "results_dir": None,
-                                    "bot_manifests": [self._manifest(folder) for folder in folders],
-                                    "max_matches": self.concurrency}
         if network is not None:
-            settings.update(host=network.host, tls_cert=network.tls_cert, tls_key=network.tls_key,
-                            connect_timeout_s=network.connect_timeout_s)
-        for key, value in (("clock", self.clock), ("fault_policy", self.fault_policy), ("sandbox", self.sandbox)):
-            if value is not None:
-                settings[key] = value
+            config = replace(config, port=network.port, host=network.host, tls_cert=network.tls_cert,
+                             tls_key=network.tls_key, connect_timeout_s=network.connect_timeout_s)
+        if self.clock is not None:
+            config.clock = self.clock
+        if self.fault_policy is not None:
+            config.fault_policy = self.fault_policy
+        if self.sandbox is not None:
+            config.sandbox = self.sandbox
         try:
-            referee = BackgroundReferee(ServerConfig(**settings), drain_s=0.0)
+            referee = BackgroundReferee(config, drain_s=0.0)
             referee.start()
         except Exception as error:
             raise ExecutorError(f"cannot start the referee: {error}") from None
@@ -118,13 +132,13 @@ class RefereeExecutor(Executor):
         """Per remote bot, its streams open now (for `game`, when given; 0 for one that is offline)."""
         if self._referee is None:
             return {}
-        return self._referee.call(_open_streams(self._referee.server, game, family))  # type: ignore[no-any-return]
+        return self._referee.call(_open_streams(self._referee.server, game, family))
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[PlayedMatch]:
         """Start a job's match now (from any thread but the referee's); the future gives its played match."""
         folders = {Path(seat.spec) for seat in job.seats if seat.kind == "program"}
         referee = self._serve(tuple(sorted(folders | set(self._folders))))
-        seats: list[Any] = []
+        seats: list[Seat] = []
         for seat in job.seats:
             if seat.kind == "program":
                 seats.append(self._manifest(Path(seat.spec)).name)
@@ -135,16 +149,16 @@ class RefereeExecutor(Executor):
                     seats.append(make_agent(seat.spec))
                 except Exception as error:
                     raise ExecutorError(f"cannot make agent {seat.spec!r}: {error}") from None
-        started_at, started = _utcnow(), time.perf_counter()
+        started_at, started = utcnow(), time.perf_counter()
         try:
             record_future = referee.submit(job.game, seats, job.seed, options=job.options)
         except Exception as error:
             raise ExecutorError(f"the referee refused a match: {error}") from None
         played: concurrent.futures.Future[PlayedMatch] = concurrent.futures.Future()
 
-        def done(future: concurrent.futures.Future[Any]) -> None:
+        def done(future: concurrent.futures.Future[MatchRecord]) -> None:
             for agent in seats:
-                if not isinstance(agent, str):
+                if isinstance(agent, Agent):
                     agent.close()
             try:
                 record = future.result()
@@ -195,16 +209,16 @@ class RefereeExecutor(Executor):
                 self._referee = None
 
 
-async def _add_manifest(server: Any, manifest: Any) -> None:
+async def _add_manifest(server: RefereeServer, manifest: BotManifest) -> None:
     server.pool.add_manifest(manifest)
 
 
-async def _register(server: Any, name: str, token_hash: str) -> None:
+async def _register(server: RefereeServer, name: str, token_hash: str) -> None:
     server.pool.register_remote_hash(name, token_hash)
 
 
-async def _open_streams(server: Any, game: str | None, family: str | None) -> dict[str, int]:
-    return server.pool.open_streams(game, family)  # type: ignore[no-any-return]
+async def _open_streams(server: RefereeServer, game: str | None, family: str | None) -> dict[str, int]:
+    return server.pool.open_streams(game, family)
 
 
 _END = object()
@@ -218,7 +232,7 @@ class InOrder:
         self.jobs = jobs
         self.should_stop = should_stop
         self.slots = threading.Semaphore(executor.concurrency)
-        self.started: queue.Queue[Any] = queue.Queue()  # futures in job order, then _END
+        self.started: queue.Queue[concurrent.futures.Future[PlayedMatch] | object] = queue.Queue()  # then _END
         self.error: BaseException | None = None
         self.cancelled = threading.Event()
         self.running: set[concurrent.futures.Future[PlayedMatch]] = set()  # started, not taken (take_any)
@@ -257,9 +271,10 @@ class InOrder:
             if self.error is not None:
                 raise self.error if isinstance(self.error, ExecutorError) else ExecutorError(str(self.error))
             return None
+        assert isinstance(head, concurrent.futures.Future)
         while True:
             try:
-                return head.result(timeout=0.1)  # type: ignore[no-any-return]
+                return head.result(timeout=0.1)
             except concurrent.futures.TimeoutError:
                 if should_abandon():
                     self.cancel()
@@ -278,7 +293,7 @@ class InOrder:
                     break
                 if head is _END:
                     self.ended = True
-                else:
+                elif isinstance(head, concurrent.futures.Future):
                     self.running.add(head)
             if not self.running and self.ended:
                 if self.error is not None:

@@ -17,7 +17,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ContextManager
+from typing import TYPE_CHECKING, Any, ContextManager
 
 from arena.games.base import Game
 from arena.store import Store
@@ -26,9 +26,13 @@ from arena.tournament.bots import BotSpec
 from arena.tournament.celery_executor import DEFAULT_QUEUE, CeleryExecutor
 from arena.tournament.executor import Executor, ExecutorError, LocalPoolExecutor, RoutingExecutor
 from arena.tournament.formats import FormatError, default_rounds, get_format
-from arena.tournament.referee_executor import RefereeExecutor
+from arena.tournament.referee_executor import NetworkSettings, RefereeExecutor
 from arena.tournament.runner import RunProgress, RunSummary, TournamentRunner, create_tournament, entrant_kinds
 from arena.tournament.standings import EntrantLine, tournament_table
+
+if TYPE_CHECKING:
+    from arena.referee.clock import ClockSettings
+    from arena.sandbox.launch import SandboxSettings
 
 ProgressCallback = Callable[[RunProgress], None]
 #: Called per tournament once its executor is ready: a context manager giving the progress callback
@@ -63,10 +67,10 @@ class PlaySettings:
     concurrency: int | None = None  # matches at once (default: one per core)
     broker: str | None = None  # Celery workers through this Redis broker play the agents' matches
     queue: str = DEFAULT_QUEUE
-    sandbox: Any = None  # SandboxSettings of bot programs (default: bubblewrap)
-    clock: Any = None  # ClockSettings of matches with a bot program (default: the referee's)
+    sandbox: SandboxSettings | None = None  # how bot programs run (default: bubblewrap)
+    clock: ClockSettings | None = None  # of matches with a bot program (default: the referee's)
     pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
-    network: Any = None  # NetworkSettings: the referee also takes remote bots there (a hosted ladder)
+    network: NetworkSettings | None = None  # the referee also takes remote bots there (a hosted ladder)
 
 
 @dataclass(frozen=True)
@@ -268,8 +272,8 @@ class Executors:
         if kinds <= {"agent"}:
             return self._agents()
         if "agent" not in kinds:
-            return self._programs()
-        return RoutingExecutor(self._agents(), self._programs())
+            return self.referee()
+        return RoutingExecutor(self._agents(), self.referee())
 
     def _agents(self) -> Executor:
         if self.agents is None:
@@ -283,7 +287,8 @@ class Executors:
                 self.agents = LocalPoolExecutor(settings.concurrency, pipeline=settings.pipeline)
         return self.agents
 
-    def _programs(self) -> RefereeExecutor:
+    def referee(self) -> RefereeExecutor:
+        """The executor of matches with bot programs or remote bots in them (made on first use)."""
         if self.programs is None:
             settings = self.settings
             self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox,

@@ -18,8 +18,9 @@ from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.leaderboard import leaderboard as ranked_leaderboard
 from arena.ratings.reports import bot_ratings, iso, standings_json
-from arena.store import BotRow, Store
+from arena.store import BotRow
 from arena.store.hosting import Hosting
+from arena.web.state import store_of
 from arena.tournament.standings import tournament_table
 from arena.web.replay import ReplayError, record_lines, replay_ndjson
 
@@ -152,10 +153,6 @@ def check_page(total: int, page: int, per_page: int) -> None:
         raise HTTPException(404, f"page {page} is past the last: {total} item(s) make {pages} page(s) of {per_page}")
 
 
-def _store(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
-
-
 @router.get("/games", summary="The game modes Arena referees")
 def games() -> dict[str, Any]:
     return {"games": [{"name": mode.name, "family": mode.family, "title": mode.title, "description": mode.description}
@@ -164,7 +161,7 @@ def games() -> dict[str, Any]:
 
 @router.get("/leaderboards", response_model=Pools, summary="The rating pools (one per game mode)")
 def pools(request: Request) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     return {"pools": [{"pool": pool, "matches": store.pool_match_count(pool),
                        "bots": len(store.ratings(pool, live_only=True))} for pool in store.pools()]}
 
@@ -179,7 +176,7 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
                      history: int = Query(0, ge=0, le=10, description="The rating history of this many of the "
                                                                         "top-ranked bots (for a chart).")
                      ) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     known = store.pools()
     if pool not in known:
         raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(known) or 'none'})")
@@ -206,7 +203,7 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
 @router.get("/bots", response_model=BotList, summary="Every bot, by name")
 def bots(request: Request, q: str | None = Query(None, max_length=200, description="Names containing this."),
          page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     by_name: dict[str, list[BotRow]] = {}
     for bot in store.bots():
         if q is None or q.lower() in bot.name.lower():
@@ -226,7 +223,7 @@ def bots(request: Request, q: str | None = Query(None, max_length=200, descripti
 
 @router.get("/bots/{name}", responses=ERRORS, summary="A bot: versions, ratings, history, head-to-head, faults")
 def bot(request: Request, name: str) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     versions = store.bots(name)
     if not versions:
         raise HTTPException(404, f"no bot named {name!r}")
@@ -264,7 +261,7 @@ def _public_report(report: dict[str, Any] | None) -> dict[str, Any] | None:
 @router.get("/bots/{name}/matches", response_model=MatchList, responses=ERRORS, summary="A bot's matches")
 def bot_matches(request: Request, name: str, version: str | None = Query(None, max_length=64),
                 page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     versions = [b for b in store.bots(name) if version is None or b.version == version]
     if not versions:
         raise HTTPException(404, f"no bot named {name!r}" + (f" with version {version!r}" if version else ""))
@@ -276,7 +273,7 @@ def bot_matches(request: Request, name: str, version: str | None = Query(None, m
 @router.get("/tournaments", summary="Tournaments, ladders and SPRTs, newest first")
 def tournaments(request: Request, format: str | None = Query(None, max_length=32), page: int = PAGE,
                 per_page: int = PER_PAGE) -> dict[str, Any]:
-    rows = _store(request).tournaments(format=format)
+    rows = store_of(request).tournaments(format=format)
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
     return {"total": len(rows), "page": page, "per_page": per_page,
@@ -287,7 +284,7 @@ def tournaments(request: Request, format: str | None = Query(None, max_length=32
 def tournament(request: Request, tournament: str, page: int = PAGE,
                per_page: int = Query(20, ge=1, le=200, description="Rounds per page (newest first).")
                ) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     found = store.tournament(tournament) if tournament.strip() else None
     if found is None:
         raise HTTPException(404, f"no tournament {tournament!r}")
@@ -322,7 +319,7 @@ def tournament(request: Request, tournament: str, page: int = PAGE,
 
 @router.get("/ladders", summary="Every ladder's schedule, rounds, pending matches and recent faults")
 def ladders(request: Request) -> dict[str, Any]:
-    return {"ladders": ladder_status(_store(request))}
+    return {"ladders": ladder_status(store_of(request))}
 
 
 @router.get("/matches", response_model=MatchList, responses=ERRORS, summary="Stored matches, newest first")
@@ -330,7 +327,7 @@ def matches(request: Request, pool: str | None = Query(None, max_length=300),
             bot: str | None = Query(None, max_length=200),
             tournament: int | None = Query(None, ge=0, le=2**62), page: int = PAGE,
             per_page: int = PER_PAGE) -> dict[str, Any]:
-    store = _store(request)
+    store = store_of(request)
     bot_id = None
     if bot is not None:
         versions = store.bots(bot)
@@ -345,7 +342,7 @@ def matches(request: Request, pool: str | None = Query(None, max_length=300),
 
 @router.get("/matches/{match}", responses=ERRORS, summary="A stored match (by id, or uid prefix)")
 def match(request: Request, match: str) -> dict[str, Any]:
-    row = _store(request).match(match)
+    row = store_of(request).match(match)
     if row is None:
         raise HTTPException(404, f"no match {match!r}")
     summary = _match_summary(row)
@@ -357,7 +354,7 @@ def match(request: Request, match: str) -> dict[str, Any]:
 @router.get("/matches/{match}/record", responses={**ERRORS, 200: {"content": {"application/x-ndjson": {}}}},
             summary="A match's record as JSON lines (what `arena replay` reads)")
 def match_record(request: Request, match: str) -> StreamingResponse:
-    found = _store(request).record(match)
+    found = store_of(request).record(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
     row, data = found
@@ -373,7 +370,7 @@ def match_record(request: Request, match: str) -> StreamingResponse:
                        422: {"model": ErrorReply, "description": "The record cannot be replayed"}},
             summary="A match replayed through the engine: the board after every step, streamed")
 def match_replay(request: Request, match: str) -> StreamingResponse:
-    found = _store(request).record(match)
+    found = store_of(request).record(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
     _row, data = found

@@ -27,7 +27,7 @@ from arena.referee.evidence import seat_evidence, shown
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.store import Store
-from arena.store.hosting import Hosting
+from arena.web.state import hosting_of, store_of
 from arena.store.models import utcnow
 from arena.submissions.checks import RESERVED_NAMES
 from arena.submissions.submit import NameTaken, SubmissionError, find_version, hash_token, register_remote
@@ -58,25 +58,17 @@ class RetireIn(BaseModel):
     version: str | None = Field(None, max_length=80, description="A version label or hash prefix (default: live)")
 
 
-def hosting(request: Request) -> Hosting:
-    return request.app.state.hosting  # type: ignore[no-any-return]
-
-
-def _store(request: Request) -> Store:
-    return request.app.state.store  # type: ignore[no-any-return]
-
-
 def caller(request: Request) -> Caller:
     """The owner making this request; 401 without a valid token or session, 403 without the CSRF token."""
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        owner = hosting(request).owner_by_token_hash(hash_token(header[7:].strip()))
+        owner = hosting_of(request).owner_by_token_hash(hash_token(header[7:].strip()))
         if owner is None:
             raise HTTPException(401, "wrong owner token (an operator can issue a new one: `arena owner token NAME`)",
                                 headers={"WWW-Authenticate": "Bearer"})
         return Caller(owner)
     cookie = request.cookies.get(SESSION_COOKIE)
-    found = hosting(request).session(hash_token(cookie)) if cookie else None
+    found = hosting_of(request).session(hash_token(cookie)) if cookie else None
     if found is None:
         raise HTTPException(401, "sign in first, or send your owner token as 'Authorization: Bearer TOKEN'",
                             headers={"WWW-Authenticate": "Bearer"})
@@ -93,7 +85,7 @@ def caller(request: Request) -> Caller:
 def _set_session(request: Request, response: Response, owner: str) -> str:
     """Start a browser session for `owner`; its CSRF token."""
     cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
-    hosting(request).add_session(hash_token(cookie), owner, csrf, utcnow() + timedelta(days=SESSION_DAYS))
+    hosting_of(request).add_session(hash_token(cookie), owner, csrf, utcnow() + timedelta(days=SESSION_DAYS))
     response.set_cookie(SESSION_COOKIE, cookie, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https", path="/")
     return csrf
@@ -101,7 +93,7 @@ def _set_session(request: Request, response: Response, owner: str) -> str:
 
 @router.post("/owner/session", summary="Sign in with an owner token (a browser session)")
 def sign_in(request: Request, response: Response, body: TokenIn) -> dict[str, Any]:
-    owner = hosting(request).owner_by_token_hash(hash_token(body.token.strip()))
+    owner = hosting_of(request).owner_by_token_hash(hash_token(body.token.strip()))
     if owner is None:
         raise HTTPException(401, "wrong owner token")
     return {"owner": owner, "csrf": _set_session(request, response, owner)}
@@ -117,7 +109,7 @@ def session(request: Request) -> dict[str, Any]:
 def sign_out(request: Request, response: Response) -> dict[str, Any]:
     who = caller(request)
     if who.session_hash is not None:
-        hosting(request).end_session(who.session_hash)
+        hosting_of(request).end_session(who.session_hash)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return {"signed_out": who.owner}
 
@@ -126,8 +118,8 @@ def sign_out(request: Request, response: Response) -> dict[str, Any]:
 def account(request: Request) -> dict[str, Any]:
     who = caller(request)
     limits = request.app.state.settings.owner_limits
-    uploads = hosting(request).uploads_since(who.owner, utcnow() - timedelta(hours=1))
-    live = sorted(hosting(request).live_names(who.owner))
+    uploads = hosting_of(request).uploads_since(who.owner, utcnow() - timedelta(hours=1))
+    live = sorted(hosting_of(request).live_names(who.owner))
     return {"owner": who.owner, "limits": limits.to_json(),
             "usage": {"uploads_last_hour": uploads, "live_bots": len(live)}, "live_bots": live}
 
@@ -136,8 +128,8 @@ def account(request: Request) -> dict[str, Any]:
 def rotate_token(request: Request, response: Response) -> dict[str, Any]:
     who = caller(request)
     token = new_token()
-    _store(request).set_owner_token(who.owner, hash_token(token))
-    hosting(request).end_sessions(who.owner)
+    store_of(request).set_owner_token(who.owner, hash_token(token))
+    hosting_of(request).end_sessions(who.owner)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return {"owner": who.owner, "token": token,
             "note": "shown once: keep it (arena login --server URL stores it for the command line)"}
@@ -146,7 +138,7 @@ def rotate_token(request: Request, response: Response) -> dict[str, Any]:
 @router.get("/owner/bots", summary="The owner's bots: versions with status and pre-flight, remote bots")
 def my_bots(request: Request) -> dict[str, Any]:
     who = caller(request)
-    store = _store(request)
+    store = store_of(request)
     names: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for bot in store.bots():
         if bot.owner == who.owner and bot.kind in ("program", "remote"):
@@ -154,7 +146,7 @@ def my_bots(request: Request) -> dict[str, Any]:
                                     "status": bot.status, "kind": bot.kind, "submitted_at": _iso(bot.created_at),
                                     "retired_at": _iso(bot.retired_at), "preflight": store.bot_report(bot.id),
                                     "faults": store.fault_counts(bot.id)})
-    remotes = {row.name: row for row in hosting(request).remote_bots(who.owner)}
+    remotes = {row.name: row for row in hosting_of(request).remote_bots(who.owner)}
     bots = []
     for name in sorted(names):
         entry: dict[str, Any] = {"name": name, "versions": names[name]}
@@ -169,7 +161,7 @@ def my_bots(request: Request) -> dict[str, Any]:
 @router.get("/owner/bots/{name}/faults", summary="The owner's bot's recent faults, with their evidence")
 def my_faults(request: Request, name: str) -> dict[str, Any]:
     who = caller(request)
-    store = _store(request)
+    store = store_of(request)
     versions = {bot.id: bot for bot in store.bots(name) if bot.owner == who.owner}
     if not versions:
         raise HTTPException(404, f"you have no bot named {name!r}")
@@ -204,12 +196,12 @@ def match_evidence(request: Request, match: str) -> dict[str, Any]:
     """The seats of the caller's bots (an operator: every seat) with the evidence their record kept: the
     last output lines and the usage of a bot that lost by its own fault."""
     who = caller(request)
-    store = _store(request)
+    store = store_of(request)
     row = store.match(match)
     header = store.record_header(match)
     if row is None or header is None:
         raise HTTPException(404, f"no match {match!r}")
-    operator = who.owner in hosting(request).operators()
+    operator = who.owner in hosting_of(request).operators()
     seats = []
     for seat in row["seats"]:
         bot = store.bot(seat["bot_id"])
@@ -222,7 +214,7 @@ def match_evidence(request: Request, match: str) -> dict[str, Any]:
 @router.post("/owner/bots/{name}/retire", summary="Retire a version (default: the live one)")
 def retire_version(request: Request, name: str, body: RetireIn | None = None) -> dict[str, Any]:
     who = caller(request)
-    store = _store(request)
+    store = store_of(request)
     if not any(bot.owner == who.owner for bot in store.bots(name)):
         raise HTTPException(404, f"you have no bot named {name!r}")
     try:
@@ -242,7 +234,7 @@ def retire_version(request: Request, name: str, body: RetireIn | None = None) ->
 def register_remote_bot(request: Request, body: NameIn) -> dict[str, Any]:
     who = caller(request)
     try:
-        name, token = register_remote(_store(request), who.owner, body.name)
+        name, token = register_remote(store_of(request), who.owner, body.name)
     except NameTaken as error:
         raise HTTPException(409, str(error)) from None
     except SubmissionError as error:
@@ -287,7 +279,7 @@ def sign_up(request: Request, response: Response, body: NameIn) -> dict[str, Any
     if not BOT_NAME.match(name) or name in RESERVED_NAMES:
         raise HTTPException(422, f"{name!r} cannot be an owner's name: lowercase letters, digits, '-', '_' or '.'")
     token = new_token()
-    if not _store(request).add_owner(name, hash_token(token)):
+    if not store_of(request).add_owner(name, hash_token(token)):
         raise HTTPException(409, f"the owner name {name!r} is taken; pick another")
     csrf = _set_session(request, response, name)
     return {"owner": name, "token": token, "csrf": csrf,

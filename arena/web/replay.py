@@ -36,13 +36,14 @@ class ReplayError(ValueError):
 
 def record_lines(data: bytes | IO[bytes]) -> Iterator[bytes]:
     """The lines of a record, gzip-compressed or not, read as a stream."""
-    stream = io.BytesIO(data) if isinstance(data, bytes) else data
-    head = stream.read(2)
-    stream.seek(0) if stream.seekable() else None
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
+    head = source.read(2)
+    source.seek(0) if source.seekable() else None
+    stream: Iterable[bytes] = source
     if head == b"\x1f\x8b":
-        stream = gzip.GzipFile(fileobj=stream)  # type: ignore[assignment]
-    elif not stream.seekable():
-        stream = _Prefixed(head, stream)  # type: ignore[assignment]
+        stream = gzip.GzipFile(fileobj=source)
+    elif not source.seekable():
+        stream = _Prefixed(head, source)
     try:
         yield from stream
     except (OSError, EOFError, zlib.error) as error:
@@ -122,7 +123,8 @@ def replay_document(lines: Iterable[bytes | str], reveal: bool = True) -> Iterat
 
 def replay_json(lines: Iterable[bytes | str], reveal: bool = True) -> dict[str, Any]:
     """The whole replay document as one value (for small records and for tests)."""
-    return json.loads("".join(replay_document(lines, reveal)))  # type: ignore[no-any-return]
+    document: dict[str, Any] = json.loads("".join(replay_document(lines, reveal)))
+    return document
 
 
 class _Prefixed(io.RawIOBase):

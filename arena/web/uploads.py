@@ -28,7 +28,8 @@ from arena.store.hosting import Hosting
 from arena.store.models import utcnow
 from arena.store.rows import SubmissionRow
 from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, kind_of
-from arena.web.owners import caller, hosting
+from arena.web.owners import caller
+from arena.web.state import hosting_of
 
 router = APIRouter()
 EVENT_POLL_S = 0.2  # how often a followed submission's events are looked for
@@ -71,7 +72,7 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
         raise HTTPException(415, f"{name!r} is not a .zip, .tar.gz, .tgz or .tar (pack the bot's folder: "
                             "`tar czf bot.tar.gz -C my-bot .`)")
     since = utcnow() - timedelta(hours=1)
-    if hosting(request).uploads_since(who.owner, since) >= limits.uploads_per_hour:
+    if hosting_of(request).uploads_since(who.owner, since) >= limits.uploads_per_hour:
         raise HTTPException(429, f"{limits.uploads_per_hour} uploads in the last hour, the most an owner may make "
                             "here: try again later", headers={"Retry-After": "600"})
     declared = request.headers.get("content-length")
@@ -98,7 +99,7 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
     if size == 0:
         path.unlink(missing_ok=True)
         raise HTTPException(400, "the request carried no archive: send the file as the request body")
-    submission_id = hosting(request).add_submission(who.owner, name, size, str(path))
+    submission_id = hosting_of(request).add_submission(who.owner, name, size, str(path))
     request.app.state.queue.wake()
     base = f"/api/owner/submissions/{submission_id}"
     return JSONResponse({"id": submission_id, "status": "queued", "status_url": base, "events_url": f"{base}/events"},
@@ -108,12 +109,12 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
 @router.get("/owner/submissions", summary="The owner's uploads, newest first")
 def my_submissions(request: Request) -> dict[str, Any]:
     who = caller(request)
-    return {"submissions": [submission_json(row) for row in hosting(request).submissions(who.owner)]}
+    return {"submissions": [submission_json(row) for row in hosting_of(request).submissions(who.owner)]}
 
 
 def _own_submission(request: Request, submission_id: int) -> SubmissionRow:
     who = caller(request)
-    row = hosting(request).submission(submission_id)
+    row = hosting_of(request).submission(submission_id)
     if row is None or row.owner != who.owner:
         raise HTTPException(404, f"you have no submission {submission_id}")
     return row
@@ -128,7 +129,7 @@ def my_submission(request: Request, submission_id: int, since: int = Query(0, ge
             summary="An upload's progress as server-sent events (`progress` each, then `end` with the report)")
 async def my_submission_events(request: Request, submission_id: int) -> StreamingResponse:
     _own_submission(request, submission_id)
-    store_hosting = hosting(request)
+    store_hosting = hosting_of(request)
 
     async def events() -> AsyncIterator[str]:
         sent = 0

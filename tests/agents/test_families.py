@@ -7,12 +7,12 @@ import random
 import pytest
 
 from arena.agents.knowledge import NoStrategyError, evaluate, knowledge_for, neutral_values, scripted_policy
-from arena.games.general_orders import knowledge_sengoku as sg_knowledge
-from arena.games.general_orders import knowledge_wwii as go_knowledge
+from arena.games.general_orders.sengoku import knowledge as sg_knowledge
+from arena.games.general_orders.wwii import knowledge as go_knowledge
 from arena.games.major_general import knowledge as mg_knowledge
 from arena.games.base import CHANCE, TERMINAL, Game, GameInfo, State
-from arena.games.general_orders.positions import build_position, deploy, play
-from arena.games.general_orders.rules import DECLINE, GeneralOrdersGame
+from arena.games.general_orders.wwii.positions import build_position, deploy, play
+from arena.games.general_orders.wwii.rules import DECLINE, GeneralOrdersGame
 from arena.games.major_general.rules import MOVE_BASE, TARGET_YELLOW
 from arena.games.registry import game_modes, load_game
 from tests.games.major_general.position import RED, YELLOW, card_with, play_action, position

@@ -32,7 +32,6 @@ from arena.cli.main import main
 from arena.referee.record import Termination
 from arena.rpc import pool as pool_module
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.generated import bot_pb2
 from arena.rpc.launcher import OUTPUT_BURST, OUTPUT_RATE
 from arena.rpc.manifest import BotManifest, ManifestError, load_manifest
 from arena.rpc.server import ServerConfig

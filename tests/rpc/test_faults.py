@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.referee.clock import ClockSettings
+from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
@@ -48,7 +49,8 @@ def test_fault_ends_the_match_and_the_server_goes_on(referee: BackgroundReferee,
 
 
 def test_void_policy_ranks_everyone_equal(referee: BackgroundReferee) -> None:
-    record = referee.run_match("major-general", ["illegal", "random"], seed=3, fault_policy="forfeit,illegal_action=void")
+    record = referee.run_match("major-general", ["illegal", "random"], seed=3,
+                              fault_policy=FaultPolicy.parse("forfeit,illegal_action=void"))
     result = record.result
     assert result is not None
     assert (result.reason, result.offender, result.ranking, result.voided) == ("illegal_action", 0, (0, 0), True)

@@ -13,17 +13,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games.general_orders import rules, sengoku, sengoku_data
-from arena.games.general_orders import data as wwii_data
+from arena.games.general_orders.sengoku import board as sengoku_data
+from arena.games.general_orders.sengoku import rules as sengoku
+from arena.games.general_orders.wwii import board as wwii_data
+from arena.games.general_orders.wwii import rules
 from arena.games.registry import load_game
 from arena.rpc.generated.observations_pb2 import (
     GeneralOrdersSengokuObservation,
     GeneralOrdersWwiiObservation,
     Observation,
 )
-from arena.games.general_orders import codec_sengoku as general_orders_sengoku
+from arena.rpc.codecs import general_orders_sengoku
 from arena.rpc.observations import codec_for_family, codec_for_game, decode_any
-from arena.games.general_orders import codec_wwii as general_orders_wwii
+from arena.rpc.codecs import general_orders_wwii
 
 WWII_MODES = ["general-orders-wwii/alpine", "general-orders-wwii/island"]
 SENGOKU_MODES = ["general-orders-sengoku/rivers", "general-orders-sengoku/fortress"]

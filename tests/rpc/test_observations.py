@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games.major_general.codec import ObservationFormatError, to_dict, to_message
+from arena.rpc.codecs.major_general import ObservationFormatError, to_dict, to_message
 from arena.games.registry import UnknownGameError, load_game
 from arena.rpc.generated.observations_pb2 import MajorGeneralObservation, Observation
 from arena.rpc.observations import codec_for_family, codec_for_game, decode_any, generic_codec

@@ -18,7 +18,7 @@ from arena.submissions.submit import hash_token
 
 GOOD_BOT = '''
 from arena.agents import RandomAgent
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 if __name__ == "__main__":
     run_bot(RandomAgent())
@@ -26,7 +26,7 @@ if __name__ == "__main__":
 
 ILLEGAL_BOT = '''
 from arena.agents.base import Agent
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 
 class Liar(Agent):
@@ -51,7 +51,7 @@ FRAGILE_BOT = '''
 import sys
 
 from arena.agents import RandomAgent
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 
 class Fragile(RandomAgent):

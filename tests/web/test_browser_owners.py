@@ -3,7 +3,6 @@ with the file form, watch its pre-flight appear step by step until it is live, r
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys

@@ -7,7 +7,7 @@ the agent also never spends more than 5% of its remaining time on one decision.
 import os
 
 from arena.agents import make_agent
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 if __name__ == "__main__":
     run_bot(make_agent(os.environ.get("ARENA_MCTS_SPEC", "mcts:seconds=0.5")))

@@ -6,7 +6,7 @@ The agent spec comes from $ARENA_SCRIPTED_SPEC (default "scripted").
 import os
 
 from arena.agents import make_agent
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 if __name__ == "__main__":
     run_bot(make_agent(os.environ.get("ARENA_SCRIPTED_SPEC", "scripted")))

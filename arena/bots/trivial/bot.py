@@ -1,7 +1,7 @@
 """The trivial bot: answers every request with its first legal action, at once."""
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 
 class FirstLegalAgent(Agent):

@@ -5,7 +5,8 @@ knowledge."""
 from __future__ import annotations
 
 from arena.games.family import GameFamily, GameMode
-from arena.games.general_orders import rules, sengoku
+from arena.games.general_orders.sengoku import rules as sengoku
+from arena.games.general_orders.wwii import rules
 
 WWII_NAME = "general-orders-wwii"
 WWII_TITLE = "General Orders: WWII"
@@ -23,8 +24,8 @@ WWII = GameFamily(
                  "Island mode: asymmetric islands with air zones, Fly, Bomb and Take-off (reconstructed board)",
                  rules.new_game, {"mode": "island"}),
     ),
-    codec="arena.games.general_orders.codec_wwii",
-    knowledge="arena.games.general_orders.knowledge_wwii",
+    codec="arena.rpc.codecs.general_orders_wwii",
+    knowledge="arena.games.general_orders.wwii.knowledge",
     view="arena.games.general_orders.view",
     position=1,
 )
@@ -40,8 +41,8 @@ SENGOKU = GameFamily(
                  "Fortress mode: fortifications, siege weapons and Siege (reconstructed board and cards)",
                  sengoku.new_game, {"mode": "fortress"}),
     ),
-    codec="arena.games.general_orders.codec_sengoku",
-    knowledge="arena.games.general_orders.knowledge_sengoku",
+    codec="arena.rpc.codecs.general_orders_sengoku",
+    knowledge="arena.games.general_orders.sengoku.knowledge",
     view="arena.games.general_orders.view",
     position=2,
 )

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Generic, Mapping, TypeVar, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.engine import ACCEPT, DECLINE, DONE, OVER, TURN
+from arena.games.general_orders.engine import ACCEPT, DECLINE, DONE, OVER, TURN, FamilyGame, FamilyState
+from arena.games.general_orders.loader import FamilyBoard
 
 SCALE = 8.0
 CARD_VALUE = 0.35
@@ -30,7 +31,7 @@ Scores = dict[int, float]
 _VP_CACHE: dict[tuple[int, int], int] = {}
 
 
-def vp_of(board: Any, mask: int) -> int:
+def vp_of(board: FamilyBoard, mask: int) -> int:
     """Total VP of the areas in `mask` (memoised per board)."""
     key = (id(board), mask)
     total = _VP_CACHE.get(key)
@@ -46,7 +47,7 @@ def vp_of(board: Any, mask: int) -> int:
 _NEIGHBOURS: dict[tuple[int, int], tuple[int, ...]] = {}
 
 
-def neighbours(board: Any, area: int) -> tuple[int, ...]:
+def neighbours(board: FamilyBoard, area: int) -> tuple[int, ...]:
     """Areas next to `area` (memoised per board)."""
     key = (id(board), area)
     known = _NEIGHBOURS.get(key)
@@ -58,7 +59,7 @@ def neighbours(board: Any, area: int) -> tuple[int, ...]:
 
 def squashed_values(state: State, seat_strength: Callable[[State, int], float]) -> list[float]:
     """Both seats' values in [-1, 1] from their strengths; the returns once the game is over."""
-    if state.phase == OVER:  # type: ignore[attr-defined]
+    if family_state(state).phase == OVER:
         return state.returns()
     value = math.tanh((seat_strength(state, 0) - seat_strength(state, 1)) / SCALE)
     return [value, -value]
@@ -66,23 +67,32 @@ def squashed_values(state: State, seat_strength: Callable[[State, int], float]) 
 
 def is_lookahead_boundary(state: State) -> bool:
     """Greedy looks ahead to the end of the action: the next commander deployment (or the end)."""
-    return state.phase == TURN or state.phase == OVER  # type: ignore[attr-defined]
+    phase = family_state(state).phase
+    return phase == TURN or phase == OVER
+
+
+def family_state(state: State) -> FamilyState[Any]:
+    """A state of this family (the knowledge of a family is only given its own games' states)."""
+    return cast(FamilyState[Any], state)
 
 
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
-class FamilyView:
+GameT = TypeVar("GameT", bound=FamilyGame)
+
+
+class FamilyView(Generic[GameT]):
     """What the script reads off an observation; a family's subclass adds its units, supply and dice."""
 
     def __init__(self, game: Game, observation: JSON) -> None:
-        self.game = game
-        self.board = game.board  # type: ignore[attr-defined]
+        self.game: GameT = cast(GameT, game)  # (a family's script is only given its own games)
+        self.board: FamilyBoard = self.game.board
         self.obs = observation
         self.me = int(observation["seat"])
         self.enemy = 1 - self.me
         self.reserve = [int(n) for n in observation["reserve_troops"]]
-        card_ids = game.card_ids  # type: ignore[attr-defined]
+        card_ids = self.game.card_ids
         self.hand = {card_ids.index(kind): int(n) for kind, n in observation["hand"].items() if n}
         self.action = observation.get("action") or {}
 
@@ -146,7 +156,7 @@ class FamilyView:
         return max(needed, 2 if self.area_worth(area) >= 2 else 1)
 
 
-def advance_value(view: FamilyView, link: int, sources: list[int]) -> float:
+def advance_value(view: FamilyView[Any], link: int, sources: list[int]) -> float:
     """An attack on `link` with what `sources` can spare; more when `link` threatens my HQ."""
     me = view.me
     value = view.attack_value(link, sum(view.spare(a, me) for a in sources))
@@ -156,13 +166,13 @@ def advance_value(view: FamilyView, link: int, sources: list[int]) -> float:
     return value
 
 
-def reinforce_value(view: FamilyView, troops: int) -> float:
+def reinforce_value(view: FamilyView[Any], troops: int) -> float:
     """A Reinforce of up to `troops` (what the reserve allows), worth most when the HQ is in danger."""
     placed = min(troops, view.reserve[view.me])
     return 0.45 * placed + 2.0 * min(view.hq_danger(view.me), placed)
 
 
-def plan_value(view: FamilyView, cards: int, initiative: Any) -> float:
+def plan_value(view: FamilyView[Any], cards: int, initiative: Any) -> float:
     """A Plan drawing `cards`, more when it takes the initiative from the enemy (late rounds most)."""
     value = 0.4 * cards
     if initiative and int(view.obs["initiative"]) != view.me:
@@ -178,7 +188,7 @@ def move_in_score(count: int, spare: int, still_needed: int) -> float:
     return useful - 0.1 * (count - useful) + 0.01 * spare
 
 
-def place_score(view: FamilyView, area: int, count: int, front: float) -> float:
+def place_score(view: FamilyView[Any], area: int, count: int, front: float) -> float:
     """Placing `count` troops in `area`: what its garrison lacks (an HQ in danger first), then the front."""
     me = view.me
     need = view.threat(area, view.enemy) + 1 - view.units(me, area)
@@ -188,7 +198,7 @@ def place_score(view: FamilyView, area: int, count: int, front: float) -> float:
     return 2.0 * useful + 0.1 * front + 0.05 * count - 0.3 * max(0, count - max(need, 1))
 
 
-def defend_scores(view: FamilyView, legal: list[int], attacker: int, target: int) -> Scores:
+def defend_scores(view: FamilyView[Any], legal: list[int], attacker: int, target: int) -> Scores:
     """Play the defence card when `attacker`'s fight for land area `target` is close or the area matters."""
     if target >= 0:
         attackers, defenders = view.units(attacker, target), view.units(view.me, target)
@@ -204,7 +214,7 @@ def card_if_close(legal: list[int], attackers: int, defenders: int, worth: float
     return {action: (1.0 if (action != DECLINE) == play else 0.0) for action in legal}
 
 
-def reroll_scores(view: FamilyView, legal: list[int], dice: int, roll: int) -> Scores:
+def reroll_scores(view: FamilyView[Any], legal: list[int], dice: int, roll: int) -> Scores:
     """Re-roll a roll below the average, spending the card held in most copies."""
     bad = roll < dice * DIE_MEAN - 0.5
     scores = {}
@@ -212,17 +222,17 @@ def reroll_scores(view: FamilyView, legal: list[int], dice: int, roll: int) -> S
         if action == ACCEPT:
             scores[action] = 0.0 if bad else 1.0
         else:
-            kind = action - view.game.REROLL_BASE  # type: ignore[attr-defined]
+            kind = action - view.game.REROLL_BASE
             scores[action] = (0.5 if bad else -1.0) + 0.01 * view.hand.get(kind, 0)
     return scores
 
 
-def done_first(view: FamilyView, legal: list[int]) -> Scores:
+def done_first(view: FamilyView[Any], legal: list[int]) -> Scores:
     """Done as soon as it is allowed (withdraw nothing more)."""
     return {action: (1.0 if action == DONE else 0.0) for action in legal}
 
 
-ViewT = TypeVar("ViewT", bound=FamilyView)
+ViewT = TypeVar("ViewT", bound=FamilyView[Any])
 
 
 def scripted_choice(view_class: type[ViewT], choosers: Mapping[str, Callable[[ViewT, list[int]], Scores]],

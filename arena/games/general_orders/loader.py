@@ -52,9 +52,9 @@ class FamilyBoard:
         return len(self.area_ids)
 
 
-def read_json(name: str) -> dict[str, Any]:
-    """A data file of this package, parsed."""
-    return json.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
+def read_json(package: str, name: str) -> dict[str, Any]:
+    """A data file of a game's package (`arena.games.general_orders.wwii`...), parsed."""
+    return json.loads(resources.files(package).joinpath(name).read_text("utf-8"))
 
 
 def check_names(where: str, names: Any, langs: Sequence[str]) -> dict[str, str]:
@@ -64,9 +64,9 @@ def check_names(where: str, names: Any, langs: Sequence[str]) -> dict[str, str]:
     return {lang: names[lang] for lang in langs}
 
 
-def load_terms(name: str, langs: Sequence[str]) -> dict[str, dict[str, str]]:
+def load_terms(package: str, name: str, langs: Sequence[str]) -> dict[str, dict[str, str]]:
     """Names of actions, bonuses and terms per language, from a terms file."""
-    terms = read_json(name)["terms"]
+    terms = read_json(package, name)["terms"]
     return {key: check_names(f"{name} {key}", value, langs) for key, value in terms.items()}
 
 
@@ -86,10 +86,11 @@ BoardT = TypeVar("BoardT")
 CardsT = TypeVar("CardsT")
 
 
-def load_board(mode: str, compile_board: Callable[[dict[str, Any], CardsT], BoardT], cards: CardsT) -> BoardT:
-    """Read boards/<mode>.json and compile it with the game's compiler."""
+def load_board(package: str, mode: str, compile_board: Callable[[dict[str, Any], CardsT], BoardT],
+               cards: CardsT) -> BoardT:
+    """Read the game package's boards/<mode>.json and compile it with the game's compiler."""
     try:
-        raw = read_json(f"boards/{mode}.json")
+        raw = read_json(package, f"boards/{mode}.json")
     except FileNotFoundError:
         raise BoardError(f"no board file for mode {mode!r}") from None
     try:

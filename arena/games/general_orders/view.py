@@ -11,18 +11,20 @@ never which.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from arena.games.base import CHANCE, TERMINAL, Game, State
+from arena.games.general_orders.engine import FamilyGame
 from arena.games.views import SIDE_COLOURS, cached_spread
 
 FACTION_COLOURS = {"blue": "#2f6fd6", "yellow": "#d9a400", "red": "#c0392b", "black": "#3b3b3b"}
 ZONE_ACTIONS = ("fly", "bomb")  # WWII actions linked to an air zone, not an area
 
 
-def board(game: Game) -> dict[str, Any]:
+def board(generic: Game) -> dict[str, Any]:
     """The areas, placed by adjacency with each HQ at an edge; air zones as groups."""
-    board = game.board  # type: ignore[attr-defined]
+    game = family_game(generic)
+    board = game.board
     n = board.num_areas
     adjacency = tuple(tuple(j for j in range(n) if board.area_adj[i] >> j & 1) for i in range(n))
     places = cached_spread(adjacency, board.hq[0], board.hq[1])
@@ -35,36 +37,37 @@ def board(game: Game) -> dict[str, Any]:
         areas.append({"id": area_id, "label": area_id, "x": places[i][0], "y": places[i][1], "vp": board.area_vp[i],
                       "hq": hq, "tags": tags})
     edges = [[i, j] for i in range(n) for j in adjacency[i] if i < j]
-    zone_ids = getattr(board, "zone_ids", ())
-    groups = [{"id": zone, "label": game.term(zone) if zone in game.terms else zone,  # type: ignore[attr-defined]
-               "areas": [i for i in range(n) if board.area_zone[i] == z]} for z, zone in enumerate(zone_ids)]
-    factions = game.factions  # type: ignore[attr-defined]
+    zone_ids = getattr(board, "zone_ids", ())  # (air zones: WWII's Island)
+    area_zone = getattr(board, "area_zone", ())
+    groups = [{"id": zone, "label": game.term(zone) if zone in game.terms else zone,
+               "areas": [i for i in range(n) if area_zone[i] == z]} for z, zone in enumerate(zone_ids)]
+    factions = game.factions
     return {"kind": "areas", "title": game.info.title, "areas": areas, "edges": edges, "groups": groups,
             "sides": [{"name": game.info.seat_names[seat], "color": FACTION_COLOURS.get(faction, SIDE_COLOURS[seat])}
                       for seat, faction in enumerate(factions)],
             "unit_kinds": _unit_kinds(game), "orders": _order_board(game)}
 
 
-def _order_board(game: Game) -> list[dict[str, Any]]:
+def _order_board(game: FamilyGame) -> list[dict[str, Any]]:
     """The order board's action spaces, in board order: the action (its printed name), the area or air
     zone it acts on (None: a support space), and the side it is reserved for (None: either)."""
-    board = game.board  # type: ignore[attr-defined]
+    board = game.board
     zone_ids = getattr(board, "zone_ids", ())
-    factions = list(game.factions)  # type: ignore[attr-defined]
+    factions = list(game.factions)
     spaces = []
     for index, space in enumerate(board.spaces):
-        action = game.action_names[space.action]  # type: ignore[attr-defined]
+        action = game.action_names[space.action]
         zone = zone_ids[space.link] if zone_ids and action in ZONE_ACTIONS and space.link >= 0 else None
         area = board.area_ids[space.link] if space.link >= 0 and zone is None else None
         faction = getattr(space, "faction", -1)
         side = faction if isinstance(faction, int) and 0 <= faction < len(factions) else None
         spaces.append({"index": index, "action": _term(game, action), "area": area, "zone": zone, "side": side,
-                       "label": str(game.space_name(index))})  # type: ignore[attr-defined]
+                       "label": str(game.space_name(index))})
     return spaces
 
 
-def _unit_kinds(game: Game) -> list[str]:
-    board = game.board  # type: ignore[attr-defined]
+def _unit_kinds(game: FamilyGame) -> list[str]:
+    board = game.board
     kinds = ["troops"]
     if getattr(board, "ships", 0):
         kinds.append("ships")
@@ -76,9 +79,9 @@ def _unit_kinds(game: Game) -> list[str]:
 def position(state: State, reveal: bool) -> dict[str, Any]:
     """Units per area, commanders on the areas' action spaces, bonuses, each side's facts, and the hands
     (with `reveal`; else only how many cards each side holds)."""
-    game = state.game
+    game = family_game(state.game)
     data = state.to_json()
-    board = game.board  # type: ignore[attr-defined]
+    board = game.board
     kinds = _unit_kinds(game)
     units = {}
     for area in board.area_ids:
@@ -118,7 +121,7 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
     info = [f"round {data.get('round', 0)} of {board.rounds}", f"phase: {data.get('phase', '')}"]
     if action.get("kind") and data.get("phase") not in ("over",):
         where = action.get("space")
-        info.append(f"action: {action['kind']}" + (f" ({game.space_name(where)})"  # type: ignore[attr-defined]
+        info.append(f"action: {action['kind']}" + (f" ({game.space_name(where)})"
                                                    if isinstance(where, int) and where >= 0 else ""))
     if data.get("initiative") is not None and data.get("initiative", -1) >= 0:
         info.append(f"initiative: {game.info.seat_names[data['initiative']]}")
@@ -132,6 +135,11 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
             "active": player if player not in (CHANCE, TERMINAL) else None, "dice": dice, "orders": orders}
 
 
+def family_game(game: Game) -> FamilyGame:
+    """A game of this family (the family's view is only given its own games)."""
+    return cast(FamilyGame, game)
+
+
 def _commanders_on(codes: list[int]) -> list[int]:
     """A space's commanders per seat, from its two codes (0: none; else 1 + seat, plus 2 when the commander
     came from standby; the second code is a Counter Attack's extra commander)."""
@@ -142,11 +150,11 @@ def _commanders_on(codes: list[int]) -> list[int]:
     return counts
 
 
-def _term(game: Game, key: str) -> str:
-    terms = game.terms  # type: ignore[attr-defined]
-    return str(game.term(key)) if key in terms else key.replace("_", " ")  # type: ignore[attr-defined]
+def _term(game: FamilyGame, key: str) -> str:
+    terms = game.terms
+    return str(game.term(key)) if key in terms else key.replace("_", " ")
 
 
-def _card(game: Game, card_id: str) -> str:
-    ids = game.card_ids  # type: ignore[attr-defined]
-    return str(game.card_name(ids.index(card_id))) if card_id in ids else card_id  # type: ignore[attr-defined]
+def _card(game: FamilyGame, card_id: str) -> str:
+    ids = game.card_ids
+    return str(game.card_name(ids.index(card_id))) if card_id in ids else card_id

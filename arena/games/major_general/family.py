@@ -21,7 +21,7 @@ FAMILY = GameFamily(
         *(GameMode(f"{NAME}/{scenario.id}", NAME, TITLE, f"scenario {scenario.name}: {scenario.text}", new_game,
                    {"scenario": scenario.id}) for scenario in SCENARIOS),
     ),
-    codec="arena.games.major_general.codec",
+    codec="arena.rpc.codecs.major_general",
     knowledge="arena.games.major_general.knowledge",
     view="arena.games.major_general.view",
     position=0,

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Sequence
+from typing import Callable, Sequence, cast
 
 from arena.games.base import JSON, Game, State
 from arena.games.major_general.data import CARDS, CHARGE, COMMANDS, DEPLOY, MOVE, PUSH, RALLY, SABOTAGE, SCENARIOS
 from arena.games.major_general.rules import (
+    MajorGeneralState,
     CHOICE,
     DIRECTION,
     MOVE_BASE,
@@ -54,20 +55,21 @@ def _hold(margin: int, progress: float) -> float:
     return 1.0 - (1.0 - progress) * 0.35 / margin
 
 
-def _meets(state: State, seat: int, condition: str, space_from_base: int, on_board: Sequence[int]) -> bool:
+def _meets(state: MajorGeneralState, seat: int, condition: str, space_from_base: int, on_board: Sequence[int]) -> bool:
     if condition == "controls_space":
-        return state.controller(own_space(seat, space_from_base)) == seat  # type: ignore[attr-defined]
+        return state.controller(own_space(seat, space_from_base)) == seat
     if condition == "has_units_on_space":
-        return state.units[2 * own_space(seat, space_from_base) + seat] > 0  # type: ignore[attr-defined]
+        return state.units[2 * own_space(seat, space_from_base) + seat] > 0
     if condition == "more_units_on_board":
         return on_board[seat] > on_board[1 - seat]
     return False
 
 
-def yellow_advantage(state: State) -> float:
+def yellow_advantage(generic: State) -> float:
     """Yellow's lead in estimated final points (negative when Red leads)."""
-    units = state.units  # type: ignore[attr-defined]
-    progress = state.played_count / TOTAL_TURNS  # type: ignore[attr-defined]
+    state = cast(MajorGeneralState, generic)  # (a family's knowledge is only given its own games' states)
+    units = state.units
+    progress = state.played_count / TOTAL_TURNS
     advantage = 0.0
     for space in range(NUM_SPACES):
         margin = units[2 * space] - units[2 * space + 1]
@@ -75,16 +77,16 @@ def yellow_advantage(state: State) -> float:
             advantage += (space + 1) * _hold(margin, progress)
         elif margin < 0:
             advantage -= (NUM_SPACES - space) * _hold(-margin, progress)
-    cubes = state.cubes  # type: ignore[attr-defined]
+    cubes = state.cubes
     advantage += cubes[YELLOW] - cubes[RED]
-    on_board = [UNITS_PER_SIDE - state.supply[YELLOW], UNITS_PER_SIDE - state.supply[RED]]  # type: ignore[attr-defined]
+    on_board = [UNITS_PER_SIDE - state.supply[YELLOW], UNITS_PER_SIDE - state.supply[RED]]
     advantage += MATERIAL_WEIGHT * (1.0 - progress) * (on_board[YELLOW] - on_board[RED])
-    scenario_index = state.scenario  # type: ignore[attr-defined]
-    cubes_left = state.cubes_left  # type: ignore[attr-defined]
+    scenario_index = state.scenario
+    cubes_left = state.cubes_left
     if scenario_index >= 0 and cubes_left:
         scenario = SCENARIOS[scenario_index]
         if scenario.trigger == "end_of_turn":
-            turns_left = TOTAL_TURNS - state.played_count  # type: ignore[attr-defined]
+            turns_left = TOTAL_TURNS - state.played_count
             share = 1.0 if scenario.who == "each" else 0.5
             flow = 0.5 * share * min(cubes_left, turns_left)
             meets = [_meets(state, seat, scenario.condition, scenario.space_from_own_base, on_board)
@@ -95,7 +97,7 @@ def yellow_advantage(state: State) -> float:
 
 def values(state: State) -> list[float]:
     """Both seats' values in [-1, 1]; the returns once the game is over."""
-    if state.phase == OVER:  # type: ignore[attr-defined]
+    if cast(MajorGeneralState, state).phase == OVER:
         return state.returns()
     value = math.tanh(yellow_advantage(state) / SCALE)
     return [value, -value]
@@ -108,7 +110,7 @@ def evaluate(state: State, seat: int) -> float:
 
 def is_lookahead_boundary(state: State) -> bool:
     """Greedy looks ahead to the end of the turn: commands resolved, before the next card or draw."""
-    return state.phase != CHOICE  # type: ignore[attr-defined]
+    return cast(MajorGeneralState, state).phase != CHOICE
 
 
 # --- scripted strategy (observations only) -------------------------------------------------------
@@ -239,9 +241,9 @@ class Board:
             options.append((self.score(executor), 2, None))
         return max(options, key=lambda option: (option[0], option[1]))[2]
 
-    def _after(self, executor: int, change: object) -> float:
+    def _after(self, executor: int, change: Callable[[Board], object]) -> float:
         board = self.copy()
-        change(board)  # type: ignore[operator]
+        change(board)
         return board.score(executor)
 
     def deploy(self, executor: int, space: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.games.general_orders.positions import (  # noqa: F401  (re-exported for the tests)
+from arena.games.general_orders.wwii.positions import (  # noqa: F401  (re-exported for the tests)
     aircraft_at,
     build_position,
     counter,
@@ -17,7 +17,7 @@ from arena.games.general_orders.positions import (  # noqa: F401  (re-exported f
     target,
     troops_at,
 )
-from arena.games.general_orders.rules import GeneralOrdersGame
+from arena.games.general_orders.wwii.rules import GeneralOrdersGame
 from tests.games.general_orders.family import area, is_chance, mask, move_in, names, run  # noqa: F401
 
 ALPINE = GeneralOrdersGame("alpine")

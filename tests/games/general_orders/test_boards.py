@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-from arena.games.general_orders.data import (
+from arena.games.general_orders.wwii.board import (
     ADVANCE,
     BOARDS,
     CARDS,
@@ -20,7 +20,7 @@ from arena.games.general_orders.data import (
 
 
 def raw(mode: str) -> dict:
-    return json.loads(resources.files("arena.games.general_orders").joinpath(f"boards/{mode}.json").read_text("utf-8"))
+    return json.loads(resources.files("arena.games.general_orders.wwii").joinpath(f"boards/{mode}.json").read_text("utf-8"))
 
 
 @pytest.mark.parametrize("mode", ["alpine", "island"])

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from arena.games.base import IllegalActionError
-from arena.games.general_orders.data import BOARDS, CARD_IDS, CARDS
+from arena.games.general_orders.wwii.board import BOARDS, CARD_IDS, CARDS
 from arena.games.general_orders.engine import DRAW, REASON_HQ, REASON_TIE, ROLL
-from arena.games.general_orders.rules import (
+from arena.games.general_orders.wwii.rules import (
     ACCEPT,
     BLITZ_DEPLOY,
     DECLINE,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.games.general_orders.engine import DRAW, ROLL
-from arena.games.general_orders.rules import SIGNAL_RETURN, TURN
+from arena.games.general_orders.wwii.rules import SIGNAL_RETURN, TURN
 from tests.games.general_orders.helpers import (
     ALPINE,
     BLUE,
@@ -62,7 +62,7 @@ def test_example_turn_of_mali_and_bo():
 
 
 def test_example_turn_in_portuguese_uses_the_portuguese_names():
-    from arena.games.general_orders.rules import GeneralOrdersGame
+    from arena.games.general_orders.wwii.rules import GeneralOrdersGame
 
     game = GeneralOrdersGame("island", lang="pt-BR")
     state = build_position(game, troops={"W1": (3, 0), "W2": (2, 0), "N1": (3, 0), "E1": (0, 3), "E2": (0, 2),

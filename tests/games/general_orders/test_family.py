@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from arena.games.base import CHANCE
 from arena.games.general_orders.engine import FamilyGame
-from arena.games.general_orders.rules import GeneralOrdersGame
-from arena.games.general_orders.sengoku import SengokuGame
+from arena.games.general_orders.wwii.rules import GeneralOrdersGame
+from arena.games.general_orders.sengoku.rules import SengokuGame
 
 GAMES: dict[str, FamilyGame] = {"alpine": GeneralOrdersGame("alpine"), "island": GeneralOrdersGame("island"),
                                 "rivers": SengokuGame("rivers"), "fortress": SengokuGame("fortress")}

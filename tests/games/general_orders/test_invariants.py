@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from arena.games.general_orders.common import supplied_from_scratch
-from arena.games.general_orders.rules import (
+from arena.games.general_orders.wwii.rules import (
     MOVE,
     OVER,
     PLACE,

@@ -30,7 +30,7 @@ import time
 import grpc
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 from arena.rpc.generated import bot_pb2
 
 MISBEHAVE_AT = 3  # the decision (counted per match) that goes wrong

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.games.general_orders.sengoku import SengokuGame, SengokuState
-from arena.games.general_orders.sengoku_positions import (  # noqa: F401  (re-exported for the tests)
+from arena.games.general_orders.sengoku.rules import SengokuGame, SengokuState
+from arena.games.general_orders.sengoku.positions import (  # noqa: F401  (re-exported for the tests)
     build_position,
     counter,
     deploy,

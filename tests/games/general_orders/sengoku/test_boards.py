@@ -9,8 +9,8 @@ from importlib import resources
 
 import pytest
 
-from arena.games.general_orders.data import BoardError
-from arena.games.general_orders.sengoku_data import (
+from arena.games.general_orders.wwii.board import BoardError
+from arena.games.general_orders.sengoku.board import (
     ACTIONS,
     ADVANCE,
     BOMBARD,
@@ -41,7 +41,7 @@ RIVERS_REFERENCE = {
 
 
 def raw(mode: str) -> dict:
-    return json.loads(resources.files("arena.games.general_orders").joinpath(f"boards/{mode}.json").read_text("utf-8"))
+    return json.loads(resources.files("arena.games.general_orders.sengoku").joinpath(f"boards/{mode}.json").read_text("utf-8"))
 
 
 def ids_of(board, mask: int) -> set[int]:

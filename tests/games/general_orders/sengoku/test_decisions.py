@@ -8,7 +8,7 @@ import pytest
 
 from arena.games.base import IllegalActionError
 from arena.games.general_orders.engine import DRAW, REASON_HQ, REASON_TIE, ROLL
-from arena.games.general_orders.sengoku import (
+from arena.games.general_orders.sengoku.rules import (
     ACCEPT,
     DECLINE,
     DEFEND,
@@ -25,7 +25,7 @@ from arena.games.general_orders.sengoku import (
     WITHDRAW,
     SengokuGame,
 )
-from arena.games.general_orders.sengoku_data import CARD_IDS
+from arena.games.general_orders.sengoku.board import CARD_IDS
 from tests.games.general_orders.sengoku.helpers import (
     BLACK,
     BLACK_CASTLE,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 
 PROCESS_ID = f"proc-{secrets.token_hex(6)}"

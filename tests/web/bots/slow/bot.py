@@ -4,7 +4,7 @@ import time
 
 from arena.agents import RandomAgent
 from arena.agents.base import DecisionRequest
-from arena.rpc import run_bot
+from arena.sdk import run_bot
 
 
 class SlowRandom(RandomAgent):

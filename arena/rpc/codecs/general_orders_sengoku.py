@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.general_orders.codec import (
+from arena.rpc.codecs.general_orders import (
     Codec,
     Field,
     card_table,
@@ -26,9 +26,9 @@ from arena.games.general_orders.codec import (
     shared_fields,
     units,
 )
-from arena.games.general_orders.codec import nested as nested_field
-from arena.games.general_orders.sengoku import AFTER_LOSS, PHASE_NAMES, PURPOSES, WINDOWS
-from arena.games.general_orders.sengoku_data import ACTIONS, CARD_IDS, TOKENS
+from arena.rpc.codecs.general_orders import nested as nested_field
+from arena.games.general_orders.sengoku.rules import AFTER_LOSS, PHASE_NAMES, PURPOSES, WINDOWS
+from arena.games.general_orders.sengoku.board import ACTIONS, CARD_IDS, TOKENS
 from arena.rpc.generated.observations_pb2 import GeneralOrdersSengokuObservation
 
 FIELD = "general_orders_sengoku"  # the field of arena.v1.Observation's oneof

@@ -1,6 +1,6 @@
 """General Orders: Sengoku Jidai knowledge (Rivers and Fortress): evaluation and a hand-written strategy.
 
-The Sengoku engine (arena.games.general_orders.sengoku) shares the family's shape with the WWII one
+The Sengoku engine (arena.games.general_orders.sengoku.rules) shares the family's shape with the WWII one
 (deploy a commander, resolve the action step by step, dice as chance, VP of what is supplied at the
 end, an HQ that must not be emptied) but has its own state: land and water areas on one map,
 troops, ships and siege weapons.
@@ -23,7 +23,7 @@ part, the scores both give alike, the frame of the script) lives in _general_ord
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from arena.games.base import JSON, Game, State
 from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
@@ -48,8 +48,9 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     squashed_values,
     vp_of,
 )
-from arena.games.general_orders.sengoku import DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
-from arena.games.general_orders.sengoku_data import (
+from arena.games.general_orders.sengoku.rules import SengokuGame, SengokuState, DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
+from arena.games.general_orders.sengoku.board import (
+    SengokuBoard,
     ADVANCE,
     BOMBARD,
     EMBARK,
@@ -63,7 +64,7 @@ from arena.games.general_orders.sengoku_data import (
 # --- evaluation (full states) -----------------------------------------------------------------
 
 
-def _hq_danger(board: Any, troops: list[list[int]], siege: list[list[int]], seat: int) -> int:
+def _hq_danger(board: SengokuBoard, troops: list[list[int]], siege: list[list[int]], seat: int) -> int:
     """Land units the opponent could move into `seat`'s HQ next action, beyond what holds it."""
     hq = board.hq[seat]
     enemy_troops, enemy_siege = troops[1 - seat], siege[1 - seat]
@@ -75,18 +76,19 @@ def _hq_danger(board: Any, troops: list[list[int]], siege: list[list[int]], seat
     return max(0, min(attackers, board.land_cap) - troops[seat][hq] - siege[seat][hq])
 
 
-def seat_strength(state: State, seat: int) -> float:
+def seat_strength(generic: State, seat: int) -> float:
     """What `seat` has going for it, in rough VP."""
-    board = state.game.board  # type: ignore[attr-defined]
-    supplied = state.supplied(seat)  # type: ignore[attr-defined]
-    held = state.ctrl[seat]  # type: ignore[attr-defined]
-    troops, siege, ships = state.troops, state.siege, state.ships  # type: ignore[attr-defined]
-    progress = min(1.0, state.round / board.rounds)  # type: ignore[attr-defined]
+    state = cast(SengokuState, generic)  # (a family's knowledge is only given its own games' states)
+    board = state.game.board
+    supplied = state.supplied(seat)
+    held = state.ctrl[seat]
+    troops, siege, ships = state.troops, state.siege, state.ships
+    progress = min(1.0, state.round / board.rounds)
     score = vp_of(board, supplied) + 0.3 * vp_of(board, held & ~supplied)
     score += (0.35 - 0.15 * progress) * (sum(troops[seat]) + sum(siege[seat])) + 0.25 * sum(ships[seat])
-    score += 0.1 * (state.res_troops[seat] + state.res_siege[seat]) + 0.05 * state.res_ships[seat]  # type: ignore[attr-defined]
-    score += CARD_VALUE * sum(state.hands[seat])  # type: ignore[attr-defined]
-    if state.initiative == seat:  # type: ignore[attr-defined]
+    score += 0.1 * (state.res_troops[seat] + state.res_siege[seat]) + 0.05 * state.res_ships[seat]
+    score += CARD_VALUE * sum(state.hands[seat])
+    if state.initiative == seat:
         score += INITIATIVE_VALUE
     return score - HQ_DANGER_WEIGHT * _hq_danger(board, troops, siege, seat)
 
@@ -104,8 +106,10 @@ def evaluate(state: State, seat: int) -> float:
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
-class View(FamilyView):
+class View(FamilyView[SengokuGame]):
     """What the script reads off an observation: units per seat and area, control, supply, threats."""
+
+    board: SengokuBoard
 
     def __init__(self, game: Game, observation: JSON) -> None:
         super().__init__(game, observation)
@@ -120,7 +124,7 @@ class View(FamilyView):
         self.land = [[t + s for t, s in zip(self.troops[seat], self.siege[seat])] for seat in (0, 1)]
         self.ctrl = [sum(1 << a for a in range(len(ids)) if self.land[seat][a] or self.ships[seat][a])
                      for seat in (0, 1)]
-        self.supplied = [game.supply(seat, self.ctrl[seat]) for seat in (0, 1)]  # type: ignore[attr-defined]
+        self.supplied = [self.game.supply(seat, self.ctrl[seat]) for seat in (0, 1)]
         self.reserve_ships = [int(n) for n in observation["reserve_ships"]]
         self.bonus_areas = {self.index[area] for area in observation.get("bonuses", {})}
 
@@ -184,8 +188,8 @@ def _deploy_value(view: View, space: int) -> float:
     game = view.game
     board = view.board
     me = view.me
-    kind = game.space_action[space]  # type: ignore[attr-defined]
-    link = game.space_link[space]  # type: ignore[attr-defined]
+    kind = game.space_action[space]
+    link = game.space_link[space]
     spec = board.spaces[space]
     if kind in (ADVANCE, SAIL):
         water = kind == SAIL
@@ -212,10 +216,10 @@ def _turn_choice(view: View, legal: list[int]) -> dict[int, float]:
     for action in legal:
         if action == PASS:
             scores[action] = 0.1
-        elif DEPLOY_BASE <= action < game.COUNTER_BASE:  # type: ignore[attr-defined]
+        elif DEPLOY_BASE <= action < game.COUNTER_BASE:
             scores[action] = _deploy_value(view, action - DEPLOY_BASE)
-        elif game.COUNTER_BASE <= action < game.PLAY_BASE:  # type: ignore[attr-defined]
-            scores[action] = _deploy_value(view, action - game.COUNTER_BASE) - 0.3  # type: ignore[attr-defined]
+        elif game.COUNTER_BASE <= action < game.PLAY_BASE:
+            scores[action] = _deploy_value(view, action - game.COUNTER_BASE) - 0.3
     return scores
 
 
@@ -231,10 +235,10 @@ def _move_choice(view: View, legal: list[int]) -> dict[int, float]:
     for action in legal:
         if action == DONE:
             scores[action] = 1.0 if moved >= needed else -1.0
-        elif game.PLAY_BASE <= action < game.REROLL_BASE:  # type: ignore[attr-defined]
+        elif game.PLAY_BASE <= action < game.REROLL_BASE:
             scores[action] = 2.0 if defenders else 0.2  # Ground Assault, River Assault, Sappers in a fight
-        elif game.UNIT_BASE <= action < game.SIEGE_BASE:  # type: ignore[attr-defined]
-            where, index = divmod(action - game.UNIT_BASE, MAX_N)  # type: ignore[attr-defined]
+        elif game.UNIT_BASE <= action < game.SIEGE_BASE:
+            where, index = divmod(action - game.UNIT_BASE, MAX_N)
             scores[action] = move_in_score(index + 1, view.spare(where, me), needed - moved)
         else:  # siege weapons move in only when nothing else can
             scores[action] = -1.5
@@ -245,10 +249,10 @@ def _target_choice(view: View, legal: list[int]) -> dict[int, float]:
     game = view.game
     scores: dict[int, float] = {}
     for action in legal:
-        if game.PLAY_BASE <= action < game.REROLL_BASE:  # type: ignore[attr-defined]
+        if game.PLAY_BASE <= action < game.REROLL_BASE:
             scores[action] = 5.0  # Shore Strike / Siege Train: two more dice
         else:
-            scores[action] = view.strike_value(action - game.TARGET_BASE)  # type: ignore[attr-defined]
+            scores[action] = view.strike_value(action - game.TARGET_BASE)
     return scores
 
 
@@ -260,16 +264,16 @@ def _place_choice(view: View, legal: list[int]) -> dict[int, float]:
     for action in legal:
         if action == DONE:
             scores[action] = -0.5
-        elif game.PLAY_BASE <= action < game.REROLL_BASE:  # type: ignore[attr-defined]
+        elif game.PLAY_BASE <= action < game.REROLL_BASE:
             scores[action] = 3.0  # Mobilise, Siege Workshop, Commandeer: more units
-        elif game.UNIT_BASE <= action < game.SIEGE_BASE:  # type: ignore[attr-defined]
-            where, index = divmod(action - game.UNIT_BASE, MAX_N)  # type: ignore[attr-defined]
+        elif game.UNIT_BASE <= action < game.SIEGE_BASE:
+            where, index = divmod(action - game.UNIT_BASE, MAX_N)
             front = sum(view.area_worth(a) for a in view.adjacent(where)
                         if not view.units(me, a) and view.is_water(a) == view.is_water(where))
             scores[action] = place_score(view, where, index + 1, front)
         else:
-            rank, index = divmod(action - game.SIEGE_BASE, MAX_N)  # type: ignore[attr-defined]
-            where = game.land_areas[rank]  # type: ignore[attr-defined]
+            rank, index = divmod(action - game.SIEGE_BASE, MAX_N)
+            where = game.land_areas[rank]
             enemy_near = sum(view.units(view.enemy, a) for a in view.adjacent(where) if not view.is_water(a))
             scores[action] = 0.5 + 0.2 * enemy_near + 0.05 * (index + 1)
     return scores

@@ -62,6 +62,8 @@ CARD_IDS = ("ground_assault", "counter_attack", "blitz", "ambush", "mobilize", "
  AIRSTRIKE, INTERCEPT, WINGMAN) = range(len(CARD_IDS))
 NUM_CARD_KINDS = len(CARD_IDS)
 
+PACKAGE = __name__.rpartition(".")[0]  # where its data files are: cards.json, terms.json, boards/
+
 
 @dataclass(frozen=True)
 class Space:
@@ -122,7 +124,7 @@ class Card:
 
 def load_cards() -> tuple[Card, ...]:
     """The 11 operation-card kinds, validated."""
-    raw = read_json("cards.json")["cards"]
+    raw = read_json(PACKAGE, "cards.json")["cards"]
     cards = []
     for index, item in enumerate(raw):
         card = Card(index, item["id"], int(item["copies"]), tuple(item["modes"]), item["when"],
@@ -159,7 +161,7 @@ def _seat_counts(where: str, start: Any) -> tuple[int, int]:
 
 def load_board(mode: str, cards: tuple[Card, ...]) -> Board:
     """Read, compile and validate boards/<mode>.json."""
-    return load_board_file(mode, compile_board, cards)
+    return load_board_file(PACKAGE, mode, compile_board, cards)
 
 
 def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
@@ -306,6 +308,6 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
 
 
 CARDS = load_cards()
-TERMS = load_terms("terms.json", LANGS)
+TERMS = load_terms(PACKAGE, "terms.json", LANGS)
 MODES = ("alpine", "island")
 BOARDS = {mode: load_board(mode, CARDS) for mode in MODES}

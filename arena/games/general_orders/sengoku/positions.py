@@ -23,8 +23,8 @@ from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, 
     reroll,
     target,
 )
-from arena.games.general_orders.sengoku import DEPLOY_BASE, DICE_BASE, MAX_N, SengokuGame, SengokuState
-from arena.games.general_orders.sengoku_data import ACTIONS
+from arena.games.general_orders.sengoku.rules import DEPLOY_BASE, DICE_BASE, MAX_N, SengokuGame, SengokuState
+from arena.games.general_orders.sengoku.board import ACTIONS
 
 
 def build_position(

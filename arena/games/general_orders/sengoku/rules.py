@@ -76,7 +76,7 @@ from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT: re-expor
     FamilyGame,
     FamilyState,
 )
-from arena.games.general_orders.sengoku_data import (
+from arena.games.general_orders.sengoku.board import (
     ACTIONS,
     ADVANCE,
     AMBUSH,

@@ -56,7 +56,7 @@ from typing import Any, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
 from arena.games.general_orders.common import BIT, MAX_DICE, bits, dice_table, remember_reach
-from arena.games.general_orders.data import (
+from arena.games.general_orders.wwii.board import (
     ACTIONS,
     ADVANCE,
     AIR_CONTROL_POST,

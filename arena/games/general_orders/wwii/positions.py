@@ -21,8 +21,8 @@ from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, 
     reroll,
     target,
 )
-from arena.games.general_orders.data import ACTIONS, BOMB, FLY
-from arena.games.general_orders.rules import (
+from arena.games.general_orders.wwii.board import ACTIONS, BOMB, FLY
+from arena.games.general_orders.wwii.rules import (
     DEPLOY_BASE,
     DICE_BASE,
     MAX_N,

@@ -63,6 +63,8 @@ NUM_CARD_KINDS = len(CARD_IDS)
 UNITS = ("troops", "ships", "siege_weapons")
 TROOP, SHIP, SIEGE_WEAPON = range(len(UNITS))
 
+PACKAGE = __name__.rpartition(".")[0]  # where its data files are: cards.json, terms.json, boards/
+
 
 @dataclass(frozen=True)
 class SengokuSpace:
@@ -115,18 +117,18 @@ class SengokuBoard(FamilyBoard):
 
 def load_sengoku_cards() -> tuple[SengokuCard, ...]:
     """The 12 operation-card kinds of Sengoku Jidai, validated (24 cards per mode)."""
-    raw = read_json("sengoku_cards.json")["cards"]
+    raw = read_json(PACKAGE, "cards.json")["cards"]
     cards = []
     for index, item in enumerate(raw):
         copies = {mode: int(n) for mode, n in item["copies"].items()}
         card = SengokuCard(index, item["id"], copies, item["when"], str(item.get("source", "")),
                            check_names(f"sengoku_cards.json {item['id']}", item["name"], LANGS),
                            check_names(f"sengoku_cards.json {item['id']} text", item["text"], LANGS))
-        check_when("sengoku_cards.json", card.id, card.when)
+        check_when("cards.json", card.id, card.when)
         if set(copies) - set(MODES) or min(copies.values(), default=0) < 1:
             raise BoardError(f"sengoku_cards.json {card.id}: copies per mode ({', '.join(MODES)}), at least one")
         cards.append(card)
-    check_card_ids("sengoku_cards.json", [card.id for card in cards], CARD_IDS)
+    check_card_ids("cards.json", [card.id for card in cards], CARD_IDS)
     for mode in MODES:
         if sum(card.copies.get(mode, 0) for card in cards) != 24:
             raise BoardError(f"sengoku_cards.json: the {mode} operation deck holds 24 cards")
@@ -135,7 +137,7 @@ def load_sengoku_cards() -> tuple[SengokuCard, ...]:
 
 def load_sengoku_board(mode: str, cards: tuple[SengokuCard, ...]) -> SengokuBoard:
     """Read, compile and validate boards/<mode>.json."""
-    return load_board(mode, compile_sengoku_board, cards)
+    return load_board(PACKAGE, mode, compile_sengoku_board, cards)
 
 
 def _units(where: str, start: Any) -> tuple[list[int], list[int], list[int]]:
@@ -306,5 +308,5 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
 
 
 SENGOKU_CARDS = load_sengoku_cards()
-SENGOKU_TERMS = load_terms("sengoku_terms.json", LANGS)
+SENGOKU_TERMS = load_terms(PACKAGE, "terms.json", LANGS)
 SENGOKU_BOARDS = {mode: load_sengoku_board(mode, SENGOKU_CARDS) for mode in MODES}

@@ -21,10 +21,11 @@ part, the scores both give alike, the frame of the script) lives in _general_ord
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Callable, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.data import (
+from arena.games.general_orders.wwii.board import (
+    Board,
     ADVANCE,
     BARRAGE,
     BLITZ,
@@ -58,12 +59,12 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     squashed_values,
     vp_of,
 )
-from arena.games.general_orders.rules import DEPLOY_BASE, DONE, MAX_N, PASS
+from arena.games.general_orders.wwii.rules import GeneralOrdersGame, GeneralOrdersState, DEPLOY_BASE, DONE, MAX_N, PASS
 
 # --- evaluation (full states) -----------------------------------------------------------------
 
 
-def _hq_danger(board: Any, troops: list[list[int]], seat: int) -> int:
+def _hq_danger(board: Board, troops: list[list[int]], seat: int) -> int:
     """Troops the opponent could move into `seat`'s HQ next action, beyond what defends it."""
     hq = board.hq[seat]
     enemy = troops[1 - seat]
@@ -74,21 +75,22 @@ def _hq_danger(board: Any, troops: list[list[int]], seat: int) -> int:
     return max(0, min(attackers, board.land_cap) - troops[seat][hq])
 
 
-def seat_strength(state: State, seat: int) -> float:
+def seat_strength(generic: State, seat: int) -> float:
     """What `seat` has going for it, in rough VP."""
+    state = cast(GeneralOrdersState, generic)  # (a family's knowledge is only given its own games' states)
     game = state.game
-    board = game.board  # type: ignore[attr-defined]
-    supplied = state.supplied(seat)  # type: ignore[attr-defined]
-    held = state.ctrl[seat]  # type: ignore[attr-defined]
-    troops = state.troops  # type: ignore[attr-defined]
-    progress = min(1.0, state.round / board.rounds)  # type: ignore[attr-defined]
+    board = game.board
+    supplied = state.supplied(seat)
+    held = state.ctrl[seat]
+    troops = state.troops
+    progress = min(1.0, state.round / board.rounds)
     score = vp_of(board, supplied) + 0.3 * vp_of(board, held & ~supplied)
-    score += (0.35 - 0.15 * progress) * sum(troops[seat]) + 0.1 * state.res_troops[seat]  # type: ignore[attr-defined]
-    if game.NZ:  # type: ignore[attr-defined]
-        score += 0.2 * sum(state.aircraft[seat]) + 0.05 * state.res_air[seat]  # type: ignore[attr-defined]
-        score += 0.3 * bin(state.air_supplied(seat)).count("1")  # type: ignore[attr-defined]
-    score += CARD_VALUE * sum(state.hands[seat])  # type: ignore[attr-defined]
-    if state.initiative == seat:  # type: ignore[attr-defined]
+    score += (0.35 - 0.15 * progress) * sum(troops[seat]) + 0.1 * state.res_troops[seat]
+    if game.NZ:
+        score += 0.2 * sum(state.aircraft[seat]) + 0.05 * state.res_air[seat]
+        score += 0.3 * bin(state.air_supplied(seat)).count("1")
+    score += CARD_VALUE * sum(state.hands[seat])
+    if state.initiative == seat:
         score += INITIATIVE_VALUE
     return score - HQ_DANGER_WEIGHT * _hq_danger(board, troops, seat)
 
@@ -106,8 +108,10 @@ def evaluate(state: State, seat: int) -> float:
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
-class View(FamilyView):
+class View(FamilyView[GeneralOrdersGame]):
     """What the script reads off an observation: troops and aircraft per seat, control, supply, threats."""
+
+    board: Board
 
     def __init__(self, game: Game, observation: JSON) -> None:
         super().__init__(game, observation)
@@ -118,7 +122,7 @@ class View(FamilyView):
         self.aircraft = [[int(aircraft[z][seat]) for z in board.zone_ids] for seat in (0, 1)]
         self.ctrl = [sum(1 << a for a, n in enumerate(self.troops[seat]) if n) for seat in (0, 1)]
         self.actrl = [sum(1 << z for z, n in enumerate(self.aircraft[seat]) if n) for seat in (0, 1)]
-        self.supplied = [game.land_supply(seat, self.ctrl[seat]) for seat in (0, 1)]  # type: ignore[attr-defined]
+        self.supplied = [self.game.land_supply(seat, self.ctrl[seat]) for seat in (0, 1)]
         self.bonus_areas = {board.area_ids.index(area) for area in observation.get("bonuses", {})}
 
     def units(self, seat: int, area: int) -> int:
@@ -157,8 +161,8 @@ def _deploy_value(view: View, space: int) -> float:
     game = view.game
     board = view.board
     me = view.me
-    kind = game.space_action[space]  # type: ignore[attr-defined]
-    link = game.space_link[space]  # type: ignore[attr-defined]
+    kind = game.space_action[space]
+    link = game.space_link[space]
     value_on_board = board.spaces[space].value[me]
     if kind == ADVANCE:
         return advance_value(view, link, [a for a in view.adjacent(link) if view.supplied[me] >> a & 1])
@@ -216,15 +220,15 @@ def _turn_choice(view: View, legal: list[int]) -> dict[int, float]:
     scores: dict[int, float] = {}
     best_deploy = -1.0
     for action in legal:
-        if DEPLOY_BASE <= action < game.COUNTER_BASE:  # type: ignore[attr-defined]
+        if DEPLOY_BASE <= action < game.COUNTER_BASE:
             scores[action] = _deploy_value(view, action - DEPLOY_BASE)
-        elif game.COUNTER_BASE <= action < game.PLAY_BASE:  # type: ignore[attr-defined]
-            scores[action] = _deploy_value(view, action - game.COUNTER_BASE) - 0.3  # type: ignore[attr-defined]
+        elif game.COUNTER_BASE <= action < game.PLAY_BASE:
+            scores[action] = _deploy_value(view, action - game.COUNTER_BASE) - 0.3
         best_deploy = max(best_deploy, scores.get(action, -1.0))
     for action in legal:
         if action == PASS:
             scores[action] = 0.1
-        elif action == game.PLAY_BASE + BLITZ:  # type: ignore[attr-defined]
+        elif action == game.PLAY_BASE + BLITZ:
             scores[action] = 0.5 if best_deploy > 1.0 else -0.5
     return scores
 
@@ -246,10 +250,10 @@ def _move_choice(view: View, legal: list[int]) -> dict[int, float]:
     for action in legal:
         if action == DONE:
             scores[action] = 1.0 if moved >= needed else -1.0
-        elif game.PLAY_BASE <= action < game.REROLL_BASE:  # type: ignore[attr-defined]
+        elif game.PLAY_BASE <= action < game.REROLL_BASE:
             scores[action] = 2.0 if defenders else 0.2  # Ground Assault / Wingman when it comes to a fight
         else:
-            base = game.ZONE_BASE if air else game.AREA_BASE  # type: ignore[attr-defined]
+            base = game.ZONE_BASE if air else game.AREA_BASE
             where, index = divmod(action - base, MAX_N)
             spare = view.aircraft[me][where] - 1 if air else view.spare(where, me)
             scores[action] = move_in_score(index + 1, spare, needed - moved)
@@ -261,10 +265,10 @@ def _target_choice(view: View, legal: list[int]) -> dict[int, float]:
     kind = view.action.get("kind")
     scores: dict[int, float] = {}
     for action in legal:
-        if game.PLAY_BASE <= action < game.REROLL_BASE:  # type: ignore[attr-defined]
+        if game.PLAY_BASE <= action < game.REROLL_BASE:
             scores[action] = 5.0  # Airborne Assault / Artillery Strike: more troops or dice
             continue
-        area = action - game.TARGET_BASE  # type: ignore[attr-defined]
+        area = action - game.TARGET_BASE
         scores[action] = _paradrop_value(view, area) if kind == "paradrop" else _strike_value(view, area)
     return scores
 
@@ -279,14 +283,14 @@ def _place_choice(view: View, legal: list[int]) -> dict[int, float]:
     for action in legal:
         if action == DONE:
             scores[action] = -0.5
-        elif game.PLAY_BASE <= action < game.REROLL_BASE:  # type: ignore[attr-defined]
+        elif game.PLAY_BASE <= action < game.REROLL_BASE:
             scores[action] = 3.0  # Mobilize: two more troops
         elif air:
-            zone, index = divmod(action - game.ZONE_BASE, MAX_N)  # type: ignore[attr-defined]
+            zone, index = divmod(action - game.ZONE_BASE, MAX_N)
             enemy_air = sum(view.aircraft[view.enemy][z] for z in range(board.num_zones) if board.zone_adj[zone] >> z & 1)
             scores[action] = 0.1 * (index + 1) + 0.2 * enemy_air - 0.05 * view.aircraft[me][zone]
         else:
-            area, index = divmod(action - game.AREA_BASE, MAX_N)  # type: ignore[attr-defined]
+            area, index = divmod(action - game.AREA_BASE, MAX_N)
             front = sum(view.area_worth(a) for a in view.adjacent(area)
                         if not view.troops[me][a] and a != board.hq[me])
             scores[action] = place_score(view, area, index + 1, front)
@@ -306,7 +310,7 @@ def _payload_choice(view: View, legal: list[int]) -> Scores:
     """The biggest payload, a card first."""
     game = view.game
     scores = {action: float(action) for action in legal}
-    scores.update({a: 1e6 for a in legal if game.PLAY_BASE <= a < game.REROLL_BASE})  # type: ignore[attr-defined]
+    scores.update({a: 1e6 for a in legal if game.PLAY_BASE <= a < game.REROLL_BASE})
     return scores
 
 

@@ -10,7 +10,7 @@ both General Orders games share are codec.shared_fields; here the order of the d
 
 from __future__ import annotations
 
-from arena.games.general_orders.codec import (
+from arena.rpc.codecs.general_orders import (
     Codec,
     card_table,
     enum_table,
@@ -22,8 +22,8 @@ from arena.games.general_orders.codec import (
     shared_fields,
     units,
 )
-from arena.games.general_orders.data import ACTIONS, CARD_IDS, TOKENS
-from arena.games.general_orders.rules import PHASE_NAMES, PURPOSES, WINDOWS
+from arena.games.general_orders.wwii.board import ACTIONS, CARD_IDS, TOKENS
+from arena.games.general_orders.wwii.rules import PHASE_NAMES, PURPOSES, WINDOWS
 from arena.rpc.generated.observations_pb2 import GeneralOrdersWwiiObservation
 
 FIELD = "general_orders_wwii"  # the field of arena.v1.Observation's oneof
