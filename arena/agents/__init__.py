@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib.metadata import entry_points
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, MutableMapping
 from typing import Any, Callable
 
 from arena.agents.base import Agent, DecisionRequest
@@ -34,9 +34,10 @@ def _unavailable(name: str, why: str) -> AgentFactory:
     return make
 
 
-class AgentRegistry(Mapping[str, AgentFactory]):
+class AgentRegistry(MutableMapping[str, AgentFactory]):
     """The built-in agents and those installed packages register, by name; a registered one is loaded when
-    first asked for (one that cannot load, an optional extra not installed, says why when made)."""
+    first asked for (one that cannot load, an optional extra not installed, says why when made). A program
+    may register its own: `AGENTS["mine"] = MyAgent`."""
 
     def __init__(self, builtin: dict[str, AgentFactory]) -> None:
         self._factories = dict(builtin)
@@ -51,6 +52,15 @@ class AgentRegistry(Mapping[str, AgentFactory]):
                 extra = entry.value.split(":")[0].split(".")[1]
                 self._factories[name] = _unavailable(name, f"it needs the {extra} extra ({error})")
         return self._factories[name]
+
+    def __setitem__(self, name: str, factory: AgentFactory) -> None:
+        self._factories[name] = factory
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._factories and name not in self._entries:
+            raise KeyError(name)
+        self._factories.pop(name, None)
+        self._entries.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted({*self._factories, *self._entries}))

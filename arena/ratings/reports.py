@@ -53,8 +53,8 @@ def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
             "pool": row.pool, "rank": rank, "mu": round(row.mu, 4), "sigma": round(row.sigma, 4),
             "conservative": round(conservative(row.mu, row.sigma), 4), "games": row.games, "wins": row.wins,
             "draws": row.draws, "losses": row.losses, "last_played": iso(row.last_played),
-            "history": [{"match": h["match_id"], "mu": round(h["mu"], 4), "sigma": round(h["sigma"], 4),
-                         "at": iso(h["played_at"])} for h in history],
+            "history": [{"match": h.match_id, "mu": round(h.mu, 4), "sigma": round(h.sigma, 4),
+                         "at": iso(h.played_at)} for h in history],
             "head_to_head": head_to_head,
         })
     return ratings

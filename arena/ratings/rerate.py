@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
-from arena.store.repository import Store, seat_outcome, seed_rating
+from arena.ratings.policy import seat_outcome, seed_rating
+from arena.store.repository import Store
 
 
 @dataclass(frozen=True)

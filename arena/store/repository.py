@@ -12,9 +12,8 @@ import io
 import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -34,10 +33,20 @@ from arena.store.models import (
     Tournament,
     utcnow,
 )
-from arena.store.rows import BotRow, FaultRow, InfraFaultRow, MatchRow, PairingRow, TournamentRow
-
-# (mu, sigma) per seat in, (mu, sigma) per seat out, given the ranking: a rating system's update.
-Rater = Callable[[list[tuple[float, float]], Sequence[int]], list[tuple[float, float]]]
+from arena.store.rows import (
+    BotIdentity,
+    BotRow,
+    FaultRow,
+    InfraFaultRow,
+    MatchRow,
+    PairCount,
+    PairingRow,
+    PlayedMatchLike,
+    RatingPoint,
+    RatingPolicy,
+    RatingRow,
+    TournamentRow,
+)
 
 MATCHES = Match.__table__
 SEATS = MatchSeat.__table__
@@ -60,118 +69,6 @@ _PARENTS = select(Bot.id, Bot.parent_id).where(Bot.id.in_(bindparam("p_bots", ex
 _MAX_ID = {table: select(func.coalesce(func.max(table.id), 0)) for table in (Record, Match)}
 _INSERT_RETURNING_ID = {table: insert(table).returning(table.id, sort_by_parameter_order=True)
                         for table in (Record, Match)}
-
-
-@dataclass(frozen=True)
-class BotIdentity:
-    """What makes a bot distinct in the store."""
-
-    name: str
-    version: str
-    artifact_hash: str
-    kind: str = "agent"
-    spec: str = ""
-    owner: str = ""
-
-
-class PlayedMatchLike(Protocol):
-    """What the store reads of a played match (arena.tournament.jobs.PlayedMatch is one)."""
-
-    @property
-    def tournament_id(self) -> int: ...
-    @property
-    def round(self) -> int: ...
-    @property
-    def pairing(self) -> int: ...
-    @property
-    def rotation(self) -> int: ...
-    @property
-    def key(self) -> tuple[int, int, int]: ...
-    @property
-    def game(self) -> str: ...
-    @property
-    def pool(self) -> str: ...
-    @property
-    def options(self) -> dict[str, Any]: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def bot_ids(self) -> tuple[int, ...]: ...
-    @property
-    def rated(self) -> bool: ...
-    uid: str
-    ranking: tuple[int, ...]
-    scores: tuple[float, ...]
-    reason: str
-    offender: int | None
-    detail: str
-    steps: int
-    decisions: int
-    timings: dict[str, Any]
-    record_gz: bytes
-    record_size: int
-    started_at: datetime
-    finished_at: datetime
-
-
-@dataclass
-class RatingRow:
-    """A bot's standing in a pool."""
-
-    pool: str
-    bot_id: int
-    name: str
-    version: str
-    mu: float
-    sigma: float
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    last_played: datetime | None
-    kind: str = "agent"
-    owner: str = ""
-    spec: str = ""
-
-    @property
-    def points(self) -> float:
-        """Wins plus half the draws."""
-        return self.wins + 0.5 * self.draws
-
-
-@dataclass
-class PairCount:
-    """Results between two bots over stored matches: `a` against `b`."""
-
-    a: int
-    b: int
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-
-@dataclass
-class TallyDelta:
-    """Changes to a bot's tallies from a batch of matches."""
-
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    last_match_id: int | None = None
-    last_played: datetime | None = None
-    touched: bool = field(default=False)
-
-
-def seat_outcome(ranking: Sequence[int], seat: int) -> str:
-    """'win' (alone in first place), 'draw' (first place shared) or 'loss'."""
-    if ranking[seat] != 0:
-        return "loss"
-    return "draw" if sum(1 for rank in ranking if rank == 0) > 1 else "win"
 
 
 class Store:
@@ -598,8 +495,9 @@ class Store:
 
     # storing results ----------------------------------------------------------------------------
 
-    def save_matches(self, matches: Sequence[PlayedMatchLike], rater: Rater, initial: tuple[float, float]) -> list[int]:
-        """Store finished matches and apply their rating updates in order, in one transaction.
+    def save_matches(self, matches: Sequence[PlayedMatchLike], policy: RatingPolicy) -> list[int]:
+        """Store finished matches and their rating updates (as `policy` rates them, in order), in one
+        transaction.
 
         Raises IntegrityError (and stores nothing) if any match key is already stored.
         """
@@ -616,7 +514,7 @@ class Store:
                 for m, match_id in zip(matches, match_ids) for seat, bot in enumerate(m.bot_ids)])
             rated = [(m, match_id) for m, match_id in zip(matches, match_ids) if m.rated]
             if rated:
-                self._apply_ratings(conn, rated, rater, initial)
+                self._apply_ratings(conn, rated, policy)
         return match_ids
 
     @staticmethod
@@ -634,8 +532,9 @@ class Store:
             return ids
         return list(conn.execute(_INSERT_RETURNING_ID[table], rows).scalars())
 
-    def _apply_ratings(self, conn: Any, rated: list[tuple[PlayedMatchLike, int]], rater: Rater,
-                       initial: tuple[float, float]) -> None:
+    def _apply_ratings(self, conn: Any, rated: list[tuple[PlayedMatchLike, int]], policy: RatingPolicy) -> None:
+        """Hand each pool's rated matches, with the ratings they start from, to the policy; store what it
+        decides (the history, the new ratings, the tallies)."""
         by_pool: dict[str, list[tuple[PlayedMatchLike, int]]] = {}
         for item in rated:
             by_pool.setdefault(item[0].pool, []).append(item)
@@ -650,42 +549,23 @@ class Store:
                 ancestors = sorted({a for chain in lineage.values() for a in chain} - set(current))
                 for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": ancestors}):
                     current[row.bot_id] = (row.mu, row.sigma)
-            deltas: dict[int, TallyDelta] = {bot: TallyDelta() for bot in bots}
-            history = []
-            for m, match_id in items:
-                for bot in m.bot_ids:
-                    if bot not in current:
-                        current[bot] = seed_rating(lineage.get(bot, ()), current, initial)
-                before = [current[bot] for bot in m.bot_ids]
-                after = rater(before, m.ranking)
-                for seat, bot in enumerate(m.bot_ids):
-                    current[bot] = after[seat]
-                    history.append({"pool": pool, "bot_id": bot, "match_id": match_id, "mu": after[seat][0],
-                                    "sigma": after[seat][1], "played_at": m.finished_at})
-                    delta = deltas[bot]
-                    delta.games += 1
-                    outcome = seat_outcome(m.ranking, seat)
-                    if outcome == "win":
-                        delta.wins += 1
-                    elif outcome == "draw":
-                        delta.draws += 1
-                    else:
-                        delta.losses += 1
-                    delta.last_match_id = match_id
-                    delta.last_played = m.finished_at
-            _bulk_insert(conn, HISTORY, history)
-            new_rows = [{"pool": pool, "bot_id": bot, "mu": current[bot][0], "sigma": current[bot][1],
+            changes = policy.apply(items, current, lineage)
+            _bulk_insert(conn, HISTORY, [{"pool": pool, "bot_id": point.bot_id, "match_id": point.match_id,
+                                          "mu": point.mu, "sigma": point.sigma, "played_at": point.played_at}
+                                         for point in changes.history])
+            ratings, tallies = changes.ratings, changes.tallies
+            new_rows = [{"pool": pool, "bot_id": bot, "mu": ratings[bot][0], "sigma": ratings[bot][1],
                          "games": d.games, "wins": d.wins, "draws": d.draws, "losses": d.losses,
                          "last_match_id": d.last_match_id, "last_played": d.last_played}
-                        for bot, d in deltas.items() if bot not in existing]
+                        for bot, d in tallies.items() if bot not in existing]
             if new_rows:
                 conn.execute(_NEW_RATINGS, new_rows)
-            changes = [{"p_pool": pool, "p_bot": bot, "p_mu": current[bot][0], "p_sigma": current[bot][1],
+            updates = [{"p_pool": pool, "p_bot": bot, "p_mu": ratings[bot][0], "p_sigma": ratings[bot][1],
                         "p_games": d.games, "p_wins": d.wins, "p_draws": d.draws, "p_losses": d.losses,
                         "p_last_match_id": d.last_match_id, "p_last_played": d.last_played}
-                       for bot, d in deltas.items() if bot in existing]
-            if changes:
-                conn.execute(_ADD_TO_RATINGS, changes)
+                       for bot, d in tallies.items() if bot in existing]
+            if updates:
+                conn.execute(_ADD_TO_RATINGS, updates)
 
     # ratings ------------------------------------------------------------------------------------
 
@@ -716,15 +596,15 @@ class Store:
             return {row.bot_id: row.last_match_id for row in conn.execute(
                 select(Rating.bot_id, Rating.last_match_id).where(Rating.pool == pool))}
 
-    def rating_history(self, bot_id: int, pool: str | None = None) -> list[dict[str, Any]]:
+    def rating_history(self, bot_id: int, pool: str | None = None) -> list[RatingPoint]:
         """A bot's rating after each of its rated matches, oldest first."""
-        query = (select(RatingEvent.pool, RatingEvent.match_id, RatingEvent.mu, RatingEvent.sigma,
+        query = (select(RatingEvent.pool, RatingEvent.bot_id, RatingEvent.match_id, RatingEvent.mu, RatingEvent.sigma,
                         RatingEvent.played_at)
                  .where(RatingEvent.bot_id == bot_id).order_by(RatingEvent.pool, RatingEvent.match_id))
         if pool is not None:
             query = query.where(RatingEvent.pool == pool)
         with self.engine.connect() as conn:
-            return [dict(row._mapping) for row in conn.execute(query)]
+            return [RatingPoint(**row._mapping) for row in conn.execute(query)]
 
     def bot_pools(self, bot_id: int) -> list[RatingRow]:
         """A bot's standing in each pool it is rated in."""
@@ -797,16 +677,6 @@ class Store:
                 conn.execute(insert(RatingEvent), history[start:start + 50_000])
             if ratings:
                 conn.execute(insert(Rating), ratings)
-
-
-def seed_rating(ancestors: Sequence[int], current: dict[int, tuple[float, float]],
-                initial: tuple[float, float]) -> tuple[float, float]:
-    """A bot's rating before its first match in a pool: a new version of a bot starts from the mu of its
-    nearest earlier version rated there, with the sigma of a newcomer (Halite's practice); else `initial`."""
-    for ancestor in ancestors:
-        if ancestor in current:
-            return (current[ancestor][0], initial[1])
-    return initial
 
 
 def _lineage(conn: Any, bots: list[int]) -> dict[int, tuple[int, ...]]:

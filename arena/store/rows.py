@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -180,3 +181,144 @@ class RemoteBotRow:
     created_at: datetime
     last_seen: datetime | None
     online: int  # streams open at the last look: how many matches it can take at once
+
+
+@dataclass(frozen=True)
+class BotIdentity:
+    """What makes a bot distinct in the store."""
+
+    name: str
+    version: str
+    artifact_hash: str
+    kind: str = "agent"
+    spec: str = ""
+    owner: str = ""
+
+
+class PlayedMatchLike(Protocol):
+    """What the store reads of a played match (arena.tournament.jobs.PlayedMatch is one)."""
+
+    @property
+    def tournament_id(self) -> int: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def pairing(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+    @property
+    def key(self) -> tuple[int, int, int]: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def pool(self) -> str: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def bot_ids(self) -> tuple[int, ...]: ...
+    @property
+    def rated(self) -> bool: ...
+    uid: str
+    ranking: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+    offender: int | None
+    detail: str
+    steps: int
+    decisions: int
+    timings: dict[str, Any]
+    record_gz: bytes
+    record_size: int
+    started_at: datetime
+    finished_at: datetime
+
+
+@dataclass
+class RatingRow:
+    """A bot's standing in a pool."""
+
+    pool: str
+    bot_id: int
+    name: str
+    version: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    last_played: datetime | None
+    kind: str = "agent"
+    owner: str = ""
+    spec: str = ""
+
+    @property
+    def points(self) -> float:
+        """Wins plus half the draws."""
+        return self.wins + 0.5 * self.draws
+
+
+@dataclass
+class PairCount:
+    """Results between two bots over stored matches: `a` against `b`."""
+
+    a: int
+    b: int
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+@dataclass
+class TallyDelta:
+    """Changes to a bot's tallies from a batch of matches."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_match_id: int | None = None
+    last_played: datetime | None = None
+
+
+Pair = tuple[float, float]  # (mu, sigma)
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating in a pool after one of its rated matches."""
+
+    pool: str
+    bot_id: int
+    match_id: int
+    mu: float
+    sigma: float
+    played_at: datetime
+
+
+@dataclass
+class RatingChanges:
+    """What a rating policy decides for one pool's batch of matches: the rating after each seat of each match
+    (the history), every bot's rating after the batch, and each bot's tallies from it."""
+
+    history: list[RatingPoint]
+    ratings: dict[int, Pair]
+    tallies: dict[int, TallyDelta]
+
+
+class RatingPolicy(Protocol):
+    """How stored matches move ratings (arena.ratings.policy.TrueSkillPolicy): the store only keeps what it
+    decides."""
+
+    def apply(self, matches: Sequence[tuple[PlayedMatchLike, int]], current: dict[int, Pair],
+              lineage: dict[int, tuple[int, ...]]) -> RatingChanges:
+        """The changes from `matches` (each with its new match id), in order, one pool's, from the `current`
+        ratings of the bots that have one (and of the earlier versions of those that do not: `lineage`,
+        bot -> its earlier versions, nearest first)."""
+        ...

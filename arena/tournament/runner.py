@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from arena.games.base import Game
+from arena.ratings.policy import TrueSkillPolicy
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store.repository import Store
@@ -259,12 +260,12 @@ class TournamentRunner:
         if not played:
             return
         try:
-            self.store.save_matches(played, self.system.rate, self.system.initial)
+            self.store.save_matches(played, TrueSkillPolicy(self.system))
         except IntegrityError:  # some were stored by a concurrent run of this tournament: keep the rest
             stored = self.store.finished_keys(self.tournament_id)
             self.stored_keys.update(match.key for match in played if match.key in stored)
             played = [match for match in played if match.key not in stored]
-            self.store.save_matches(played, self.system.rate, self.system.initial)
+            self.store.save_matches(played, TrueSkillPolicy(self.system))
         self.stored_keys.update(match.key for match in played)
         self.progress.stored += len(played)
         self.progress.pending = 0

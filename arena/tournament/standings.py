@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.store.repository import Store, seat_outcome
+from arena.ratings.policy import seat_outcome
+from arena.store.repository import Store
 
 
 @dataclass

@@ -191,8 +191,8 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
     histories = [{"bot": standing.bot, "version": standing.version,
-                  "points": _thin([{"match": point["match_id"], "at": iso(point["played_at"]),
-                                    "mu": round(point["mu"], 4), "sigma": round(point["sigma"], 4)}
+                  "points": _thin([{"match": point.match_id, "at": iso(point.played_at),
+                                    "mu": round(point.mu, 4), "sigma": round(point.sigma, 4)}
                                    for point in store.rating_history(standing.bot_id, pool)], HISTORY_POINTS // 2)}
                  for standing in (ranked_leaderboard(store, pool, not all_versions)[:history] if history else [])]
     return {"pool": pool, "matches": store.pool_match_count(pool), "total": len(rows), "page": page,

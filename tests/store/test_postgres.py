@@ -59,7 +59,7 @@ def test_sqlite_and_postgres_store_identical_results(tmp_path: Path, postgres_ur
         store = Store.open(url)
         ids = [_run(store, "round-robin", 5), _run(store, "swiss", 6)]
         assert store.engine.dialect.name in ("sqlite", "postgresql")
-        history = {name: [(round(h["mu"], 9), round(h["sigma"], 9)) for h in store.rating_history(bot)]
+        history = {name: [(round(h.mu, 9), round(h.sigma, 9)) for h in store.rating_history(bot)]
                    for bot, name in store.bot_names(store.entries(ids[0])).items()}
         record = store.record(store.tournament_matches(ids[0])[0].id)
         outcomes.append(([signature(store, t) for t in ids], rating_table(store, GAME), history,

@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
-from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+from arena.ratings.policy import DEFAULT_POLICY
 from arena.store import BotIdentity, Store, StoreError, create_db_engine, resolve_url
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 from arena.store.models import Base, Match, Rating, RatingEvent, Record
@@ -77,7 +77,7 @@ def test_a_batch_lands_whole_or_not_at_all(store: Store) -> None:
     tournament = store.create_tournament(name=None, game="major-general", pool="major-general", options={},
                                          format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
     first = _one_match(store, tournament, (a, b), (0, 0, 0))
-    store.save_matches([first], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches([first], DEFAULT_POLICY)
 
     def counts() -> tuple[int, ...]:
         with store.engine.connect() as conn:
@@ -89,10 +89,10 @@ def test_a_batch_lands_whole_or_not_at_all(store: Store) -> None:
     fresh = _one_match(store, tournament, (b, a), (0, 0, 1))
     duplicate = replace(first, uid="other")
     with pytest.raises(IntegrityError):
-        store.save_matches([fresh, duplicate], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+        store.save_matches([fresh, duplicate], DEFAULT_POLICY)
     assert counts() == before  # the fresh match did not land either
     assert [(r.mu, r.sigma, r.games) for r in store.ratings("major-general")] == ratings_before
-    store.save_matches([fresh], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches([fresh], DEFAULT_POLICY)
     assert counts() == (2, 2, 4, 2)
 
 
@@ -113,8 +113,8 @@ def test_rerate_reproduces_the_incremental_ratings(store: Store) -> None:
         assert recomputed[bot][0] == pytest.approx(row[0], abs=1e-12)
         assert recomputed[bot][1] == pytest.approx(row[1], abs=1e-12)
         assert recomputed[bot][2:] == row[2:]
-        assert [(h["match_id"], round(h["mu"], 9)) for h in store.rating_history(bot)] == \
-            [(h["match_id"], round(h["mu"], 9)) for h in history[bot]]
+        assert [(h.match_id, round(h.mu, 9)) for h in store.rating_history(bot)] == \
+            [(h.match_id, round(h.mu, 9)) for h in history[bot]]
 
 
 def test_free_for_all_results_are_rated_by_rank(store: Store) -> None:
@@ -123,7 +123,7 @@ def test_free_for_all_results_are_rated_by_rank(store: Store) -> None:
                                          seed=1, rounds=1, settings={}, bot_ids=bots)
     match = replace(_one_match(store, tournament, (bots[2], bots[0], bots[1]), (0, 0, 0), pool="ffa"),
                     ranking=(2, 0, 1), scores=(1.0, 5.0, 3.0))
-    store.save_matches([match], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches([match], DEFAULT_POLICY)
     rows = {r.name: r for r in store.ratings("ffa")}
     assert rows["first"].mu > rows["second"].mu > rows["third"].mu
     assert (rows["first"].wins, rows["second"].losses, rows["third"].losses) == (1, 1, 1)
@@ -168,7 +168,7 @@ def test_a_match_is_found_by_id_or_by_a_uid_prefix_even_of_digits(store: Store) 
                                          format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
     digits = replace(_one_match(store, tournament, (a, b), (0, 0, 0)), uid="12345678" + "a" * 24)
     hexes = replace(_one_match(store, tournament, (b, a), (0, 0, 1)), uid="abcdef01" + "2" * 24)
-    first, second = store.save_matches([digits, hexes], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    first, second = store.save_matches([digits, hexes], DEFAULT_POLICY)
     for key, expected in ((first, first), (str(second), second), ("12345678", first), ("1234", first),
                           ("abcdef", second), (digits.uid, first)):
         found = store.match(key)

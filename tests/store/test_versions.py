@@ -12,6 +12,7 @@ import pytest
 
 from arena.ratings.leaderboard import leaderboard
 from arena.ratings.rerate import rerate
+from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
 from arena.store import BotIdentity, Store
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
@@ -71,8 +72,7 @@ def test_a_version_bump_keeps_mu_and_resets_sigma_and_rerate_agrees(store: Store
     old = _version(store, "ann-bot", "1", "aaaa")
     anchor = store.bot_id(BotIdentity("random", "1", "r"))
     tournament = _tournament(store, [old, anchor])
-    store.save_matches([_won(store, tournament, old, anchor, n) for n in range(6)], DEFAULT_SYSTEM.rate,
-                       DEFAULT_SYSTEM.initial)
+    store.save_matches([_won(store, tournament, old, anchor, n) for n in range(6)], DEFAULT_POLICY)
     [before] = [r for r in store.ratings(POOL) if r.bot_id == old]
     assert before.mu > DEFAULT_SYSTEM.initial[0] + 3 and before.sigma < DEFAULT_SYSTEM.initial[1] - 1
     new = _version(store, "ann-bot", "2", "bbbb")
@@ -80,7 +80,7 @@ def test_a_version_bump_keeps_mu_and_resets_sigma_and_rerate_agrees(store: Store
     rated_alone = DEFAULT_SYSTEM.rate([(before.mu, DEFAULT_SYSTEM.initial[1]),
                                        next((r.mu, r.sigma) for r in store.ratings(POOL) if r.bot_id == anchor)],
                                       (0, 1))
-    store.save_matches([first_match], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches([first_match], DEFAULT_POLICY)
     [after] = [r for r in store.ratings(POOL) if r.bot_id == new]
     assert (after.mu, after.sigma) == pytest.approx(rated_alone[0])  # started from (old mu, default sigma)
     assert after.games == 1
@@ -101,12 +101,12 @@ def test_a_version_whose_parent_plays_in_the_same_batch_starts_from_its_rating_a
     tournament = _tournament(store, [old, new, anchor])
     batch = [_won(store, tournament, old, anchor, 1), _won(store, tournament, old, anchor, 2),
              _won(store, tournament, new, anchor, 3)]
-    store.save_matches(batch, DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches(batch, DEFAULT_POLICY)
     incremental = _ratings(store)
     history = store.rating_history(old)
     rerate(store, POOL)
     assert _ratings(store) == pytest.approx(incremental)
-    assert incremental[f"{new} mu"] > history[-1]["mu"]  # it won from the old version's mu after its two wins
+    assert incremental[f"{new} mu"] > history[-1].mu  # it won from the old version's mu after its two wins
 
 
 def test_a_result_voided_by_the_fault_policy_is_not_rated(store: Store) -> None:
@@ -115,5 +115,5 @@ def test_a_result_voided_by_the_fault_policy_is_not_rated(store: Store) -> None:
     tournament = _tournament(store, [a, b])
     voided = replace(_won(store, tournament, a, b, 1), ranking=(0, 0), reason="timeout", offender=1, voided=True)
     assert not voided.rated
-    store.save_matches([voided], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches([voided], DEFAULT_POLICY)
     assert store.ratings(POOL) == []

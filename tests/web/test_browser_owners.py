@@ -82,7 +82,7 @@ def test_an_owner_signs_in_uploads_watches_the_preflight_and_retires(owned_site:
 
 def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_site: tuple[str, str, Path],
                                                                        browser: Any) -> None:  # noqa: F811
-    from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+    from arena.ratings.policy import DEFAULT_POLICY
     from arena.referee.clock import ClockSettings
     from arena.store import BotIdentity, Store
     from arena.tournament.bots import BotSpec
@@ -102,7 +102,7 @@ def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_sit
                        (SeatBot(bot, "ann-crash", "1", "program", str(crasher)),
                         SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
         [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
-        store.save_matches([played], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+        store.save_matches([played], DEFAULT_POLICY)
         [match] = store.tournament_matches(tournament)
     finally:
         store.close()

@@ -22,7 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from arena.cli.main import main
-from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.clock import ClockSettings
 from arena.store import Store
 from arena.submissions import hash_token
@@ -220,7 +220,7 @@ def test_fault_evidence_is_its_owners_alone(site: tuple[TestClient, Store, Path]
                    (SeatBot(bot.id, "ann-crash", "1", "program", bot.spec), SeatBot(opponent, "random", "1", "agent",
                                                                                    "random")), pool="major-general")
     [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
-    store.save_matches([played], DEFAULT_SYSTEM.rate, DEFAULT_SYSTEM.initial)
+    store.save_matches([played], DEFAULT_POLICY)
     [match] = store.tournament_matches(tournament)
     assert match.reason == "crash" and match.offender == 0
     public = client.get(f"/api/matches/{match.id}/record").text

@@ -1,0 +1,65 @@
+"""How stored results move ratings: the rating policy the store applies as it stores matches (and
+`arena rerate` replays). One place for it: TrueSkill's update per match in order, a new version's
+prior, and the tallies (a seat alone in first place wins, a shared first place draws, the rest lose)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.store.rows import Pair, PlayedMatchLike, RatingChanges, RatingPoint, TallyDelta
+
+
+def seat_outcome(ranking: Sequence[int], seat: int) -> str:
+    """'win' (alone in first place), 'draw' (first place shared) or 'loss'."""
+    if ranking[seat] != 0:
+        return "loss"
+    return "draw" if sum(1 for rank in ranking if rank == 0) > 1 else "win"
+
+
+def seed_rating(ancestors: Sequence[int], current: dict[int, Pair], initial: Pair) -> Pair:
+    """A bot's rating before its first match in a pool: a new version of a bot starts from the mu of its
+    nearest earlier version rated there, with the sigma of a newcomer (Halite's practice); else `initial`."""
+    for ancestor in ancestors:
+        if ancestor in current:
+            return (current[ancestor][0], initial[1])
+    return initial
+
+
+@dataclass(frozen=True)
+class TrueSkillPolicy:
+    """TrueSkill (`system`), match by match in the order stored."""
+
+    system: RatingSystem = field(default=DEFAULT_SYSTEM)
+
+    def apply(self, matches: Sequence[tuple[PlayedMatchLike, int]], current: dict[int, Pair],
+              lineage: dict[int, tuple[int, ...]]) -> RatingChanges:
+        ratings = dict(current)
+        initial = self.system.initial
+        tallies: dict[int, TallyDelta] = {}
+        history: list[RatingPoint] = []
+        for played, match_id in matches:
+            for bot in played.bot_ids:
+                if bot not in ratings:
+                    ratings[bot] = seed_rating(lineage.get(bot, ()), ratings, initial)
+            after = self.system.rate([ratings[bot] for bot in played.bot_ids], played.ranking)
+            for seat, bot in enumerate(played.bot_ids):
+                ratings[bot] = after[seat]
+                history.append(RatingPoint(played.pool, bot, match_id, after[seat][0], after[seat][1],
+                                           played.finished_at))
+                tally = tallies.setdefault(bot, TallyDelta())
+                tally.games += 1
+                outcome = seat_outcome(played.ranking, seat)
+                if outcome == "win":
+                    tally.wins += 1
+                elif outcome == "draw":
+                    tally.draws += 1
+                else:
+                    tally.losses += 1
+                tally.last_match_id = match_id
+                tally.last_played = played.finished_at
+        return RatingChanges(history, {bot: ratings[bot] for bot in tallies}, tallies)
+
+
+DEFAULT_POLICY = TrueSkillPolicy()
