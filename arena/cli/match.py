@@ -1,13 +1,9 @@
-"""`arena match`: matches between bot programs through the referee, in seat-swapped pairs."""
+"""`arena match`: a series of games between bot programs through a referee (arena.tournament.series plays
+it; this parses and prints)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-import statistics
-import time
-from collections import Counter, defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -32,28 +28,20 @@ from arena.cli.runs import RunDisplay
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.referee.evidence import seat_evidence, shown
 from arena.referee.record import MatchRecord
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """One game of the series: its number, seed, and the bot in each seat."""
-
-    index: int
-    seed: int
-    seats: tuple[str, ...]
-
-
-def schedule(bots: list[str], games: int, first_seed: int) -> list[Pairing]:
-    """Games in rotations: each seed is played once per rotation of the bots over the seats.
-
-    With two bots that is seat-swapped pairs: (A, B) then (B, A) on the same seed.
-    """
-    pairings = []
-    for index in range(games):
-        rotation = index % len(bots)
-        seats = tuple(bots[rotation:] + bots[:rotation])
-        pairings.append(Pairing(index, first_seed + index // len(bots), seats))
-    return pairings
+from arena.tournament.series import (
+    EmbeddedReferee,
+    MatchSettings,
+    PlayedGame,
+    PlayerTally,
+    RemoteReferee,
+    Runner,
+    Series,
+    SeriesError,
+    describe,
+    labels_of,
+    run_series,
+    tally,
+)
 
 
 def match(
@@ -92,132 +80,34 @@ def match(
     check_bot_dirs(bot_dirs)
     directory = out or results_dir()
     first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-    settings = {"options": options, "clock": clock, "fault_policy": str(policy)}
+    settings = MatchSettings(options=options, clock=clock, fault_policy=policy)
+    runner: Runner
     if server:
-        runner: Runner = RemoteRunner(server, client_admin_token(admin_token, admin_token_file), directory, tls_ca)
+        runner = RemoteReferee(server, client_admin_token(admin_token, admin_token_file), directory, tls_ca)
         names = list(bots)
     else:
         names, extra_dirs = _local_bot_names(bots)
         settings_sandbox = sandbox_settings(sandbox, bot_env=bot_env)
         check_sandbox_here(settings_sandbox)
-        runner = EmbeddedRunner(list(bot_dirs or [Path("bots")]) + extra_dirs, directory, settings_sandbox)
-    pairings = schedule(names, games, first_seed)
-    started = time.perf_counter()
-    done: list[MatchRecord] = []
+        runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory, settings_sandbox)
+    with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
+        done = [0]
 
-    with RunDisplay(f"{game.name}: {' vs '.join(names)}", quiet=json_output, unit="games") as display:
-        def advance(record: MatchRecord) -> None:
-            done.append(record)
-            display.advance(len(done), len(pairings), describe_record(record))
+        def advance(played: PlayedGame, labels: tuple[str, ...]) -> None:
+            done[0] += 1
+            display.advance(done[0], games, describe(played, labels))
 
         try:
-            results = asyncio.run(_play_all(runner, game_name, pairings, settings, parallel, advance))
-        except RunnerError as error:
+            series = run_series(runner, game_name, names, games, first_seed, settings=settings, parallel=parallel,
+                                on_game=advance)
+        except SeriesError as error:
             fail(str(error), code=2)
-    elapsed = time.perf_counter() - started
     if json_output:
-        print_json({"game": game.name, "bots": names, "first_seed": first_seed, "seconds": round(elapsed, 3),
-                    "games": [_game_json(p, r, path) for p, (r, path) in zip(pairings, results)],
-                    "summary": summarise(names, results_only(results))})
+        print_json({"game": game.name, "bots": names, "first_seed": first_seed, "seconds": round(series.seconds, 3),
+                    "games": [_game_json(played, series.labels) for played in series.games],
+                    "summary": {row.label: _tally_json(row) for row in tally(series)}})
         return
-    _print_tables(game.name, game.info.seat_names, names, pairings, results, elapsed)
-
-
-class RunnerError(Exception):
-    """A series that cannot be played (unknown bot, unreachable server...)."""
-
-
-class Runner:
-    """Plays one match and returns its record and where it was stored."""
-
-    async def __aenter__(self) -> Runner:
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        return None
-
-    async def play(self, game: str, seats: tuple[str, ...], seed: int, settings: dict) -> tuple[MatchRecord, Path]:
-        raise NotImplementedError
-
-
-class EmbeddedRunner(Runner):
-    """A referee server started here, with no network port (bots reach it on its socket); bots from
-    manifests, in their sandboxes."""
-
-    def __init__(self, bot_dirs: list[Path], results: Path, sandbox: Any) -> None:
-        self.bot_dirs = bot_dirs
-        self.results = results
-        self.sandbox = sandbox
-        self.server: Any = None
-
-    async def __aenter__(self) -> EmbeddedRunner:
-        from arena.rpc.manifest import ManifestError
-        from arena.rpc.server import RefereeServer, ServerConfig
-
-        try:
-            self.server = RefereeServer(ServerConfig(port=None, bot_dirs=tuple(self.bot_dirs), results_dir=self.results,
-                                                     sandbox=self.sandbox))
-        except (ManifestError, ValueError) as error:
-            raise RunnerError(str(error)) from None
-        await self.server.start()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        await self.server.stop(drain_s=0.0)
-
-    async def play(self, game: str, seats: tuple[str, ...], seed: int, settings: dict) -> tuple[MatchRecord, Path]:
-        from arena.rpc.server import MatchRequestError
-
-        try:
-            live = self.server.start_match(game, seats, seed=seed, **settings)
-        except MatchRequestError as error:
-            raise RunnerError(str(error)) from None
-        record = await live.task
-        return record, live.path
-
-
-class RemoteRunner(Runner):
-    """A running `arena serve`, driven through its admin service; records also saved here."""
-
-    def __init__(self, address: str, token: Optional[str], results: Path, tls_ca: Optional[str] = None) -> None:
-        from arena.rpc.client import AdminClient
-
-        self.client = AdminClient(address, token, tls_ca)
-        self.results = results
-
-    async def __aenter__(self) -> RemoteRunner:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        await self.client.__aexit__(*exc_info)
-
-    async def play(self, game: str, seats: tuple[str, ...], seed: int, settings: dict) -> tuple[MatchRecord, Path]:
-        from arena.referee.archive import save_record
-        from arena.rpc.client import AdminError
-
-        try:
-            match_id = await self.client.start_match(game, seats, seed=seed, options=settings["options"],
-                                                     clock=settings["clock"], fault_policy=settings["fault_policy"])
-            async for _event in self.client.watch(match_id):
-                pass
-            record = await self.client.record(match_id)
-        except AdminError as error:
-            raise RunnerError(str(error)) from None
-        return record, save_record(self.results, record)
-
-
-async def _play_all(runner: Runner, game: str, pairings: list[Pairing], settings: dict, parallel: int,
-                    advance: Any) -> list[tuple[MatchRecord, Path]]:
-    slots = asyncio.Semaphore(parallel)
-    async with runner:
-        async def one(pairing: Pairing) -> tuple[MatchRecord, Path]:
-            async with slots:
-                played = await runner.play(game, pairing.seats, pairing.seed, settings)
-            advance(played[0])
-            return played
-
-        return list(await asyncio.gather(*(one(p) for p in pairings)))
+    _print_tables(game.name, game.info.seat_names, series)
 
 
 def _local_bot_names(arguments: list[str]) -> tuple[list[str], list[Path]]:
@@ -234,126 +124,65 @@ def _local_bot_names(arguments: list[str]) -> tuple[list[str], list[Path]]:
     return names, extra
 
 
-def results_only(results: list[tuple[MatchRecord, Path]]) -> list[MatchRecord]:
-    """The records of (record, path) pairs."""
-    return [record for record, _ in results]
-
-
-def summarise(names: list[str], records: list[MatchRecord]) -> dict[str, dict[str, Any]]:
-    """Per bot: games, wins, draws, losses, how games ended, faults, mean think time per decision."""
-    summary: dict[str, dict[str, Any]] = {}
-    reasons: dict[str, Counter[str]] = defaultdict(Counter)
-    own: dict[str, Counter[str]] = defaultdict(Counter)  # endings by the bot's own fault
-    endings: dict[str, Counter[str]] = defaultdict(Counter)  # the others (an opponent's fault said so)
-    think: dict[str, list[float]] = defaultdict(list)
-    for name in dict.fromkeys(names):
-        summary[name] = {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0}
-    for record in records:
-        result = record.result
-        assert result is not None
-        seat_of = {player.seat: player.name for player in record.players}
-        for seat, name in seat_of.items():
-            row = summary.setdefault(name, {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0})
-            row["games"] += 1
-            if result.is_draw:
-                row["draws"] += 1
-            elif seat in result.winners:
-                row["wins"] += 1
-            else:
-                row["losses"] += 1
-            if result.offender == seat:
-                row["faults"] += 1
-                own[name][result.reason] += 1
-            elif result.offender is not None:
-                endings[name][f"opponent's {result.reason}"] += 1
-            else:
-                endings[name][result.reason] += 1
-            reasons[name][result.reason] += 1
-        for step in record.decisions:
-            if "think_ms" in step.timing:
-                think[seat_of.get(step.seat, "?")].append(step.timing["think_ms"])
-    for name, row in summary.items():
-        row["reasons"] = dict(reasons[name].most_common())
-        row["own_faults"] = dict(own[name].most_common())
-        row["endings"] = dict(endings[name].most_common())
-        row["mean_think_ms"] = round(statistics.fmean(think[name]), 3) if think[name] else None
-        row["decisions"] = len(think[name])
-    return summary
-
-
-def describe_record(record: MatchRecord, names: dict[int, str] | None = None) -> str:
-    """'greedy beat random (score)', 'crashbot lost by crash', or 'a draw (score)' for a finished record
-    (`names`: who sat where, when the record's player names are not how they are shown)."""
-    result = record.result
-    if result is None:
-        return ""
-    names = names or {player.seat: player.name for player in record.players}
-    if result.offender is not None:
-        return f"{names.get(result.offender, f'seat {result.offender}')} lost by {result.reason}"
-    if result.is_draw:
-        return f"a draw ({result.reason})"
-    winners = [names.get(seat, f"seat {seat}") for seat in result.winners]
-    losers = [name for seat, name in names.items() if seat not in result.winners]
-    return f"{' and '.join(winners)} beat {' and '.join(losers)} ({result.reason})"
-
-
-def print_fault_output(records: list[MatchRecord]) -> None:
+def print_fault_output(series: Series) -> None:
     """For each bot program that lost a game by its own fault: the reason and its last output lines (once,
     from its latest such game)."""
     latest: dict[str, tuple[MatchRecord, int]] = {}
-    for record in records:
-        result = record.result
+    for played in series.games:
+        result = played.record.result
         if result is not None and result.offender is not None:
-            name = next((p.name for p in record.players if p.seat == result.offender), f"seat {result.offender}")
-            latest[name] = (record, result.offender)
+            latest[played.seats(series.labels)[result.offender]] = (played.record, result.offender)
     for name, (record, seat) in latest.items():
         result = record.result
         assert result is not None
         print_fault(name, result.reason, result.detail, seat_evidence(record.extra, seat, FAULT_OUTPUT_LINES))
 
 
-def _game_json(pairing: Pairing, record: MatchRecord, path: Path | None) -> dict[str, Any]:
-    result = record.result
+def _tally_json(row: PlayerTally) -> dict[str, Any]:
+    return {"games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses, "faults": row.faults,
+            "reasons": dict(row.reasons.most_common()), "own_faults": dict(row.own_faults.most_common()),
+            "endings": dict(row.endings.most_common()), "mean_think_ms": row.mean_think_ms,
+            "decisions": len(row.think_ms)}
+
+
+def _game_json(played: PlayedGame, labels: tuple[str, ...]) -> dict[str, Any]:
+    record, result = played.record, played.record.result
     assert result is not None
-    return {"index": pairing.index, "seed": record.seed, "seats": list(pairing.seats), "match_id": record.match_id,
-            "ranking": list(result.ranking), "scores": list(result.scores), "reason": result.reason,
-            "offender": result.offender, "detail": result.detail, "voided": result.voided,
-            "decisions": len(record.decisions), "record": str(path) if path else None}
+    return {"index": played.game.index, "seed": record.seed, "seats": played.seats(labels),
+            "match_id": record.match_id, "ranking": list(result.ranking), "scores": list(result.scores),
+            "reason": result.reason, "offender": result.offender, "detail": result.detail, "voided": result.voided,
+            "decisions": len(record.decisions), "record": str(played.path) if played.path else None}
 
 
-def _print_tables(game: str, seat_names: tuple[str, ...], names: list[str], pairings: list[Pairing],
-                  results: list[tuple[MatchRecord, Path]], elapsed: float) -> None:
-    table = Table(title=f"{game}: {len(results)} game(s) in {elapsed:.2f}s")
+def _print_tables(game: str, seat_names: tuple[str, ...], series: Series) -> None:
+    table = Table(title=f"{game}: {len(series.games)} game(s) in {series.seconds:.2f}s")
     for column in ("#", "seed", *seat_names, "winner", "scores", "reason", "decisions"):
         table.add_column(column, justify="right" if column in ("#", "seed", "decisions") else "left")
-    for pairing, (record, _path) in zip(pairings, results):
-        result = record.result
+    for played in series.games:
+        record, result = played.record, played.record.result
         assert result is not None
-        if result.is_draw:
-            winner = "draw" + (" (void)" if result.voided else "")
-        else:
-            winner = ", ".join(pairing.seats[s] for s in result.winners)
+        seated = played.seats(series.labels)
+        winner = ("draw" + (" (void)" if result.voided else "")) if result.is_draw else \
+            ", ".join(seated[s] for s in result.winners)
         reason = escape(shown(result.reason + (f": {result.detail}" if result.offender is not None and result.detail
                                                else "")))
         scores = " - ".join(f"{s:g}" for s in result.scores) or "-"
-        table.add_row(str(pairing.index + 1), str(record.seed), *pairing.seats, winner, scores, reason,
+        table.add_row(str(played.game.index + 1), str(record.seed), *seated, winner, scores, reason,
                       str(len(record.decisions)))
     console.print(table)
-    if results:
-        folder = results[0][1].parent
-        console.print(f"records: {folder}/ (replay one with: arena replay {results[-1][1]})", soft_wrap=True)
-    summary = summarise(names, results_only(results))
+    kept = [played.path for played in series.games if played.path is not None]
+    if kept:
+        console.print(f"records: {kept[0].parent}/ (replay one with: arena replay {kept[-1]})", soft_wrap=True)
     totals = Table(title="By bot")
     for column in ("bot", "games", "wins", "draws", "losses", "its faults", "other endings", "think ms/decision"):
         totals.add_column(column, justify="left" if column in ("bot", "its faults", "other endings") else "right")
-    for name, row in summary.items():
-        own = ", ".join(f"{reason} {count}" for reason, count in row["own_faults"].items()) or "-"
-        others = ", ".join(f"{reason} {count}" for reason, count in row["endings"].items()) or "-"
-        think = f"{row['mean_think_ms']:.2f}" if row["mean_think_ms"] is not None else "-"
-        totals.add_row(name, str(row["games"]), str(row["wins"]), str(row["draws"]), str(row["losses"]),
-                       own, others, think)
+    for row in tally(series):
+        own = ", ".join(f"{reason} {count}" for reason, count in row.own_faults.most_common()) or "-"
+        others = ", ".join(f"{reason} {count}" for reason, count in row.endings.most_common()) or "-"
+        think = f"{row.mean_think_ms:.2f}" if row.mean_think_ms is not None else "-"
+        totals.add_row(row.label, str(row.games), str(row.wins), str(row.draws), str(row.losses), own, others, think)
     console.print(totals)
-    print_fault_output(results_only(results))
+    print_fault_output(series)
 
 
 def register(app: typer.Typer) -> None:
