@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import json
 import random
 import time
@@ -263,42 +265,38 @@ def status(
         pools = [pool_name(open_game(name.strip())) for name in games.split(",") if name.strip()]
     ladders = ladder_status(store, pools)
     if json_output:
-        print_json({"ladders": ladders})
+        print_json({"ladders": [ladder.to_json() for ladder in ladders]})
         return
     if not ladders:
         console.print("no ladders yet: start one with `arena ladder serve --games GAME`")
         return
     for ladder in ladders:
-        service = ladder["service"]
-        running = "running" if service["running"] else "not running"
-        console.print(f"[bold]{ladder['pool']}[/bold]: {ladder['matches']} match(es) stored; service {running}"
-                      + (f" (pid {service['pid']}, seen {service['heartbeat']}Z)" if service["heartbeat"] else ""))
-        if ladder["schedule"]:
-            console.print(f"  schedule: {ladder['schedule']}; next round at {ladder['next_round_at']}Z")
-        last = ladder["last_round"]
+        service = ladder.service
+        running = "running" if service.running else "not running"
+        console.print(f"[bold]{ladder.pool}[/bold]: {ladder.matches} match(es) stored; service {running}"
+                      + (f" (pid {service.pid}, seen {service.heartbeat}Z)" if service.heartbeat else ""))
+        if ladder.schedule:
+            console.print(f"  schedule: {ladder.schedule}; next round at {ladder.next_round_at}Z")
+        last = ladder.last_round
         if last:
-            number = last["round"] + 1 if last["round"] is not None else "-"
-            console.print(f"  last round {number} at {last['started_at']}Z: {last['stored']} stored, "
-                          f"{last['carried']} carried over, {last['infrastructure']} infrastructure fault(s), "
-                          f"{last['left']} left, {last['seconds']:.1f}s"
-                          + (f" ({last['note']})" if last["note"] else ""))
-        console.print(f"  pending: {ladder['pending']} match(es)" +
-                      (f" (+{ladder['pending_with_retired_bots']} with retired bots, never to be played)"
-                       if ladder["pending_with_retired_bots"] else ""))
+            number = last.round + 1 if last.round is not None else "-"
+            console.print(f"  last round {number} at {last.started_at}Z: {last.stored} stored, "
+                          f"{last.carried} carried over, {last.infrastructure} infrastructure fault(s), "
+                          f"{last.left} left, {last.seconds:.1f}s" + (f" ({last.note})" if last.note else ""))
+        console.print(f"  pending: {ladder.pending} match(es)" +
+                      (f" (+{ladder.pending_with_retired_bots} with retired bots, never to be played)"
+                       if ladder.pending_with_retired_bots else ""))
         table = Table(title_justify="left")
         for column in ("bot", "version", "games", "mu", "sigma", "pending", "recent faults"):
             table.add_column(column)
-        for bot in ladder["bots"]:
-            reasons: dict[str, int] = {}
-            for fault in bot["recent_faults"]:
-                reasons[fault["reason"]] = reasons.get(fault["reason"], 0) + 1
-            table.add_row(bot["bot"], bot["version"], str(bot["games"]),
-                          "-" if bot["mu"] is None else f"{bot['mu']:.2f}",
-                          "-" if bot["sigma"] is None else f"{bot['sigma']:.2f}", str(bot["pending"]),
+        for bot in ladder.bots:
+            reasons = Counter(fault.reason for fault in bot.recent_faults)
+            table.add_row(bot.bot, bot.version, str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
+                          "-" if bot.sigma is None else f"{bot.sigma:.2f}", str(bot.pending),
                           ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-")
         console.print(table)
-        for fault in ladder["recent_infrastructure_faults"][:5]:
-            console.print(f"  infrastructure fault at {fault['at']}Z ({', '.join(fault['bots'])}): {fault['detail']}")
+        for fault in ladder.recent_infrastructure_faults[:5]:
+            console.print(f"  infrastructure fault at {fault.at}Z ({', '.join(fault.bots)}): {fault.detail}")
 
 
 def register(main: typer.Typer) -> None:

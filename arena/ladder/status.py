@@ -1,32 +1,126 @@
-"""`arena ladder status`: each ladder's schedule, last and next round, pending matches and recent faults."""
+"""`arena ladder status`: each ladder's schedule, last and next round, pending matches and recent faults,
+as typed values (`LadderStatus`); `to_json()` gives the form `--json` and the web API print."""
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
 from arena.store import Store
 from arena.store.models import utcnow
-from arena.store.rows import TournamentRow
+from arena.store.rows import BotRow, TournamentRow
 
 ALIVE_S = 90.0  # a service that wrote its heartbeat this recently (or is in a round) counts as running
 
 
-def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20) -> list[dict[str, Any]]:
-    """The status of every stored ladder (or those of `pools`), as JSON-ready data."""
+@dataclass(frozen=True)
+class ServiceState:
+    """The ladder service as it last wrote itself down."""
+
+    running: bool
+    heartbeat: str | None  # naive UTC, ISO
+    pid: int | None
+    stopped_at: str | None
+
+
+@dataclass(frozen=True)
+class LastRound:
+    """What the service's last round did for this ladder (arena.ladder.service.PoolRound, stored)."""
+
+    round: int | None  # counted from 0; shown from 1
+    started_at: str | None
+    pool: str = ""
+    bots: int = 0
+    planned: int = 0
+    carried: int = 0
+    stored: int = 0
+    infrastructure: int = 0
+    left: int = 0
+    seconds: float = 0.0
+    note: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LastRound:
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**{"round": None, "started_at": None, **known})
+
+
+@dataclass(frozen=True)
+class RecentFault:
+    """A match a bot lost by its own fault."""
+
+    match: str
+    reason: str
+    detail: str
+    at: str
+
+
+@dataclass(frozen=True)
+class InfrastructureFault:
+    """A match the infrastructure failed (played again)."""
+
+    round: int
+    pairing: int
+    rotation: int
+    bots: list[str]
+    detail: str
+    at: str
+
+
+@dataclass(frozen=True)
+class LadderBot:
+    """A bot of the ladder's field."""
+
+    bot: str
+    version: str
+    kind: str
+    games: int
+    mu: float | None
+    sigma: float | None
+    pending: int
+    recent_faults: list[RecentFault]
+
+
+@dataclass(frozen=True)
+class LadderStatus:
+    """One ladder."""
+
+    pool: str
+    ladder: int
+    name: str | None
+    game: str
+    schedule: str | None
+    settings: dict[str, Any]
+    service: ServiceState
+    last_round: LastRound | None
+    next_round_at: str | None
+    matches: int
+    pending: int
+    pending_with_retired_bots: int
+    bots: list[LadderBot]
+    recent_infrastructure_faults: list[InfrastructureFault]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20) -> list[LadderStatus]:
+    """The status of every stored ladder (or those of `pools`)."""
     ladders = [t for t in store.tournaments(format="ladder") if pools is None or t.pool in pools]
-    return [_one(store, ladder, recent) for ladder in sorted(ladders, key=lambda t: t.pool)]
-
-
-def _one(store: Store, ladder: TournamentRow, recent: int) -> dict[str, Any]:
-    state = dict(ladder.settings.get("service", {}))
     bots = {bot.id: bot for bot in store.bots()}
+    return [_one(store, ladder, bots, recent) for ladder in sorted(ladders, key=lambda t: t.pool)]
+
+
+def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: int) -> LadderStatus:
+    state = dict(ladder.settings.get("service", {}))
     entries = store.entries(ladder.id)
     finished = store.finished_keys(ladder.id)
-    seats = max((len(row.bots) for row in store.pairings(ladder.id)), default=2)
+    pairings = store.pairings(ladder.id)
+    seats = max((len(row.bots) for row in pairings), default=2)
     pending: dict[int, int] = {}
     waiting = voided = 0
-    for row in store.pairings(ladder.id):
+    for row in pairings:
         if row.is_bye:
             continue
         open_rotations = sum(1 for rotation in range(seats) if (row.round, row.index, rotation) not in finished)
@@ -38,32 +132,32 @@ def _one(store: Store, ladder: TournamentRow, recent: int) -> dict[str, Any]:
                 pending[bot] = pending.get(bot, 0) + open_rotations
         else:
             voided += open_rotations
-    faults: dict[int, list[dict[str, Any]]] = {}
+    faults: dict[int, list[RecentFault]] = {}
     for fault in store.bot_faults(tournament_id=ladder.id, limit=recent):
-        faults.setdefault(fault.bot_id, []).append({"match": fault.uid, "reason": fault.reason,
-                                                    "detail": fault.detail[:300], "at": _iso(fault.finished_at)})
-    infra = [{"round": f.round, "pairing": f.pairing, "rotation": f.rotation,
-              "bots": [bots[b].name for b in f.bots if b in bots], "detail": f.detail[:300], "at": _iso(f.at)}
+        faults.setdefault(fault.bot_id, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
+                                                               _iso(fault.finished_at)))
+    infra = [InfrastructureFault(f.round, f.pairing, f.rotation, [bots[b].name for b in f.bots if b in bots],
+                                 f.detail[:300], _iso(f.at))
              for f in store.infra_faults(ladder.id, limit=recent)]
     ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
     field = [bot for bot in state.get("field", entries) if bot in bots and bots[bot].status == "live"]
     heartbeat = state.get("heartbeat")
-    alive = (heartbeat is not None and not state.get("stopped_at")
-             and (utcnow() - datetime.fromisoformat(heartbeat)).total_seconds() < ALIVE_S)
-    return {
-        "pool": ladder.pool, "ladder": ladder.id, "name": ladder.name, "game": ladder.game,
-        "schedule": state.get("settings", {}).get("schedule"), "settings": state.get("settings", {}),
-        "service": {"running": alive, "heartbeat": heartbeat, "pid": state.get("pid"),
-                    "stopped_at": state.get("stopped_at")},
-        "last_round": state.get("last_round"), "next_round_at": state.get("next_round_at"),
-        "matches": ladder.matches, "pending": waiting, "pending_with_retired_bots": voided,
-        "bots": [{"bot": bots[bot].name, "version": bots[bot].version, "kind": bots[bot].kind,
-                  "games": ratings[bot].games if bot in ratings else 0,
-                  "mu": round(ratings[bot].mu, 3) if bot in ratings else None,
-                  "sigma": round(ratings[bot].sigma, 3) if bot in ratings else None,
-                  "pending": pending.get(bot, 0), "recent_faults": faults.get(bot, [])} for bot in field],
-        "recent_infrastructure_faults": infra,
-    }
+    alive = bool(heartbeat is not None and not state.get("stopped_at")
+                 and (utcnow() - datetime.fromisoformat(heartbeat)).total_seconds() < ALIVE_S)
+    settings = dict(state.get("settings", {}))
+    last = state.get("last_round")
+    return LadderStatus(
+        pool=ladder.pool, ladder=ladder.id, name=ladder.name, game=ladder.game, schedule=settings.get("schedule"),
+        settings=settings,
+        service=ServiceState(alive, heartbeat, state.get("pid"), state.get("stopped_at")),
+        last_round=LastRound.from_json(last) if last else None, next_round_at=state.get("next_round_at"),
+        matches=ladder.matches, pending=waiting, pending_with_retired_bots=voided,
+        bots=[LadderBot(bots[bot].name, bots[bot].version, bots[bot].kind,
+                        ratings[bot].games if bot in ratings else 0,
+                        round(ratings[bot].mu, 3) if bot in ratings else None,
+                        round(ratings[bot].sigma, 3) if bot in ratings else None,
+                        pending.get(bot, 0), faults.get(bot, [])) for bot in field],
+        recent_infrastructure_faults=infra)
 
 
 def _iso(moment: datetime) -> str:

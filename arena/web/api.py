@@ -319,7 +319,7 @@ def tournament(request: Request, tournament: str, page: int = PAGE,
 
 @router.get("/ladders", summary="Every ladder's schedule, rounds, pending matches and recent faults")
 def ladders(request: Request) -> dict[str, Any]:
-    return {"ladders": ladder_status(store_of(request))}
+    return {"ladders": [ladder.to_json() for ladder in ladder_status(store_of(request))]}
 
 
 @router.get("/matches", response_model=MatchList, responses=ERRORS, summary="Stored matches, newest first")

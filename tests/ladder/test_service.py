@@ -53,10 +53,11 @@ def test_rounds_run_on_schedule_and_keep_their_state_in_the_database(store: Stor
     assert len(logs) == 3 and all(line.startswith("ladder: major-general round ") for line in logs)
     assert "round 3: 6 stored, 3 bots" in logs[-1] and "next round at" in logs[-1]  # counted from 1
     [status] = ladder_status(store)
-    assert status["matches"] == 18 and status["pending"] == 0 and status["service"]["running"] is False
-    assert status["last_round"]["round"] == 2 and status["next_round_at"] and status["schedule"] == "every 200ms"
-    assert {bot["bot"] for bot in status["bots"]} == {"a", "b", "c"} and all(b["games"] > 0 for b in status["bots"])
-    matches = store.tournament_matches(status["ladder"])
+    assert status.matches == 18 and status.pending == 0 and status.service.running is False
+    assert status.last_round is not None and status.last_round.round == 2 and status.next_round_at
+    assert status.schedule == "every 200ms" and status.to_json()["last_round"]["stored"] == 6
+    assert {bot.bot for bot in status.bots} == {"a", "b", "c"} and all(b.games > 0 for b in status.bots)
+    matches = store.tournament_matches(status.ladder)
     assert len({(m.round, m.pairing, m.rotation) for m in matches}) == 18
 
 
@@ -83,7 +84,7 @@ def test_new_versions_join_at_the_next_round_and_retired_ones_leave(tmp_path: Pa
     finally:
         service.close()
     [status] = ladder_status(store)
-    assert status["pending"] == 0 and [b["bot"] for b in status["bots"]] == ["random"]
+    assert status.pending == 0 and [b.bot for b in status.bots] == ["random"]
 
 
 class _Hook(BaseHTTPRequestHandler):
@@ -140,7 +141,7 @@ def test_a_stalling_bot_cannot_hold_up_a_round(store: Store) -> None:
     assert took < 3.0 + 1.0 + 3.0  # the round's time, the grace, and stopping the workers
     slow = next(bot.id for bot in store.bots() if bot.name == "slow")
     [status] = ladder_status(store)
-    pending = {bot["bot"]: bot["pending"] for bot in status["bots"]}
+    pending = {bot.bot: bot.pending for bot in status.bots}
     assert pending["slow"] == 2 and part.stored >= 2  # its table waits; the others' matches were stored
     ladder = service.ladders[GAME.name][1]
     planned_second = [row for row in store.pairings(ladder) if row.round == part.round]
