@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS ?= dev,openspiel
 
-.PHONY: demo test bench clean sandbox-tools browser-tools install docker-test
+.PHONY: demo test bench clean sandbox-tools browser-tools bot-toolchains install docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ demo: $(STAMP)
 	@echo "Next: $(BIN)/arena leaderboard GAME (a game's table), $(BIN)/arena replay MATCH (a match move by move),"
 	@echo "      $(BIN)/arena web (all of it in a browser, at http://127.0.0.1:8080/)"
 
-test: $(STAMP) sandbox-tools browser-tools
+test: $(STAMP) sandbox-tools browser-tools bot-toolchains
 	$(BIN)/python -m mypy arena
 	$(BIN)/python -m pytest -q
 
@@ -55,6 +55,23 @@ browser-tools:
 	  else \
 	    echo "the browser tests need Chromium: sudo apt-get install chromium chromium-driver (they skip without it)"; \
 	  fi; }
+
+# The starters in bots/ in other languages are tested where their toolchain is: the C++ one needs g++ and
+# Debian's gRPC (installed here where we may, root with apt-get); the JavaScript one needs Node.js and npm.
+# The tests that cannot run say which toolchain is missing (pytest -ra lists them).
+bot-toolchains:
+	@{ command -v g++ && command -v make && command -v pkg-config && command -v grpc_cpp_plugin \
+	   && pkg-config --exists grpc++ protobuf; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing the C++ starter's toolchain (g++, gRPC's C++ library, protoc's gRPC plug-in)"; \
+	    apt-get install -y -qq g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc >/dev/null 2>&1 \
+	      || { apt-get update -qq && apt-get install -y -qq g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc >/dev/null; } \
+	      || echo "could not install the C++ toolchain; the C++ starter's tests will skip"; \
+	  else \
+	    echo "the C++ starter's tests need: sudo apt-get install g++ make pkg-config libgrpc++-dev protobuf-compiler-grpc"; \
+	  fi; }
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 \
+	  || echo "the JavaScript starter's tests need Node.js and npm (apt-get install nodejs npm); they will skip"
 
 # The hosted deployment for real: installs what it needs (docker.io, debootstrap, Compose v2), builds the
 # images (from Debian's packages where no registry answers), runs the whole stack, uploads a bot through the

@@ -165,18 +165,27 @@ def served_as(manifest: BotManifest, key: str) -> BotManifest:
 
 
 def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:
-    """Every <dir>/<bot>/bot.toml under the given folders, by bot name (a name may appear once)."""
+    """Every <dir>/<bot>/bot.toml under the given folders, by bot name (a name may appear once). A folder that
+    is itself a bot's (named on purpose) wins over a bot of the same name found in a folder of bots (say,
+    `arena match GAME ./my-copy random` beside a ./bots/ holding the original); two of a kind conflict."""
     found: dict[str, BotManifest] = {}
+    named: set[str] = set()  # names of bots whose own folder was given
     for directory in directories:
         root = Path(directory)
-        if (root / MANIFEST_NAME).is_file():  # a single bot's folder
-            paths = [root / MANIFEST_NAME]
-        else:
-            paths = sorted(root.glob(f"*/{MANIFEST_NAME}"))
+        single = (root / MANIFEST_NAME).is_file()
+        paths = [root / MANIFEST_NAME] if single else sorted(root.glob(f"*/{MANIFEST_NAME}"))
         for path in paths:
             manifest = load_manifest(path)
-            if manifest.name in found and found[manifest.name].directory != manifest.directory:
-                raise ManifestError(f"two bots are named {manifest.name!r}: {found[manifest.name].directory} "
-                                    f"and {manifest.directory}")
+            earlier = found.get(manifest.name)
+            if earlier is not None and earlier.directory != manifest.directory:
+                if single and manifest.name not in named:
+                    pass  # the bot named by its folder replaces the one found by looking
+                elif not single and manifest.name in named:
+                    continue  # ... and stays
+                else:
+                    raise ManifestError(f"two bots are named {manifest.name!r}: {earlier.directory} and "
+                                        f"{manifest.directory}")
             found[manifest.name] = manifest
+            if single:
+                named.add(manifest.name)
     return found

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from arena.rpc import protogen
 from arena.rpc.generated import admin_pb2, bot_pb2, bot_pb2_grpc
 
@@ -33,9 +35,11 @@ def test_a_changed_proto_is_regenerated(tmp_path: Path) -> None:
     assert not protogen.is_current(tmp_path)
 
 
-def test_the_node_example_carries_the_current_protos() -> None:
-    """A sandboxed bot sees its own folder only, so the Node.js example vendors the .proto files."""
-    shipped = ROOT / "docs" / "examples" / "node-bot" / "protos" / "arena" / "v1"
+@pytest.mark.parametrize("starter", ["javascript", "cpp"])
+def test_the_starters_carry_the_current_protos(starter: str) -> None:
+    """A sandboxed bot sees its own folder only (and a starter is copied out of the repository), so the
+    starters in other languages vendor the .proto files."""
+    shipped = ROOT / "bots" / starter / "protos" / "arena" / "v1"
     for source in protogen.proto_files(ROOT):
         assert (shipped / source.name).read_text() == source.read_text(), (
-            f"docs/examples/node-bot/protos is stale: cp protos/arena/v1/*.proto {shipped.relative_to(ROOT)}/")
+            f"bots/{starter}/protos is stale: cp protos/arena/v1/*.proto {shipped.relative_to(ROOT)}/")

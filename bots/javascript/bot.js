@@ -5,7 +5,7 @@
 //   node bot.js HOST:PORT TOKEN NAME
 // or, on a hosted ladder, the one setting ARENA_REMOTE=arena://NAME:TOKEN@HOST:PORT (arenas:// for TLS).
 // The bot carries its own copy of the .proto files (protos/): in the sandbox it sees its folder only.
-// Check it as the referee will run it: arena bot test docs/examples/node-bot
+// Check it as the referee will run it: arena bot test bots/javascript
 const fs = require("fs");
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
@@ -21,7 +21,7 @@ const [server, token, name] = remote
   ? [`${remote.hostname}:${remote.port || 50051}`, decodeURIComponent(remote.password), decodeURIComponent(remote.username)]
   : [process.argv[2] || process.env.ARENA_SERVER,
     process.argv[3] || (process.env.ARENA_TOKEN_FILE ? fs.readFileSync(process.env.ARENA_TOKEN_FILE, "utf8").trim() : ""),
-    process.argv[4] || process.env.ARENA_BOT_NAME || "node-first"];
+    process.argv[4] || process.env.ARENA_BOT_NAME || "starter-js"];
 const streams = Number(process.env.ARENA_CONCURRENCY || 1);  // matches at once (bot.toml's concurrency)
 const tls = remote && remote.protocol === "arenas:";
 const client = new arena.Bot(server, tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
@@ -41,6 +41,8 @@ function playOneMatch(slot) {
     } else if (message.kind === "decision_request") {
       const request = message.decision_request;
       // request.observation.major_general (or .general_orders) holds the typed observation; unused here.
+      // >>> YOUR STRATEGY GOES HERE <<<  the first legal action; request.legal_actions are ascending ids,
+      // labels[id] says what each one does, request.observation the seat's view of the game.
       const action = request.legal_actions[0];
       last = labels[action] || String(action);
       // sequence is a string (64-bit): echo it as it came

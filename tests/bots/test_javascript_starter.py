@@ -1,4 +1,4 @@
-"""docs/examples/node-bot, the JavaScript bot made from protos/ alone: its packages installed with npm, it
+"""bots/javascript, the JavaScript starter made from protos/ alone: its packages installed with npm, it
 plays through the referee (Major General and General Orders) and passes `arena bot test`."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from arena.cli.main import main
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "node-bot"
+EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "javascript"
 OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "network")
 
 
@@ -22,7 +22,7 @@ OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", 
 def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the example with its node_modules/, as a bot author would have it."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are not installed here (the JavaScript example needs them)")
+        pytest.skip("Node.js and npm are not installed here (the JavaScript starter needs them)")
     folder = tmp_path_factory.mktemp("node") / "node-bot"
     shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("node_modules"))
     done = subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=folder, capture_output=True,
@@ -46,7 +46,7 @@ def test_the_javascript_bot_plays_through_the_referee(capsys: pytest.CaptureFixt
     code, data = run(capsys, "match", game, str(node_bot), "random", "--games", "2", "--seed", "5",
                      "--out", str(tmp_path), "--json")
     assert code == 0, data
-    summary = data["summary"]["node-first"]  # the name in its bot.toml
+    summary = data["summary"]["starter-js"]  # the name in its bot.toml
     assert summary["games"] == 2 and summary["faults"] == 0 and summary["decisions"] > 0
     for played in data["games"]:
         assert played["reason"] not in ("crash", "disconnect", "wrong_sequence", "illegal_action", "timeout")

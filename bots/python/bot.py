@@ -1,0 +1,51 @@
+"""The smallest useful bot: it looks one move ahead and picks the move that scores best by a heuristic.
+
+Copy this folder, rename the bot in bot.toml, and write your own `heuristic` below: that is the whole
+bot. Everything else (connecting to the referee, clocks, matches one after another) is the SDK's.
+"""
+
+import random
+
+from arena.agents.base import Agent, DecisionRequest
+from arena.agents.knowledge import evaluate
+from arena.games.base import Game, State
+from arena.sdk import run_bot
+
+
+def heuristic(state: State, seat: int) -> float:
+    """How good `state` is for `seat`, from -1 (lost) to 1 (won).
+
+    >>> YOUR HEURISTIC GOES HERE <<<  Read the position through the engine's state (what the rules
+    engine keeps: `state.observation(seat)` is the dict your bot is sent). The default is Arena's own
+    evaluation of the game family (what the built-in `greedy` player uses), so this bot starts as
+    strong as greedy's first move: beat it.
+    """
+    if state.is_terminal():
+        return state.returns()[seat]
+    return evaluate(state, seat)
+
+
+class StarterBot(Agent):
+    name = "starter-python"
+    version = "1"
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        super().reset(game, seat, seed)  # keeps self.game, self.seat, self.seed
+        self.rng = random.Random(seed)  # the referee's seed: a match can be played again exactly
+
+    def act(self, request: DecisionRequest) -> int:
+        legal = request.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        # A position consistent with what this seat sees (hidden cards dealt at random, as the deck allows).
+        position = self.game.determinize(request.observation, self.rng)
+        scores = {}
+        for action in legal:
+            after = position.clone()
+            after.apply_action(action)
+            scores[action] = heuristic(after, self.seat) + 1e-6 * self.rng.random()  # ties broken at random
+        return max(scores, key=scores.__getitem__)
+
+
+if __name__ == "__main__":
+    run_bot(StarterBot())
