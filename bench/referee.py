@@ -21,6 +21,8 @@
 `--sandbox` chooses how the bots of 2. and 3. run (default bwrap, as a referee runs them).
 
 Targets (issue 3): referee p50 <= 1.5 x raw p50; >= 3,000 decisions/s with 8 matches on 2 cores.
+Targets (issue 26): referee and SDK CPU per decision <= 200 us each (printed beside the raw gRPC anchor:
+the CPU of one raw grpc.aio round trip on the server side and on the client side, in the same run).
 Targets (issue 13): launch <= 100 ms more in the sandbox; sandboxed round trip p50 <= 1.1 x unsandboxed.
 """
 
@@ -96,6 +98,14 @@ class RawPingPong:
             await context.read()  # type: ignore[attr-defined]
             times.append(clock() - started)
         return times
+
+    async def cpu_per_round_trip(self, count: int) -> tuple[float, float]:
+        """CPU seconds per ping-pong of this (server) process and of the client process."""
+        assert self.client is not None
+        client_before, server_before = tree_cpu_s(self.client.pid), time.process_time()
+        await self.round_trips(count)
+        return ((time.process_time() - server_before) / count,
+                (tree_cpu_s(self.client.pid) - client_before) / count)
 
     async def stop(self) -> None:
         self.done.set()  # the handler returns: the client sees the stream end and exits
@@ -231,6 +241,7 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str) -> dict:
                 by_mode[mode] += round_trips
                 if mode == sandbox:
                     cycle_times += cycles
+        raw_server_cpu, raw_client_cpu = await raw.cpu_per_round_trip(max(2000, decisions))
         await raw.stop()
         rate, counted, referee_cpu, bots_cpu, processes = await throughput(servers[sandbox], 8, matches_per_lane)
     finally:
@@ -262,6 +273,11 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str) -> dict:
         "referee_cpu_us_per_decision_8_matches": round(referee_cpu * 1e6, 1),
         "bots_cpu_us_per_decision_8_matches": round(bots_cpu * 1e6, 1),
         "bot_processes_8_matches": processes,
+        # the anchor, in the same run: CPU of one raw grpc.aio message round trip on each side
+        "raw_server_cpu_us_per_round_trip": round(raw_server_cpu * 1e6, 1),
+        "raw_client_cpu_us_per_round_trip": round(raw_client_cpu * 1e6, 1),
+        "referee_cpu_ratio_to_raw": round(referee_cpu / raw_server_cpu, 3),
+        "bots_cpu_ratio_to_raw": round(bots_cpu / raw_client_cpu, 3),
         "cpu_bound_decisions_per_s": round((os.cpu_count() or 1) / cpu_per_decision, 1),
         "round_trips_measured": len(referee_times),
         "cpus": os.cpu_count(),
@@ -299,6 +315,9 @@ def main() -> int:
     print(f"    referee {figures['referee_cpu_us_per_decision_8_matches']:.0f} us, "
           f"bots {figures['bots_cpu_us_per_decision_8_matches']:.0f} us "
           f"({figures['bot_processes_8_matches']} bot process(es) for 8 matches)")
+    print(f"    raw grpc.aio CPU per round trip (the anchor): server {figures['raw_server_cpu_us_per_round_trip']:.0f} us "
+          f"(referee {figures['referee_cpu_ratio_to_raw']:.2f}x), client {figures['raw_client_cpu_us_per_round_trip']:.0f}"
+          f" us (bot SDK {figures['bots_cpu_ratio_to_raw']:.2f}x)")
     print(f"sandbox cost (bots of the runs above: {figures['sandbox']})")
     print(f"  launch to Hello p50        bwrap {figures['launch_ms_p50_bwrap']:.1f} ms, none "
           f"{figures['launch_ms_p50_none']:.1f} ms: {figures['launch_extra_ms_sandbox']:+.1f} ms (target <= +100)")

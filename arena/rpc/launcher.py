@@ -23,6 +23,8 @@ OUTPUT_BURST = 4 * 2**20  # bytes a bot may write at once before its output is r
 #: Opens the referee's end of a launched process's own socket (before the process starts): (socket, token) -> closer.
 Listen = Callable[[Path, str], Awaitable[Callable[[], Awaitable[None]]]]
 
+CORES = os.cpu_count() or 1
+
 
 def _group_has_members(group: int) -> bool:
     """True when some process of this machine is in process group `group`."""
@@ -76,6 +78,7 @@ class BotProcess:
         self._close_listener: Optional[Callable[[], Awaitable[None]]] = None
         self.output = OutputTail()
         self.plan: Optional[LaunchPlan] = None
+        self.launched_at = time.monotonic()
         self.process: Optional[asyncio.subprocess.Process] = None
         self._pump: Optional[asyncio.Task[None]] = None
         self._cleaned = False
@@ -121,6 +124,7 @@ class BotProcess:
             await self._close_socket()
             self._cleanup()
             raise
+        self.launched_at = time.monotonic()
         self._pump = asyncio.get_running_loop().create_task(self._read_output())
 
     async def _read_output(self) -> None:
@@ -215,6 +219,16 @@ class BotProcess:
             except ValueError:
                 return f"was killed by signal {signum}"
         return f"exited with status {code}"
+
+    def cpu_seconds(self) -> Optional[float]:
+        """CPU time the process tree used so far, where the kernel counts it; None where it does not."""
+        if self.plan is None or self.plan.cgroup is None:
+            return None
+        return self.plan.cgroup.cpu_seconds()
+
+    def could_have_used(self, cpu_seconds: float) -> bool:
+        """False when the tree cannot have used `cpu_seconds` yet: its age times the cores bounds its CPU time."""
+        return (time.monotonic() - self.launched_at) * CORES >= cpu_seconds
 
     def usage(self) -> Optional[CgroupUsage]:
         """What the process tree used so far, where the kernel counts it (cgroups)."""

@@ -624,10 +624,12 @@ def _cancel_idle_timer(local: LocalProcess) -> None:
 
 
 def _has_used_half_its_cpu(local: LocalProcess) -> bool:
-    usage = local.process.usage()
-    plan = local.process.plan
-    return (usage is not None and plan is not None and usage.cpu_seconds is not None
-            and usage.cpu_seconds >= plan.limits.cpu_seconds / 2)
+    """Checked after every match: cheap (no read at all while the process is too young to have used it)."""
+    process, plan = local.process, local.process.plan
+    if plan is None or not process.could_have_used(plan.limits.cpu_seconds / 2):
+        return False
+    used = process.cpu_seconds()
+    return used is not None and used >= plan.limits.cpu_seconds / 2
 
 
 def _fail_waiter(waiter: asyncio.Future[BotSession], error: type[Exception]) -> None:

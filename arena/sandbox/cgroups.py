@@ -108,6 +108,15 @@ class BotCgroup:
     def limits_memory(self) -> bool:
         return self.version == 2 or "memory" in self.dirs
 
+    def cpu_seconds(self) -> Optional[float]:
+        """CPU time the tree used so far (one file read: what is checked after every match)."""
+        if self.version == 2:
+            cpu = _keyed(_read(self.dirs["unified"] / "cpu.stat")).get("usage_usec")
+            return cpu / 1e6 if cpu is not None else None
+        cpuacct = self.dirs.get("cpuacct")
+        cpu_ns = _number(cpuacct / "cpuacct.usage") if cpuacct else None
+        return cpu_ns / 1e9 if cpu_ns is not None else None
+
     def usage(self) -> CgroupUsage:
         """Peak memory and processes, CPU time, and the limits the kernel enforced so far."""
         if self.version == 2:

@@ -105,8 +105,12 @@ def card_name(card: int) -> str:
     return f"{COMMANDS[first].title()}/{COMMANDS[second].title()}"
 
 
+# the cards of every mask, for the hot path (observations): 2^NUM_CARDS small tuples
+_CARDS_IN = tuple(tuple(card for card in range(NUM_CARDS) if mask >> card & 1) for mask in range(1 << NUM_CARDS))
+
+
 def _cards_in(mask: int) -> list[int]:
-    return [card for card in range(NUM_CARDS) if mask >> card & 1]
+    return list(_CARDS_IN[mask]) if mask < len(_CARDS_IN) else [card for card in range(NUM_CARDS) if mask >> card & 1]
 
 
 def _mask_of(cards: list[int]) -> int:
