@@ -30,7 +30,7 @@ demo: $(STAMP)
 
 test: $(STAMP) sandbox-tools browser-tools bot-toolchains
 	$(BIN)/python -m mypy arena
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # Bot programs run in a bubblewrap sandbox (and the tests run them so): install it where it is
 # missing and we may (root with apt-get, as on CI), else say how.

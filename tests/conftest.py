@@ -12,6 +12,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# Tables are as wide for every test, in the main process or a worker of pytest-xdist (rich reads COLUMNS).
+os.environ["COLUMNS"] = "120"
+
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "odd_one_out"
 
 

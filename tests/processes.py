@@ -65,10 +65,17 @@ def trees(roots: set[int]) -> set[int]:
     return inside
 
 
+def _siblings_trees() -> set[int]:
+    """Everything the other workers of a parallel run (pytest-xdist: our parent's other children) started."""
+    parents = _parents()
+    siblings = {pid for pid, parent in parents.items() if parent == os.getppid() and pid != os.getpid()}
+    return trees(siblings) if os.environ.get("PYTEST_XDIST_WORKER") else set()
+
+
 def leftovers(referee: Any, name: str) -> set[int]:
-    """Processes of bot `name` that belong to none of its live (warm) processes."""
+    """Processes of bot `name` that belong to none of its live (warm) processes, nor to another test worker."""
     live = {lp.process.pid for lp in referee.server.pool._processes.get(name, []) if lp.process.is_running}
-    return processes_of(name) - trees(live)
+    return processes_of(name) - trees(live) - _siblings_trees()
 
 
 def wait_for_no_leftovers(referee: Any, name: str, within_s: float = 20.0) -> None:

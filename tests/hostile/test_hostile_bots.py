@@ -25,7 +25,7 @@ CASES = [
     ("hostile-sleep-forever", "timeout", "within 5.000s"),
     ("hostile-spin", "timeout", "within 5.000s"),
     ("hostile-cpu", "cpu_limit", "its 2 s of CPU time"),
-    ("hostile-memory", "memory_limit", "memory limit of 1024 MB"),
+    ("hostile-memory", "memory_limit", "memory limit of 256 MB"),
     ("hostile-fork", "process_limit", "limit of 64 processes"),
     ("hostile-garbage", "malformed_message", "not an arena.v1.BotMessage"),
     ("hostile-empty", "malformed_message", "0 bytes that carry no known BotMessage field"),
@@ -76,7 +76,7 @@ def test_a_hostile_bot_loses_with_its_reason_and_harms_nothing(referee: Backgrou
         assert forked < 64  # the sandbox held it to its limit, threads included
         assert evidence["usage"]["processes_peak"] <= 64
     if bot == "hostile-memory":
-        assert evidence["usage"]["memory_peak_mb"] <= 1024 + 1
+        assert evidence["usage"]["memory_peak_mb"] <= 256 + 1
     wait_for_no_leftovers(referee, bot)  # the fault stopped its whole process tree
     assert not processes_of(bot)
     check_normal(referee, seed=12)
