@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import console, fail, print_json
-from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
+from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, ago, open_store
 from arena.games.registry import UnknownGameError
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.leaderboard import bradley_terry_fit
@@ -108,7 +108,10 @@ def rerate(
 ) -> None:
     """Recompute TrueSkill ratings and their history from every stored result, in the order played."""
     store = open_store(db)
-    summaries = [rerate_pool(store, pool) for pool in pools_for(store, game)]
+    summaries = []
+    for pool in pools_for(store, game):
+        with RunDisplay(f"rerate {pool}", quiet=json_output) as display:
+            summaries.append(rerate_pool(store, pool, on_progress=display.advance))
     if json_output:
         print_json([{"pool": s.pool, "matches": s.matches, "bots": s.bots, "seconds": round(s.seconds, 3)}
                     for s in summaries])

@@ -6,20 +6,31 @@ for a bot left idle: roughly, what the result would teach the ratings. Bots idle
 rounds are seated first, so none is ever starved; a bot with `max_pending` matches already waiting
 (a slow or stalling one) gets no new table, so it cannot hold up a round. Draws are seeded: the same
 state plans the same round.
+
+A round is planned in about N log N for N bots, not N squared: the quality of a pair falls off fast
+with the gap between the ratings, so a bot's opponents are drawn among its `WINDOW` nearest open bots
+on each side in rating order (a linked list over the sorted field), plus `FAR_DRAWS` drawn from the
+whole field by their worth so that a far rating can still be met; the first seats are drawn from a
+Fenwick tree of weights. On a field of at most 2 * WINDOW + 1 bots every bot is near every other.
 """
 
 from __future__ import annotations
 
+import math
 import random
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from arena.ratings.trueskill_env import RatingSystem
 from arena.tournament.formats import match_quality, weighted_choice
 
 NEW_GAMES = 10  # a version with fewer games than this in the pool counts as new
 STARVE_ROUNDS = 3  # a bot idle this many rounds is seated before anyone else
+WINDOW = 12  # a seat's opponents are drawn among this many open bots on each side in rating order...
+FAR_DRAWS = 2  # ...and this many drawn from the whole field by their worth
+MIN_QUALITY = 1e-6  # no pair is worth nothing
 
 
 @dataclass(frozen=True)
@@ -41,58 +52,174 @@ def eagerness(candidate: Candidate, system: RatingSystem) -> float:
     return weight
 
 
+class OpenBots:
+    """The bots with room left, in rating order: the nearest ones to a bot in O(window), a removal in O(1)."""
+
+    def __init__(self, order: Sequence[int]) -> None:
+        self._before = {bot: previous for previous, bot in zip((None, *order), order)}
+        self._after = {bot: following for bot, following in zip(order, (*order[1:], None))}
+        self.count = len(order)
+
+    def __contains__(self, bot: int) -> bool:
+        return bot in self._after
+
+    def remove(self, bot: int) -> None:
+        before, after = self._before.pop(bot), self._after.pop(bot)
+        if before is not None:
+            self._after[before] = after
+        if after is not None:
+            self._before[after] = before
+        self.count -= 1
+
+    def near(self, bot: int, width: int) -> list[int]:
+        """Up to `width` open bots on each side of `bot` (itself excluded), the nearer first."""
+        found: list[int] = []
+        below, above = self._before.get(bot), self._after.get(bot)
+        for _ in range(width):
+            if below is None and above is None:
+                break
+            if below is not None:
+                found.append(below)
+                below = self._before[below]
+            if above is not None:
+                found.append(above)
+                above = self._after[above]
+        return found
+
+
+class WeightedDraw:
+    """Draws in proportion to weights that change one at a time (a Fenwick tree): both in O(log n)."""
+
+    def __init__(self, weights: Sequence[float]) -> None:
+        self.weights = list(weights)
+        self._size = len(weights)
+        self._tree = [0.0] * (self._size + 1)
+        for index, weight in enumerate(weights):  # linear build
+            position = index + 1
+            self._tree[position] += weight
+            parent = position + (position & -position)
+            if parent <= self._size:
+                self._tree[parent] += self._tree[position]
+
+    def set(self, index: int, weight: float) -> None:
+        change, self.weights[index] = weight - self.weights[index], weight
+        position = index + 1
+        while position <= self._size:
+            self._tree[position] += change
+            position += position & -position
+
+    def total(self) -> float:
+        total, position = 0.0, self._size
+        while position > 0:
+            total += self._tree[position]
+            position -= position & -position
+        return total
+
+    def draw(self, rng: random.Random) -> int | None:
+        """An index drawn in proportion to its weight; None when every weight is 0."""
+        point = rng.random() * self.total()
+        position, step = 0, 1 << self._size.bit_length()
+        while step:
+            following = position + step
+            if following <= self._size and self._tree[following] <= point:
+                position = following
+                point -= self._tree[following]
+            step >>= 1
+        if position < self._size and self.weights[position] > 0:
+            return position
+        for index in chain(range(position, self._size), range(position)):  # rounding landed on a spent weight
+            if self.weights[index] > 0:
+                return index
+        return None
+
+
+def _near_worths(in_order: Sequence[Candidate], weights: Sequence[float], spread: float) -> list[float]:
+    """For each bot (in rating order), the worth of the pairs it makes with its WINDOW neighbours on each
+    side: each pair computed once, inline (this is most of a large round's planning)."""
+    mus = [c.rating[0] for c in in_order]
+    variances = [c.rating[1] * c.rating[1] for c in in_order]
+    sums = [0.0] * len(in_order)
+    exp, sqrt = math.exp, math.sqrt
+    for index, (mu, variance, weight) in enumerate(zip(mus, variances, weights)):
+        for other in range(index + 1, min(index + WINDOW + 1, len(in_order))):
+            total = spread + variance + variances[other]
+            gap = mu - mus[other]
+            worth = weight * weights[other] * max(sqrt(spread / total) * exp(-gap * gap / (2.0 * total)), MIN_QUALITY)
+            sums[index] += worth
+            sums[other] += worth
+    return [total or MIN_QUALITY for total in sums]
+
+
 def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: random.Random,
                 system: RatingSystem, max_pending: int, starve_rounds: int = STARVE_ROUNDS) -> list[tuple[int, ...]]:
     """Tables for one round: about `matches` matches (each table is played once per seat rotation, so
     it is `seats` matches), each bot kept within `max_pending` matches not yet played.
 
-    A pair's worth is the match quality of the two times both bots' eagerness; the first seat of a
-    table is drawn in proportion to the worth of the pairs it could make (so a two-seat table is drawn
-    in proportion to its worth), each further seat in proportion to its eagerness times the quality of
-    the table with it. A pair already seated this round is worth a fifth as much again.
+    A pair's worth is the match quality of the two times both bots' eagerness. The first seat of a
+    table is drawn in proportion to the worth of the pairs it could make with the bots near it at the
+    start of the round; the second among the bots near it and a few far ones in proportion to the
+    pair's worth; each further seat in proportion to its eagerness times the quality of the table with
+    it. A pair already seated this round is worth a fifth as much again.
     """
     tables_wanted = max(1, -(-matches // seats))
     room = {c.bot: max(0, (max_pending - c.pending) // seats) for c in candidates}
     rating = {c.bot: c.rating for c in candidates}
     weight = {c.bot: eagerness(c, system) for c in candidates}
-    starving = [c.bot for c in sorted(candidates, key=lambda c: (-c.idle_rounds, c.bot))
-                if c.idle_rounds >= starve_rounds]
-    quality: dict[frozenset[int], float] = {}
-    met: Counter[frozenset[int]] = Counter()
+    in_order = sorted((c for c in candidates if room[c.bot] > 0), key=lambda c: (c.rating[0], c.bot))
+    open_bots = OpenBots([c.bot for c in in_order])
+    index_of = {c.bot: index for index, c in enumerate(in_order)}
+    starving = deque(c.bot for c in sorted(in_order, key=lambda c: (-c.idle_rounds, c.bot))
+                     if c.idle_rounds >= starve_rounds)
+    met: Counter[tuple[int, int]] = Counter()
+    spread = 2.0 * system.beta * system.beta
+
+    def quality(bot: int, other: int) -> float:
+        (mu, sigma), (other_mu, other_sigma) = rating[bot], rating[other]
+        total = spread + sigma * sigma + other_sigma * other_sigma
+        return max(math.sqrt(spread / total) * math.exp(-(mu - other_mu) ** 2 / (2.0 * total)), MIN_QUALITY)
 
     def worth(bot: int, other: int) -> float:
-        pair = frozenset((bot, other))
-        if pair not in quality:
-            quality[pair] = match_quality(system, [rating[bot]], rating[other])
-        return weight[bot] * weight[other] * quality[pair] / (1 + 4 * met[pair])
+        return weight[bot] * weight[other] * quality(bot, other) / (1 + 4 * met[min(bot, other), max(bot, other)])
+
+    first_seats = WeightedDraw(_near_worths(in_order, [weight[c.bot] for c in in_order], spread))
+
+    def close(bot: int) -> None:
+        open_bots.remove(bot)
+        first_seats.set(index_of[bot], 0.0)
 
     tables: list[tuple[int, ...]] = []
-    while len(tables) < tables_wanted:
-        open_bots = sorted(bot for bot, left in room.items() if left > 0)
-        if len(open_bots) < seats:
-            break
-        waiting = [bot for bot in starving if room[bot] > 0]
-        if waiting:
-            first = waiting[0]
-            starving.remove(first)
+    while len(tables) < tables_wanted and open_bots.count >= seats:
+        while starving and starving[0] not in open_bots:
+            starving.popleft()
+        if starving:
+            first = starving.popleft()
         else:
-            first = weighted_choice(open_bots, [sum(worth(bot, other) for other in open_bots if other != bot)
-                                                for bot in open_bots], rng)
+            drawn = first_seats.draw(rng)
+            assert drawn is not None  # open bots are left, each with a weight
+            first = in_order[drawn].bot
         table = [first]
         while len(table) < seats:
-            others = [bot for bot in open_bots if bot not in table]
+            others = [bot for bot in open_bots.near(first, WINDOW) if bot not in table]
+            for _ in range(FAR_DRAWS):
+                drawn = first_seats.draw(rng)
+                if drawn is not None and in_order[drawn].bot not in table and in_order[drawn].bot not in others:
+                    others.append(in_order[drawn].bot)
+            if not others:
+                others = [bot for bot in open_bots.near(first, open_bots.count) if bot not in table]
             if len(table) == 1:
                 scores = [worth(first, bot) for bot in others]
             else:
                 seated = [rating[bot] for bot in table]
                 scores = [weight[bot] * match_quality(system, seated, rating[bot])
-                          / (1 + 4 * sum(met[frozenset((bot, s))] for s in table)) for bot in others]
+                          / (1 + 4 * sum(met[min(bot, s), max(bot, s)] for s in table)) for bot in others]
             table.append(weighted_choice(others, scores, rng))
         for bot in table:
             room[bot] -= 1
+            if room[bot] == 0:
+                close(bot)
         for index, bot in enumerate(table):
             for other in table[index + 1:]:
-                met[frozenset((bot, other))] += 1
+                met[min(bot, other), max(bot, other)] += 1
         tables.append(tuple(table))
     return tables
 

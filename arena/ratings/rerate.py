@@ -1,17 +1,29 @@
 """Recompute a pool's TrueSkill ratings from scratch over every stored result, in storage order.
 
-A new version of a bot starts from its earlier version's mu as it stood then, as when it was stored."""
+A new version of a bot starts from its earlier version's mu as it stood then, as when it was stored.
+Memory stays bounded whatever the pool's size: the results stream from the database, the new history
+goes to a temporary file as it is made (36 bytes a row), and then replaces the old one in chunks, in one
+transaction; only the current ratings and tallies (one entry per bot) are held.
+"""
 
 from __future__ import annotations
 
+import struct
+import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import IO, Any
 
-from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.ratings.policy import seat_outcome, seed_rating
+from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store.repository import Store
+
+HISTORY_ROW = struct.Struct("<iqddq")  # bot, match, mu, sigma, played at (microseconds since EPOCH)
+EPOCH = datetime(1970, 1, 1)
+PROGRESS_EVERY = 20_000  # matches between two progress calls
+Progress = Callable[[int, int], None]  # (matches rerated, matches in the pool)
 
 
 @dataclass(frozen=True)
@@ -24,42 +36,58 @@ class RerateSummary:
     seconds: float
 
 
-def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM) -> RerateSummary:
+def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM,
+           on_progress: Progress | None = None) -> RerateSummary:
     """Replace the pool's ratings and history with ones recomputed from its stored results."""
     started = time.perf_counter()
+    total = store.rated_match_rows(pool)
     initial = system.initial
     rate = system.rate
     rate_two = system.rate_two
     current: dict[int, tuple[float, float]] = {}
     tallies: dict[int, list[Any]] = {}  # games, wins, draws, losses, last match id, last played
-    history: list[dict[str, Any]] = []
     lineages = store.lineages()
     matches = 0
-    for match_id, finished_at, bots, ranks in store.rated_results(pool):
-        matches += 1
-        for bot in bots:
-            if bot not in current:
-                current[bot] = seed_rating(lineages.get(bot, ()), current, initial)
-        before = [current[bot] for bot in bots]
-        if len(bots) == 2:
-            after = rate_two(before[0], before[1], ranks[0], ranks[1])
-        else:
-            after = rate(before, ranks)
-        for seat, bot in enumerate(bots):
-            mu, sigma = after[seat]
-            current[bot] = (mu, sigma)
-            history.append({"pool": pool, "bot_id": bot, "match_id": match_id, "mu": mu, "sigma": sigma,
-                            "played_at": finished_at})
-            tally = tallies.get(bot)
-            if tally is None:
-                tally = tallies[bot] = [0, 0, 0, 0, None, None]
-            tally[0] += 1
-            tally[{"win": 1, "draw": 2, "loss": 3}[seat_outcome(ranks, seat)]] += 1
-            tally[4] = match_id
-            tally[5] = finished_at
-    ratings = [_rating_row(pool, bot, current[bot], tally) for bot, tally in tallies.items()]
-    store.replace_ratings(pool, history, ratings)
+    with tempfile.TemporaryFile(prefix="arena-rerate-") as spool:
+        for match_id, finished_at, bots, ranks in store.rated_results(pool):
+            matches += 1
+            for bot in bots:
+                if bot not in current:
+                    current[bot] = seed_rating(lineages.get(bot, ()), current, initial)
+            before = [current[bot] for bot in bots]
+            if len(bots) == 2:
+                after = rate_two(before[0], before[1], ranks[0], ranks[1])
+            else:
+                after = rate(before, ranks)
+            played = (finished_at - EPOCH) // timedelta(microseconds=1)
+            for seat, bot in enumerate(bots):
+                mu, sigma = after[seat]
+                current[bot] = (mu, sigma)
+                spool.write(HISTORY_ROW.pack(bot, match_id, mu, sigma, played))
+                tally = tallies.get(bot)
+                if tally is None:
+                    tally = tallies[bot] = [0, 0, 0, 0, None, None]
+                tally[0] += 1
+                tally[{"win": 1, "draw": 2, "loss": 3}[seat_outcome(ranks, seat)]] += 1
+                tally[4] = match_id
+                tally[5] = finished_at
+            if on_progress is not None and matches % PROGRESS_EVERY == 0:
+                on_progress(matches, max(total, matches))
+        spool.seek(0)
+        ratings = [_rating_row(pool, bot, current[bot], tally) for bot, tally in tallies.items()]
+        store.replace_ratings(pool, _history(spool, pool), ratings)
+    if on_progress is not None:
+        on_progress(matches, matches)
     return RerateSummary(pool, matches, len(ratings), time.perf_counter() - started)
+
+
+def _history(spool: IO[bytes], pool: str) -> Iterator[dict[str, Any]]:
+    """The spooled history rows, as the store takes them."""
+    size = HISTORY_ROW.size
+    while chunk := spool.read(size * 10_000):
+        for bot, match_id, mu, sigma, played in HISTORY_ROW.iter_unpack(chunk):
+            yield {"pool": pool, "bot_id": bot, "match_id": match_id, "mu": mu, "sigma": sigma,
+                   "played_at": EPOCH + timedelta(microseconds=played)}
 
 
 def _rating_row(pool: str, bot: int, rating: tuple[float, float], tally: list[Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import operator
+from itertools import islice
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -585,7 +586,16 @@ class Store:
             return [RatingRow(**row._mapping) for row in conn.execute(query)]
 
     def pool_match_count(self, pool: str) -> int:
-        """Rated matches stored in a pool."""
+        """Rated matches stored in a pool, from its ratings' tallies (each rated match counts one game for each
+        of its seats, and every match of a pool has the same seats): the bots, not the matches, are read."""
+        with self.engine.connect() as conn:
+            seats = conn.execute(select(Match.num_seats).where(Match.pool == pool).limit(1)).scalar()
+            games = conn.execute(select(func.sum(Rating.games)).where(Rating.pool == pool)).scalar()
+        return int(games or 0) // int(seats or 1)
+
+    def rated_match_rows(self, pool: str) -> int:
+        """Rated matches stored in a pool, counted row by row (a scan of the pool's matches: what a rerate,
+        which reads them all anyway, shows its progress against)."""
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(Match)
                                     .where(Match.pool == pool, Match.rated.is_(True))).scalar_one())
@@ -668,13 +678,15 @@ class Store:
                                                                      .where(Bot.parent_id.is_not(None)))}
         return {bot: _chain(bot, parents) for bot in parents}
 
-    def replace_ratings(self, pool: str, history: list[dict[str, Any]], ratings: list[dict[str, Any]]) -> None:
-        """Swap a pool's whole rating history and current ratings for recomputed ones, atomically."""
+    def replace_ratings(self, pool: str, history: Iterable[dict[str, Any]], ratings: list[dict[str, Any]]) -> None:
+        """Swap a pool's whole rating history and current ratings for recomputed ones, atomically; the
+        history is taken 50,000 rows at a time (it may be a stream)."""
         with self.engine.begin() as conn:
             conn.execute(delete(RatingEvent).where(RatingEvent.pool == pool))
             conn.execute(delete(Rating).where(Rating.pool == pool))
-            for start in range(0, len(history), 50_000):
-                conn.execute(insert(RatingEvent), history[start:start + 50_000])
+            rows = iter(history)
+            while chunk := list(islice(rows, 50_000)):
+                conn.execute(insert(RatingEvent), chunk)
             if ratings:
                 conn.execute(insert(Rating), ratings)
 

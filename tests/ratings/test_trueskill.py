@@ -31,6 +31,15 @@ def test_documented_quality() -> None:
     assert SYSTEM.quality(SYSTEM.initial, SYSTEM.initial) == pytest.approx(0.447, abs=5e-4)
 
 
+def test_two_seat_quality_equals_the_package() -> None:
+    rng = random.Random(9)
+    for _ in range(500):
+        a = (rng.uniform(-10, 60), rng.uniform(0.1, 9))
+        b = (rng.uniform(-10, 60), rng.uniform(0.1, 9))
+        expected = trueskill.quality_1vs1(trueskill.Rating(*a), trueskill.Rating(*b), env=SYSTEM.env)
+        assert SYSTEM.quality(a, b) == pytest.approx(expected, abs=1e-12)
+
+
 def test_seat_order_does_not_matter() -> None:
     a, b = (30.0, 4.0), (22.0, 6.0)
     assert SYSTEM.rate([a, b], [1, 0]) == list(reversed(SYSTEM.rate([b, a], [0, 1])))
