@@ -50,7 +50,7 @@ from arena.ladder.pairing import Candidate, plan_tables
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
 from arena.store import Store
-from arena.store.models import Bot, Entry, Match, MatchSeat, Record, Tournament
+from arena.store.models import Bot, Entry, Match, Record, Tournament
 
 GAME = "major-general"
 PG_HOST = os.environ.get("ARENA_BENCH_PG_HOST", "127.0.0.1")
@@ -162,6 +162,8 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
             match_rows, seat_rows = rows(start, min(matches, start + CHUNK))
             _copy(cursor, store.engine.dialect.name, "matches", MATCH_COLUMNS, match_rows)
             _copy(cursor, store.engine.dialect.name, "match_seats", SEAT_COLUMNS, seat_rows)
+        if store.engine.dialect.name == "postgresql":  # the ids were given: the sequence goes on after them
+            cursor.execute("SELECT setval(pg_get_serial_sequence('matches', 'id'), (SELECT max(id) FROM matches))")
         raw.commit()
         if store.engine.dialect.name == "postgresql":
             raw.autocommit = True  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -79,3 +80,38 @@ def bradley_terry_fit(store: Store, pool: str, prior: float = 1.0) -> dict[int, 
     counts: list[PairCount] = store.pair_counts(pool)
     estimates = bradley_terry.fit(((c.a, c.b, c.wins, c.draws, c.losses) for c in counts), prior=prior)
     return {cast(int, e.player): e for e in estimates}  # (the players fitted are bot ids)
+
+
+class Leaderboards:
+    """The pools' leaderboards kept between requests (the web pages ask many times between two results):
+    each recomputed only when the store's `ratings_stamp` for its pool says something changed, so a page
+    over 10,000 bots costs two aggregate queries and a slice, not a read and sort of every rating."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._kept: dict[tuple[str, bool], tuple[tuple[Any, ...], list[Standing], list[dict[str, Any]],
+                                                 dict[int, int]]] = {}
+        self._lock = threading.Lock()
+
+    def _entry(self, pool: str, live_only: bool) -> tuple[list[Standing], list[dict[str, Any]], dict[int, int]]:
+        stamp = self.store.ratings_stamp(pool)
+        kept = self._kept.get((pool, live_only))
+        if kept is None or kept[0] != stamp:
+            ranked = leaderboard(self.store, pool, live_only)
+            kept = (stamp, ranked, [standing.to_json() for standing in ranked],
+                    {standing.bot_id: standing.rank for standing in ranked})
+            with self._lock:
+                self._kept[(pool, live_only)] = kept
+        return kept[1], kept[2], kept[3]
+
+    def standings(self, pool: str, live_only: bool = True) -> list[Standing]:
+        """`leaderboard(store, pool, live_only)`, kept while fresh (do not change the list)."""
+        return self._entry(pool, live_only)[0]
+
+    def rows(self, pool: str, live_only: bool = True) -> list[dict[str, Any]]:
+        """The standings as JSON rows, kept while fresh (copy a row before changing it)."""
+        return self._entry(pool, live_only)[1]
+
+    def rank(self, pool: str, bot_id: int) -> int | None:
+        """A version's rank among every version rated in the pool (retired ones too), or None."""
+        return self._entry(pool, False)[2].get(bot_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.ratings.leaderboard import bradley_terry_fit, leaderboard
+from arena.ratings.leaderboard import Leaderboards, bradley_terry_fit, leaderboard
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
 from arena.store import BotRow, Store
@@ -33,16 +33,19 @@ def standings_json(store: Store, pool: str, live_only: bool = True, bradley_terr
 
 
 def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
-                names: dict[int, str] | None = None) -> list[dict[str, Any]]:
-    """The bot's rating in each pool (all of them, or those of `pools`)."""
-    names = names if names is not None else {b.id: b.name for b in store.bots()}
+                leaderboards: Leaderboards | None = None) -> list[dict[str, Any]]:
+    """The bot's rating in each pool (all of them, or those of `pools`); its rank from `leaderboards` where
+    they are kept (the web's), else from the pool's leaderboard read now."""
+    leaderboards = leaderboards or Leaderboards(store)
     ratings = []
     for row in store.bot_pools(bot.id):
         if pools is not None and row.pool not in pools:
             continue
-        rank = next((s.rank for s in leaderboard(store, row.pool, live_only=False) if s.bot_id == bot.id), None)
+        rank = leaderboards.rank(row.pool, bot.id)
         head_to_head = []
-        for pair in store.pair_counts(row.pool, bot.id):
+        pairs = store.pair_counts(row.pool, bot.id)
+        names = store.bot_names({pair.b for pair in pairs})
+        for pair in pairs:
             low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
             head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), "games": pair.games, "wins": pair.wins,
                                  "draws": pair.draws, "losses": pair.losses,

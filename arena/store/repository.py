@@ -593,6 +593,18 @@ class Store:
             games = conn.execute(select(func.sum(Rating.games)).where(Rating.pool == pool)).scalar()
         return int(games or 0) // int(seats or 1)
 
+    def ratings_stamp(self, pool: str) -> tuple[Any, ...]:
+        """What changes whenever a pool's leaderboard may change (a result or a rerate moves its ratings; a
+        version is added, goes live or retires): two aggregates, one over the pool's ratings and one over
+        the bots, a few milliseconds at 10,000 bots; a cache of the leaderboard keeps it to know it is fresh."""
+        with self.engine.connect() as conn:
+            ratings = conn.execute(select(func.count(), func.sum(Rating.games), func.sum(Rating.mu),
+                                          func.sum(Rating.sigma), func.max(Rating.last_match_id))
+                                   .where(Rating.pool == pool)).one()
+            bots = conn.execute(select(func.count(), func.max(Bot.id),
+                                       func.sum(case((Bot.status == "live", Bot.id), else_=0)))).one()
+        return (*ratings, *bots)
+
     def rated_match_rows(self, pool: str) -> int:
         """Rated matches stored in a pool, counted row by row (a scan of the pool's matches: what a rerate,
         which reads them all anyway, shows its progress against)."""

@@ -16,11 +16,10 @@ from pydantic import BaseModel
 from arena.games.registry import game_modes
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
-from arena.ratings.leaderboard import leaderboard as ranked_leaderboard
 from arena.ratings.reports import bot_ratings, iso, standings_json
 from arena.store import BotRow
 from arena.store.hosting import Hosting
-from arena.web.state import store_of
+from arena.web.state import leaderboards_of, store_of
 from arena.tournament.standings import tournament_table
 from arena.web.replay import ReplayError, record_lines, replay_ndjson
 
@@ -180,21 +179,25 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
     known = store.pools()
     if pool not in known:
         raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(known) or 'none'})")
+    leaderboards = leaderboards_of(request)
     try:
-        rows = standings_json(store, pool, live_only=not all_versions, bradley_terry=bt)
+        rows = (standings_json(store, pool, live_only=not all_versions, bradley_terry=True) if bt
+                else leaderboards.rows(pool, live_only=not all_versions))
     except ConvergenceError as error:
         raise HTTPException(422, f"{pool}: {error}; ask without bt") from None
     key = {"score": "conservative"}.get(sort, sort)
     descending = (order or ("asc" if sort in ("rank", "bot") else "desc")) == "desc"
-    present = sorted((row for row in rows if row[key] is not None), key=lambda row: row[key], reverse=descending)
-    rows = present + [row for row in rows if row[key] is None]  # (never played: last either way)
+    if key != "rank" or descending:  # (ranked already)
+        present = sorted((row for row in rows if row[key] is not None), key=lambda row: row[key],
+                         reverse=descending)
+        rows = present + [row for row in rows if row[key] is None]  # (never played: last either way)
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
     histories = [{"bot": standing.bot, "version": standing.version,
                   "points": _thin([{"match": point.match_id, "at": iso(point.played_at),
                                     "mu": round(point.mu, 4), "sigma": round(point.sigma, 4)}
                                    for point in store.rating_history(standing.bot_id, pool)], HISTORY_POINTS // 2)}
-                 for standing in (ranked_leaderboard(store, pool, not all_versions)[:history] if history else [])]
+                 for standing in (leaderboards.standings(pool, not all_versions)[:history] if history else [])]
     return {"pool": pool, "matches": store.pool_match_count(pool), "total": len(rows), "page": page,
             "per_page": per_page, "sort": sort, "order": "desc" if descending else "asc",
             "standings": rows[start:start + per_page], "history": histories}
@@ -227,10 +230,9 @@ def bot(request: Request, name: str) -> dict[str, Any]:
     versions = store.bots(name)
     if not versions:
         raise HTTPException(404, f"no bot named {name!r}")
-    names = {b.id: b.name for b in store.bots()}
     out_versions = []
     for version in versions:
-        ratings = bot_ratings(store, version, names=names)
+        ratings = bot_ratings(store, version, leaderboards=leaderboards_of(request))
         for rating in ratings:
             rating["history"] = _thin(rating["history"], HISTORY_POINTS)
         out_versions.append({

@@ -26,6 +26,7 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 from arena import __version__
+from arena.ratings.leaderboard import Leaderboards
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.web import api, owners, uploads
@@ -72,6 +73,7 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
                   "of bots, their versions and faults, and remote bots.",
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json", lifespan=lifespan)
     app.state.store = store
+    app.state.leaderboards = Leaderboards(store)
     app.state.hosting = hosting
     app.state.settings = settings
     app.state.signups = owners.SignUps(settings.signups_per_hour)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from arena.ratings.leaderboard import Leaderboards
 from arena.store import Store
 from arena.store.hosting import Hosting
 
@@ -18,3 +19,9 @@ def hosting_of(request: Request) -> Hosting:
     """The app's hosting tables (owners, sessions, submissions, remote bots)."""
     hosting: Hosting = request.app.state.hosting
     return hosting
+
+
+def leaderboards_of(request: Request) -> Leaderboards:
+    """The app's leaderboards, kept between requests while fresh."""
+    leaderboards: Leaderboards = request.app.state.leaderboards
+    return leaderboards

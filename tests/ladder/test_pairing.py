@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ladder.pairing import Candidate, charged_pending, idle_rounds, plan_tables
+from arena.ladder.pairing import WINDOW, Candidate, OpenBots, WeightedDraw, charged_pending, idle_rounds, plan_tables
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
 
 SYSTEM = DEFAULT_SYSTEM
@@ -79,3 +79,62 @@ def test_a_waiting_match_counts_against_its_slowest_bot_only() -> None:
     assert charged_pending([(1, 2), (2, 1), (3, 1)], durations) == {2: 2, 3: 1}
     assert charged_pending([(1, 9), (9, 1)], durations) == {9: 2}  # never finished a match: the suspect
     assert charged_pending([(8, 9)], {}) == {8: 1, 9: 1}
+
+
+def test_a_large_field_meets_near_ratings_within_its_caps() -> None:
+    """3,000 bots: each table of a round is drawn among near ratings (the window), not the whole field, yet
+    every cap holds and the same seed plans the same round."""
+    rng = random.Random(4)
+    field = [Candidate(bot, (rng.gauss(25, 6), rng.uniform(0.8, 8.3)), rng.randrange(100), rng.randrange(3),
+                       rng.randrange(4)) for bot in range(3000)]
+    tables = plan_tables(field, 1500, 2, random.Random(9), SYSTEM, max_pending=6)
+    assert len(tables) == 750
+    by_bot = {c.bot: c for c in field}
+    seated = Counter(bot for table in tables for bot in table)
+    assert all(by_bot[bot].pending + count * 2 <= 6 for bot, count in seated.items())
+    gaps = sorted(abs(by_bot[a].rating[0] - by_bot[b].rating[0]) for a, b in tables)
+    assert gaps[len(gaps) // 2] < 1.0  # drawn at random, the median gap would be about 5.7
+    assert plan_tables(field, 1500, 2, random.Random(9), SYSTEM, max_pending=6) == tables
+
+
+def test_an_uncertain_rating_meets_beyond_the_window() -> None:
+    """Beyond the window, a few opponents are drawn from the whole field: a new version (a wide sigma) among
+    80 settled bots spread over 50 points of mu meets some farther away than its window reaches."""
+    field = [_settled(bot, 0.625 * bot) for bot in range(80)] + [Candidate(99, SYSTEM.initial, games=0)]
+    gaps = [abs(25.0 - 0.625 * (a if b == 99 else b)) for seed in range(300)
+            for a, b in plan_tables(field, 40, 2, random.Random(seed), SYSTEM, 8) if 99 in (a, b)]
+    assert gaps and max(gaps) > 0.625 * (WINDOW + 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 10.0), min_size=1, max_size=30), st.lists(st.tuples(st.integers(0, 29),
+       st.floats(0.0, 10.0)), max_size=20), st.integers(0, 2**31))
+def test_weighted_draws_follow_the_weights(weights: list[float], changes: list[tuple[int, float]], seed: int) -> None:
+    draw = WeightedDraw(weights)
+    current = list(weights)
+    for index, weight in changes:
+        if index < len(current):
+            draw.set(index, weight)
+            current[index] = weight
+    assert abs(draw.total() - sum(current)) < 1e-6
+    rng = random.Random(seed)
+    for _ in range(20):
+        drawn = draw.draw(rng)
+        assert (drawn is None) == (sum(current) == 0) and (drawn is None or current[drawn] > 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.lists(st.integers(0, 39), max_size=30), st.integers(0, 39), st.integers(1, 6))
+def test_open_bots_give_the_nearest_open_ones(size: int, removed: list[int], probe: int, width: int) -> None:
+    open_bots = OpenBots(list(range(size)))
+    gone = set()
+    for bot in removed:
+        if bot < size and bot not in gone and bot != probe:
+            open_bots.remove(bot)
+            gone.add(bot)
+    if probe >= size:
+        return
+    left = [bot for bot in range(probe - 1, -1, -1) if bot not in gone][:width]
+    right = [bot for bot in range(probe + 1, size) if bot not in gone][:width]
+    assert sorted(open_bots.near(probe, width)) == sorted(left + right)
+    assert open_bots.count == size - len(gone)

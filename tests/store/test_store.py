@@ -202,3 +202,29 @@ def test_a_database_from_before_agent_names_gets_them(tmp_path: Path) -> None:
         assert sorted(bot.name for bot in store.bots()) == ["fast", "mcts(30)", "random"]
     finally:
         store.close()
+
+
+def test_kept_leaderboards_follow_every_change_and_the_match_count_the_tallies(store: Store) -> None:
+    from arena.ratings.leaderboard import Leaderboards, leaderboard
+
+    game = load_game("major-general")
+    tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
+                                   format="round-robin", rounds=1, seed=3)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    kept = Leaderboards(store)
+    first = kept.rows("major-general")
+    assert first == [s.to_json() for s in leaderboard(store, "major-general")]
+    assert kept.rows("major-general") is first  # nothing changed: not read again
+    assert store.pool_match_count("major-general") == store.rated_match_rows("major-general") == 6
+    more = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
+                             format="round-robin", rounds=1, seed=4)
+    TournamentRunner(store, more, InlineExecutor()).run()  # results stored: the ratings moved
+    assert kept.rows("major-general") == [s.to_json() for s in leaderboard(store, "major-general")] != first
+    assert store.pool_match_count("major-general") == 12
+    rerate(store, "major-general")  # the same tallies, other numbers: still noticed
+    assert kept.rows("major-general") == [s.to_json() for s in leaderboard(store, "major-general")]
+    bot = kept.standings("major-general")[0].bot_id
+    assert kept.rank("major-general", bot) == 1
+    store.set_bot_status(bot, "retired")  # a version retired: off the live leaderboard at once
+    assert bot not in {s.bot_id for s in kept.standings("major-general")}
+    assert kept.rank("major-general", bot) == 1  # (ranked among every version)
