@@ -246,6 +246,7 @@ class Rating(Base):
     """A bot's current TrueSkill rating and tallies in one pool (a game mode)."""
 
     __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_bot", "bot_id"),)
 
     pool: Mapped[str] = mapped_column(String(300), primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)

@@ -402,13 +402,18 @@ class Store:
             conditions.append(Match.pool == pool)
         if tournament_id is not None:
             conditions.append(Match.tournament_id == tournament_id)
-        if bot_id is not None:
-            conditions.append(Match.id.in_(select(MatchSeat.match_id).where(MatchSeat.bot_id == bot_id)))
-        count = select(func.count()).select_from(Match).where(*conditions)
-        query = (select(Match.id, Match.uid, Match.tournament_id, Match.round, Match.pairing, Match.rotation,
-                        Match.game, Match.pool, Match.ranking, Match.scores, Match.reason, Match.offender, Match.detail,
-                        Match.steps, Match.decisions, Match.timings, Match.rated, Match.started_at, Match.finished_at)
-                 .where(*conditions).order_by(Match.id.desc()).offset(offset).limit(limit))
+        columns = (Match.id, Match.uid, Match.tournament_id, Match.round, Match.pairing, Match.rotation, Match.game,
+                   Match.pool, Match.ranking, Match.scores, Match.reason, Match.offender, Match.detail, Match.steps,
+                   Match.decisions, Match.timings, Match.rated, Match.started_at, Match.finished_at)
+        if bot_id is None:
+            count = select(func.count()).select_from(Match).where(*conditions)
+            query = select(*columns).where(*conditions).order_by(Match.id.desc()).offset(offset).limit(limit)
+        else:  # from the bot's own seats, newest first (its index), never a walk down the whole match table
+            mine = (select(MatchSeat.match_id).join(Match, Match.id == MatchSeat.match_id)
+                    .where(MatchSeat.bot_id == bot_id, *conditions).group_by(MatchSeat.match_id))
+            count = select(func.count()).select_from(mine.subquery())
+            page = mine.order_by(MatchSeat.match_id.desc()).offset(offset).limit(limit)
+            query = select(*columns).where(Match.id.in_(page.scalar_subquery())).order_by(Match.id.desc())
         with self.engine.connect() as conn:
             total = int(conn.execute(count).scalar_one())
             rows = [dict(row._mapping) for row in conn.execute(query)]

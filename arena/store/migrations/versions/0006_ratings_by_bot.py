@@ -1,0 +1,23 @@
+"""A bot's ratings found by its id (its page reads them in every pool), without a scan of the pool's ratings.
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2026-11-26
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+revision = "0006"
+down_revision = "0005"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_index("ix_ratings_bot", "ratings", ["bot_id"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_ratings_bot", table_name="ratings")
