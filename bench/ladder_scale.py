@@ -15,6 +15,8 @@ and its growth is visible. At each size:
 - storing one round's results (N/2 matches, at most 5,000) with their rating updates (`Store.save_matches`);
 - the leaderboard (first page) and a bot page over HTTP from a real `arena web`, p50 and p95 of
   `--requests` requests on one keep-alive connection, beside the anchor (/favicon.ico) in the same run;
+- what the ladder service still reads of its tournament every round (every pairing and stored match
+  key: a cost that grows with the matches ever played, the next one to bound);
 - the database's size per stored match (tables and indexes; the records are counted apart: a real
   compressed record of a played match is measured and added, since the filler shares one record).
 
@@ -62,6 +64,7 @@ MATCH_COLUMNS = ("id", "tournament_id", "round", "pairing", "rotation", "uid", "
                  "num_seats", "ranking", "scores", "reason", "offender", "detail", "steps", "decisions", "timings",
                  "record_id", "rated", "started_at", "finished_at")
 SEAT_COLUMNS = ("match_id", "seat", "bot_id", "rank", "score")
+PAIRING_COLUMNS = ("tournament_id", "round", '"index"', "seed", "bots", "label")
 
 
 # the database ------------------------------------------------------------------------------------------
@@ -140,8 +143,8 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
     strength = [rng.gauss(0, 1) for _ in range(bots)]
     per_round = max(1, bots // 2)
 
-    def rows(start: int, stop: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        match_rows, seat_rows = [], []
+    def rows(start: int, stop: int) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        match_rows, seat_rows, pairing_rows = [], [], []
         for n in range(start, stop):
             a, b = rng.sample(range(bots), 2)
             roll = rng.random()
@@ -153,7 +156,8 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
                                True, when, when))
             seat_rows.append((n + 1, 0, a + 1, ranking[0], None))
             seat_rows.append((n + 1, 1, b + 1, ranking[1], None))
-        return match_rows, seat_rows
+            pairing_rows.append((tournament, n // per_round, n % per_round, n, f"[{a + 1}, {b + 1}]", ""))
+        return match_rows, seat_rows, pairing_rows
 
     raw = store.engine.raw_connection()
     try:
@@ -164,9 +168,10 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
                 cursor.execute("SET LOCAL session_replication_role = replica")  # row (their plans, made on
                 # empty tables, would scan: a fill growing as the square of its size)
         for start in range(0, matches, CHUNK):
-            match_rows, seat_rows = rows(start, min(matches, start + CHUNK))
+            match_rows, seat_rows, pairing_rows = rows(start, min(matches, start + CHUNK))
             _copy(cursor, store.engine.dialect.name, "matches", MATCH_COLUMNS, match_rows)
             _copy(cursor, store.engine.dialect.name, "match_seats", SEAT_COLUMNS, seat_rows)
+            _copy(cursor, store.engine.dialect.name, "pairings", PAIRING_COLUMNS, pairing_rows)
         if store.engine.dialect.name == "postgresql":  # the ids were given: the sequence goes on after them
             cursor.execute("SELECT setval(pg_get_serial_sequence('matches', 'id'), (SELECT max(id) FROM matches))")
         raw.commit()
@@ -215,6 +220,15 @@ def plan_round(store: Store, tournament: int, seed: int) -> tuple[float, int]:
                   for row in ratings]
     tables = plan_tables(candidates, len(candidates) // 2, 2, random.Random(seed), DEFAULT_SYSTEM, max_pending=8)
     return time.perf_counter() - started, len(tables)
+
+
+def ladder_reads(store: Store, tournament: int) -> float:
+    """Seconds of what the ladder service reads of its tournament every round today: every planned pairing
+    and the key of every stored match (they grow with every match ever played: see docs/hosting.md)."""
+    started = time.perf_counter()
+    store.pairings(tournament)
+    store.finished_keys(tournament)
+    return time.perf_counter() - started
 
 
 @dataclass
@@ -323,6 +337,7 @@ def measure(kind: str, folder: Path, bots: int, matches: int, requests: int, rec
                 conn.execute(text("ANALYZE"))
                 conn.commit()
         plan_s, tables = min(plan_round(store, tournament, seed) for seed in (1, 2, 3))
+        reads_s = ladder_reads(store, tournament)
         size_before = database_bytes(store, url)
         store_s, stored = store_round(store, tournament, bots, record, record_size)
         with store.engine.connect() as conn:
@@ -337,7 +352,7 @@ def measure(kind: str, folder: Path, bots: int, matches: int, requests: int, rec
             process.terminate()
             process.wait(30)
     return {"bots": bots, "matches": matches, "fill_s": round(fill_s, 1),
-            "plan_round_s": round(plan_s, 3), "plan_round_tables": tables,
+            "plan_round_s": round(plan_s, 3), "plan_round_tables": tables, "ladder_reads_s": round(reads_s, 2),
             "store_round_s": round(store_s, 3), "store_round_results": stored,
             "leaderboard_ms": board["p50_ms"], "leaderboard_p95_ms": board["p95_ms"],
             "bot_page_ms": bot["p50_ms"], "bot_page_p95_ms": bot["p95_ms"], "anchor_ms": anchor["p50_ms"],
@@ -375,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         "bot_page_ms": full["bot_page_ms"], "bot_page_target_ms": 200, "anchor_ms": full["anchor_ms"],
         "rerate_s": full["rerate_s"], "rerate_peak_mb": full["rerate_peak_mb"],
         "db_bytes_per_match": full["db_bytes_per_match"], "record_bytes_per_match": len(record),
+        "ladder_reads_s": full["ladder_reads_s"],
         "command": "python " + " ".join(["bench/ladder_scale.py", *(argv if argv is not None else sys.argv[1:])]),
     }
     if args.json:
@@ -382,13 +398,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"command: {figures['command']}  ({os.cpu_count()} cores, {args.db})")
     header = f"{'bots':>7} {'matches':>10} | {'plan round':>10} {'store round':>14} {'leaderboard':>11} " \
-             f"{'bot page':>9} {'anchor':>7} | {'rerate':>8} {'rerate mem':>10} | {'bytes/match':>11}"
+             f"{'bot page':>9} {'anchor':>7} | {'rerate':>8} {'rerate mem':>10} | {'bytes/match':>11} | " \
+             f"{'ladder reads':>12}"
     print(header)
     for row in rows:
         print(f"{row['bots']:>7} {row['matches']:>10} | {row['plan_round_s']:>9.3f}s "
               f"{row['store_round_s']:>7.3f}s/{row['store_round_results']:<5} {row['leaderboard_ms']:>9.1f}ms "
               f"{row['bot_page_ms']:>7.1f}ms {row['anchor_ms']:>5.2f}ms | {row['rerate_s']:>7.1f}s "
-              f"{row['rerate_peak_mb']:>8.0f}MB | {row['db_bytes_per_match']:>11}")
+              f"{row['rerate_peak_mb']:>8.0f}MB | {row['db_bytes_per_match']:>11} | {row['ladder_reads_s']:>11.2f}s")
     print(f"a played {GAME} match's record: {len(record)} bytes compressed ({record_size} uncompressed), "
           "stored once per match beside the bytes above")
     print("targets at 10,000 bots and 10,000,000 matches: plan <= 1 s, store 5,000 results <= 5 s, "
