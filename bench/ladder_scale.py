@@ -15,8 +15,8 @@ and its growth is visible. At each size:
 - storing one round's results (N/2 matches, at most 5,000) with their rating updates (`Store.save_matches`);
 - the leaderboard (first page) and a bot page over HTTP from a real `arena web`, p50 and p95 of
   `--requests` requests on one keep-alive connection, beside the anchor (/favicon.ico) in the same run;
-- what the ladder service still reads of its tournament every round (every pairing and stored match
-  key: a cost that grows with the matches ever played, the next one to bound);
+- what the ladder service reads of its tournament every round (the open pairings and those of the last
+  rounds, with their stored keys: bounded by the rounds, not by the matches ever played);
 - the database's size per stored match (tables and indexes; the records are counted apart: a real
   compressed record of a played match is measured and added, since the filler shares one record).
 
@@ -48,7 +48,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, text
 
-from arena.ladder.pairing import Candidate, plan_tables
+from arena.ladder.pairing import IDLE_HORIZON, Candidate, plan_tables
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
 from arena.store import Store
@@ -64,7 +64,7 @@ MATCH_COLUMNS = ("id", "tournament_id", "round", "pairing", "rotation", "uid", "
                  "num_seats", "ranking", "scores", "reason", "offender", "detail", "steps", "decisions", "timings",
                  "record_id", "rated", "started_at", "finished_at")
 SEAT_COLUMNS = ("match_id", "seat", "bot_id", "rank", "score")
-PAIRING_COLUMNS = ("tournament_id", "round", '"index"', "seed", "bots", "label")
+PAIRING_COLUMNS = ("tournament_id", "round", '"index"', "seed", "bots", "label", "settled")
 
 
 # the database ------------------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
                                True, when, when))
             seat_rows.append((n + 1, 0, a + 1, ranking[0], None))
             seat_rows.append((n + 1, 1, b + 1, ranking[1], None))
-            pairing_rows.append((tournament, n // per_round, n % per_round, n, f"[{a + 1}, {b + 1}]", ""))
+            pairing_rows.append((tournament, n // per_round, n % per_round, n, f"[{a + 1}, {b + 1}]", "", True))
         return match_rows, seat_rows, pairing_rows
 
     raw = store.engine.raw_connection()
@@ -164,9 +164,10 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
         cursor = raw.cursor()
         if store.engine.dialect.name == "postgresql":
             cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-            if cursor.fetchone()[0]:  # the filler's rows are right by construction: no foreign-key trigger per
-                cursor.execute("SET LOCAL session_replication_role = replica")  # row (their plans, made on
-                # empty tables, would scan: a fill growing as the square of its size)
+            superuser = cursor.fetchone()
+            if superuser and superuser[0]:  # the filler's rows are right by construction: no foreign-key
+                # trigger per row (their plans, made on empty tables, would scan: a fill growing as its square)
+                cursor.execute("SET LOCAL session_replication_role = replica")
         for start in range(0, matches, CHUNK):
             match_rows, seat_rows, pairing_rows = rows(start, min(matches, start + CHUNK))
             _copy(cursor, store.engine.dialect.name, "matches", MATCH_COLUMNS, match_rows)
@@ -223,11 +224,13 @@ def plan_round(store: Store, tournament: int, seed: int) -> tuple[float, int]:
 
 
 def ladder_reads(store: Store, tournament: int) -> float:
-    """Seconds of what the ladder service reads of its tournament every round today: every planned pairing
-    and the key of every stored match (they grow with every match ever played: see docs/hosting.md)."""
+    """Seconds of what the ladder service reads of its tournament every round: the pairings still open and
+    those of the rounds its idle counts look back on, with their stored keys (arena.ladder.service)."""
     started = time.perf_counter()
-    store.pairings(tournament)
-    store.finished_keys(tournament)
+    last = store.last_round(tournament)
+    since = (last + 1 if last is not None else 0) - IDLE_HORIZON
+    store.open_pairings(tournament, since_round=since)
+    store.open_finished_keys(tournament, since_round=since)
     return time.perf_counter() - started
 
 

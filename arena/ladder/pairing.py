@@ -28,6 +28,7 @@ from arena.tournament.formats import match_quality, weighted_choice
 
 NEW_GAMES = 10  # a version with fewer games than this in the pool counts as new
 STARVE_ROUNDS = 3  # a bot idle this many rounds is seated before anyone else
+IDLE_HORIZON = 21  # rounds a ladder looks back on for idle counts (eagerness counts at most 20 idle rounds)
 WINDOW = 12  # a seat's opponents are drawn among this many open bots on each side in rating order...
 FAR_DRAWS = 2  # ...and this many drawn from the whole field by their worth
 MIN_QUALITY = 1e-6  # no pair is worth nothing

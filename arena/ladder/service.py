@@ -34,7 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from arena.games.base import Game
 from arena.games.registry import family_of
 from arena.ladder.notify import Notifier
-from arena.ladder.pairing import Candidate, charged_pending, idle_rounds, plan_tables
+from arena.ladder.pairing import IDLE_HORIZON, Candidate, charged_pending, idle_rounds, plan_tables
 from arena.ladder.schedule import Schedule
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
@@ -260,8 +260,11 @@ class LadderService:
         remote_room = self._remote_room(game, active)
         self.store.add_entries(tournament_id, sorted(active))
         part = PoolRound(pool, tournament_id, None, len(active))
-        planned = self.store.pairings(tournament_id)
-        finished = self.store.finished_keys(tournament_id)
+        last = self.store.last_round(tournament_id)
+        # the open pairings, and every pairing of the rounds the idle counts look back on: never all of them
+        since = (last + 1 if last is not None else 0) - IDLE_HORIZON
+        planned = self.store.open_pairings(tournament_id, since_round=since)
+        finished = self.store.open_finished_keys(tournament_id, since_round=since)
         waiting = [(row, rotation) for row in planned if not row.is_bye for rotation in range(game.num_seats)
                    if (row.round, row.index, rotation) not in finished and set(row.bots) <= active]
         part.carried = len(waiting)
@@ -292,9 +295,10 @@ class LadderService:
                                   job_order=expected_seconds, ordered=False, on_progress=self._beat)
         summary = runner.run()
         part.stored, part.infrastructure = summary.played, runner.infra_faults
-        finished = self.store.finished_keys(tournament_id)
-        part.left = sum(1 for row in self.store.pairings(tournament_id) if not row.is_bye and set(row.bots) <= active
-                        for rotation in range(game.num_seats) if (row.round, row.index, rotation) not in finished)
+        finished = self.store.open_finished_keys(tournament_id)
+        part.left = sum(1 for row in self.store.open_pairings(tournament_id) if not row.is_bye
+                        and set(row.bots) <= active for rotation in range(game.num_seats)
+                        if (row.round, row.index, rotation) not in finished)
         part.seconds = time.perf_counter() - begun
         self._after_round(tournament_id, part, active, started_at=utcnow() - timedelta(seconds=part.seconds))
         return part

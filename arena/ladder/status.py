@@ -115,8 +115,8 @@ def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20
 def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: int) -> LadderStatus:
     state = dict(ladder.settings.get("service", {}))
     entries = store.entries(ladder.id)
-    finished = store.finished_keys(ladder.id)
-    pairings = store.pairings(ladder.id)
+    finished = store.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
+    pairings = store.open_pairings(ladder.id)
     seats = max((len(row.bots) for row in pairings), default=2)
     pending: dict[int, int] = {}
     waiting = voided = 0

@@ -173,7 +173,8 @@ class Pairing(Base):
     """A table of bots meeting in a round; it is played once per seat rotation, all on the same seed."""
 
     __tablename__ = "pairings"
-    __table_args__ = (UniqueConstraint("tournament_id", "round", "index", name="uq_pairings_key"),)
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "index", name="uq_pairings_key"),
+                      Index("ix_pairings_open", "tournament_id", "settled", "round"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
@@ -182,6 +183,8 @@ class Pairing(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     bots: Mapped[list[int]] = mapped_column(JSON)  # bot ids in the base seat order; one id alone is a bye
     label: Mapped[str] = mapped_column(String(64), default="")
+    # every seat rotation stored (or a bye): a ladder's rounds read only the pairings still open
+    settled: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Record(Base):

@@ -14,9 +14,9 @@ import operator
 from itertools import islice
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, and_, bindparam, case, delete, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Engine, Table, and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.store.db import StoreError, create_db_engine, describe, migrate
@@ -314,14 +314,44 @@ class Store:
             return [PairingRow(row.round, row._mapping["index"], int(row.seed), tuple(row.bots), row.label or "")
                     for row in conn.execute(query)]  # (`row.index` would be the tuple method)
 
+    def open_pairings(self, tournament_id: int, since_round: int | None = None) -> list[PairingRow]:
+        """The pairings not settled yet (a seat rotation not stored: waiting, or left by a retired bot), and
+        with `since_round` every pairing of that round and after, in (round, index) order: what a ladder's
+        round reads, whatever the number of matches it has played before."""
+        condition: ColumnElement[bool] = Pairing.settled.is_(False)
+        if since_round is not None:
+            condition = or_(condition, Pairing.round >= since_round)
+        query = (select(Pairing.round, Pairing.index, Pairing.seed, Pairing.bots, Pairing.label)
+                 .where(Pairing.tournament_id == tournament_id, condition).order_by(Pairing.round, Pairing.index))
+        with self.engine.connect() as conn:
+            return [PairingRow(row.round, row._mapping["index"], int(row.seed), tuple(row.bots), row.label or "")
+                    for row in conn.execute(query)]
+
+    def open_finished_keys(self, tournament_id: int, since_round: int | None = None) -> set[tuple[int, int, int]]:
+        """(round, pairing, rotation) of the stored matches of the pairings `open_pairings` gives."""
+        condition: ColumnElement[bool] = Pairing.settled.is_(False)
+        if since_round is not None:
+            condition = or_(condition, Pairing.round >= since_round)
+        query = (select(Match.round, Match.pairing, Match.rotation)
+                 .join(Pairing, and_(Pairing.tournament_id == Match.tournament_id, Pairing.round == Match.round,
+                                     Pairing.index == Match.pairing))
+                 .where(Pairing.tournament_id == tournament_id, condition))
+        with self.engine.connect() as conn:
+            return {(row.round, row.pairing, row.rotation) for row in conn.execute(query)}
+
+    def last_round(self, tournament_id: int) -> int | None:
+        """The latest round planned, or None."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.max(Pairing.round)).where(Pairing.tournament_id == tournament_id)).scalar()
+
     def add_pairings(self, tournament_id: int, rows: Sequence[PairingRow]) -> None:
-        """Store planned pairings, all or none."""
+        """Store planned pairings, all or none (a bye is settled from the start: it is never played)."""
         if not rows:
             return
         with self.engine.begin() as conn:
             conn.execute(insert(Pairing), [{"tournament_id": tournament_id, "round": row.round, "index": row.index,
-                                            "seed": row.seed, "bots": list(row.bots), "label": row.label}
-                                           for row in rows])
+                                            "seed": row.seed, "bots": list(row.bots), "label": row.label,
+                                            "settled": row.is_bye} for row in rows])
 
     def finished_keys(self, tournament_id: int) -> set[tuple[int, int, int]]:
         """(round, pairing, rotation) of every stored match of the tournament."""
@@ -518,6 +548,7 @@ class Store:
                 {"match_id": match_id, "seat": seat, "bot_id": bot, "rank": m.ranking[seat],
                  "score": m.scores[seat] if seat < len(m.scores) else None}
                 for m, match_id in zip(matches, match_ids) for seat, bot in enumerate(m.bot_ids)])
+            _settle_pairings(conn, matches)
             rated = [(m, match_id) for m, match_id in zip(matches, match_ids) if m.rated]
             if rated:
                 self._apply_ratings(conn, rated, policy)
@@ -706,6 +737,20 @@ class Store:
                 conn.execute(insert(RatingEvent), chunk)
             if ratings:
                 conn.execute(insert(Rating), ratings)
+
+
+def _settle_pairings(conn: Any, matches: Sequence[PlayedMatchLike]) -> None:
+    """Mark settled the pairings of these matches that now have every seat rotation stored."""
+    stored = MATCHES.alias("stored")
+    rotations = (select(func.count()).select_from(stored)
+                 .where(stored.c.tournament_id == bindparam("t"), stored.c.round == bindparam("r"),
+                        stored.c.pairing == bindparam("p")).scalar_subquery())
+    pairings = cast(Table, Pairing.__table__)
+    settle = (update(pairings).where(pairings.c.tournament_id == bindparam("t"), pairings.c.round == bindparam("r"),
+                                     pairings.c.index == bindparam("p"), rotations >= bindparam("seats"))
+              .values(settled=True))
+    keys = {(m.tournament_id, m.round, m.pairing, len(m.bot_ids)) for m in matches}
+    conn.execute(settle, [{"t": t, "r": r, "p": p, "seats": seats} for t, r, p, seats in sorted(keys)])
 
 
 def _lineage(conn: Any, bots: list[int]) -> dict[int, tuple[int, ...]]:

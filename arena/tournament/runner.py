@@ -137,7 +137,9 @@ class TournamentRunner:
         self.seat_bots = {bot: SeatBot(bot, bots[bot].name, bots[bot].version, bots[bot].kind, bots[bot].spec)
                           for bot in entries}
         expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament.rounds)
-        finished_keys = self.store.finished_keys(self.tournament_id)
+        # a run that plans no rounds (a ladder service's) reads only the pairings still open
+        finished_keys = (self.store.finished_keys(self.tournament_id) if self.plan_more
+                         else self.store.open_finished_keys(self.tournament_id))
         self.fault_counts = self.store.infra_fault_counts(self.tournament_id)
         self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
         self._report()
@@ -187,8 +189,9 @@ class TournamentRunner:
                           time.perf_counter() - started, "" if finished else self.stopped_by)
 
     def _planned(self) -> list[tuple[Planned, int]]:
-        return [(Planned(row.round, row.index, row.bots, row.label), row.seed)
-                for row in self.store.pairings(self.tournament_id)]
+        rows = (self.store.pairings(self.tournament_id) if self.plan_more
+                else self.store.open_pairings(self.tournament_id))
+        return [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows]
 
     def _jobs(self, planned: list[tuple[Planned, int]], finished: set[tuple[int, int, int]]) -> list[MatchJob]:
         jobs = []

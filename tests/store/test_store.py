@@ -228,3 +228,79 @@ def test_kept_leaderboards_follow_every_change_and_the_match_count_the_tallies(s
     store.set_bot_status(bot, "retired")  # a version retired: off the live leaderboard at once
     assert bot not in {s.bot_id for s in kept.standings("major-general")}
     assert kept.rank("major-general", bot) == 1  # (ranked among every version)
+
+
+def test_rerate_reports_its_progress_and_a_bots_match_pages_come_from_its_seats(store: Store) -> None:
+    from arena.ratings import rerate as rerating
+
+    game = load_game("major-general")
+    tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random,d=random"),
+                                   format="round-robin", rounds=2, seed=5)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    seen: list[tuple[int, int]] = []
+    every, rerating.PROGRESS_EVERY = rerating.PROGRESS_EVERY, 5
+    try:
+        summary = rerate(store, "major-general", on_progress=lambda done, total: seen.append((done, total)))
+    finally:
+        rerating.PROGRESS_EVERY = every
+    assert summary.matches == 24
+    assert seen == [(5, 24), (10, 24), (15, 24), (20, 24), (24, 24)]
+    bot = store.bots("a")[0].id
+    total, everything = store.match_page(bot_id=bot, limit=100)
+    assert total == 12 == len(everything) and [m["id"] for m in everything] == sorted(
+        (m["id"] for m in everything), reverse=True)
+    assert all(bot in {seat["bot_id"] for seat in m["seats"]} for m in everything)
+    pages = [store.match_page(bot_id=bot, offset=offset, limit=5)[1] for offset in (0, 5, 10)]
+    assert [m["id"] for page in pages for m in page] == [m["id"] for m in everything]
+    assert store.match_page(bot_id=bot, pool="general-orders-wwii/island")[0] == 0
+
+
+def test_a_pairing_is_settled_once_every_rotation_is_stored_and_open_reads_skip_it(store: Store) -> None:
+    game = load_game("major-general")
+    tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
+                                   format="round-robin", rounds=1, seed=3)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    assert store.pairings(tournament) and store.open_pairings(tournament) == []
+    assert store.open_finished_keys(tournament) == set()
+    last = store.last_round(tournament)
+    assert last is not None
+    assert store.open_pairings(tournament, since_round=last) == [row for row in store.pairings(tournament)
+                                                                 if row.round >= last]
+    assert store.open_finished_keys(tournament, since_round=last) == {
+        key for key in store.finished_keys(tournament) if key[0] >= last}
+    from arena.store.rows import PairingRow
+
+    store.add_pairings(tournament, [PairingRow(last + 1, 0, 7, (1, 2), ""), PairingRow(last + 1, 1, 8, (3,), "")])
+    assert store.open_pairings(tournament) == [PairingRow(last + 1, 0, 7, (1, 2), "")]  # (a bye is settled)
+
+
+def test_migration_0007_settles_the_pairings_already_played(store: Store) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from arena.store.db import MIGRATIONS
+    from arena.store.models import Pairing
+
+    game = load_game("major-general")
+    tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
+                                   format="round-robin", rounds=1, seed=3)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0006")
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    with store.engine.begin() as connection:
+        settled = list(connection.execute(select(Pairing.settled)).scalars())
+        assert settled and all(settled)
+        first = connection.execute(select(Match.id).order_by(Match.id).limit(1)).scalar_one()
+        connection.execute(Match.__table__.delete().where(Match.id == first))  # one rotation not stored
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0006")
+        command.upgrade(config, "head")
+    with store.engine.connect() as connection:
+        assert sorted(connection.execute(select(Pairing.settled)).scalars()).count(False) == 1
