@@ -733,6 +733,14 @@ class Store:
             conn.execute(delete(RatingEvent).where(RatingEvent.pool == pool))
             conn.execute(delete(Rating).where(Rating.pool == pool))
             rows = iter(history)
+            if conn.dialect.name == "postgresql":  # COPY: several times faster than inserts for millions of rows
+                columns = ("pool", "bot_id", "match_id", "mu", "sigma", "played_at")
+                driver = conn.connection.dbapi_connection
+                assert driver is not None  # (a connection in use has its driver's)
+                cursor = driver.cursor()
+                with cursor.copy(f"COPY rating_history ({', '.join(columns)}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(tuple(row[column] for column in columns))
             while chunk := list(islice(rows, 50_000)):
                 conn.execute(insert(RatingEvent), chunk)
             if ratings:
