@@ -3,12 +3,14 @@ head-to-head results with Wilson intervals. `arena bot show` prints it; the web 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.ratings.leaderboard import Leaderboards, bradley_terry_fit, leaderboard
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
 from arena.store import BotRow, Store
+
+T = TypeVar("T")
 
 
 def iso(moment: Any) -> str | None:
@@ -32,10 +34,19 @@ def standings_json(store: Store, pool: str, live_only: bool = True, bradley_terr
     return rows
 
 
+def thin(points: list[T], most: int) -> list[T]:
+    """At most `most` points, evenly spread, always keeping the last (a chart needs no more)."""
+    if len(points) <= most:
+        return points
+    step = len(points) / most
+    return [points[int(i * step)] for i in range(most - 1)] + [points[-1]]
+
+
 def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
-                leaderboards: Leaderboards | None = None) -> list[dict[str, Any]]:
-    """The bot's rating in each pool (all of them, or those of `pools`); its rank from `leaderboards` where
-    they are kept (the web's), else from the pool's leaderboard read now."""
+                leaderboards: Leaderboards | None = None, history_points: int | None = None) -> list[dict[str, Any]]:
+    """The bot's rating in each pool (all of them, or those of `pools`), with its whole rating history or
+    at most `history_points` of it; its rank from `leaderboards` where they are kept (the web's), else from
+    the pool's leaderboard read now."""
     leaderboards = leaderboards or Leaderboards(store)
     ratings = []
     for row in store.bot_pools(bot.id):
@@ -52,6 +63,8 @@ def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
                                  "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
                                  "score_low": round(low, 4), "score_high": round(high, 4)})
         history = store.rating_history(bot.id, row.pool)
+        if history_points is not None:
+            history = thin(history, history_points)
         ratings.append({
             "pool": row.pool, "rank": rank, "mu": round(row.mu, 4), "sigma": round(row.sigma, 4),
             "conservative": round(conservative(row.mu, row.sigma), 4), "games": row.games, "wins": row.wins,

@@ -662,7 +662,7 @@ class Store:
         if pool is not None:
             query = query.where(RatingEvent.pool == pool)
         with self.engine.connect() as conn:
-            return [RatingPoint(**row._mapping) for row in conn.execute(query)]
+            return [RatingPoint(*row) for row in conn.execute(query)]  # (columns in the dataclass's order)
 
     def bot_pools(self, bot_id: int) -> list[RatingRow]:
         """A bot's standing in each pool it is rated in."""

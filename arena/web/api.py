@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from arena.games.registry import game_modes
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
-from arena.ratings.reports import bot_ratings, iso, standings_json
+from arena.ratings.reports import bot_ratings, iso, standings_json, thin
 from arena.store import BotRow
 from arena.store.hosting import Hosting
 from arena.web.state import leaderboards_of, store_of
@@ -194,9 +194,9 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
     histories = [{"bot": standing.bot, "version": standing.version,
-                  "points": _thin([{"match": point.match_id, "at": iso(point.played_at),
-                                    "mu": round(point.mu, 4), "sigma": round(point.sigma, 4)}
-                                   for point in store.rating_history(standing.bot_id, pool)], HISTORY_POINTS // 2)}
+                  "points": [{"match": point.match_id, "at": iso(point.played_at), "mu": round(point.mu, 4),
+                              "sigma": round(point.sigma, 4)}
+                             for point in thin(store.rating_history(standing.bot_id, pool), HISTORY_POINTS // 2)]}
                  for standing in (leaderboards.standings(pool, not all_versions)[:history] if history else [])]
     return {"pool": pool, "matches": store.pool_match_count(pool), "total": len(rows), "page": page,
             "per_page": per_page, "sort": sort, "order": "desc" if descending else "asc",
@@ -232,9 +232,7 @@ def bot(request: Request, name: str) -> dict[str, Any]:
         raise HTTPException(404, f"no bot named {name!r}")
     out_versions = []
     for version in versions:
-        ratings = bot_ratings(store, version, leaderboards=leaderboards_of(request))
-        for rating in ratings:
-            rating["history"] = _thin(rating["history"], HISTORY_POINTS)
+        ratings = bot_ratings(store, version, leaderboards=leaderboards_of(request), history_points=HISTORY_POINTS)
         out_versions.append({
             "id": version.id, "version": version.version, "artifact_hash": version.artifact_hash,
             "status": version.status, "owner": version.owner, "kind": version.kind, "origin": version.origin,
@@ -420,15 +418,6 @@ def _tournament_json(t: Any) -> dict[str, Any]:
     return {"id": t.id, "name": t.name, "label": t.label, "game": t.game, "pool": t.pool, "format": t.format,
             "rounds": t.rounds, "status": t.status, "matches": t.matches, "created_at": iso(t.created_at),
             "finished_at": iso(t.finished_at)}
-
-
-def _thin(points: list[dict[str, Any]], most: int) -> list[dict[str, Any]]:
-    """At most `most` points, evenly spread, always keeping the last."""
-    if len(points) <= most:
-        return points
-    step = len(points) / most
-    kept = [points[int(i * step)] for i in range(most - 1)]
-    return kept + [points[-1]]
 
 
 def _without_evidence(pieces: Iterator[bytes]) -> Iterator[bytes]:
