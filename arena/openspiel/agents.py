@@ -50,6 +50,9 @@ class ArenaEvaluator(mcts.Evaluator):
         return [(action, 1.0 / len(legal)) for action in legal]
 
 
+MIN_SIMULATIONS = 2  # the least search OpenSpiel's ISMCTS can answer from
+
+
 class TimedISMCTSBot(ismcts.ISMCTSBot):
     """OpenSpiel's ISMCTSBot that also stops at a deadline (its search loop, with a clock check)."""
 
@@ -59,22 +62,24 @@ class TimedISMCTSBot(ismcts.ISMCTSBot):
         self.last_simulations = 0
 
     def run_search(self, state: pyspiel.State) -> list[tuple[int, float]]:
-        if self.seconds is None:
-            self.last_simulations = self._max_simulations
-            return super().run_search(state)
         self.reset()
         legal_actions = state.legal_actions()
         if len(legal_actions) == 1:
             return [(legal_actions[0], 1.0)]
         self._root_node = self.create_new_node(state)
-        deadline = time.perf_counter() + self.seconds
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        # OpenSpiel's final policy needs a visited child: the first simulation only expands the root, so
+        # two are the least, whatever the budget (a time budget on a busy machine may allow one)
+        most = max(MIN_SIMULATIONS, self._max_simulations)
         done = 0
-        while done < self._max_simulations:
+        while done < most:
             self.run_simulation(self.sample_root_state(state))
             done += 1
-            if time.perf_counter() >= deadline:
+            if deadline is not None and done >= MIN_SIMULATIONS and time.perf_counter() >= deadline:
                 break
         self.last_simulations = done
+        if self._allow_inconsistent_action_sets:  # (as OpenSpiel's own search ends)
+            return self.get_final_policy(state, self.filter_illegals(self._root_node, state.legal_actions()))
         return self.get_final_policy(state, self._root_node)
 
 

@@ -154,13 +154,16 @@ class BotProcess:
         deadline = time.monotonic() + timeout_s
         while pipe is not None and time.monotonic() < deadline:
             try:
-                pending = fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0")
+                pending = int.from_bytes(fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"), "little")
             except (OSError, ValueError):
                 return
-            if int.from_bytes(pending, "little") == 0:
-                await asyncio.sleep(0)  # and what the reader took is fed
+            # read from the pipe but not yet taken by the reader task (on a busy machine it runs later):
+            # once the stream's buffer is empty too, everything written is in the tail
+            buffered = len(getattr(stream, "_buffer", b""))
+            if pending == 0 and buffered == 0:
+                await asyncio.sleep(0)
                 return
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01 if pending else 0.001)
 
     def launch_failure(self) -> str:
         """Why the launch itself failed before the program ran ('' if it did not): a place no bot can write."""

@@ -122,3 +122,12 @@ def test_openspiel_agents_sit_in_arena_matches() -> None:
     first = play_match(game, [make_agent("openspiel-ismcts:simulations=15"), make_agent("random")], 6)
     again = play_match(game, [make_agent("openspiel-ismcts:simulations=15"), make_agent("random")], 6)
     assert [s.action for s in first.steps] == [s.action for s in again.steps]  # seeded
+
+
+def test_openspiel_ismcts_answers_from_the_least_search_whatever_the_budget() -> None:
+    """A time budget on a busy machine may allow one simulation, which only expands the root: the agent
+    still searches the two OpenSpiel's final policy needs, never raising."""
+    game = load_game("major-general")
+    for spec in ("openspiel-ismcts:simulations=1", "openspiel-ismcts:seconds=0.000001:evaluator=arena"):
+        record = play_match(game, [make_agent(spec), make_agent("random")], 7)
+        assert record.result is not None and record.result.reason == "score", (spec, record.result)
