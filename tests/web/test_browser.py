@@ -374,14 +374,16 @@ def test_the_live_page_follows_a_running_match(browser: Any, web_db: str, tmp_pa
             WebDriverWait(browser, 30, ignored_exceptions=STALE).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#main table a"))
             browser.find_element(By.CSS_SELECTOR, "#main table a").click()
             WebDriverWait(browser, 30, ignored_exceptions=STALE).until(lambda b: b.find_elements(By.CSS_SELECTOR, "svg.board"))
-            holder = browser.find_element(By.ID, "live")
-            seen = int(holder.get_attribute("data-steps") or 0)
+            # (the live page redraws its parts as decisions arrive: each read finds its element again)
+            seen = WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
+                lambda b: int(b.find_element(By.ID, "live").get_attribute("data-steps") or 0) + 1) - 1
             # the page takes the running match's next decisions while it runs (a condition, not a time: the
             # slow bots pace the match, a busy machine only slows both sides)
             WebDriverWait(browser, 30, poll_frequency=0.05, ignored_exceptions=STALE).until(
                 lambda b: int(b.find_element(By.ID, "live").get_attribute("data-steps") or 0) > seen
                 and b.find_element(By.ID, "live").get_attribute("data-finished") is None)
-            panels = browser.find_element(By.CSS_SELECTOR, ".sides").text
+            panels = WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
+                lambda b: b.find_element(By.CSS_SELECTOR, ".sides").text)
             assert "hand:" not in panels and "(hidden)" in panels  # a spectator sees no hand
             screenshot(browser, "live")
             WebDriverWait(browser, 60, ignored_exceptions=STALE).until(
