@@ -48,7 +48,8 @@ from typing import Any
 
 from sqlalchemy import insert, select, text
 
-from arena.ladder.pairing import IDLE_HORIZON, Candidate, plan_tables
+from arena.ladder.pairing import Candidate, plan_tables
+from arena.ladder.service import round_reads
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
 from arena.store import Store
@@ -227,10 +228,7 @@ def ladder_reads(store: Store, tournament: int) -> float:
     """Seconds of what the ladder service reads of its tournament every round: the pairings still open and
     those of the rounds its idle counts look back on, with their stored keys (arena.ladder.service)."""
     started = time.perf_counter()
-    last = store.last_round(tournament)
-    since = (last + 1 if last is not None else 0) - IDLE_HORIZON
-    store.open_pairings(tournament, since_round=since)
-    store.open_finished_keys(tournament, since_round=since)
+    round_reads(store, tournament)
     return time.perf_counter() - started
 
 

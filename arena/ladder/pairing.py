@@ -31,7 +31,7 @@ STARVE_ROUNDS = 3  # a bot idle this many rounds is seated before anyone else
 IDLE_HORIZON = 21  # rounds a ladder looks back on for idle counts (eagerness counts at most 20 idle rounds)
 WINDOW = 12  # a seat's opponents are drawn among this many open bots on each side in rating order...
 FAR_DRAWS = 2  # ...and this many drawn from the whole field by their worth
-MIN_QUALITY = 1e-6  # no pair is worth nothing
+MIN_QUALITY = 1e-6  # no pair is worth nothing (match_quality's floor, inlined in _near_worths)
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,8 @@ class WeightedDraw:
 
 def _near_worths(in_order: Sequence[Candidate], weights: Sequence[float], spread: float) -> list[float]:
     """For each bot (in rating order), the worth of the pairs it makes with its WINDOW neighbours on each
-    side: each pair computed once, inline (this is most of a large round's planning)."""
+    side: each pair computed once, RatingSystem.quality inlined (this loop is most of a large round's
+    planning)."""
     mus = [c.rating[0] for c in in_order]
     variances = [c.rating[1] * c.rating[1] for c in in_order]
     sums = [0.0] * len(in_order)
@@ -174,13 +175,9 @@ def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: 
     met: Counter[tuple[int, int]] = Counter()
     spread = 2.0 * system.beta * system.beta
 
-    def quality(bot: int, other: int) -> float:
-        (mu, sigma), (other_mu, other_sigma) = rating[bot], rating[other]
-        total = spread + sigma * sigma + other_sigma * other_sigma
-        return max(math.sqrt(spread / total) * math.exp(-(mu - other_mu) ** 2 / (2.0 * total)), MIN_QUALITY)
-
     def worth(bot: int, other: int) -> float:
-        return weight[bot] * weight[other] * quality(bot, other) / (1 + 4 * met[min(bot, other), max(bot, other)])
+        return (weight[bot] * weight[other] * match_quality(system, [rating[bot]], rating[other])
+                / (1 + 4 * met[min(bot, other), max(bot, other)]))
 
     first_seats = WeightedDraw(_near_worths(in_order, [weight[c.bot] for c in in_order], spread))
 

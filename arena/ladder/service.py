@@ -126,6 +126,14 @@ class RoundReport:
         return f"ladder: {'; '.join(parts)} in {self.seconds:.1f}s{when}"
 
 
+def round_reads(store: Store, tournament_id: int) -> tuple[list[PairingRow], set[tuple[int, int, int]]]:
+    """What a round reads of its ladder before planning: the open pairings and every pairing of the rounds
+    the idle counts look back on (never all of them), with the keys of their stored matches."""
+    last = store.last_round(tournament_id)
+    since = (last + 1 if last is not None else 0) - IDLE_HORIZON
+    return store.open_pairings(tournament_id, since_round=since), store.open_finished_keys(tournament_id, since)
+
+
 class LadderService:
     """The rounds of one or more mode ladders, on a schedule (see the module's docstring)."""
 
@@ -260,11 +268,7 @@ class LadderService:
         remote_room = self._remote_room(game, active)
         self.store.add_entries(tournament_id, sorted(active))
         part = PoolRound(pool, tournament_id, None, len(active))
-        last = self.store.last_round(tournament_id)
-        # the open pairings, and every pairing of the rounds the idle counts look back on: never all of them
-        since = (last + 1 if last is not None else 0) - IDLE_HORIZON
-        planned = self.store.open_pairings(tournament_id, since_round=since)
-        finished = self.store.open_finished_keys(tournament_id, since_round=since)
+        planned, finished = round_reads(self.store, tournament_id)
         waiting = [(row, rotation) for row in planned if not row.is_bye for rotation in range(game.num_seats)
                    if (row.round, row.index, rotation) not in finished and set(row.bots) <= active]
         part.carried = len(waiting)

@@ -308,34 +308,27 @@ class Store:
 
     def pairings(self, tournament_id: int) -> list[PairingRow]:
         """Every planned pairing, in (round, index) order."""
-        query = (select(Pairing.round, Pairing.index, Pairing.seed, Pairing.bots, Pairing.label)
-                 .where(Pairing.tournament_id == tournament_id).order_by(Pairing.round, Pairing.index))
-        with self.engine.connect() as conn:
-            return [PairingRow(row.round, row._mapping["index"], int(row.seed), tuple(row.bots), row.label or "")
-                    for row in conn.execute(query)]  # (`row.index` would be the tuple method)
+        return self._pairing_rows(Pairing.tournament_id == tournament_id)
 
     def open_pairings(self, tournament_id: int, since_round: int | None = None) -> list[PairingRow]:
         """The pairings not settled yet (a seat rotation not stored: waiting, or left by a retired bot), and
         with `since_round` every pairing of that round and after, in (round, index) order: what a ladder's
         round reads, whatever the number of matches it has played before."""
-        condition: ColumnElement[bool] = Pairing.settled.is_(False)
-        if since_round is not None:
-            condition = or_(condition, Pairing.round >= since_round)
+        return self._pairing_rows(Pairing.tournament_id == tournament_id, _open_pairing(since_round))
+
+    def _pairing_rows(self, *conditions: ColumnElement[bool]) -> list[PairingRow]:
         query = (select(Pairing.round, Pairing.index, Pairing.seed, Pairing.bots, Pairing.label)
-                 .where(Pairing.tournament_id == tournament_id, condition).order_by(Pairing.round, Pairing.index))
+                 .where(*conditions).order_by(Pairing.round, Pairing.index))
         with self.engine.connect() as conn:
             return [PairingRow(row.round, row._mapping["index"], int(row.seed), tuple(row.bots), row.label or "")
-                    for row in conn.execute(query)]
+                    for row in conn.execute(query)]  # (`row.index` would be the tuple method)
 
     def open_finished_keys(self, tournament_id: int, since_round: int | None = None) -> set[tuple[int, int, int]]:
         """(round, pairing, rotation) of the stored matches of the pairings `open_pairings` gives."""
-        condition: ColumnElement[bool] = Pairing.settled.is_(False)
-        if since_round is not None:
-            condition = or_(condition, Pairing.round >= since_round)
         query = (select(Match.round, Match.pairing, Match.rotation)
                  .join(Pairing, and_(Pairing.tournament_id == Match.tournament_id, Pairing.round == Match.round,
                                      Pairing.index == Match.pairing))
-                 .where(Pairing.tournament_id == tournament_id, condition))
+                 .where(Pairing.tournament_id == tournament_id, _open_pairing(since_round)))
         with self.engine.connect() as conn:
             return {(row.round, row.pairing, row.rotation) for row in conn.execute(query)}
 
@@ -745,6 +738,12 @@ class Store:
                 conn.execute(insert(RatingEvent), chunk)
             if ratings:
                 conn.execute(insert(Rating), ratings)
+
+
+def _open_pairing(since_round: int | None) -> ColumnElement[bool]:
+    """A pairing not settled yet, or (with `since_round`) one of that round or after."""
+    condition: ColumnElement[bool] = Pairing.settled.is_(False)
+    return condition if since_round is None else or_(condition, Pairing.round >= since_round)
 
 
 def _settle_pairings(conn: Any, matches: Sequence[PlayedMatchLike]) -> None:
