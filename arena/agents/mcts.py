@@ -28,7 +28,8 @@ import math
 import random
 import time
 from collections import deque
-from typing import Optional
+from dataclasses import dataclass
+from typing import Optional, Sequence
 
 from arena.agents.base import Agent, DecisionRequest
 from arena.agents.greedy import GreedyAgent
@@ -79,6 +80,16 @@ def rollout(state: State, depth: int, knowledge: FamilyKnowledge, rng: random.Ra
     if state.current_player() == TERMINAL:
         return state.returns()
     return knowledge.values(state)
+
+
+@dataclass(frozen=True)
+class MoveValues:
+    """A search's verdict on a position: per searched move, its mean value for the mover (in [-1, 1]) and
+    its visits; the move the search would play; the iterations it ran."""
+
+    values: dict[int, tuple[float, int]]
+    best: int
+    iterations: int
 
 
 class MCTSAgent(Agent):
@@ -178,6 +189,22 @@ class MCTSAgent(Agent):
         action = self.best_action(root, self._root_actions)
         self._kept = root.children.get(action) if self.keep_tree else None
         return action
+
+    def move_values(self, request: DecisionRequest, include: Sequence[int] = ()) -> MoveValues:
+        """Search the position `request` shows its seat (its observation only: hidden cards are sampled from
+        it) with this agent's budget, from a fresh tree; the moves in `include` are searched whatever the
+        candidate cut (the analysis of a match: the move that was played)."""
+        legal = request.legal_actions
+        observation = request.observation
+        root = Node()
+        if self.prior_visits:
+            self._add_prior(root, self.game.determinize(observation, self.rng), request.seat, legal, None)
+        searched = set(self._candidates(root, legal)) | set(include)
+        self._root_actions = [action for action in legal if action in searched]
+        self.search(root, observation, request.seat, self.seconds, self.iterations)
+        values = {action: (child.total / child.visits, child.visits) for action in self._root_actions
+                  if (child := root.children.get(action)) is not None and child.visits}
+        return MoveValues(values, self.best_action(root, self._root_actions), self.last_iterations)
 
     def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float],
                iterations: Optional[int]) -> None:

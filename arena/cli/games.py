@@ -20,6 +20,7 @@ def games(json_output: bool = typer.Option(False, "--json", help="Print JSON ins
                 data.append({
                     "name": mode.name, "family": family, "title": mode.title, "description": mode.description,
                     "seats": info.num_seats, "actions": info.num_actions, "options": info.options,
+                    "choices": [option.to_json() for option in mode.choices],
                 })
         print_json(data)
         return
@@ -33,7 +34,19 @@ def games(json_output: bool = typer.Option(False, "--json", help="Print JSON ins
             info = mode.load().info
             table.add_row(mode.name, str(info.num_seats), str(info.num_actions), mode.description)
         console.print(table)
-    console.print("A family name alone picks its first mode. Play one with: arena play NAME --games 3")
+        offered = [(mode, option) for mode in modes for option in mode.choices]
+        if offered:
+            options = Table(title="options (-o NAME=VALUE; the first value is the default)", title_justify="left")
+            options.add_column("mode", style="cyan", no_wrap=True)
+            options.add_column("NAME=VALUE", no_wrap=True)
+            options.add_column("ruling")
+            options.add_column("meaning")
+            for mode, option in offered:
+                options.add_row(mode.name.rpartition("/")[2], f"{option.name}={'|'.join(option.choices)}",
+                                option.decision, option.summary)
+            console.print(options)
+    console.print("A family name alone picks its first mode. Play one with: arena play NAME --games 3; "
+                  "-o NAME=VALUE plays an option (its own rating pool).")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ from typing import Sequence
 import typer
 
 from arena.cli import (
+    analyse,
     bot,
     bot_test,
     games,
@@ -35,7 +36,7 @@ app = typer.Typer(  # plain help (no boxes): it wraps long defaults and URLs ins
     pretty_exceptions_enable=False,
 )
 
-for module in (games, play, replay, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker,
+for module in (games, play, replay, analyse, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker,
                web, bot_test, sandbox):
     module.register(app)
 

@@ -35,6 +35,26 @@ GameFactory = Callable[..., Game]
 
 
 @dataclass(frozen=True)
+class ModeOption:
+    """An option a mode may be played with (`-o NAME=VALUE`): a disputed ruling read the other way or an
+    alternative reconstruction of a board. The first choice is the default; a game played with another is
+    recorded with it and rated in a pool of its own."""
+
+    name: str
+    choices: tuple[str, ...]
+    decision: str  # the rules-decision id (docs/rules-decisions.md) whose reading the default follows
+    summary: str  # what each choice means, in a line
+
+    @property
+    def default(self) -> str:
+        return self.choices[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "choices": list(self.choices), "default": self.default,
+                "decision": self.decision, "summary": self.summary}
+
+
+@dataclass(frozen=True)
 class GameMode:
     """One registered name: a family, a mode within it, and the options that make the mode."""
 
@@ -44,6 +64,7 @@ class GameMode:
     description: str
     factory: GameFactory
     options: dict[str, Any] = field(default_factory=dict)
+    choices: tuple[ModeOption, ...] = ()  # options besides the defaults, listed by `arena games`
 
     def load(self, **overrides: Any) -> Game:
         """Build the game with this mode's options, overridden by `overrides`."""

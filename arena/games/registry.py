@@ -127,5 +127,7 @@ def load_game(name: str, options: dict[str, Any] | None = None) -> Game:
     mode = resolve(name)
     try:
         return mode.load(**(options or {}))
-    except TypeError as error:
+    except (TypeError, ValueError) as error:
+        if isinstance(error, GameOptionError):
+            raise
         raise GameOptionError(f"bad options for {mode.name}: {error}") from None

@@ -232,6 +232,20 @@ class Match(Base):
     finished_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+class MatchAnalysis(Base):
+    """A stored match's analysis (arena.analysis): its chance curve and turning points, gzip-compressed JSON.
+    One per match: analysing it again replaces it."""
+
+    __tablename__ = "analyses"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    budget: Mapped[str] = mapped_column(String(32))  # simulations ("400") or seconds ("0.5s") per decision
+    seed: Mapped[int] = mapped_column(BigInteger)
+    seconds: Mapped[float] = mapped_column(Float)  # how long it took
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class MatchSeat(Base):
     """Who sat where in a match and where they finished."""
 

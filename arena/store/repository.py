@@ -22,6 +22,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from arena.store.db import StoreError, create_db_engine, describe, migrate
 from arena.store.models import (
     Bot,
+    MatchAnalysis,
     Entry,
     InfraFault,
     Match,
@@ -521,6 +522,29 @@ class Store:
             return None
         data = dict(rows[0]._mapping)
         return data, bytes(data.pop("data"))
+
+    # analyses ------------------------------------------------------------------------------------
+
+    def save_analysis(self, match_id: int, budget: str, seed: int, seconds: float, data: bytes) -> None:
+        """Store a match's analysis (gzip-compressed JSON), replacing any earlier one."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(MatchAnalysis).where(MatchAnalysis.match_id == match_id))
+            conn.execute(insert(MatchAnalysis).values(match_id=match_id, budget=budget, seed=seed, seconds=seconds,
+                                                      created_at=utcnow(), data=data))
+
+    def analysis(self, match_id: int) -> bytes | None:
+        """A stored match's analysis (gzip-compressed JSON), or None if it has none."""
+        with self.engine.connect() as conn:
+            data = conn.execute(select(MatchAnalysis.data).where(MatchAnalysis.match_id == match_id)).scalar()
+        return bytes(data) if data is not None else None
+
+    def unanalysed_matches(self, tournament_ids: Sequence[int], limit: int = 100) -> list[int]:
+        """Ids of the tournaments' stored matches without an analysis, oldest first."""
+        query = (select(Match.id).outerjoin(MatchAnalysis, MatchAnalysis.match_id == Match.id)
+                 .where(Match.tournament_id.in_(list(tournament_ids)), MatchAnalysis.match_id.is_(None))
+                 .order_by(Match.id).limit(limit))
+        with self.engine.connect() as conn:
+            return [int(row) for row in conn.execute(query).scalars()]
 
     # storing results ----------------------------------------------------------------------------
 

@@ -174,11 +174,13 @@ class InlineExecutor(Executor):
             yield play_job(job)
 
 
-def _watch_parent(parent: int) -> None:
+def _watch_parent() -> None:
     """In a worker: leave Ctrl-C to the parent (it stops cleanly), die quietly on SIGTERM (the parent's
-    handlers were inherited by the fork) and exit once the parent is gone."""
+    handlers were inherited by the fork) and exit once the parent is gone (the main process, or the fork
+    server, which exits with the main process)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parent = os.getppid()
 
     def watch() -> None:
         while True:
@@ -187,6 +189,25 @@ def _watch_parent(parent: int) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="arena-parent-watch", daemon=True).start()
+
+
+def worker_start_method() -> str:
+    """How to start worker processes: a fork of this process while it has a single thread (quick, and the
+    workers share its imports), else a fork of a clean fork server. A fork copies only the forking thread:
+    the locks other threads held stay locked in the child, and gRPC's own threads (a referee, a client
+    made earlier in the process) left it crashing now and then in the child."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and _thread_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _thread_count() -> int:
+    """Threads of this process, the ones Python did not start included (gRPC's, a C library's)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 class Chunks:
@@ -234,8 +255,9 @@ class LocalPoolExecutor(Executor):
     """
 
     def __init__(self, concurrency: int | None = None, chunk_seconds: float = 0.05, max_chunk: int = 32,
-                 pipeline: int = 2) -> None:
+                 pipeline: int = 2, start_method: str | None = None) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
+        self.start_method = start_method  # None: worker_start_method() when the workers start
         self.pipeline = pipeline  # chunks in flight per worker: 2 keeps it busy; 1 lets no chunk wait behind
         # a stalling one (a ladder service's choice)
         self.chunk_seconds = chunk_seconds
@@ -245,12 +267,13 @@ class LocalPoolExecutor(Executor):
 
     def _ensure_workers(self) -> list[_Worker]:
         if len(self._workers) < self.concurrency:  # at first, and to replace workers that died
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+            context = multiprocessing.get_context(self.start_method or worker_start_method())
+            if context.get_start_method() == "forkserver":
+                context.set_forkserver_preload(["arena.tournament.jobs", "arena.agents"])
             # What exists now lives as long as the process: keep it out of the collector's full passes,
             # here (they stall storing results) and in forked workers (they would copy every page).
             gc.freeze()
-            self._workers += [_Worker(context, os.getpid()) for _ in range(self.concurrency - len(self._workers))]
+            self._workers += [_Worker(context) for _ in range(self.concurrency - len(self._workers))]
         return self._workers
 
     def start(self) -> None:
@@ -345,9 +368,9 @@ class LocalPoolExecutor(Executor):
 class _Worker:
     """One worker process and the duplex pipe the main process talks to it through."""
 
-    def __init__(self, context: Any, parent: int) -> None:
+    def __init__(self, context: Any) -> None:
         self.conn, child = context.Pipe(duplex=True)
-        self.process = context.Process(target=_serve, args=(child, parent), name="arena-worker", daemon=True)
+        self.process = context.Process(target=_serve, args=(child,), name="arena-worker", daemon=True)
         self.process.start()
         child.close()
         self.in_flight: deque[tuple[int, list[MatchJob]]] = deque()  # chunks sent, not answered: oldest first
@@ -401,9 +424,9 @@ class _ChunkFailed(Exception):
     """The worker raised while playing a chunk: an error of Arena's, not of a bot's."""
 
 
-def _serve(conn: Any, parent: int) -> None:
+def _serve(conn: Any) -> None:
     """A worker's loop: play each chunk of jobs it receives and answer ("ok", outcomes) or ("error", why)."""
-    _watch_parent(parent)
+    _watch_parent()
     while True:
         try:
             chunk = conn.recv()

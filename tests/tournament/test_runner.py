@@ -158,7 +158,7 @@ def test_a_hard_deadline_abandons_running_matches(store: Store, monkeypatch: pyt
 
     monkeypatch.setitem(AGENTS, "sleepy", SleepyAgent)
     tournament = _tournament(store, bots="sleepy,random", rounds=1)
-    with LocalPoolExecutor(2) as executor:
+    with LocalPoolExecutor(2, start_method="fork") as executor:
         started = time.monotonic()
         summary = TournamentRunner(store, tournament, executor, deadline=started + 0.2,
                                    hard_deadline=started + 0.6).run()
@@ -188,7 +188,7 @@ def test_a_dead_worker_is_an_infrastructure_fault_retried_then_given_up_never_sc
     not blamed twice); one that kills every worker is stored unrated after its tries, the run goes on."""
     monkeypatch.setitem(AGENTS, "killer", ProcessKillingAgent)
     tournament = _tournament(store, bots="a=random,b=random,c=killer", rounds=2)
-    with LocalPoolExecutor(2) as executor:
+    with LocalPoolExecutor(2, start_method="fork") as executor:
         runner = TournamentRunner(store, tournament, executor, retries=2)
         summary = runner.run()
     assert summary.finished and summary.stored == 12
@@ -257,3 +257,37 @@ def test_a_knockout_named_again_when_finished_says_so(store: Store) -> None:
     play(store, create(spec, store), PlaySettings(concurrency=1))
     with pytest.raises(TournamentError, match="cannot be extended; pick another name"):
         create(spec, store)
+
+
+def test_a_process_with_threads_starts_its_workers_from_a_fork_server() -> None:
+    """A fork copies only the forking thread (gRPC's threads left forked workers crashing): a process with
+    threads gets workers forked from a clean fork server, which play as forked ones do and end with it."""
+    import subprocess
+    import sys
+    import time
+
+    script = """
+import os, threading
+from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
+from arena.tournament.executor import worker_start_method
+assert worker_start_method() == "fork", "a single thread forks"
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+assert worker_start_method() == "forkserver"
+seat = SeatBot(1, "a", "1", "agent", "random")
+job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (seat, seat))
+pool = LocalPoolExecutor(2)
+played = list(pool.run([job] * 6))
+assert len(played) == 6 and not any(p.is_infrastructure_fault for p in played)
+print(" ".join(str(w.process.pid) for w in pool._workers), flush=True)
+os._exit(0)  # gone without closing the pool
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    workers = [int(pid) for pid in done.stdout.split()]
+    assert len(workers) == 2
+    for pid in workers:  # orphaned, each notices and exits (its parent watch polls twice a second)
+        stat = Path(f"/proc/{pid}/stat")
+        deadline = time.monotonic() + 60
+        while stat.exists() and " Z " not in stat.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not stat.exists() or " Z " in stat.read_text(), f"worker {pid} outlived its parent"

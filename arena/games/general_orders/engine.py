@@ -111,12 +111,13 @@ class FamilyGame(Game):
     state_class: ClassVar[type[FamilyState[Any]]]
     _info: GameInfo
 
-    def __init__(self, mode: str, lang: str) -> None:
+    def __init__(self, mode: str, lang: str, board: FamilyBoard | None = None) -> None:
+        """`board`: an alternative reconstruction of the mode's board (default: the mode's own)."""
         if mode not in self.boards:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(self.boards)}")
         if lang not in self.langs:
             raise ValueError(self.lang_error.format(lang=lang, langs=", ".join(self.langs)))
-        board = self.boards[mode]
+        board = board if board is not None else self.boards[mode]
         self.board: FamilyBoard = board
         self.mode = mode
         self.lang = lang
@@ -134,11 +135,13 @@ class FamilyGame(Game):
         # functions of the mask, so states share them safely.
         self.supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
 
-    def _make_info(self, name: str | None, num_actions: int) -> GameInfo:
-        """The GameInfo of this mode, once the subclass has laid out its action ids."""
+    def _make_info(self, name: str | None, num_actions: int, variants: Mapping[str, str] | None = None) -> GameInfo:
+        """The GameInfo of this mode, once the subclass has laid out its action ids (`variants`: the
+        options played other than their default, kept in every record)."""
         options: dict[str, Any] = {"mode": self.mode}
         if self.lang != "en":
             options["lang"] = self.lang
+        options.update(variants or {})
         return GameInfo(
             name=name if name is not None else f"{self.family}/{self.mode}",
             title=self.board.title[self.lang],

@@ -19,10 +19,10 @@ WWII = GameFamily(
     modes=(
         GameMode(f"{WWII_NAME}/alpine", WWII_NAME, WWII_TITLE,
                  "Alpine mode: symmetric mountain front, Paradrop and Barrage (reconstructed board)",
-                 rules.new_game, {"mode": "alpine"}),
+                 rules.new_game, {"mode": "alpine"}, rules.MODE_OPTIONS["alpine"]),
         GameMode(f"{WWII_NAME}/island", WWII_NAME, WWII_TITLE,
                  "Island mode: asymmetric islands with air zones, Fly, Bomb and Take-off (reconstructed board)",
-                 rules.new_game, {"mode": "island"}),
+                 rules.new_game, {"mode": "island"}, rules.MODE_OPTIONS["island"]),
     ),
     codec="arena.rpc.codecs.general_orders_wwii",
     knowledge="arena.games.general_orders.wwii.knowledge",

@@ -164,6 +164,36 @@ def load_board(mode: str, cards: tuple[Card, ...]) -> Board:
     return load_board_file(PACKAGE, mode, compile_board, cards)
 
 
+def board_variants(mode: str) -> tuple[str, ...]:
+    """The alternative reconstructions a mode's board file describes (an option, never the default)."""
+    return tuple(read_json(PACKAGE, f"boards/{mode}.json").get("variants", {}))
+
+
+_VARIANTS: dict[tuple[str, str], Board] = {}
+
+
+def load_board_variant(mode: str, variant: str) -> Board:
+    """The board of `mode` as its file's variant `variant` reconstructs it: the file's board with the
+    variant's spaces removed and its assumption added (compiled once, validated as any board)."""
+    key = (mode, variant)
+    if key not in _VARIANTS:
+        raw = read_json(PACKAGE, f"boards/{mode}.json")
+        variants = raw.get("variants", {})
+        if variant not in variants:
+            raise BoardError(f"boards/{mode}.json has no variant {variant!r}; it has: {', '.join(variants) or 'none'}")
+        change = variants[variant]
+        areas = {area["id"]: area for area in raw["areas"]}
+        for removed in change.get("remove_spaces", ()):
+            area = areas[removed["area"]]
+            kept = [space for space in area["spaces"] if space["action"] != removed["action"]]
+            if len(kept) == len(area["spaces"]):
+                raise BoardError(f"boards/{mode}.json variant {variant}: {removed['area']} has no {removed['action']}")
+            area["spaces"] = kept
+        raw["assumptions"] = [*raw.get("assumptions", ()), change["assumption"]]
+        _VARIANTS[key] = compile_board(raw, CARDS)
+    return _VARIANTS[key]
+
+
 def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
     """Compile a board dict (the JSON file's content) into a validated Board."""
     mode = raw["mode"]

@@ -55,6 +55,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
+from arena.games.family import ModeOption
 from arena.games.general_orders.common import BIT, MAX_DICE, bits, dice_table, remember_reach
 from arena.games.general_orders.wwii.board import (
     ACTIONS,
@@ -68,6 +69,7 @@ from arena.games.general_orders.wwii.board import (
     BARRAGE,
     BLITZ,
     BOARDS,
+    load_board_variant,
     BOMB,
     BONUSES,
     CARD_IDS,
@@ -140,6 +142,31 @@ NO_WINDOW, WINDOW_LAND, WINDOW_AIR, WINDOW_BOMB = range(len(WINDOWS))
 LAND, AIR = 0, 1
 
 
+# The disputed rulings (docs/rules-decisions.md), each playable the other way, and the alternative
+# reconstruction of the Alpine board; the first choice is the default. Per mode: what it has.
+BOMB_OPTION = ModeOption("bomb", ("two-aircraft", "one-aircraft"), "GO-B2",
+                         "two-aircraft: Bomb needs two aircraft in the zone (the last may not be spent); "
+                         "one-aircraft: with one it may be deployed only to block (no effect, GO-B1)")
+BLITZ_OPTION = ModeOption("blitz", ("empty-reserve", "must-pass"), "GO-8",
+                          "empty-reserve: Blitz may be played with no commander in reserve; must-pass: with "
+                          "none in reserve you must pass")
+TOWN_CENTRE_OPTION = ModeOption("town_centre", ("control-and-supply", "control"), "GO-B5",
+                                "control-and-supply: the defence die needs the area supplied too (Portuguese "
+                                "text); control: holding it is enough (English text)")
+SIGNAL_UNIT_OPTION = ModeOption("signal_unit", ("gained-only", "always"), "GO-7",
+                                "gained-only: losing it gives back only a commander it brought; always: "
+                                "losing it always gives one back")
+BOARD_OPTION = ModeOption("board", ("reconstructed", "no-middle-barrage"), "GO-B9",
+                          "reconstructed: the board as reconstructed (a Barrage in the middle row reaches both "
+                          "HQs); no-middle-barrage: an alternative without it (docs/balance.md)")
+ALL_OPTIONS = {option.name: option for option in (BOMB_OPTION, BLITZ_OPTION, TOWN_CENTRE_OPTION, SIGNAL_UNIT_OPTION,
+                                                  BOARD_OPTION)}
+MODE_OPTIONS = {
+    "alpine": (BLITZ_OPTION, TOWN_CENTRE_OPTION, SIGNAL_UNIT_OPTION, BOARD_OPTION),
+    "island": (BOMB_OPTION, BLITZ_OPTION, TOWN_CENTRE_OPTION, SIGNAL_UNIT_OPTION),
+}
+
+
 class GeneralOrdersGame(FamilyGame):
     """General Orders: WWII in one mode ('alpine' or 'island'), labels in 'en' or 'pt-BR'."""
 
@@ -163,8 +190,18 @@ class GeneralOrdersGame(FamilyGame):
     NUM_CHANCE_OUTCOMES = NUM_CHANCE_OUTCOMES
     dice = DICE
 
-    def __init__(self, mode: str = "alpine", lang: str = "en", name: str | None = None) -> None:
-        super().__init__(mode, lang)
+    def __init__(self, mode: str = "alpine", lang: str = "en", name: str | None = None,
+                 bomb: str = BOMB_OPTION.default, blitz: str = BLITZ_OPTION.default,
+                 town_centre: str = TOWN_CENTRE_OPTION.default, signal_unit: str = SIGNAL_UNIT_OPTION.default,
+                 board: str = BOARD_OPTION.default) -> None:
+        chosen = {"bomb": bomb, "blitz": blitz, "town_centre": town_centre, "signal_unit": signal_unit,
+                  "board": board}
+        variants = _variants(mode, chosen)
+        super().__init__(mode, lang, load_board_variant(mode, board) if "board" in variants else None)
+        self.bomb_with_one = bomb == "one-aircraft"  # GO-B2 read the other way
+        self.blitz_needs_reserve = blitz == "must-pass"  # GO-8 read the other way
+        self.town_centre_needs_supply = town_centre == "control-and-supply"  # GO-B5
+        self.signal_always_returns = signal_unit == "always"  # GO-7 read the other way
         board = self.board
         na, nz = self.NA, board.num_zones
         self.NZ = nz
@@ -179,7 +216,7 @@ class GeneralOrdersGame(FamilyGame):
         self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if board.deck[k])
         self.town_mask = sum(BIT[a] for a in range(na) if board.printed_bonus[a] == TOWN_CENTRE)
         self.air_supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
-        self._info = self._make_info(name, self.RETURN_BASE + self.NS)
+        self._info = self._make_info(name, self.RETURN_BASE + self.NS, variants)
 
     # --- words -------------------------------------------------------------------------------
 
@@ -340,7 +377,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         if phase == TURN or phase == BLITZ_DEPLOY:
             may_counter = self._public(seat, COUNTER_ATTACK)
             if phase == TURN and self.cmd_reserve[seat] <= 0:
-                return (self.cmd_standby[seat] > 0 and self._public(seat, BLITZ)
+                return (self.cmd_standby[seat] > 0 and self._public(seat, BLITZ) and not self._game.blitz_needs_reserve
                         and bool(self._deploy_options(seat, True, may_counter)))
             # One option means no plain deployment is open, so Blitz too would need a Counter Attack.
             counter_base = self._game.COUNTER_BASE
@@ -364,7 +401,8 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         seat = self.active
         actions = [] if from_standby else [PASS]
         if not from_standby and self.cmd_reserve[seat] <= 0:
-            if self._can_play(seat, BLITZ) and self.cmd_standby[seat] > 0 and self._deploy_options(seat, True):
+            if (self._can_play(seat, BLITZ) and self.cmd_standby[seat] > 0 and not game.blitz_needs_reserve
+                    and self._deploy_options(seat, True)):
                 actions.append(game.PLAY_BASE + BLITZ)
             return actions
         deploys = self._deploy_options(seat, False)
@@ -398,6 +436,8 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                 if air[z] >= 2:
                     bomb_ok |= BIT[z]  # GO-B2: a payload of one needs two aircraft
                     near_age2 |= zone_adj[z]
+                elif air[z] and game.bomb_with_one:
+                    bomb_ok |= BIT[z]  # GO-B2 read the other way: one aircraft may deploy, only to block
             fly_ok = near_age2 & ~actrl
         # Linked spaces by action kind: advance, fly, paradrop, barrage, bomb.
         link_ok = (advance_ok, fly_ok, sup, sup, bomb_ok)
@@ -684,7 +724,9 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             self.unit, self.phase = LAND, TARGET
         elif kind == BARRAGE or kind == BOMB:
             self.unit = LAND
-            if self._targets():
+            if kind == BOMB and self.aircraft[seat][link] < 2:  # (bomb=one-aircraft) no payload to spend
+                self._end_action()
+            elif self._targets():
                 self.phase = TARGET
             else:  # GO-B1: nothing to hit; the action resolves with no effect
                 self._end_action()
@@ -819,7 +861,8 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             zone = board.area_zone[where]
             if zone >= 0 and self.air_supplied(defender) >> zone & 1:
                 dice += 1
-            if self._game.town_mask >> where & 1 and self.snap[defender] >> where & 1:
+            if self._game.town_mask >> where & 1 and (self.snap[defender] >> where & 1
+                                                      or not self._game.town_centre_needs_supply):
                 dice += 1  # GO-B5: the printed bonus needs control and supply (Portuguese text)
             if self.fx >> AMBUSH & 1:
                 dice += 2
@@ -905,7 +948,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             for seat in (0, 1):
                 holds = bool(self.supplied(seat) >> area & 1)
                 if not holds and self.signal[seat]:
-                    gained = self.signal[seat] == 2
+                    gained = self.signal[seat] == 2 or self._game.signal_always_returns
                     self.signal[seat] = 0
                     if gained:
                         if self.cmd_reserve[seat] > 0:
@@ -1095,6 +1138,23 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
 
 
 GeneralOrdersGame.state_class = GeneralOrdersState
+
+
+def _variants(mode: str, chosen: dict[str, str]) -> dict[str, str]:
+    """The options chosen other than their default (ValueError for one the mode lacks or a bad choice)."""
+    offered = {option.name: option for option in MODE_OPTIONS.get(mode, ())}
+    variants = {}
+    for name, value in chosen.items():
+        option = offered.get(name)
+        if option is None:
+            if value != ALL_OPTIONS[name].default:
+                raise ValueError(f"option {name} does not apply to the {mode} mode")
+            continue
+        if value not in option.choices:
+            raise ValueError(f"option {name} is one of {', '.join(option.choices)} ({option.decision}), not {value!r}")
+        if value != option.default:
+            variants[name] = value
+    return variants
 
 
 def new_game(**options: Any) -> GeneralOrdersGame:
