@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -22,6 +24,48 @@ from arena.store.db import database_name
 BUDGET_OPTION = typer.Option(DEFAULT_BUDGET, "--budget", metavar="SIMS|SECONDSs",
                              help="Search per decision: simulations (400; the same analysis every time) or "
                                   "seconds (0.5s).")
+
+
+ANALYSE_OPTION = typer.Option(None, "--analyse", metavar="BUDGET",
+                              help="Analyse every stored match in the background at the lowest priority (play is "
+                                   "not slowed), BUDGET per decision as in `arena analyse --budget` (400, 0.5s).")
+
+
+def analyse_budget(text: str | None) -> Budget | None:
+    """--analyse's budget, or a one-line error before anything runs."""
+    if text is None:
+        return None
+    try:
+        return Budget.parse(text)
+    except AnalysisError as error:
+        fail(f"--analyse: {error}", code=2)
+
+
+@contextmanager
+def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: str | None,
+                        quiet: bool = False) -> Iterator[None]:
+    """With a budget: the analyser process (arena.analyser) runs beside the block; after it, it analyses what
+    is left and exits (Ctrl-C stops it: the rest waits for `arena analyse`)."""
+    if budget is None or not tournaments:
+        yield
+        return
+    from arena.analyser import BackgroundAnalyser
+
+    analyser = BackgroundAnalyser(resolve_url(db, results_dir()), tournaments, budget, quiet=quiet)
+    analyser.start()
+    try:
+        yield
+    except BaseException:
+        analyser.stop()
+        raise
+    if not analyser.finish(timeout=0.5):
+        if not quiet:
+            err_console.print("analysing the matches left (Ctrl-C leaves them to `arena analyse MATCH`)...")
+        try:
+            analyser.finish()
+        except KeyboardInterrupt:
+            analyser.stop()
+            raise
 
 
 def analyse(

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from arena.cli.common import console, fail, open_game, print_json
 from arena.cli.leaderboard import pool_json, print_leaderboard
+from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyser
 from arena.cli.runs import (
     BROKER_OPTION,
     DB_OPTION,
@@ -52,6 +53,7 @@ def run(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of a new ladder (default: random)."),
+    analyse: Optional[str] = ANALYSE_OPTION,
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
@@ -59,6 +61,7 @@ def run(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Run the game mode's ladder: it continues from where it last stopped, with the ratings it has."""
+    analyser_budget = analyse_budget(analyse)
     game = open_game(game_name)
     store = open_store(db, create=True)
     pool = pool_name(game)
@@ -87,7 +90,7 @@ def run(
     settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, ladder_id))
     stop = StopRequest()
     try:
-        with stop.installed():
+        with background_analyser(analyser_budget, [ladder_id], db, json_output), stop.installed():
             [summary] = play(store, [ladder_id], settings, budget_s=budget, max_matches=matches,
                              display=display_for(json_output, seconds=budget, title=f"ladder {pool}"),
                              should_stop=stop)
@@ -137,6 +140,7 @@ def serve(
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="Speak TLS to remote bots: PEM certificate "
                                                                      "chain (with --tls-key)."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="The certificate's PEM private key."),
+    analyse: Optional[str] = ANALYSE_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = typer.Option(False, "--json", help="One JSON document per round instead of a log line."),
 ) -> None:
@@ -148,6 +152,7 @@ def serve(
     from arena.games.registry import game_modes
     from arena.ladder import LadderService, LadderSettings, Schedule, ScheduleError, parse_duration
 
+    analyser_budget = analyse_budget(analyse)
     try:
         schedule = Schedule.parse(every)
         timeout_s = parse_duration(round_timeout)
@@ -203,8 +208,10 @@ def serve(
                                                          if report.next_at else None,
                                                          "pools": [p.to_json() for p in report.pools]}),
                                                 flush=True)) if json_output else None
-            service.run(stop, max_rounds=rounds, on_round=on_round,
-                        on_wait=None if json_output else Countdown(log).update)
+            ladder_ids = [tournament_id for _game, tournament_id in service.ladders.values()]
+            with background_analyser(analyser_budget, ladder_ids, db, json_output):
+                service.run(stop, max_rounds=rounds, on_round=on_round,
+                            on_wait=None if json_output else Countdown(log).update)
     except (TournamentError, ValueError) as error:
         fail(f"ladder service: {error}")
     except KeyboardInterrupt:

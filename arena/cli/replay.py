@@ -12,6 +12,7 @@ from rich.text import Text
 
 from rich.markup import escape
 
+from arena.analysis import Analysis
 from arena.cli.common import console, fail, results_dir
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.cli.runs import DB_OPTION, open_store
@@ -37,8 +38,9 @@ def replay(
     """Replay a record through the rules engine, checking every step, and draw the board; a bot that lost
     by its own fault is shown with its last output lines."""
     file, data = record_bytes(source, db)
+    analysis = stored_analysis(file, db)
     if html_out is not None:
-        write_html(file, data, html_out)
+        write_html(file, data, html_out, analysis)
         return
     try:
         record = MatchRecord.from_bytes(data, file)
@@ -52,11 +54,16 @@ def replay(
     console.print(Panel(f"{game.info.title} ({record.game})  seed {record.seed}\n{players}",
                         title=f"record {record.match_id[:12]}", expand=False))
     state: State | None = None
+    turning = {point.step: point for point in analysis.turning_points} if analysis is not None else {}
     try:
-        for state, item in replay_steps(record):
+        for index, (state, item) in enumerate(replay_steps(record)):
             if final:
                 continue
             _show_step(item, state, game.info.seat_names)
+            if index in turning:
+                point = turning[index]
+                console.print(f"[bold red]turning point[/]: -{point.drop:.0%} for {game.info.seat_names[point.seat]}; "
+                              f"better: {escape(point.best)} (kept {point.kept:.0%})")
             if not item.is_chance:
                 if step:
                     typer.prompt("", default="", show_default=False, prompt_suffix="")
@@ -82,6 +89,20 @@ def replay(
         evidence = seat_evidence(record.extra, result.offender, FAULT_OUTPUT_LINES)
         print_fault(name, result.reason, result.detail, evidence)
     console.print("[green]replay reproduces the record[/green]")
+    if analysis is not None:
+        from arena.cli.analyse import show
+
+        show(analysis)
+    else:
+        console.print(f"[dim]where was it won and lost? arena analyse {source}[/dim]")
+
+
+def stored_analysis(label: str, db: str | None) -> Analysis | None:
+    """The analysis stored with a match (`label` from record_bytes: "match ID"), None for a file or none."""
+    if not label.startswith("match "):
+        return None
+    data = open_store(db, read_only=True).analysis(int(label.split()[1]))
+    return Analysis.from_compressed(data) if data is not None else None
 
 
 def record_bytes(source: str, db: str | None) -> tuple[str, bytes]:
@@ -114,13 +135,14 @@ def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
                         expand=False))
 
 
-def write_html(file: str, data: bytes, out: Path) -> None:
-    """`arena replay RECORD --html OUT`: the self-contained page, or a one-line error."""
+def write_html(file: str, data: bytes, out: Path, analysis: Analysis | None = None) -> None:
+    """`arena replay RECORD --html OUT`: the self-contained page (with the match's analysis, if it has one),
+    or a one-line error."""
     from arena.web.replay import ReplayError, record_lines
     from arena.web.standalone import standalone_html
 
     try:
-        page = standalone_html(record_lines(data))
+        page = standalone_html(record_lines(data), analysis.to_json() if analysis is not None else None)
     except (ReplayError, RecordError) as error:
         fail(f"{file}: {error}")
     try:

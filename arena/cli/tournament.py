@@ -15,6 +15,7 @@ from rich.table import Table
 from arena.cli.common import command_line, console, fail, open_game, parse_options, print_json, results_dir
 from arena.cli.faults import print_tournament_faults
 from arena.cli.leaderboard import display_name
+from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyser
 from arena.cli.runs import (
     BROKER_OPTION,
     DB_OPTION,
@@ -135,6 +136,7 @@ def run(
                                                                "resume); with GAME 'all', shared between the modes."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),
     standings: bool = typer.Option(True, "--standings/--no-standings", help="Print each tournament's table."),
+    analyse: Optional[str] = ANALYSE_OPTION,
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
@@ -142,6 +144,7 @@ def run(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Run a tournament, store every match and its rating update, print the standings."""
+    analyser_budget = analyse_budget(analyse)
     if format not in FORMAT_NAMES or format == "ladder":
         fail(f"unknown format {format!r}; formats: {', '.join(FORMAT_NAMES[:-1])} (the ladder is `arena ladder run`)",
              code=2)
@@ -166,7 +169,8 @@ def run(
                for tournament_id in create(one, store, lambda row, more: extended.append((row, more)))]
         if extended and not json_output:
             _say_extended(extended)
-        with stop.installed(), series_display(json_output, len(ids)) as series:
+        with background_analyser(analyser_budget, ids, db, json_output), stop.installed(), \
+                series_display(json_output, len(ids)) as series:
             summaries = play(store, ids, settings, budget_s=parse_duration(duration) if duration else None,
                              display=series if len(ids) > 1 else display_for(json_output), should_stop=stop)
     except TournamentError as error:

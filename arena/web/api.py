@@ -347,8 +347,26 @@ def match(request: Request, match: str) -> dict[str, Any]:
         raise HTTPException(404, f"no match {match!r}")
     summary = _match_summary(row)
     summary.update(options=row["options"], seed=row["seed"], timings=row["timings"], decisions=row["decisions"],
-                   started_at=iso(row["started_at"]), rotation=row["rotation"], pairing=row["pairing"])
+                   started_at=iso(row["started_at"]), rotation=row["rotation"], pairing=row["pairing"],
+                   analysed=store_of(request).analysis(row["id"]) is not None)
     return summary
+
+
+@router.get("/matches/{match}/analysis", responses=ERRORS,
+            summary="A match's analysis (arena analyse): each decision's chances before and after, the chance "
+                    "curve of both seats, the turning points")
+def match_analysis(request: Request, match: str) -> dict[str, Any]:
+    from arena.analysis import Analysis
+
+    store = store_of(request)
+    row = store.match(match)
+    if row is None:
+        raise HTTPException(404, f"no match {match!r}")
+    data = store.analysis(row["id"])
+    if data is None:
+        raise HTTPException(404, f"match {row['id']} has no analysis yet: `arena analyse {row['id']}` makes one "
+                                 "(or a tournament or ladder run with --analyse BUDGET)")
+    return Analysis.from_compressed(data).to_json()
 
 
 @router.get("/matches/{match}/record", responses={**ERRORS, 200: {"content": {"application/x-ndjson": {}}}},

@@ -8,16 +8,21 @@ import html
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from arena.web.replay import replay_document
 
 STATIC = Path(__file__).parent / "static"
 
 
-def standalone_html(lines: Iterable[bytes | str]) -> str:
-    """The page for a record's lines (ReplayError if it cannot start to replay)."""
+def standalone_html(lines: Iterable[bytes | str], analysis: dict[str, Any] | None = None) -> str:
+    """The page for a record's lines, with its analysis if given (ReplayError if it cannot start to replay)."""
     document = "".join(replay_document(lines, reveal=True))
-    header = json.loads(document)["header"]
+    parsed = json.loads(document)
+    header = parsed["header"]
+    if analysis is not None:
+        parsed["analysis"] = analysis
+        document = json.dumps(parsed, separators=(",", ":"))
     title = f"{header['title']}: " + " vs ".join(p["name"] for p in header["players"])
     subtitle = f"{title} · match {header['match_id'][:12]} · seed {header['seed']}"
     css = (STATIC / "style.css").read_text(encoding="utf-8")

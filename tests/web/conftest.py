@@ -9,6 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from arena.games import load_game
+from arena.analysis import Budget, analyse_record
+from arena.referee.record import MatchRecord
 from arena.store import Store
 from arena.tournament.bots import parse_bots
 from arena.tournament.service import PlaySettings, TournamentSpec, run
@@ -19,10 +21,17 @@ BOTS = "random,greedy,scripted"
 
 
 def fill(store: Store) -> None:
-    """A round-robin of three built-in bots on a mode of each family, stored in `store`."""
+    """A round-robin of three built-in bots on a mode of each family, stored in `store`; the first match of
+    each mode analysed (arena analyse, a small budget)."""
     spec = TournamentSpec(games=tuple(load_game(name) for name in GAMES), bots=tuple(parse_bots(BOTS)),
                           format="round-robin", rounds=1, seed=7, name="web")
     run(spec, store, PlaySettings(concurrency=1))
+    for name in GAMES:
+        _total, [first] = store.match_page(pool=name, limit=1)
+        found = store.record(first["id"])
+        assert found is not None
+        analysis = analyse_record(MatchRecord.from_bytes(found[1]), Budget(simulations=8))
+        store.save_analysis(first["id"], analysis.budget, 0, analysis.seconds, analysis.compressed())
 
 
 @pytest.fixture(scope="session")

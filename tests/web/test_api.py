@@ -222,3 +222,15 @@ def test_live_without_a_referee_says_how_to_get_one(client: TestClient) -> None:
     events = client.get("/api/live/abc/events")
     assert events.headers["content-type"].startswith("text/event-stream")
     assert events.text.startswith("event: error\n") and "--server" in events.text
+
+
+def test_a_matchs_analysis_is_in_the_api(client: Any, web_store: Any) -> None:
+    _total, [analysed] = web_store.match_page(pool="major-general", limit=1)  # analysed by the fixture
+    summary = client.get(f"/api/matches/{analysed['id']}").json()
+    assert summary["analysed"] is True
+    document = client.get(f"/api/matches/{analysed['id']}/analysis").json()
+    assert len(document["decisions"]) == summary["decisions"] and len(document["curve"]) == 2
+    assert document["curve"][0][-1] + document["curve"][1][-1] == 1
+    _total, rows = web_store.match_page(pool="major-general", limit=2)
+    missing = client.get(f"/api/matches/{rows[-1]['id']}/analysis")
+    assert missing.status_code == 404 and "arena analyse" in missing.json()["detail"]

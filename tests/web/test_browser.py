@@ -392,3 +392,27 @@ def test_the_live_page_follows_a_running_match(browser: Any, web_db: str, tmp_pa
             assert not script_errors(browser)
         finally:
             server.stop()
+
+
+def test_the_chance_curve_under_the_board_jumps_to_a_decision(browser: Any, site: str, web_store: Store) -> None:
+    _total, [match] = web_store.match_page(pool="general-orders-wwii/island", limit=1)  # analysed by the fixture
+    open_page(browser, f"{site}/matches/{match['id']}", ready="[data-analysed='true']")
+    chart = browser.find_element(By.CSS_SELECTOR, "svg.chance-chart")
+    assert int(chart.get_attribute("data-decisions")) == match["decisions"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chance-chart polyline")) == 2
+    points = browser.find_elements(By.CSS_SELECTOR, ".turning-points li")
+    if points:  # a listed turning point goes to its decision, and its step is flagged in the list
+        want = points[0].get_attribute("data-step")
+        points[0].find_element(By.TAG_NAME, "a").click()
+        WebDriverWait(browser, 5, ignored_exceptions=STALE).until(
+            lambda b: b.find_element(By.CSS_SELECTOR, "[data-step][data-analysed]").get_attribute("data-step") == want)
+        assert browser.find_elements(By.CSS_SELECTOR, f".steps .turning[data-step='{want}']")
+    browser.execute_script("arguments[0].scrollIntoView()", chart)
+    size = chart.size
+    webdriver.ActionChains(browser).move_to_element_with_offset(chart, size["width"] // 4 - size["width"] // 2, 0) \
+        .click().perform()  # a quarter of the way along the curve
+    WebDriverWait(browser, 5, ignored_exceptions=STALE).until(
+        lambda b: 0 < int(b.find_element(By.CSS_SELECTOR, "svg.chance-chart").get_attribute("data-at"))
+        < match["decisions"])
+    screenshot(browser, "chance-curve")
+    assert not script_errors(browser)

@@ -248,7 +248,12 @@ async function matchPage(id) {
       h("a", { href: `/api/matches/${match.id}/record`, download: `${match.uid}.jsonl` }, "record (JSON lines)")),
     evidence, viewer);
   showEvidence(match, evidence).catch(() => {});
-  await streamReplay(`/api/matches/${enc(id)}/replay`, viewer);
+  const analysis = match.analysed ? api(`/matches/${match.id}/analysis`).catch(() => null) : Promise.resolve(null);
+  const replay = await streamReplay(`/api/matches/${enc(id)}/replay`, viewer);
+  const found = await analysis;
+  if (found && replay) replay.showAnalysis(found);
+  else if (replay) viewer.append(h("p", { class: "muted", id: "no-analysis" }, "Not analysed yet: ",
+    h("code", {}, `arena analyse ${match.id}`), " draws the chance to win under the board and marks the turning points."));
 }
 
 // A signed-in owner sees what the record kept of their own bot's fault (its last output lines); an operator
@@ -299,6 +304,7 @@ async function streamReplay(url, viewer) {
     if (steps.length) replay.addSteps(steps);
     if (done) break;
   }
+  return replay;
 }
 
 async function liveList() {

@@ -283,6 +283,8 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   const result = h("div", { class: "card result" });
   const stepLabel = h("div", { class: "card step-label" });
   const problem = h("div", { class: "card error", style: "display:none" });
+  const analysed = h("div", { class: "analysis" });
+  let chart = null, turning = new Map();
 
   function go(index) {
     current = Math.max(0, Math.min(steps.length, index));
@@ -300,6 +302,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     const row = list.querySelector(`[data-step="${current}"]`);
     if (row) { row.classList.add("current"); reveal(list, row); }
     container.setAttribute("data-step", current);
+    if (chart) chart.at(current);
     if (hash && location.protocol !== "file:") history.replaceState(null, "", `#step=${current}`);
     else if (hash) location.hash = `step=${current}`;
   }
@@ -315,6 +318,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
         h("span", { class: "t" }, step.think_ms !== null && step.think_ms !== undefined ? `${step.think_ms.toFixed(1)} ms` : "")));
     }
     list.append(...rows);
+    markTurning();
     if (search.value.trim()) filter();
     slider.max = steps.length;
     jump.max = Math.max(1, decisions);
@@ -332,6 +336,36 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     wanted = null;
   }
   function stop() { if (timer) clearInterval(timer); timer = null; play.textContent = "▶"; }
+  // The analysis (arena analyse): the chance curve under the board, its turning points marked on it, listed,
+  // and flagged in the step list; a click on the curve goes to that decision.
+  function showAnalysis(analysis) {
+    chart = chanceChart(analysis, names, (step) => { stop(); go(step); });
+    turning = new Map(analysis.turning_points.map((p) => [p.step + 1, p]));
+    const who = (seat) => names[seat] || analysis.seat_names[seat];
+    analysed.replaceChildren(
+      h("h2", {}, "Chance to win"),
+      chart.svg,
+      h("p", { class: "muted" }, `${analysis.decisions.length} decisions searched from each mover's own view, ` +
+        `budget ${analysis.budget} per decision; click the curve to go to a decision.`),
+      analysis.turning_points.length
+        ? h("ol", { class: "turning-points" }, analysis.turning_points.map((p) =>
+            h("li", { "data-step": p.step + 1 },
+              h("a", { href: `#step=${p.step + 1}`, onclick: (event) => { event.preventDefault(); stop(); go(p.step + 1); } },
+                `decision ${p.decision + 1}`),
+              ` ${who(p.seat)}: ${p.played} (−${Math.round(p.drop * 100)}%); better: ${p.best} (kept ${Math.round(p.kept * 100)}%)`)))
+        : h("p", {}, "No turning point: no move lost much of its mover's chance."));
+    container.setAttribute("data-analysed", "true");
+    markTurning();
+    chart.at(current);
+  }
+  function markTurning() {
+    for (const [step, p] of turning) {
+      const row = list.querySelector(`[data-step="${step}"]`);
+      if (!row || row.classList.contains("turning")) continue;
+      row.classList.add("turning");
+      row.title = `turning point: −${Math.round(p.drop * 100)}%; better: ${p.best}`;
+    }
+  }
   // The step list, filtered to the rows holding the search words (a card, a side, an area, a reason...).
   function filter() {
     const words = search.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
@@ -384,7 +418,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   const wrap = h("div", { class: "board-wrap" }, drawn.svg);
   container.append(problem,
     h("div", { class: "viewer" },
-      h("div", {}, wrap, controls, stepLabel, result, orders, legend(board),
+      h("div", {}, wrap, controls, stepLabel, result, analysed, orders, legend(board),
         h("p", { class: "muted" }, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " step, ", h("kbd", {}, "space"), " play, ",
           h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), "; the address keeps the step.")),
       h("div", {}, panels, h("h2", {}, "Steps"), h("div", { class: "controls" }, search, found), list)));
@@ -397,7 +431,54 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     if (step && Number(step[1]) !== current) { stop(); go(Number(step[1])); }
   });
   if (doc.steps) { addSteps(doc.steps); finish(doc); }
-  return { go, addSteps, finish, get current() { return current; } };
+  if (doc.analysis) showAnalysis(doc.analysis);
+  return { go, addSteps, finish, showAnalysis, get current() { return current; } };
+}
+
+
+// The chance curve of both seats (an analysis's `curve`: per seat, its chance before each decision, then the
+// result), 50% dashed, turning points as dots; `at(step)` moves the cursor to the decision at a viewer step.
+export function chanceChart(analysis, names, onPick) {
+  const W = 640, H = 140, pad = 4;
+  const curve = analysis.curve, entries = analysis.decisions, n = curve[0].length - 1;
+  const x = (i) => pad + (n ? i / n : 0) * (W - 2 * pad);
+  const y = (p) => pad + (1 - p) * (H - 2 * pad);
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("class", "chance-chart");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("data-decisions", entries.length);
+  svg.setAttribute("aria-label", `chance to win over ${entries.length} decisions`);
+  const add = (tag, attrs) => { const node = document.createElementNS(SVG, tag); for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v); svg.append(node); return node; };
+  add("line", { x1: pad, x2: W - pad, y1: y(0.5), y2: y(0.5), class: "even" });
+  curve.forEach((values, seat) => {
+    const line = add("polyline", { points: values.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(" "), class: `seat${seat}` });
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = `${names[seat] || analysis.seat_names[seat]}: ${Math.round(values[0] * 100)}% → ${Math.round(values[n] * 100)}%`;
+    line.append(title);
+  });
+  for (const p of analysis.turning_points) {
+    const value = curve[p.seat][p.decision];
+    const dot = add("circle", { cx: x(p.decision).toFixed(1), cy: y(value).toFixed(1), r: 5, class: `turning seat${p.seat}`, "data-step": p.step + 1 });
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = `decision ${p.decision + 1}: ${p.played} (−${Math.round(p.drop * 100)}%)`;
+    dot.append(title);
+  }
+  const cursor = add("line", { x1: x(0), x2: x(0), y1: 0, y2: H, class: "cursor" });
+  svg.addEventListener("click", (event) => {
+    const box = svg.getBoundingClientRect();
+    const at = Math.round(((event.clientX - box.left) / box.width * W - pad) / (W - 2 * pad) * n);
+    const i = Math.max(0, Math.min(n, at));
+    onPick(i === 0 ? 0 : i >= entries.length ? Infinity : entries[i - 1].step + 1);  // after i decisions
+  });
+  function at(step) {  // the curve's point after the decisions taken by this viewer step
+    let i = 0;
+    while (i < entries.length && entries[i].step < step) i += 1;
+    cursor.setAttribute("x1", x(i).toFixed(1));
+    cursor.setAttribute("x2", x(i).toFixed(1));
+    svg.setAttribute("data-at", i);
+  }
+  return { svg, at };
 }
 
 // The live view: a board that follows a running match's public events.

@@ -197,24 +197,24 @@ class GeneralOrdersGame(FamilyGame):
         chosen = {"bomb": bomb, "blitz": blitz, "town_centre": town_centre, "signal_unit": signal_unit,
                   "board": board}
         variants = _variants(mode, chosen)
-        super().__init__(mode, lang, load_board_variant(mode, board) if "board" in variants else None)
+        super().__init__(mode, lang, load_board_variant(mode, variants["board"]) if "board" in variants else None)
         self.bomb_with_one = bomb == "one-aircraft"  # GO-B2 read the other way
         self.blitz_needs_reserve = blitz == "must-pass"  # GO-8 read the other way
         self.town_centre_needs_supply = town_centre == "control-and-supply"  # GO-B5
         self.signal_always_returns = signal_unit == "always"  # GO-7 read the other way
-        board = self.board
-        na, nz = self.NA, board.num_zones
+        layout = self.board  # (`board` is the option's name)
+        na, nz = self.NA, layout.num_zones
         self.NZ = nz
         self.AREA_BASE = self.TARGET_BASE + na
         self.ZONE_BASE = self.AREA_BASE + MAX_N * na
         self.PAYLOAD_BASE = self.ZONE_BASE + MAX_N * nz
         self.RETURN_BASE = self.PAYLOAD_BASE + MAX_N
         # Hot-path tables.
-        self.space_faction = tuple(s.faction for s in board.spaces)
-        self.advance_spaces = tuple(s.index for s in board.spaces if s.action == ADVANCE)
-        self.space_table = tuple((s.index, s.action, s.link, s.faction) for s in board.spaces)
-        self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if board.deck[k])
-        self.town_mask = sum(BIT[a] for a in range(na) if board.printed_bonus[a] == TOWN_CENTRE)
+        self.space_faction = tuple(s.faction for s in layout.spaces)
+        self.advance_spaces = tuple(s.index for s in layout.spaces if s.action == ADVANCE)
+        self.space_table = tuple((s.index, s.action, s.link, s.faction) for s in layout.spaces)
+        self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if layout.deck[k])
+        self.town_mask = sum(BIT[a] for a in range(na) if layout.printed_bonus[a] == TOWN_CENTRE)
         self.air_supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
         self._info = self._make_info(name, self.RETURN_BASE + self.NS, variants)
 

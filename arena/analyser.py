@@ -1,0 +1,138 @@
+"""Analysing a run's matches in the background (`--analyse BUDGET` of a tournament run or a ladder service).
+
+The analyser is a process of its own at the lowest CPU priority (nice 19): play keeps the cores it asks
+for, and the analyses take what is left. It analyses the stored matches of its tournaments that have no
+analysis yet, oldest first, and stores each with its match; when it has caught up it looks again every
+`poll_s` seconds. Its standard input is its leash: once the parent closes it (or dies), the analyser
+finishes what is stored by then and exits.
+
+    python -m arena.analyser --db URL --budget 400 --tournament 3 [--tournament 4 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from arena.analysis import AnalysisError, Budget, analyse_record
+from arena.referee.record import MatchRecord, RecordError
+from arena.referee.replay import ReplayDivergence
+from arena.store import Store
+
+POLL_S = 1.0
+
+
+def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, seed: int = 0,
+                    should_stop: Callable[[], bool] = lambda: False,
+                    on_match: Callable[[int, str], None] = lambda _match, _line: None) -> int:
+    """Analyse the tournaments' stored matches that have none yet (oldest first); how many were analysed. A
+    record that cannot be analysed gets no analysis and a line through `on_match`, and is not tried again."""
+    done = 0
+    failed: set[int] = set()
+    while not should_stop():
+        batch = [match for match in store.unanalysed_matches(tournaments, limit=50 + len(failed))
+                 if match not in failed]
+        if not batch:
+            return done
+        for match_id in batch:
+            if should_stop():
+                return done
+            found = store.record(match_id)
+            if found is None:
+                failed.add(match_id)
+                continue
+            try:
+                analysis = analyse_record(MatchRecord.from_bytes(found[1], f"match {match_id}"), budget, seed)
+            except (AnalysisError, ReplayDivergence, RecordError) as error:
+                failed.add(match_id)
+                on_match(match_id, f"match {match_id} not analysed: {error}")
+                continue
+            store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
+            done += 1
+            on_match(match_id, f"match {match_id} analysed: {len(analysis.entries)} decisions in "
+                               f"{analysis.seconds:.1f}s, {len(analysis.turning_points)} turning point(s)")
+    return done
+
+
+class BackgroundAnalyser:
+    """The analyser process of a run (see the module's docstring)."""
+
+    def __init__(self, url: str, tournaments: Sequence[int], budget: Budget, seed: int = 0,
+                 quiet: bool = False) -> None:
+        self.url, self.tournaments, self.budget, self.seed = url, list(tournaments), budget, seed
+        self.quiet = quiet
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "arena.analyser", "--db", self.url, "--budget", str(self.budget),
+                   "--seed", str(self.seed)] + [arg for one in self.tournaments for arg in ("--tournament", str(one))]
+        if self.quiet:
+            command.append("--quiet")
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE)
+
+    def finish(self, timeout: float | None = None) -> bool:
+        """Let it analyse what is stored and exit; True once it has (False: still at it after `timeout`)."""
+        if self.process is None:
+            return True
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def stop(self) -> None:
+        """End it now (what it has stored stays; the rest is analysed by the next run or `arena analyse`)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.analyser", description=__doc__.split("\n")[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--budget", default="400")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tournament", type=int, action="append", required=True)
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--poll", type=float, default=POLL_S)
+    args = parser.parse_args(argv)
+    try:
+        os.nice(19)
+    except OSError:
+        pass
+    released = threading.Event()
+
+    def leash() -> None:  # the parent closed our standard input, or died
+        sys.stdin.buffer.read()
+        released.set()
+
+    threading.Thread(target=leash, name="arena-analyser-leash", daemon=True).start()
+    store = Store.open(args.db, create=False)
+    say = (lambda _match, _line: None) if args.quiet else (lambda _match, line: print(f"analyser: {line}",
+                                                                                    file=sys.stderr, flush=True))
+    try:
+        while True:
+            finishing = released.is_set()  # read before the pass: what was stored by then is all analysed
+            analyse_pending(store, args.tournament, Budget.parse(args.budget), args.seed, on_match=say)
+            if finishing:
+                return 0
+            released.wait(args.poll)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Match analysis (arena analyse): it searches from the mover's information set only, finds a planted
+blunder, its curve ends at the result, it is deterministic for a seed and a simulation budget, it is stored
+with the match and shown by `arena replay`, the JSON API and `arena replay --html`, and a tournament run
+analyses its matches in the background."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.agents import make_agent
+from arena.analysis import AnalysisError, Budget, analyse_decision, analyse_record
+from arena.cli.main import app
+from arena.games.general_orders.wwii.rules import PASS
+from arena.games.registry import load_game
+from arena.referee.authority import play_match
+from arena.referee.record import MatchRecord
+from arena.store import Store
+from tests.games.general_orders.helpers import ALPINE, build_position, deploy
+
+SMALL = Budget(simulations=24)
+
+
+def _states_at_decisions(record: MatchRecord, every: int) -> list[tuple[object, int, int]]:
+    """(state before the decision, the move played, decision index) at every `every`-th decision."""
+    game = load_game(record.game, record.options)
+    state = game.new_initial_state()
+    found, decision = [], 0
+    for step in record.steps:
+        if not step.is_chance:
+            if decision % every == 0:
+                found.append((state.clone(), step.action, decision))
+            decision += 1
+        state.apply_action(step.action)
+    return found
+
+
+@pytest.mark.parametrize("name", ["major-general", "general-orders-wwii/island", "general-orders-sengoku/rivers"])
+def test_the_analysis_reads_only_the_movers_information_set(name: str) -> None:
+    """Worlds that agree on what the mover sees but differ in the hidden cards give the same analysis."""
+    game = load_game(name)
+    record = play_match(game, [make_agent("greedy"), make_agent("scripted")], seed=21)
+    differed = 0
+    for state, played, decision in _states_at_decisions(record, every=6):
+        mover = state.current_player()
+        seen = state.observation(mover)
+        other = game.determinize(seen, random.Random(decision))  # the same view, the hidden cards resampled
+        assert other.observation(mover) == seen and other.legal_actions() == state.legal_actions()
+        differed += other.observation(1 - mover) != state.observation(1 - mover)
+        assert (analyse_decision(game, state, played, SMALL, 5, decision=decision)
+                == analyse_decision(game, other, played, SMALL, 5, decision=decision))
+    assert differed, "no resampled world differed from the truth: the test would prove nothing"
+
+
+def test_a_planted_blunder_is_found() -> None:
+    """Both HQs can be taken this turn; Blue moves first and passes instead of advancing on Yellow's HQ."""
+    troops = {"B-HQ": (1, 0), "B-C1": (1, 0), "B-C2": (1, 0), "M-CW": (1, 0), "Y-C2": (1, 0), "Y-C1": (5, 0),
+              "Y-HQ": (0, 1), "Y-W1": (0, 1), "Y-W2": (0, 1), "M-W": (0, 1), "B-W2": (0, 1), "B-W1": (0, 5)}
+    state = build_position(ALPINE, troops=troops)
+    blunder = analyse_decision(ALPINE, state.clone(), PASS, Budget(simulations=200), 1)
+    assert blunder.played == "Blue: pass" and blunder.best == "Blue: deploy a commander to Advance Y-HQ"
+    assert blunder.before > 0.9 and blunder.drop > 0.15
+    good = analyse_decision(ALPINE, state.clone(), deploy(ALPINE, "advance", "Y-HQ"), Budget(simulations=200), 1)
+    assert good.drop == 0 and good.played == good.best
+
+
+def test_one_entry_per_decision_the_curve_ends_at_the_result_and_a_seed_repeats_it() -> None:
+    game = load_game("general-orders-wwii/alpine")
+    record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=4)
+    analysis = analyse_record(record, SMALL, seed=3)
+    decisions = [i for i, step in enumerate(record.steps) if not step.is_chance]
+    assert [entry.step for entry in analysis.entries] == decisions
+    assert all(record.steps[e.step].seat == e.seat and record.steps[e.step].label == e.played
+               for e in analysis.entries)
+    assert all(0 <= e.after <= 1 and 0 <= e.before <= 1 for e in analysis.entries)
+    curve = analysis.curve()
+    assert record.result is not None and record.result.winners == (0,)
+    assert curve[0][-1] == 1.0 and curve[1][-1] == 0.0 and len(curve[0]) == len(decisions) + 1
+    assert curve[0][0] == pytest.approx(analysis.entries[0].before)  # Blue moves first
+    again = analyse_record(record, SMALL, seed=3)
+    assert {**again.to_json(), "seconds": 0} == {**analysis.to_json(), "seconds": 0}
+    assert all(p.drop >= 0.08 and p.played != p.best for p in analysis.turning_points)
+
+
+def test_budgets_are_simulations_or_seconds() -> None:
+    assert Budget.parse("400") == Budget(simulations=400) and Budget.parse("0.5s") == Budget(seconds=0.5)
+    for bad in ("1", "fast", "0s", "2.5"):
+        with pytest.raises(AnalysisError):
+            Budget.parse(bad)
+
+
+@pytest.fixture
+def stored(tmp_path: Path) -> tuple[str, Store]:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    runner = CliRunner()
+    result = runner.invoke(app, ["tournament", "run", "major-general", "--bots", "random,greedy", "--rounds", "1",
+                                 "--db", url, "--no-standings", "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    return url, Store.open(url)
+
+
+def test_arena_analyse_stores_the_analysis_and_replay_shows_it(stored: tuple[str, Store], tmp_path: Path) -> None:
+    url, store = stored
+    runner = CliRunner()
+    result = runner.invoke(app, ["analyse", "1", "--db", url, "--budget", "30", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    row = store.match(1)
+    assert row is not None and len(document["decisions"]) == row["decisions"]
+    assert {"before", "after", "best", "played", "seat"} <= set(document["decisions"][0])
+    stored_data = store.analysis(1)
+    assert stored_data is not None and json.loads(gzip.decompress(stored_data))["decisions"] == document["decisions"]
+    shown = runner.invoke(app, ["replay", "1", "--db", url])
+    assert shown.exit_code == 0 and "Red" in shown.output and "->" in shown.output
+    page = tmp_path / "match.html"
+    assert runner.invoke(app, ["replay", "1", "--db", url, "--html", str(page)]).exit_code == 0
+    assert '"turning_points"' in page.read_text()
+    record_file = tmp_path / "match.jsonl.gz"
+    found = store.record(2)
+    assert found is not None
+    record_file.write_bytes(found[1])
+    from_file = runner.invoke(app, ["analyse", str(record_file), "--budget", "30", "--json"])
+    assert from_file.exit_code == 0 and store.analysis(2) is None  # a file is analysed, not stored
+    refused = runner.invoke(app, ["analyse", "1", "--db", url, "--budget", "1"])
+    assert refused.exit_code != 0 and "a whole number of simulations" in str(refused.exception)
+
+
+def test_a_tournament_run_analyses_its_matches_in_the_background(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    result = CliRunner().invoke(app, ["tournament", "run", "major-general", "--bots", "random,greedy,scripted",
+                                      "--rounds", "1", "--db", url, "--no-standings", "--analyse", "16"])
+    assert result.exit_code == 0, result.output
+    store = Store.open(url)
+    assert store.unanalysed_matches([1]) == [] and len(store.tournament_matches(1)) == 6
+    assert all(store.analysis(match.id) is not None for match in store.tournament_matches(1))
