@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 
 from arena.analysis import AnalysisError, Budget, analyse_record

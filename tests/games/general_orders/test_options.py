@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.games.registry import GameOptionError, load_game
 from arena.games.general_orders.engine import ROLL
-from arena.games.general_orders.wwii.rules import PASS, TURN, GeneralOrdersGame
+from arena.games.general_orders.wwii.rules import TURN, GeneralOrdersGame
 from arena.ratings.pools import pool_name
 from arena.referee.authority import play_match
 from arena.referee.record import MatchRecord
