@@ -16,7 +16,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, open_game, print_json
+from arena.cli.common import console, fail, open_game, parse_options, print_json
 from arena.cli.leaderboard import pool_json, print_leaderboard
 from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyser
 from arena.cli.runs import (
@@ -53,6 +53,9 @@ def run(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of a new ladder (default: random)."),
+    option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option NAME=VALUE (repeatable; "
+                                                                             "see `arena games`): a ladder of its "
+                                                                             "own, rated in its own pool."),
     analyse: Optional[str] = ANALYSE_OPTION,
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
@@ -62,7 +65,7 @@ def run(
 ) -> None:
     """Run the game mode's ladder: it continues from where it last stopped, with the ratings it has."""
     analyser_budget = analyse_budget(analyse)
-    game = open_game(game_name)
+    game = open_game(game_name, parse_options(option))
     store = open_store(db, create=True)
     pool = pool_name(game)
     name = f"ladder:{pool}"

@@ -49,9 +49,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def test_games(capsys: pytest.CaptureFixture[str]) -> None:
     modes = run_json(capsys, "games")
-    assert set(modes[0]) == {"name", "family", "title", "description", "seats", "actions", "options"}
+    assert set(modes[0]) == {"name", "family", "title", "description", "seats", "actions", "options", "choices"}
     code, out, _ = run(capsys, "games")
     assert code == 0 and "Major General" in out and "general-orders-wwii/alpine" in out
+    assert "blitz=empty-reserve|must-pass" in out and "GO-8" in out  # the options table
 
 
 def test_play(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
