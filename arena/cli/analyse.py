@@ -6,20 +6,17 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from arena.analysis import DEFAULT_BUDGET, Analysis, AnalysisError, Budget, analyse_record, sparkline
+from arena.analysis import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
 from arena.cli.common import console, err_console, fail, print_json, results_dir
+from arena.cli.replay import record_bytes, show_analysis, stored_match_id
 from arena.cli.runs import DB_OPTION, JSON_OPTION, open_store
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
-from arena.store import Store, resolve_url
-from arena.store.db import database_name
+from arena.store import resolve_url
 
 BUDGET_OPTION = typer.Option(DEFAULT_BUDGET, "--budget", metavar="SIMS|SECONDSs",
                              help="Search per decision: simulations (400; the same analysis every time) or "
@@ -84,7 +81,9 @@ def analyse(
         parsed = Budget.parse(budget)
     except AnalysisError as error:
         fail(str(error), code=2)
-    label, data, store, match_id = _source(source, db)
+    label, data = record_bytes(source, db)
+    match_id = stored_match_id(label)
+    store = open_store(db) if match_id is not None else None
     try:
         record = MatchRecord.from_bytes(data, label)
     except RecordError as error:
@@ -97,36 +96,14 @@ def analyse(
         fail(f"{label}: {error}")
     finally:
         progress.close()
-    if store is not None and match_id is not None:
+    if store is not None and match_id is not None:  # a stored match keeps its analysis
         store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
     if json_output:
         print_json(analysis.to_json())
         return
-    show(analysis)
+    show_analysis(analysis)
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
-
-
-def _source(source: str, db: str | None) -> tuple[str, bytes, Store | None, int | None]:
-    """(label, record bytes, the store and match id when it is a stored match)."""
-    path = Path(source)
-    if path.is_file():
-        try:
-            return source, path.read_bytes(), None, None
-        except OSError as error:
-            fail(f"cannot read {source}: {error.strerror}")
-    if path.is_dir():
-        fail(f"{source} is a folder: give a record file (.jsonl or .jsonl.gz) or a stored match's id")
-    url = resolve_url(db, results_dir())
-    no_database = url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file()
-    if not (source.isascii() and source.isalnum()) or no_database:
-        fail(f"no such record file: {source}")
-    store = open_store(db)
-    found = store.record(source)
-    if found is None:
-        fail(f"no such record file, and no stored match {source!r} in {database_name(url)}")
-    row, data = found
-    return f"match {row['id']}", data, store, int(row["id"])
 
 
 class Progress:
@@ -156,30 +133,6 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def show(analysis: Analysis) -> None:
-    """The chance curve of both seats as sparklines, and the turning points."""
-    names = analysis.seat_names
-    curve = analysis.curve()
-    console.print(f"[bold]{analysis.game}[/bold]  {len(analysis.entries)} decisions, budget {analysis.budget} per "
-                  f"decision, {analysis.seconds:.1f}s")
-    for seat, values in enumerate(curve):
-        console.print(f"  {names[seat]:<8} {sparkline(values)}  {values[0]:.0%} -> {values[-1]:.0%}")
-    if not analysis.turning_points:
-        console.print("no turning point: no move lost much of its mover's chance")
-        return
-    table = Table(title="turning points", title_justify="left")
-    table.add_column("decision", justify="right")
-    table.add_column("seat")
-    table.add_column("played")
-    table.add_column("lost", justify="right")
-    table.add_column("better")
-    table.add_column("kept", justify="right")
-    for point in analysis.turning_points:
-        table.add_row(str(point.decision + 1), names[point.seat], escape(point.played), f"-{point.drop:.0%}",
-                      escape(point.best), f"{point.kept:.0%}")
-    console.print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,11 +8,12 @@ from typing import Optional
 
 import typer
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from rich.markup import escape
 
-from arena.analysis import Analysis
+from arena.analysis import Analysis, sparkline
 from arena.cli.common import console, fail, results_dir
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.cli.runs import DB_OPTION, open_store
@@ -90,18 +91,44 @@ def replay(
         print_fault(name, result.reason, result.detail, evidence)
     console.print("[green]replay reproduces the record[/green]")
     if analysis is not None:
-        from arena.cli.analyse import show
-
-        show(analysis)
+        show_analysis(analysis)
     else:
         console.print(f"[dim]where was it won and lost? arena analyse {source}[/dim]")
 
 
+def show_analysis(analysis: Analysis) -> None:
+    """The chance curve of both seats as sparklines, and the turning points."""
+    names = analysis.seat_names
+    curve = analysis.curve()
+    console.print(f"[bold]{analysis.game}[/bold]  {len(analysis.entries)} decisions, budget {analysis.budget} per "
+                  f"decision, {analysis.seconds:.1f}s")
+    for seat, values in enumerate(curve):
+        console.print(f"  {names[seat]:<8} {sparkline(values)}  {values[0]:.0%} -> {values[-1]:.0%}")
+    if not analysis.turning_points:
+        console.print("no turning point: no move lost much of its mover's chance")
+        return
+    table = Table(title="turning points", title_justify="left")
+    table.add_column("decision", justify="right")
+    table.add_column("seat")
+    table.add_column("played")
+    table.add_column("lost", justify="right")
+    table.add_column("better")
+    table.add_column("kept", justify="right")
+    for point in analysis.turning_points:
+        table.add_row(str(point.decision + 1), names[point.seat], escape(point.played), f"-{point.drop:.0%}",
+                      escape(point.best), f"{point.kept:.0%}")
+    console.print(table)
+
+
+def stored_match_id(label: str) -> int | None:
+    """The match id of what record_bytes read ("match ID"), None for a file."""
+    return int(label.split()[1]) if label.startswith("match ") else None
+
+
 def stored_analysis(label: str, db: str | None) -> Analysis | None:
-    """The analysis stored with a match (`label` from record_bytes: "match ID"), None for a file or none."""
-    if not label.startswith("match "):
-        return None
-    data = open_store(db, read_only=True).analysis(int(label.split()[1]))
+    """The analysis stored with what record_bytes read, None for a file or a match with none."""
+    match_id = stored_match_id(label)
+    data = open_store(db, read_only=True).analysis(match_id) if match_id is not None else None
     return Analysis.from_compressed(data) if data is not None else None
 
 
