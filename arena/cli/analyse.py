@@ -40,9 +40,10 @@ def analyse_budget(text: str | None) -> Budget | None:
 
 @contextmanager
 def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: str | None,
-                        quiet: bool = False) -> Iterator[None]:
+                        quiet: bool = False, drain: bool = True) -> Iterator[None]:
     """With a budget: the analyser process (arena.analyser) runs beside the block; after it, it analyses what
-    is left and exits (Ctrl-C stops it: the rest waits for `arena analyse`)."""
+    is left and exits (Ctrl-C stops it: the rest waits for `arena analyse`); without `drain` (a service that
+    was asked to stop) it stops at once, and the next start analyses the rest."""
     if budget is None or not tournaments:
         yield
         return
@@ -55,6 +56,9 @@ def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: s
     except BaseException:
         analyser.stop()
         raise
+    if not drain:
+        analyser.stop()
+        return
     if not analyser.finish(timeout=0.5):
         if not quiet:
             err_console.print("analysing the matches left (Ctrl-C leaves them to `arena analyse MATCH`)...")

@@ -212,7 +212,7 @@ def serve(
                                                          "pools": [p.to_json() for p in report.pools]}),
                                                 flush=True)) if json_output else None
             ladder_ids = [tournament_id for _game, tournament_id in service.ladders.values()]
-            with background_analyser(analyser_budget, ladder_ids, db, json_output):
+            with background_analyser(analyser_budget, ladder_ids, db, json_output, drain=False):
                 service.run(stop, max_rounds=rounds, on_round=on_round,
                             on_wait=None if json_output else Countdown(log).update)
     except (TournamentError, ValueError) as error:

@@ -156,3 +156,21 @@ def test_sigkill_mid_round_then_a_restart_loses_and_duplicates_nothing(environme
     assert sum(row.games for row in store.ratings("major-general")) == 2 * matches
     assert all(m.reason != "infrastructure" for m in store.tournament_matches(ladder.id))
     store.close()
+
+
+def test_the_service_analyses_its_matches_in_the_background(environment: dict[str, str]) -> None:
+    """`--analyse`: the stored matches get their analysis while the service runs, in a process of its own."""
+    service = Service(["--games", "major-general", "--every", "1s", "--matches-per-round", "4",
+                       "--builtins", "random,greedy", "--analyse", "8", "-j", "1"], environment)
+    store = Store.open(environment["ARENA_DB"])
+    try:
+        def analysed() -> bool:
+            with store.engine.connect() as conn:
+                ids = list(conn.execute(select(Match.id)).scalars())
+            return len(ids) >= 4 and all(store.analysis(match_id) is not None for match_id in ids[:4])
+
+        service.wait_for(analysed, 120, "four matches stored and analysed")
+    finally:
+        assert service.stop() in (0, 130, -signal.SIGTERM)
+        store.close()
+    assert any("analyser: match" in line for line in service.lines())
