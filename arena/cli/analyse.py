@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Optional
@@ -13,7 +11,7 @@ import typer
 from arena.analysis import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
 from arena.cli.common import console, err_console, fail, print_json, results_dir
 from arena.cli.replay import record_bytes, show_analysis, stored_match_id
-from arena.cli.runs import DB_OPTION, JSON_OPTION, open_store
+from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, open_store
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
 from arena.store import resolve_url
@@ -92,14 +90,11 @@ def analyse(
         record = MatchRecord.from_bytes(data, label)
     except RecordError as error:
         fail(str(error))
-    total = sum(1 for step in record.steps if not step.is_chance)
-    progress = Progress(label, total)
     try:
-        analysis = analyse_record(record, parsed, seed, on_progress=progress)
+        with RunDisplay(f"analysing {label}", unit="decisions", quiet=json_output) as shown:
+            analysis = analyse_record(record, parsed, seed, on_progress=shown.advance)
     except (AnalysisError, ReplayDivergence) as error:
         fail(f"{label}: {error}")
-    finally:
-        progress.close()
     if store is not None and match_id is not None:  # a stored match keeps its analysis
         store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
     if json_output:
@@ -108,35 +103,6 @@ def analyse(
     show_analysis(analysis)
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
-
-
-class Progress:
-    """Decisions analysed: a bar on a terminal, else a line every 10% (and at the end) on stderr."""
-
-    def __init__(self, label: str, total: int) -> None:
-        self.label, self.total = label, total
-        self.started = time.monotonic()
-        self.next_line = 0.0
-        self.bar = None
-        if err_console.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TimeRemainingColumn
-
-            self.bar = Bar("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                           TimeRemainingColumn(), console=err_console, transient=True)
-            self.task = self.bar.add_task(f"analysing {label}", total=total)
-            self.bar.start()
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done)
-        elif done == total or done / max(1, total) >= self.next_line:
-            self.next_line = done / max(1, total) + 0.1
-            print(f"analysing {self.label}: {done}/{total} decisions, {time.monotonic() - self.started:.1f}s",
-                  file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def register(app: typer.Typer) -> None:
