@@ -193,7 +193,8 @@ class MCTSAgent(Agent):
     def move_values(self, request: DecisionRequest, include: Sequence[int] = ()) -> MoveValues:
         """Search the position `request` shows its seat (its observation only: hidden cards are sampled from
         it) with this agent's budget, from a fresh tree; the moves in `include` are searched whatever the
-        candidate cut (the analysis of a match: the move that was played)."""
+        candidate cut, and at least an eighth of the budget's visits each (the analysis of a match: the move
+        that was played, whose value must be known even when the search would leave it aside)."""
         legal = request.legal_actions
         observation = request.observation
         root = Node()
@@ -202,9 +203,20 @@ class MCTSAgent(Agent):
         searched = set(self._candidates(root, legal)) | set(include)
         self._root_actions = [action for action in legal if action in searched]
         self.search(root, observation, request.seat, self.seconds, self.iterations)
-        values = {action: (child.total / child.visits, child.visits) for action in self._root_actions
-                  if (child := root.children.get(action)) is not None and child.visits}
-        return MoveValues(values, self.best_action(root, self._root_actions), self.last_iterations)
+        best = self.best_action(root, self._root_actions)  # (before the visits added below)
+        iterations = self.last_iterations
+        least = max(1, iterations // 8)  # a move in `include` that UCB left aside still gets this many visits
+        for action in include:
+            child = root.children.get(action)
+            visited = child.visits - self.prior_visits if child is not None else 0
+            if visited < least:
+                self._root_actions = [action]
+                self.search(root, observation, request.seat, None, least - visited)
+                iterations += self.last_iterations
+        self.last_iterations = iterations
+        values = {action: (child.total / child.visits, child.visits) for action in legal
+                  if action in searched and (child := root.children.get(action)) is not None and child.visits}
+        return MoveValues(values, best, iterations)
 
     def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float],
                iterations: Optional[int]) -> None:
