@@ -59,7 +59,8 @@ def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: s
         return
     if not analyser.finish(timeout=0.5):
         if not quiet:
-            err_console.print("analysing the matches left (Ctrl-C leaves them to `arena analyse MATCH`)...")
+            err_console.print("analysing the matches left (Ctrl-C leaves them to `arena analyse --tournament "
+                              "NAME`)...")
         try:
             analyser.finish()
         except KeyboardInterrupt:
@@ -68,8 +69,12 @@ def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: s
 
 
 def analyse(
-    source: str = typer.Argument(..., metavar="MATCH|RECORD", help="A stored match's id or uid (see --db), or a "
-                                                                   "match record file (.jsonl or .jsonl.gz)."),
+    source: Optional[str] = typer.Argument(None, metavar="MATCH|RECORD", help="A stored match's id or uid (see "
+                                                                              "--db), or a match record file "
+                                                                              "(.jsonl or .jsonl.gz)."),
+    tournament: Optional[list[str]] = typer.Option(None, "--tournament", metavar="ID_OR_NAME",
+                                                   help="Instead: every stored match of this tournament or ladder "
+                                                        "that has no analysis yet (repeatable)."),
     budget: str = BUDGET_OPTION,
     seed: int = typer.Option(0, "--seed", help="The searches' seed (with a budget in simulations, the same seed "
                                                "gives the same analysis)."),
@@ -83,6 +88,12 @@ def analyse(
         parsed = Budget.parse(budget)
     except AnalysisError as error:
         fail(str(error), code=2)
+    if (source is None) == (not tournament):
+        fail("give one match (its id, or a record file) or --tournament NAME: one of the two", code=2)
+    if tournament:
+        analyse_tournaments(tournament, parsed, seed, json_output, db)
+        return
+    assert source is not None
     label, data = record_bytes(source, db)
     match_id = stored_match_id(label)
     store = open_store(db) if match_id is not None else None
@@ -103,6 +114,37 @@ def analyse(
     show_analysis(analysis)
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
+
+
+def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output: bool, db: str | None) -> None:
+    """`arena analyse --tournament NAME`: the tournaments' stored matches without an analysis, oldest first."""
+    from arena.analyser import analyse_pending
+
+    store = open_store(db)
+    ids = []
+    for name in names:
+        found = store.tournament(name)
+        if found is None:
+            fail(f"no tournament or ladder {name!r} (see `arena tournament list` and `arena ladder status`)")
+        ids.append(found.id)
+    total = len(store.unanalysed_matches(ids, limit=10**9))
+    failed: list[str] = []
+    done = 0
+    with RunDisplay(f"analysing {', '.join(names)}", unit="matches", quiet=json_output) as shown:
+        def on_match(_match_id: int, line: str) -> None:
+            nonlocal done
+            done += 1
+            if " not analysed: " in line:
+                failed.append(line)
+            shown.advance(done, total)
+
+        analysed = analyse_pending(store, ids, budget, seed, on_match=on_match)
+    if json_output:
+        print_json({"analysed": analysed, "not_analysed": failed})
+        return
+    console.print(f"{analysed} match(es) analysed" + (f"; {len(failed)} could not be:" if failed else "."))
+    for line in failed:
+        console.print(f"  {line}", markup=False)
 
 
 def register(app: typer.Typer) -> None:

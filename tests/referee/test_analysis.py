@@ -138,3 +138,16 @@ def test_a_tournament_run_analyses_its_matches_in_the_background(tmp_path: Path)
     store = Store.open(url)
     assert store.unanalysed_matches([1]) == [] and len(store.tournament_matches(1)) == 6
     assert all(store.analysis(match.id) is not None for match in store.tournament_matches(1))
+
+
+def test_arena_analyse_catches_up_with_a_tournament(stored: tuple[str, Store]) -> None:
+    url, store = stored
+    runner = CliRunner()
+    first = runner.invoke(app, ["analyse", "--tournament", "1", "--db", url, "--budget", "16", "--json"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout) == {"analysed": 2, "not_analysed": []}
+    assert store.unanalysed_matches([1]) == []
+    again = runner.invoke(app, ["analyse", "--tournament", "1", "--db", url, "--json"])
+    assert json.loads(again.stdout)["analysed"] == 0  # nothing left
+    neither = runner.invoke(app, ["analyse", "--db", url])
+    assert neither.exit_code != 0 and "one of the two" in str(neither.exception)
