@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from arena.agents.base import DecisionRequest
 from arena.agents.mcts import MCTSAgent
-from arena.games.base import Game, State
+from arena.games.base import Game, State, returns_from_ranking
 from arena.referee.record import MatchRecord
 from arena.referee.replay import game_of, replay
 
@@ -161,9 +161,7 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
             if on_progress is not None:
                 on_progress(len(entries), total)
         state.apply_action(step.action)
-    ranking = record.result.ranking
-    result = [1.0 if ranking[seat] < ranking[1 - seat] else 0.5 if ranking[seat] == ranking[1 - seat] else 0.0
-              for seat in range(2)]
+    result = [_chance(value) for value in returns_from_ranking(record.result.ranking)]
     analysis = Analysis(record.match_id, record.game, dict(record.options), str(budget), seed,
                         list(game.info.seat_names), entries, result, time.perf_counter() - started)
     analysis.turning_points = turning_points(entries)
@@ -213,7 +211,7 @@ def sparkline(values: list[float], width: int = 60) -> str:
 
 
 def _chance(value: float) -> float:
-    """A search value in [-1, 1] as a chance (expected score) in [0, 1]."""
+    """A value in [-1, 1] (a search's, or a result's returns) as a chance (expected score) in [0, 1]."""
     return min(1.0, max(0.0, (value + 1.0) / 2.0))
 
 

@@ -164,11 +164,6 @@ def load_board(mode: str, cards: tuple[Card, ...]) -> Board:
     return load_board_file(PACKAGE, mode, compile_board, cards)
 
 
-def board_variants(mode: str) -> tuple[str, ...]:
-    """The alternative reconstructions a mode's board file describes (an option, never the default)."""
-    return tuple(read_json(PACKAGE, f"boards/{mode}.json").get("variants", {}))
-
-
 _VARIANTS: dict[tuple[str, str], Board] = {}
 
 
