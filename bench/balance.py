@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -38,23 +37,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
+from arena.cli.common import CliError, parse_options  # noqa: E402
 from arena.games.registry import game_modes, load_game, resolve  # noqa: E402
+from arena.ratings.stats import wilson_interval  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402
 
 DEFAULT_BOT = "mcts:iterations=100"
 DEPLOYED = re.compile(r"deploy a commander to ([A-Z][a-z-]+)")
 SUDDEN_SHARE = 0.5  # a sudden ending deciding more than this share of the games is flagged
 FULL_LENGTH = {"score", "victory_points", "initiative_tie_break"}  # the endings of a game played to its end
-
-
-def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a rate of `wins` in `games` (a draw counts half a win)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def play_one(job: tuple[str, dict[str, Any], str, int]) -> tuple[list[int], str, int, int, str]:
@@ -78,7 +69,7 @@ def measure(name: str, options: dict[str, Any], bot: str, games: int, seed: int,
     draws = sum(1 for ranking, *_ in results if ranking[0] == ranking[1])
     endings = Counter(reason for _ranking, reason, *_ in results)
     sudden_by = Counter(f"{reason} by {by}" for _ranking, reason, _decisions, _steps, by in results if by)
-    low, high = wilson(first_wins, games)
+    low, high = wilson_interval(first_wins, games)
     flags = []
     if low > 0.5 or high < 0.5:
         flags.append(f"seat 0 {'favoured' if low > 0.5 else 'disfavoured'}: its interval excludes 50%")
@@ -91,16 +82,6 @@ def measure(name: str, options: dict[str, Any], bot: str, games: int, seed: int,
             "steps_mean": round(statistics.fmean(r[3] for r in results), 1),
             "endings": dict(endings.most_common()), "sudden_endings_by": dict(sudden_by.most_common()),
             "flags": flags}
-
-
-def parse_options(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"-o {pair!r}: give NAME=VALUE")
-        options[key.strip()] = value.strip()
-    return options
 
 
 def main() -> int:
@@ -118,7 +99,10 @@ def main() -> int:
         parser.error("--games must be 2 or more")
     names = [mode.name for mode in game_modes()] if args.modes == "all" else \
         [resolve(name.strip()).name for name in args.modes.split(",") if name.strip()]
-    options = parse_options(args.option)
+    try:
+        options = parse_options(args.option)
+    except CliError as error:
+        parser.error(str(error))
     runs: list[tuple[str, dict[str, Any]]] = []
     for name in names:
         runs.append((name, options))

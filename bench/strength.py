@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -39,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
 from arena.games.registry import families, load_game, resolve  # noqa: E402
+from arena.ratings.stats import wilson_interval  # noqa: E402
 from arena.referee import play_match  # noqa: E402
 
 MCTS_ITERATIONS = 150
@@ -74,17 +74,6 @@ def equal_time(spec: str, anchor: str) -> str:
         return spec
     params = [part for part in spec.split(":")[1:] if not part.startswith(("iterations=", "seconds=", "minor_share="))]
     return ":".join(["mcts", *params, f"seconds={seconds}", "minor_share=1"])
-
-
-def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion `score / games`."""
-    if games == 0:
-        return 0.0, 1.0
-    p = score / games
-    denominator = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denominator
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play_block(game_name: str, spec_a: str, spec_b: str, first: int, count: int,
@@ -125,7 +114,7 @@ def report_game(game_name: str, totals: dict[tuple[str, str, str], list[float]],
         if name != game_name:
             continue
         count, draws = int(game_count), int(draw_count)
-        low, high = wilson(score, count)
+        low, high = wilson_interval(score, count)
         label = f"{short_name(spec_a)} vs {short_name(spec_b)}"
         results.setdefault(game_name, {})[label] = {
             "games": count, "win_rate_a": round(score / count, 3), "low": round(low, 3), "high": round(high, 3),

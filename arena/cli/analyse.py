@@ -10,7 +10,7 @@ import typer
 
 from arena.analysis import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
 from arena.cli.common import console, err_console, fail, print_json, results_dir
-from arena.cli.replay import record_bytes, show_analysis, stored_match_id
+from arena.cli.replay import record_bytes, show_analysis
 from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, open_store
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
@@ -94,8 +94,7 @@ def analyse(
         analyse_tournaments(tournament, parsed, seed, json_output, db)
         return
     assert source is not None
-    label, data = record_bytes(source, db)
-    match_id = stored_match_id(label)
+    label, data, match_id = record_bytes(source, db)
     store = open_store(db) if match_id is not None else None
     try:
         record = MatchRecord.from_bytes(data, label)
@@ -127,7 +126,7 @@ def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output
         if found is None:
             fail(f"no tournament or ladder {name!r} (see `arena tournament list` and `arena ladder status`)")
         ids.append(found.id)
-    total = len(store.unanalysed_matches(ids, limit=10**9))
+    total = store.unanalysed_count(ids)
     failed: list[str] = []
     done = 0
     with RunDisplay(f"analysing {', '.join(names)}", unit="matches", quiet=json_output) as shown:

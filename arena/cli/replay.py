@@ -38,8 +38,8 @@ def replay(
 ) -> None:
     """Replay a record through the rules engine, checking every step, and draw the board; a bot that lost
     by its own fault is shown with its last output lines."""
-    file, data = record_bytes(source, db)
-    analysis = stored_analysis(file, db)
+    file, data, match_id = record_bytes(source, db)
+    analysis = stored_analysis(match_id, db)
     if html_out is not None:
         write_html(file, data, html_out, analysis)
         return
@@ -120,23 +120,18 @@ def show_analysis(analysis: Analysis) -> None:
     console.print(table)
 
 
-def stored_match_id(label: str) -> int | None:
-    """The match id of what record_bytes read ("match ID"), None for a file."""
-    return int(label.split()[1]) if label.startswith("match ") else None
-
-
-def stored_analysis(label: str, db: str | None) -> Analysis | None:
-    """The analysis stored with what record_bytes read, None for a file or a match with none."""
-    match_id = stored_match_id(label)
+def stored_analysis(match_id: int | None, db: str | None) -> Analysis | None:
+    """The analysis stored with a match, None for a file (no id) or a match with none."""
     data = open_store(db, read_only=True).analysis(match_id) if match_id is not None else None
     return Analysis.from_compressed(data) if data is not None else None
 
 
-def record_bytes(source: str, db: str | None) -> tuple[str, bytes]:
-    """(what to call it, its bytes) of a record file, or else of a stored match by id or uid."""
+def record_bytes(source: str, db: str | None) -> tuple[str, bytes, int | None]:
+    """(what to call it, its bytes, the stored match's id or None for a file) of a record file, or else of a
+    stored match by id or uid."""
     path = Path(source)
     try:
-        return source, path.read_bytes()
+        return source, path.read_bytes(), None
     except FileNotFoundError:
         pass
     except IsADirectoryError:
@@ -150,7 +145,7 @@ def record_bytes(source: str, db: str | None) -> tuple[str, bytes]:
     found = open_store(db, read_only=True).record(source)
     if found is None:
         fail(f"no such record file, and no stored match {source!r} in {database_name(url)}")
-    return f"match {found[0]['id']}", found[1]
+    return f"match {found[0]['id']}", found[1], int(found[0]["id"])
 
 
 def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:

@@ -538,13 +538,22 @@ class Store:
             data = conn.execute(select(MatchAnalysis.data).where(MatchAnalysis.match_id == match_id)).scalar()
         return bytes(data) if data is not None else None
 
+    def has_analysis(self, match_id: int) -> bool:
+        """Whether a stored match has an analysis (without reading it)."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(MatchAnalysis.match_id).where(MatchAnalysis.match_id == match_id)).first() \
+                is not None
+
     def unanalysed_matches(self, tournament_ids: Sequence[int], limit: int = 100) -> list[int]:
         """Ids of the tournaments' stored matches without an analysis, oldest first."""
-        query = (select(Match.id).outerjoin(MatchAnalysis, MatchAnalysis.match_id == Match.id)
-                 .where(Match.tournament_id.in_(list(tournament_ids)), MatchAnalysis.match_id.is_(None))
-                 .order_by(Match.id).limit(limit))
+        query = _unanalysed(select(Match.id), tournament_ids).order_by(Match.id).limit(limit)
         with self.engine.connect() as conn:
             return [int(row) for row in conn.execute(query).scalars()]
+
+    def unanalysed_count(self, tournament_ids: Sequence[int]) -> int:
+        """How many of the tournaments' stored matches have no analysis."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(_unanalysed(select(func.count()).select_from(Match), tournament_ids)).scalar_one())
 
     # storing results ----------------------------------------------------------------------------
 
@@ -882,3 +891,9 @@ def _match_row(m: PlayedMatchLike, record_id: int) -> dict[str, Any]:
         "timings": m.timings, "record_id": record_id, "rated": m.rated, "started_at": m.started_at,
         "finished_at": m.finished_at,
     }
+
+
+def _unanalysed(query: Any, tournament_ids: Sequence[int]) -> Any:
+    """`query` over the tournaments' matches that have no analysis (one condition for the list and the count)."""
+    return (query.outerjoin(MatchAnalysis, MatchAnalysis.match_id == Match.id)
+            .where(Match.tournament_id.in_(list(tournament_ids)), MatchAnalysis.match_id.is_(None)))

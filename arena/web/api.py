@@ -348,7 +348,7 @@ def match(request: Request, match: str) -> dict[str, Any]:
     summary = _match_summary(row)
     summary.update(options=row["options"], seed=row["seed"], timings=row["timings"], decisions=row["decisions"],
                    started_at=iso(row["started_at"]), rotation=row["rotation"], pairing=row["pairing"],
-                   analysed=store_of(request).analysis(row["id"]) is not None)
+                   analysed=store_of(request).has_analysis(row["id"]))
     return summary
 
 
