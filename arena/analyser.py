@@ -117,13 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         released.set()
 
     threading.Thread(target=leash, name="arena-analyser-leash", daemon=True).start()
+    budget = Budget.parse(args.budget)
     store = Store.open(args.db, create=False)
     say = (lambda _match, _line: None) if args.quiet else (lambda _match, line: print(f"analyser: {line}",
                                                                                     file=sys.stderr, flush=True))
     try:
         while True:
             finishing = released.is_set()  # read before the pass: what was stored by then is all analysed
-            analyse_pending(store, args.tournament, Budget.parse(args.budget), args.seed, on_match=say)
+            analyse_pending(store, args.tournament, budget, args.seed, on_match=say)
             if finishing:
                 return 0
             released.wait(args.poll)
