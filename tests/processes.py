@@ -3,7 +3,9 @@ the tests start.
 
 Every process the referee launches for bot NAME (the sandbox's own processes included) carries
 ARENA_BOT_NAME=NAME in its environment, and so do the children it forks; so the host's /proc tells
-how many there are, whatever PID namespace they live in.
+how many there are, whatever PID namespace they live in. It also carries ARENA_REFEREE=<id> of the
+referee that launched it: a test counts only its own referee's processes, never another referee's on
+the same machine (another test worker's, or an `arena serve` a user runs beside the suite).
 """
 
 from __future__ import annotations
@@ -22,15 +24,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def processes_of(name: str) -> set[int]:
-    """Host pids of the running processes of bot `name` (zombies excluded)."""
-    marker = f"ARENA_BOT_NAME={name}".encode()
+def referee_id(referee: Any) -> str:
+    """The id a BackgroundReferee's bot processes carry (ARENA_REFEREE)."""
+    launcher = referee.server.pool.launcher
+    assert launcher is not None, "the referee has not started"
+    return str(launcher.referee_id)
+
+
+def processes_of(name: str, referee: Any = None) -> set[int]:
+    """Host pids of the running processes of bot `name` (zombies excluded); with `referee`, only those it
+    launched."""
+    markers = [f"ARENA_BOT_NAME={name}".encode()]
+    if referee is not None:
+        markers.append(f"ARENA_REFEREE={referee_id(referee)}".encode())
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if marker not in (entry / "environ").read_bytes().split(b"\0"):
+            environment = (entry / "environ").read_bytes().split(b"\0")
+            if any(marker not in environment for marker in markers):
                 continue
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
@@ -65,17 +78,10 @@ def trees(roots: set[int]) -> set[int]:
     return inside
 
 
-def _siblings_trees() -> set[int]:
-    """Everything the other workers of a parallel run (pytest-xdist: our parent's other children) started."""
-    parents = _parents()
-    siblings = {pid for pid, parent in parents.items() if parent == os.getppid() and pid != os.getpid()}
-    return trees(siblings) if os.environ.get("PYTEST_XDIST_WORKER") else set()
-
-
 def leftovers(referee: Any, name: str) -> set[int]:
-    """Processes of bot `name` that belong to none of its live (warm) processes, nor to another test worker."""
+    """Processes of bot `name` that `referee` launched and that belong to none of its live (warm) processes."""
     live = {lp.process.pid for lp in referee.server.pool._processes.get(name, []) if lp.process.is_running}
-    return processes_of(name) - trees(live) - _siblings_trees()
+    return processes_of(name, referee) - trees(live)
 
 
 def wait_for_no_leftovers(referee: Any, name: str, within_s: float = 20.0) -> None:

@@ -246,19 +246,19 @@ class MCTSAgent(Agent):
         self.last_seconds = time.perf_counter() - started
 
     def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float]) -> bool:
-        """Seed unvisited root moves with the greedy lookahead's values, as `prior_visits` virtual visits;
-        False when the deadline came before every move was valued."""
+        """Seed unvisited root moves with the greedy lookahead's values (its budget shared by them), as
+        `prior_visits` virtual visits; False when the deadline came first (some values are then the
+        evaluation of where a move stood, not of where it ends)."""
         weight = self.prior_visits
-        for action in legal:
-            if action in root.children:
-                continue
-            if deadline is not None and time.perf_counter() >= deadline:
-                return False
-            value = self._lookahead.action_values(world, seat, [action])[action]
+        unvalued = [action for action in legal if action not in root.children]
+        if not unvalued:
+            return True
+        values = self._lookahead.action_values(world, seat, unvalued, deadline=deadline)
+        for action, value in values.items():
             child = root.children[action] = Node()
             child.visits = child.available = weight
             child.total = weight * value
-        return True
+        return not self._lookahead.cut_short
 
     def _candidates(self, root: Node, legal: list[int]) -> list[int]:
         """The root moves worth searching: the `candidates` best by their value so far (all when 0)."""

@@ -22,10 +22,13 @@ from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyse
 from arena.cli.runs import (
     BROKER_OPTION,
     DB_OPTION,
+    DECISION_LIMIT_OPTION,
     JSON_OPTION,
+    MATCH_LIMIT_OPTION,
     QUEUE_OPTION,
     SANDBOX_OPTION,
     StopRequest,
+    agent_limits,
     duration,
     open_store,
     parse_duration,
@@ -60,11 +63,14 @@ def run(
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
+    decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
+    match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Run the game mode's ladder: it continues from where it last stopped, with the ratings it has."""
     analyser_budget = analyse_budget(analyse)
+    limits = agent_limits(decision_limit, match_limit)
     game = open_game(game_name, parse_options(option))
     store = open_store(db, create=True)
     pool = pool_name(game)
@@ -90,7 +96,7 @@ def run(
     budget = parse_duration(duration) if duration else None
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
-    settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, ladder_id))
+    settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, ladder_id), limits)
     stop = StopRequest()
     try:
         with background_analyser(analyser_budget, [ladder_id], db, json_output), stop.installed():
@@ -144,6 +150,8 @@ def serve(
                                                                      "chain (with --tls-key)."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="The certificate's PEM private key."),
     analyse: Optional[str] = ANALYSE_OPTION,
+    decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
+    match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = typer.Option(False, "--json", help="One JSON document per round instead of a log line."),
 ) -> None:
@@ -156,6 +164,7 @@ def serve(
     from arena.ladder import LadderService, LadderSettings, Schedule, ScheduleError, parse_duration
 
     analyser_budget = analyse_budget(analyse)
+    limits = agent_limits(decision_limit, match_limit)
     try:
         schedule = Schedule.parse(every)
         timeout_s = parse_duration(round_timeout)
@@ -173,7 +182,7 @@ def serve(
     settings = LadderSettings(games=tuple(modes), schedule=schedule, matches_per_round=matches_per_round,
                               max_pending=max_pending, retries=retries, builtins=builtin_specs,
                               round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
-    play = play_settings(concurrency, broker, queue, sandbox, {"agent", "program"})
+    play = play_settings(concurrency, broker, queue, sandbox, {"agent", "program"}, limits)
     if (tls_cert is None) != (tls_key is None):
         fail("TLS needs both --tls-cert and --tls-key", code=2)
     if port is not None:

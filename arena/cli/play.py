@@ -11,7 +11,7 @@ from rich.table import Table
 
 from arena.agents import UnknownAgentError, make_agent
 from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.runs import RunDisplay
+from arena.cli.runs import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, RunDisplay, agent_limits
 from arena.games.base import Game
 from arena.tournament.series import InProcess, PlayedGame, Series, describe, labels_of, run_series, tally
 
@@ -28,9 +28,12 @@ def play(
     swap: bool = typer.Option(True, "--swap/--no-swap",
                               help="Rotate the seats from game to game, each seed once per rotation (the default, "
                                    "as tournaments do); --no-swap keeps the order of --players, a seed a game."),
+    decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
+    match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     json_output: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Play local games between built-in agents and print the results."""
+    limits = agent_limits(decision_limit, match_limit)
     game = open_game(game_name, parse_options(option))
     names = [name.strip() for name in players.split(",") if name.strip()]
     if len(names) != game.num_seats:
@@ -40,7 +43,7 @@ def play(
     except UnknownAgentError as error:
         fail(str(error), code=2)
     first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-    runner = InProcess(game, agents, (out or results_dir()) if save else None)
+    runner = InProcess(game, agents, (out or results_dir()) if save else None, limits)
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
         series = run_series(runner, game.name, names, games, first_seed, rotate=swap,
                             on_game=lambda played, labels: display.advance(played.game.index + 1, games,

@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError
 
 from arena.cli.common import command_line, console, err_console, fail, results_dir
 from arena.cli.serve import SANDBOX_OPTION
+from arena.referee.limits import DEFAULT_DECISION_S, DEFAULT_MATCH_S, AgentLimits
 from arena.store import Store, StoreError, resolve_url
 from arena.store.db import describe
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
@@ -46,6 +47,21 @@ BROKER_OPTION = typer.Option(None, "--broker", envvar=BROKER_ENV,
                                   "redis://127.0.0.1:6379/0 (default: $ARENA_BROKER, else local processes); "
                                   "-j is then the number of worker processes serving.")
 QUEUE_OPTION = typer.Option(DEFAULT_QUEUE, "--queue", help="The workers' queue on the broker (with --broker).")
+
+DECISION_LIMIT_OPTION = typer.Option(
+    None, "--decision-limit", metavar="DURATION",
+    help=f"How long a built-in agent may think on one decision before it loses on time (e.g. 30s; default "
+         f"{DEFAULT_DECISION_S:g}s). Bot programs have their clock instead.")
+MATCH_LIMIT_OPTION = typer.Option(
+    None, "--match-limit", metavar="DURATION",
+    help=f"How long a built-in agent may think over a whole match (e.g. 10m; default {DEFAULT_MATCH_S:g}s).")
+
+
+def agent_limits(decision: str | None, match: str | None) -> AgentLimits:
+    """--decision-limit and --match-limit as AgentLimits (the defaults where not given), or a one-line error."""
+    return AgentLimits(parse_duration(decision) if decision else DEFAULT_DECISION_S,
+                       parse_duration(match) if match else DEFAULT_MATCH_S)
+
 
 def parse_duration(text: str) -> float:
     """'90s', '10m', '1h', '1h30m' -> seconds, or a one-line error."""

@@ -19,11 +19,14 @@ from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyse
 from arena.cli.runs import (
     BROKER_OPTION,
     DB_OPTION,
+    DECISION_LIMIT_OPTION,
     JSON_OPTION,
+    MATCH_LIMIT_OPTION,
     QUEUE_OPTION,
     SANDBOX_OPTION,
     RunDisplay,
     StopRequest,
+    agent_limits,
     ago,
     duration as duration_text,
     open_store,
@@ -33,6 +36,7 @@ from arena.cli.runs import (
 from arena.cli.serve import check_sandbox_here, sandbox_settings
 from arena.games.base import Game
 from arena.games.registry import game_modes
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
@@ -74,13 +78,13 @@ def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
 
 
 def play_settings(concurrency: int | None, broker: str | None, queue: str, sandbox: str | None,
-                  kinds: set[str]) -> PlaySettings:
+                  kinds: set[str], limits: AgentLimits = DEFAULT_LIMITS) -> PlaySettings:
     """Where the matches play; the sandbox is checked (one line if it cannot run) when bot programs enter."""
     settings = None
     if "program" in kinds:
         settings = sandbox_settings(sandbox)
         check_sandbox_here(settings)
-    return PlaySettings(concurrency=concurrency, broker=broker, queue=queue, sandbox=settings)
+    return PlaySettings(concurrency=concurrency, broker=broker, queue=queue, sandbox=settings, limits=limits)
 
 
 def display_for(quiet: bool, seconds: float | None = None, title: str = "") -> DisplayFactory:
@@ -140,10 +144,13 @@ def run(
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
+    decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
+    match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Run a tournament, store every match and its rating update, print the standings."""
+    limits = agent_limits(decision_limit, match_limit)
     analyser_budget = analyse_budget(analyse)
     if format not in FORMAT_NAMES or format == "ladder":
         fail(f"unknown format {format!r}; formats: {', '.join(FORMAT_NAMES[:-1])} (the ladder is `arena ladder run`)",
@@ -160,7 +167,7 @@ def run(
              for game in games]
     kinds = {bot.kind for one in specs for bot in one.bots}
     store = open_store(db, create=True)
-    settings = play_settings(concurrency, broker, queue, sandbox, kinds)
+    settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
     stop = StopRequest()
     ids: list[int] = []
     extended: list[tuple[TournamentRow, int]] = []
@@ -189,17 +196,20 @@ def resume(
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,
+    decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
+    match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Continue interrupted tournaments where they stopped (finished matches are never replayed)."""
+    limits = agent_limits(decision_limit, match_limit)
     store = open_store(db)
     try:
         ids = found_ids(store, tournaments)
     except TournamentError as error:
         fail(said(error, db))
     kinds = {kind for tournament_id in ids for kind in entrant_kinds(store, tournament_id)}
-    settings = play_settings(concurrency, broker, queue, sandbox, kinds)
+    settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
     stop = StopRequest()
     try:
         with stop.installed(), series_display(json_output, len(ids)) as series:
@@ -262,17 +272,26 @@ def _print_summary(store: Store, results: list[Standings]) -> None:
     for column in ("#", "game", "played", "stored", "state", "leaders (rating mu - 3 sigma)"):
         table.add_column(column, justify="right" if column in ("#", "played", "stored") else "left")
     played = 0
+    empty: list[str] = []
     for result in results:
         summary, tournament = result.summary, result.tournament
         played += summary.played
         leaders = ", ".join(f"{display_name(line.bot)} {line.score:.1f}"
                             for line in pool_leaderboard(store, tournament.pool)[:3])
+        state = "finished" if summary.finished else (summary.stopped_by or "interrupted")
+        if not summary.played and not summary.finished:
+            state = "no time"
+            empty.append(tournament.game)
         table.add_row(str(tournament.id), tournament.game, str(summary.played),
-                      f"{summary.stored}/{summary.expected}",
-                      "finished" if summary.finished else (summary.stopped_by or "interrupted"), leaders or "-")
+                      f"{summary.stored}/{summary.expected}", state,
+                      leaders or ("no match stored yet" if not summary.stored else "-"))
     console.print(table)
     seconds = sum(result.summary.seconds for result in results)
     console.print(f"{played} match(es) played in {duration_text(seconds)}.", highlight=False)
+    if empty:
+        console.print(f"no match finished in the time given for: {', '.join(empty)} (stopped before its first "
+                      "match ended); give the run more time (--for) or resume them (below)", highlight=False,
+                      markup=False, soft_wrap=True)
 
 
 def _print_standings(store: Store, tournament_id: int) -> None:

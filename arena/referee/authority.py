@@ -32,6 +32,7 @@ from arena.games.base import CHANCE, Game, IllegalActionError, State
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
 from arena.referee.faults import FaultPolicy, SeatFault, void_result
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 
@@ -69,18 +70,19 @@ def new_record(game: Game, players: Sequence[PlayerInfo], seed: int, match_id: s
 
 
 def play_match(game: Game | str, agents: Sequence[Agent], seed: int, *, match_id: str | None = None,
-               on_step: StepCallback | None = None) -> MatchRecord:
-    """Play one match between in-process agents: the match loop, untimed, without an event loop.
+               on_step: StepCallback | None = None, limits: AgentLimits = DEFAULT_LIMITS) -> MatchRecord:
+    """Play one match between in-process agents: the match loop, without an event loop or clocks.
 
     The seat asked to decide is `state.current_player()`, which need not be the player whose turn
-    it is. An agent that raises or answers an illegal action forfeits, and the record says so.
+    it is. An agent that raises or answers an illegal action forfeits, and the record says so; one
+    that thinks past `limits` (per decision, per match) is stopped and loses on time.
     """
     if isinstance(game, str):
         game = load_game(game)
     if len(agents) != game.num_seats:
         raise ValueError(f"{game.name} needs {game.num_seats} agents, got {len(agents)}")
-    return run_in_process(referee_match(game, [AgentSeat(agent) for agent in agents], seed, match_id=match_id,
-                                        on_step=on_step))
+    return run_in_process(referee_match(game, [AgentSeat(agent, limits=limits) for agent in agents], seed,
+                                        match_id=match_id, on_step=on_step))
 
 
 def run_in_process(coroutine: Coroutine[Any, Any, T]) -> T:

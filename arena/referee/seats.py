@@ -18,6 +18,7 @@ from arena.agents.base import Agent, DecisionRequest
 from arena.games.base import Game, State
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits, AgentOverran, SeatAllowance
 from arena.referee.record import MatchResult, PlayerInfo, Termination
 
 
@@ -31,6 +32,10 @@ class MatchSetup:
     players: tuple[PlayerInfo, ...]
     clock: ClockSettings
     agent_seed: int
+
+
+CLOCK_MARGIN_S = 1.0  # a clocked in-process agent is stopped this long after its clock ran out (the referee has
+# already ended the match by then: this only stops its thread)
 
 
 class Ask:
@@ -103,20 +108,25 @@ class AgentSeat(SeatPort):
 
     `threaded`: the agent thinks on a worker thread, for a match in a referee's event loop beside
     bot programs (their streams and clocks go on while it thinks); the seat is then awaited and
-    clocked like a remote one.
+    clocked like a remote one. Either way its decisions are bounded by `limits` (arena.referee.limits):
+    one that runs past them is interrupted and the seat loses on time; a threaded one is also stopped
+    when its clock runs out, so that no thread thinks on for a match already over.
     """
 
     is_remote = False
 
-    def __init__(self, agent: Agent, threaded: bool = False) -> None:
+    def __init__(self, agent: Agent, threaded: bool = False, limits: AgentLimits = DEFAULT_LIMITS) -> None:
         self.agent = agent
         self.is_remote = threaded
+        self.limits = limits
+        self.allowance = SeatAllowance(limits)
 
     @property
     def player(self) -> PlayerInfo:
         return PlayerInfo(0, self.agent.name, self.agent.version, "agent")
 
     async def start(self, setup: MatchSetup) -> None:
+        self.allowance = SeatAllowance(self.limits)
         try:
             self.agent.reset(setup.game, setup.seat, setup.agent_seed)
         except Exception as error:  # e.g. an agent that has no strategy for this game
@@ -130,22 +140,21 @@ class AgentSeat(SeatPort):
     def _decide(self, ask: Ask) -> Answer:
         state, seat = ask.state, ask.seat
         request = DecisionRequest(seat, ask.legal_actions, partial(state.observation, seat), ask.time_left_s)
-        started = time.perf_counter()
-        try:
-            action = self.agent.act(request)
-        except Exception as error:  # the agent is at fault, not the referee
-            raise SeatFault(seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
-        return Answer(ask.sequence, action, time.perf_counter() - started)
+        clock_cap = None if ask.time_left_s is None else ask.time_left_s + CLOCK_MARGIN_S
+        action, think = self._think(seat, request, clock_cap)
+        return Answer(ask.sequence, action, think)
 
     def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float]:
-        request = DecisionRequest(seat, legal_actions, partial(state.observation, seat))
-        clock = time.perf_counter
-        started = clock()
+        return self._think(seat, DecisionRequest(seat, legal_actions, partial(state.observation, seat)), None)
+
+    def _think(self, seat: int, request: DecisionRequest, cap_s: float | None) -> tuple[int, float]:
+        """The agent's action and the seconds it took, under the watchdog (arena.referee.limits)."""
         try:
-            action = self.agent.act(request)
-        except Exception as error:
+            return self.allowance.decide(self.agent.act, request, cap_s)
+        except AgentOverran as overran:
+            raise SeatFault(seat, Termination.TIMEOUT, str(overran)) from None
+        except Exception as error:  # the agent is at fault, not the referee
             raise SeatFault(seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
-        return action, clock() - started
 
     async def finish(self, result: MatchResult) -> None:
         return None

@@ -16,4 +16,24 @@ launcher       local bot processes and the tail of their output
 background     the server on its own thread, for synchronous callers
 client         a client of a running server's admin service
 sdk            run_bot(agent): turn an in-process agent into a bot program (arena.sdk for bots)
+
+`from arena.rpc import run_bot` was the SDK's import before `arena.sdk`; it still works, with a
+DeprecationWarning (docs/writing-a-bot.md, "The SDK's public API", lists what bots may import).
 """
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+__all__ = ["run_bot"]
+
+
+def __getattr__(name: str) -> Any:  # lazy: importing arena.rpc loads neither the server nor the SDK
+    if name == "run_bot":
+        warnings.warn("`from arena.rpc import run_bot` is deprecated: import it from arena.sdk "
+                      "(`from arena.sdk import run_bot`)", DeprecationWarning, stacklevel=2)
+        from arena.rpc.sdk import run_bot
+
+        return run_bot
+    raise AttributeError(f"module 'arena.rpc' has no attribute {name!r}")

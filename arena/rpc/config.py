@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
 
@@ -25,6 +26,7 @@ class ServerConfig:
     results_dir: Optional[Path] = Path("results")  # None: keep records in memory only
     clock: ClockSettings = field(default_factory=ClockSettings)
     fault_policy: FaultPolicy = field(default_factory=FaultPolicy)
+    agent_limits: AgentLimits = DEFAULT_LIMITS  # an in-process agent seated here: per decision, per match
     startup_timeout_s: float = 30.0  # a launched bot must say Hello within this
     connect_timeout_s: float = 30.0  # a remote bot must have a stream open within this
     hello_timeout_s: float = 10.0  # a new stream must say Hello within this

@@ -225,7 +225,7 @@ class Matches:
         if isinstance(name, SeatPort):
             return name
         if isinstance(name, Agent):
-            return AgentSeat(name, threaded=True)
+            return AgentSeat(name, threaded=True, limits=self.config.agent_limits)
         try:
             return await self.pool.acquire(name, game_name, family)
         except BotUnavailable as problem:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Iterable
 
 #: Variables the referee sets for each bot; neither the operator nor a bot.toml may set them.
-RESERVED_ENV = frozenset({"ARENA_SERVER", "ARENA_TOKEN", "ARENA_TOKEN_FILE", "ARENA_BOT_NAME", "ARENA_CONCURRENCY"})
+RESERVED_ENV = frozenset({"ARENA_SERVER", "ARENA_TOKEN", "ARENA_TOKEN_FILE", "ARENA_BOT_NAME", "ARENA_CONCURRENCY",
+                          "ARENA_REFEREE"})
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: The whole environment of the host-side wrappers: nothing of a bot's, nothing of the referee's.
 WRAPPER_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}

@@ -274,6 +274,7 @@ class Launcher:
         self._uids_in_use: set[int] = set()
         self._readable: set[Path] = set()  # bot folders found readable by the bots' users
         self._random = random.SystemRandom()
+        self.referee_id = f"{self._random.getrandbits(64):016x}"  # marks this referee's bot processes (ARENA_REFEREE)
 
     @property
     def is_sandboxed(self) -> bool:
@@ -339,7 +340,7 @@ class Launcher:
         bot_env.update(self.settings.env)
         bot_env.update({key: value for key, value in env.items() if key not in RESERVED_ENV})
         bot_env.update({"ARENA_SERVER": server, "ARENA_TOKEN_FILE": token_path, "ARENA_BOT_NAME": name,
-                        "ARENA_CONCURRENCY": str(concurrency)})
+                        "ARENA_CONCURRENCY": str(concurrency), "ARENA_REFEREE": self.referee_id})
         if uid is not None:
             self._check_runtime_readable()
         binds = self._bind_sources(private, directory, socket_path, staged=uid is not None)

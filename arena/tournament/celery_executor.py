@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, infrastructure_fault, play_job
 
@@ -67,9 +68,11 @@ def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
         raise ExecutorError(f"a worker sent a malformed outcome ({type(error).__name__}: {error})") from None
 
 
-def play_chunk(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The workers' task: play a chunk of jobs in order."""
-    return [outcome_to_json(play_job(job_from_json(data))) for data in jobs]
+def play_chunk(jobs: list[dict[str, Any]], limits: dict[str, float] | None = None) -> list[dict[str, Any]]:
+    """The workers' task: play a chunk of jobs in order, the agents bounded by `limits` (AgentLimits.to_json;
+    None: the defaults)."""
+    bounds = AgentLimits.from_json(limits)
+    return [outcome_to_json(play_job(job_from_json(data), bounds)) for data in jobs]
 
 
 def make_app(broker: str, queue: str = DEFAULT_QUEUE) -> Celery:
@@ -101,12 +104,17 @@ class CeleryExecutor(Executor):
     stops with an error that says how to start one. A chunk whose worker is lost (killed, its machine
     gone: it no longer answers a ping), that fails on its worker, or that no worker has taken up after
     `lost_after_s` comes back as infrastructure faults, which the runner plays again.
+
+    Agents are bounded by `limits` on the workers; as a last resort each chunk carries a hard time limit
+    (every match's `limits.match_bound_s`), past which Celery kills the worker process playing it and the
+    chunk comes back as infrastructure faults.
     """
 
     def __init__(self, broker: str, concurrency: int | None = None, queue: str = DEFAULT_QUEUE,
                  chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 10.0,
-                 lost_check_s: float = 3.0, lost_after_s: float = 600.0) -> None:
+                 lost_check_s: float = 3.0, lost_after_s: float = 600.0, limits: AgentLimits = DEFAULT_LIMITS) -> None:
         self.broker = broker
+        self.limits = limits
         self.concurrency = max(1, concurrency or 8)
         self.queue = queue
         self.chunk_seconds = chunk_seconds
@@ -166,7 +174,9 @@ class CeleryExecutor(Executor):
 
     def _send(self, chunk: list[MatchJob]) -> AsyncResult:
         try:
-            return self.app.send_task(TASK, args=[[job_to_json(job) for job in chunk]], queue=self.queue)
+            bound = sum(self.limits.match_bound_s(len(job.seats)) for job in chunk)
+            return self.app.send_task(TASK, args=[[job_to_json(job) for job in chunk], self.limits.to_json()],
+                                      queue=self.queue, time_limit=bound)
         except Exception as error:  # kombu's connection errors vary by transport
             raise ExecutorError(f"cannot reach the broker {self.shown_broker}: {type(error).__name__}: {error}") \
                 from None

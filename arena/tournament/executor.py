@@ -25,7 +25,8 @@ from multiprocessing import connection
 from types import TracebackType
 from typing import Any
 
-from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, play_job, play_jobs
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, play_job
 
 StopCheck = Callable[[], bool]
 
@@ -164,14 +165,17 @@ _END = object()
 
 
 class InlineExecutor(Executor):
-    """Plays each match in this process, one at a time."""
+    """Plays each match in this process, one at a time, its agents bounded by `limits`."""
+
+    def __init__(self, limits: AgentLimits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
 
     def run(self, jobs: Iterable[MatchJob], should_stop: StopCheck = lambda: False,
             should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
         for job in jobs:  # one at a time: finished in order either way
             if should_stop():
                 return
-            yield play_job(job)
+            yield play_job(job, self.limits)
 
 
 def _watch_parent() -> None:
@@ -252,11 +256,16 @@ class LocalPoolExecutor(Executor):
     drown in messaging and minute-long ones still stop promptly; at most two chunks per worker are
     in flight (`pipeline`), so a stop request is honoured quickly. The main process sends and receives itself,
     with no helper threads: its time belongs to storing results and rating them.
+
+    Agents are bounded by `limits` inside the workers (a decision past them loses on time). As a last resort
+    the pool watches each worker's match: one still running past `limits.match_bound_s` (an agent stuck where
+    its watchdog cannot reach) has its worker killed, and its matches come back as infrastructure faults.
     """
 
     def __init__(self, concurrency: int | None = None, chunk_seconds: float = 0.05, max_chunk: int = 32,
-                 pipeline: int = 2, start_method: str | None = None) -> None:
+                 pipeline: int = 2, start_method: str | None = None, limits: AgentLimits = DEFAULT_LIMITS) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
+        self.limits = limits
         self.start_method = start_method  # None: worker_start_method() when the workers start
         self.pipeline = pipeline  # chunks in flight per worker: 2 keeps it busy; 1 lets no chunk wait behind
         # a stalling one (a ladder service's choice)
@@ -273,7 +282,7 @@ class LocalPoolExecutor(Executor):
             # What exists now lives as long as the process: keep it out of the collector's full passes,
             # here (they stall storing results) and in forked workers (they would copy every page).
             gc.freeze()
-            self._workers += [_Worker(context) for _ in range(self.concurrency - len(self._workers))]
+            self._workers += [_Worker(context, self.limits) for _ in range(self.concurrency - len(self._workers))]
         return self._workers
 
     def start(self) -> None:
@@ -325,6 +334,10 @@ class LocalPoolExecutor(Executor):
                 if should_abandon():
                     self.abandon()
                     return
+                for worker in [w for w in workers if w.in_flight]:
+                    overdue = worker.overdue()
+                    if overdue:
+                        self._lose(worker, workers, answered, overdue)
                 for conn in connection.wait([w.conn for w in workers if w.in_flight], timeout=0.1):
                     worker = by_conn[conn]
                     number, chunk = worker.in_flight[0]
@@ -343,8 +356,9 @@ class LocalPoolExecutor(Executor):
                 self.abandon()
 
     def _lose(self, worker: _Worker, workers: list[_Worker], answered: dict[int, list[PlayedMatch]],
-              died: Exception) -> None:
-        """A worker died: the chunks it had are infrastructure faults; it is replaced at the next run."""
+              died: Exception | str) -> None:
+        """A worker died (or was stopped): the chunks it had are infrastructure faults; it is replaced at the
+        next run."""
         for number, chunk in worker.in_flight:
             answered[number] = [infrastructure_fault(job, str(died)) for job in chunk]
         worker.in_flight.clear()
@@ -366,14 +380,32 @@ class LocalPoolExecutor(Executor):
 
 
 class _Worker:
-    """One worker process and the duplex pipe the main process talks to it through."""
+    """One worker process, the duplex pipe the main process talks to it through, and what it plays now
+    (`progress`: when its current match started, by the system's monotonic clock; 0 between matches)."""
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: Any, limits: AgentLimits) -> None:
         self.conn, child = context.Pipe(duplex=True)
-        self.process = context.Process(target=_serve, args=(child,), name="arena-worker", daemon=True)
+        self.limits = limits
+        self.progress = context.RawArray("d", 1)
+        self.process = context.Process(target=_serve, args=(child, limits, self.progress), name="arena-worker",
+                                       daemon=True)
         self.process.start()
         child.close()
         self.in_flight: deque[tuple[int, list[MatchJob]]] = deque()  # chunks sent, not answered: oldest first
+
+    def overdue(self) -> str:
+        """Why the match this worker plays is past its bound (the worker is to be stopped), or ""."""
+        started = self.progress[0]
+        if not started or not self.in_flight:
+            return ""
+        seats = max(len(job.seats) for _number, chunk in self.in_flight for job in chunk)
+        bound = self.limits.match_bound_s(seats)
+        running = time.monotonic() - started
+        if running <= bound:
+            return ""
+        return (f"the pool's watchdog stopped a worker whose match ran {running:.0f}s, past its bound of {bound:.0f}s "
+                f"(agents limited to {self.limits.describe()}: one was stuck where it could not be interrupted); "
+                "the matches it held are played again")
 
     def send(self, chunk: list[MatchJob]) -> None:
         try:
@@ -424,8 +456,9 @@ class _ChunkFailed(Exception):
     """The worker raised while playing a chunk: an error of Arena's, not of a bot's."""
 
 
-def _serve(conn: Any) -> None:
-    """A worker's loop: play each chunk of jobs it receives and answer ("ok", outcomes) or ("error", why)."""
+def _serve(conn: Any, limits: AgentLimits, progress: Any) -> None:
+    """A worker's loop: play each chunk of jobs it receives and answer ("ok", outcomes) or ("error", why),
+    noting in `progress` when each match starts (the parent's watchdog reads it)."""
     _watch_parent()
     while True:
         try:
@@ -434,9 +467,15 @@ def _serve(conn: Any) -> None:
             return
         if chunk is None:
             return
+        outcomes = []
         try:
-            answer: tuple[str, Any] = ("ok", play_jobs(chunk))
+            for job in chunk:
+                progress[0] = time.monotonic()
+                outcomes.append(play_job(job, limits).wire())
+            answer: tuple[str, Any] = ("ok", outcomes)
         except Exception as error:  # not a bot's fault (those are forfeits): the engine or the set-up
             answer = ("error", f"{type(error).__name__}: {error}")
+        finally:
+            progress[0] = 0.0
         conn.send(answer)
 

@@ -16,6 +16,7 @@ from arena.games.base import Game
 from arena.games.registry import load_game
 from arena.referee.authority import new_record, play_match
 from arena.referee.faults import forfeit_ranking
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
 
 
@@ -172,8 +173,9 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def play_job(job: MatchJob) -> PlayedMatch:
-    """Play a job of in-process agents here (a job with a bot program plays through the referee)."""
+def play_job(job: MatchJob, limits: AgentLimits = DEFAULT_LIMITS) -> PlayedMatch:
+    """Play a job of in-process agents here, each bounded by `limits` (a job with a bot program plays through
+    the referee)."""
     programs = [seat.name for seat in job.seats if seat.kind != "agent"]
     if programs:
         raise NotImplementedError(f"bot program(s) {', '.join(programs)} play through the referee executor")
@@ -191,7 +193,7 @@ def play_job(job: MatchJob) -> PlayedMatch:
                                             offender=seat, detail=f"could not start: {type(error).__name__}: {error}")
                 break
         else:
-            record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex)
+            record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex, limits=limits)
     finally:
         for agent in agents:
             agent.close()
@@ -237,6 +239,6 @@ def infrastructure_fault(job: MatchJob, detail: str, started_at: datetime | None
     return played_from_record(job, record, started_at or utcnow(), 0.0)
 
 
-def play_jobs(jobs: list[MatchJob]) -> list[tuple[Any, ...]]:
-    """Play a chunk of jobs in order (one task of a worker process); their outcomes in `wire()` form."""
-    return [play_job(job).wire() for job in jobs]
+def play_jobs(jobs: list[MatchJob], limits: AgentLimits = DEFAULT_LIMITS) -> list[tuple[Any, ...]]:
+    """Play a chunk of jobs in order; their outcomes in `wire()` form (bench/tournament.py's anchor)."""
+    return [play_job(job, limits).wire() for job in jobs]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.agents import Agent, make_agent
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.tournament.executor import Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, played_from_record, utcnow
 
@@ -55,8 +56,10 @@ class RefereeExecutor(Executor):
     def __init__(self, concurrency: int | None = None, clock: ClockSettings | None = None,
                  fault_policy: FaultPolicy | None = None, sandbox: SandboxSettings | None = None,
                  network: NetworkSettings | None = None,
-                 remote_lookup: Callable[[str], str | None] | None = None) -> None:
+                 remote_lookup: Callable[[str], str | None] | None = None,
+                 limits: AgentLimits = DEFAULT_LIMITS) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
+        self.limits = limits  # of the built-in agents seated beside programs
         self.clock = clock
         self.fault_policy = fault_policy
         self.sandbox = sandbox  # SandboxSettings; None: the default (bubblewrap)
@@ -104,6 +107,7 @@ class RefereeExecutor(Executor):
             config.clock = self.clock
         if self.fault_policy is not None:
             config.fault_policy = self.fault_policy
+        config.agent_limits = self.limits
         if self.sandbox is not None:
             config.sandbox = self.sandbox
         try:

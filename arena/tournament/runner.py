@@ -95,6 +95,8 @@ class TournamentRunner:
     deadline: float | None = None  # time.monotonic() after which no new match starts
     hard_deadline: float | None = None  # time.monotonic() after which running matches are abandoned
     max_matches: int | None = None  # most matches this run plays
+    min_matches: int = 0  # the deadlines hold only once this run has played this many (a share of a run's time
+    # too short for a mode's slowest matches still shows a few of them)
     flush_seconds: float = 1.0
     flush_size: int = 200
     retries: int = 2  # plays again of a match the infrastructure failed, before it is given up
@@ -110,6 +112,8 @@ class TournamentRunner:
             return True
         if self.should_stop():
             self.stopped_by = "request"
+        elif self.progress.played < self.min_matches:
+            return False
         elif (self.deadline is not None and time.monotonic() >= self.deadline) or self._abandon():
             self.stopped_by = "deadline"
         elif self.max_matches is not None and self.progress.played >= self.max_matches:
@@ -117,7 +121,8 @@ class TournamentRunner:
         return bool(self.stopped_by)
 
     def _abandon(self) -> bool:
-        return self.hard_deadline is not None and time.monotonic() >= self.hard_deadline
+        return (self.hard_deadline is not None and time.monotonic() >= self.hard_deadline
+                and self.progress.played >= self.min_matches)
 
     def run(self) -> RunSummary:
         """Play until the tournament is complete or a stop condition holds."""

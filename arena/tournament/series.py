@@ -30,6 +30,7 @@ from arena.referee.archive import save_record
 from arena.referee.authority import play_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.record import MatchRecord
 
 if TYPE_CHECKING:  # (a referee is loaded only by the runners that need one)
@@ -86,11 +87,13 @@ class Runner:
 
 
 class InProcess(Runner):
-    """Built-in agents in this process (the referee's match loop, untimed); a player is named by its index
-    in `agents`; records written under `results` (None: not written)."""
+    """Built-in agents in this process (the referee's match loop, no clocks; each agent bounded by `limits`);
+    a player is named by its index in `agents`; records written under `results` (None: not written)."""
 
-    def __init__(self, game: Game, agents: Sequence[Agent], results: Path | None) -> None:
+    def __init__(self, game: Game, agents: Sequence[Agent], results: Path | None,
+                 limits: AgentLimits = DEFAULT_LIMITS) -> None:
         self.game = game
+        self.limits = limits
         self.agents = list(agents)
         self.by_label: dict[str, Agent] = {}
         self.results = results
@@ -101,7 +104,7 @@ class InProcess(Runner):
 
     async def play(self, game: str, seats: Sequence[str], seed: int, settings: MatchSettings
                    ) -> tuple[MatchRecord, Path | None]:
-        record = play_match(self.game, [self.by_label[label] for label in seats], seed)
+        record = play_match(self.game, [self.by_label[label] for label in seats], seed, limits=self.limits)
         return record, save_record(self.results, record) if self.results is not None else None
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ContextManager
 
 from arena.games.base import Game
+from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.store import Store
 from arena.store.rows import TournamentRow
 from arena.tournament.bots import BotSpec
@@ -71,6 +72,7 @@ class PlaySettings:
     clock: ClockSettings | None = None  # of matches with a bot program (default: the referee's)
     pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
     network: NetworkSettings | None = None  # the referee also takes remote bots there (a hosted ladder)
+    limits: AgentLimits = DEFAULT_LIMITS  # how long a built-in agent may think: per decision, per match
 
 
 @dataclass(frozen=True)
@@ -214,7 +216,8 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
          should_stop: StopCheck | None = None) -> list[RunSummary]:
     """Play stored tournaments one after another, each on the executors its field needs.
 
-    Stops early when `should_stop()` (checked between matches) or the budget says so; KeyboardInterrupt
+    Stops early when `should_stop()` (checked between matches) or the budget says so (a budget shared by
+    several tournaments still lets each play a match per worker, so none is left empty); KeyboardInterrupt
     abandons the matches in flight (stored ones are kept) and is raised again.
     """
     executors = Executors(settings)
@@ -234,9 +237,11 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
             executor = executors.for_kinds(entrant_kinds(store, tournament_id))
             executor.start()  # a local pool forks its workers now, before a display starts a thread
             with (display(tournament) if display is not None else _no_display()) as on_progress:
+                # a budget shared by several tournaments: each plays a few matches however short its share
+                least = max(2, executor.concurrency) if budget_s is not None and len(ids) > 1 else 0
                 runner = TournamentRunner(store, tournament_id, executor, on_progress=on_progress,
                                           should_stop=stop, deadline=deadline, hard_deadline=hard_deadline,
-                                          max_matches=max_matches)
+                                          max_matches=max_matches, min_matches=least)
                 try:
                     summaries.append(runner.run())
                 except ExecutorError as error:
@@ -280,11 +285,13 @@ class Executors:
             settings = self.settings
             if settings.broker:
                 try:
-                    self.agents = CeleryExecutor(settings.broker, settings.concurrency, settings.queue)
+                    self.agents = CeleryExecutor(settings.broker, settings.concurrency, settings.queue,
+                                                 limits=settings.limits)
                 except ImportError:
                     raise TournamentError("--broker needs Celery: pip install 'arena[distributed]'") from None
             else:
-                self.agents = LocalPoolExecutor(settings.concurrency, pipeline=settings.pipeline)
+                self.agents = LocalPoolExecutor(settings.concurrency, pipeline=settings.pipeline,
+                                                limits=settings.limits)
         return self.agents
 
     def referee(self) -> RefereeExecutor:
@@ -292,7 +299,7 @@ class Executors:
         if self.programs is None:
             settings = self.settings
             self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox,
-                                            network=settings.network)
+                                            network=settings.network, limits=settings.limits)
         return self.programs
 
     def abandon(self) -> None:

@@ -6,6 +6,7 @@ test_javascript_starter.py.) Where a toolchain is missing the test says which an
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,12 +30,32 @@ def failures(report: dict[str, Any]) -> list[tuple[str, str]]:
     return [(row["check"], row["detail"]) for row in report["checks"] if row["ok"] is False]
 
 
-def test_every_starter_has_a_manifest_and_a_readme() -> None:
-    starters = sorted(path.name for path in BOTS.iterdir() if path.is_dir())
+def shipped_starters(bots: Path = BOTS) -> list[str]:
+    """The starters the repository ships: the folders bots/README.md's table lists (a user's own copy beside
+    them, as the README tells them to make, is not one)."""
+    table = (bots / "README.md").read_text()
+    return re.findall(r"^\| \[([a-z0-9-]+)/\]\(\1/\) \|", table, re.MULTILINE)
+
+
+def check_starters(bots: Path) -> None:
+    starters = shipped_starters(bots)
     assert {"python", "javascript", "cpp"} <= set(starters)
     for name in starters:
-        assert (BOTS / name / "bot.toml").is_file() and (BOTS / name / "README.md").is_file(), name
-        assert "YOUR" in "".join(path.read_text() for path in (BOTS / name).glob("bot.*") if path.suffix != ".toml")
+        assert (bots / name / "bot.toml").is_file() and (bots / name / "README.md").is_file(), name
+        assert "YOUR" in "".join(path.read_text() for path in (bots / name).glob("bot.*") if path.suffix != ".toml")
+
+
+def test_every_starter_has_a_manifest_and_a_readme() -> None:
+    check_starters(BOTS)
+
+
+def test_a_users_own_bot_beside_the_starters_is_not_one_of_them(tmp_path: Path) -> None:
+    """Following bots/README.md (`cp -r bots/python bots/my-bot`) leaves the starters' check as it was."""
+    bots = shutil.copytree(BOTS, tmp_path / "bots", ignore=shutil.ignore_patterns("node_modules", "gen", "starter-bot"))
+    mine = shutil.copytree(bots / "python", bots / "my-bot")
+    (mine / "bot.py").write_text("# my own bot, no placeholder left\n")
+    assert "my-bot" not in shipped_starters(bots)
+    check_starters(bots)
 
 
 def test_the_python_starter_passes_and_beats_random(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -50,3 +50,18 @@ def test_several_tournaments_resume_in_one_command(capsys: pytest.CaptureFixture
     assert main(["tournament", "resume", "one", "nobody", "--db", db]) == 1
     err = capsys.readouterr().err
     assert "no tournament 'nobody'" in err and f"arena tournament list --db {db}" in err
+
+
+def test_a_run_too_short_for_its_modes_still_shows_each_of_them(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    """`make demo` on a busy machine: a share of the time far shorter than a mode's matches still lets each mode
+    play a match per worker (no silent empty row); the run says what is left to resume."""
+    db = str(tmp_path / "short.db")
+    assert main(["tournament", "run", "all", "--bots", "random,greedy,scripted", "--rounds", "2", "-j", "2",
+                 "--name", "short", "--for", "1ms", "--db", db, "--json"]) == 0
+    tournaments = json.loads(capsys.readouterr().out)["tournaments"]
+    assert len(tournaments) == len(game_modes())
+    for tournament in tournaments:
+        shown = {key: tournament[key] for key in ("game", "played", "stored", "stopped_by", "finished")}
+        assert tournament["stored"] >= 2, shown
+        assert tournament["finished"] or tournament["stopped_by"] == "deadline", shown

@@ -13,6 +13,7 @@ import grpc
 import pytest
 
 from arena.bots import BUILTIN_BOTS
+from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
@@ -42,6 +43,9 @@ CASES = [
 ]
 
 
+CPU_CASE_CLOCK = ClockSettings(move_time_s=120.0, bank_s=0.0, grace_s=1.0)
+
+
 def check_normal(referee: BackgroundReferee, seed: int) -> None:
     record = referee.run_match("major-general", ["random", "random"], seed=seed)
     assert record.result is not None and record.result.reason == "score", record.result
@@ -57,7 +61,10 @@ def stored(referee: BackgroundReferee, record: MatchRecord) -> MatchRecord:
 @pytest.mark.parametrize("bot, reason, words", CASES, ids=[case[0].removeprefix("hostile-") for case in CASES])
 def test_a_hostile_bot_loses_with_its_reason_and_harms_nothing(referee: BackgroundReferee, history: History,
                                                                 bot: str, reason: str, words: str) -> None:
-    record = referee.run_match("major-general", ["random", bot], seed=11)
+    # The CPU limit (2 s of CPU) must fire before any clock does, however busy the machine: that bot's match
+    # gets a clock far above it (at a load of 14 on two cores, 2 s of CPU took more than 5 s of wall time).
+    clock = CPU_CASE_CLOCK if bot == "hostile-cpu" else None
+    record = referee.run_match("major-general", ["random", bot], seed=11, clock=clock)
     result = record.result
     assert result is not None
     assert (result.reason, result.offender, result.ranking) == (reason, 1, (0, 1)), result
@@ -78,7 +85,7 @@ def test_a_hostile_bot_loses_with_its_reason_and_harms_nothing(referee: Backgrou
     if bot == "hostile-memory":
         assert evidence["usage"]["memory_peak_mb"] <= 256 + 1
     wait_for_no_leftovers(referee, bot)  # the fault stopped its whole process tree
-    assert not processes_of(bot)
+    assert not processes_of(bot, referee)
     check_normal(referee, seed=12)
     history.check_intact()
 

@@ -4,6 +4,7 @@ processes recycled when idle, bot trees that die with the referee, and streams t
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import signal
 import subprocess
@@ -140,9 +141,9 @@ def test_an_idle_warm_process_is_recycled(tmp_path: Path) -> None:
     config = ServerConfig(port=None, bot_dirs=(bots, BUILTIN_BOTS), results_dir=None, idle_timeout_s=0.5)
     with BackgroundReferee(config, drain_s=0.0) as referee:
         referee.run_match("major-general", ["idle-random", "random"], seed=1)
-        assert processes_of("idle-random")
+        assert processes_of("idle-random", referee)
         deadline = time.monotonic() + 20
-        while processes_of("idle-random"):
+        while processes_of("idle-random", referee):
             assert time.monotonic() < deadline, "the idle process was not recycled"
             time.sleep(0.1)
         record = referee.run_match("major-general", ["idle-random", "random"], seed=2)  # a fresh process
@@ -151,22 +152,23 @@ def test_an_idle_warm_process_is_recycled(tmp_path: Path) -> None:
 
 def test_bots_die_with_a_referee_killed_outright(tmp_path: Path, test_bots: Path) -> None:
     bots = tmp_path / "bots"
-    renamed_bot(test_bots / "sleep", bots / "orphan-check", "orphan-check")
+    name = f"orphan-check-{os.getpid()}"  # (this run's own: another suite on the machine has another)
+    renamed_bot(test_bots / "sleep", bots / name, name)
     command = [sys.executable, "-c", "from arena.cli.main import run; run()", "match", "major-general",
-               str(bots / "orphan-check"), str(BUILTIN_BOTS / "random"), "--games", "1", "--move-time-ms", "60000",
+               str(bots / name), str(BUILTIN_BOTS / "random"), "--games", "1", "--move-time-ms", "60000",
                "--out", str(tmp_path / "out")]
     match = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while not processes_of("orphan-check"):  # the bot is up (and soon asleep on its third decision)
+        while not processes_of(name):  # the bot is up (and soon asleep on its third decision)
             assert time.monotonic() < deadline and match.poll() is None
             time.sleep(0.05)
         time.sleep(1.0)
         match.send_signal(signal.SIGKILL)
         match.wait()
         deadline = time.monotonic() + 10
-        while processes_of("orphan-check"):
-            assert time.monotonic() < deadline, f"bot processes outlived the referee: {processes_of('orphan-check')}"
+        while processes_of(name):
+            assert time.monotonic() < deadline, f"bot processes outlived the referee: {processes_of(name)}"
             time.sleep(0.05)
     finally:
         if match.poll() is None:

@@ -19,7 +19,8 @@ from arena.sandbox.environment import WRAPPER_ENV
 from arena.sandbox.limits import limits_from_table, parse_limit_settings
 
 TOKEN = "ab" * 24
-DOCUMENTED = {"ARENA_SERVER", "ARENA_TOKEN_FILE", "ARENA_BOT_NAME", "ARENA_CONCURRENCY", "PATH", "HOME", "TMPDIR",
+DOCUMENTED = {"ARENA_SERVER", "ARENA_TOKEN_FILE", "ARENA_BOT_NAME", "ARENA_CONCURRENCY", "ARENA_REFEREE", "PATH", "HOME",
+              "TMPDIR",
               "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE"}
 
 

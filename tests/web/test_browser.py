@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from arena.agents import AGENTS
 from arena.bots import BUILTIN_BOTS
 from arena.games import load_game, views
 from arena.referee.clock import ClockSettings
@@ -145,7 +146,8 @@ def test_the_leaderboards_pick_a_game_and_mark_each_bot(browser: Any, site: str)
         rows = browser.find_elements(By.CSS_SELECTOR, "section.leaderboard tbody tr")
         cells = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in rows]
         assert sorted(row[1] for row in cells) == sorted(BOTS.split(","))
-        assert all(row[2] == "built-in" and row[3] == "v1" and row[4] == "Arena" for row in cells), cells
+        versions = {name: f"v{AGENTS[name].version}" for name in BOTS.split(",")}
+        assert all(row[2] == "built-in" and row[3] == versions[row[1]] and row[4] == "Arena" for row in cells), cells
         lines = browser.find_elements(By.CSS_SELECTOR, "svg.chart polyline.series")
         assert sorted(line.get_attribute("data-bot") for line in lines) == sorted(BOTS.split(","))
         assert browser.current_url.endswith("/?pool=" + pool.replace("/", "%2F"))
