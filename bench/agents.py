@@ -108,33 +108,17 @@ def play_one(task: tuple[str, str, str, int, int]) -> list[tuple[float, str, int
 def replay_one(spec: str) -> None:
     """Time one decision again: MODE:PLAYERS:SEED:DECISION (as the bench prints it)."""
     mode, players, seed, decision = spec.rsplit(":", 3)
-    names = players.split(",")
     counter = [0]
-    found: list[float] = []
-
-    class Probe(Agent):
-        def __init__(self, inner: Agent) -> None:
-            self.inner = inner
-            self.name, self.version = inner.name, inner.version
-
-        def reset(self, game: Any, seat: int, seed: int) -> None:
-            super().reset(game, seat, seed)
-            self.inner.reset(game, seat, seed)
-
-        def act(self, request: DecisionRequest) -> int:
-            number = counter[0]
-            counter[0] += 1
-            started = time.thread_time()
-            action = self.inner.act(request)
+    seats = [Timed(make_agent(name)) for name in players.split(",")]
+    for timed in seats:
+        timed.counter = counter
+    play_match(load_game(mode), seats, int(seed))
+    for seat, timed in enumerate(seats):
+        for seconds, number in timed.times:
             if number == int(decision):
-                found.append(time.thread_time() - started)
-                print(f"decision {number} of {mode} seed {seed} ({players}), seat {request.seat}: "
-                      f"{len(request.legal_actions)} legal actions, {found[-1]:.4f} s of CPU")
-            return action
-
-    play_match(load_game(mode), [Probe(make_agent(name)) for name in names], int(seed))
-    if not found:
-        print(f"the match had no decision {decision}")
+                print(f"decision {number} of {mode} seed {seed} ({players}), seat {seat}: {seconds:.4f} s of CPU")
+                return
+    print(f"the match had no decision {decision}")
 
 
 def summary(times: list[tuple[float, str, int, str, int]]) -> dict[str, Any]:

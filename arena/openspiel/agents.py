@@ -5,7 +5,8 @@
 - `openspiel-mcts`: OpenSpiel's MCTSBot, a perfect-information search, run on one world sampled
   from the observation per decision (it never sees the opponent's real cards).
 
-Budgets: `simulations` per decision, and for ISMCTS also `seconds` (whichever comes first).
+Budgets: `simulations` per decision, and for ISMCTS also `seconds` (whichever comes first; under a clock,
+ISMCTS spends at most CLOCK_SHARE of the time left).
 Leaves are scored by OpenSpiel's random rollouts to the end of the game (`evaluator=random`, the
 OpenSpiel default) or, with `evaluator=arena`, the way Arena's MCTS scores them: random moves for
 `depth` steps and on to a quiet position, then the game family's evaluation (its knowledge module,
@@ -51,6 +52,9 @@ class ArenaEvaluator(mcts.Evaluator):
 
 
 MIN_SIMULATIONS = 2  # the least search OpenSpiel's ISMCTS can answer from
+
+
+CLOCK_SHARE = 0.05  # of the time left on its clock, the most ISMCTS spends on one decision
 
 
 class TimedISMCTSBot(ismcts.ISMCTSBot):
@@ -139,6 +143,9 @@ class OpenSpielAgent(Agent):
     def act(self, request: DecisionRequest) -> int:
         if len(request.legal_actions) == 1:
             return request.legal_actions[0]
+        if isinstance(self.bot, TimedISMCTSBot):  # under a clock: at most a share of the time left, as mcts does
+            share = None if request.time_left_s is None else CLOCK_SHARE * max(0.0, request.time_left_s)
+            self.bot.seconds = self.seconds if share is None else min(share, self.seconds or share)
         world = self.game.determinize(request.observation, self.rng)
         return int(self.bot.step(ArenaSpielState(self.spiel_game, world)))
 

@@ -307,3 +307,35 @@ def tournament_pool(store: Store, tournament: int) -> str:
     row = store.tournament(tournament)
     assert row is not None
     return row.pool
+
+
+@needs_redis
+def test_agents_on_workers_keep_to_the_limits_the_run_sets(queue: str) -> None:
+    """The limits travel with the chunk: a search far too large for its decision limit loses on time on the
+    worker, the record says why, and the worker plays on."""
+    from arena.referee.limits import AgentLimits
+
+    endless = SeatBot(4, "endless", "1", "agent", "mcts:iterations=1000000000")
+    jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (endless, SEAT_B)),
+            MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_A, SEAT_B))]
+    with CeleryExecutor(REDIS_URL, 2, queue, limits=AgentLimits(decision_s=0.5, match_s=60.0)) as executor:
+        first, second = executor.run(jobs)
+    assert (first.reason, first.offender) == ("timeout", 0) and "no decision within 0.500s" in first.detail
+    assert second.reason == "score"
+
+
+@needs_celery
+def test_every_chunk_carries_a_hard_time_limit_from_the_agents_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last resort for an agent stuck where its watchdog cannot reach: Celery kills the worker process
+    past the chunk's bound (each match's), and the chunk comes back as infrastructure faults."""
+    from arena.referee.limits import AgentLimits
+
+    limits = AgentLimits(decision_s=2.0, match_s=10.0)
+    executor = CeleryExecutor("redis://127.0.0.1:1/0", 1, "unused", limits=limits)
+    sent: dict[str, object] = {}
+    monkeypatch.setattr(executor.app, "send_task", lambda name, **kwargs: sent.update(kwargs))
+    job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (SEAT_A, SEAT_B))
+    executor._send([job, job])
+    assert sent["time_limit"] == 2 * limits.match_bound_s(2)
+    assert sent["args"][1] == limits.to_json()  # type: ignore[index]
+    executor.close()
