@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 import json
-import random
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -38,7 +37,7 @@ from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
-from arena.tournament.formats import FormatError, get_format
+from arena.tournament.formats import FormatError, get_format, new_seed
 from arena.tournament.runner import create_tournament, entrant_kinds
 from arena.tournament.service import TournamentError, play
 
@@ -81,7 +80,7 @@ def run(
         entrants = entrants or builtin_bots(game)
         try:
             ladder_id = create_tournament(store, game=game, bots=entrants, format="ladder", rounds=1,
-                                          seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
+                                          seed=seed if seed is not None else new_seed(),
                                           name=name)
         except FormatError as error:
             fail(str(error), code=2)

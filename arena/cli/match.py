@@ -3,7 +3,6 @@ it; this parses and prints)."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any, Optional
 
@@ -28,6 +27,7 @@ from arena.cli.runs import RunDisplay
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.referee.evidence import seat_evidence, shown
 from arena.referee.record import MatchRecord
+from arena.tournament.formats import new_seed
 from arena.tournament.series import (
     EmbeddedReferee,
     MatchSettings,
@@ -79,7 +79,7 @@ def match(
     policy = fault_policy_option(fault_policy)
     check_bot_dirs(bot_dirs)
     directory = out or results_dir()
-    first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    first_seed = seed if seed is not None else new_seed()
     settings = MatchSettings(options=options, clock=clock, fault_policy=policy)
     runner: Runner
     if server:

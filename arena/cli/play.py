@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,20 +13,25 @@ from arena.cli.common import console, fail, open_game, parse_options, print_json
 from arena.cli.runs import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, RunDisplay, agent_limits
 from arena.games.base import Game
 from arena.tournament.series import InProcess, PlayedGame, Series, describe, labels_of, run_series, tally
+from arena.tournament.formats import new_seed
 
 
 def play(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode, see `arena games`."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the first game (each rotation of the "
-                                                                    "seats plays the next seed)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the series: the same seed plays the "
+                                                                    "same games again (each game draws its chance "
+                                                                    "from a seed of its own, keyed by this one)."),
     games: int = typer.Option(1, "--games", min=1, max=100_000, help="How many games to play."),
     players: str = typer.Option("random,random", "--players", help="Comma-separated built-in agents, one per seat."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Results folder (default: $ARENA_RESULTS or ./results)."),
     save: bool = typer.Option(True, "--save/--no-save", help="Write a record file per game."),
     swap: bool = typer.Option(True, "--swap/--no-swap",
-                              help="Rotate the seats from game to game, each seed once per rotation (the default, "
-                                   "as tournaments do); --no-swap keeps the order of --players, a seed a game."),
+                              help="Rotate the seats from game to game (the default, as tournaments do); --no-swap "
+                                   "keeps the order of --players."),
+    duplicate: bool = typer.Option(False, "--duplicate",
+                                   help="Play each rotation of the seats on one deal and the same dice (cuts the luck "
+                                        "between agents that cannot remember; research only)."),
     decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
     match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     json_output: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
@@ -42,15 +46,15 @@ def play(
         agents = [make_agent(name) for name in names]
     except UnknownAgentError as error:
         fail(str(error), code=2)
-    first_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    first_seed = seed if seed is not None else new_seed()
     runner = InProcess(game, agents, (out or results_dir()) if save else None, limits)
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
-        series = run_series(runner, game.name, names, games, first_seed, rotate=swap,
+        series = run_series(runner, game.name, names, games, first_seed, rotate=swap, duplicate=duplicate,
                             on_game=lambda played, labels: display.advance(played.game.index + 1, games,
                                                                              describe(played, labels)))
     if json_output:
         print_json({
-            "game": game.name, "options": game.options, "players": names, "swap": swap,
+            "game": game.name, "options": game.options, "players": names, "swap": swap, "duplicate": duplicate,
             "seconds": round(series.seconds, 3), "by_player": _by_player(game, series),
             "games": [_game_json(played, series.labels) for played in series.games],
         })

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import random
 from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
@@ -26,6 +25,7 @@ from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
 from arena.tournament.runner import RunProgress, create_tournament, entrant_kinds, points_by_seat
 from arena.tournament.service import TournamentError, play
+from arena.tournament.formats import new_seed
 
 
 def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[float]:
@@ -88,7 +88,7 @@ def sprt(
     else:
         tournament_id = create_tournament(
             store, game=game, bots=bots, format="gauntlet", rounds=max_pairs,
-            seed=seed if seed is not None else random.SystemRandom().randrange(2**31), name=name,
+            seed=seed if seed is not None else new_seed(), name=name,
             settings={"sprt": {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}})
     a_id, _ = store.entries(tournament_id)
     points = pair_points(store, tournament_id, a_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,7 +39,7 @@ from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
-from arena.tournament.formats import FORMAT_NAMES
+from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES, new_seed
 from arena.tournament.runner import RunProgress, entrant_kinds
 from arena.tournament.service import (
     DisplayFactory,
@@ -132,7 +131,11 @@ def run(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0,
-                                       help="Fixes the schedule and every match (default: random)."),
+                                       help="Fixes the schedule and every match (default: a secret random one). It is "
+                                            "the key of every game's chance: keep it to yourself on a shared ladder."),
+    duplicate: bool = typer.Option(False, "--duplicate",
+                                   help="Play every rotation of a pairing on one deal and the same dice (cuts the luck "
+                                        "between built-in agents, which cannot remember; refused with bot programs)."),
     name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it, or, "
                                                              "once it is finished, plays its rounds once more."),
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m; "
@@ -159,13 +162,16 @@ def run(
     games: list[Game] = ([mode.load(**options) for mode in game_modes()] if game_name == "all"
                          else [open_game(game_name, options)])
     resolve_bots(bots)  # fail early on a bad spec
-    tournament_seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    tournament_seed = seed if seed is not None else new_seed()
     # one spec per game: 'builtin' stands for the agents that can play each game
     specs = [TournamentSpec(games=(game,), bots=tuple(resolve_bots(bots, game)), format=format, rounds=rounds,
                             seed=tournament_seed,
-                            name=name if name is None or len(games) == 1 else f"{name}/{game.name}")
+                            name=name if name is None or len(games) == 1 else f"{name}/{game.name}",
+                            settings={"duplicate": True} if duplicate else {})
              for game in games]
     kinds = {bot.kind for one in specs for bot in one.bots}
+    if duplicate and kinds != {"agent"}:
+        fail(DUPLICATE_REFUSED, code=2)
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
     stop = StopRequest()

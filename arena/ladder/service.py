@@ -43,7 +43,7 @@ from arena.store.hosting import Hosting
 from arena.store.models import utcnow
 from arena.store.rows import MatchRow, PairingRow, TournamentRow
 from arena.tournament.bots import BotSpec
-from arena.tournament.formats import derive_seed
+from arena.tournament.formats import derive_seed, new_seed
 from arena.tournament.jobs import MatchJob
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.service import Executors, PlaySettings, grace
@@ -165,7 +165,7 @@ class LadderService:
             builtins = self.settings.builtins.get(game.name, ())
             ids = {self.store.bot_id(spec.identity()) for spec in builtins}
             if existing is None:
-                seed = self.settings.seed if self.settings.seed is not None else random.SystemRandom().randrange(2**31)
+                seed = self.settings.seed if self.settings.seed is not None else new_seed()
                 try:
                     tournament_id = self.store.create_tournament(
                         name=name, game=game.name, pool=pool, options=game.options, format="ladder", seed=seed,

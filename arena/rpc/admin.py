@@ -2,7 +2,9 @@
 
 Every call needs the admin token, except WatchMatch: anyone may watch the public view of a match,
 what someone in no seat may know (no seed, no hand, no card drawn; chance outcomes only where the
-game makes them public). An admin's full view is its own call, WatchMatchFull: while the match
+game makes them public), fed from the match's public feed (arena.rpc.spectators: it never slows the
+match) and within the caps on anonymous watchers (per address, per network, in all; the admin token
+lifts them, for a relay such as `arena web`). An admin's full view is its own call, WatchMatchFull: while the match
 runs it releases each step only once the server's watch delay has passed (without a delay, not
 before the match ends), and the seed only at the end, so that nobody watching can help a seat.
 """
@@ -30,7 +32,9 @@ from arena.rpc.convert import (
 )
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 
+from arena.rpc.gate import address_key
 from arena.rpc.matches import LiveMatch, MatchRequestError, Seat
+from arena.rpc.spectators import Admission, SpectatorRefused, WatcherTooSlow
 
 if TYPE_CHECKING:
     from arena.referee.clock import ClockSettings
@@ -47,6 +51,9 @@ class Referee(Protocol):
     admin_token: str
     config: ServerConfig
     pool: BotPool
+    spectators: Admission
+
+    def peer_of(self, peer: str) -> str: ...
 
     @property
     def matches(self) -> dict[str, LiveMatch]: ...
@@ -92,8 +99,21 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
     async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
                          ) -> AsyncIterator[admin_pb2.MatchEvent]:
         live = await self._live(request.match_id, context)
-        async for event in _events(live, full=False, delay_s=None):
-            yield event
+        address = None
+        if not self.is_admin(context):
+            address = address_key_of(self.referee.peer_of(context.peer()))
+            try:
+                self.referee.spectators.admit(address)
+            except SpectatorRefused as refused:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
+        try:
+            async for event in live.feed.follow(_header(live)):
+                yield event
+        except WatcherTooSlow as slow:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"dropped: {slow} (read the stream faster)")
+        finally:
+            if address is not None:
+                self.referee.spectators.leave(address)
 
     async def WatchMatchFull(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
                              ) -> AsyncIterator[admin_pb2.MatchEvent]:
@@ -128,7 +148,7 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
 
 
 async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> AsyncIterator[admin_pb2.MatchEvent]:
-    """A match's events from its start: header, steps (public or full), then the result."""
+    """A match's events from its start for an admin: header, steps (public or full), then the result."""
     yield admin_pb2.MatchEvent(header=_header(live))
     wake = asyncio.Event()
     live.watchers.add(wake)
@@ -165,6 +185,16 @@ async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> A
                 pass
     finally:
         live.watchers.discard(wake)
+
+
+def address_key_of(peer: str) -> str:
+    """The address key of a gRPC peer ('ipv4:1.2.3.4:5678', 'ipv6:[::1]:5678', or an address the gate
+    named): what the caps on anonymous watchers count against."""
+    if peer.startswith(("ipv4:", "ipv6:")) and peer.count(":") >= 2 and not peer.endswith("/64"):
+        kind, _, rest = peer.partition(":")
+        host = rest.rsplit(":", 1)[0].strip("[]") if kind == "ipv6" or rest.count(":") == 1 else rest
+        return address_key(host)
+    return peer
 
 
 def _released(live: LiveMatch, delay_s: Optional[float]) -> int:

@@ -10,6 +10,7 @@ from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.rpc.manifest import BotManifest
+from arena.rpc.spectators import SpectatorLimits
 from arena.sandbox.launch import SandboxSettings
 
 
@@ -36,6 +37,7 @@ class ServerConfig:
     public_seeds: bool = False  # bots' seeds from the match seed alone (as in local play): trusted bots only
     admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
     admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
+    spectators: SpectatorLimits = SpectatorLimits()  # anonymous watchers: in all, per address, per network
     watch_delay_s: Optional[float] = None  # admins' full view of a running match lags this far; None: at the end
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     idle_timeout_s: float = 600.0  # a warm bot process idle this long is stopped

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
+import secrets
 import time
 import uuid
 from collections import deque
@@ -31,6 +31,7 @@ from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.config import ServerConfig
 from arena.rpc.observations import NoObservationCodec, codec_for_game
 from arena.rpc.pool import BotPool, BotUnavailable
+from arena.rpc.spectators import PublicFeed
 
 Seat = Union[str, Agent, SeatPort]  # how a match request names who sits where
 
@@ -66,7 +67,8 @@ class LiveMatch:
         self.path: Optional[Path] = None
         self.state: Optional[State] = None  # the position now (for the public view's board)
         self.task: Optional[asyncio.Task[MatchRecord]] = None
-        self.watchers: set[asyncio.Event] = set()
+        self.watchers: set[asyncio.Event] = set()  # admins following the full view (few)
+        self.feed = PublicFeed(self)  # everyone else: the public view, fanned out
 
     @property
     def is_finished(self) -> bool:
@@ -74,10 +76,11 @@ class LiveMatch:
         return self.record is not None
 
     def on_step(self, state: State, step: Step) -> None:
-        """The match loop's callback: keep the step and wake the watchers."""
+        """The match loop's callback: keep the step, tell the public feed (it flushes later) and the admins."""
         self.state = state
         self.steps.append(step)
         self.step_times.append(time.monotonic())
+        self.feed.note()
         for watcher in self.watchers:
             watcher.set()
 
@@ -85,6 +88,7 @@ class LiveMatch:
         """The match is over."""
         self.record = record
         self.path = path
+        self.feed.note()
         for watcher in self.watchers:
             watcher.set()
 
@@ -163,7 +167,7 @@ class Matches:
             except FaultPolicyError as error:
                 raise MatchRequestError(str(error)) from None
         if seed is None:
-            seed = random.SystemRandom().randrange(2**31)
+            seed = secrets.randbits(63)
         match_id = match_id or uuid.uuid4().hex
         if match_id in self.live:
             raise MatchRequestError(f"match id {match_id} is taken")

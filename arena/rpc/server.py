@@ -42,6 +42,7 @@ from arena.rpc.manifest import discover_manifests
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT
+from arena.rpc.spectators import Admission
 from arena.sandbox.check import quick_check
 from arena.sandbox.launch import Launcher
 from arena.sandbox.leftovers import new_runtime_folder
@@ -72,7 +73,7 @@ class RefereeServer:
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
                             idle_timeout_s=self.config.idle_timeout_s)
-        self.bots = BotService(self.config, self.pool, peer_of=self._peer_of)
+        self.bots = BotService(self.config, self.pool, peer_of=self.peer_of)
         self.pool.listen = self.bots.listen_for
         self.games = Matches(self.config, self.pool)
         self.address = ""  # host:port of the network listener ("" without one)
@@ -84,6 +85,7 @@ class RefereeServer:
         self.admin_token_path: Optional[Path] = None  # where a made token was written
         self.runtime_dir: Optional[Path] = None  # private folder of the bots' sockets and private folders
         self.gate: Optional[ConnectionGate] = None  # the network port
+        self.spectators = Admission(self.config.spectators)  # anonymous watchers, counted against their caps
         self._server: Optional[grpc.aio.Server] = None
         self._health: Optional[health.aio.HealthServicer] = None
 
@@ -114,7 +116,8 @@ class RefereeServer:
         self.games.open(self.seed_salt)
         return self.address
 
-    def _peer_of(self, peer: str) -> str:
+    def peer_of(self, peer: str) -> str:
+        """The network address a gRPC peer stands for (through the gate), or the peer itself."""
         return self.gate.peer_of(peer) if self.gate is not None else peer
 
     async def _start_network(self, runtime_dir: Path) -> None:

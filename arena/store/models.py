@@ -170,7 +170,9 @@ class Entry(Base):
 
 
 class Pairing(Base):
-    """A table of bots meeting in a round; it is played once per seat rotation, all on the same seed."""
+    """A table of bots meeting in a round; it is played once per seat rotation, each game on a chance seed of its
+    own keyed by the tournament's seed (arena.tournament.formats.game_seed); `seed` is the pairing's, which
+    every rotation shares only in the duplicate format."""
 
     __tablename__ = "pairings"
     __table_args__ = (UniqueConstraint("tournament_id", "round", "index", name="uq_pairings_key"),

@@ -1,8 +1,11 @@
 """Tournament formats: who meets whom, round by round. Pure functions of the entrants, the seed and
 the results so far, so a tournament's schedule is fixed by its seed.
 
-Every pairing is a table of bots played once per seat rotation on one seed (the duplicate format:
-for two seats, a seat-swapped pair). Formats:
+Every pairing is a table of bots played once per seat rotation (for two seats, a seat-swapped pair),
+each game on a chance seed of its own (`game_seed`): a bot that remembers one game's cards and dice
+learns nothing of the next. The duplicate format (every rotation of a pairing on one seed, which cuts
+the luck between players that cannot remember) is an explicit option for in-process agents only.
+Formats:
 
 - round-robin: every pair (every table of `seats` bots) meets once per cycle; `rounds` cycles.
 - gauntlet: the first bot meets every other, `rounds` times.
@@ -21,6 +24,7 @@ import hashlib
 import itertools
 import math
 import random
+import secrets
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -34,6 +38,27 @@ def derive_seed(*parts: int) -> int:
     """A 63-bit seed from integers, stable across processes and Python versions."""
     text = ":".join(str(part) for part in parts).encode()
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
+
+
+def game_seed(secret: int, *place: int) -> int:
+    """The chance seed of one game (its deal, draws and dice): BLAKE2b keyed by `secret` (a tournament's or a
+    series' seed) over the game's place in it (round, pairing, rotation; or its number). A game's seed is
+    public once it is played (its record); without the secret nobody computes another game's seed from it,
+    nor any seed before its game starts."""
+    key = secret.to_bytes(16, "big")
+    text = ":".join(str(part) for part in place).encode()
+    digest = hashlib.blake2b(text, digest_size=8, key=key, person=b"arena-chance").digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def new_seed() -> int:
+    """A fresh secret seed of 63 bits (too many to search for the one behind a game's seed)."""
+    return secrets.randbits(63)
+
+
+DUPLICATE_REFUSED = ("--duplicate deals every game of a pairing alike: only for in-process agents, which cannot "
+                     "remember one game in the next; a bot program or remote bot keeps its memory between games "
+                     "and would know the second game's cards and dice")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from arena.store.repository import Store
 from arena.store.rows import PairingRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.executor import Executor
-from arena.tournament.formats import PlanContext, Planned, derive_seed, get_format
+from arena.tournament.formats import DUPLICATE_REFUSED, FormatError, PlanContext, Planned, derive_seed, game_seed, get_format
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 
 
@@ -60,8 +60,12 @@ class RunSummary:
 
 def create_tournament(store: Store, *, game: Game, bots: list[BotSpec], format: str, rounds: int, seed: int,
                       name: str | None = None, settings: dict[str, Any] | None = None) -> int:
-    """Register the bots and a new tournament of them (bots in seeding order); returns its id."""
+    """Register the bots and a new tournament of them (bots in seeding order); returns its id. Its seed fixes
+    the schedule and, as the secret that keys them, every game's chance; `settings["duplicate"]` plays every
+    rotation of a pairing on one seed (in-process agents only: FormatError otherwise)."""
     get_format(format).check(len(bots), game.num_seats, rounds)
+    if (settings or {}).get("duplicate") and any(bot.kind != "agent" for bot in bots):
+        raise FormatError(DUPLICATE_REFUSED)
     bot_ids = [store.bot_id(bot.identity()) for bot in bots]
     return store.create_tournament(name=name, game=game.name, pool=pool_name(game), options=game.options,
                                    format=format, seed=seed, rounds=rounds, settings=settings or {}, bot_ids=bot_ids)
@@ -135,6 +139,7 @@ class TournamentRunner:
         from arena.games.registry import load_game
 
         self.game = load_game(tournament.game, tournament.options)
+        self.duplicate = bool(tournament.settings.get("duplicate"))  # every rotation of a pairing on its seed
         self.options = self.game.options  # one object for every stored match: encoded once per flush
         entries = self.store.entries(self.tournament_id)
         bots = {row.id: row for row in self.store.bots()}
@@ -208,8 +213,10 @@ class TournamentRunner:
                 if (pairing.round, pairing.index, rotation) in finished:
                     continue
                 order = [pairing.bots[(seat + rotation) % seats] for seat in range(seats)]
+                chance = seed if self.duplicate else game_seed(self.tournament.seed, pairing.round, pairing.index,
+                                                               rotation)
                 job = MatchJob(self.tournament_id, pairing.round, pairing.index, rotation, self.game.name,
-                               self.options, seed, tuple(self.seat_bots[bot] for bot in order), self.tournament.pool)
+                               self.options, chance, tuple(self.seat_bots[bot] for bot in order), self.tournament.pool)
                 if self.playable is None or self.playable(job):
                     jobs.append(job)
         return jobs

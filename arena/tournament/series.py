@@ -3,13 +3,14 @@
 seats the players, seeds the games, plays them, keeps their records and tallies them; the commands
 only parse their arguments and print.
 
-Seats rotate from game to game, and each seed is played once per rotation, as tournaments pair:
-with two players, seat-swapped pairs on one seed (A-B then B-A), so that neither the seat nor the
-luck of the deal favours one. Without rotation every game is played in the order given, each on a
-seed of its own.
+Seats rotate from game to game (with two players, A-B then B-A), so that neither seat favours one.
+Every game draws its chance (deal, draws, dice) from a seed of its own (`game_seed` keyed by the
+series' first seed): a bot that remembers one game learns nothing of the next. `duplicate` plays each
+rotation of the seats on one seed instead, which takes the luck of the deal out between in-process
+agents that cannot remember (refused when a seat is a bot program: it can).
 
     runner = InProcess(game, [make_agent("greedy"), make_agent("random")], results_dir)
-    series = run_series(runner, ["greedy", "random"], games=4, first_seed=7)
+    series = run_series(runner, "major-general", ["greedy", "random"], games=4, first_seed=7)
     tallies = tally(series)
 """
 
@@ -32,6 +33,7 @@ from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.record import MatchRecord
+from arena.tournament.formats import DUPLICATE_REFUSED, game_seed
 
 if TYPE_CHECKING:  # (a referee is loaded only by the runners that need one)
     from arena.rpc.client import AdminClient
@@ -53,12 +55,16 @@ class SeriesGame:
     order: tuple[int, ...]
 
 
-def schedule(players: int, games: int, first_seed: int, rotate: bool = True) -> list[SeriesGame]:
-    """The games of a series: rotated seats with a seed per rotation, or the given order with a seed each."""
-    if not rotate:
-        return [SeriesGame(index, first_seed + index, tuple(range(players))) for index in range(games)]
-    return [SeriesGame(index, first_seed + index // players,
-                       tuple((seat + index) % players for seat in range(players))) for index in range(games)]
+def schedule(players: int, games: int, first_seed: int, rotate: bool = True,
+             duplicate: bool = False) -> list[SeriesGame]:
+    """The games of a series: the seats rotated (or in the given order), each game on a seed of its own keyed
+    by `first_seed` (`duplicate`: each rotation of the seats on one seed)."""
+    def order(index: int) -> tuple[int, ...]:
+        return tuple((seat + index) % players for seat in range(players)) if rotate else tuple(range(players))
+
+    if duplicate:
+        return [SeriesGame(index, game_seed(first_seed, index // players), order(index)) for index in range(games)]
+    return [SeriesGame(index, game_seed(first_seed, index), order(index)) for index in range(games)]
 
 
 @dataclass(frozen=True)
@@ -215,15 +221,17 @@ def labels_of(names: Sequence[str]) -> tuple[str, ...]:
 
 
 def run_series(runner: Runner, game: str, names: Sequence[str], games: int, first_seed: int, *,
-               rotate: bool = True, settings: MatchSettings = MatchSettings(), parallel: int = 1,
-               on_game: Callable[[PlayedGame, tuple[str, ...]], None] | None = None) -> Series:
+               rotate: bool = True, duplicate: bool = False, settings: MatchSettings = MatchSettings(),
+               parallel: int = 1, on_game: Callable[[PlayedGame, tuple[str, ...]], None] | None = None) -> Series:
     """Play the series (`parallel` games at once); `on_game` hears of each game as it ends. Raises
-    SeriesError."""
+    SeriesError (also for `duplicate` with a bot program in a seat)."""
+    if duplicate and not isinstance(runner, InProcess):
+        raise SeriesError(DUPLICATE_REFUSED)
     labels = labels_of(names)
     if isinstance(runner, InProcess):
         runner.seat(labels)
     seat_names = labels if isinstance(runner, InProcess) else tuple(names)  # a referee knows bots by name
-    planned = schedule(len(names), games, first_seed, rotate)
+    planned = schedule(len(names), games, first_seed, rotate, duplicate)
     started = time.perf_counter()
 
     async def play_all() -> list[PlayedGame]:

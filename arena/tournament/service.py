@@ -124,7 +124,8 @@ def create(spec: TournamentSpec, store: Store,
         existing = store.tournament(label) if label else None
         if existing is not None:
             finished = existing.status == "finished"
-            check_same(store, existing, game, names, spec.format, None if finished else spec.rounds)
+            check_same(store, existing, game, names, spec.format, None if finished else spec.rounds,
+                       bool(spec.settings.get("duplicate")))
             if finished:
                 more = spec.rounds or default_rounds(spec.format, len(names))
                 if not get_format(existing.format).extendable:
@@ -146,7 +147,7 @@ def create(spec: TournamentSpec, store: Store,
 
 
 def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequence[str], format: str,
-               rounds: int | None) -> None:
+               rounds: int | None, duplicate: bool = False) -> None:
     """Refuse to continue a stored tournament under other settings (TournamentError)."""
     stored_names = [store.bot_names([bot])[bot] for bot in store.entries(existing.id)]
     differences = []
@@ -158,6 +159,8 @@ def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequenc
         differences.append(f"rounds {existing.rounds}")
     if stored_names != list(names):
         differences.append(f"bots {','.join(stored_names)}")
+    if bool(existing.settings.get("duplicate")) != duplicate:
+        differences.append("duplicate deals" if existing.settings.get("duplicate") else "a deal per game")
     if differences:
         raise TournamentError(f"tournament {existing.label!r} already exists with {'; '.join(differences)}; "
                               "pick another name")

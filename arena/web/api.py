@@ -5,8 +5,9 @@ The OpenAPI schema is served at /openapi.json."""
 from __future__ import annotations
 
 import json
+import weakref
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -418,7 +419,18 @@ async def live(request: Request) -> dict[str, Any]:
 async def live_events(request: Request, match_id: str) -> StreamingResponse:
     from arena.web.live import event_stream
 
-    return StreamingResponse(event_stream(request, match_id), media_type="text/event-stream",
+    release = request.app.state.live.admit(request.client.host if request.client else "unknown")  # 429 over a cap
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            async for text in event_stream(request, match_id):
+                yield text
+        finally:
+            release()
+
+    events = stream()
+    weakref.finalize(events, release)  # (a stream never started is never finished either)
+    return StreamingResponse(events, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

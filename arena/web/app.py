@@ -30,6 +30,7 @@ from arena.ratings.leaderboard import Leaderboards
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.web import api, owners, uploads
+from arena.web.live import LiveHub, LiveLimits
 from arena.web.uploads import OwnerLimits, PreflightQueue
 
 STATIC = Path(__file__).parent / "static"
@@ -49,6 +50,7 @@ class WebSettings:
     signups_per_hour: int = 3  # per address, with open sign-up
     preflight_workers: int = 2  # pre-flights at once
     sandbox: str = "bwrap"  # how the pre-flights run bots
+    live_limits: LiveLimits = LiveLimits()  # browsers following live matches at once
 
 
 def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
@@ -66,6 +68,7 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
         try:
             yield
         finally:
+            await app.state.live.close()
             await queue.stop()
 
     app = FastAPI(title="Arena", version=__version__, description="Results of an Arena referee: leaderboards, "
@@ -76,6 +79,7 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     app.state.leaderboards = Leaderboards(store)
     app.state.hosting = hosting
     app.state.settings = settings
+    app.state.live = LiveHub(settings.live_limits)
     app.state.signups = owners.SignUps(settings.signups_per_hour)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     app.include_router(api.router, prefix="/api")

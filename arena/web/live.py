@@ -1,19 +1,38 @@
 """Live matches for the web pages: what the referee (`arena web --server HOST:PORT`) plays now, and a
 match's public view relayed as server-sent events. Only the public view ever reaches a browser: no
 seed, no hand, no card drawn (the referee's WatchMatch); the admin token, needed to list matches,
-stays on the server."""
+stays on the server.
+
+However many browsers watch a match, the web follows it once (`LiveHub`: one stream from the referee
+per match, its events kept as ready-made server-sent-event text); each browser reads that shared list
+at its own pace, and one that falls `MAX_LAG` events behind is dropped. Browsers watching live are
+capped per address and in all (`LiveLimits`), so watchers cannot crowd the web or the referee.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator
-from typing import Any
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Optional
 
 from fastapi import HTTPException, Request
 
 from arena.rpc.client import AdminClient, AdminError, event_json
 
 NO_REFEREE = "no referee to watch: start the web server with --server HOST:PORT (the referee's address)"
+MAX_LAG = 2000  # events a browser may be behind before it is dropped
+KEEP_FINISHED = 32  # finished matches whose events stay in memory (late visitors get them at once)
+
+
+@dataclass(frozen=True)
+class LiveLimits:
+    """Browsers that may follow live matches at once: in all and per address."""
+
+    total: int = 1000
+    per_address: int = 16
 
 
 async def running_matches(settings: Any) -> dict[str, Any]:
@@ -31,6 +50,89 @@ async def running_matches(settings: Any) -> dict[str, Any]:
                         for status in statuses if status.state == "running"]}
 
 
+class _Relay:
+    """One match followed from the referee: its events as server-sent-event text, and who waits for more."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.done = False
+        self.changed = asyncio.Event()
+        self.task: Optional[asyncio.Task[None]] = None
+
+    def add(self, text: str, done: bool = False) -> None:
+        self.events.append(text)
+        self.done = self.done or done
+        changed, self.changed = self.changed, asyncio.Event()
+        changed.set()
+
+
+class LiveHub:
+    """The web's relays of the referee's matches, and the count of browsers following them."""
+
+    def __init__(self, limits: LiveLimits = LiveLimits()) -> None:
+        self.limits = limits
+        self.relays: dict[str, _Relay] = {}
+        self.by_address: Counter[str] = Counter()
+
+    def admit(self, address: str) -> Callable[[], None]:
+        """Count a browser from `address` (HTTPException 429 over a cap); returns its release, which may be
+        called more than once."""
+        if sum(self.by_address.values()) >= self.limits.total:
+            raise HTTPException(429, f"{self.limits.total} browsers follow live matches now, the most this server "
+                                     "takes; try again later", headers={"Retry-After": "30"})
+        if self.by_address[address] >= self.limits.per_address:
+            raise HTTPException(429, f"{self.limits.per_address} live views from one address is the most",
+                                headers={"Retry-After": "30"})
+        self.by_address[address] += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.by_address[address] -= 1
+                if self.by_address[address] <= 0:
+                    del self.by_address[address]
+
+        return release
+
+    def relay(self, settings: Any, match_id: str) -> _Relay:
+        """The match's relay, started on first use."""
+        relay = self.relays.get(match_id)
+        if relay is None:
+            relay = self.relays[match_id] = _Relay()
+            relay.task = asyncio.create_task(self._follow(settings, match_id, relay))
+            finished = [key for key, kept in self.relays.items() if kept.done]
+            for key in finished[:-KEEP_FINISHED] if len(finished) > KEEP_FINISHED else []:
+                del self.relays[key]
+        return relay
+
+    async def _follow(self, settings: Any, match_id: str, relay: _Relay) -> None:
+        # with the admin token the referee does not count the web against its anonymous watchers: the web
+        # caps its own visitors instead
+        try:
+            async with AdminClient(settings.referee, settings.admin_token, settings.tls_ca) as admin:
+                async for event in admin.watch(match_id):
+                    data = event_json(event)
+                    relay.add(_sse(data["kind"], data), done=data["kind"] == "finished")
+        except AdminError as error:
+            relay.add(_sse("error", {"detail": str(error)}), done=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a relay that breaks ends its watchers' streams, not the web
+            relay.add(_sse("error", {"detail": f"the relay broke: {type(error).__name__}"}), done=True)
+        finally:
+            if not relay.done:
+                relay.add(_sse("error", {"detail": "the referee ended the stream"}), done=True)
+
+    async def close(self) -> None:
+        """Stop every relay (the web is shutting down)."""
+        tasks = [relay.task for relay in self.relays.values() if relay.task is not None and not relay.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def event_stream(request: Request, match_id: str) -> AsyncIterator[str]:
     """Server-sent events of a match's public view: header, then each step (the newest with the board
     position), then finished; an `error` event if the referee cannot be watched."""
@@ -38,15 +140,25 @@ async def event_stream(request: Request, match_id: str) -> AsyncIterator[str]:
     if not settings.referee:
         yield _sse("error", {"detail": NO_REFEREE})
         return
-    try:
-        async with AdminClient(settings.referee, None, settings.tls_ca) as admin:
-            async for event in admin.watch(match_id):
-                if await request.is_disconnected():
-                    return
-                data = event_json(event)
-                yield _sse(data["kind"], data)
-    except AdminError as error:
-        yield _sse("error", {"detail": str(error)})
+    hub: LiveHub = request.app.state.live
+    relay = hub.relay(settings, match_id)
+    sent = 0
+    while True:
+        changed, events = relay.changed, relay.events
+        if len(events) - sent > MAX_LAG:
+            yield _sse("error", {"detail": "dropped: this page fell too far behind the match (reload it)"})
+            return
+        while sent < len(events):
+            yield events[sent]
+            sent += 1
+        if relay.done and sent >= len(relay.events):
+            return
+        if await request.is_disconnected():
+            return
+        try:
+            await asyncio.wait_for(changed.wait(), timeout=15.0)
+        except TimeoutError:
+            yield ": keep-alive\n\n"  # (a comment line: it tells a vanished browser apart)
 
 
 def _sse(kind: str, data: dict[str, Any]) -> str:

@@ -97,8 +97,6 @@ def test_sprt_reports_its_verdict(capsys: pytest.CaptureFixture[str], db: str) -
     data = json.loads(out)
     assert data["pairs"] == 6 and sum(data["pentanomial"]) == 6 and data["model"] == "pentanomial"
     assert data["decision"] is None and data["lower"] < data["llr"] < data["upper"]
-    # identical agents on one seed play mirror games: every pair is split 1-1
-    assert data["pentanomial"] == [0, 0, 6, 0, 0]
 
 
 def test_sprt_decides_when_one_bot_is_clearly_stronger(capsys: pytest.CaptureFixture[str], db: str) -> None:

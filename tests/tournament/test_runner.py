@@ -36,10 +36,9 @@ def test_round_robin_stores_every_match_with_its_record_and_rating(store: Store)
     by_pairing: dict[tuple[int, int], list[list[int]]] = {}
     for m in matches:
         by_pairing.setdefault((m.round, m.pairing), []).append(m.bots)
-    for seats in by_pairing.values():  # a seat-swapped pair on one seed
+    for seats in by_pairing.values():  # a seat-swapped pair
         assert seats[1] == tuple(reversed(seats[0]))
-    pairs = {(m.round, m.pairing): m.seed for m in matches}
-    assert len(set(pairs.values())) == len(pairs)
+    assert len({m.seed for m in matches}) == len(matches)  # every game its own chance
     stored = store.record(matches[0].id)
     assert stored is not None
     record = MatchRecord.from_jsonl(gzip.decompress(stored[1]).decode())

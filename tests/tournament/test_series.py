@@ -1,24 +1,40 @@
-"""The series runner behind `arena play` and `arena match`: seats rotate with a seed per rotation (or keep
-their order, a seed a game), every game is played, kept and tallied once."""
+"""The series runner behind `arena play` and `arena match`: seats rotate (or keep their order), every game on
+a chance seed of its own (keyed by the series' seed; duplicate: one per rotation, in-process agents only),
+every game is played, kept and tallied once."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
-from arena.tournament.series import InProcess, SeriesGame, describe, labels_of, run_series, schedule, tally
+from arena.tournament.formats import game_seed
+from arena.tournament.series import (InProcess, RemoteReferee, SeriesError, describe, labels_of, run_series, schedule,
+                                     tally)
 
 
-def test_seats_rotate_and_each_seed_is_played_once_per_rotation() -> None:
-    assert schedule(2, 4, 7) == [SeriesGame(0, 7, (0, 1)), SeriesGame(1, 7, (1, 0)),
-                                 SeriesGame(2, 8, (0, 1)), SeriesGame(3, 8, (1, 0))]
+def test_seats_rotate_and_every_game_has_a_seed_of_its_own() -> None:
+    games = schedule(2, 4, 7)
+    assert [game.order for game in games] == [(0, 1), (1, 0), (0, 1), (1, 0)]
+    assert len({game.seed for game in games}) == 4 and 7 not in {game.seed for game in games}
+    assert [game.seed for game in games] == [game_seed(7, index) for index in range(4)]
+    assert schedule(2, 4, 7) == games  # the series' seed plays the same games again
     assert [game.order for game in schedule(3, 3, 1)] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
-    assert {game.seed for game in schedule(3, 3, 1)} == {1}
-    assert schedule(2, 3, 5, rotate=False) == [SeriesGame(0, 5, (0, 1)), SeriesGame(1, 6, (0, 1)),
-                                               SeriesGame(2, 7, (0, 1))]
+    kept = schedule(2, 3, 5, rotate=False)
+    assert [game.order for game in kept] == [(0, 1)] * 3 and len({game.seed for game in kept}) == 3
+
+
+def test_the_duplicate_format_plays_each_rotation_on_one_seed_for_in_process_agents_only() -> None:
+    games = schedule(2, 4, 7, duplicate=True)
+    assert [game.seed for game in games] == [game_seed(7, 0)] * 2 + [game_seed(7, 1)] * 2
+    assert {game.seed for game in schedule(3, 3, 1, duplicate=True)} == {game_seed(1, 0)}
+    with pytest.raises(SeriesError, match="only for in-process agents"):
+        run_series(RemoteReferee("127.0.0.1:1", None, Path("unused")), "major-general", ["a", "b"], 2, 1,
+                   duplicate=True)
 
 
 def test_two_players_of_one_name_are_told_apart() -> None:
