@@ -118,8 +118,9 @@ class Sprt:
             return SprtResult(0.0, lower, upper, model, tuple(counts), 0.0, (-math.inf, math.inf))
         regular = [max(float(count), EMPTY_BIN) for count in counts]
         llr = log_likelihood_ratio(regular, scores, self.elo0, self.elo1)
-        mean = sum(c * a for c, a in zip(counts, scores)) / total
-        variance = sum(c * (a - mean) ** 2 for c, a in zip(counts, scores)) / total
+        # (from the regularised counts, as the LLR: a perfect score still gets a finite estimate and interval)
+        mean = sum(c * a for c, a in zip(regular, scores)) / sum(regular)
+        variance = sum(c * (a - mean) ** 2 for c, a in zip(regular, scores)) / sum(regular)
         half = Z95 * math.sqrt(variance / total)
         interval = (score_to_elo(mean - half), score_to_elo(mean + half))
         return SprtResult(llr, lower, upper, model, tuple(counts), score_to_elo(mean), interval)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
+from arena.tournament.formats import game_seed
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -27,7 +28,7 @@ def test_play_writes_records_that_replay(capsys, tmp_path):
     code, out, _ = run(capsys, "play", "major-general", "--games", "3", "--seed", "5", "--out", str(tmp_path), "--json")
     assert code == 0
     data = json.loads(out)
-    assert [g["seed"] for g in data["games"]] == [5, 5, 6]  # a seed per rotation of the seats, as tournaments pair
+    assert [g["seed"] for g in data["games"]] == [game_seed(5, index) for index in range(3)]  # each game its own
     assert data["players"] == ["random", "random"]
     records = [Path(g["record"]) for g in data["games"]]
     assert all(path.exists() and path.is_relative_to(tmp_path) for path in records)

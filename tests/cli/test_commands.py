@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from arena.cli.main import main
+from arena.tournament.formats import game_seed
 
 GAME = "major-general"
 
@@ -58,9 +59,11 @@ def test_games(capsys: pytest.CaptureFixture[str]) -> None:
 def test_play(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     data = run_json(capsys, "play", GAME, "--players", "greedy,random", "--games", "2", "--seed", "3",
                     "--out", str(tmp_path))
-    assert set(data) == {"game", "games", "options", "players", "seconds", "swap", "by_player"}
+    assert set(data) == {"game", "games", "options", "players", "seconds", "swap", "duplicate", "by_player"}
     assert set(data["games"][0]) == {"decisions", "ranking", "reason", "record", "scores", "seed", "seats"}
-    assert data["players"] == ["greedy", "random"] and [g["seed"] for g in data["games"]] == [3, 3]
+    assert data["players"] == ["greedy", "random"] and data["duplicate"] is False
+    seeds = [g["seed"] for g in data["games"]]
+    assert seeds == [game_seed(3, 0), game_seed(3, 1)]  # each game its own chance, keyed by --seed
     code, out, _ = run(capsys, "replay", data["games"][0]["record"], "--final")
     assert code == 0 and "replay reproduces the record" in out
 

@@ -14,6 +14,7 @@ import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
+from arena.tournament.formats import game_seed
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,13 +26,13 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_match_plays_seat_swapped_pairs_and_stores_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_match_plays_seat_swapped_games_and_stores_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, "match", "major-general", "random", str(BUILTIN_BOTS / "trivial"), "--games", "4",
                          "--seed", "7", "--bots", str(BUILTIN_BOTS), "--out", str(tmp_path), "--json")
     assert code == 0, err
     data = json.loads(out)
     games = data["games"]
-    assert [g["seed"] for g in games] == [7, 7, 8, 8]
+    assert [g["seed"] for g in games] == [game_seed(7, index) for index in range(4)]  # each game its own chance
     assert [g["seats"] for g in games] == [["random", "trivial"], ["trivial", "random"]] * 2
     summary = data["summary"]
     assert summary["random"]["games"] == summary["trivial"]["games"] == 4
