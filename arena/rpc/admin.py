@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from arena.rpc.pool import BotPool
 
 AUTH_HEADER = "authorization"
+SERVICE_NAME = "arena.v1.RefereeAdmin"
+WATCHER_WRITE_TIMEOUT_S = 10.0  # a watcher whose client reads nothing for this long is dropped
 
 
 class Referee(Protocol):
@@ -96,24 +98,28 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
             raise  # abort raises; this keeps type checkers content
         return admin_pb2.StartMatchReply(match_id=live.match_id)
 
-    async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
-                         ) -> AsyncIterator[admin_pb2.MatchEvent]:
+    async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext) -> None:
         live = await self._live(request.match_id, context)
         address = None
+        batched = request.batched
         if not self.is_admin(context):
             address = address_key_of(self.referee.peer_of(context.peer()))
             try:
-                self.referee.spectators.admit(address)
+                self.referee.spectators.admit(address, batched)
             except SpectatorRefused as refused:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
+        feed = live.feed.follow_batched if batched else live.feed.follow
         try:
-            async for event in live.feed.follow(_header(live)):
-                yield event
+            async for event in feed(_header(live)):
+                try:  # (a watcher whose client does not read holds its write: past a while it is dropped)
+                    await asyncio.wait_for(context.write(event), WATCHER_WRITE_TIMEOUT_S)
+                except TimeoutError:
+                    raise WatcherTooSlow(f"its client read nothing for {WATCHER_WRITE_TIMEOUT_S:g}s") from None
         except WatcherTooSlow as slow:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"dropped: {slow} (read the stream faster)")
         finally:
             if address is not None:
-                self.referee.spectators.leave(address)
+                self.referee.spectators.leave(address, batched)
 
     async def WatchMatchFull(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
                              ) -> AsyncIterator[admin_pb2.MatchEvent]:
@@ -185,6 +191,33 @@ async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> A
                 pass
     finally:
         live.watchers.discard(wake)
+
+
+def add_admin_service(service: AdminService, server: grpc.aio.Server) -> None:
+    """Serve `service` as arena.v1.RefereeAdmin: the generated registration, except that WatchMatch sends the
+    public feed's bytes as they are (serialized once for every watcher, not once each)."""
+    handlers = {
+        "StartMatch": grpc.unary_unary_rpc_method_handler(
+            service.StartMatch, request_deserializer=admin_pb2.StartMatchRequest.FromString,
+            response_serializer=admin_pb2.StartMatchReply.SerializeToString),
+        "WatchMatch": grpc.unary_stream_rpc_method_handler(
+            service.WatchMatch, request_deserializer=admin_pb2.WatchMatchRequest.FromString,
+            response_serializer=bytes),
+        "WatchMatchFull": grpc.unary_stream_rpc_method_handler(
+            service.WatchMatchFull, request_deserializer=admin_pb2.WatchMatchRequest.FromString,
+            response_serializer=admin_pb2.MatchEvent.SerializeToString),
+        "GetMatch": grpc.unary_unary_rpc_method_handler(
+            service.GetMatch, request_deserializer=admin_pb2.GetMatchRequest.FromString,
+            response_serializer=admin_pb2.MatchStatus.SerializeToString),
+        "ListMatches": grpc.unary_unary_rpc_method_handler(
+            service.ListMatches, request_deserializer=admin_pb2.ListMatchesRequest.FromString,
+            response_serializer=admin_pb2.ListMatchesReply.SerializeToString),
+        "ListBots": grpc.unary_unary_rpc_method_handler(
+            service.ListBots, request_deserializer=admin_pb2.ListBotsRequest.FromString,
+            response_serializer=admin_pb2.ListBotsReply.SerializeToString),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
 
 def address_key_of(peer: str) -> str:

@@ -61,12 +61,17 @@ class AdminClient:
         return str(reply.match_id)
 
     async def watch(self, match_id: str, full: bool = False) -> AsyncIterator[admin_pb2.MatchEvent]:
-        """The match's events: header, steps, then the result; the public view, or with `full` the
-        admin's (hidden steps, seed; delayed while the match runs)."""
+        """The match's events: header, steps, then the result; the public view (asked for in batches, handed
+        out a step each), or with `full` the admin's (hidden steps, seed; delayed while the match runs)."""
         method = self.stub.WatchMatchFull if full else self.stub.WatchMatch
+        request = admin_pb2.WatchMatchRequest(match_id=match_id, batched=not full)
         try:
-            async for event in method(admin_pb2.WatchMatchRequest(match_id=match_id), metadata=self._metadata):
-                yield event
+            async for event in method(request, metadata=self._metadata):
+                if event.WhichOneof("kind") == "steps":
+                    for step in event.steps.steps:
+                        yield admin_pb2.MatchEvent(step=step)
+                else:
+                    yield event
         except grpc.aio.AioRpcError as error:
             raise AdminError(describe_call_error(error, self.address)) from None
 
@@ -77,6 +82,12 @@ class AdminClient:
         if not status.record_jsonl:
             raise AdminError(f"match {match_id} has not finished")
         return MatchRecord.from_jsonl(status.record_jsonl)
+
+    async def status(self, match_id: str) -> admin_pb2.MatchStatus:
+        """Where a match stands: running or finished, its steps so far, its result once over."""
+        status: admin_pb2.MatchStatus = await self._call(self.stub.GetMatch,
+                                                         admin_pb2.GetMatchRequest(match_id=match_id))
+        return status
 
     async def matches(self) -> list[admin_pb2.MatchStatus]:
         """The matches the referee is running or keeps (needs the admin token)."""

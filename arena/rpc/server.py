@@ -33,11 +33,11 @@ from arena.paths import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord
-from arena.rpc.admin import AdminService
+from arena.rpc.admin import AdminService, add_admin_service
 from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
 from arena.rpc.gate import ConnectionGate, raise_open_file_limit
-from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+from arena.rpc.generated import admin_pb2
 from arena.rpc.manifest import discover_manifests
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
@@ -126,7 +126,7 @@ class RefereeServer:
                                        ("grpc.server_handshake_timeout_ms", int(self.config.hello_timeout_s * 1000))]
         server = grpc.aio.server(options=options)
         server.add_generic_rpc_handlers([self.bots.handler()])
-        admin_pb2_grpc.add_RefereeAdminServicer_to_server(AdminService(self), server)
+        add_admin_service(AdminService(self), server)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         services = [BOT_SERVICE, ADMIN_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]

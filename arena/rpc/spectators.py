@@ -1,9 +1,11 @@
 """Spectators: a match's public view fanned out to whoever watches, at no cost to the match's clocks.
 
 The match loop only notes that a step happened (`PublicFeed.note`, constant time). At most every
-`FLUSH_S` a flush on the event loop builds the new steps' public events once and the board's public
-position once, and wakes the watchers; each watcher then sends what it has not sent yet, at its own
-pace, from the one shared list (no copy per watcher). A watcher more than `MAX_LAG` events behind (its
+`FLUSH_S` a flush on the event loop builds and serializes the new steps' public events once (a message
+per step, and one StepBatch of them for batched watchers) and the board's public position once, and
+wakes the watchers in `LANES` groups spread over the interval (so a decision arriving meanwhile waits
+behind one group's sends at most); each watcher then sends the bytes it has not sent yet, at its own
+pace, from the one shared list (nothing is built or copied per watcher). A watcher more than `MAX_LAG` events behind (its
 client does not read, and gRPC's flow control holds its writes) is dropped. Anonymous watchers are
 admitted up to caps per address (an IPv4 address or an IPv6 /64), per network (an IPv4 /24 or an
 IPv6 /48) and in all (`SpectatorLimits`); a caller with the admin token (the web, relaying to its own
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -27,17 +30,22 @@ from arena.rpc.generated import admin_pb2
 if TYPE_CHECKING:
     from arena.rpc.matches import LiveMatch
 
-FLUSH_S = 0.1  # watchers are woken at most this often (every step's events still reach them)
+FLUSH_S = 0.5  # watchers are woken at most this often (every step's events still reach them)
+POSITION_EVERY_S = 1.0  # the public position rides along at most this often (and always at the end)
+LANES = 16  # the watchers are woken in this many groups spread over FLUSH_S: a decision never waits on them all
 MAX_LAG = 2000  # events a watcher may be behind before it is dropped
+MAX_LAG_BATCHES = 200  # batches a batched watcher may be behind (a minute of play)
 
 
 @dataclass(frozen=True)
 class SpectatorLimits:
-    """How many anonymous watchers a referee admits: in all, per address, per network."""
+    """How many anonymous watchers a referee admits: in all, per address, per network; of them, those that take
+    a message per step (not batched: each costs the referee several times a batched one's sends)."""
 
-    total: int = 256
-    per_address: int = 8
-    per_network: int = 32
+    total: int = 64
+    per_address: int = 4
+    per_network: int = 16
+    unbatched: int = 8
 
 
 class SpectatorRefused(Exception):
@@ -66,6 +74,7 @@ class Admission:
         self.limits = limits
         self.by_address: Counter[str] = Counter()
         self.by_network: Counter[str] = Counter()
+        self.unbatched = 0  # of the watchers now, those that take a message per step
         self.refused = 0
 
     @property
@@ -73,12 +82,15 @@ class Admission:
         """Anonymous watchers now."""
         return sum(self.by_address.values())
 
-    def admit(self, address: str) -> None:
+    def admit(self, address: str, batched: bool) -> None:
         """Count a watcher from `address` (an address key, arena.rpc.gate.address_key), or SpectatorRefused."""
         limits, network = self.limits, network_key(address)
         why = ""
         if self.watching >= limits.total:
             why = f"the referee has its {limits.total} anonymous watchers"
+        elif not batched and self.unbatched >= limits.unbatched:
+            why = (f"the referee has its {limits.unbatched} anonymous watchers that take a message per step "
+                   "(ask for batches: WatchMatchRequest.batched)")
         elif self.by_address[address] >= limits.per_address:
             why = f"{limits.per_address} anonymous watchers from one address is the most"
         elif self.by_network[network] >= limits.per_network:
@@ -88,9 +100,11 @@ class Admission:
             raise SpectatorRefused(f"{why}; try again later (the match's record is public once it ends)")
         self.by_address[address] += 1
         self.by_network[network] += 1
+        self.unbatched += not batched
 
-    def leave(self, address: str) -> None:
+    def leave(self, address: str, batched: bool) -> None:
         """A watcher from `address` is gone."""
+        self.unbatched -= not batched
         network = network_key(address)
         for counter, key in ((self.by_address, address), (self.by_network, network)):
             counter[key] -= 1
@@ -103,14 +117,22 @@ class WatcherTooSlow(Exception):
 
 
 class PublicFeed:
-    """One match's public view: the events every watcher sends, built once, and the wake-up call."""
+    """One match's public view, built and serialized once for every watcher: per step (for watchers that take
+    a StepEvent each) and per flush (a StepBatch of the steps since the last flush, for batched watchers)."""
 
     def __init__(self, live: LiveMatch) -> None:
         self.live = live
-        self.events: list[admin_pb2.StepEvent] = []
-        self.position_json = ""  # the public position after the newest event
-        self.finished: Optional[admin_pb2.MatchFinished] = None
-        self._changed = asyncio.Event()
+        self.steps: list[admin_pb2.StepEvent] = []
+        self.events: list[bytes] = []  # every step, as a serialized MatchEvent
+        self.newest = b""  # the newest step again, with the public position after it
+        self.batches: list[bytes] = []  # one StepBatch a flush: the steps it added (the last with the position)
+        self.position_json = ""  # the position this flush carries ("" when it carries none)
+        self.latest_position = ""  # the newest position computed (a joining watcher's board)
+        self.finished = b""  # the serialized MatchEvent with the result, once the match is over
+        self._catch_up: tuple[int, bytes] = (0, b"")  # (steps, a StepBatch of all of them), for joining watchers
+        self._lanes = [asyncio.Event() for _ in range(LANES)]
+        self._joined = 0  # watchers so far: each follows the lane of its number
+        self._next_position = 0.0  # time.monotonic() from which the next flush carries the position
         self._scheduled = False
 
     def note(self) -> None:
@@ -124,43 +146,95 @@ class PublicFeed:
         self._scheduled = False
         live = self.live
         steps = live.record.steps if live.record is not None else live.steps
-        if len(self.events) < len(steps):
-            self.events.extend(public_step(step) for step in steps[len(self.events):])
-            if live.record is None and live.state is not None:
-                self.position_json = json.dumps(views.position(live.state, reveal=False))
-        if live.record is not None and live.record.result is not None and self.finished is None:
+        if len(self.steps) < len(steps):
+            built = [public_step(step) for step in steps[len(self.steps):]]
+            self.steps.extend(built)
+            self.events.extend(admin_pb2.MatchEvent(step=event).SerializeToString() for event in built)
+            self.position_json = ""
+            now = time.monotonic()
+            if live.record is None and live.state is not None and now >= self._next_position:
+                self.position_json = self.latest_position = json.dumps(views.position(live.state, reveal=False))
+                self._next_position = now + POSITION_EVERY_S
+            self.newest = self._with_position(built[-1:])
+            self.batches.append(self._batch(built, self.position_json))
+        if live.record is not None and live.record.result is not None and not self.finished:
             from arena.rpc.convert import result_to_message
 
-            self.finished = admin_pb2.MatchFinished()
-            result_to_message(live.record.result, self.finished.result)
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+            finished = admin_pb2.MatchFinished()
+            result_to_message(live.record.result, finished.result)
+            self.finished = admin_pb2.MatchEvent(finished=finished).SerializeToString()
+        loop = asyncio.get_running_loop()
+        for lane, event in enumerate(self._lanes):  # lane by lane across the interval: no burst of sends
+            self._lanes[lane] = asyncio.Event()
+            loop.call_later(lane * FLUSH_S / LANES, event.set)
 
-    async def follow(self, header: admin_pb2.MatchHeader) -> AsyncIterator[admin_pb2.MatchEvent]:
-        """A watcher's events: the header, every step so far and to come (the newest with the position), the
-        result. WatcherTooSlow when it falls `MAX_LAG` events behind."""
-        yield admin_pb2.MatchEvent(header=header)
-        if len(self.events) < len(self.live.steps) or (self.live.record is not None and self.finished is None):
+    def _lane(self) -> int:
+        self._joined += 1
+        return self._joined % LANES
+
+    def _with_position(self, steps: list[admin_pb2.StepEvent]) -> bytes:
+        """The last of `steps` as a MatchEvent with the position (b"" without one)."""
+        if not steps or not self.position_json:
+            return b""
+        newest = admin_pb2.StepEvent()
+        newest.CopyFrom(steps[-1])
+        newest.position_json = self.position_json
+        return admin_pb2.MatchEvent(step=newest).SerializeToString()
+
+    def _batch(self, steps: list[admin_pb2.StepEvent], position: str) -> bytes:
+        """A StepBatch of `steps`, the last with `position` if there is one."""
+        batch = admin_pb2.StepBatch(steps=steps)
+        if position:
+            batch.steps[-1].position_json = position
+        return admin_pb2.MatchEvent(steps=batch).SerializeToString()
+
+    def _prepare(self) -> None:
+        live = self.live
+        if len(self.steps) < len(live.steps) or (live.record is not None and not self.finished):
             self.flush()  # (a watcher joining between flushes starts from the match as it is)
+
+    async def follow(self, header: admin_pb2.MatchHeader) -> AsyncIterator[bytes]:
+        """A watcher's events, serialized, a step each: the header, every step so far and to come (the newest
+        with the position), the result. WatcherTooSlow when it falls `MAX_LAG` events behind."""
+        yield admin_pb2.MatchEvent(header=header).SerializeToString()
+        self._prepare()
+        lane = self._lane()
         sent = 0
         while True:
-            changed = self._changed
+            changed = self._lanes[lane]
             events, newest = self.events, len(self.events)
             if newest - sent > MAX_LAG:
                 raise WatcherTooSlow(f"{newest - sent} events behind the match")
             while sent < newest:
-                event = events[sent]
                 sent += 1
-                if sent == newest and self.finished is None and self.position_json:
-                    latest = admin_pb2.StepEvent()
-                    latest.CopyFrom(event)
-                    latest.position_json = self.position_json
-                    event = latest
-                yield admin_pb2.MatchEvent(step=event)
+                yield self.newest if sent == len(self.events) and self.newest else events[sent - 1]
                 if len(self.events) - sent > MAX_LAG:
                     raise WatcherTooSlow(f"{len(self.events) - sent} events behind the match")
-            if self.finished is not None and sent >= len(self.events):
-                yield admin_pb2.MatchEvent(finished=self.finished)
+            if self.finished and sent >= len(self.events):
+                yield self.finished
+                return
+            await changed.wait()
+
+    async def follow_batched(self, header: admin_pb2.MatchHeader) -> AsyncIterator[bytes]:
+        """A batched watcher's events, serialized: the header, one StepBatch of the steps so far, then one per
+        flush, then the result. WatcherTooSlow when it falls `MAX_LAG_BATCHES` batches behind."""
+        yield admin_pb2.MatchEvent(header=header).SerializeToString()
+        self._prepare()
+        if self.steps:
+            if self._catch_up[0] != len(self.steps):  # built once for every watcher joining at this point
+                self._catch_up = (len(self.steps), self._batch(self.steps, self.latest_position))
+            yield self._catch_up[1]
+        sent = len(self.batches)  # the catch-up covered every batch so far
+        lane = self._lane()
+        while True:
+            changed = self._lanes[lane]
+            while sent < len(self.batches):
+                if len(self.batches) - sent > MAX_LAG_BATCHES:
+                    raise WatcherTooSlow(f"{len(self.batches) - sent} batches behind the match")
+                sent += 1
+                yield self.batches[sent - 1]
+            if self.finished:
+                yield self.finished
                 return
             await changed.wait()
 
