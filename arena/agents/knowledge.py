@@ -7,6 +7,8 @@ A family declares its knowledge module (arena.games.family.GameFamily.knowledge)
     scripted_action(game, observation, legal_actions, rng) -> int
                                             (optional) a hand-written decision from the observation
     is_lookahead_boundary(state) -> bool    (optional) where greedy stops looking ahead
+    value_features(state) -> list[float]    (optional) what the luck's value model reads (arena.luck)
+    settle(state) -> State                  (optional) a chance outcome's own consequence played out
 
 A family without one still plays with greedy and mcts: its evaluation is the neutral 0 until the
 game ends (so MCTS rollouts decide), and `scripted` says it has no strategy.
@@ -26,6 +28,8 @@ from arena.games.registry import UnknownGameError, family_of
 Values = Callable[[State], list[float]]
 ScriptedPolicy = Callable[[Game, JSON, list[int], random.Random], int]
 Boundary = Callable[[State], bool]
+Features = Callable[[State], list[float]]
+Settle = Callable[[State], State]
 
 
 class NoStrategyError(LookupError):
@@ -41,6 +45,8 @@ class FamilyKnowledge:
     scripted_action: Optional[ScriptedPolicy]
     is_lookahead_boundary: Optional[Boundary]
     has_evaluation: bool
+    value_features: Optional[Features] = None
+    settle: Optional[Settle] = None
 
 
 def neutral_values(state: State) -> list[float]:
@@ -81,7 +87,8 @@ def knowledge_for(game: Game) -> FamilyKnowledge:
     else:
         module = importlib.import_module(module_name)
         known = FamilyKnowledge(name, _values_from(module), getattr(module, "scripted_action", None),
-                                getattr(module, "is_lookahead_boundary", None), True)
+                                getattr(module, "is_lookahead_boundary", None), True,
+                                getattr(module, "value_features", None), getattr(module, "settle", None))
     _CACHE[game.name] = known
     return known
 

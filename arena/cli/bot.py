@@ -91,11 +91,15 @@ def show(
                 console.print(f"  mu over its last {min(len(mus), 40)} games: {sparkline(mus)}  "
                               f"({mus[max(0, len(mus) - 40)]:.2f} -> {mus[-1]:.2f})")
             table = Table(title="head-to-head", title_justify="left")
-            for column in ("opponent", "games", "W", "D", "L", "score (95%)"):
-                table.add_column(column, justify="left" if column in ("opponent", "score (95%)") else "right")
+            for column in ("opponent", "games", "W", "D", "L", "score (95%)", "less luck (95%)"):
+                table.add_column(column, justify="right" if column in ("games", "W", "D", "L") else "left")
             for h in rating["head_to_head"]:
+                corrected = h["corrected"]
                 table.add_row(h["opponent"], str(h["games"]), str(h["wins"]), str(h["draws"]), str(h["losses"]),
-                              f"{100 * h['score']:.1f}% [{100 * h['score_low']:.1f}-{100 * h['score_high']:.1f}]")
+                              f"{100 * h['score']:.1f}% [{100 * h['score_low']:.1f}-{100 * h['score_high']:.1f}]",
+                              "-" if corrected is None else
+                              f"{100 * corrected['score']:.1f}% [{100 * corrected['score_low']:.1f}-"
+                              f"{100 * corrected['score_high']:.1f}]")
             console.print(table)
 
 

@@ -37,7 +37,8 @@ from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
-from arena.tournament.formats import FormatError, get_format, new_seed
+from arena.referee.seeds import new_seed
+from arena.tournament.formats import FormatError, get_format
 from arena.tournament.runner import create_tournament, entrant_kinds
 from arena.tournament.service import TournamentError, play
 

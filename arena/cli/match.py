@@ -27,7 +27,7 @@ from arena.cli.runs import RunDisplay
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.referee.evidence import seat_evidence, shown
 from arena.referee.record import MatchRecord
-from arena.tournament.formats import new_seed
+from arena.referee.seeds import new_seed
 from arena.tournament.series import (
     EmbeddedReferee,
     MatchSettings,

@@ -13,7 +13,7 @@ from arena.cli.common import console, fail, open_game, parse_options, print_json
 from arena.cli.runs import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, RunDisplay, agent_limits
 from arena.games.base import Game
 from arena.tournament.series import InProcess, PlayedGame, Series, describe, labels_of, run_series, tally
-from arena.tournament.formats import new_seed
+from arena.referee.seeds import new_seed
 
 
 def play(

@@ -21,6 +21,7 @@ from arena.referee.evidence import seat_evidence, shown
 from arena.store import resolve_url
 from arena.store.db import database_name
 from arena.games.base import State
+from arena.luck import MatchLuck
 from arena.referee.record import MatchRecord, RecordError, Step
 from arena.referee.replay import ReplayDivergence, game_of, replay_steps
 
@@ -90,10 +91,35 @@ def replay(
         evidence = seat_evidence(record.extra, result.offender, FAULT_OUTPUT_LINES)
         print_fault(name, result.reason, result.detail, evidence)
     console.print("[green]replay reproduces the record[/green]")
+    show_luck(record, game.info.seat_names)
     if analysis is not None:
         show_analysis(analysis)
     else:
         console.print(f"[dim]where was it won and lost? arena analyse {source}[/dim]")
+
+
+def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
+    """Who chance favoured, by how much, and the events that gave the most (the record's luck, arena.luck)."""
+    data = record.extra.get("luck")
+    if not data:
+        return
+    luck = MatchLuck.from_json(data)
+    counted = list(luck.seats)
+    luckiest = max(range(len(counted)), key=counted.__getitem__)
+    names = {player.seat: player.name for player in record.players}
+    if abs(counted[luckiest]) < 0.005:
+        console.print("luck: neither side was lucky (chance evened out)")
+    else:
+        console.print(f"luck: {seat_names[luckiest]} ({escape(names.get(luckiest, '?'))}) was lucky by "
+                      f"{counted[luckiest]:.2f} of a game", soft_wrap=True)
+    labels = {step.n: step.label for step in record.steps}
+    biggest = sorted(luck.events, key=lambda event: -abs(event[1]))[:3]
+    for n, value in biggest:
+        if abs(value) >= 0.01:
+            who = seat_names[0] if value > 0 else seat_names[1]
+            console.print(f"  step {n}: {escape(labels.get(n, ''))} (+{abs(value):.2f} for {who})", soft_wrap=True)
+    console.print(f"[dim]  measured by {escape(luck.model)}; results are corrected by {luck.beta:g} times it"
+                  + (" (this model's luck does not predict results: none)" if not luck.beta else "") + "[/dim]")
 
 
 def show_analysis(analysis: Analysis) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional
 
 import typer
@@ -25,16 +25,39 @@ from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
 from arena.tournament.runner import RunProgress, create_tournament, entrant_kinds, points_by_seat
 from arena.tournament.service import TournamentError, play
-from arena.tournament.formats import new_seed
+from arena.referee.seeds import new_seed
 
 
-def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[float]:
-    """A's points in every complete seat-swapped pair of the tournament."""
-    pairs: dict[tuple[int, int], list[float]] = {}
+def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[tuple[float, float | None]]:
+    """A's points in every complete seat-swapped pair of the tournament, raw and corrected for luck (None where a
+    game of the pair has no luck measured)."""
+    pairs: dict[tuple[int, int], list[tuple[float, float | None]]] = {}
     for match in store.tournament_matches(tournament_id):
-        seat = match.bots.index(bot_a)
-        pairs.setdefault((match.round, match.pairing), []).append(points_by_seat(match.ranking)[seat])
-    return [sum(points) for points in pairs.values() if len(points) == 2]
+        pairs.setdefault((match.round, match.pairing), []).append(_points(match.bots, match.ranking, match.luck, bot_a))
+    return [_pair(games) for games in pairs.values() if len(games) == 2]
+
+
+def _points(bots: Sequence[int], ranking: Sequence[int], luck: Sequence[float] | None,
+            bot_a: int) -> tuple[float, float | None]:
+    """A's points in one game, raw and less its luck."""
+    seat = list(bots).index(bot_a)
+    points = points_by_seat(list(ranking))[seat]
+    return points, None if luck is None else points - luck[seat]
+
+
+def _pair(games: list[tuple[float, float | None]]) -> tuple[float, float | None]:
+    adjusted = [value for _raw, value in games]
+    return (sum(raw for raw, _value in games),
+            None if any(value is None for value in adjusted) else sum(value for value in adjusted if value is not None))
+
+
+def verdict(test: Sprt, pairs: list[tuple[float, float | None]]) -> tuple[SprtResult, SprtResult]:
+    """(the test that decides, the raw pentanomial one): on luck-corrected pair scores where every pair has them
+    (the normal GSPRT), else the raw pentanomial."""
+    raw = test.pentanomial(pair_counts([points for points, _adjusted in pairs]))
+    if pairs and all(adjusted is not None for _points, adjusted in pairs):
+        return test.normal([adjusted / 2 for _points, adjusted in pairs if adjusted is not None]), raw
+    return raw, raw
 
 
 def _game_first(game_name: str, bot_a: str, bot_b: str) -> None:
@@ -92,10 +115,10 @@ def sprt(
             settings={"sprt": {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}})
     a_id, _ = store.entries(tournament_id)
     points = pair_points(store, tournament_id, a_id)
-    pending: dict[tuple[int, int], list[float]] = {}
+    pending: dict[tuple[int, int], list[tuple[float, float | None]]] = {}
 
     def decided() -> bool:
-        return test.pentanomial(pair_counts(points)).decision is not None
+        return verdict(test, points)[0].decision is not None
 
     def on_progress(state: RunProgress) -> None:
         progress_bar[0](state)
@@ -104,10 +127,9 @@ def sprt(
             return
         seen.add(outcome.uid)
         key = (outcome.round, outcome.pairing)
-        seat = outcome.bot_ids.index(a_id)
-        pending.setdefault(key, []).append(points_by_seat(outcome.ranking)[seat])
+        pending.setdefault(key, []).append(_points(outcome.bot_ids, outcome.ranking, outcome.luck, a_id))
         if len(pending[key]) == 2:
-            points.append(sum(pending.pop(key)))
+            points.append(_pair(pending.pop(key)))
 
     seen: set[str] = set()
     stop = StopRequest()
@@ -129,32 +151,41 @@ def sprt(
         fail(f"sprt: {said(error, db)}")
     except KeyboardInterrupt:
         fail("aborted; the test's stored pairs are kept: run it again with the same --name to resume", code=130)
-    result = test.pentanomial(pair_counts(pair_points(store, tournament_id, a_id)))
-    _report(result, bots[0].name, bots[1].name, test, tournament_id, json_output)
+    result, raw = verdict(test, pair_points(store, tournament_id, a_id))
+    _report(result, raw, bots[0].name, bots[1].name, test, tournament_id, json_output)
 
 
-def _report(result: SprtResult, a: str, b: str, test: Sprt, tournament_id: int, json_output: bool) -> None:
-    verdict = {"H1": f"{a} is stronger: H1 (elo >= {test.elo1:g}) accepted",
-               "H0": f"{a} is not stronger: H0 (elo <= {test.elo0:g}) accepted",
-               None: "undecided"}[result.decision]
-    pairs = int(sum(result.counts))
+def _report(result: SprtResult, raw: SprtResult, a: str, b: str, test: Sprt, tournament_id: int,
+            json_output: bool) -> None:
+    verdict_text = {"H1": f"{a} is stronger: H1 (elo >= {test.elo1:g}) accepted",
+                    "H0": f"{a} is not stronger: H0 (elo <= {test.elo0:g}) accepted",
+                    None: "undecided"}[result.decision]
+    pairs = int(sum(raw.counts))
+    luck = result is not raw  # decided on luck-corrected scores
     if json_output:
         data: dict[str, Any] = {
             "bot_a": a, "bot_b": b, "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
-            "model": result.model, "pairs": pairs, "games": 2 * pairs, "pentanomial": list(result.counts),
-            "llr": round(result.llr, 4), "lower": round(result.lower, 4), "upper": round(result.upper, 4),
-            "decision": result.decision, "elo": _finite(result.elo),
+            "model": result.model, "luck_corrected": luck, "pairs": pairs, "games": 2 * pairs,
+            "pentanomial": list(raw.counts), "llr": round(result.llr, 4), "lower": round(result.lower, 4),
+            "upper": round(result.upper, 4), "decision": result.decision, "elo": _finite(result.elo),
             "elo_low": _finite(result.elo_interval[0]), "elo_high": _finite(result.elo_interval[1]),
+            "raw": {"model": raw.model, "llr": round(raw.llr, 4), "decision": raw.decision, "elo": _finite(raw.elo),
+                    "elo_low": _finite(raw.elo_interval[0]), "elo_high": _finite(raw.elo_interval[1])},
             "tournament": tournament_id,
         }
         print_json(data)
         return
+    how = ("on luck-corrected scores (GSPRT, normal approximation over seat-swapped pairs)" if luck
+           else "GSPRT, pentanomial over seat-swapped pairs")
     console.print(f"SPRT {a} vs {b}: elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, "
-                  f"beta {test.beta:g} (GSPRT, pentanomial over seat-swapped pairs)")
-    console.print(f"pairs {pairs} ({2 * pairs} games), pentanomial {list(result.counts)}")
+                  f"beta {test.beta:g} ({how})")
+    console.print(f"pairs {pairs} ({2 * pairs} games), pentanomial {list(raw.counts)}")
     console.print(f"LLR {result.llr:.3f} in [{result.lower:.3f}, {result.upper:.3f}]; "
                   f"Elo {result.elo:+.1f} [{result.elo_interval[0]:+.1f}, {result.elo_interval[1]:+.1f}]")
-    console.print(f"[bold]{verdict}[/bold]")
+    if luck:
+        console.print(f"raw results: LLR {raw.llr:.3f}; Elo {raw.elo:+.1f} "
+                      f"[{raw.elo_interval[0]:+.1f}, {raw.elo_interval[1]:+.1f}]")
+    console.print(f"[bold]{verdict_text}[/bold]")
 
 
 def _finite(value: float) -> float | None:

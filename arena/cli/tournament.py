@@ -39,7 +39,8 @@ from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
-from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES, new_seed
+from arena.referee.seeds import new_seed
+from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
 from arena.tournament.runner import RunProgress, entrant_kinds
 from arena.tournament.service import (
     DisplayFactory,

@@ -43,7 +43,7 @@ from arena.store.hosting import Hosting
 from arena.store.models import utcnow
 from arena.store.rows import MatchRow, PairingRow, TournamentRow
 from arena.tournament.bots import BotSpec
-from arena.tournament.formats import derive_seed, new_seed
+from arena.referee.seeds import derive_seed, new_seed
 from arena.tournament.jobs import MatchJob
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.service import Executors, PlaySettings, grace

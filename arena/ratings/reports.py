@@ -1,14 +1,15 @@
 """A bot's standing in each pool it plays, as JSON: rank, rating, tallies, rating history, and
-head-to-head results with Wilson intervals. `arena bot show` prints it; the web pages draw it."""
+head-to-head results with Wilson intervals, and luck-corrected beside them where the game has luck. `arena bot show` prints it; the web pages draw it."""
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
 from arena.ratings.leaderboard import Leaderboards, bradley_terry_fit, leaderboard
-from arena.ratings.stats import wilson_interval
+from arena.ratings.stats import mean_interval, wilson_interval
 from arena.ratings.trueskill_env import conservative
 from arena.store import BotRow, Store
+from arena.store.rows import PairCount
 
 T = TypeVar("T")
 
@@ -42,6 +43,20 @@ def thin(points: list[T], most: int) -> list[T]:
     return [points[int(i * step)] for i in range(most - 1)] + [points[-1]]
 
 
+def head_to_head_json(pair: PairCount) -> dict[str, Any]:
+    """A's results against B: games, wins, draws, losses, the score with its Wilson interval, and the score less
+    the luck (arena.luck) over the games that have it, with its interval (`corrected`: None where none has)."""
+    low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
+    corrected = None
+    if pair.luck_games:
+        mean, below, above = mean_interval(pair.corrected, pair.corrected_squares, pair.luck_games)
+        corrected = {"games": pair.luck_games, "score": round(mean, 4), "score_low": round(below, 4),
+                     "score_high": round(above, 4)}
+    return {"games": pair.games, "wins": pair.wins, "draws": pair.draws, "losses": pair.losses,
+            "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
+            "score_low": round(low, 4), "score_high": round(high, 4), "corrected": corrected}
+
+
 def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
                 leaderboards: Leaderboards | None = None, history_points: int | None = None) -> list[dict[str, Any]]:
     """The bot's rating in each pool (all of them, or those of `pools`), with its whole rating history or
@@ -57,11 +72,8 @@ def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
         pairs = store.pair_counts(row.pool, bot.id)
         names = store.bot_names({pair.b for pair in pairs})
         for pair in pairs:
-            low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
-            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), "games": pair.games, "wins": pair.wins,
-                                 "draws": pair.draws, "losses": pair.losses,
-                                 "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
-                                 "score_low": round(low, 4), "score_high": round(high, 4)})
+            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), **head_to_head_json(pair)})
+        luck_games, luck_total = store.luck_totals(bot.id, row.pool)
         history = store.rating_history(bot.id, row.pool)
         if history_points is not None:
             history = thin(history, history_points)
@@ -72,5 +84,8 @@ def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
             "history": [{"match": h.match_id, "mu": round(h.mu, 4), "sigma": round(h.sigma, 4),
                          "at": iso(h.played_at)} for h in history],
             "head_to_head": head_to_head,
+            # what chance gave it over its matches (arena.luck), in points: + lucky, - unlucky
+            "luck": {"games": luck_games, "total": round(luck_total, 4),
+                     "per_game": round(luck_total / luck_games, 4) if luck_games else None},
         })
     return ratings

@@ -4,9 +4,10 @@ Hypotheses are in logistic Elo: H0 says A is `elo0` stronger than B, H1 says `el
 fishtest's generalized SPRT (GSPRT): outcomes are a multinomial; under each hypothesis the outcome
 distribution is the maximum-likelihood one whose expected score equals that hypothesis' score, and
 the log-likelihood ratio of the two is compared with Wald's bounds log(beta / (1 - alpha)) and
-log((1 - beta) / alpha). Seat-swapped pairs on one seed are scored as a pair: the pentanomial
-model (0, 1/2, 1, 3/2 or 2 points of 2), which fishtest uses because it takes the pairs' correlation
-into account; single games use the trinomial model (loss, draw, win). Empty bins get 1e-3 of a
+log((1 - beta) / alpha). Seat-swapped pairs are scored as a pair: the pentanomial model (0, 1/2, 1,
+3/2 or 2 points of 2), which fishtest uses because it takes the pairs' correlation into account;
+single games use the trinomial model (loss, draw, win); luck-corrected scores (arena.luck), which are
+not a few outcomes, the GSPRT's normal approximation. Empty bins get 1e-3 of a
 count, as in fishtest, so the estimate stays inside the simplex.
 """
 
@@ -110,6 +111,22 @@ class Sprt:
     def trinomial(self, losses: int, draws: int, wins: int) -> SprtResult:
         """Test from single games (A's losses, draws, wins)."""
         return self._result((losses, draws, wins), TRINOMIAL_SCORES, "trinomial")
+
+    def normal(self, scores: Sequence[float]) -> SprtResult:
+        """Test from scores that are not counts of a few outcomes (luck-corrected pair scores, as a fraction of the
+        pair's points): the GSPRT's normal approximation, LLR = n (s1 - s0) (2 mean - s0 - s1) / (2 variance)."""
+        lower, upper = wald_bounds(self.alpha, self.beta)
+        n = len(scores)
+        if n < 2:
+            return SprtResult(0.0, lower, upper, "normal", (float(n),), 0.0, (-math.inf, math.inf))
+        mean = sum(scores) / n
+        variance = max(sum((x - mean) ** 2 for x in scores) / n, 1e-6)
+        s0, s1 = elo_to_score(self.elo0), elo_to_score(self.elo1)
+        llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+        half = Z95 * math.sqrt(variance / n)
+        clip = lambda score: min(1 - 1e-6, max(1e-6, score))  # noqa: E731  (an adjusted score may leave [0, 1])
+        return SprtResult(llr, lower, upper, "normal", (float(n),), score_to_elo(clip(mean)),
+                          (score_to_elo(clip(mean - half)), score_to_elo(clip(mean + half))))
 
     def _result(self, counts: Sequence[float], scores: Sequence[float], model: str) -> SprtResult:
         lower, upper = wald_bounds(self.alpha, self.beta)

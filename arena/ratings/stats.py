@@ -19,6 +19,17 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def mean_interval(total: float, squares: float, count: int, z: float = Z95) -> tuple[float, float, float]:
+    """(mean, low, high) of `count` values from their sum and sum of squares: the normal 95% interval (a
+    luck-corrected score is not a count of wins, so no Wilson here); (nan, nan, nan) with no values."""
+    if count <= 0:
+        return (math.nan, math.nan, math.nan)
+    mean = total / count
+    variance = max(0.0, squares / count - mean * mean) * count / max(1, count - 1)
+    half = z * math.sqrt(variance / count)
+    return (mean, mean - half, mean + half)
+
+
 def elo_to_score(elo: float) -> float:
     """Expected score of a player `elo` points stronger (logistic Elo)."""
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))

@@ -10,8 +10,18 @@ from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.rpc.manifest import BotManifest
-from arena.rpc.spectators import SpectatorLimits
 from arena.sandbox.launch import SandboxSettings
+
+
+@dataclass(frozen=True)
+class SpectatorLimits:
+    """How many anonymous watchers a referee admits: in all, per address, per network; of them, those that take
+    a message per step (not batched: each costs the referee several times a batched one's sends)."""
+
+    total: int = 64
+    per_address: int = 4
+    per_network: int = 16
+    unbatched: int = 8
 
 
 @dataclass

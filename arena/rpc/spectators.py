@@ -20,32 +20,27 @@ import json
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 from arena.games import views
-from arena.referee.record import Step
+from arena.games.base import State
+from arena.referee.record import MatchRecord, Step
+from arena.rpc.config import SpectatorLimits
 from arena.rpc.generated import admin_pb2
 
-if TYPE_CHECKING:
-    from arena.rpc.matches import LiveMatch
+
+class Watched(Protocol):
+    """What the feed reads of a match (arena.rpc.matches.LiveMatch is one)."""
+
+    steps: list[Step]
+    record: Optional[MatchRecord]
+    state: Optional[State]
 
 FLUSH_S = 0.5  # watchers are woken at most this often (every step's events still reach them)
 POSITION_EVERY_S = 1.0  # the public position rides along at most this often (and always at the end)
 LANES = 16  # the watchers are woken in this many groups spread over FLUSH_S: a decision never waits on them all
 MAX_LAG = 2000  # events a watcher may be behind before it is dropped
 MAX_LAG_BATCHES = 200  # batches a batched watcher may be behind (a minute of play)
-
-
-@dataclass(frozen=True)
-class SpectatorLimits:
-    """How many anonymous watchers a referee admits: in all, per address, per network; of them, those that take
-    a message per step (not batched: each costs the referee several times a batched one's sends)."""
-
-    total: int = 64
-    per_address: int = 4
-    per_network: int = 16
-    unbatched: int = 8
 
 
 class SpectatorRefused(Exception):
@@ -120,7 +115,7 @@ class PublicFeed:
     """One match's public view, built and serialized once for every watcher: per step (for watchers that take
     a StepEvent each) and per flush (a StepBatch of the steps since the last flush, for batched watchers)."""
 
-    def __init__(self, live: LiveMatch) -> None:
+    def __init__(self, live: Watched) -> None:
         self.live = live
         self.steps: list[admin_pb2.StepEvent] = []
         self.events: list[bytes] = []  # every step, as a serialized MatchEvent

@@ -259,6 +259,9 @@ class MatchSeat(Base):
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     rank: Mapped[int] = mapped_column(Integer)
     score: Mapped[Optional[float]] = mapped_column(Float)
+    # what chance gave this seat, in points, as its result is corrected by it (arena.luck: beta times the luck);
+    # None where no luck was measured (a game with no value model, a match stored before)
+    luck: Mapped[Optional[float]] = mapped_column(Float)
 
 
 class Rating(Base):

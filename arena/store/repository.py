@@ -361,7 +361,7 @@ class Store:
                         Match.record_id, Match.finished_at, Match.rated)
                  .where(Match.tournament_id == tournament_id)
                  .order_by(Match.round, Match.pairing, Match.rotation))
-        seats_query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id)
+        seats_query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id, MatchSeat.luck)
                        .join(Match, Match.id == MatchSeat.match_id)
                        .where(Match.tournament_id == tournament_id).order_by(MatchSeat.match_id, MatchSeat.seat))
         if after_id is not None:
@@ -370,11 +370,14 @@ class Store:
         with self.engine.connect() as conn:
             rows = list(conn.execute(query))
             seats: dict[int, list[int]] = {}
+            lucks: dict[int, list[float | None]] = {}
             for seat in conn.execute(seats_query):
                 seats.setdefault(seat.match_id, []).append(seat.bot_id)
+                lucks.setdefault(seat.match_id, []).append(seat.luck)
         return [MatchRow(row.id, row.round, row.pairing, row.rotation, int(row.seed), tuple(row.ranking),
                          tuple(row.scores or ()), row.reason, row.offender, row.steps, dict(row.timings or {}),
-                         row.uid, row.record_id, row.finished_at, tuple(seats.get(row.id, ())), bool(row.rated))
+                         row.uid, row.record_id, row.finished_at, tuple(seats.get(row.id, ())), bool(row.rated),
+                         _seat_lucks(lucks.get(row.id, [])))
                 for row in rows]
 
     # infrastructure faults and bots' faults -------------------------------------------------------
@@ -476,7 +479,7 @@ class Store:
         if not rows:
             return
         query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id, MatchSeat.rank, MatchSeat.score,
-                        Bot.name, Bot.version)
+                        MatchSeat.luck, Bot.name, Bot.version)
                  .join(Bot, Bot.id == MatchSeat.bot_id)
                  .where(MatchSeat.match_id.in_([row["id"] for row in rows]))
                  .order_by(MatchSeat.match_id, MatchSeat.seat))
@@ -484,7 +487,7 @@ class Store:
         for seat in conn.execute(query):
             seats.setdefault(seat.match_id, []).append({"seat": seat.seat, "bot_id": seat.bot_id, "bot": seat.name,
                                                          "version": seat.version, "rank": seat.rank,
-                                                         "score": seat.score})
+                                                         "score": seat.score, "luck": seat.luck})
         for row in rows:
             row["seats"] = seats.get(row["id"], [])
 
@@ -572,7 +575,8 @@ class Store:
                                                         for m, record_id in zip(matches, record_ids)])
             _bulk_insert(conn, SEATS, [
                 {"match_id": match_id, "seat": seat, "bot_id": bot, "rank": m.ranking[seat],
-                 "score": m.scores[seat] if seat < len(m.scores) else None}
+                 "score": m.scores[seat] if seat < len(m.scores) else None,
+                 "luck": m.luck[seat] if m.luck is not None and seat < len(m.luck) else None}
                 for m, match_id in zip(matches, match_ids) for seat, bot in enumerate(m.bot_ids)])
             _settle_pairings(conn, matches)
             rated = [(m, match_id) for m, match_id in zip(matches, match_ids) if m.rated]
@@ -698,8 +702,18 @@ class Store:
         with self.engine.connect() as conn:
             return [RatingRow(**row._mapping) for row in conn.execute(query)]
 
+    def luck_totals(self, bot_id: int, pool: str) -> tuple[int, float]:
+        """(rated matches with their luck measured, the bot's luck summed over them) in a pool."""
+        query = (select(func.count(SEATS.c.luck), func.coalesce(func.sum(SEATS.c.luck), 0.0))
+                 .join(MATCHES, MATCHES.c.id == SEATS.c.match_id)
+                 .where(SEATS.c.bot_id == bot_id, MATCHES.c.pool == pool, MATCHES.c.rated.is_(True)))
+        with self.engine.connect() as conn:
+            count, total = conn.execute(query).one()
+        return int(count), float(total)
+
     def pair_counts(self, pool: str, bot_id: int | None = None) -> list[PairCount]:
-        """Pairwise results in a pool: for every two bots that met, a's wins, draws and losses against b.
+        """Pairwise results in a pool: for every two bots that met, a's wins, draws and losses against b, and over
+        the games with their luck measured, a's points less its luck (their sum and sum of squares).
 
         Every pair of seats in a match counts (so a free-for-all of n seats gives n(n-1)/2 comparisons).
         With `bot_id`, only that bot's pairs, with it as `a`.
@@ -708,17 +722,23 @@ class Store:
         join_on = and_(theirs.c.match_id == mine.c.match_id, theirs.c.seat != mine.c.seat)
         if bot_id is None:
             join_on = and_(join_on, mine.c.bot_id < theirs.c.bot_id)
+        points = case((mine.c.rank < theirs.c.rank, 1.0), (mine.c.rank == theirs.c.rank, 0.5), else_=0.0)
+        corrected = points - mine.c.luck  # (null where no luck was measured: left out of the sums below)
         query = (select(mine.c.bot_id.label("a"), theirs.c.bot_id.label("b"),
                         func.sum(case((mine.c.rank < theirs.c.rank, 1), else_=0)).label("wins"),
                         func.sum(case((mine.c.rank == theirs.c.rank, 1), else_=0)).label("draws"),
-                        func.sum(case((mine.c.rank > theirs.c.rank, 1), else_=0)).label("losses"))
+                        func.sum(case((mine.c.rank > theirs.c.rank, 1), else_=0)).label("losses"),
+                        func.count(mine.c.luck).label("luck_games"),
+                        func.coalesce(func.sum(corrected), 0.0).label("corrected"),
+                        func.coalesce(func.sum(corrected * corrected), 0.0).label("corrected_squares"))
                  .select_from(mine.join(theirs, join_on).join(MATCHES, MATCHES.c.id == mine.c.match_id))
                  .where(MATCHES.c.pool == pool, MATCHES.c.rated.is_(True))
                  .group_by(mine.c.bot_id, theirs.c.bot_id).order_by(mine.c.bot_id, theirs.c.bot_id))
         if bot_id is not None:
             query = query.where(mine.c.bot_id == bot_id)
         with self.engine.connect() as conn:
-            return [PairCount(int(r.a), int(r.b), int(r.wins), int(r.draws), int(r.losses))
+            return [PairCount(int(r.a), int(r.b), int(r.wins), int(r.draws), int(r.losses), int(r.luck_games),
+                              float(r.corrected), float(r.corrected_squares))
                     for r in conn.execute(query)]
 
     def rated_results(self, pool: str) -> Iterator[tuple[int, datetime, list[int], list[int]]]:
@@ -897,3 +917,10 @@ def _unanalysed(query: Any, tournament_ids: Sequence[int]) -> Any:
     """`query` over the tournaments' matches that have no analysis (one condition for the list and the count)."""
     return (query.outerjoin(MatchAnalysis, MatchAnalysis.match_id == Match.id)
             .where(Match.tournament_id.in_(list(tournament_ids)), MatchAnalysis.match_id.is_(None)))
+
+
+def _seat_lucks(lucks: list[float | None]) -> tuple[float, ...] | None:
+    """A match's luck per seat, or None unless every seat has one."""
+    if not lucks or any(luck is None for luck in lucks):
+        return None
+    return tuple(float(luck) for luck in lucks if luck is not None)

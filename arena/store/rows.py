@@ -143,6 +143,7 @@ class MatchRow:
     finished_at: datetime
     bots: tuple[int, ...]  # per seat
     rated: bool = True
+    luck: tuple[float, ...] | None = None  # per seat, as results are corrected by it (arena.luck); None: none measured
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,7 @@ class PlayedMatchLike(Protocol):
     reason: str
     offender: int | None
     detail: str
+    luck: tuple[float, ...] | None
     steps: int
     decisions: int
     timings: dict[str, Any]
@@ -269,6 +271,9 @@ class PairCount:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    luck_games: int = 0  # of the games, those with their luck measured (arena.luck)
+    corrected: float = 0.0  # over those, the sum of a's points less its luck
+    corrected_squares: float = 0.0  # ... and of their squares
 
     @property
     def games(self) -> int:

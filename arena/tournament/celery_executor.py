@@ -50,7 +50,7 @@ def outcome_to_json(outcome: PlayedMatch) -> dict[str, Any]:
             "steps": outcome.steps, "decisions": outcome.decisions, "timings": outcome.timings,
             "record": base64.b64encode(outcome.record_gz).decode("ascii"), "record_size": outcome.record_size,
             "started_at": outcome.started_at.isoformat(), "finished_at": outcome.finished_at.isoformat(),
-            "voided": outcome.voided}
+            "voided": outcome.voided, "luck": list(outcome.luck) if outcome.luck is not None else None}
 
 
 def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
@@ -63,7 +63,8 @@ def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
             None if offender is None else int(offender), str(data["detail"]), int(data["steps"]),
             int(data["decisions"]), dict(data["timings"]), base64.b64decode(data["record"], validate=True),
             int(data["record_size"]), datetime.fromisoformat(data["started_at"]),
-            datetime.fromisoformat(data["finished_at"]), bool(data.get("voided", False)))
+            datetime.fromisoformat(data["finished_at"]), bool(data.get("voided", False)),
+            None if data.get("luck") is None else tuple(float(value) for value in data["luck"]))
     except (KeyError, TypeError, ValueError) as error:
         raise ExecutorError(f"a worker sent a malformed outcome ({type(error).__name__}: {error})") from None
 

@@ -20,40 +20,17 @@ Formats:
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import random
-import secrets
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from arena.ratings.trueskill_env import RatingSystem
+from arena.referee.seeds import derive_seed
 
 FORMAT_NAMES = ("round-robin", "gauntlet", "swiss", "knockout", "ladder")
-
-
-def derive_seed(*parts: int) -> int:
-    """A 63-bit seed from integers, stable across processes and Python versions."""
-    text = ":".join(str(part) for part in parts).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
-
-
-def game_seed(secret: int, *place: int) -> int:
-    """The chance seed of one game (its deal, draws and dice): BLAKE2b keyed by `secret` (a tournament's or a
-    series' seed) over the game's place in it (round, pairing, rotation; or its number). A game's seed is
-    public once it is played (its record); without the secret nobody computes another game's seed from it,
-    nor any seed before its game starts."""
-    key = secret.to_bytes(16, "big")
-    text = ":".join(str(part) for part in place).encode()
-    digest = hashlib.blake2b(text, digest_size=8, key=key, person=b"arena-chance").digest()
-    return int.from_bytes(digest, "big") >> 1
-
-
-def new_seed() -> int:
-    """A fresh secret seed of 63 bits (too many to search for the one behind a game's seed)."""
-    return secrets.randbits(63)
 
 
 DUPLICATE_REFUSED = ("--duplicate deals every game of a pairing alike: only for in-process agents, which cannot "

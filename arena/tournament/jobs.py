@@ -14,6 +14,7 @@ from arena import __version__
 from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
+from arena.luck import attach_luck
 from arena.referee.authority import new_record, play_match
 from arena.referee.faults import forfeit_ranking
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
@@ -84,6 +85,7 @@ class PlayedMatch:
     started_at: datetime
     finished_at: datetime
     voided: bool = False  # the fault policy voided the result: ratings ignore it
+    luck: tuple[float, ...] | None = None  # per seat, what chance gave it (as results are corrected: arena.luck)
 
     # what the store reads of the job
     @property
@@ -146,7 +148,7 @@ class PlayedMatch:
         """Every field but the job, in order (see `from_wire`)."""
         return (self.uid, self.ranking, self.scores, self.reason, self.offender, self.detail, self.steps,
                 self.decisions, self.timings, self.record_gz, self.record_size, self.started_at, self.finished_at,
-                self.voided)
+                self.voided, self.luck)
 
     @classmethod
     def from_wire(cls, job: MatchJob, fields: tuple[Any, ...]) -> PlayedMatch:
@@ -207,6 +209,7 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
                     "rotation": job.rotation}
     result = record.result
     assert result is not None
+    luck = None if result.reason in UNRATED else attach_luck(record)
     seats = len(job.seats)
     think = [0.0] * seats
     longest = [0.0] * seats
@@ -227,6 +230,8 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
                  "max_think_ms": [round(t, 3) for t in longest], "decisions": decisions},
         record_gz=gzip.compress(text, compresslevel=6, mtime=0), record_size=len(text),
         started_at=started_at, finished_at=utcnow(), voided=result.voided or result.reason in UNRATED,
+        # (a model whose luck does not help, beta 0, corrects nothing: no luck stored for the results)
+        luck=tuple(round(luck.beta * seat, 6) for seat in luck.seats) if luck is not None and luck.beta else None,
     )
 
 

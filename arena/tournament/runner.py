@@ -28,7 +28,8 @@ from arena.store.repository import Store
 from arena.store.rows import PairingRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.executor import Executor
-from arena.tournament.formats import DUPLICATE_REFUSED, FormatError, PlanContext, Planned, derive_seed, game_seed, get_format
+from arena.referee.seeds import derive_seed, game_seed
+from arena.tournament.formats import DUPLICATE_REFUSED, FormatError, PlanContext, Planned, get_format
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 
 

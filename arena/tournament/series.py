@@ -27,13 +27,15 @@ from typing import TYPE_CHECKING, Any
 
 from arena.agents.base import Agent
 from arena.games.base import Game
+from arena.luck import attach_luck
 from arena.referee.archive import save_record
 from arena.referee.authority import play_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.record import MatchRecord
-from arena.tournament.formats import DUPLICATE_REFUSED, game_seed
+from arena.referee.seeds import game_seed
+from arena.tournament.formats import DUPLICATE_REFUSED
 
 if TYPE_CHECKING:  # (a referee is loaded only by the runners that need one)
     from arena.rpc.client import AdminClient
@@ -111,6 +113,7 @@ class InProcess(Runner):
     async def play(self, game: str, seats: Sequence[str], seed: int, settings: MatchSettings
                    ) -> tuple[MatchRecord, Path | None]:
         record = play_match(self.game, [self.by_label[label] for label in seats], seed, limits=self.limits)
+        attach_luck(record, self.game)
         return record, save_record(self.results, record) if self.results is not None else None
 
 

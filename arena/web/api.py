@@ -4,6 +4,7 @@ The OpenAPI schema is served at /openapi.json."""
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 import zlib
@@ -14,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from arena.games.registry import game_modes
+from arena.games.registry import UnknownGameError, game_modes, load_game
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.reports import bot_ratings, iso, standings_json, thin
@@ -436,12 +437,22 @@ async def live_events(request: Request, match_id: str) -> StreamingResponse:
 
 def _match_summary(row: dict[str, Any]) -> dict[str, Any]:
     timings = row.get("timings") or {}
+    names = _seat_names(row["game"])
     return {"id": row["id"], "uid": row["uid"], "game": row["game"], "pool": row["pool"],
             "tournament_id": row["tournament_id"], "round": row["round"],
-            "seats": [{"seat": s["seat"], "bot": s["bot"], "version": s["version"], "rank": s["rank"],
-                       "score": s["score"]} for s in row.get("seats", [])],
+            "seats": [{"seat": s["seat"], "seat_name": names[s["seat"]] if s["seat"] < len(names) else str(s["seat"]),
+                       "bot": s["bot"], "version": s["version"], "rank": s["rank"], "score": s["score"],
+                       "luck": None if s.get("luck") is None else round(s["luck"], 4)} for s in row.get("seats", [])],
             "reason": row["reason"], "offender": row["offender"], "detail": row["detail"], "steps": row["steps"],
             "rated": bool(row["rated"]), "wall_ms": timings.get("wall_ms"), "finished_at": iso(row["finished_at"])}
+
+
+@functools.lru_cache(maxsize=256)
+def _seat_names(game: str) -> tuple[str, ...]:
+    try:
+        return tuple(load_game(game).info.seat_names)
+    except (UnknownGameError, ValueError):
+        return ()
 
 
 def _tournament_json(t: Any) -> dict[str, Any]:

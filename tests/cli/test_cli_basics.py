@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
-from arena.tournament.formats import game_seed
+from arena.referee.seeds import game_seed
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

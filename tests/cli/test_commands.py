@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.cli.main import main
-from arena.tournament.formats import game_seed
+from arena.referee.seeds import game_seed
 
 GAME = "major-general"
 

@@ -14,7 +14,7 @@ import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
-from arena.tournament.formats import game_seed
+from arena.referee.seeds import game_seed
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,8 @@ from arena.rpc import admin as admin_module
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.server import ServerConfig
-from arena.rpc.spectators import SpectatorLimits, network_key
+from arena.rpc.config import SpectatorLimits
+from arena.rpc.spectators import network_key
 from tests.network import SourceAddresses
 
 SLOW_BOTS = Path(__file__).resolve().parents[1] / "web" / "bots"  # random moves after 0.1 s each

@@ -12,7 +12,7 @@ from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
-from arena.tournament.formats import game_seed
+from arena.referee.seeds import game_seed
 from arena.tournament.series import (InProcess, RemoteReferee, SeriesError, describe, labels_of, run_series, schedule,
                                      tally)
 

@@ -14,7 +14,7 @@ import random
 from typing import Any, Callable, Generic, Mapping, TypeVar, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.engine import ACCEPT, DECLINE, DONE, OVER, TURN, FamilyGame, FamilyState
+from arena.games.general_orders.engine import ACCEPT, DECLINE, DONE, OVER, REROLL, TURN, FamilyGame, FamilyState
 from arena.games.general_orders.loader import FamilyBoard
 
 SCALE = 8.0
@@ -63,6 +63,33 @@ def squashed_values(state: State, seat_strength: Callable[[State, int], float]) 
         return state.returns()
     value = math.tanh((seat_strength(state, 0) - seat_strength(state, 1)) / SCALE)
     return [value, -value]
+
+
+def value_features(state: State, seat_strength: Callable[[State, int], float]) -> list[float]:
+    """What the luck's value model (arena.luck) reads of a position, each as seat 0's side less seat 1's: the
+    evaluation's strength lead, its share of the game played, their product; VP supplied, troops on the board
+    and in reserve; each kind of card in hand; the initiative; the round's progress."""
+    family = family_state(state)
+    board = family.game.board
+    progress = min(1.0, family.round / board.rounds)
+    lead = (seat_strength(state, 0) - seat_strength(state, 1)) / SCALE
+    features = [lead, progress, lead * progress,
+                (vp_of(board, family.supplied(0)) - vp_of(board, family.supplied(1))) / 5.0,
+                (sum(family.troops[0]) - sum(family.troops[1])) / 5.0,
+                (family.res_troops[0] - family.res_troops[1]) / 5.0,
+                1.0 if family.initiative == 0 else -1.0 if family.initiative == 1 else 0.0]
+    features.extend(float(mine - theirs) for mine, theirs in zip(family.hands[0], family.hands[1]))
+    return features
+
+
+def settle(state: State) -> State:
+    """The position a chance outcome leads to once its own consequence is played: a roll kept (no card spent to
+    roll again), so that what the roll decided is on the board. The luck's value model reads it there."""
+    family = family_state(state)
+    if family.phase == REROLL:
+        family = family.clone()
+        family.apply_action(ACCEPT)
+    return family
 
 
 def is_lookahead_boundary(state: State) -> bool:

@@ -108,6 +108,19 @@ def evaluate(state: State, seat: int) -> float:
     return values(state)[seat]
 
 
+def value_features(generic: State) -> list[float]:
+    """What the luck's value model (arena.luck) reads of a position, each for Yellow less Red: the evaluation's
+    lead (as it squashes it), its share of the game played, their product; the scenario cubes taken; each card
+    of the game in hand (the cards a draw fills)."""
+    state = cast(MajorGeneralState, generic)
+    lead = yellow_advantage(state) / SCALE
+    progress = state.played_count / TOTAL_TURNS
+    hands = state.hands or [0, 0]
+    features = [math.tanh(lead), progress, lead * progress, (state.cubes[YELLOW] - state.cubes[RED]) / 3.0]
+    features.extend(float((hands[YELLOW] >> card & 1) - (hands[RED] >> card & 1)) for card in range(NUM_CARDS))
+    return features
+
+
 def is_lookahead_boundary(state: State) -> bool:
     """Greedy looks ahead to the end of the turn: commands resolved, before the next card or draw."""
     return cast(MajorGeneralState, state).phase != CHOICE

@@ -123,7 +123,9 @@ async function botPage(name) {
             { title: "games", num: true, cell: (r) => r.games },
             { title: "W-D-L", cell: (r) => `${r.wins}-${r.draws}-${r.losses}` },
             { title: "score (95%)", cell: (r) => `${pct(r.score)} [${pct(r.score_low)}–${pct(r.score_high)}]` },
-          ], rating.head_to_head)))));
+            { title: "less luck (95%)", cell: (r) => (r.corrected ? `${pct(r.corrected.score)} [${pct(r.corrected.score_low)}–${pct(r.corrected.score_high)}]` : "–") },
+          ], rating.head_to_head))),
+        rating.luck && rating.luck.games ? h("p", { class: "muted luck" }, `Luck over its ${rating.luck.games} matches: ${rating.luck.total >= 0 ? "+" : ""}${rating.luck.total.toFixed(2)} points (${rating.luck.per_game >= 0 ? "+" : ""}${rating.luck.per_game.toFixed(3)} a match).`) : null));
     }
   }
   main.append(h("h2", {}, "Recent matches"), matchTable(bot.recent_matches), h("p", {}, h("a", { href: `/matches?bot=${enc(bot.name)}` }, "all matches")));
@@ -231,6 +233,18 @@ function outcome(match) {
   return `${first.map((s) => s.bot).join(" and ")} beat ${rest.map((s) => s.bot).join(" and ")}`;
 }
 
+// "Red (greedy) was lucky by 0.31": what the chance events gave the luckiest seat, in points of a game (1 a
+// win); the corrected result is the result less it. Nothing where no luck was measured.
+function luckLine(match) {
+  const measured = match.seats.filter((s) => s.luck !== null && s.luck !== undefined);
+  if (measured.length !== match.seats.length || !measured.length) return null;
+  const luckiest = measured.reduce((a, b) => (b.luck > a.luck ? b : a));
+  const text = Math.abs(luckiest.luck) < 0.005 ? "Neither side was lucky: chance evened out"
+    : `${luckiest.seat_name} (${luckiest.bot}) was lucky by ${luckiest.luck.toFixed(2)}`;
+  return h("p", { class: "muted", id: "luck", "data-luck": measured.map((s) => s.luck).join(",") }, text,
+    " (what the dice and draws gave, in points of a game; results are corrected by it where few games decide)");
+}
+
 async function matchPage(id) {
   const match = await api(`/matches/${enc(id)}`);
   document.title = `Arena — match ${match.id}: ${outcome(match)}`;
@@ -242,7 +256,8 @@ async function matchPage(id) {
     h("div", { class: "match-head" },
       h("h1", { id: "outcome" }, `Match ${match.id}: ${outcome(match)}`),
       h("p", {}, h("strong", {}, `${match.reason}${scores}`), fault ? ` (${fault.bot}'s fault)` : "",
-        match.detail ? h("span", { class: "muted" }, ` — ${shown(match.detail)}`) : "", match.rated ? "" : " · unrated")),
+        match.detail ? h("span", { class: "muted" }, ` — ${shown(match.detail)}`) : "", match.rated ? "" : " · unrated"),
+      luckLine(match)),
     h("p", { class: "muted" }, match.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), ` v${s.version}`, s.rank === 0 ? " ★" : ""]), " · ",
       `${match.game} · `, h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament ${match.tournament_id}`), ` · round ${match.round + 1} · `,
       h("a", { href: `/api/matches/${match.id}/record`, download: `${match.uid}.jsonl` }, "record (JSON lines)")),

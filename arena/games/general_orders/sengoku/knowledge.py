@@ -26,7 +26,7 @@ import random
 from typing import Any, Callable, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary: read by the loader)
+from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary, settle: read by the loader)
     CARD_VALUE,
     DIE_MEAN,
     HQ_DANGER_WEIGHT,
@@ -45,7 +45,9 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     reinforce_value,
     reroll_scores,
     scripted_choice,
+    settle,
     squashed_values,
+    value_features as family_value_features,
     vp_of,
 )
 from arena.games.general_orders.sengoku.rules import SengokuGame, SengokuState, DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
@@ -101,6 +103,11 @@ def values(state: State) -> list[float]:
 def evaluate(state: State, seat: int) -> float:
     """The value of a full state for `seat`, in [-1, 1]."""
     return values(state)[seat]
+
+
+def value_features(state: State) -> list[float]:
+    """What the luck's value model reads of a position (the family's features, on this game's strengths)."""
+    return family_value_features(state, seat_strength)
 
 
 # --- scripted strategy (observations only) -------------------------------------------------------

@@ -1,0 +1,160 @@
+"""Fit a family's value model (arena/luck/models/FAMILY.json) from a corpus of self-play games of its own.
+
+    python -m arena.luck.fit FAMILY [--games N] [--validation M] [-j N]
+
+The corpus: N games between Arena's built-in players (each pair of random, scripted and greedy, the seats
+alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
+a bench or a ladder plays is among them). Every position right after a chance event (its consequence
+settled, as the model reads it) is a sample, labelled with seat 0's final points. The model is a logistic
+regression on the family's value features (L2-regularised, Newton's method; numpy, from the dev extras).
+Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
+minimises the variance of the luck-corrected results there, within [0, 1]). The same command with the same
+arguments writes the same model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import statistics
+import sys
+from datetime import datetime, timezone
+from typing import Any
+
+from arena.agents import make_agent
+from arena.agents.knowledge import knowledge_for
+from arena.games.base import CHANCE
+from arena.games.registry import family_of, game_modes, load_game
+from arena.luck.measure import measure_luck
+from arena.luck.model import ValueModel, model_path
+from arena.referee.authority import play_match
+from arena.referee.seeds import game_seed
+
+CORPUS_KEY = 0xC0A905  # the corpus' games
+VALIDATION_KEY = 0x7A11D  # the games that fix beta
+PLAYERS = ("random", "scripted", "greedy")
+PAIRS = [(a, b) for a in PLAYERS for b in PLAYERS]
+L2 = 1.0
+
+
+def _game_task(task: tuple[str, int, int, int]) -> tuple[list[list[float]], list[float], float, float]:
+    """One game: (samples' features, their labels, seat 0's points, the match's summed luck for seat 0 under the
+    current model, or nan)."""
+    mode, key, index, version = task
+    game = load_game(mode)
+    first, second = PAIRS[index % len(PAIRS)]
+    names = (first, second) if index // len(PAIRS) % 2 == 0 else (second, first)
+    record = play_match(game, [make_agent(names[0]), make_agent(names[1])], game_seed(key, index))
+    assert record.result is not None
+    ranking = record.result.ranking
+    points = 1.0 if ranking[0] < ranking[1] else 0.0 if ranking[0] > ranking[1] else 0.5
+    knowledge = knowledge_for(game)
+    assert knowledge.value_features is not None
+    features: list[list[float]] = []
+    state = game.new_initial_state()
+    for step in record.steps:
+        state.apply_action(step.action)
+        if step.seat == CHANCE:
+            settled = knowledge.settle(state) if knowledge.settle is not None else state
+            if not settled.is_terminal() and settled.current_player() != CHANCE:
+                features.append(knowledge.value_features(settled))
+    luck = float("nan")
+    if version:
+        measured = measure_luck(record, game)
+        luck = measured.seats[0] if measured is not None else float("nan")
+    return features, [points] * len(features), points, luck
+
+
+def _play(modes: list[str], key: int, games: int, jobs: int, version: int = 0) -> list[Any]:
+    tasks = [(modes[index % len(modes)], key, index, version) for index in range(games)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return pool.map(_game_task, tasks, chunksize=8)
+
+
+def _logistic(rows: list[list[float]], labels: list[float]) -> list[float]:
+    import numpy as np
+
+    x = np.hstack([np.ones((len(rows), 1)), np.array(rows)])
+    y = np.array(labels)
+    weights = np.zeros(x.shape[1])
+    penalty = L2 * np.eye(x.shape[1])
+    penalty[0, 0] = 0.0  # (the intercept is not shrunk)
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ weights, -40, 40)))
+        gradient = x.T @ (p - y) + penalty @ weights
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + penalty
+        step = np.linalg.solve(hessian, gradient)
+        weights -= step
+        if float(np.max(np.abs(step))) < 1e-9:
+            break
+    return [round(float(w), 6) for w in weights]
+
+
+def feature_names(family: str) -> list[str]:
+    """The names of a family's value features (their count read off a position)."""
+    mode = next(mode for mode in game_modes() if family_of(mode.name).name == family)
+    game = mode.load()
+    knowledge = knowledge_for(game)
+    assert knowledge.value_features is not None
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.apply_action(state.chance_outcomes()[0][0])
+    return [f"f{index}" for index in range(len(knowledge.value_features(state)))]
+
+
+def fit(family: str, games: int, validation: int, jobs: int) -> ValueModel:
+    """The family's model from a fresh corpus (its beta from the validation games)."""
+    modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
+    if not modes:
+        raise SystemExit(f"no game family {family!r}")
+    corpus = _play(modes, CORPUS_KEY, games, jobs)
+    rows = [row for features, _labels, _points, _luck in corpus for row in features]
+    labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
+    previous = model_path(family)
+    version = 1
+    if previous.is_file():
+        version = int(json.loads(previous.read_text()).get("version", 0)) + 1
+    model = ValueModel(family, version, tuple(feature_names(family)), tuple(_logistic(rows, labels)), 1.0)
+    model_path(family).parent.mkdir(parents=True, exist_ok=True)
+    model_path(family).write_text(json.dumps(model.to_json(), indent=1) + "\n")  # (read by the workers below)
+    from arena.luck.model import _load
+
+    _load.cache_clear()
+    checked = _play(modes, VALIDATION_KEY, validation, jobs, version)
+    points = [row[2] for row in checked]
+    lucks = [row[3] for row in checked]
+    covariance = statistics.fmean((p - statistics.fmean(points)) * (l - statistics.fmean(lucks))
+                                  for p, l in zip(points, lucks))
+    beta = min(1.0, max(0.0, covariance / statistics.pvariance(lucks))) if statistics.pvariance(lucks) > 0 else 0.0
+    raw = statistics.pvariance(points)
+    corrected = statistics.pvariance([p - beta * l for p, l in zip(points, lucks)])
+    fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
+        "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation}",
+        "corpus": {"games": games, "samples": len(rows), "players": list(PLAYERS), "modes": modes,
+                   "seeds": f"game_seed({CORPUS_KEY:#x}, i) for i < {games}"},
+        "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
+                       "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
+                       "ratio": round(raw / corrected, 3) if corrected > 0 else None},
+        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+    model_path(family).write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
+    _load.cache_clear()
+    return fitted
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("family", help="a game family: major-general, general-orders-wwii, general-orders-sengoku")
+    parser.add_argument("--games", type=int, default=3000, help="corpus games (default 3000)")
+    parser.add_argument("--validation", type=int, default=1000, help="games that fix beta (default 1000)")
+    parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
+    arguments = parser.parse_args(argv)
+    model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs)
+    validation = model.fit["validation"]
+    print(f"{model.label}: beta {model.beta}; validation variance {validation['variance_raw']} raw, "
+          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {model_path(model.family)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

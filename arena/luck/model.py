@@ -1,0 +1,91 @@
+"""The value model behind the luck: seat 0's chance to win, read off a position by a logistic model of the
+family's value features (its knowledge module's `value_features`), after the chance outcome's own
+consequence is played out (its `settle`: a roll kept, say).
+
+A model is a JSON file in arena/luck/models/, one per game family, written by `python -m arena.luck.fit`
+from a corpus of self-play games of its own (the file says which: players, seeds, games) and never
+refitted on the games it judges. `beta` is the control variate's coefficient, fixed with the model on
+validation games of their own: a match's luck counts `beta` times (1 is AIVAT's plain correction).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from arena.agents.knowledge import knowledge_for
+from arena.games.base import Game, State
+from arena.games.registry import UnknownGameError, family_of
+
+MODELS = Path(__file__).resolve().parent / "models"
+
+
+@dataclass(frozen=True)
+class ValueModel:
+    """A fitted value model of one game family."""
+
+    family: str
+    version: int
+    features: tuple[str, ...]
+    weights: tuple[float, ...]  # the intercept first, then one per feature
+    beta: float = 1.0
+    fit: dict[str, Any] = field(default_factory=dict, compare=False)  # how it was fitted: corpus, validation
+
+    @property
+    def label(self) -> str:
+        """'general-orders-wwii v1': what a stored luck says it was measured with."""
+        return f"{self.family} v{self.version}"
+
+    def chance(self, game: Game, state: State) -> float:
+        """Seat 0's chance to win from `state` (a draw counts half): the result once the game is over."""
+        knowledge = knowledge_for(game)
+        if knowledge.settle is not None:
+            state = knowledge.settle(state)
+        if state.is_terminal():
+            returns = state.returns()
+            return 1.0 if returns[0] > returns[1] else 0.0 if returns[0] < returns[1] else 0.5
+        assert knowledge.value_features is not None
+        weights = self.weights
+        z = weights[0] + sum(w * x for w, x in zip(weights[1:], knowledge.value_features(state)))
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": self.family, "version": self.version, "features": list(self.features),
+                "weights": list(self.weights), "beta": self.beta, "fit": self.fit}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ValueModel:
+        return cls(str(data["family"]), int(data["version"]), tuple(data["features"]),
+                   tuple(float(w) for w in data["weights"]), float(data.get("beta", 1.0)), dict(data.get("fit", {})))
+
+
+def model_path(family: str) -> Path:
+    """Where the family's model is kept."""
+    return MODELS / f"{family}.json"
+
+
+@lru_cache(maxsize=None)
+def _load(family: str) -> ValueModel | None:
+    path = model_path(family)
+    if not path.is_file():
+        return None
+    return ValueModel.from_json(json.loads(path.read_text()))
+
+
+def model_for(game: Game) -> ValueModel | None:
+    """The value model of `game`'s family, or None (a family with no model, or a game of more than two seats:
+    its matches have no luck measured)."""
+    if game.num_seats != 2:
+        return None
+    try:
+        family = family_of(game.name).name
+    except UnknownGameError:
+        return None
+    knowledge = knowledge_for(game)
+    if knowledge.value_features is None:
+        return None
+    return _load(family)

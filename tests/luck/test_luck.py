@@ -1,0 +1,177 @@
+"""Luck: its expectation is zero at every chance node, so a luck-corrected result is an unbiased estimate of the
+result (a seeded statistical test over a few thousand fast games); the same test catches a broken correction
+(wrong outcome probabilities, a value that looks at the game's result). Luck is measured per chance event,
+stored with each match (its seats, its record), and what the SPRT decides on where the game has it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import statistics
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from arena.agents import RandomAgent, make_agent
+from arena.cli.main import main
+from arena.games.base import CHANCE, State
+from arena.games.registry import load_game
+from arena.luck import MatchLuck, measure_luck, model_for
+from arena.luck.model import ValueModel
+from arena.referee.authority import play_match
+from arena.referee.record import MatchRecord
+from arena.referee.seeds import game_seed
+from arena.store import Store
+from arena.tournament import InlineExecutor, TournamentRunner, create_tournament, parse_bots
+
+GAME = "major-general"
+GAMES = 2500
+
+
+def the_model() -> ValueModel:
+    """The shipped Major General model, counted fully (beta 1), so that the correction is not zero."""
+    model = model_for(load_game(GAME))
+    assert model is not None, "arena/luck/models/major-general.json is shipped"
+    return replace(model, beta=1.0)
+
+
+@pytest.fixture(scope="module")
+def records() -> list[MatchRecord]:
+    game = load_game(GAME)
+    return [play_match(game, [RandomAgent(), RandomAgent()], game_seed(0x7E57, index)) for index in range(GAMES)]
+
+
+def points(record: MatchRecord) -> float:
+    assert record.result is not None
+    ranking = record.result.ranking
+    return 1.0 if ranking[0] < ranking[1] else 0.0 if ranking[0] > ranking[1] else 0.5
+
+
+def mean_luck_in_standard_errors(records: list[MatchRecord], model: ValueModel, **options: Any) -> float:
+    """The mean luck of seat 0 over the records, in standard errors (about N(0, 1) for a sound correction)."""
+    lucks = []
+    for record in records:
+        luck = measure_luck(record, model=model, **options)
+        assert luck is not None
+        lucks.append(luck.seats[0])
+    return statistics.fmean(lucks) / (statistics.pstdev(lucks) / math.sqrt(len(lucks)))
+
+
+def test_the_corrected_result_is_an_unbiased_estimate_of_the_result(records: list[MatchRecord]) -> None:
+    model = the_model()
+    raw = [points(record) for record in records]
+    corrected = []
+    for record in records:
+        luck = measure_luck(record, model=model)
+        assert luck is not None
+        corrected.append(luck.adjusted([points(record), 1 - points(record)])[0])
+    gap = statistics.fmean(corrected) - statistics.fmean(raw)
+    spread = statistics.pstdev([c - r for c, r in zip(corrected, raw)]) / math.sqrt(len(raw))
+    assert abs(gap) <= 3.5 * spread, (gap, spread)  # (seeded: the same games every run)
+    half = 1.96 * statistics.pstdev(corrected) / math.sqrt(len(corrected))
+    assert abs(statistics.fmean(corrected) - statistics.fmean(raw)) <= half  # within the corrected mean's interval
+
+
+def test_the_test_catches_luck_taken_with_the_wrong_probabilities(records: list[MatchRecord]) -> None:
+    """A correction that takes the outcome best for seat 0 as three times likelier than it is expects too much
+    of every chance event: the mean luck leaves zero by far."""
+    model = the_model()
+    game = load_game(GAME)
+
+    def optimistic(state: State, outcomes: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        def value(outcome: int) -> float:
+            child = state.clone()
+            child.apply_action(outcome)
+            return model.chance(game, child)
+
+        best = max(outcomes, key=lambda item: value(item[0]))[0]
+        weights = [probability * (3.0 if outcome == best else 1.0) for outcome, probability in outcomes]
+        return [(outcome, weight / sum(weights)) for (outcome, _p), weight in zip(outcomes, weights)]
+
+    assert abs(mean_luck_in_standard_errors(records, model)) <= 3.5
+    assert mean_luck_in_standard_errors(records[:800], model, probabilities=optimistic) < -6
+
+
+class PeekingModel(ValueModel):
+    """A broken value: after the outcome that happened it reads the game's result (the record's end)."""
+
+    def peek(self, record: MatchRecord) -> PeekingModel:
+        """This model, peeking at `record`: the positions its chance outcomes led to are worth its result."""
+        game = load_game(record.game, record.options)
+        state = game.new_initial_state()
+        seen = set()
+        for step in record.steps:
+            state.apply_action(step.action)
+            if step.seat == CHANCE:
+                seen.add(json.dumps(state.to_json(), sort_keys=True))
+        object.__setattr__(self, "seen", seen)
+        object.__setattr__(self, "result", points(record))
+        return self
+
+    def chance(self, game: Any, state: State) -> float:
+        if json.dumps(state.to_json(), sort_keys=True) in getattr(self, "seen", ()):
+            return float(getattr(self, "result"))
+        return super().chance(game, state)
+
+
+def test_the_test_catches_a_value_that_looks_at_the_result() -> None:
+    """Between unequal players (greedy wins most games against random), a value that has seen the result makes
+    the luck follow the winner: the mean luck leaves zero by far."""
+    game = load_game(GAME)
+    base = the_model()
+    honest, peeking = [], []
+    for index in range(300):
+        record = play_match(game, [make_agent("greedy"), RandomAgent()], game_seed(0xBEEF, index))
+        honest_luck = measure_luck(record, model=base)
+        broken = PeekingModel(base.family, base.version, base.features, base.weights, 1.0).peek(record)
+        peeking_luck = measure_luck(record, model=broken)
+        assert honest_luck is not None and peeking_luck is not None
+        honest.append(honest_luck.seats[0])
+        peeking.append(peeking_luck.seats[0])
+
+    def in_standard_errors(lucks: list[float]) -> float:
+        return statistics.fmean(lucks) / (statistics.pstdev(lucks) / math.sqrt(len(lucks)))
+
+    assert abs(in_standard_errors(honest)) <= 3.5
+    assert abs(in_standard_errors(peeking)) > 6
+
+
+def test_luck_is_measured_per_chance_event_and_sums_to_the_seats() -> None:
+    record = play_match(GAME, [RandomAgent(), RandomAgent()], 5)
+    luck = measure_luck(record)
+    assert luck is not None and luck.model.startswith("major-general v")
+    chance_steps = [step.n for step in record.steps if step.seat == CHANCE]
+    assert [n for n, _value in luck.events] == chance_steps
+    assert math.isclose(sum(value for _n, value in luck.events), luck.seats[0], abs_tol=1e-9)
+    assert luck.seats[1] == -luck.seats[0]
+    assert MatchLuck.from_json(json.loads(json.dumps(luck.to_json()))).seats == tuple(round(s, 6) for s in luck.seats)
+
+
+def test_a_game_without_a_value_model_has_no_luck() -> None:
+    odd = load_game("odd-one-out")  # three seats, from a plug-in: no model
+    assert model_for(odd) is None
+    record = play_match(odd, [RandomAgent(), RandomAgent(), RandomAgent()], 3)
+    assert measure_luck(record) is None
+
+
+def test_every_stored_match_keeps_its_luck_and_the_sprt_decides_on_it(tmp_path: Any,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    store = Store.open(f"sqlite:///{tmp_path / 'luck.db'}")
+    tournament = create_tournament(store, game=load_game("general-orders-wwii/alpine"),
+                                   bots=parse_bots("a=random,b=scripted"), format="round-robin", rounds=2, seed=4)
+    TournamentRunner(store, tournament, InlineExecutor()).run()
+    for match in store.tournament_matches(tournament):
+        assert match.luck is not None and math.isclose(match.luck[0], -match.luck[1], abs_tol=1e-9)
+        found = store.record(match.id)
+        assert found is not None
+        record = MatchRecord.from_jsonl(gzip.decompress(found[1]).decode())
+        stored = MatchLuck.from_json(record.extra["luck"])
+        assert math.isclose(stored.beta * stored.seats[0], match.luck[0], abs_tol=1e-5)
+    store.close()
+    code = main(["sprt", "general-orders-wwii/alpine", "greedy", "random", "--elo0", "0", "--elo1", "50",
+                 "--max-pairs", "40", "-j", "1", "--seed", "3", "--db", str(tmp_path / "sprt.db"), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["luck_corrected"] is True and data["model"] == "normal"
+    assert data["raw"]["model"] == "pentanomial" and data["decision"] == "H1"
