@@ -39,6 +39,14 @@ def web(
     preflight_workers: int = typer.Option(2, "--preflight-workers", min=1, max=32,
                                           help="Pre-flights run at once (each in a process of its own)."),
     sandbox: Optional[str] = SANDBOX_OPTION,
+    trusted_proxy: Optional[list[str]] = typer.Option(
+        None, "--trusted-proxy", metavar="ADDRESS",
+        help="A reverse proxy whose X-Forwarded-For header names the client (repeatable; an address or a network "
+             "such as 10.0.0.0/8). Without one the header is ignored: every limit per address counts the address "
+             "that connects."),
+    max_connections: Optional[int] = typer.Option(None, "--max-connections", min=16,
+                                                  help="Connections open at once, in all (default 4096; kept under "
+                                                       "the open-file limit)."),
 ) -> None:
     """Serve Arena's pages and JSON API over the results database; owners sign in to upload bots (each
     pre-flighted in a worker process), retire versions and register remote bots."""
@@ -46,6 +54,7 @@ def web(
         import uvicorn
 
         from arena.web.app import WebSettings, create_app
+        from arena.web.guard import QuietErrors, guarded
         from arena.web.uploads import OwnerLimits
     except ImportError as error:
         fail(f"arena web needs its web libraries ({error.name}): pip install -e .", code=2)
@@ -56,6 +65,9 @@ def web(
             fail(f"no such file {path}", code=2)
     from arena.cli.serve import sandbox_settings
     from arena.submissions import bot_store as default_bot_store
+    from arena.web.guard import WebLimits
+
+    limits = WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()))
 
     settings_sandbox = sandbox_settings(sandbox)
     token = None
@@ -72,22 +84,53 @@ def web(
         referee=server, admin_token=token, tls_ca=str(tls_ca) if tls_ca else None,
         db_url=store.engine.url.render_as_string(hide_password=False), bot_store=str(where),
         owner_limits=OwnerLimits(uploads_per_hour=uploads_per_hour, live_bots=live_bots), open_signup=open_signup,
-        preflight_workers=preflight_workers, sandbox=settings_sandbox.mode))
+        preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     scheme = "https" if tls_cert else "http"
     if host in ("0.0.0.0", "::") and not tls_cert:
         err_console.print("arena: warning: listening on every interface without TLS: owner tokens and sessions would "
                           "cross the network in the clear; use --tls-cert/--tls-key or a reverse proxy "
                           "(docs/hosting.md)", markup=False, soft_wrap=True)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+    proxies = _trusted(trusted_proxy or [])
+    config = uvicorn.Config(QuietErrors(app), host=host, port=port, log_level="warning", access_log=False,
                             ssl_certfile=str(tls_cert) if tls_cert else None,
-                            ssl_keyfile=str(tls_key) if tls_key else None)
+                            ssl_keyfile=str(tls_key) if tls_key else None,
+                            http=guarded(limits), timeout_keep_alive=int(limits.keep_alive_s),
+                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+                            server_header=False)
     try:
         listener = _listen(host, port)
     except OSError as error:
         fail(f"cannot listen on {host}:{port}: {error.strerror or error} (pick another --port, or stop what uses it)")
     console.print(f"Arena web: {scheme}://{shown}:{port}/  (Ctrl-C to stop)")
     uvicorn.Server(config).run(sockets=[listener])
+
+
+def _open_file_room() -> int:
+    """Connections the process can hold: its open-file limit (raised to the hard one) less a reserve."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    limit = int(soft) if soft != resource.RLIM_INFINITY else 1 << 20
+    return max(16, limit - 512)
+
+
+def _trusted(entries: list[str]) -> list[str]:
+    """The trusted proxies, each checked (an address or a network), or a one-line error."""
+    import ipaddress
+
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            fail(f"--trusted-proxy {entry!r} is not an address or a network (e.g. 10.0.0.5 or 10.0.0.0/8)", code=2)
+    return entries
 
 
 def _listen(host: str, port: int) -> socket.socket:

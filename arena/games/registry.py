@@ -8,6 +8,7 @@ Each mode is a set of default options; `load_game` merges caller options over th
 from __future__ import annotations
 
 import difflib
+import threading
 from importlib import metadata
 from typing import Any, Iterable
 
@@ -38,6 +39,7 @@ class RegistryError(RuntimeError):
 _FAMILIES: dict[str, GameFamily] = {}
 _MODES: dict[str, GameMode] = {}
 _LOADED = False
+_LOADING = threading.RLock()  # (re-entrant: a family's module may ask for the registry while it loads)
 
 
 def register_family(declared: GameFamily) -> None:
@@ -50,10 +52,18 @@ def register_family(declared: GameFamily) -> None:
 
 
 def _ensure_loaded() -> None:
+    """Load the registered families once; callers on other threads meanwhile wait for them (a registry that
+    said it was loaded before it was answered "unknown game" to a web server's first requests)."""
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
+    with _LOADING:
+        if not _LOADED:
+            _load_entry_points()
+            _LOADED = True
+
+
+def _load_entry_points() -> None:
     found = []
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:

@@ -2,8 +2,8 @@
 
     python -m arena.luck.fit FAMILY [--games N] [--validation M] [-j N]
 
-The corpus: N games between Arena's built-in players (each pair of random, scripted and greedy, the seats
-alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
+The corpus: N games between Arena's built-in players (each pair of --players, scripted and greedy by default,
+the seats alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
 a bench or a ladder plays is among them). Every position right after a chance event (its consequence
 settled, as the model reads it) is a sample, labelled with seat 0's final points. The model is a logistic
 regression on the family's value features (L2-regularised, Newton's method; numpy, from the dev extras).
@@ -33,18 +33,18 @@ from arena.referee.seeds import game_seed
 
 CORPUS_KEY = 0xC0A905  # the corpus' games
 VALIDATION_KEY = 0x7A11D  # the games that fix beta
-PLAYERS = ("random", "scripted", "greedy")
-PAIRS = [(a, b) for a in PLAYERS for b in PLAYERS]
+PLAYERS = ("scripted", "greedy")  # (random, against anything, loses on skill: its games teach the model no luck)
 L2 = 1.0
 
 
-def _game_task(task: tuple[str, int, int, int]) -> tuple[list[list[float]], list[float], float, float]:
+def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[list[float]], list[float], float, float]:
     """One game: (samples' features, their labels, seat 0's points, the match's summed luck for seat 0 under the
     current model, or nan)."""
-    mode, key, index, version = task
+    mode, key, index, version, players = task
     game = load_game(mode)
-    first, second = PAIRS[index % len(PAIRS)]
-    names = (first, second) if index // len(PAIRS) % 2 == 0 else (second, first)
+    pairs = [(a, b) for a in players for b in players]
+    first, second = pairs[index % len(pairs)]
+    names = (first, second) if index // len(pairs) % 2 == 0 else (second, first)
     record = play_match(game, [make_agent(names[0]), make_agent(names[1])], game_seed(key, index))
     assert record.result is not None
     ranking = record.result.ranking
@@ -66,8 +66,9 @@ def _game_task(task: tuple[str, int, int, int]) -> tuple[list[list[float]], list
     return features, [points] * len(features), points, luck
 
 
-def _play(modes: list[str], key: int, games: int, jobs: int, version: int = 0) -> list[Any]:
-    tasks = [(modes[index % len(modes)], key, index, version) for index in range(games)]
+def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
+          version: int = 0) -> list[Any]:
+    tasks = [(modes[index % len(modes)], key, index, version, players) for index in range(games)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         return pool.map(_game_task, tasks, chunksize=8)
 
@@ -103,12 +104,12 @@ def feature_names(family: str) -> list[str]:
     return [f"f{index}" for index in range(len(knowledge.value_features(state)))]
 
 
-def fit(family: str, games: int, validation: int, jobs: int) -> ValueModel:
+def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS) -> ValueModel:
     """The family's model from a fresh corpus (its beta from the validation games)."""
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise SystemExit(f"no game family {family!r}")
-    corpus = _play(modes, CORPUS_KEY, games, jobs)
+    corpus = _play(modes, CORPUS_KEY, games, jobs, players)
     rows = [row for features, _labels, _points, _luck in corpus for row in features]
     labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
     previous = model_path(family)
@@ -121,7 +122,7 @@ def fit(family: str, games: int, validation: int, jobs: int) -> ValueModel:
     from arena.luck.model import _load
 
     _load.cache_clear()
-    checked = _play(modes, VALIDATION_KEY, validation, jobs, version)
+    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version)
     points = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
     covariance = statistics.fmean((p - statistics.fmean(points)) * (l - statistics.fmean(lucks))
@@ -130,8 +131,9 @@ def fit(family: str, games: int, validation: int, jobs: int) -> ValueModel:
     raw = statistics.pvariance(points)
     corrected = statistics.pvariance([p - beta * l for p, l in zip(points, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
-        "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation}",
-        "corpus": {"games": games, "samples": len(rows), "players": list(PLAYERS), "modes": modes,
+        "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
+                   f"--players {','.join(players)}",
+        "corpus": {"games": games, "samples": len(rows), "players": list(players), "modes": modes,
                    "seeds": f"game_seed({CORPUS_KEY:#x}, i) for i < {games}"},
         "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
                        "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
@@ -147,9 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("family", help="a game family: major-general, general-orders-wwii, general-orders-sengoku")
     parser.add_argument("--games", type=int, default=3000, help="corpus games (default 3000)")
     parser.add_argument("--validation", type=int, default=1000, help="games that fix beta (default 1000)")
+    parser.add_argument("--players", default=",".join(PLAYERS), help="the corpus' players, every pair of them")
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     arguments = parser.parse_args(argv)
-    model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs)
+    players = tuple(name.strip() for name in arguments.players.split(",") if name.strip())
+    model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players)
     validation = model.fit["validation"]
     print(f"{model.label}: beta {model.beta}; validation variance {validation['variance_raw']} raw, "
           f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {model_path(model.family)}")

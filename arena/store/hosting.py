@@ -3,10 +3,10 @@ browser sessions, and remote bots. (The owners themselves and bot versions are i
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 
 from arena.store.models import Bot, Owner, OwnerSession, RemoteBot, Submission, utcnow
 from arena.store.repository import Store
@@ -67,8 +67,18 @@ class Hosting:
 
     # submissions --------------------------------------------------------------------------------
 
-    def add_submission(self, owner: str, filename: str, size: int, upload_path: str) -> int:
+    def add_submission(self, owner: str, filename: str, size: int, upload_path: str,
+                       per_hour: int | None = None) -> int | None:
+        """Queue an upload; None (nothing stored) when the owner has made `per_hour` uploads in the last hour.
+        Counted and added in one transaction that holds the owner's row: uploads sent at once cannot all slip
+        under the limit (SQLite's write transactions are serial anyway; PostgreSQL locks the row)."""
         with self.engine.begin() as conn:
+            if per_hour is not None:
+                conn.execute(select(Owner.name).where(Owner.name == owner).with_for_update())
+                made = conn.execute(select(func.count()).select_from(Submission).where(
+                    Submission.owner == owner, Submission.created_at >= utcnow() - timedelta(hours=1))).scalar()
+                if int(made or 0) >= per_hour:
+                    return None
             key = conn.execute(insert(Submission).values(
                 owner=owner, filename=filename, size=size, upload_path=upload_path, status="queued", events=[],
                 created_at=utcnow())).inserted_primary_key
@@ -92,18 +102,27 @@ class Hosting:
             return int(conn.execute(select(func.count()).select_from(Submission)
                                     .where(Submission.owner == owner, Submission.created_at >= since)).scalar() or 0)
 
-    def queued(self) -> list[int]:
-        """Submissions waiting for a worker, oldest first."""
+    def queued(self) -> list[tuple[int, str]]:
+        """(id, owner) of the submissions waiting for a worker, oldest first: those queued, and those running under
+        a lease that ran out (the web server running it is gone)."""
         with self.engine.connect() as conn:
-            return [row.id for row in conn.execute(select(Submission.id).where(Submission.status == "queued")
-                                                   .order_by(Submission.id))]
+            return [(row.id, row.owner) for row in conn.execute(
+                select(Submission.id, Submission.owner).where(_claimable()).order_by(Submission.id))]
 
-    def claim(self, submission_id: int) -> bool:
-        """Take a queued submission for a worker (False if another took it first)."""
+    def claim(self, submission_id: int, holder: str, lease_s: float) -> bool:
+        """Take a waiting submission for `holder` (a web server) for `lease_s` seconds (to renew); False if another
+        took it first. One taken again after its lease ran out starts afresh."""
         with self.engine.begin() as conn:
-            return bool(conn.execute(update(Submission).where(Submission.id == submission_id,
-                                                              Submission.status == "queued")
-                                     .values(status="running", started_at=utcnow())).rowcount)
+            return bool(conn.execute(update(Submission).where(Submission.id == submission_id, _claimable())
+                                     .values(status="running", started_at=utcnow(), events=[], leased_by=holder,
+                                             lease_until=utcnow() + timedelta(seconds=lease_s))).rowcount)
+
+    def renew(self, submission_id: int, holder: str, lease_s: float) -> bool:
+        """Keep holding a running submission another `lease_s` seconds; False if it is no longer `holder`'s."""
+        with self.engine.begin() as conn:
+            return bool(conn.execute(update(Submission).where(
+                Submission.id == submission_id, Submission.status == "running", Submission.leased_by == holder)
+                .values(lease_until=utcnow() + timedelta(seconds=lease_s))).rowcount)
 
     def add_event(self, submission_id: int, event: dict[str, Any]) -> None:
         """Append one progress event (a stage, a pre-flight step) to a running submission."""
@@ -119,12 +138,6 @@ class Hosting:
             conn.execute(update(Submission).where(Submission.id == submission_id)
                          .values(status=status, result=result, name=name, version=version, bot_id=bot_id,
                                  finished_at=utcnow()))
-
-    def requeue_running(self) -> int:
-        """Put back in the queue what a stopped web service left running (its worker died with it)."""
-        with self.engine.begin() as conn:
-            return int(conn.execute(update(Submission).where(Submission.status == "running")
-                                    .values(status="queued", started_at=None, events=[])).rowcount)
 
     # remote bots --------------------------------------------------------------------------------
 
@@ -159,3 +172,10 @@ class Hosting:
                 if count:
                     values["last_seen"] = now
                 conn.execute(update(RemoteBot).where(RemoteBot.name == name).values(**values))
+
+
+def _claimable() -> Any:
+    """The condition of a submission a worker may take: queued, or running under a lease that ran out."""
+    return or_(Submission.status == "queued",
+               and_(Submission.status == "running",
+                    or_(Submission.lease_until.is_(None), Submission.lease_until < utcnow())))

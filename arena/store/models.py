@@ -94,6 +94,9 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     started_at: Mapped[Optional[datetime]] = mapped_column(DateTime)
     finished_at: Mapped[Optional[datetime]] = mapped_column(DateTime)
+    # a running pre-flight is leased by one web server (its id) until a time that server keeps renewing
+    leased_by: Mapped[Optional[str]] = mapped_column(String(64))
+    lease_until: Mapped[Optional[datetime]] = mapped_column(DateTime)
 
 
 class OwnerSession(Base):

@@ -164,6 +164,8 @@ class SubmissionRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    leased_by: str | None = None
+    lease_until: datetime | None = None
 
     @property
     def is_final(self) -> bool:

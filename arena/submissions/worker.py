@@ -1,12 +1,16 @@
 """One uploaded submission, checked and pre-flighted in a process of its own (started by `arena web`'s
 queue, arena.web.uploads): its progress goes into the database as it comes, and its outcome too.
 
-    python -m arena.submissions.worker --db URL --bot-store DIR SUBMISSION_ID
+    ARENA_DB=URL python -m arena.submissions.worker --bot-store DIR SUBMISSION_ID
+
+The database URL comes through the environment (ARENA_DB), not the command line: a process's arguments are
+readable by every user of the machine (`ps`), its environment only by its own user.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import traceback
 from pathlib import Path
 
@@ -56,13 +60,15 @@ def run(store: Store, submission_id: int, store_dir: Path, sandbox: SandboxSetti
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--db", required=True)
     parser.add_argument("--bot-store", required=True, type=Path)
     parser.add_argument("--sandbox", default="bwrap")
     parser.add_argument("--live-bots", type=int, default=None)
     parser.add_argument("submission", type=int)
     arguments = parser.parse_args(argv)
-    store = Store.open(arguments.db)
+    url = os.environ.get("ARENA_DB")
+    if not url:
+        parser.error("the database URL comes in the environment: ARENA_DB=URL")
+    store = Store.open(url)
     try:
         run(store, arguments.submission, arguments.bot_store, SandboxSettings(mode=arguments.sandbox),
             arguments.live_bots)

@@ -11,6 +11,7 @@ register remote bots and see their own bots' fault evidence.
 from __future__ import annotations
 
 import html
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from arena.ratings.leaderboard import Leaderboards
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.web import api, owners, uploads
+from arena.web.guard import RequestLimits, WebLimits
 from arena.web.live import LiveHub, LiveLimits
 from arena.web.uploads import OwnerLimits, PreflightQueue
 
@@ -51,6 +53,7 @@ class WebSettings:
     preflight_workers: int = 2  # pre-flights at once
     sandbox: str = "bwrap"  # how the pre-flights run bots
     live_limits: LiveLimits = LiveLimits()  # browsers following live matches at once
+    limits: WebLimits = WebLimits()  # on clients: connections, header and body times, body sizes
 
 
 def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
@@ -82,6 +85,9 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     app.state.live = LiveHub(settings.live_limits)
     app.state.signups = owners.SignUps(settings.signups_per_hour)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
+    # a body is refused over its route's limit before it is read (an upload holds its own cap as it streams it)
+    app.add_middleware(RequestLimits, json_bytes=settings.limits.json_bytes,
+                       routes={("POST", "/api/owner/submissions"): None})
     app.include_router(api.router, prefix="/api")
     app.include_router(owners.router, prefix="/api")
     app.include_router(uploads.router, prefix="/api")
@@ -101,10 +107,25 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> Response:
+        # what was wrong and where, never what was sent: a body may hold a token, and it may not be JSON at all
+        problems = [{"loc": [str(part) for part in e.get("loc", ())], "msg": str(e.get("msg", "")),
+                     "type": str(e.get("type", ""))} for e in error.errors()]
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"detail": error.errors()}, status_code=422)
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in error.errors())
-        return page(request, 422, problems)
+            body_error = any(p["loc"][:1] == ["body"] for p in problems)
+            content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if body_error and content_type != "application/json":
+                return JSONResponse({"detail": f"send the body as JSON (Content-Type: application/json), not "
+                                               f"{content_type or 'no content type'}"}, status_code=415)
+            return JSONResponse({"detail": problems}, status_code=422)
+        return page(request, 422, "; ".join(f"{'.'.join(p['loc'][1:])}: {p['msg']}" for p in problems))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, error: Exception) -> Response:
+        # one line, with no request data: a body, a query or a path may hold a secret
+        route = getattr(request.scope.get("route"), "path", "?")
+        logging.getLogger("arena.web").error("internal error on %s %s: %s", request.method, route,
+                                             type(error).__name__)
+        return JSONResponse({"detail": "internal error (logged on the server)"}, status_code=500)
 
     def check(found: Any, what: str) -> None:
         if not found:

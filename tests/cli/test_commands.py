@@ -153,10 +153,11 @@ def test_bot_list_and_show(capsys: pytest.CaptureFixture[str], db: str) -> None:
                           "preflight", "ratings"}
     rating = shown["ratings"][0]
     assert set(rating) == {"pool", "rank", "mu", "sigma", "conservative", "games", "wins", "draws", "losses",
-                           "last_played", "history", "head_to_head"}
+                           "last_played", "history", "head_to_head", "luck"}
     assert set(rating["history"][0]) == {"match", "mu", "sigma", "at"}
     assert set(rating["head_to_head"][0]) == {"opponent", "games", "wins", "draws", "losses", "score", "score_low",
-                                              "score_high"}
+                                              "score_high", "corrected"}
+    assert set(rating["luck"]) == {"games", "total", "per_game"}
     code, out, _ = run(capsys, "bot", "show", "greedy", "--db", db)
     assert code == 0 and "head-to-head" in out
 
@@ -167,8 +168,9 @@ def test_ladder_and_sprt(capsys: pytest.CaptureFixture[str], db: str) -> None:
     assert set(ladder["ladder"]) == {"id", "pool", "played", "stored", "seconds", "stopped_by"}
     assert ladder["ladder"]["played"] == 4
     test = run_json(capsys, "sprt", GAME, "greedy", "random", "--max-pairs", "2", "--db", db)
-    assert set(test) == {"bot_a", "bot_b", "elo0", "elo1", "alpha", "beta", "model", "pairs", "games", "pentanomial",
-                         "llr", "lower", "upper", "decision", "elo", "elo_low", "elo_high", "tournament"}
+    assert set(test) == {"bot_a", "bot_b", "elo0", "elo1", "alpha", "beta", "model", "luck_corrected", "pairs", "games",
+                         "pentanomial", "llr", "lower", "upper", "decision", "elo", "elo_low", "elo_high", "raw",
+                         "tournament"}
     assert test["pairs"] == 2
 
 

@@ -1,0 +1,250 @@
+"""What keeps `arena web` up and fair under hostile clients, below the application.
+
+uvicorn caps neither connections per address nor the time a client may take to send its headers, and it
+reads a request's whole body before a route decides whether to accept it. So:
+
+- `GuardedProtocol` (uvicorn's h11 protocol with guards) counts connections in all, per address (an IPv4
+  address, an IPv6 /64) and per network (an IPv4 /24, an IPv6 /48), and closes at once a connection over a
+  cap; a connection must send a whole request's headers within `header_s` of its first byte (or of opening),
+  and a body may stall at most `body_idle_s` between chunks and take at most `body_s` in all; then it is
+  closed. An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
+- `RequestLimits` (ASGI middleware) refuses a path or query with a control character (NUL...), and refuses a body over its route's limit before reading it: a declared length
+  over it is a 413 at once, and a body without one is counted as it comes and cut at the limit. JSON
+  routes take `json_bytes`, the upload route the upload cap.
+
+docs/security.md ("A hostile web client") says what each holds and its test; behind Debian's nginx in the
+docker deployment the same limits hold at the proxy first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import logging
+from collections import Counter
+from urllib.parse import unquote_to_bytes
+from dataclasses import dataclass
+
+import h11
+from starlette.types import ASGIApp as App, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    """The web server's limits on its clients."""
+
+    connections: int = 4096  # open at once, in all (also kept under the open-file limit)
+    per_address: int = 64
+    per_network: int = 256
+    header_s: float = 10.0  # a request's headers, from its first byte (or the connection's opening)
+    body_idle_s: float = 30.0  # the longest a body may stall between chunks
+    body_s: float = 600.0  # the longest a body may take in all
+    keep_alive_s: float = 5.0  # an idle kept-alive connection
+    json_bytes: int = 64 * 1024  # a request body to any route but the upload
+
+
+def address_key(host: str) -> tuple[str, str]:
+    """(the address's budget, its network's): ('1.2.3.4', '1.2.3.0/24'), or per IPv6 /64 and /48."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host, host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        return (str(ipaddress.ip_network((address, 64), strict=False)),
+                str(ipaddress.ip_network((address, 48), strict=False)))
+    return str(address), str(ipaddress.ip_network((address, 24), strict=False))
+
+
+class Connections:
+    """The open connections of one server, counted per address and per network."""
+
+    def __init__(self, limits: WebLimits) -> None:
+        self.limits = limits
+        self.by_address: Counter[str] = Counter()
+        self.by_network: Counter[str] = Counter()
+        self.open = 0
+        self.refused = 0
+        self.timed_out = 0
+
+    def admit(self, host: str) -> bool:
+        """Count a connection from `host`; False (not counted) over a cap."""
+        address, network = address_key(host)
+        limits = self.limits
+        if (self.open >= limits.connections or self.by_address[address] >= limits.per_address
+                or self.by_network[network] >= limits.per_network):
+            self.refused += 1
+            return False
+        self.open += 1
+        self.by_address[address] += 1
+        self.by_network[network] += 1
+        return True
+
+    def leave(self, host: str) -> None:
+        address, network = address_key(host)
+        self.open -= 1
+        for counter, key in ((self.by_address, address), (self.by_network, network)):
+            counter[key] -= 1
+            if counter[key] <= 0:
+                del counter[key]
+
+
+CONNECTIONS: dict[int, Connections] = {}  # per uvicorn config (id): the server's counts
+
+
+class GuardedProtocol(H11Protocol):
+    """uvicorn's h11 protocol, with caps on connections and deadlines on headers and bodies (see above)."""
+
+    limits: WebLimits = WebLimits()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._host = self.client[0] if self.client else "unknown"
+        self._counted = CONNECTIONS.setdefault(id(self.config), Connections(self.limits)).admit(self._host)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._body_ends: float | None = None
+        if not self._counted:
+            transport.abort()
+            return
+        self._arm(self.limits.header_s)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if getattr(self, "_counted", False):
+            self._counted = False
+            CONNECTIONS[id(self.config)].leave(self._host)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self.conn.their_state
+        super().data_received(data)
+        state = self.conn.their_state
+        if state is h11.SEND_BODY:  # a body under way: each chunk must come soon, the whole in time
+            now = self.loop.time()
+            if waiting is not h11.SEND_BODY or self._body_ends is None:
+                self._body_ends = now + self.limits.body_s
+            self._arm(min(self.limits.body_idle_s, self._body_ends - now))
+        elif state is h11.IDLE and self.conn.our_state is h11.IDLE:
+            if waiting is not h11.IDLE or self._deadline is None:  # the first bytes of a request's headers
+                self._arm(self.limits.header_s)
+        else:  # the request is in: what follows is the application's (and uvicorn's keep-alive)
+            self._body_ends = None
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._disarm()  # (the keep-alive timeout runs until the next request's first bytes)
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(max(0.0, seconds), self._too_slow)
+
+    def _disarm(self) -> None:
+        deadline = getattr(self, "_deadline", None)
+        if deadline is not None:
+            deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        CONNECTIONS[id(self.config)].timed_out += 1
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.abort()
+
+
+def guarded(limits: WebLimits) -> type[GuardedProtocol]:
+    """The protocol class for uvicorn's `http` setting, with these limits."""
+    return type("ArenaHttp", (GuardedProtocol,), {"limits": limits})
+
+
+class RequestLimits:
+    """ASGI middleware: a path or query with a NUL or another control character is refused (404, 422) before any
+    route sees it (a database may not store one); a request body over its route's limit is refused before it is
+    read (see above)."""
+
+    def __init__(self, app: App, json_bytes: int, routes: dict[tuple[str, str], int | None]) -> None:
+        self.app = app
+        self.json_bytes = json_bytes
+        self.routes = routes  # (method, path) -> its own limit; None: the route holds its own as it reads
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if _has_controls(scope.get("path", "")):
+            await _refuse(send, 404, "no such page: its address holds a control character")
+            return
+        query = scope.get("query_string", b"")
+        if _has_controls(unquote_to_bytes(query).decode("utf-8", "replace")) or b"\x00" in query:
+            await _refuse(send, 422, "a query parameter holds a control character")
+            return
+        limit = self.routes.get((scope["method"], scope["path"]), self.json_bytes)
+        if limit is None:
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await _refuse(send, 413 if declared.isdigit() else 400,
+                          f"a request body here may be at most {limit} bytes" if declared.isdigit()
+                          else "a Content-Length that is not a number")
+            return
+        seen = 0
+        refused = False
+
+        async def counted() -> Message:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:  # answered here; to the application the client is gone
+                    refused = True
+                    await _refuse(send, 413, f"a request body here may be at most {limit} bytes")
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def answered(message: Message) -> None:
+            if not refused:
+                await send(message)
+
+        try:
+            await self.app(scope, counted, answered)
+        except Exception:  # noqa: BLE001 - the application failing to read what was refused: already answered
+            if not refused:
+                raise
+
+
+def _has_controls(text: str) -> bool:
+    return any(ord(character) < 32 or ord(character) == 127 for character in text)
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    try:
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+    except Exception:  # noqa: BLE001 - the response had begun: the connection is closed with it
+        pass
+
+
+class QuietErrors:
+    """The outermost ASGI layer: an error that escaped the application (it has answered 500 already) is logged
+    as one line, its type and route, and not raised on to the server, whose log would carry its message and
+    traceback: a request's data (a body, a token) can be in them."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except Exception as error:  # noqa: BLE001 - see above
+            route = getattr(scope.get("route"), "path", "?")
+            logging.getLogger("arena.web").error("request failed: %s %s: %s", scope.get("method", ""), route,
+                                                 type(error).__name__)
