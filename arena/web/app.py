@@ -50,6 +50,7 @@ class WebSettings:
     owner_limits: OwnerLimits = OwnerLimits()
     open_signup: bool = False  # anyone may pick an owner name and get a token
     signups_per_hour: int = 3  # per address, with open sign-up
+    sign_ins_per_minute: int = 10  # attempts per address
     preflight_workers: int = 2  # pre-flights at once
     sandbox: str = "bwrap"  # how the pre-flights run bots
     live_limits: LiveLimits = LiveLimits()  # browsers following live matches at once
@@ -83,7 +84,8 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     app.state.hosting = hosting
     app.state.settings = settings
     app.state.live = LiveHub(settings.live_limits)
-    app.state.signups = owners.SignUps(settings.signups_per_hour)
+    app.state.signups = owners.RateLimit(settings.signups_per_hour, 3600.0)
+    app.state.sign_ins = owners.RateLimit(settings.sign_ins_per_minute, 60.0)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     # a body is refused over its route's limit before it is read (an upload holds its own cap as it streams it)
     app.add_middleware(RequestLimits, json_bytes=settings.limits.json_bytes,

@@ -27,6 +27,7 @@ from arena.referee.evidence import seat_evidence, shown
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.store import Store
+from arena.web.guard import address_key
 from arena.web.state import hosting_of, store_of
 from arena.store.models import utcnow
 from arena.submissions.checks import RESERVED_NAMES
@@ -93,6 +94,10 @@ def _set_session(request: Request, response: Response, owner: str) -> str:
 
 @router.post("/owner/session", summary="Sign in with an owner token (a browser session)")
 def sign_in(request: Request, response: Response, body: TokenIn) -> dict[str, Any]:
+    address = request.client.host if request.client else "unknown"
+    if not request.app.state.sign_ins.allow(address):
+        raise HTTPException(429, "too many sign-in attempts from this address; try again in a minute",
+                            headers={"Retry-After": "60"})
     owner = hosting_of(request).owner_by_token_hash(hash_token(body.token.strip()))
     if owner is None:
         raise HTTPException(401, "wrong owner token")
@@ -243,22 +248,29 @@ def register_remote_bot(request: Request, body: NameIn) -> dict[str, Any]:
             "note": "shown once: the bot connects to the ladder's referee with it (docs/writing-a-bot.md)"}
 
 
-class SignUps:
-    """Open sign-up's budget per address: `per_hour` new owners from one address in any hour."""
+class RateLimit:
+    """A budget per address (an IPv4 address, an IPv6 /64): `most` events in any `window_s` seconds. Addresses
+    with nothing left in their window are forgotten, and at most `keep` are tracked (the oldest go first)."""
 
-    def __init__(self, per_hour: int) -> None:
-        self.per_hour = per_hour
-        self._times: dict[str, deque[float]] = defaultdict(deque)
+    def __init__(self, most: int, window_s: float, keep: int = 100_000) -> None:
+        self.most, self.window_s, self.keep = most, window_s, keep
+        self._times: dict[str, deque[float]] = {}
 
     def allow(self, address: str) -> bool:
+        """Count one event from `address`; False (not counted) when its budget is spent."""
+        key = address_key(address)[0]
         now = time.monotonic()
-        times = self._times[address]
-        while times and now - times[0] > 3600:
+        times = self._times.pop(key, None) or deque()
+        while times and now - times[0] > self.window_s:
             times.popleft()
-        if len(times) >= self.per_hour:
-            return False
-        times.append(now)
-        return True
+        allowed = len(times) < self.most
+        if allowed:
+            times.append(now)
+        if times:
+            self._times[key] = times  # (re-inserted: the dict keeps the most recently seen last)
+        while len(self._times) > self.keep:
+            del self._times[next(iter(self._times))]
+        return allowed
 
 
 @router.get("/signup", summary="Whether visitors may sign up here")
@@ -272,7 +284,7 @@ def sign_up(request: Request, response: Response, body: NameIn) -> dict[str, Any
     if not settings.open_signup:
         raise HTTPException(404, "sign-up is closed here: ask the operator (`arena owner add NAME`)")
     address = request.client.host if request.client else "unknown"
-    if not request.app.state.signups.allow(address):
+    if not request.app.state.signups.allow(address):  # (the address that connects: see --trusted-proxy)
         raise HTTPException(429, f"too many sign-ups from {address} in the last hour; try again later",
                             headers={"Retry-After": "3600"})
     name = body.name.strip()

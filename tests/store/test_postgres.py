@@ -3,8 +3,7 @@ identical results. Each run uses its own schema, dropped afterwards."""
 
 from __future__ import annotations
 
-import os
-import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,35 +12,18 @@ from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
 from arena.store import Store
 from arena.tournament import LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
+from tests.pg import fresh_schema
 from tests.tournament.conftest import rating_table, signature
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg (PostgreSQL driver) is not installed")
 
-HOST = os.environ.get("ARENA_TEST_PG_HOST", "127.0.0.1")
 GAME = "major-general/breakthrough"
 
 
-def _server_user() -> str | None:
-    for user in ("postgres", "root"):
-        try:
-            with psycopg.connect(host=HOST, port=5432, dbname="test", user=user, connect_timeout=3):
-                return user
-        except psycopg.Error:
-            continue
-    return None
-
-
 @pytest.fixture(scope="module")
-def postgres_url() -> str:
-    user = _server_user()
-    if user is None:
-        pytest.skip(f"PostgreSQL is not reachable at {HOST}:5432 (database test, user postgres or root)")
-    schema = f"arena_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(host=HOST, port=5432, dbname="test", user=user, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    yield f"postgresql+psycopg://{user}@{HOST}:5432/test?options=-csearch_path%3D{schema}"
-    with psycopg.connect(host=HOST, port=5432, dbname="test", user=user, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+def postgres_url() -> Iterator[str]:
+    with fresh_schema() as url:
+        yield url
 
 
 def _run(store: Store, format: str, seed: int) -> int:
