@@ -84,12 +84,25 @@ def open_store(db: Optional[str], *, create: bool = False, read_only: bool = Fal
     is. Only commands that store new things `create` a database; `read_only` ones wait at most 5 s for a
     lock another program holds."""
     url = resolve_url(db, results_dir())
+    if db is not None and _has_password(db):
+        err_console.print("arena: warning: the database password is on the command line, where every user of this "
+                          "machine can read it (ps); give the URL in ARENA_DB instead", markup=False, soft_wrap=True)
     try:
         return Store.open(url, create=create, busy_timeout_s=5.0 if read_only else 60.0)
     except StoreError as error:
         fail(str(error), code=2)
     except DBAPIError as error:
         fail(describe(error, url))
+
+
+def _has_password(url: str) -> bool:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return bool(make_url(url).password)
+    except ArgumentError:
+        return False
 
 
 def ago(moment: datetime | None) -> str:

@@ -47,6 +47,10 @@ def web(
     max_connections: Optional[int] = typer.Option(None, "--max-connections", min=16,
                                                   help="Connections open at once, in all (default 4096; kept under "
                                                        "the open-file limit)."),
+    connections_per_address: int = typer.Option(64, "--connections-per-address", min=1,
+                                                help="Connections one address (an IPv6 /64) may hold open."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
+                                         help="Seconds a client has to send a request's headers."),
 ) -> None:
     """Serve Arena's pages and JSON API over the results database; owners sign in to upload bots (each
     pre-flighted in a worker process), retire versions and register remote bots."""
@@ -67,7 +71,9 @@ def web(
     from arena.submissions import bot_store as default_bot_store
     from arena.web.guard import WebLimits
 
-    limits = WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()))
+    limits = WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()),
+                       per_address=connections_per_address,
+                       per_network=max(connections_per_address, WebLimits.per_network), header_s=header_timeout)
 
     settings_sandbox = sandbox_settings(sandbox)
     token = None
