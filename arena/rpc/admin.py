@@ -57,6 +57,8 @@ class Referee(Protocol):
 
     def peer_of(self, peer: str) -> str: ...
 
+    def vouch(self, peer: str) -> None: ...
+
     @property
     def matches(self) -> dict[str, LiveMatch]: ...
 
@@ -78,12 +80,15 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
                                 "`arena serve` prints where it wrote it); WatchMatch needs none")
 
     def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
-        """True when the call carries the admin token."""
+        """True when the call carries the admin token (its connection is then vouched for)."""
         token = self.referee.admin_token
         if not token:
             return False
         sent = dict(context.invocation_metadata() or ()).get(AUTH_HEADER, "")
-        return hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+        admitted = hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+        if admitted:
+            self.referee.vouch(context.peer())
+        return admitted
 
     async def StartMatch(self, request: admin_pb2.StartMatchRequest, context: grpc.aio.ServicerContext
                          ) -> admin_pb2.StartMatchReply:

@@ -12,6 +12,7 @@ free text is bounded.
 from __future__ import annotations
 
 import asyncio
+import time
 import hmac
 from collections import Counter
 from pathlib import Path
@@ -33,18 +34,25 @@ PROCESS_PENDING_HELLOS = 16  # streams one launched process may hold open before
 class BotService:
     """The Bot service of one server, on its bot socket (launched bots) and its network port (remote ones)."""
 
-    def __init__(self, config: ServerConfig, pool: BotPool, peer_of: Callable[[str], str] = lambda peer: peer) -> None:
+    def __init__(self, config: ServerConfig, pool: BotPool, peer_of: Callable[[str], str] = lambda peer: peer,
+                 vouch: Callable[[str], None] = lambda peer: None) -> None:
         self.config = config
         self.pool = pool
         self.peer_of = peer_of  # a transport peer -> the network address it stands for (arena.rpc.gate)
+        self.vouch = vouch  # a transport peer proved who it is (an admitted bot): off the anonymous share
         self.pending_hellos: Counter[str] = Counter()
 
     def handler(self, *, token: Optional[str] = None) -> grpc.GenericRpcHandler:
         """The generic handler of arena.v1.Bot/Play: for the network listener, or (`token`) for the socket
         of the one launched process holding that launch token."""
         pending: Counter[str] = Counter() if token is not None else self.pending_hellos
+        rate = StreamRate(STREAMS_PER_S, STREAM_BURST) if token is not None else None
 
         async def play(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+            if rate is not None and not rate.take():  # a process opening (or resetting) streams in a loop
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
+                return
             try:
                 await self.serve_stream(context, token=token, pending=pending)
             except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
@@ -114,6 +122,8 @@ class BotService:
         except AdmissionError as error:
             await context.abort(error.code, error.message)
             return
+        if not on_bot_socket:
+            self.vouch(context.peer())
         version = hello.version or (local.process.manifest.version if local else "")
         games = tuple(local.process.manifest.games) if local else tuple(hello.games)
         session = BotSession(context, name=name, version=version, games=games, omit_labels=hello.omit_labels,
@@ -125,6 +135,29 @@ class BotService:
         finally:
             session.on_rpc_done()
             self.pool.withdraw(session, local)
+
+
+STREAMS_PER_S = 20  # new streams (Hellos) a launched process may open on its socket, a second...
+STREAM_BURST = 100  # ... after a burst of this many (a bot with many matches at once opens one each)
+
+
+class StreamRate:
+    """A token bucket: `burst` at once, then `per_s` a second."""
+
+    def __init__(self, per_s: float, burst: int) -> None:
+        self.per_s, self.burst = per_s, burst
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        """One stream, if the bucket has one."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 MAX_HELLO_TEXT = 64  # characters of a Hello's name and version (they are shown wherever the bot is)

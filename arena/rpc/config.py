@@ -55,4 +55,7 @@ class ServerConfig:
     tls_key: Optional[Path] = None
     max_pending_hellos_per_peer: int = 32  # streams one network address may hold open before saying Hello
     max_connections_per_peer: int = 64  # connections one network address (an IPv6 /64) may hold open
+    max_connections_per_network: int = 256  # ... one network (an IPv4 /24, an IPv6 /48)
+    max_connections: Optional[int] = None  # in all (None: as many as the open-file limit allows)
+    reserved_connections: Optional[int] = None  # of those, kept for vouched ones: the admin, bots (None: a tenth)
     idle_connection_s: float = 60.0  # a network connection with no stream open is closed after this

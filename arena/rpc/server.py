@@ -73,7 +73,7 @@ class RefereeServer:
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
                             idle_timeout_s=self.config.idle_timeout_s)
-        self.bots = BotService(self.config, self.pool, peer_of=self.peer_of)
+        self.bots = BotService(self.config, self.pool, peer_of=self.peer_of, vouch=self.vouch)
         self.pool.listen = self.bots.listen_for
         self.games = Matches(self.config, self.pool)
         self.address = ""  # host:port of the network listener ("" without one)
@@ -116,6 +116,12 @@ class RefereeServer:
         self.games.open(self.seed_salt)
         return self.address
 
+    def vouch(self, peer: str) -> None:
+        """A stream on this connection proved who it is (the admin token, a bot's Hello): keep it off the
+        anonymous share of the network port (arena.rpc.gate)."""
+        if self.gate is not None:
+            self.gate.vouch(peer)
+
     def peer_of(self, peer: str) -> str:
         """The network address a gRPC peer stands for (through the gate), or the peer itself."""
         return self.gate.peer_of(peer) if self.gate is not None else peer
@@ -141,7 +147,9 @@ class RefereeServer:
             raise OSError(f"cannot listen on {inner}")
         await server.start()
         self._server = server
-        self.gate = ConnectionGate(inner, runtime_dir / "gate", per_address=self.config.max_connections_per_peer)
+        self.gate = ConnectionGate(inner, runtime_dir / "gate", per_address=self.config.max_connections_per_peer,
+                                   per_network=self.config.max_connections_per_network,
+                                   total=self.config.max_connections, reserve=self.config.reserved_connections)
         self.port = await self.gate.start(host, port or 0)
         self.address = f"{host}:{self.port}"
         for service in ("", BOT_SERVICE, ADMIN_SERVICE):

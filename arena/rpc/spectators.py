@@ -15,7 +15,6 @@ visitors) is not counted.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import time
 from collections import Counter
@@ -26,6 +25,7 @@ from arena.games import views
 from arena.games.base import State
 from arena.referee.record import MatchRecord, Step
 from arena.rpc.config import SpectatorLimits
+from arena.rpc.gate import network_key as gate_network_key
 from arena.rpc.generated import admin_pb2
 
 
@@ -48,17 +48,11 @@ class SpectatorRefused(Exception):
 
 
 def network_key(address: str) -> str:
-    """The network an address counts against: 'ipv4:1.2.3.0/24', 'ipv6:2001:db8:1::/48'; the address itself
-    when it is none (a Unix socket)."""
+    """The network an address key ('ipv4:1.2.3.4', 'ipv6:2001:db8:1:2::/64') counts against (the gate's rule: an
+    IPv4 /24, an IPv6 /48); the key itself when it is no network address (a Unix socket)."""
     kind, _, host = address.partition(":")
-    if kind == "ipv4":
-        return f"ipv4:{ipaddress.ip_network((host, 24), strict=False)}"
-    if kind == "ipv6":
-        host = host.rsplit("/", 1)[0]
-        try:
-            return f"ipv6:{ipaddress.ip_network((host, 48), strict=False)}"
-        except ValueError:
-            return address
+    if kind in ("ipv4", "ipv6"):
+        return gate_network_key(host.rsplit("/", 1)[0])
     return address
 
 
