@@ -60,7 +60,10 @@ def address_key(host: str) -> tuple[str, str]:
 
 
 class Connections:
-    """The open connections of one server, counted per address and per network."""
+    """The open connections of one server, counted per address and per network. Those that have not sent a
+    request's headers yet are kept in order of arrival (`waiting`): when the server is full, the oldest of them
+    is closed to make room, so that a crowd of slow clients (each within its caps) never keeps out a visitor
+    whose request comes at once."""
 
     def __init__(self, limits: WebLimits) -> None:
         self.limits = limits
@@ -69,15 +72,24 @@ class Connections:
         self.open = 0
         self.refused = 0
         self.timed_out = 0
+        self.evicted = 0
+        self.waiting: dict[int, asyncio.Transport] = {}  # id of a protocol -> its transport, oldest first
 
     def admit(self, host: str) -> bool:
         """Count a connection from `host`; False (not counted) over a cap."""
         address, network = address_key(host)
         limits = self.limits
-        if (self.open >= limits.connections or self.by_address[address] >= limits.per_address
-                or self.by_network[network] >= limits.per_network):
+        if self.by_address[address] >= limits.per_address or self.by_network[network] >= limits.per_network:
             self.refused += 1
             return False
+        if self.open >= limits.connections:
+            if not self.waiting:
+                self.refused += 1
+                return False
+            oldest = next(iter(self.waiting))
+            transport = self.waiting.pop(oldest)
+            self.evicted += 1
+            transport.abort()  # (its connection_lost counts it out)
         self.open += 1
         self.by_address[address] += 1
         self.by_network[network] += 1
@@ -103,19 +115,22 @@ class GuardedProtocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._host = self.client[0] if self.client else "unknown"
-        self._counted = CONNECTIONS.setdefault(id(self.config), Connections(self.limits)).admit(self._host)
+        self._connections = CONNECTIONS.setdefault(id(self.config), Connections(self.limits))
+        self._counted = self._connections.admit(self._host)
         self._deadline: asyncio.TimerHandle | None = None
         self._body_ends: float | None = None
         if not self._counted:
             transport.abort()
             return
+        self._connections.waiting[id(self)] = transport
         self._arm(self.limits.header_s)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if getattr(self, "_counted", False):
             self._counted = False
-            CONNECTIONS[id(self.config)].leave(self._host)
+            self._connections.waiting.pop(id(self), None)
+            self._connections.leave(self._host)
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -133,6 +148,8 @@ class GuardedProtocol(H11Protocol):
         else:  # the request is in: what follows is the application's (and uvicorn's keep-alive)
             self._body_ends = None
             self._disarm()
+        if state is not h11.IDLE:  # it has sent a request's headers: no longer first to go when the server is full
+            self._connections.waiting.pop(id(self), None)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -150,7 +167,7 @@ class GuardedProtocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._deadline = None
-        CONNECTIONS[id(self.config)].timed_out += 1
+        self._connections.timed_out += 1
         if self.transport is not None and not self.transport.is_closing():
             self.transport.abort()
 

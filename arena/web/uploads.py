@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import secrets
+import shutil
 import sys
 import time
 from collections import Counter
@@ -230,6 +231,9 @@ class PreflightQueue:
     async def _spawn(self, submission_id: int, owner: str) -> None:
         argv = [sys.executable, "-m", "arena.submissions.worker", "--bot-store", str(self.bot_store),
                 "--sandbox", self.sandbox, "--live-bots", str(self.live_bots), str(submission_id)]
+        nice = shutil.which("nice")
+        if nice is not None:  # below the web's own priority: pages stay quick while bots are tried out
+            argv = [nice, "-n", "10", *argv]
         process = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
                                                        stdout=asyncio.subprocess.DEVNULL,
                                                        stderr=asyncio.subprocess.PIPE,
