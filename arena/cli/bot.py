@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, print_json
+from arena.cli.common import console, fail, print_json, styled
 from arena.cli.leaderboard import pools_for
 from arena.cli.runs import DB_OPTION, JSON_OPTION, ago, open_store
 from arena.ratings.reports import bot_ratings, iso
@@ -72,9 +72,9 @@ def show(
         print_json(data if len(data) > 1 else data[0])
         return
     for bot in data:
-        console.print(f"[bold]{bot['name']}[/bold] version {bot['version']} ({bot['status']})  artifact "
-                      f"{bot['artifact_hash'][:16]}  {bot['kind']}: {bot['spec']}" +
-                      (f"  owner {bot['owner']}" if bot["owner"] else ""))
+        console.print(styled("[bold]{}[/bold] version {} ({})  artifact {}  {}: {}{}", bot["name"], bot["version"],
+                             bot["status"], bot["artifact_hash"][:16], bot["kind"], bot["spec"],
+                             f"  owner {bot['owner']}" if bot["owner"] else ""))
         if bot["preflight"] is not None:
             preflight = bot["preflight"]
             console.print(f"  pre-flight {'passed' if preflight.get('ok') else 'failed'} in "
@@ -84,7 +84,7 @@ def show(
             console.print("  no rated matches yet")
         for rating in bot["ratings"]:
             mus = [h["mu"] for h in rating["history"]]
-            console.print(f"\n[bold]{rating['pool']}[/bold]: rank {rating['rank']}, mu {rating['mu']:.2f}, "
+            console.print(styled("\n[bold]{}[/bold]", rating["pool"]) + f": rank {rating['rank']}, mu {rating['mu']:.2f}, "
                           f"sigma {rating['sigma']:.2f}, score {rating['conservative']:.2f}; {rating['games']} games "
                           f"(+{rating['wins']} ={rating['draws']} -{rating['losses']})")
             if mus:

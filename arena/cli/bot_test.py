@@ -8,16 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import console, fail, load_bot_folder, print_json
+from arena.cli.common import console, fail, load_bot_folder, mark, print_json, styled
 from arena.cli.runs import JSON_OPTION, RunDisplay, duration
 from arena.cli.serve import BOT_ENV_OPTION, SANDBOX_OPTION, check_sandbox_here, clock_options, sandbox_settings
 from arena.referee.evidence import shown
 from arena.bottest.harness import Check, plan_checks
 
-_MARK = {True: "[green]pass[/green]", False: "[red]FAIL[/red]", None: "[dim]skip[/dim]"}
+_MARK = {True: mark("pass", "green"), False: mark("FAIL", "red"), None: mark("skip", "dim")}
 OUTPUT_LINES = 15  # of the bot's output, under the table
 
 if TYPE_CHECKING:
@@ -139,10 +138,10 @@ def _print_report(report: ConformanceReport) -> None:
         table.add_row(check.name, check.game or "", _MARK[None if check.skipped else bool(check.ok)],
                       str(check.matches) if check.matches else "", str(check.decisions) if check.matches else "",
                       f"{timing['mean_ms']:.1f} · {timing['max_ms']:.1f}" if timing else "",
-                      escape(shown(check.detail)))
+                      check.detail)
     console.print(table)
     for warning in report.warnings():
-        console.print(f"[bold yellow]warning[/bold yellow]: {escape(warning)}", soft_wrap=True)
+        console.print(styled("[bold yellow]warning[/bold yellow]: {}", warning), soft_wrap=True)
     if report.output_tail.strip():
         lines = report.output_tail.rstrip().splitlines()[-OUTPUT_LINES:]
         console.print(f"the bot's output (stdout and stderr), last {len(lines)} line(s):")
@@ -153,13 +152,13 @@ def _print_report(report: ConformanceReport) -> None:
         if check.ok is False and check.fix:
             fixes.setdefault(check.fix, []).append(check.name)
     for fix, names in fixes.items():
-        console.print(f"[bold]fix[/bold] ({', '.join(dict.fromkeys(names))}): {fix}")
+        console.print(styled("[bold]fix[/bold] ({}): {}", ", ".join(dict.fromkeys(names)), fix))
     passed = sum(1 for check in report.checks if check.ok)
     failed = sum(1 for check in report.checks if check.ok is False)
     style = "green" if report.ok else "red"
-    console.print(f"[{style}]{'passed' if report.ok else 'failed'}[/{style}]: {passed} check(s) passed, "
-                  f"{failed} failed, in {report.seconds:.1f} s (clock: {report.clock['move_time_s']:g} s per "
-                  f"decision, {report.clock['bank_s']:g} s bank)")
+    console.print(mark("passed" if report.ok else "failed", style) +
+                  f": {passed} check(s) passed, {failed} failed, in {report.seconds:.1f} s (clock: "
+                  f"{report.clock['move_time_s']:g} s per decision, {report.clock['bank_s']:g} s bank)")
 
 
 def register(main: typer.Typer) -> None:

@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from arena.games.base import Game
 from arena.games.registry import GameOptionError, UnknownGameError, load_game
+from arena.referee.evidence import shown
 
 PIPED_WIDTH = 120  # columns for tables written to a file or a pipe (rich would assume 80)
 
@@ -26,8 +29,33 @@ def _width(stream: Any) -> int | None:
     return PIPED_WIDTH
 
 
-console = Console(highlight=False, width=_width(sys.stdout))
-err_console = Console(stderr=True, highlight=False, width=_width(sys.stderr))
+class PlainConsole(Console):
+    """A console on which every string is text: never markup (a bot's version `[/]x` neither crashes a command
+    nor becomes a link), with its control characters, escape sequences and direction marks written out
+    (arena.referee.evidence.shown). The one rule for what bots and owners write (names, versions, notes, output
+    lines, labels), on every command. Arena's own styled lines are Text built by `styled`."""
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        options["markup"] = False
+        return super().render_str(shown(text), **options)
+
+
+def styled(template: str, *values: object) -> Text:
+    """One of Arena's own lines: `template` is Rich markup (Arena's, never a bot's) with a `{}` per value, and each
+    value is put in as text (shown, its markup escaped): styled("[bold]{}[/bold] lost", name)."""
+    if template.count("{}") != len(values):
+        raise ValueError(f"{template!r} has {template.count('{}')} places for {len(values)} values")
+    return Text.from_markup(template.replace("{", "{{").replace("}", "}}").replace("{{}}", "{}").format(
+        *(escape(shown(str(value))) for value in values)))
+
+
+def mark(text: str, style: str) -> Text:
+    """A word of Arena's in a style (a table's pass/FAIL)."""
+    return Text(text, style=style)
+
+
+console = PlainConsole(highlight=False, markup=False, width=_width(sys.stdout))
+err_console = PlainConsole(stderr=True, highlight=False, markup=False, width=_width(sys.stderr))
 
 RESULTS_ENV = "ARENA_RESULTS"
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from rich.markup import escape
 
-from arena.cli.common import console
+from arena.cli.common import console, styled
 from arena.referee.evidence import seat_evidence, shown
 from arena.store import Store
 
@@ -17,8 +16,7 @@ FAULT_OUTPUT_LINES = 12  # of a bot's last output, shown under its fault
 
 def print_fault(name: str, reason: str, detail: str, evidence: dict[str, Any] | None, where: str = "") -> None:
     """'NAME lost by REASON: DETAIL' and the bot's last output lines (or that it printed nothing)."""
-    console.print(f"[bold red]{escape(name)}[/bold red] lost by {escape(reason)}{escape(where)}: "
-                  f"{escape(shown(detail))}", soft_wrap=True)
+    console.print(styled("[bold red]{}[/bold red] lost by {}{}: {}", name, reason, where, detail), soft_wrap=True)
     output = (evidence or {}).get("output", "")
     if evidence is None:
         console.print("  (no output was kept for it)", markup=False)

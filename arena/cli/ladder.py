@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, open_game, parse_options, print_json
+from arena.cli.common import console, fail, open_game, parse_options, print_json, styled
 from arena.cli.leaderboard import pool_json, print_leaderboard
 from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyser
 from arena.cli.runs import (
@@ -35,6 +35,7 @@ from arena.cli.runs import (
 )
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
+from arena.referee.evidence import shown
 from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
 from arena.referee.seeds import new_seed
@@ -196,7 +197,7 @@ def serve(
         if json_output:
             return
         stamp = utcnow().isoformat(timespec="seconds")
-        print(f"{stamp}Z {line}", flush=True)
+        print(f"{stamp}Z {shown(line)}", flush=True)  # (a line may name bots: their text, shown)
 
     service = LadderService(store, settings, play, log=log)
     stop = StopRequest()
@@ -292,7 +293,7 @@ def status(
     for ladder in ladders:
         service = ladder.service
         running = "running" if service.running else "not running"
-        console.print(f"[bold]{ladder.pool}[/bold]: {ladder.matches} match(es) stored; service {running}"
+        console.print(styled("[bold]{}[/bold]", ladder.pool) + f": {ladder.matches} match(es) stored; service {running}"
                       + (f" (pid {service.pid}, seen {service.heartbeat}Z)" if service.heartbeat else ""))
         if ladder.schedule:
             console.print(f"  schedule: {ladder.schedule}; next round at {ladder.next_round_at}Z")

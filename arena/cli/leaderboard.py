@@ -6,8 +6,9 @@ from typing import Any, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from arena.cli.common import console, fail, print_json
+from arena.cli.common import console, fail, mark, print_json
 from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, ago, open_store
 from arena.games.registry import UnknownGameError
 from arena.ratings.bradley_terry import ConvergenceError
@@ -68,8 +69,8 @@ def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False, live
     for s in standings:
         low, high = s.win_rate_interval
         name = display_name(s.bot)
-        cells = [str(s.rank), name if s.version in ("", "1") else f"{name} v{s.version}", f"{s.mu:.2f}",
-                 f"{s.sigma:.2f}", f"[bold]{s.score:.2f}[/bold]", str(s.games),
+        cells: list[str | Text] = [str(s.rank), name if s.version in ("", "1") else f"{name} v{s.version}", f"{s.mu:.2f}",
+                 f"{s.sigma:.2f}", mark(f"{s.score:.2f}", "bold"), str(s.games),
                  f"{100 * s.win_rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]", ago(s.last_played)]
         if bradley_terry:
             estimate = estimates.get(s.bot_id)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.common import console, fail, load_bot_folder, open_game, parse_options, print_json, results_dir
@@ -164,8 +163,7 @@ def _print_tables(game: str, seat_names: tuple[str, ...], series: Series) -> Non
         seated = played.seats(series.labels)
         winner = ("draw" + (" (void)" if result.voided else "")) if result.is_draw else \
             ", ".join(seated[s] for s in result.winners)
-        reason = escape(shown(result.reason + (f": {result.detail}" if result.offender is not None and result.detail
-                                               else "")))
+        reason = result.reason + (f": {result.detail}" if result.offender is not None and result.detail else "")
         scores = " - ".join(f"{s:g}" for s in result.scores) or "-"
         table.add_row(str(played.game.index + 1), str(record.seed), *seated, winner, scores, reason,
                       str(len(record.decisions)))

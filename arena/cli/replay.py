@@ -11,10 +11,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from rich.markup import escape
 
 from arena.analysis import Analysis, sparkline
-from arena.cli.common import console, fail, results_dir
+from arena.cli.common import console, fail, results_dir, styled
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.cli.runs import DB_OPTION, open_store
 from arena.referee.evidence import seat_evidence, shown
@@ -64,8 +63,9 @@ def replay(
             _show_step(item, state, game.info.seat_names)
             if index in turning:
                 point = turning[index]
-                console.print(f"[bold red]turning point[/]: -{point.drop:.0%} for {game.info.seat_names[point.seat]}; "
-                              f"better: {escape(point.best)} (kept {point.kept:.0%})")
+                console.print(styled("[bold red]turning point[/]: -{} for {}; better: {} (kept {})",
+                                     f"{point.drop:.0%}", game.info.seat_names[point.seat], point.best,
+                                     f"{point.kept:.0%}"))
             if not item.is_chance:
                 if step:
                     typer.prompt("", default="", show_default=False, prompt_suffix="")
@@ -84,18 +84,18 @@ def replay(
     else:
         verdict = "winner: " + ", ".join(game.info.seat_names[s] for s in result.winners)
     scores = " - ".join(f"{s:g}" for s in result.scores)
-    console.print(f"[bold]{verdict}[/bold] ({escape(result.reason)}{', ' + scores if scores else ''})"
-                  + (f": {escape(shown(result.detail))}" if result.detail else ""), soft_wrap=True)
+    console.print(styled("[bold]{}[/bold] ({}{})", verdict, result.reason, ", " + scores if scores else "")
+                  + (f": {shown(result.detail)}" if result.detail else ""), soft_wrap=True)
     if result.offender is not None:
         name = next((p.name for p in record.players if p.seat == result.offender), f"seat {result.offender}")
         evidence = seat_evidence(record.extra, result.offender, FAULT_OUTPUT_LINES)
         print_fault(name, result.reason, result.detail, evidence)
-    console.print("[green]replay reproduces the record[/green]")
+    console.print("replay reproduces the record", style="green")
     show_luck(record, game.info.seat_names)
     if analysis is not None:
         show_analysis(analysis)
     else:
-        console.print(f"[dim]where was it won and lost? arena analyse {source}[/dim]")
+        console.print(f"where was it won and lost? arena analyse {source}", style="dim")
 
 
 def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
@@ -110,24 +110,24 @@ def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
     if abs(counted[luckiest]) < 0.005:
         console.print("luck: neither side was lucky (chance evened out)")
     else:
-        console.print(f"luck: {seat_names[luckiest]} ({escape(names.get(luckiest, '?'))}) was lucky by "
+        console.print(f"luck: {seat_names[luckiest]} ({names.get(luckiest, '?')}) was lucky by "
                       f"{counted[luckiest]:.2f} of a game", soft_wrap=True)
     labels = {step.n: step.label for step in record.steps}
     biggest = sorted(luck.events, key=lambda event: -abs(event[1]))[:3]
     for n, value in biggest:
         if abs(value) >= 0.01:
             who = seat_names[0] if value > 0 else seat_names[1]
-            console.print(f"  step {n}: {escape(labels.get(n, ''))} (+{abs(value):.2f} for {who})", soft_wrap=True)
-    console.print(f"[dim]  measured by {escape(luck.model)}; results are corrected by {luck.beta:g} times it"
-                  + (" (this model's luck does not predict results: none)" if not luck.beta else "") + "[/dim]")
+            console.print(f"  step {n}: {labels.get(n, '')} (+{abs(value):.2f} for {who})", soft_wrap=True)
+    console.print(f"  measured by {luck.model}; results are corrected by {luck.beta:g} times it"
+                  + (" (this model's luck does not predict results: none)" if not luck.beta else ""), style="dim")
 
 
 def show_analysis(analysis: Analysis) -> None:
     """The chance curve of both seats as sparklines, and the turning points."""
     names = analysis.seat_names
     curve = analysis.curve()
-    console.print(f"[bold]{analysis.game}[/bold]  {len(analysis.entries)} decisions, budget {analysis.budget} per "
-                  f"decision, {analysis.seconds:.1f}s")
+    console.print(styled("[bold]{}[/bold]  {} decisions, budget {} per decision, {}s", analysis.game,
+                         len(analysis.entries), analysis.budget, f"{analysis.seconds:.1f}"))
     for seat, values in enumerate(curve):
         console.print(f"  {names[seat]:<8} {sparkline(values)}  {values[0]:.0%} -> {values[-1]:.0%}")
     if not analysis.turning_points:
@@ -141,8 +141,8 @@ def show_analysis(analysis: Analysis) -> None:
     table.add_column("better")
     table.add_column("kept", justify="right")
     for point in analysis.turning_points:
-        table.add_row(str(point.decision + 1), names[point.seat], escape(point.played), f"-{point.drop:.0%}",
-                      escape(point.best), f"{point.kept:.0%}")
+        table.add_row(str(point.decision + 1), names[point.seat], point.played, f"-{point.drop:.0%}", point.best,
+                      f"{point.kept:.0%}")
     console.print(table)
 
 

@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError
 
 from arena.cli.common import command_line, console, err_console, fail, results_dir
 from arena.cli.serve import SANDBOX_OPTION
+from arena.referee.evidence import shown
 from arena.referee.limits import DEFAULT_DECISION_S, DEFAULT_MATCH_S, AgentLimits
 from arena.store import Store, StoreError, resolve_url
 from arena.store.db import describe
@@ -183,11 +184,13 @@ class RunDisplay:
         self._first_done: int | None = None  # what was done before this run (a resumed tournament's matches)
         self._last: tuple[int, int | None, str] = (0, None, "")
         self._printed: tuple[int, int | None, str] | None = None
-        self.progress = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-                                 MofNCompleteColumn() if seconds is None else TextColumn("{task.fields[count]}"),
+        # (a title may name bots: it is shown text, never markup)
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}", style="bold", markup=False),
+                                 BarColumn(),
+                                 MofNCompleteColumn() if seconds is None else TextColumn("{task.fields[count]}", markup=False),
                                  TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                                  RateColumn(), console=console, disable=not self.interactive, transient=series)
-        self.task = self.progress.add_task(title, total=None, count="")
+        self.task = self.progress.add_task(shown(title), total=None, count="")
 
     def __enter__(self) -> RunDisplay:
         self.progress.start()
@@ -205,7 +208,7 @@ class RunDisplay:
         self._last_fraction = -1.0
         self._first_done = None
         self._last, self._printed = (0, None, ""), None
-        self.progress.reset(self.task, description=title, total=None, count="")
+        self.progress.reset(self.task, description=shown(title), total=None, count="")
 
     def update(self, state: RunProgress) -> None:
         """Called by the runner after each match."""

@@ -6,13 +6,12 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import console, fail, print_json
+from arena.cli.common import console, fail, mark, print_json
 from arena.cli.runs import JSON_OPTION
 
-_MARK = {True: "[green]pass[/green]", False: "[red]FAIL[/red]"}
+_MARK = {True: mark("pass", "green"), False: mark("FAIL", "red")}
 
 
 def check_command(
@@ -52,8 +51,8 @@ def check_command(
         for column in ("protection", "", "found", *([] if passed else ["what to do"])):
             table.add_column(column, overflow="fold")
         for row in rows:
-            fix = [] if passed else ["" if row.passed else escape(row.fix)]
-            table.add_row(row.name, _MARK[row.passed], escape(row.found), *fix)
+            fix = [] if passed else ["" if row.passed else row.fix]
+            table.add_row(row.name, _MARK[row.passed], row.found, *fix)
         console.print(table)
         console.print(f"{sum(row.passed for row in rows)}/{len(rows)} protections hold" +
                       ("" if passed else ": a referee here refuses to launch bot programs until they all do "

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from arena.cli.common import console, err_console, fail, results_dir
+from arena.cli.common import console, err_console, fail, results_dir, styled
 
 if TYPE_CHECKING:  # (imported when called: commands load only what they run)
     from arena.referee.clock import ClockSettings
@@ -317,20 +317,21 @@ def watch(
                     players = ", ".join(f"{p.name} ({seat_names[p.seat] if p.seat < len(seat_names) else p.seat})"
                                         for p in event.header.players)
                     view = "full view" if full else "public view"
-                    console.print(f"[bold]{event.header.game}[/bold] ({view}): {players}", markup=True)
+                    console.print(styled("[bold]{}[/bold] ({}): {}", event.header.game, view, players))
                 elif kind == "step":
                     step = event.step
                     if step.seat < 0:
-                        console.print(f"  [dim]{step.n:4d} chance: {step.label}[/dim]")
+                        console.print(f"  {step.n:4d} chance: {step.label}", style="dim")
                     else:
-                        console.print(f"  {step.n:4d} {step.label}  [dim]({step.think_ms:.1f} ms)[/dim]")
+                        console.print(styled("  {} {}  [dim]({} ms)[/dim]", f"{step.n:4d}", step.label,
+                                             f"{step.think_ms:.1f}"))
                 else:
                     finished = event.finished
                     result = finished.result
                     extra = f"  seed {finished.seed}" if finished.HasField("seed") else ""
                     extra += f"  record: {finished.record_path}" if finished.record_path else ""
-                    console.print(f"[bold]result[/bold]: ranking {list(result.ranking)} ({result.reason}"
-                                  f"{': ' + result.detail if result.detail else ''}){extra}", soft_wrap=True)
+                    console.print(styled("[bold]result[/bold]: ranking {} ({}{}){}", list(result.ranking), result.reason,
+                                         ": " + result.detail if result.detail else "", extra), soft_wrap=True)
 
     try:
         asyncio.run(follow())

@@ -185,7 +185,7 @@ def _report(result: SprtResult, raw: SprtResult, a: str, b: str, test: Sprt, tou
     if luck:
         console.print(f"raw results: LLR {raw.llr:.3f}; Elo {raw.elo:+.1f} "
                       f"[{raw.elo_interval[0]:+.1f}, {raw.elo_interval[1]:+.1f}]")
-    console.print(f"[bold]{verdict_text}[/bold]")
+    console.print(verdict_text, style="bold")
 
 
 def _finite(value: float) -> float | None:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 from rich.table import Table
 
-from arena.cli.common import console, err_console, fail, print_json, results_dir
+from arena.cli.common import console, err_console, fail, mark, print_json, results_dir, styled
 from arena.cli.runs import DB_OPTION, JSON_OPTION, SANDBOX_OPTION, ago, open_store
 from arena.referee.evidence import shown
 from arena.store import BotRow, Store
@@ -35,7 +35,7 @@ BOT_STORE_OPTION = typer.Option(None, "--bot-store", envvar=BOT_STORE_ENV,
 owners = typer.Typer(rich_markup_mode=None,
                      help="Owners: who may submit and retire which bot names on a shared server.", no_args_is_help=True)
 
-_MARK = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[dim]-[/dim]"}
+_MARK = {True: mark("✓", "green"), False: mark("✗", "red"), None: mark("-", "dim")}
 
 
 SERVER_OPTION = typer.Option(None, "--server", envvar="ARENA_WEB_SERVER",
@@ -234,24 +234,23 @@ class StepPrinter:
         console.print(_step_line(step))
 
 
-def _step_line(step: Step) -> str:
-    detail = escape(shown(step.detail))
+def _step_line(step: Step) -> Text:
     if step.skipped:
-        return f"  {_MARK[None]} {step.title}: [dim]{detail}[/dim]"
-    return f"  {_MARK[bool(step.ok)]} {step.title}: {detail} [dim]({step.seconds:.2f} s)[/dim]"
+        return Text("  ").append_text(_MARK[None]).append_text(styled(" {}: [dim]{}[/dim]", step.title, step.detail))
+    return Text("  ").append_text(_MARK[bool(step.ok)]).append_text(
+        styled(" {}: {} [dim]({} s)[/dim]", step.title, step.detail, f"{step.seconds:.2f}"))
 
 
 def _print_submission(result: Submission) -> None:
     if result.problems:
-        console.print(f"[bold red]{len(result.problems)} problem(s)[/bold red] in {result.source}:")
+        console.print(styled("[bold red]{} problem(s)[/bold red] in {}:", len(result.problems), result.source))
         for problem in result.problems:
-            console.print(f"  [bold]{escape(shown(problem.where))}[/bold]: {escape(shown(problem.message))}" +
-                          (f"\n      fix: {escape(shown(problem.fix))}" if problem.fix else ""), markup=True,
-                          highlight=False)
+            console.print(styled("  [bold]{}[/bold]: {}{}", problem.where, problem.message,
+                                 f"\n      fix: {problem.fix}" if problem.fix else ""), highlight=False)
     if result.skipped:
         left_out = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more"
                                                     if len(result.skipped) > 5 else "")
-        console.print(f"[dim]left out: {escape(shown(left_out))}[/dim]")
+        console.print(f"left out: {left_out}", style="dim")
     report = result.preflight
     if report is not None:
         console.print(f"pre-flight of {result.name} v{result.version} ({(result.artifact_hash or '')[:12]}): "
@@ -277,11 +276,11 @@ def _print_submission(result: Submission) -> None:
             for line in lines:
                 console.print(f"    {shown(line)}", markup=False, highlight=False)
         for fix in report.fix:
-            console.print(f"  [bold]fix:[/bold] {fix}")
+            console.print(styled("  [bold]fix:[/bold] {}", fix))
     for retired in result.retired:
         console.print(f"retired {retired} (its rating carries over)")
     style = "green" if result.ok else "red"
-    console.print(f"[{style}]{result.message}[/{style}]")
+    console.print(result.message, style=style)
 
 
 def _version_json(bot: BotRow, store: Store) -> dict[str, Any]:

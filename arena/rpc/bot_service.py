@@ -23,6 +23,7 @@ from google.protobuf.message import DecodeError
 
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import bot_pb2
+from arena.rpc.manifest import VERSION, VERSION_RULE
 from arena.rpc.pool import AdmissionError, BotPool
 from arena.rpc.session import MAX_MESSAGE_BYTES, TRANSPORT_MESSAGE_LIMIT, BotSession
 
@@ -45,7 +46,7 @@ class BotService:
     def handler(self, *, token: Optional[str] = None) -> grpc.GenericRpcHandler:
         """The generic handler of arena.v1.Bot/Play: for the network listener, or (`token`) for the socket
         of the one launched process holding that launch token."""
-        pending: Counter[str] = Counter() if token is not None else self.pending_hellos
+        own: Optional[Counter[str]] = Counter() if token is not None else None  # a socket's own count
         rate = StreamRate(STREAMS_PER_S, STREAM_BURST) if token is not None else None
 
         async def play(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
@@ -54,7 +55,7 @@ class BotService:
                                     f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
                 return
             try:
-                await self.serve_stream(context, token=token, pending=pending)
+                await self.serve_stream(context, token=token, pending=self.pending_hellos if own is None else own)
             except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
                 pass
 
@@ -170,8 +171,8 @@ def hello_problem(hello: bot_pb2.Hello) -> str:
         return f"a Hello's name and version may have at most {MAX_HELLO_TEXT} characters"
     if len(hello.games) > MAX_HELLO_GAMES or any(len(game) > 2 * MAX_HELLO_TEXT for game in hello.games):
         return f"a Hello lists at most {MAX_HELLO_GAMES} games, each a game or family name"
-    if any(not character.isprintable() for character in hello.version):
-        return "a Hello's version must be printable text"
+    if hello.version and not VERSION.match(hello.version):
+        return f"a Hello's {VERSION_RULE}"
     return ""
 
 

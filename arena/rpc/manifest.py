@@ -32,11 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from arena.referee.evidence import shown
 from arena.sandbox.environment import env_problems
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits, limits_from_table
 
 MANIFEST_NAME = "bot.toml"
 BOT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+#: A version: letters, digits and . _ + - (no spaces, no brackets, no control characters), starting with a letter
+#: or a digit, at most 32 characters: "1", "2.0.1", "v3-beta+build.7". The same rule for bot.toml and a Hello.
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,31}\Z")
+VERSION_RULE = ("version must be letters, digits and . _ + - (no spaces or brackets), starting with a letter or a "
+                "digit, at most 32 characters: e.g. \"2\", \"2.0.1\" or \"v3-beta\"")
 MAX_CONCURRENCY = 64  # matches one bot process may play at once
 KNOWN_KEYS = frozenset({"name", "version", "command", "games", "description", "env", "concurrency", "owner", "limits",
                         "sandbox"})
@@ -84,6 +90,10 @@ def read_manifest_text(path: str | Path) -> tuple[Path, str]:
         raise ManifestError(f"cannot read {source}: {error}") from None
 
 
+def _has_controls(text: str) -> bool:
+    return shown(text) != text
+
+
 def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """Every problem of a parsed bot.toml, as (the key it is about, what is wrong)."""
     problems: list[tuple[str, str]] = []
@@ -92,11 +102,12 @@ def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
         problems.append(("name", "name must be lowercase letters, digits, '-', '_' or '.', starting with a letter "
                                  "or digit (at most 64)"))
     version = data.get("version", "1")
-    if not isinstance(version, (str, int, float)) or len(str(version)) > 64 or not str(version).isprintable():
-        problems.append(("version", "version must be printable text of at most 64 characters"))
+    if not isinstance(version, (str, int, float)) or isinstance(version, bool) or not VERSION.match(str(version)):
+        problems.append(("version", VERSION_RULE))
     description = data.get("description", "")
-    if not isinstance(description, str) or len(description) > 500:
-        problems.append(("description", "description must be text of at most 500 characters"))
+    if not isinstance(description, str) or len(description) > 500 or _has_controls(description):
+        problems.append(("description", "description must be text of at most 500 characters, with no control "
+                                        "characters or direction marks"))
     command = data.get("command")
     if isinstance(command, str):
         command = shlex.split(command)
@@ -119,8 +130,9 @@ def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
         problems.append(("concurrency", f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}"))
     owner = data.get("owner", "")
-    if not isinstance(owner, str) or len(owner) > 200:
-        problems.append(("owner", "owner must be text of at most 200 characters"))
+    if not isinstance(owner, str) or len(owner) > 200 or _has_controls(owner):
+        problems.append(("owner", "owner must be text of at most 200 characters, with no control characters or "
+                                  "direction marks"))
     if "sandbox" in data:
         problems.append(("sandbox", "sandbox is the referee operator's choice (arena serve --sandbox), not a bot's"))
     for key in sorted(set(data) - KNOWN_KEYS):

@@ -27,7 +27,9 @@ def standalone_html(lines: Iterable[bytes | str], analysis: dict[str, Any] | Non
     subtitle = f"{title} · match {header['match_id'][:12]} · seed {header['seed']}"
     css = (STATIC / "style.css").read_text(encoding="utf-8")
     viewer = (STATIC / "viewer.js").read_text(encoding="utf-8")
-    data = document.replace("</", "<\\/")  # nothing in the data may close its script element
+    # nothing in the data may open or close an element, or a comment, inside its script: every < > & in it (they
+    # are all inside JSON strings) written as a JSON escape, which JSON.parse reads back as the character
+    data = document.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f"""<!doctype html>
 <html lang="en">
 <head>

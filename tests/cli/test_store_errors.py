@@ -128,5 +128,7 @@ def test_a_read_only_folder(tmp_path: Path) -> None:
 def test_a_postgresql_server_that_does_not_answer(capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run(capsys, "leaderboard", "--db", "postgresql://arena:secret@127.0.0.1:1/arena")
     assert code != 0
-    one_line(err, "127.0.0.1:1")
+    warning, _, error = err.partition("\n")
+    assert "password is on the command line" in warning and "ARENA_DB" in warning  # (it is, here: ps shows it)
+    one_line(error, "127.0.0.1:1")
     assert "secret" not in err  # the password stays hidden

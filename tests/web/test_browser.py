@@ -418,3 +418,29 @@ def test_the_chance_curve_under_the_board_jumps_to_a_decision(browser: Any, site
         < match["decisions"])
     screenshot(browser, "chance-curve")
     assert not script_errors(browser)
+
+
+def test_a_bots_own_text_is_shown_visibly_not_interpreted(browser: Any, web_db: str, tmp_path: Path) -> None:
+    """A version and an owner with control characters, a direction override and NUL (stored before the rules at
+    entry) show on the bot page and the leaderboard as visible escapes; the page still draws."""
+    from sqlalchemy import update
+
+    from arena.store.models import Bot
+
+    copy = tmp_path / "hostile.db"
+    shutil.copy(web_db.removeprefix("sqlite:///"), copy)
+    hostile = "v\u202eevil\x1b[7m\x00<!--<script>"
+    store = Store.open(f"sqlite:///{copy}")
+    with store.engine.begin() as conn:
+        conn.execute(update(Bot).where(Bot.name == "random").values(version=hostile, owner=hostile))
+    store.close()
+    server = WebServer(f"sqlite:///{copy}")
+    try:
+        for path in ("/bots/random", "/"):
+            open_page(browser, server.url + path)
+            text = browser.execute_script("return document.getElementById('main').textContent")
+            assert "v\\u202eevil\\x1b[7m\\x00<!--<script>" in text, text[:400]
+            assert not any(ch in text for ch in "\u202e\x1b\x00")
+            assert not script_errors(browser)
+    finally:
+        server.stop()

@@ -1,8 +1,8 @@
 // What every page shares: the API call, tables, pagers, errors, and how numbers, times and a bot's own
 // words are shown.
-import { h } from "./viewer.js";
+import { h, shown, UNSHOWN } from "./viewer.js";
 
-export { h };
+export { h, shown, UNSHOWN };
 export const main = document.getElementById("main");
 
 export const enc = encodeURIComponent;
@@ -14,13 +14,6 @@ export const ago = (iso) => {
   for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60]]) if (seconds >= size) return `${Math.floor(seconds / size)}${unit} ago`;
   return `${Math.max(0, Math.floor(seconds))}s ago`;
 };
-// A bot's own words as shown: control characters, escape sequences and direction overrides written out, never
-// interpreted (arena/referee/evidence.py does the same for the terminal).
-export const UNSHOWN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
-export const shown = (text) => String(text ?? "").replace(UNSHOWN, (c) => {
-  const code = c.charCodeAt(0);
-  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-});
 export const botLink = (name) => h("a", { href: `/bots/${enc(name)}` }, name);
 export const matchLink = (id, text) => h("a", { href: `/matches/${id}` }, text ?? `#${id}`);
 

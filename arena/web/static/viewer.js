@@ -12,8 +12,17 @@ function el(tag, attrs = {}, parent = null) {
   return node;
 }
 
+// Text as shown: control characters, escape sequences and direction marks (what a bot or an owner may put in a
+// name, a version, a note) written out, never interpreted (arena/referee/evidence.py does the same on a
+// terminal). Every text node `h` makes goes through it: the one rule, for every page.
+export const UNSHOWN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+export const shown = (text) => String(text ?? "").replace(UNSHOWN, (c) => {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+});
+
 // An HTML element: attributes (null, undefined and false ones left out; on* are listeners) and children
-// (nested arrays flattened; strings and numbers become text). The pages (app.js) use it too.
+// (nested arrays flattened; strings and numbers become text, shown). The pages (app.js) use it too.
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -24,7 +33,7 @@ export function h(tag, attrs = {}, ...children) {
   }
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
-    node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.appendChild(child instanceof Node ? child : document.createTextNode(shown(child)));
   }
   return node;
 }
