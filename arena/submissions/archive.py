@@ -10,8 +10,9 @@ Nothing in an upload is trusted:
   chain of links that each look inside but lead out together is refused too;
 - every entry counts against the caps (files, folders and links alike), and every kind is read with
   a bound: a file's bytes as they are read (a zip bomb's headers lie, its bytes cannot), a link's
-  target at most 4 KiB, a tar header's extensions at most 64 KiB, a zip's directory by its count
-  before it is parsed, a tar stream no further than the unpacked cap;
+  target at most 4 KiB, a tar header's extensions at most 64 KiB and 8 in a row, a zip's directory
+  walked entry by entry and counted as read (arena.submissions.zip_reader: its end record's count is
+  only compared), a tar stream no further than the unpacked cap;
 - nothing is extracted by the archive libraries' own extract functions.
 A single top folder (`my-bot/bot.toml`) is taken as the bot's folder. Clutter (`__pycache__`, `.git`,
 `*.pyc`) is left out and said so.
@@ -23,19 +24,20 @@ import errno
 import functools
 import os
 import stat
-import struct
 import tarfile
-import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Callable, Iterator, Optional
+
+from arena.submissions import zip_reader
 
 CLUTTER_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 CLUTTER_SUFFIXES = (".pyc", ".pyo")
 CLUTTER_FILES = frozenset({".DS_Store", "Thumbs.db"})
 LINK_TARGET_BYTES = 4096  # PATH_MAX: no link target is longer
 HEADER_BYTES = 64 * 1024  # a tar member's pax or GNU long-name header
-ZIP_ENTRY_BYTES = 46 + 3 * 1024  # a zip directory entry: its fixed part, a name, an extra field and a comment
+HEADER_CHAIN = 8  # such headers before one member (tar tools write at most a global, a pax and two GNU ones)
 _COPY_CHUNK = 1 << 16
 _NO_FOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -148,8 +150,11 @@ def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_S
                 _place(relative, member, root, budget, result)
     except _Stop:
         pass
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, OSError, ValueError) as error:
-        result.problems.append(Problem(source.name, f"cannot be read: {error}", REPACK_FIX))
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error) as error:
+        reason = " ".join(str(error).split())  # one line, whatever the library said
+        result.problems.append(Problem(source.name, f"cannot be read: {reason}", REPACK_FIX))
+    except RecursionError:  # (a structure the bounds above do not foresee: still one line, never a traceback)
+        result.problems.append(Problem(source.name, "cannot be read: its structure is nested too deeply", REPACK_FIX))
     finally:
         os.close(root)
     result.files, result.bytes = budget.entries, budget.bytes
@@ -200,69 +205,58 @@ def _tar_file(archive: tarfile.TarFile, info: tarfile.TarInfo) -> IO[bytes]:
 
 
 def _zip_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
-    declared, directory_bytes = _zip_directory(source)
-    if declared is not None and declared > budget.limits.files:
-        result.problems.append(Problem("submission", f"more than {budget.limits.files} entries (files, folders "
-                                       f"and links): the archive lists {declared}", ENTRY_FIX))
-        raise _Stop
-    if declared is not None and directory_bytes > declared * ZIP_ENTRY_BYTES + 22:
-        result.problems.append(Problem(source.name, f"its directory is {directory_bytes} bytes for {declared} "
-                                       "entries: names, extra fields or comments over 1 KiB, or more entries than "
-                                       "it says", REPACK_FIX))
-        raise _Stop
-    with zipfile.ZipFile(source) as archive:
-        for info in archive.infolist():
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                yield _Member(info.filename, "dir")
-            elif stat.S_ISLNK(mode):
-                with archive.open(info) as opened:
-                    target = opened.read(LINK_TARGET_BYTES + 1)
-                yield _Member(info.filename, "symlink", link=target.decode("utf-8", errors="replace"))
-            elif mode and not stat.S_ISREG(mode) and stat.S_IFMT(mode):
-                kind = "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else (
-                    "fifo" if stat.S_ISFIFO(mode) else "other")
-                yield _Member(info.filename, kind)
-            else:
-                yield _Member(info.filename, "file", info.file_size, mode=mode or 0o644,
-                              open=functools.partial(archive.open, info))
-
-
-def _zip_directory(source: Path) -> tuple[Optional[int], int]:
-    """How many entries a zip's end record says it has, and how big its directory is (read before the
-    directory is parsed), or (None, 0) where there is no end record."""
-    with open(source, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - (65536 + 22)))
-        tail = handle.read()
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) < at + 22:
-        return None, 0
-    count, directory_bytes = struct.unpack("<HI", tail[at + 10:at + 16])
-    locator = tail.rfind(b"PK\x06\x07", 0, at)
-    if (count == 0xFFFF or directory_bytes == 0xFFFFFFFF) and locator >= 0:  # zip64: in the zip64 end record
-        with open(source, "rb") as handle:
-            handle.seek(struct.unpack("<Q", tail[locator + 8:locator + 16])[0])
-            record = handle.read(56)
-        if record[:4] == b"PK\x06\x06" and len(record) >= 48:
-            count, directory_bytes = struct.unpack("<QQ", record[32:48])
-    return int(count), int(directory_bytes)
+    try:  # the whole directory first (bounded: it stops one past the cap), so a refusal writes nothing
+        entries = zip_reader.read_directory(source, budget.limits.files)
+    except zip_reader.TooManyEntries:
+        _over(budget, result, "files", f"more than {budget.limits.files} entries (files, folders and links)")
+        raise _Stop from None
+    for entry in entries:
+        if entry.is_dir:
+            yield _Member(entry.name, "dir")
+        elif stat.S_ISLNK(entry.mode):
+            with zip_reader.open_entry(source, entry) as opened:
+                target = opened.read(LINK_TARGET_BYTES + 1)
+            yield _Member(entry.name, "symlink", link=target.decode("utf-8", errors="replace"))
+        elif entry.mode and not stat.S_ISREG(entry.mode) and stat.S_IFMT(entry.mode):
+            kind = "device" if stat.S_ISCHR(entry.mode) or stat.S_ISBLK(entry.mode) else (
+                "fifo" if stat.S_ISFIFO(entry.mode) else "other")
+            yield _Member(entry.name, kind)
+        else:
+            yield _Member(entry.name, "file", entry.size, mode=entry.mode or 0o644,
+                          open=functools.partial(zip_reader.open_entry, source, entry))
 
 
 class _BoundedTarInfo(tarfile.TarInfo):
     """A tar header whose extensions (pax records, GNU long names) are refused over HEADER_BYTES before
-    they are read into memory."""
+    they are read into memory, and over HEADER_CHAIN in a row (tarfile reads each next one by recursion)."""
 
     def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+        chain = getattr(tarfile_, "arena_chain", 0)
         if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
-                         tarfile.GNUTYPE_LONGLINK) and self.size > HEADER_BYTES:
-            raise tarfile.HeaderError(f"a member's header extension of {self.size} bytes (at most {HEADER_BYTES})")
+                         tarfile.GNUTYPE_LONGLINK):
+            if self.size > HEADER_BYTES:
+                raise tarfile.HeaderError(f"a member's header extension of {self.size} bytes (at most "
+                                          f"{HEADER_BYTES})")
+            if chain >= HEADER_CHAIN:
+                raise tarfile.HeaderError(f"a member with more than {HEADER_CHAIN} header extensions in a row")
+            setattr(tarfile_, "arena_chain", chain + 1)
+        else:
+            setattr(tarfile_, "arena_chain", 0)
         return super()._proc_member(tarfile_)  # type: ignore[misc]
 
 
+def _tar_mode(source: Path) -> str:
+    """How the tar is compressed, by its first bytes (one reading, so a refusal is one reason)."""
+    with open(source, "rb") as handle:
+        magic = handle.read(6)
+    for start, mode in ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ", "r:xz")):
+        if magic.startswith(start):
+            return mode
+    return "r:"
+
+
 def _tar_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
-    with tarfile.open(source, "r:*", tarinfo=_BoundedTarInfo) as archive:
+    with tarfile.open(source, _tar_mode(source), tarinfo=_BoundedTarInfo) as archive:
         for info in archive:
             getattr(archive, "members").clear()  # read as a stream: no list of every header kept
             if archive.offset > budget.limits.unpacked_bytes + budget.limits.files * 2048:

@@ -130,7 +130,7 @@ def test_the_caps_hold_whatever_the_headers_claim(tmp_path: Path) -> None:
         for number in range(8):
             archive.writestr(f"f{number}.py", b"x")
     assert [p.message for p in unpack(many, tmp_path / "out3", limits).problems] == [
-        "more than 5 entries (files, folders and links): the archive lists 8"]
+        "more than 5 entries (files, folders and links)"]
     limits_small = SubmissionLimits(archive_bytes=100)
     assert "over the" in unpack(big, tmp_path / "out4", limits_small).problems[0].message
 

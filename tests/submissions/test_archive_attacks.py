@@ -181,7 +181,7 @@ def test_twenty_thousand_empty_folders_are_refused_before_they_are_read(tmp_path
             packed.writestr(zipfile.ZipInfo(f"d{number}/"), b"")
     result = unpack(archive, tmp_path / "out")
     assert [p.message for p in result.problems] == [
-        "more than 2000 entries (files, folders and links): the archive lists 20001"]
+        "more than 2000 entries (files, folders and links)"]
     assert sum(1 for _ in (tmp_path / "out").iterdir()) == 0
     tar = tar_of(tmp_path / "folders.tar.gz", [("bot.toml", "file", MANIFEST)] +
                  [(f"d{number}", "dir", b"") for number in range(3000)])
@@ -191,7 +191,8 @@ def test_twenty_thousand_empty_folders_are_refused_before_they_are_read(tmp_path
 
 
 def test_a_zip_directory_that_lies_about_its_count_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
-    """A directory of 3,000 entries whose end record says 1: zipfile would build every entry in memory."""
+    """A directory of 3,000 entries whose end record says 1: counted as read, refused one past the cap, and
+    nothing written."""
     archive = zip_of(tmp_path / "lying.zip", [("bot.toml", "file", MANIFEST)] +
                      [(f"f{number}.py", "file", b"") for number in range(3000)])
     data = bytearray(archive.read_bytes())
@@ -199,7 +200,7 @@ def test_a_zip_directory_that_lies_about_its_count_is_refused_before_it_is_parse
     data[end + 8:end + 12] = (1).to_bytes(2, "little") * 2  # entries on this disk, and in all
     archive.write_bytes(bytes(data))
     problems = unpack(archive, tmp_path / "out").problems
-    assert len(problems) == 1 and "more entries than it says" in problems[0].message
+    assert [problem.message for problem in problems] == ["more than 2000 entries (files, folders and links)"]
     assert not any((tmp_path / "out").iterdir())
 
 
