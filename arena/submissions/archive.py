@@ -28,7 +28,7 @@ import tarfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Callable, Iterator, Optional
+from typing import IO, Callable, Iterator, Literal, Optional
 
 from arena.submissions import zip_reader
 
@@ -245,14 +245,15 @@ class _BoundedTarInfo(tarfile.TarInfo):
         return super()._proc_member(tarfile_)  # type: ignore[misc]
 
 
-def _tar_mode(source: Path) -> str:
+def _tar_mode(source: Path) -> Literal["r:gz", "r:bz2", "r:xz", "r:"]:
     """How the tar is compressed, by its first bytes (one reading, so a refusal is one reason)."""
     with open(source, "rb") as handle:
         magic = handle.read(6)
-    for start, mode in ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ", "r:xz")):
-        if magic.startswith(start):
-            return mode
-    return "r:"
+    if magic.startswith(b"\x1f\x8b"):
+        return "r:gz"
+    if magic.startswith(b"BZh"):
+        return "r:bz2"
+    return "r:xz" if magic.startswith(b"\xfd7zXZ") else "r:"
 
 
 def _tar_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:

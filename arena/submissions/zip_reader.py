@@ -70,7 +70,7 @@ def read_directory(path: Path, most: int) -> list[ZipEntry]:
         if start + directory_bytes != end_at or start < 0:
             raise ZipError("its end record does not point at its directory (data before or inside it)")
         handle.seek(start)
-        reader = io.BufferedReader(_Window(handle, start, directory_bytes))  # type: ignore[arg-type]
+        reader = io.BufferedReader(_Window(handle, start, directory_bytes))  # type: ignore[type-var]
         entries: list[ZipEntry] = []
         while len(entries) <= most:
             fixed = reader.read(ENTRY_BYTES)
@@ -86,7 +86,7 @@ def read_directory(path: Path, most: int) -> list[ZipEntry]:
 
 def open_entry(path: Path, entry: ZipEntry) -> BinaryIO:
     """A file's bytes, read as they are asked for."""
-    return io.BufferedReader(_EntryReader(path, entry), buffer_size=1 << 16)  # type: ignore[return-value]
+    return io.BufferedReader(_EntryReader(path, entry), buffer_size=1 << 16)  # type: ignore[type-var, return-value]
 
 
 def _end_record(handle: BinaryIO, size: int) -> tuple[int, int, int, int]:
