@@ -120,6 +120,7 @@ class BotProcess:
                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
             finally:
                 plan.close_fds()
+            plan.started(self.process.pid)
         except BaseException:
             await self._close_socket()
             self._cleanup()
@@ -246,6 +247,10 @@ class BotProcess:
             return None
         usage = self.usage()
         signum = self.exit_signal()
+        watch = self.plan.memory_watch if self.plan is not None else None
+        if watch is not None and watch.killed_at_bytes is not None:
+            return (Termination.MEMORY_LIMIT, f"the referee stopped the bot: its processes together held "
+                    f"{watch.killed_at_bytes / 2**20:.0f} MB, over its memory limit of {limits.memory_mb} MB")
         if usage is not None and usage.oom_kills:
             peak = f", peak {usage.memory_peak_bytes / 2**20:.0f} MB" if usage.memory_peak_bytes else ""
             return (Termination.MEMORY_LIMIT, f"the kernel killed {usage.oom_kills} process(es) of the bot for "

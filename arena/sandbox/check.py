@@ -10,6 +10,7 @@ and checks that nothing of the probe is left behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.environment import is_unsafe
@@ -27,6 +28,7 @@ from arena.sandbox.launch import (
     INSTALL_HINT,
     SANDBOX_UID,
     Launcher,
+    LaunchPlan,
     SandboxSettings,
     SandboxUnavailable,
     namespace_args,
@@ -34,6 +36,8 @@ from arena.sandbox.launch import (
 )
 from arena.sandbox.leftovers import new_runtime_folder
 from arena.sandbox.limits import Limits
+from arena.sandbox.memory_watch import WATCH_S, kill_tree
+from arena.sandbox.probe import FAMILIES
 from arena.sandbox.seccomp import SeccompUnavailable, filter_program
 
 PROBE = Path(__file__).with_name("probe.py")
@@ -65,8 +69,9 @@ def bubblewrap_problem() -> str:
     return ""
 
 
-def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Launch the probe as a bot; (what it printed, what was left after it: processes, folders)."""
+@contextlib.contextmanager
+def launched_probe(settings: SandboxSettings, *arguments: str) -> Iterator[tuple[LaunchPlan, list[str], list[int]]]:
+    """The probe's launch, exactly as a bot's: (its plan, argv, descriptors); everything removed after."""
     runtime = new_runtime_folder()
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -74,9 +79,7 @@ def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any],
     launcher = Launcher(settings, runtime)
     folder = runtime / "probe"
     folder.mkdir(mode=0o755)
-    command = [sys.executable, "-I", str(PROBE), "--port", str(listener.getsockname()[1])]
-    if full:
-        command.append("--full")
+    command = [sys.executable, "-I", str(PROBE), "--port", str(listener.getsockname()[1]), *arguments]
     env = {"PROBE_LIMITS": json.dumps(PROBE_LIMITS.to_json())}
     plan = launcher.plan(name="sandbox-probe", directory=folder, command=command, token="probe", concurrency=1,
                          limits=PROBE_LIMITS, env=env)
@@ -86,31 +89,76 @@ def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any],
         plan.grant_socket()
         argv, fds = plan.open()
         try:
-            done = subprocess.run(argv, env=plan.env, cwd=plan.cwd, pass_fds=fds, capture_output=True, text=True,
-                                  timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+            yield plan, argv, fds
         finally:
             plan.close_fds()
+            plan.cleanup()
+            launcher.close()
+    finally:
+        bot_socket.close()
+        listener.close()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Launch the probe as a bot; (what it printed, what was left after it: processes, folders)."""
+    with launched_probe(settings, *(["--full"] if full else [])) as (plan, argv, fds):
+        with subprocess.Popen(argv, env=plan.env, cwd=plan.cwd, pass_fds=fds, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                              start_new_session=True) as process:
+            plan.close_fds()
+            plan.started(process.pid)
+            try:
+                stdout, stderr = process.communicate(timeout=PROBE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                kill_tree(process.pid)
+                raise
         usage = plan.cgroup.usage() if plan.cgroup is not None else None
         leftover_pids = _stop_tree(plan.cgroup)
         cgroup_dirs = list(plan.cgroup.dirs.values()) if plan.cgroup is not None else []
         private = plan.private_dir
         plan.cleanup()
-        launcher.close()
         left = {"processes": leftover_pids, "folders": [str(p) for p in [*cgroup_dirs, private] if p.exists()],
                 "oom_kills": usage.oom_kills if usage is not None else None,
                 "processes_refused": usage.processes_refused if usage is not None else None,
-                "uid": plan.uid, "runtime": str(runtime)}
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+                "uid": plan.uid, "runtime": str(plan.private_dir.parents[1])}
+        lines = [line for line in stdout.splitlines() if line.startswith("{")]
         if not lines:
-            said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+            said = (stderr.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
             raise SandboxUnavailable(f"the sandbox could not start the probe here ({said}): it needs user "
                                      "namespaces (kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), "
                                      "or run bots you trust with `--sandbox none`")
-        return json.loads(lines[-1]), left
-    finally:
-        bot_socket.close()
-        listener.close()
-        shutil.rmtree(runtime, ignore_errors=True)
+        found = json.loads(lines[-1])
+        if full:
+            found["tree_memory"] = tree_memory(settings)
+        return found, left
+
+
+def tree_memory(settings: SandboxSettings) -> dict[str, Any]:
+    """Six processes of one bot each holding half its memory limit at once: what stopped them, if anything.
+    (Each is under its own address-space limit: only a bound over the whole tree stops them.)"""
+    with launched_probe(settings, "--tree-memory") as (plan, argv, fds):
+        with subprocess.Popen(argv, env=plan.env, cwd=plan.cwd, pass_fds=fds, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, stdin=subprocess.PIPE, start_new_session=True) as process:
+            plan.close_fds()
+            plan.started(process.pid)
+            try:
+                assert process.stdout is not None
+                line = process.stdout.readline()  # once every child held, or one was stopped (or the tree was)
+                held = json.loads(line)["tree_memory"]["held"] if line.startswith(b"{") else 0
+                watch = plan.memory_watch
+                if watch is not None and held:
+                    watch.wait_scans(2, PROBE_TIMEOUT_S)  # a whole scan after they all held
+                usage = plan.cgroup.usage() if plan.cgroup is not None else None
+                return {"bound": plan.memory_bound, "held": held, "children": 6,
+                        "share_mb": PROBE_LIMITS.memory_mb // 2,
+                        "watch_killed_mb": round(watch.killed_at_bytes / 2**20) if watch and watch.killed_at_bytes
+                        else None, "oom_kills": usage.oom_kills if usage is not None else None}
+            finally:
+                kill_tree(process.pid)
+                if plan.cgroup is not None:
+                    _stop_tree(plan.cgroup)
+                process.wait()
 
 
 def _stop_tree(cgroup: Optional[BotCgroup]) -> list[int]:
@@ -160,6 +208,13 @@ def grade(found: dict[str, Any], left: Optional[dict[str, Any]] = None) -> list[
     rows.append(Protection("system-call filter", filtered, ", ".join(f"{name} {answer}" for name, answer in
                                                                      calls.items()),
                            "install libseccomp2 (and pyseccomp), so that bubblewrap can load the filter"))
+    families = found.get("sockets", {})
+    allowed = {name for name, (_f, _t, _p, may) in FAMILIES.items() if may}
+    wrong = [name for name, answer in families.items() if (answer == "made") != (name in allowed)]
+    rows.append(Protection("socket families", bool(families) and not wrong,
+                           ", ".join(f"{name} {answer}" for name, answer in families.items()),
+                           "the system-call filter must refuse every socket family but Unix, Internet and "
+                           "route netlink (install libseccomp2 and pyseccomp)"))
     unexpected = [name for name in found["environment"] if is_unsafe(name) or "TOKEN" in name.replace("TOKEN_FILE", "")
                   or "SECRET" in name or "PASSWORD" in name]
     rows.append(Protection("clean environment", not unexpected,
@@ -177,6 +232,9 @@ def grade(found: dict[str, Any], left: Optional[dict[str, Any]] = None) -> list[
                                f"a child asking for 3x the {PROBE_LIMITS.memory_mb} MB limit was {found['memory']}",
                                "the referee needs a writable cgroup (root, or a delegated cgroup v2 subtree: "
                                "--config's [sandbox] cgroup_root)"))
+        tree = found.get("tree_memory")
+        if tree is not None:
+            rows.append(tree_memory_row(tree))
         started = int(found["threads"].split()[1])
         rows.append(Protection("process limit", started <= PROBE_LIMITS.processes,
                                f"{found['threads']} threads (limit {PROBE_LIMITS.processes} processes and threads)",
@@ -188,6 +246,20 @@ def grade(found: dict[str, Any], left: Optional[dict[str, Any]] = None) -> list[
                                f"left: {len(left['processes'])} processes, folders {', '.join(left['folders'])}",
                                "report this: the referee must remove what a bot leaves"))
     return rows
+
+
+def tree_memory_row(tree: dict[str, Any]) -> Protection:
+    """The memory of a bot's processes together: bounded by a cgroup, by the referee's watch, or not at all."""
+    asked = f"{tree['children']} processes each holding {tree['share_mb']} MB (together 3x the " \
+        f"{PROBE_LIMITS.memory_mb} MB limit)"
+    if tree["watch_killed_mb"] is not None:
+        return Protection("memory of the tree", True, f"{asked}: the referee's watch stopped the tree at "
+                          f"{tree['watch_killed_mb']} MB (no memory cgroup here: it scans every {WATCH_S:g} s)")
+    if tree["held"] < tree["children"]:
+        by = "the kernel's memory cgroup" if tree["bound"] == "cgroup" else "their address-space limits"
+        return Protection("memory of the tree", True, f"{asked}: only {tree['held']} held, {by} stopped the rest")
+    return Protection("memory of the tree", False, f"{asked}: ALL HELD at once",
+                      "the referee needs a writable memory cgroup, or its memory watch must run (report this)")
 
 
 _checked: dict[tuple[Any, ...], str] = {}

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Optional, Sequence
 
 from arena.sandbox.cgroups import BotCgroup, CgroupFactory
+from arena.sandbox.memory_watch import WATCH, Watched
 from arena.sandbox.environment import ENV_FIX, RESERVED_ENV, SYSTEM_PATH, WRAPPER_ENV, env_problems
 from arena.sandbox.integrity import TamperedVersion, check_stored
 from arena.sandbox.limits import DEFAULT_CAPS, Limits
@@ -120,6 +121,17 @@ class LaunchPlan:
     argv: list[str] = field(default_factory=list)
     pass_fds: list[int] = field(default_factory=list)
     on_cleanup: Optional[Callable[[], None]] = None
+    memory_watch: Optional[Watched] = None  # where no cgroup bounds the tree's memory: the referee's watch
+
+    @property
+    def memory_bound(self) -> str:
+        """What bounds the memory of the bot's processes together: 'cgroup' or 'watch'."""
+        return "cgroup" if self.cgroup is not None and self.cgroup.limits_memory else "watch"
+
+    def started(self, pid: int) -> None:
+        """The process runs as `pid`: where no cgroup bounds its tree's memory, the referee's watch does."""
+        if self.memory_bound == "watch":
+            self.memory_watch = WATCH.watch(pid, self.limits.memory_mb * 2**20)
 
     def grant_socket(self) -> None:
         """Let the bot's user, and only it, connect to its socket (once the referee listens on it)."""
@@ -156,6 +168,8 @@ class LaunchPlan:
     def cleanup(self) -> None:
         """Remove the cgroup and the private folder (the process tree must be gone)."""
         self.close_fds()
+        if self.memory_watch is not None:
+            WATCH.forget(self.memory_watch)
         if self.cgroup is not None:
             self.cgroup.remove()
         shutil.rmtree(self.private_dir, ignore_errors=True)
@@ -287,12 +301,14 @@ class Launcher:
 
     def describe(self) -> str:
         """One line: the sandbox, the bots' users, and where limits come from."""
+        limits = f"limits by {self.cgroups.describe()} and rlimits"
+        if not self.cgroups.available:
+            limits += "; the memory of each bot's processes together watched by the referee"
         if not self.is_sandboxed:
-            return f"bots run with NO sandbox (--sandbox none); limits by {self.cgroups.describe()} and rlimits"
+            return f"bots run with NO sandbox (--sandbox none); {limits}"
         who = (f"as users of their own from uid {self.settings.bot_uid_base}" if self.switches_user
                else "as this user, mapped to nobody")
-        return (f"bots run in a bubblewrap sandbox with a system-call filter, {who}; limits by "
-                f"{self.cgroups.describe()} and rlimits")
+        return f"bots run in a bubblewrap sandbox with a system-call filter, {who}; {limits}"
 
     def plan(self, *, name: str, directory: Path, command: Sequence[str], token: str, concurrency: int,
              limits: Limits, env: Mapping[str, str]) -> LaunchPlan:

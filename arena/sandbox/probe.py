@@ -2,6 +2,7 @@
 would, harmlessly, and prints one JSON object of what it found. Standard library only.
 
     python -I probe.py [--full] [--port PORT]
+    python -I probe.py --tree-memory       (children that together hold 3x the memory limit)
 
 Every attempt is harmless to the host: a kernel setting is opened for writing and closed unwritten,
 a namespace is asked for and (if given) dropped with the process, memory and processes are
@@ -122,6 +123,39 @@ def system_calls() -> dict[str, str]:
     return answers
 
 
+#: Socket families: (family, type, protocol) and whether a bot may make one.
+FAMILIES = {"unix": (1, socket.SOCK_STREAM, 0, True), "inet": (2, socket.SOCK_STREAM, 0, True),
+            "netlink route": (16, socket.SOCK_RAW, 0, True), "vsock": (40, socket.SOCK_STREAM, 0, False),
+            "packet": (17, socket.SOCK_RAW, 0, False), "netlink audit": (16, socket.SOCK_RAW, 9, False),
+            "netlink uevent": (16, socket.SOCK_DGRAM, 15, False), "kernel crypto": (38, socket.SOCK_SEQPACKET, 0, False),
+            "bluetooth": (31, socket.SOCK_STREAM, 3, False)}
+
+
+def socket_families() -> dict[str, str]:
+    """Which socket families a socket can be made of: 'made' or 'refused: ERRNO'."""
+    answers = {}
+    for name, (family, kind, protocol, _allowed) in FAMILIES.items():
+        try:
+            socket.socket(family, kind, protocol).close()
+            answers[name] = "made"
+        except OSError as error:
+            answers[name] = f"refused: {errno.errorcode.get(error.errno or 0, error.errno)}"
+    return answers
+
+
+def tree_memory(limit_mb: int, children: int = 6) -> None:
+    """Children that each hold half the memory limit (all together 3x it; each under its own address-space
+    limit): prints how many held at once, then waits to be ended."""
+    share = limit_mb // 2
+    script = (f"import sys\nblock = bytearray({share} * 2**20)\nfor at in range(0, len(block), 4096):\n"
+              "    block[at] = 1\nprint('held', flush=True)\nsys.stdin.read()\n")
+    started = [subprocess.Popen([sys.executable, "-I", "-c", script], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) for _ in range(children)]
+    held = sum(1 for child in started if child.stdout is not None and child.stdout.readline().strip() == b"held")
+    print(json.dumps({"tree_memory": {"held": held, "children": children, "share_mb": share}}), flush=True)
+    sys.stdin.read()  # until the check ends the tree
+
+
 def mounts() -> list[str]:
     """Mounts whose source path is shown (a bind of a host folder elsewhere than its own path)."""
     shown = []
@@ -165,11 +199,15 @@ def processes(limit: int) -> str:
 
 
 def main() -> None:
+    if "--tree-memory" in sys.argv:
+        tree_memory(int(json.loads(os.environ.get("PROBE_LIMITS", "{}")).get("memory_mb", 64)))
+        return
     full = "--full" in sys.argv
     port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 0
     found: dict[str, object] = {"uid_map": uid_map(), "uid": os.getuid(), "namespaces": namespaces(),
                                 "network": network(port), "kernel": kernel_settings(),
                                 "new_namespaces": new_namespaces(), "system_calls": system_calls(),
+                                "sockets": socket_families(),
                                 "environment": sorted(os.environ), "mounts": mounts()}
     if full:
         limits = json.loads(os.environ.get("PROBE_LIMITS", "{}"))

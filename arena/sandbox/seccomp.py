@@ -8,6 +8,14 @@ perf events, userfaultfd, io_uring, keyrings). Each is refused with EPERM (the p
 ordinary "Operation not permitted"); `clone3` answers ENOSYS, so that C libraries fall back to
 `clone`, whose flags the filter can see. The filter covers every ABI the machine runs
 (x86-64, i386 and x32 on an x86-64 host), so a 32-bit system call is no way around it.
+
+Sockets: a bot talks to the referee over a Unix socket. It may also make Internet sockets (language
+runtimes open them at start; its network namespace holds only its own loopback) and route-netlink ones
+(what the C library asks for addresses; it sees its own namespace's). Every other family is refused
+with EAFNOSUPPORT, as on a kernel without it: no vsock (a network namespace does not cover it: it
+reaches the host and its virtual machines), no packet sockets, no other netlink protocols (audit,
+uevents, ...), no Bluetooth, no kernel crypto. `socketcall`, the old multiplexed i386 entry whose
+arguments a filter cannot see, answers ENOSYS (C libraries since Linux 4.3 make the direct calls).
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import errno
 import functools
 import platform
 import tempfile
+from typing import Any
 
 #: System calls refused outright, with why a bot has no use for them.
 DENIED = {
@@ -44,6 +53,11 @@ DENIED = {
 #: clone() flags that make namespaces (CLONE_NEWNS ... CLONE_NEWNET, CLONE_NEWTIME).
 CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 \
     | 0x00000080
+#: Socket families a bot may make (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK with NETLINK_ROUTE alone).
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+NETLINK_ROUTE = 0
+ALLOWED_FAMILIES = (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)
+FAMILY_LIMIT = 64  # families are numbered below this (AF_MAX is 46 in Linux 6.x): all above refused at once
 #: ioctl() requests that push input into a terminal or reach the console.
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 
@@ -75,12 +89,29 @@ def filter_program() -> bytes:
         program.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
         for request in (TIOCSTI, TIOCLINUX):
             program.add_rule(denied, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+        _socket_rules(seccomp, program)
         with tempfile.TemporaryFile() as compiled:
             program.export_bpf(compiled)
             compiled.seek(0)
             return compiled.read()
     except (RuntimeError, OSError, ValueError) as error:
         raise SeccompUnavailable(f"the bot sandbox's system-call filter cannot be built here: {error}") from None
+
+
+def _socket_rules(seccomp: Any, program: Any) -> None:
+    """socket() and socketpair() of the allowed families only; socketcall not at all."""
+    unsupported = seccomp.ERRNO(errno.EAFNOSUPPORT)
+    for call in ("socket", "socketpair"):
+        for family in range(FAMILY_LIMIT):
+            if family not in ALLOWED_FAMILIES:
+                program.add_rule(unsupported, call, seccomp.Arg(0, seccomp.MASKED_EQ, 0xFFFFFFFF, family))
+        program.add_rule(unsupported, call, seccomp.Arg(0, seccomp.GE, FAMILY_LIMIT))  # (upper bits set too)
+    program.add_rule(unsupported, "socket", seccomp.Arg(0, seccomp.MASKED_EQ, 0xFFFFFFFF, AF_NETLINK),
+                     seccomp.Arg(2, seccomp.NE, NETLINK_ROUTE))
+    try:
+        program.add_rule(seccomp.ERRNO(errno.ENOSYS), "socketcall")
+    except (ValueError, RuntimeError, OSError):  # no such call on this machine's ABIs
+        pass
 
 
 def _extra_arches(seccomp: object) -> list[object]:

@@ -27,6 +27,7 @@ CASES = [
     ("hostile-spin", "timeout", "within 5.000s"),
     ("hostile-cpu", "cpu_limit", "its 2 s of CPU time"),
     ("hostile-memory", "memory_limit", "memory limit of 256 MB"),
+    ("hostile-memory-tree", "memory_limit", "memory limit of 256 MB"),
     ("hostile-fork", "process_limit", "limit of 64 processes"),
     ("hostile-garbage", "malformed_message", "not an arena.v1.BotMessage"),
     ("hostile-empty", "malformed_message", "0 bytes that carry no known BotMessage field"),
@@ -63,7 +64,8 @@ def test_a_hostile_bot_loses_with_its_reason_and_harms_nothing(referee: Backgrou
                                                                 bot: str, reason: str, words: str) -> None:
     # The CPU limit (2 s of CPU) must fire before any clock does, however busy the machine: that bot's match
     # gets a clock far above it (at a load of 14 on two cores, 2 s of CPU took more than 5 s of wall time).
-    clock = CPU_CASE_CLOCK if bot == "hostile-cpu" else None
+    # So does the memory of six processes together (each one under the limit: only a bound on the tree stops them).
+    clock = CPU_CASE_CLOCK if bot in ("hostile-cpu", "hostile-memory-tree") else None
     record = referee.run_match("major-general", ["random", bot], seed=11, clock=clock)
     result = record.result
     assert result is not None
@@ -181,3 +183,28 @@ def test_arena_match_with_the_probe_plays_normally(hostile_bots, tmp_path, capsy
     assert code == 0
     games = json.loads(out)["games"]
     assert [game["reason"] for game in games] == ["score", "score"], games
+
+
+def test_without_cgroups_the_referee_bounds_a_bots_processes_together(
+        tmp_path_factory: pytest.TempPathFactory, hostile_bots, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no cgroup can be made (in a container): six processes that each hold 180 MB, each under its own
+    256 MB address-space limit, are stopped together by the referee's memory watch, with the reason."""
+    import arena.sandbox.launch as launch
+    from arena.rpc.server import ServerConfig
+    from arena.sandbox.cgroups import CgroupFactory
+
+    class NoCgroups(CgroupFactory):
+        def _find(self, root: object) -> None:
+            self.problem = "no writable cgroup (as in a container)"
+
+    monkeypatch.setattr(launch, "CgroupFactory", NoCgroups)
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS, hostile_bots), results_dir=tmp_path_factory.mktemp("r"),
+                          clock=CPU_CASE_CLOCK, startup_timeout_s=60.0)
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        record = referee.run_match("major-general", ["random", "hostile-memory-tree"], seed=11)
+        result = record.result
+        assert result is not None and (result.reason, result.offender) == ("memory_limit", 1), result
+        assert "the referee stopped the bot: its processes together held" in result.detail, result.detail
+        assert "over its memory limit of 256 MB" in result.detail
+        wait_for_no_leftovers(referee, "hostile-memory-tree")
+        check_normal(referee, seed=12)

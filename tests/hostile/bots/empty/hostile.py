@@ -6,6 +6,8 @@ decisions correctly (first legal action), and on its third does the thing:
   sleep-forever   ignores SIGTERM and sleeps (the whole process: no reply ever comes)
   spin            spins the CPU forever
   memory          allocates 10 GB, touching every page
+  memory-tree     starts six processes that each hold 180 MB (each under its 256 MB limit, together over
+                  1 GB), then waits
   fork            forks 1,000 processes that sleep, stops at the first refusal and crashes
   garbage         sends bytes that are not a BotMessage
   empty           sends an empty message
@@ -61,6 +63,23 @@ def hog_memory() -> None:
         if count % 16 == 0:
             say(f"holding {count * 64} MB")
     say("holding 10 GB")
+
+
+HOLDER = """
+import sys
+block = bytearray(180 << 20)
+for offset in range(0, len(block), 4096):
+    block[offset] = 1
+print("hostile: a child holds 180 MB", file=sys.stderr, flush=True)
+sys.stdin.read()
+"""
+
+
+def hold_memory_in_six() -> None:
+    """Six children each holding 180 MB at once; then wait until one of them is stopped (or the tree is)."""
+    children = [subprocess.Popen([sys.executable, "-c", HOLDER], stdin=subprocess.PIPE) for _ in range(6)]
+    pid, status = os.wait()
+    raise SystemExit(f"hostile: a child of {len(children)} was stopped ({os.waitstatus_to_exitcode(status)})")
 
 
 FORK_BOMB = """
@@ -150,6 +169,8 @@ async def play(mode: str) -> None:
                             pass
                     elif mode == "memory":
                         hog_memory()
+                    elif mode == "memory-tree":
+                        hold_memory_in_six()
                     elif mode == "fork":
                         fork_a_thousand()
                     elif mode == "garbage":
