@@ -16,6 +16,7 @@ from arena.cli import (
     leaderboard,
     match,
     play,
+    preflights,
     replay,
     sandbox,
     serve,
@@ -37,7 +38,7 @@ app = typer.Typer(  # plain help (no boxes): it wraps long defaults and URLs ins
 )
 
 for module in (games, play, replay, analyse, tournament, ladder, leaderboard, bot, submissions, sprt, serve, match, worker,
-               web, bot_test, sandbox):
+               web, preflights, bot_test, sandbox):
     module.register(app)
 
 

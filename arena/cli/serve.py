@@ -75,6 +75,19 @@ def check_sandbox_here(settings: SandboxSettings) -> None:
         fail(str(error), code=2)
 
 
+def read_token_file(path: Optional[Path | str], option: str) -> Optional[str]:
+    """The token a file holds (None without a file); a one-line error if it cannot be read or is empty."""
+    if path is None:
+        return None
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as error:
+        fail(f"cannot read {option} {path}: {error.strerror}", code=2)
+    if len(token) < 16:
+        fail(f"{option} {path} holds no token (at least 16 characters)", code=2)
+    return token
+
+
 def client_admin_token(token: Optional[str], token_file: Optional[Path]) -> Optional[str]:
     """The admin token for a client: given, else read from the file (default results/admin-token)."""
     if token:
@@ -161,6 +174,9 @@ def serve(
                                                    f"written to results/{ADMIN_TOKEN_FILE}, 0600)."),
     admin_token_file: Optional[Path] = typer.Option(None, "--admin-token-file",
                                                     help="Where to write the token made at start."),
+    viewer_token_file: Optional[Path] = typer.Option(None, "--viewer-token-file",
+                                                     help="A file holding a second token, which only lists and "
+                                                          "watches matches (for `arena web --viewer-token-file`)."),
     watch_delay: Optional[float] = typer.Option(None, "--watch-delay", min=0.0,
                                                 help="Admins' full view of a running match lags this many seconds "
                                                      "(default: hidden information only after the match)."),
@@ -207,6 +223,7 @@ def serve(
         public_seeds=public_seeds,
         admin_token=admin_token or admin.get("token") or None,
         admin_token_file=token_file or results / ADMIN_TOKEN_FILE,
+        viewer_token=read_token_file(viewer_token_file or admin.get("viewer_token_file"), "--viewer-token-file"),
         watch_delay_s=watch_delay if watch_delay is not None else admin.get("watch_delay_s"),
         sandbox=settings, idle_timeout_s=idle_timeout if idle_timeout is not None else
         float(config.get("idle_timeout_s", 600.0)), tls_cert=cert, tls_key=key)

@@ -25,6 +25,10 @@ def web(
                                          help="A referee (HOST:PORT of `arena serve`) whose running matches the "
                                               "Live page shows."),
     admin_token_file: Optional[Path] = ADMIN_TOKEN_FILE_OPTION,
+    viewer_token_file: Optional[Path] = typer.Option(None, "--viewer-token-file",
+                                                     help="The referee's viewer token (`arena serve "
+                                                          "--viewer-token-file`): enough for the Live page, and all "
+                                                          "a server that faces the internet should hold."),
     tls_ca: Optional[Path] = TLS_CA_OPTION,
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="Serve HTTPS with this PEM certificate chain "
                                             "(with --tls-key); or put a reverse proxy in front (docs/hosting.md)."),
@@ -36,8 +40,13 @@ def web(
     uploads_per_hour: int = typer.Option(20, "--uploads-per-hour", min=1, help="Uploads one owner may make in an "
                                          "hour."),
     live_bots: int = typer.Option(10, "--live-bots", min=1, help="Live bots one owner may have."),
-    preflight_workers: int = typer.Option(2, "--preflight-workers", min=1, max=32,
-                                          help="Pre-flights run at once (each in a process of its own)."),
+    preflight_workers: int = typer.Option(2, "--preflight-workers", min=0, max=32,
+                                          help="Pre-flights run at once (each in a process of its own); 0: none "
+                                               "here, `arena preflights` runs them (the web then needs no write "
+                                               "access to the bots' store)."),
+    uploads: Optional[Path] = typer.Option(None, "--uploads", help="Where uploads wait for their pre-flight "
+                                           "(default: the bots' store's .uploads folder; with `arena preflights` "
+                                           "elsewhere, a folder both see at the same path)."),
     sandbox: Optional[str] = SANDBOX_OPTION,
     trusted_proxy: Optional[list[str]] = typer.Option(
         None, "--trusted-proxy", metavar="ADDRESS",
@@ -77,18 +86,23 @@ def web(
 
     settings_sandbox = sandbox_settings(sandbox)
     token = None
-    if server:
+    if server and viewer_token_file is not None:
+        from arena.cli.serve import read_token_file
+
+        token = read_token_file(viewer_token_file, "--viewer-token-file")
+    elif server:
         path = admin_token_file or results_dir() / "admin-token"
         try:
             token = path.read_text(encoding="utf-8").strip()
         except OSError:
             err_console.print(f"arena: warning: no admin token at {path}: the Live page cannot list the referee's "
-                              "matches (pass --admin-token-file)", markup=False)
+                              "matches (pass --viewer-token-file)", markup=False)
     store = open_store(db)  # (made by the ladder, a tournament or `arena owner add`: never by a web server)
     where = bot_store or default_bot_store(results_dir())
     app = create_app(store, WebSettings(
-        referee=server, admin_token=token, tls_ca=str(tls_ca) if tls_ca else None,
+        referee=server, referee_token=token, tls_ca=str(tls_ca) if tls_ca else None,
         db_url=store.engine.url.render_as_string(hide_password=False), bot_store=str(where),
+        uploads=str(uploads) if uploads else "",
         owner_limits=OwnerLimits(uploads_per_hour=uploads_per_hour, live_bots=live_bots), open_signup=open_signup,
         preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host

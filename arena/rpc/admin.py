@@ -7,6 +7,10 @@ match) and within the caps on anonymous watchers (per address, per network, in a
 lifts them, for a relay such as `arena web`). An admin's full view is its own call, WatchMatchFull: while the match
 runs it releases each step only once the server's watch delay has passed (without a delay, not
 before the match ends), and the seed only at the end, so that nobody watching can help a seat.
+
+A referee may also have a viewer token: it lists the matches and watches them as the admin token does
+(outside the watchers' caps), and allows nothing else. A relay such as `arena web` holds that one, so the
+process that faces the internet can neither start matches nor see a hand.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class Referee(Protocol):
     """What the admin service needs of its referee (arena.rpc.server.RefereeServer is one)."""
 
     admin_token: str
+    viewer_token: str
     config: ServerConfig
     pool: BotPool
     spectators: Admission
@@ -81,7 +86,13 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
 
     def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
         """True when the call carries the admin token (its connection is then vouched for)."""
-        token = self.referee.admin_token
+        return self._carries(context, self.referee.admin_token)
+
+    def is_viewer(self, context: grpc.aio.ServicerContext) -> bool:
+        """True when the call carries the viewer token or the admin token."""
+        return self._carries(context, self.referee.viewer_token) or self.is_admin(context)
+
+    def _carries(self, context: grpc.aio.ServicerContext, token: str) -> bool:
         if not token:
             return False
         sent = dict(context.invocation_metadata() or ()).get(AUTH_HEADER, "")
@@ -107,7 +118,7 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
         live = await self._live(request.match_id, context)
         address = None
         batched = request.batched
-        if not self.is_admin(context):
+        if not self.is_viewer(context):
             address = address_key_of(self.referee.peer_of(context.peer()))
             try:
                 self.referee.spectators.admit(address, batched)
@@ -141,7 +152,8 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
 
     async def ListMatches(self, request: admin_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
                           ) -> admin_pb2.ListMatchesReply:
-        await self._authorize(context)
+        if not self.is_viewer(context):
+            await self._authorize(context)
         return admin_pb2.ListMatchesReply(matches=[_status(live) for live in self.referee.matches.values()])
 
     async def ListBots(self, request: admin_pb2.ListBotsRequest, context: grpc.aio.ServicerContext

@@ -47,6 +47,7 @@ class ServerConfig:
     public_seeds: bool = False  # bots' seeds from the match seed alone (as in local play): trusted bots only
     admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
     admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
+    viewer_token: Optional[str] = None  # lists and watches matches without the caps on watchers, nothing else
     spectators: SpectatorLimits = SpectatorLimits()  # anonymous watchers: in all, per address, per network
     watch_delay_s: Optional[float] = None  # admins' full view of a running match lags this far; None: at the end
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)

@@ -79,6 +79,7 @@ class RefereeServer:
         self.address = ""  # host:port of the network listener ("" without one)
         self.port = 0
         self.admin_token = self.config.admin_token or ""
+        self.viewer_token = self.config.viewer_token or ""  # (a relay such as the web: it never needs more)
         # Without a secret salt a bot could search small match seeds for the one that gives its own seed,
         # and so know every card and die to come: so there is always one, unless the operator opts out.
         self.seed_salt = None if self.config.public_seeds else (self.config.seed_salt or secrets.token_hex(16))

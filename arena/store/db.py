@@ -14,6 +14,8 @@ from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
+from arena.secret_files import DB_PASSWORD_FILE_ENV, SecretFileError, with_password
+
 DB_ENV = "ARENA_DB"
 MIGRATIONS = Path(__file__).parent / "migrations"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -76,6 +78,10 @@ def create_db_engine(url: str, *, create: bool = True, busy_timeout_s: float = 6
     otherwise, and nothing is made): what commands that only read need.
     """
     kwargs.setdefault("json_serializer", encode_json)
+    try:
+        url = with_password(url, DB_PASSWORD_FILE_ENV)
+    except SecretFileError as error:
+        raise StoreError(str(error)) from None
     try:
         parsed = make_url(url)
     except ArgumentError:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Callable, Iterator, Literal, Optional
 
-from arena.submissions import zip_reader
+import arena.submissions.zip_reader as zip_reader
 
 CLUTTER_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 CLUTTER_SUFFIXES = (".pyc", ".pyo")

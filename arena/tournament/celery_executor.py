@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from arena.secret_files import BROKER_PASSWORD_FILE_ENV, with_password
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, infrastructure_fault, play_job
@@ -82,6 +83,7 @@ def make_app(broker: str, queue: str = DEFAULT_QUEUE) -> Celery:
     without Celery (pip install 'arena[distributed]')."""
     from celery import Celery
 
+    broker = with_password(broker, BROKER_PASSWORD_FILE_ENV)
     app = Celery("arena", broker=broker, backend=broker, set_as_current=False)
     app.conf.update(
         task_serializer="json", result_serializer="json", accept_content=["json"], result_accept_content=["json"],

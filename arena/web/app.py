@@ -33,7 +33,8 @@ from arena.store.hosting import Hosting
 from arena.web import api, owners, uploads
 from arena.web.guard import RequestLimits, WebLimits
 from arena.web.live import LiveHub, LiveLimits
-from arena.web.uploads import OwnerLimits, PreflightQueue
+from arena.submissions.queue import PreflightQueue
+from arena.web.uploads import OwnerLimits
 
 STATIC = Path(__file__).parent / "static"
 
@@ -43,15 +44,16 @@ class WebSettings:
     """What `arena web` is told."""
 
     referee: str | None = None  # host:port of a referee to show live matches of
-    admin_token: str | None = None  # to list the referee's matches (never sent to a browser)
+    referee_token: str | None = None  # the referee's viewer (or admin) token: lists and watches matches; never sent to a browser
     tls_ca: str | None = None
     db_url: str = ""  # for the pre-flight workers (the same database)
-    bot_store: str = "results/bots"  # where uploads wait and submitted versions are kept
+    bot_store: str = "results/bots"  # where submitted versions are kept
+    uploads: str = ""  # where uploads wait for their pre-flight (default: <bot_store>/.uploads)
     owner_limits: OwnerLimits = OwnerLimits()
     open_signup: bool = False  # anyone may pick an owner name and get a token
     signups_per_hour: int = 3  # per address, with open sign-up
     sign_ins_per_minute: int = 10  # attempts per address
-    preflight_workers: int = 2  # pre-flights at once
+    preflight_workers: int = 2  # pre-flights at once (0: none here, `arena preflights` runs them)
     sandbox: str = "bwrap"  # how the pre-flights run bots
     live_limits: LiveLimits = LiveLimits()  # browsers following live matches at once
     limits: WebLimits = WebLimits()  # on clients: connections, header and body times, body sizes
@@ -64,16 +66,18 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         db_url = settings.db_url or store.engine.url.render_as_string(hide_password=False)
-        queue = PreflightQueue(hosting, db_url, Path(settings.bot_store),
-                               workers=settings.preflight_workers, sandbox=settings.sandbox,
-                               live_bots=settings.owner_limits.live_bots)
+        queue = PreflightQueue(hosting, db_url, Path(settings.bot_store), workers=settings.preflight_workers,
+                               sandbox=settings.sandbox, live_bots=settings.owner_limits.live_bots) \
+            if settings.preflight_workers else None  # 0: `arena preflights` runs them, elsewhere
         app.state.queue = queue
-        queue.start()
+        if queue is not None:
+            queue.start()
         try:
             yield
         finally:
             await app.state.live.close()
-            await queue.stop()
+            if queue is not None:
+                await queue.stop()
 
     app = FastAPI(title="Arena", version=__version__, description="Results of an Arena referee: leaderboards, "
                   "bots, tournaments and ladders, matches, replays and live matches; and, for owners, uploads "

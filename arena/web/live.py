@@ -40,7 +40,7 @@ async def running_matches(settings: Any) -> dict[str, Any]:
     if not settings.referee:
         return {"referee": None, "matches": [], "detail": NO_REFEREE}
     try:
-        async with AdminClient(settings.referee, settings.admin_token, settings.tls_ca) as admin:
+        async with AdminClient(settings.referee, settings.referee_token, settings.tls_ca) as admin:
             statuses = await admin.matches()
     except AdminError as error:
         raise HTTPException(502, f"the referee at {settings.referee} did not answer: {error}") from None
@@ -111,7 +111,7 @@ class LiveHub:
         # with the admin token the referee does not count the web against its anonymous watchers: the web
         # caps its own visitors instead
         try:
-            async with AdminClient(settings.referee, settings.admin_token, settings.tls_ca) as admin:
+            async with AdminClient(settings.referee, settings.referee_token, settings.tls_ca) as admin:
                 async for event in admin.watch(match_id):
                     data = event_json(event)
                     relay.add(_sse(data["kind"], data), done=data["kind"] == "finished")

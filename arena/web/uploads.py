@@ -1,9 +1,9 @@
 """Uploads over the web: POST an archive, get a submission id at once; a worker process of its own
-(arena.submissions.worker) unpacks, checks and pre-flights it, and its progress can be followed
+(arena.submissions.worker, run by the queue in arena.submissions.queue: in `arena web` itself, or in
+`arena preflights` elsewhere) unpacks, checks and pre-flights it, and its progress can be followed
 (polling GET /api/owner/submissions/{id}, or server-sent events from .../events).
 
-The queue is the database (status "queued"), so a restarted `arena web` picks up where it left; at
-most `preflight_workers` run at once. Limits per owner (`OwnerLimits`): uploads per hour (429), the
+The queue is the database (status "queued"), so a restarted `arena web` picks up where it left. Limits per owner (`OwnerLimits`): uploads per hour (429), the
 archive's size, cut off while it streams in (413), and live bots (a new name beyond the quota is
 refused by the worker, with the reason, before anything is stored).
 """
@@ -14,10 +14,6 @@ import asyncio
 import json
 import os
 import secrets
-import shutil
-import sys
-import time
-from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,7 +23,6 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from arena.store.hosting import Hosting
 from arena.store.models import utcnow
 from arena.store.rows import SubmissionRow
 from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, kind_of
@@ -38,9 +33,6 @@ router = APIRouter()
 EVENT_POLL_S = 0.2  # how often a followed submission's events are looked for
 
 
-PREFLIGHT_TIMEOUT_S = 600.0  # the longest one pre-flight may take
-LEASE_S = 60.0  # a running pre-flight's lease, renewed every third of it
-DB_ENV = "ARENA_DB"  # how a worker learns the database URL (its environment: not on its command line)
 
 
 @dataclass(frozen=True)
@@ -87,7 +79,7 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
     if declared is not None and declared.isdigit() and int(declared) > limits.archive_bytes:
         raise HTTPException(413, f"the archive is {int(declared)} bytes, over the {limits.archive_bytes} bytes an "
                             "upload may be: leave out build outputs, data sets and virtual environments")
-    uploads = Path(settings.bot_store) / ".uploads"
+    uploads = Path(settings.uploads or Path(settings.bot_store) / ".uploads")
     uploads.mkdir(parents=True, exist_ok=True)
     path = uploads / f"{secrets.token_hex(12)}{'.zip' if kind_of(name) == '.zip' else '.tar.gz'}"
     size = 0
@@ -112,7 +104,8 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
         path.unlink(missing_ok=True)
         raise HTTPException(429, f"{limits.uploads_per_hour} uploads in the last hour, the most an owner may make "
                             "here: try again later", headers={"Retry-After": "600"})
-    request.app.state.queue.wake()
+    if request.app.state.queue is not None:  # (elsewhere, `arena preflights` finds it in the database)
+        request.app.state.queue.wake()
     base = f"/api/owner/submissions/{submission_id}"
     return JSONResponse({"id": submission_id, "status": "queued", "status_url": base, "events_url": f"{base}/events"},
                         status_code=202, headers={"Location": base})
@@ -160,114 +153,6 @@ async def my_submission_events(request: Request, submission_id: int) -> Streamin
             await asyncio.sleep(EVENT_POLL_S)
 
     return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
-
-class PreflightQueue:
-    """Runs queued submissions in worker processes, `workers` at a time (an asyncio task of `arena web`).
-
-    Fair between owners: a free worker takes the oldest waiting upload of the owner with the fewest running,
-    so one owner's many slow uploads delay another's by at most one pre-flight. Each pre-flight is stopped
-    after `timeout_s` (and fails with that reason). Each is leased to this web server (`holder`) while it runs,
-    the lease renewed, so a second web server on the same database never runs it too, and one whose server
-    died is taken up again once its lease runs out. The worker gets the database URL through its environment
-    (ARENA_DB), never on its command line, where any user of the machine could read it.
-    """
-
-    def __init__(self, hosting: Hosting, db_url: str, bot_store: Path, *, workers: int = 2, sandbox: str = "bwrap",
-                 live_bots: int = 10, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:
-        self.hosting = hosting
-        self.db_url = db_url
-        self.bot_store = bot_store
-        self.workers = max(1, workers)
-        self.sandbox = sandbox
-        self.live_bots = live_bots
-        self.timeout_s = timeout_s
-        self.holder = f"web-{os.getpid()}-{secrets.token_hex(6)}"
-        self.running: dict[int, tuple[str, asyncio.subprocess.Process]] = {}  # id -> (owner, worker)
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-        for _owner, process in list(self.running.values()):
-            if process.returncode is None:
-                process.terminate()
-        for _owner, process in list(self.running.values()):
-            try:
-                await asyncio.wait_for(process.wait(), 10)
-            except TimeoutError:
-                process.kill()
-
-    def next_up(self, waiting: list[tuple[int, str]]) -> tuple[int, str] | None:
-        """The submission a free worker takes: the oldest of the owner with the fewest running."""
-        busy = Counter(owner for owner, _process in self.running.values())
-        candidates = [(busy[owner], index, (submission, owner)) for index, (submission, owner) in enumerate(waiting)
-                      if submission not in self.running]
-        return min(candidates)[2] if candidates else None
-
-    async def _run(self) -> None:
-        while True:
-            self._wake.clear()
-            waiting = await asyncio.to_thread(self.hosting.queued)
-            while len(self.running) < self.workers:
-                chosen = self.next_up(waiting)
-                if chosen is None:
-                    break
-                waiting.remove(chosen)
-                if await asyncio.to_thread(self.hosting.claim, chosen[0], self.holder, LEASE_S):
-                    await self._spawn(*chosen)
-            try:
-                await asyncio.wait_for(self._wake.wait(), 1.0)
-            except TimeoutError:
-                pass
-
-    async def _spawn(self, submission_id: int, owner: str) -> None:
-        argv = [sys.executable, "-m", "arena.submissions.worker", "--bot-store", str(self.bot_store),
-                "--sandbox", self.sandbox, "--live-bots", str(self.live_bots), str(submission_id)]
-        nice = shutil.which("nice")
-        if nice is not None:  # below the web's own priority: pages stay quick while bots are tried out
-            argv = [nice, "-n", "10", *argv]
-        process = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
-                                                       stdout=asyncio.subprocess.DEVNULL,
-                                                       stderr=asyncio.subprocess.PIPE,
-                                                       env={**os.environ, DB_ENV: self.db_url})
-        self.running[submission_id] = (owner, process)
-        asyncio.get_running_loop().create_task(self._reap(submission_id, process))
-
-    async def _reap(self, submission_id: int, process: asyncio.subprocess.Process) -> None:
-        waited = asyncio.ensure_future(process.communicate())
-        ends = time.monotonic() + self.timeout_s
-        over = False
-        while not waited.done():
-            done, _pending = await asyncio.wait({waited}, timeout=min(LEASE_S / 3, max(0.0, ends - time.monotonic())))
-            if done:
-                break
-            if time.monotonic() >= ends:  # past the cap: the worker (and the bot it runs) is stopped
-                over = True
-                process.kill()
-                break
-            await asyncio.to_thread(self.hosting.renew, submission_id, self.holder, LEASE_S)
-        _out, err = await waited
-        self.running.pop(submission_id, None)
-        row = await asyncio.to_thread(self.hosting.submission, submission_id)
-        if row is not None and over:
-            await asyncio.to_thread(self.hosting.finish, submission_id, "failed", {
-                "status": "failed", "source": row.filename, "problems": [],
-                "message": f"the pre-flight took more than {self.timeout_s:g} s, the most one may take here: the bot "
-                           "answers too slowly for a ladder (arena bot test shows where)"})
-        elif row is not None and not row.is_final:  # the worker died before it could say how it went
-            said = (err or b"").decode("utf-8", errors="replace").strip().splitlines()[-1:] or ["no message"]
-            await asyncio.to_thread(self.hosting.finish, submission_id, "error", {
-                "status": "error", "source": row.filename, "problems": [],
-                "message": f"the pre-flight could not run here (not the bot's fault; submit again): {said[0]}"})
-        self.wake()
 
 
 def _iso(moment: Any) -> str | None:

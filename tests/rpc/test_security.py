@@ -24,6 +24,7 @@ from arena.referee.clock import ClockSettings
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.client import AdminClient, AdminError
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
+from arena.rpc.config import SpectatorLimits
 from arena.rpc.server import ServerConfig
 from tests.processes import processes_of, wait_for_no_leftovers
 
@@ -253,3 +254,44 @@ def test_bots_seeds_are_keyed_by_a_secret_unless_the_operator_opts_out() -> None
         assert public.server.seed_salt is None
     with BackgroundReferee(ServerConfig(port=None, bot_dirs=(), results_dir=None, seed_salt="fixed")) as fixed:
         assert fixed.server.seed_salt == "fixed"
+
+
+def test_the_viewer_token_lists_and_watches_and_nothing_more() -> None:
+    """What `arena web` holds in a deployment: enough for the Live page (list, watch outside the watchers'
+    caps, here none at all), never a match started, a full view, a status, a record or the bots."""
+    viewer = "v" * 32
+    config = ServerConfig(port=0, bot_dirs=(BUILTIN_BOTS,), results_dir=None, viewer_token=viewer,
+                          spectators=SpectatorLimits(total=0))
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        record = referee.run_match("major-general", ["random", "random"], seed=5)
+
+        async def watched(token: str | None) -> list[str | None]:
+            async with AdminClient(referee.address, token) as admin:
+                return [event.WhichOneof("kind") async for event in admin.watch(record.match_id)]
+
+        async def listed() -> list[str]:
+            async with AdminClient(referee.address, viewer) as admin:
+                return [status.match_id for status in await admin.matches()]
+
+        assert asyncio.run(listed()) == [record.match_id]
+        kinds = asyncio.run(watched(viewer))
+        assert kinds[0] == "header" and kinds[-1] == "finished"
+        with pytest.raises(AdminError):  # an anonymous watcher: none admitted here
+            asyncio.run(watched(None))
+
+        async def refused(call: str) -> str:
+            async with AdminClient(referee.address, viewer) as admin:
+                try:
+                    if call == "full":
+                        async for _event in admin.watch(record.match_id, full=True):
+                            pass
+                    elif call == "start":
+                        await admin.start_match("major-general", ["random", "random"])
+                    else:
+                        await getattr(admin, call)(*(() if call == "bots" else (record.match_id,)))
+                except AdminError as error:
+                    return str(error)
+                return "allowed"
+
+        for call in ("full", "start", "bots", "status", "record"):
+            assert "admin token" in asyncio.run(refused(call)), call

@@ -12,7 +12,7 @@ import pytest
 
 from arena.store import Store
 from arena.store.hosting import Hosting
-from arena.web.uploads import PreflightQueue
+from arena.submissions.queue import PreflightQueue
 from tests.pg import fresh_schema
 
 

@@ -40,11 +40,11 @@ def test_many_browsers_one_relay_every_step_and_a_cap_per_address(web_db: str, t
     bots = tmp_path / "bots"
     shutil.copytree(Path(__file__).parent / "bots", bots)
     config = ServerConfig(port=0, bot_dirs=(bots, BUILTIN_BOTS), results_dir=None, startup_timeout_s=60.0,
-                          clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0))
+                          clock=ClockSettings(move_time_s=5.0, bank_s=30.0, grace_s=1.0), viewer_token="v" * 32)
     with BackgroundReferee(config, drain_s=0.0) as referee:
-        token = tmp_path / "admin-token"
-        token.write_text(referee.admin_token)
-        server = WebServer(web_db, "--server", referee.address, "--admin-token-file", str(token))
+        token = tmp_path / "viewer-token"  # the web holds only the viewer token: it lists and watches, no more
+        token.write_text("v" * 32)
+        server = WebServer(web_db, "--server", referee.address, "--viewer-token-file", str(token))
         try:
             async def start() -> Any:
                 return referee.server.start_match("major-general", ["slow", "slow"], seed=4)

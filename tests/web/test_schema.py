@@ -9,12 +9,17 @@ from typing import Any
 
 import pytest
 import schemathesis
+import schemathesis.specs.openapi.schemas  # noqa: F401  (see below)
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
 from arena.store import Store
 from arena.web.app import create_app
 
+# schemathesis imports its OpenAPI modules on first use, and pytest rewrites them as it imports them (ast.parse).
+# CPython 3.11 keeps ast's recursion count in one global: an ast.parse in another thread at that moment (a
+# traceback formatted by a server thread left from an earlier test) fails the import with "AST constructor
+# recursion depth mismatch". Imported here, at collection, before any test has started a thread.
 _SKIP = ("/api/live/{match_id}/events",)  # an endless event stream: tested against a referee in test_browser
 
 

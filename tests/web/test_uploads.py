@@ -9,8 +9,10 @@ import io
 import json
 import os
 import stat
+import shutil
 import subprocess
 import sys
+import tempfile
 import tarfile
 import time
 import urllib.request
@@ -313,3 +315,68 @@ def test_arena_login_keeps_the_token_for_the_server(web_server: tuple[str, str, 
     capsys.readouterr()
     code = main(["bot", "submit", str(make_bot(tmp_path / "saved", "saved-bot")), "--server", url, "--json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["status"] == "live"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(),
+                    reason="runs the web as another user: needs root and setpriv (util-linux)")
+def test_preflights_in_a_service_of_their_own_and_a_web_that_cannot_write_the_bots_store(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """As the docker deployment runs them: `arena web --preflight-workers 0` as a user who may not write the bots'
+    store (only the uploads folder), `arena preflights` as the one who may; an upload still goes live."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="arena-split-"))  # (pytest's own folders are root's alone)
+    tmp_path.chmod(0o755)
+    try:
+        run_split(tmp_path, capsys)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def run_split(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shared = tmp_path / "shared"  # the database and the uploads: both services write them
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    uploads = shared / "uploads"
+    uploads.mkdir(mode=0o777)
+    uploads.chmod(0o777)
+    database = shared / "arena.db"
+    store = tmp_path / "store"  # the preflights' alone (root's, 0755): the web only reads it
+    store.mkdir(mode=0o755)
+    out = subprocess.run([sys.executable, "-c", "from arena.cli.main import run; run()", "owner", "add", "ann",
+                          "--db", str(database), "--json"], capture_output=True, text=True, check=True, cwd=tmp_path)
+    token = json.loads(out.stdout)["token"]
+    for path in shared.glob("arena.db*"):
+        path.chmod(0o666)
+    port = free_port()
+    arena = [sys.executable, "-c", "from arena.cli.main import run; run()"]
+    web_log, preflight_log = (tmp_path / "web.log").open("w"), (tmp_path / "preflights.log").open("w")
+    web = subprocess.Popen(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *arena, "web",
+                            "--port", str(port), "--db", str(database), "--bot-store", str(store), "--uploads",
+                            str(uploads), "--preflight-workers", "0"],
+                           stdout=web_log, stderr=subprocess.STDOUT, cwd="/", env={**os.environ, "HOME": "/"})
+    preflights = subprocess.Popen([*arena, "preflights", "--db", str(database), "--bot-store", str(store)],
+                                  stdout=preflight_log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                get_json(f"{url}/api/games")
+                break
+            except OSError:
+                assert web.poll() is None and time.monotonic() < deadline, (tmp_path / "web.log").read_text()
+                time.sleep(0.1)
+        folder = make_bot(tmp_path / "split-bot", "split-bot")
+        code = main(["bot", "submit", str(folder), "--server", url, "--owner", "ann", "--token", token, "--json"])
+        captured = capsys.readouterr()
+        assert code == 0, (captured, (tmp_path / "web.log").read_text(), (tmp_path / "preflights.log").read_text())
+        document = json.loads(captured.out)
+        assert document["status"] == "live", document
+        assert [v["status"] for v in get_json(f"{url}/api/bots/split-bot")["versions"]] == ["live"]
+        assert (store / "split-bot").is_dir() and not any(uploads.iterdir())  # stored by the preflights; taken
+        assert (store / "split-bot").stat().st_uid == 0  # (not by the web's user)
+    finally:
+        for process in (web, preflights):
+            process.terminate()
+            process.wait(timeout=30)
+        web_log.close()
+        preflight_log.close()
