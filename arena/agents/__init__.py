@@ -13,6 +13,7 @@ from arena.agents.mcts import MCTSAgent
 from arena.agents.random_agent import RandomAgent
 from arena.agents.scripted import ScriptedAgent
 from arena.games.registry import did_you_mean
+from arena.games.parameters import ParameterError, check_parameters
 
 
 AgentFactory = Callable[..., Agent]
@@ -112,6 +113,10 @@ def make_agent(spec: str) -> Agent:
     except KeyError:
         raise UnknownAgentError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; built-in agents: "
                                 f"{', '.join(sorted(AGENTS))}") from None
+    try:
+        check_parameters(f"agent {name!r}", factory, params)
+    except ParameterError as error:
+        raise UnknownAgentError(str(error)) from None
     try:
         agent = factory(**params)
     except (TypeError, ValueError) as error:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import difflib
 import threading
+import typing
 from importlib import metadata
 from typing import Any, Iterable
 
 from arena.games.base import Game
 from arena.games.family import GameFamily, GameMode
+from arena.games.parameters import ParameterError, check_parameters
 
 ENTRY_POINT_GROUP = "arena.games"
 
@@ -135,9 +137,23 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
 def load_game(name: str, options: dict[str, Any] | None = None) -> Game:
     """Build the game a name refers to, with optional option overrides."""
     mode = resolve(name)
+    if options:
+        _check_options(mode, options)
     try:
         return mode.load(**(options or {}))
     except (TypeError, ValueError) as error:
         if isinstance(error, GameOptionError):
             raise
         raise GameOptionError(f"bad options for {mode.name}: {error}") from None
+
+
+def _check_options(mode: GameMode, options: dict[str, Any]) -> None:
+    """A one-line GameOptionError for an option the mode's game does not take or a value it cannot: the
+    game's own parameters (its class's, `name` aside), with their types, defaults and choices."""
+    game_class = typing.get_type_hints(mode.factory).get("return", mode.factory)
+    choices = {option.name: option.choices for option in mode.choices}
+    try:
+        check_parameters(f"game {mode.name!r}", game_class, options, choices=choices, hidden=("name",),
+                         noun="option")
+    except ParameterError as error:
+        raise GameOptionError(str(error)) from None

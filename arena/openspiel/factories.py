@@ -4,6 +4,8 @@ when the package is (this module lives in it), the bot itself when an agent is m
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from arena.agents.base import Agent
@@ -18,6 +20,13 @@ class OpenSpielBot:
     def __init__(self, algorithm: str) -> None:
         self.algorithm = algorithm
         self.__doc__ = f"OpenSpiel's {algorithm.upper()} bot through the bridge (optional extra `openspiel`)."
+
+    @property
+    def takes(self) -> Callable[..., Agent]:
+        """What a call makes, for checking the parameters a user typed (arena/games/parameters.py)."""
+        from arena.openspiel.agents import OpenSpielAgent
+
+        return functools.partial(OpenSpielAgent, self.algorithm)
 
     def __call__(self, **params: Any) -> Agent:
         from arena.openspiel.agents import OpenSpielAgent

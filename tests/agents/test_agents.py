@@ -58,9 +58,11 @@ def test_agents_are_registered_and_specs_are_checked() -> None:
     for name in ("random", "scripted", "greedy", "mcts", "openspiel-ismcts", "openspiel-mcts"):
         assert name in AGENTS
     assert make_agent("mcts:iterations=50:uct_c=0.5").iterations == 50
-    for bad in ("mcts:iterations=0", "mcts:seconds=-1", "greedy:samples=0", "mcts:speed=9"):
+    for bad in ("mcts:iterations=0", "mcts:seconds=-1", "greedy:samples=0"):
         with pytest.raises(UnknownAgentError, match="bad parameters"):
             make_agent(bad)
+    with pytest.raises(UnknownAgentError, match="agent 'mcts' has no parameter 'speed'; its parameters: iterations"):
+        make_agent("mcts:speed=9")
 
 
 def test_scripted_refuses_a_game_without_a_strategy_before_the_match() -> None:
