@@ -8,10 +8,14 @@
 # 3. the images: Arena's, from docker/Dockerfile, on python:3.11-slim-bookworm where a registry answers,
 #    else on a Python base made from Debian's packages (debootstrap, docker import, docker/local/), with
 #    PostgreSQL and Redis stand-ins made the same way;
-# 4. `docker compose up` the whole stack (PostgreSQL, Redis, referee, ladder, two workers, web), an owner
-#    added, a bot uploaded through the web API (`arena bot submit --server`), the ladder's leaderboard read
-#    over HTTP until the bot is rated;
-# 5. everything torn down: the stack and its volumes, our daemon, the network interfaces it made, and the
+# 4. `docker compose up` the whole stack (secrets, PostgreSQL, Redis, referee, ladder, two workers, web,
+#    pre-flights, the nginx proxy), then what compose.yaml promises checked: Redis refuses without its
+#    password, the database role is not a superuser, only the proxy publishes a port (TLS, the stand-in
+#    certificate with its warning), the web runs as its own user and can read neither the admin token nor
+#    the other services' secrets, nor write the bots' store, and every container has memory and process
+#    limits; an owner added, a bot uploaded through the proxy (`arena bot submit --server https://...`),
+#    checked by the pre-flight service, the ladder's leaderboard read over HTTPS until the bot is rated;
+# 6. everything torn down: the stack and its volumes, our daemon, the network interfaces it made, and the
 #    host's forwarding and firewall as they were. Images and the daemon's data stay, as a cache.
 #
 # Environment: ARENA_DOCKER_WORK (cache folder, default /var/tmp/arena-docker-test), ARENA_DOCKER_TIMEOUT
@@ -150,28 +154,38 @@ if ! have "$BASE" && ! timeout 30 docker pull -q "$BASE" >/dev/null 2>&1; then
     fi
     have arena-local/python:3.11-bookworm || { say "building the Python base"; \
         build arena-local/python:3.11-bookworm docker/local/python.Dockerfile; }
-    have arena-local/postgres:15 || { say "building the PostgreSQL stand-in"; \
-        build arena-local/postgres:15 docker/local/postgres.Dockerfile; }
-    have arena-local/redis:7 || { say "building the Redis stand-in"; build arena-local/redis:7 docker/local/redis.Dockerfile; }
-    BASE=arena-local/python:3.11-bookworm POSTGRES=arena-local/postgres:15 REDIS=arena-local/redis:7
+    # (the tags carry the stand-ins' revision: a cache of an older one is not taken for this one)
+    have arena-local/postgres:15-r2 || { say "building the PostgreSQL stand-in"; \
+        build arena-local/postgres:15-r2 docker/local/postgres.Dockerfile; }
+    have arena-local/redis:7-r2 || { say "building the Redis stand-in"; \
+        build arena-local/redis:7-r2 docker/local/redis.Dockerfile; }
+    BASE=arena-local/python:3.11-bookworm POSTGRES=arena-local/postgres:15-r2 REDIS=arena-local/redis:7-r2
 fi
 say "building Arena's image (docker/Dockerfile on $BASE)"
 build arena:latest docker/Dockerfile --build-arg "BASE_IMAGE=$BASE"
+say "building the proxy's image (docker/proxy.Dockerfile: Debian's nginx)"
+build arena-proxy:latest docker/proxy.Dockerfile --build-arg "BASE_IMAGE=$BASE"
 
 # --- 4. the stack -------------------------------------------------------------------------------------
 free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 export ARENA_BASE_IMAGE=$BASE ARENA_POSTGRES_IMAGE=$POSTGRES ARENA_REDIS_IMAGE=$REDIS
-export ARENA_WEB_PORT=$(free_port) ARENA_REFEREE_PORT=$(free_port) ARENA_LADDER_PORT=$(free_port)
+export ARENA_HTTPS_PORT=$(free_port)
 export ARENA_GAMES=major-general ARENA_EVERY=5s ARENA_MATCHES_PER_ROUND=6
+export ARENA_TLS_DIR="$WORK/no-tls"  # (no operator's certificate: the stand-in, as on a first start)
+mkdir -p "$ARENA_TLS_DIR"
 compose() { docker compose -p "$PROJECT" -f "$ROOT/docker/compose.yaml" "$@"; }
-WEB="http://127.0.0.1:$ARENA_WEB_PORT"
-say "docker compose up (web on $WEB)"
+WEB="https://localhost:$ARENA_HTTPS_PORT"
+CA="$WORK/stand-in-cert.pem"
+say "docker compose up (the proxy on $WEB)"
 UP=1
 compose up -d --quiet-pull >"$WORK/compose-up.log" 2>&1 || fail "compose up: $(tail -5 "$WORK/compose-up.log")"
+compose logs secrets | grep -q "WARNING: no certificate" || fail "the stand-in certificate came without its warning"
+compose exec -T proxy cat /run/arena-secrets/tls/cert.pem >"$CA" || fail "no certificate in the secrets volume"
 
-http() { "$PYTHON" - "$@" <<'PY'
-import json, sys, urllib.request
-with urllib.request.urlopen(sys.argv[1], timeout=10) as response:
+http() { "$PYTHON" - "$CA" "$@" <<'PY'
+import json, ssl, sys, urllib.request
+context = ssl.create_default_context(cafile=sys.argv[1])
+with urllib.request.urlopen(sys.argv[2], timeout=10, context=context) as response:
     print(json.dumps(json.loads(response.read())))
 PY
 }
@@ -183,7 +197,35 @@ wait_for() {  # wait_for SECONDS WHAT COMMAND...: until the command succeeds
         sleep 1
     done
 }
-wait_for 180 "the web did not answer" http "$WEB/api/games"
+wait_for 180 "the web did not answer through the proxy" http "$WEB/api/games"
+
+# --- 5. safe as shipped (compose.yaml's promises) --------------------------------------------------------
+refused() {  # refused WHAT COMMAND...: the command must fail
+    local what=$1; shift
+    if "$@" >/dev/null 2>&1; then fail "$what"; fi
+}
+compose exec -T redis redis-cli ping 2>&1 | grep -q NOAUTH || fail "Redis answered without its password"
+super=$(compose exec -T postgres psql -U postgres -d arena -tAc "select rolsuper from pg_roles where rolname = 'arena'")
+[ "$super" = f ] || fail "the database role arena is a superuser (or missing): '$super'"
+published=$(docker ps --filter "label=com.docker.compose.project=$PROJECT" --format '{{.Label "com.docker.compose.service"}} {{.Ports}}' \
+    | grep -- '->' | cut -d' ' -f1 | sort -u | paste -sd' ' -)
+[ "$published" = proxy ] || fail "published ports on more than the proxy: $published"
+[ "$(compose exec -T web id -u)" = 1003 ] || fail "the web does not run as its own user"
+compose exec -T referee test -s /run/arena-admin/admin-token || fail "the referee made no admin token"
+refused "the web container can read the admin token" compose exec -T web cat /run/arena-admin/admin-token
+refused "the web container can read the database superuser's password" \
+    compose exec -T web cat /run/arena-secrets/postgres/superuser-password
+refused "the web container can read the broker's password" compose exec -T web cat /run/arena-secrets/broker-password
+refused "the web container can write the bots' store" compose exec -T web touch /data/bots/web-was-here
+compose exec -T web cat /run/arena-secrets/viewer-token >/dev/null || fail "the web cannot read its viewer token"
+for container in $(docker ps -q --filter "label=com.docker.compose.project=$PROJECT"); do
+    docker inspect -f '{{.Name}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}' "$container" \
+        | awk '$2 <= 0 || $3 == "<no" || $3 <= 0 { exit 1 }' || fail "no memory or process limit: $(docker inspect -f '{{.Name}}' "$container")"
+done
+compose exec -T referee arena sandbox check >"$WORK/sandbox-check.txt" 2>&1 \
+    || fail "arena sandbox check inside the referee's container: $(grep -i fail "$WORK/sandbox-check.txt" | head -5)"
+say "arena sandbox check inside the referee's container: $(tail -1 "$WORK/sandbox-check.txt")"
+say "safe as shipped: Redis refuses without its password, the role is not a superuser, only the proxy is published (TLS), the web reads neither the admin token nor other services' secrets nor writes the bots"
 
 TOKEN=""
 for _ in $(seq 1 10); do  # (the services migrate the new database at once: a first try may meet that)
@@ -192,13 +234,13 @@ for _ in $(seq 1 10); do  # (the services migrate the new database at once: a fi
     sleep 2
 done
 [ -n "$TOKEN" ] || fail "could not add an owner"
-say "owner docker-ann added; uploading a bot through the web API"
+say "owner docker-ann added; uploading a bot through the proxy (HTTPS) to the web API"
 
 BOT="$WORK/docker-bot"
 rm -rf "$BOT"
 cp -r "$ROOT/arena/bots/random" "$BOT"
 sed -i 's/^name = .*/name = "docker-bot"/; s/^games = .*/games = ["major-general"]/' "$BOT/bot.toml"
-"$ARENA" bot submit "$BOT" --server "$WEB" --owner docker-ann --token "$TOKEN" --json >"$WORK/submit.json" \
+"$ARENA" bot submit "$BOT" --server "$WEB" --tls-ca "$CA" --owner docker-ann --token "$TOKEN" --json >"$WORK/submit.json" \
     || fail "the upload was not live: $(cat "$WORK/submit.json")"
 say "docker-bot is live; waiting for the ladder to rate it"
 
@@ -213,4 +255,4 @@ http "$WEB/api/leaderboards/major-general" | "$PYTHON" -c '
 import json, sys
 for row in json.load(sys.stdin)["standings"]:
     print("  %2d %-24s mu %6.2f  games %d" % (row["rank"], row["bot"], row["mu"], row["games"]))'
-say "passed: the stack ran, docker-bot was uploaded over HTTP and rated by the ladder"
+say "passed: the stack ran as shipped, docker-bot was uploaded over HTTPS, checked by the pre-flight service and rated by the ladder"

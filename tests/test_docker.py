@@ -51,22 +51,27 @@ def _resolve(argv: list[str]) -> tuple[Any, list[str]]:
     return command, rest
 
 
+ARENA_SERVICES = ("referee", "ladder", "worker", "web", "preflights", "arena")
+
+
 def test_compose_has_the_promised_services_and_volumes() -> None:
     compose = _compose()
     services = compose["services"]
-    assert {"postgres", "redis", "referee", "ladder", "worker", "web", "arena"} <= set(services)
-    assert set(compose["volumes"]) == {"arena-data", "postgres-data"}
-    for name in ("referee", "ladder", "worker", "web", "arena"):
+    assert {"secrets", "postgres", "redis", "referee", "ladder", "worker", "web", "preflights", "proxy",
+            "arena"} == set(services)
+    assert set(compose["volumes"]) == {"secrets", "admin", "results", "bots", "uploads", "postgres-data"}
+    for name in ARENA_SERVICES:
         service = services[name]
         assert service["image"] == "arena:latest" and service["build"]["dockerfile"] == "docker/Dockerfile"
         assert _expand(service["build"]["args"]["BASE_IMAGE"]) == "python:3.11-slim-bookworm"
-        assert "arena-data:/data" in service["volumes"]
         environment = {key: _expand(str(value)) for key, value in service["environment"].items()}
-        assert environment["ARENA_DB"] == "postgresql+psycopg://arena:arena@postgres:5432/arena"
-        assert environment["ARENA_BROKER"] == "redis://redis:6379/0"
+        assert environment["ARENA_DB"] == "postgresql+psycopg://arena@postgres:5432/arena"  # no password in it
+        assert environment["ARENA_DB_PASSWORD_FILE"] == "/run/arena-secrets/db-password"
+        assert environment["ARENA_BROKER_PASSWORD_FILE"] == "/run/arena-secrets/broker-password"
         assert environment["ARENA_BOT_STORE"].startswith("/data/")
-        assert set(service["depends_on"]) == {"postgres", "redis"}
-    for name in ("referee", "ladder", "web", "arena"):  # they run bots: bubblewrap makes namespaces, mounts /proc
+        assert {"secrets", "postgres", "redis"} <= set(service["depends_on"])
+        assert services[name]["user"].split(":")[0] not in ("0", "root")
+    for name in ("referee", "ladder", "web", "preflights", "arena"):  # they run bots: namespaces, /proc
         assert {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"} <= set(
             services[name]["security_opt"])
     assert "security_opt" not in services["worker"]  # the workers run agents only: Docker's defaults hold
@@ -76,7 +81,58 @@ def test_compose_has_the_promised_services_and_volumes() -> None:
     assert (ROOT / services["referee"]["build"]["context"].replace("..", ".") / "docker" / "Dockerfile").exists()
 
 
-@pytest.mark.parametrize("service", ["referee", "ladder", "worker", "web", "arena"])
+def test_no_default_secret_anywhere_in_the_deployment() -> None:
+    files = (COMPOSE, ROOT / "docker" / "compose.remote-bots.yaml")
+    text = "\n".join(line for path in files for line in path.read_text().splitlines()
+                     if not line.lstrip().startswith("#"))
+    assert not re.search(r"PASSWORD\s*:", text.replace("PASSWORD_FILE:", "")), "a password given in compose"
+    assert not re.search(r"://[^/@\s]*:[^/@\s]*@", text), "a password in a URL"
+    postgres = _compose()["services"]["postgres"]
+    assert postgres["environment"]["POSTGRES_PASSWORD_FILE"].startswith("/run/arena-secrets/")
+    assert "NOSUPERUSER" in (ROOT / "docker" / "postgres-init.sh").read_text()
+    redis = _compose()["services"]["redis"]
+    assert redis["command"] == ["redis-server", "/run/arena-secrets/redis/redis.conf"]
+    script = (ROOT / "docker" / "secrets.sh").read_text()
+    assert "requirepass" in script and script.count("openssl rand -hex 32") == 1
+    for secret in ("db-password", "broker-password", "viewer-token", "postgres/superuser-password"):
+        assert f'secret "$S/{secret}"' in script  # made at the first start, never shipped
+    assert "WARNING" in script  # a self-signed stand-in certificate says so
+
+
+def test_every_service_has_memory_and_process_limits_and_its_own_user() -> None:
+    services = _compose()["services"]
+    users = {}
+    for name, service in services.items():
+        assert service.get("mem_limit") and service.get("pids_limit"), f"{name}: no memory or process limit"
+        if service.get("image") == "arena:latest" and name not in ("secrets", "arena"):
+            users[name] = service["user"]
+    assert len(set(users.values())) == len(users), f"services share a user: {users}"
+
+
+def test_only_the_proxy_is_published_and_the_web_holds_no_admin_secret() -> None:
+    services = _compose()["services"]
+    assert [name for name, service in services.items() if service.get("ports")] == ["proxy"]
+    assert services["proxy"]["ports"] == ["${ARENA_HTTPS_PORT:-443}:8443"]
+    nginx = (ROOT / "docker" / "nginx.conf").read_text()
+    assert "listen 8443 ssl" in nginx and "proxy_set_header X-Forwarded-For $remote_addr" in nginx
+    for directive in ("client_header_timeout", "client_body_timeout", "client_max_body_size", "limit_conn ",
+                      "limit_req "):
+        assert directive in nginx
+    assert services["referee"]["networks"] == ["back"]  # (the referee: on the inside network only)
+    assert _compose()["networks"]["back"]["internal"] is True
+    web = services["web"]
+    assert not any(volume.startswith("admin:") for volume in web["volumes"])
+    assert "bots:/data/bots:ro" in web["volumes"]
+    argv = [_expand(part) for part in web["command"]]
+    assert argv[argv.index("--preflight-workers") + 1] == "0"  # pre-flights run in their own service
+    assert "--viewer-token-file" in argv and "--admin-token-file" not in argv
+    assert argv[argv.index("--trusted-proxy") + 1] == _expand(
+        _compose()["networks"]["front"]["ipam"]["config"][0]["subnet"])
+    remote = yaml.safe_load((ROOT / "docker" / "compose.remote-bots.yaml").read_text())["services"]["ladder"]
+    assert "--tls-cert" in remote["command"] and remote["ports"]
+
+
+@pytest.mark.parametrize("service", ARENA_SERVICES)
 def test_each_service_runs_a_real_arena_command_with_real_flags(service: str) -> None:
     argv = [_expand(part) for part in _compose()["services"][service]["command"]]
     command, rest = _resolve(argv)
@@ -99,7 +155,10 @@ def test_the_ladder_services_games_and_schedule_are_ones_arena_accepts() -> None
         resolve(name)
     Schedule.parse(argv[argv.index("--every") + 1])
     assert argv[argv.index("--broker") + 1] == "redis://redis:6379/0"
-    assert argv[argv.index("--port") + 1] == "50052"  # remote bots connect there
+    remote = yaml.safe_load((ROOT / "docker" / "compose.remote-bots.yaml").read_text())["services"]["ladder"]
+    argv = [_expand(part) for part in remote["command"]]
+    assert argv[argv.index("--port") + 1] == "50052"  # remote bots connect there (with the override)
+    _resolve(argv)[0].make_context("arena", _resolve(argv)[1])
 
 
 def _instructions() -> list[tuple[str, str]]:
@@ -128,13 +187,15 @@ def test_the_image_installs_with_the_make_targets_every_machine_uses() -> None:
         for source in sources:
             assert (ROOT / source).exists(), f"the Dockerfile copies {source}, which is not in the repository"
     assert dict(instructions)["USER"] == "arena"  # not root at run time
-    assert dict(instructions)["ENTRYPOINT"] == '["arena"]'
+    assert dict(instructions)["ENTRYPOINT"] == '["/opt/arena/docker/entrypoint.sh"]'
+    assert (ROOT / "docker" / "entrypoint.sh").read_text().splitlines()[-2:] == ["umask 002", 'exec arena "$@"']
     assert "ARENA_BOT_STORE=/data/bots" in dict(instructions)["ENV"]
 
 
 def test_the_base_images_are_build_arguments_with_local_stand_ins() -> None:
     assert DOCKERFILE.read_text().splitlines()[6:8] == ["ARG BASE_IMAGE=python:3.11-slim-bookworm",
                                                          "FROM ${BASE_IMAGE}"]
+    assert "FROM ${BASE_IMAGE}" in (ROOT / "docker" / "proxy.Dockerfile").read_text()
     for stand_in in ("python", "postgres", "redis"):
         text = (ROOT / "docker" / "local" / f"{stand_in}.Dockerfile").read_text()
         assert "FROM ${DEBIAN_IMAGE}" in text

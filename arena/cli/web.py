@@ -107,11 +107,11 @@ def web(
         preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     scheme = "https" if tls_cert else "http"
-    if host in ("0.0.0.0", "::") and not tls_cert:
+    proxies = _trusted(trusted_proxy or [])
+    if host in ("0.0.0.0", "::") and not tls_cert and not proxies:
         err_console.print("arena: warning: listening on every interface without TLS: owner tokens and sessions would "
                           "cross the network in the clear; use --tls-cert/--tls-key or a reverse proxy "
                           "(docs/hosting.md)", markup=False, soft_wrap=True)
-    proxies = _trusted(trusted_proxy or [])
     config = uvicorn.Config(QuietErrors(app), host=host, port=port, log_level="warning", access_log=False,
                             ssl_certfile=str(tls_cert) if tls_cert else None,
                             ssl_keyfile=str(tls_key) if tls_key else None,

@@ -83,7 +83,8 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
     uploads.mkdir(parents=True, exist_ok=True)
     path = uploads / f"{secrets.token_hex(12)}{'.zip' if kind_of(name) == '.zip' else '.tar.gz'}"
     size = 0
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    # (with --uploads, a folder shared with the pre-flight service's user through its group: readable to it)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o640 if settings.uploads else 0o600)
     try:
         with os.fdopen(descriptor, "wb") as out:
             async for chunk in request.stream():
