@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from importlib.metadata import entry_points
 from collections.abc import Iterator, MutableMapping
 from typing import Any, Callable
@@ -111,6 +112,10 @@ def make_agent(spec: str) -> Agent:
     try:
         factory = AGENTS[name]
     except KeyError:
+        if "/" in name or name.startswith(".") or os.path.isdir(name) or name.endswith("bot.toml"):
+            raise UnknownAgentError(f"{name!r} is a bot program, not a built-in agent: play it with `arena match "
+                                    f"GAME {name} greedy` (bot programs play through the referee); built-in "
+                                    f"agents: {', '.join(sorted(AGENTS))}") from None
         raise UnknownAgentError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; built-in agents: "
                                 f"{', '.join(sorted(AGENTS))}") from None
     try:

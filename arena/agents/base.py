@@ -8,13 +8,20 @@ from typing import Callable
 from arena.games.base import JSON, Game
 
 
+NOTE_CHARS = 1024  # of one decision's note, kept
+NOTE_CHARS_PER_MATCH = 32768  # of one seat's notes in one match, kept
+
+
 class DecisionRequest:
     """One decision asked of one seat: the legal actions, the seat's observation, the clock.
 
-    The observation is built on first use, so agents that never look at it cost nothing.
+    The observation is built on first use, so agents that never look at it cost nothing. An agent may set
+    `note` while it decides (its evaluation, principal variation, any text): the note is kept with the match
+    at this decision for the bot's owner and the operators only (never the opponent or the public);
+    at most NOTE_CHARS characters of it, and NOTE_CHARS_PER_MATCH over a match.
     """
 
-    __slots__ = ("seat", "legal_actions", "time_left_s", "_observation", "_make_observation")
+    __slots__ = ("seat", "legal_actions", "time_left_s", "note", "_observation", "_make_observation")
 
     def __init__(
         self,
@@ -26,6 +33,7 @@ class DecisionRequest:
         self.seat = seat
         self.legal_actions = legal_actions
         self.time_left_s = time_left_s
+        self.note = ""
         if callable(observation):
             self._observation: JSON | None = None
             self._make_observation: Callable[[], JSON] | None = observation

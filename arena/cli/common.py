@@ -40,6 +40,13 @@ class PlainConsole(Console):
         return super().render_str(shown(text), **options)
 
 
+def versioned(name: str, version: str) -> str:
+    """'greedy v3'; a remote bot (no versions of ours) 'alice-bot (remote)'; the name alone without a version."""
+    if version == "remote":
+        return f"{name} (remote)"
+    return f"{name} v{version}" if version else name
+
+
 def styled(template: str, *values: object) -> Text:
     """One of Arena's own lines: `template` is Rich markup (Arena's, never a bot's) with a `{}` per value, and each
     value is put in as text (shown, its markup escaped): styled("[bold]{}[/bold] lost", name)."""

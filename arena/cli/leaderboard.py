@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import console, fail, mark, print_json
+from arena.cli.common import console, fail, mark, print_json, versioned
 from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, ago, open_store
 from arena.games.registry import UnknownGameError
 from arena.ratings.bradley_terry import ConvergenceError
@@ -69,7 +69,7 @@ def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False, live
     for s in standings:
         low, high = s.win_rate_interval
         name = display_name(s.bot)
-        cells: list[str | Text] = [str(s.rank), name if s.version in ("", "1") else f"{name} v{s.version}", f"{s.mu:.2f}",
+        cells: list[str | Text] = [str(s.rank), name if s.version in ("", "1") else versioned(name, s.version), f"{s.mu:.2f}",
                  f"{s.sigma:.2f}", mark(f"{s.score:.2f}", "bold"), str(s.games),
                  f"{100 * s.win_rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]", ago(s.last_played)]
         if bradley_terry:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 
 from arena.analysis import Analysis, sparkline
-from arena.cli.common import console, fail, results_dir, styled
+from arena.cli.common import console, fail, results_dir, styled, versioned
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.cli.runs import DB_OPTION, open_store
 from arena.referee.evidence import seat_evidence, shown
@@ -36,8 +36,8 @@ def replay(
                                                  "viewer, offline) instead of drawing it here."),
     db: Optional[str] = DB_OPTION,
 ) -> None:
-    """Replay a record through the rules engine, checking every step, and draw the board; a bot that lost
-    by its own fault is shown with its last output lines."""
+    """Replay a record through the rules engine, checking every step, and draw the board, with the notes
+    the bots left with their decisions; a bot that lost by its own fault is shown with its last output lines."""
     file, data, match_id = record_bytes(source, db)
     analysis = stored_analysis(match_id, db)
     if html_out is not None:
@@ -51,7 +51,7 @@ def replay(
         game = game_of(record)
     except ReplayDivergence as error:
         fail(f"{file}: {error}")
-    players = ", ".join(f"{game.info.seat_names[p.seat]}: {p.name} v{p.version}" for p in record.players)
+    players = ", ".join(f"{game.info.seat_names[p.seat]}: {versioned(p.name, p.version)}" for p in record.players)
     console.print(Panel(f"{game.info.title} ({record.game})  seed {record.seed}\n{players}",
                         title=f"record {record.match_id[:12]}", expand=False))
     state: State | None = None
@@ -181,6 +181,8 @@ def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
     think = f"  ({item.timing['think_ms']:.1f} ms)" if "think_ms" in item.timing else ""
     console.print(Panel(state.board_text(), title=f"{item.n}. {item.label}{think}", title_align="left",
                         expand=False))
+    if item.note:  # the bot's own note for its owner (the public record and pages have none)
+        console.print(Text(f"  {seat_names[item.seat]}'s note: {shown(item.note)}", style="italic"))
 
 
 def write_html(file: str, data: bytes, out: Path, analysis: Analysis | None = None) -> None:

@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any, Callable, Coroutine, Sequence, TypeVar
 
 from arena import __version__
-from arena.agents.base import Agent
+from arena.agents.base import NOTE_CHARS, NOTE_CHARS_PER_MATCH, Agent
 from arena.games.base import CHANCE, Game, IllegalActionError, State
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
@@ -154,6 +154,7 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     steps = record.steps
     append = steps.append
     sequence = 0
+    notes = NoteAllowance(game.num_seats)
     watchdog = _Watchdog() if clock is not None and remote else None
     if watchdog is not None:
         for port in remote:  # a seat lost while another decides ends the match at once
@@ -173,11 +174,11 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 sequence += 1
                 answer_now = at_once[player]
                 if answer_now is not None:
-                    action, think = answer_now(player, state.legal_actions(), state)
+                    action, think, note = answer_now(player, state.legal_actions(), state)
                     timing = {"think_ms": round(think * 1000.0, 3)}
                 else:
-                    action, timing = await _ask(seats[player], player, sequence, state, clock,
-                                                clocks[player] if clocks is not None else None, watchdog)
+                    action, timing, note = await _ask(seats[player], player, sequence, state, clock,
+                                                      clocks[player] if clocks is not None else None, watchdog)
                 try:
                     label = state.action_to_string(action)
                     hidden = state.spectator_label(action) if public_view else None
@@ -185,6 +186,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 except (IllegalActionError, TypeError) as error:
                     raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
                 step = Step(len(steps), player, action, label, timing, hidden)
+                if note:
+                    step.note = notes.keep(player, note)
                 for port in remote:
                     if port.failure is not None:
                         raise port.failure
@@ -202,8 +205,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
 
 
 async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: ClockSettings | None,
-               seat_clock: SeatClock | None, watchdog: _Watchdog | None) -> tuple[int, dict[str, float]]:
-    """A decision through the port, under the seat's clock if the match has one: (action, timing)."""
+               seat_clock: SeatClock | None, watchdog: _Watchdog | None) -> tuple[int, dict[str, float], str]:
+    """A decision through the port, under the seat's clock if the match has one: (action, timing, note)."""
     if port.failure is not None:
         raise port.failure
     if seat_clock is None:
@@ -218,8 +221,30 @@ async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: 
                         f"answered sequence number {answer.sequence}, expected {sequence}")
     think = min(max(answer.think_s, 0.0), elapsed)
     if not port.is_remote:
-        return answer.action, {"think_ms": round(think * 1000.0, 3)}
-    return answer.action, {"think_ms": round(think * 1000.0, 3), "transport_ms": round((elapsed - think) * 1000.0, 3)}
+        return answer.action, {"think_ms": round(think * 1000.0, 3)}, answer.note
+    return (answer.action, {"think_ms": round(think * 1000.0, 3), "transport_ms": round((elapsed - think) * 1000.0, 3)},
+            answer.note)
+
+
+class NoteAllowance:
+    """What is kept of the seats' notes in one match: NOTE_CHARS of a decision's, NOTE_CHARS_PER_MATCH of a
+    seat's in all (the note that reaches the limit says so; later ones are not kept)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, seats: int) -> None:
+        self.left = [NOTE_CHARS_PER_MATCH] * seats
+
+    def keep(self, seat: int, note: str) -> str | None:
+        left = self.left[seat]
+        if left <= 0:
+            return None
+        kept = note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1] + "…"
+        if len(kept) >= left:
+            end = f"… (notes end here: {NOTE_CHARS_PER_MATCH} characters a match)"
+            kept = (kept[:max(0, left - len(end))] + end)[-left:]
+        self.left[seat] = left - len(kept)
+        return kept
 
 
 async def _timed_decision(port: SeatPort, player: int, sequence: int, state: State, seat_clock: SeatClock,

@@ -1,4 +1,9 @@
-"""A bot's own words (its output, the free text of its messages) as people are shown them.
+"""A bot's own words (its output, its notes, the free text of its messages) as people are shown them, and
+who may read them.
+
+A record keeps two things for a seat's owner and the operators only: the evidence of a fault (the bot's last
+output, its usage: the header's `extra["evidence"]`) and the notes a bot left with its decisions (a
+decision line's `note`). `public_lines` is the record as everyone else reads it, without either.
 
 What a bot prints is kept in records exactly as it was; wherever it is shown, on a terminal or a
 web page, its control characters and escape sequences are written out (`\\x1b`, `\\u202e`), never
@@ -8,7 +13,9 @@ cursor to draw a fake "all passed", or turn text around with a bidirectional ove
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 OUTPUT_LINES = 30  # the most of a bot's last output lines shown with its fault
@@ -41,3 +48,47 @@ def seat_evidence(extra: dict[str, Any] | None, seat: int, lines: int = OUTPUT_L
 def last_lines(output: str, lines: int = OUTPUT_LINES) -> str:
     """The last `lines` lines of a bot's output, escaped (`shown`)."""
     return shown("\n".join(output.rstrip().splitlines()[-lines:]))
+
+
+def public_lines(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """A record's JSON lines (in pieces of any size) as anyone may read them: the header without its fault
+    evidence, every decision without its note; other lines as they were."""
+    buffer = b""
+    for piece in pieces:
+        buffer += piece
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            yield _public_line(line) + b"\n"
+    if buffer:
+        yield _public_line(buffer)
+
+
+def _public_line(line: bytes) -> bytes:
+    if b'"note"' not in line and b'"evidence"' not in line:
+        return line
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(data, dict):
+        return line
+    if data.get("type") == "decision":
+        data.pop("note", None)
+    elif data.get("type") == "header" and isinstance(data.get("extra"), dict):
+        data["extra"] = {key: value for key, value in data["extra"].items() if key != "evidence"}
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def seat_notes(steps: Iterable[Any], seats: Iterable[int]) -> list[dict[str, Any]]:
+    """The notes the given seats left with their decisions, in order: {n, seat, decision, note} (escaped:
+    `shown`), `decision` counting the match's decisions from 1."""
+    wanted = set(seats)
+    found = []
+    decision = 0
+    for step in steps:
+        if step.is_chance:
+            continue
+        decision += 1
+        if step.seat in wanted and step.note:
+            found.append({"n": step.n, "seat": step.seat, "decision": decision, "note": shown(step.note)})
+    return found

@@ -87,6 +87,10 @@ class Step:
     #: What a spectator may read instead of `label` when the step hides something (State.spectator_label);
     #: None for a public step. Kept while the match is live; records do not store it.
     spectator_label: str | None = field(default=None, compare=False)
+    #: The note the seat left for its owner with this decision (DecisionRequest.note), bounded; None for none.
+    #: In the record for its owner and the operators: every public view of a record leaves it out
+    #: (`MatchRecord.public_lines`, the web's record and replay).
+    note: str | None = field(default=None, compare=False)
 
     @property
     def is_chance(self) -> bool:
@@ -95,8 +99,11 @@ class Step:
     def to_json(self) -> JSON:
         if self.is_chance:
             return {"type": "chance", "n": self.n, "outcome": self.action, "label": self.label}
-        return {"type": "decision", "n": self.n, "seat": self.seat, "action": self.action, "label": self.label,
-                **self.timing}
+        data: JSON = {"type": "decision", "n": self.n, "seat": self.seat, "action": self.action, "label": self.label,
+                      **self.timing}
+        if self.note is not None:
+            data["note"] = self.note
+        return data
 
 
 @dataclass(frozen=True)
@@ -295,7 +302,10 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
                 if seat < 0:
                     raise RecordError(f"line {number}: a decision needs a seat")
                 timing = {k: float(v) for k, v in data.items() if k.endswith("_ms")}
-                yield Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing)
+                step = Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing)
+                if isinstance(data.get("note"), str):
+                    step.note = data["note"]
+                yield step
             elif kind == "result":
                 result_seen = True
                 yield MatchResult.from_json(data)

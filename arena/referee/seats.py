@@ -55,14 +55,16 @@ class Ask:
 
 
 class Answer:
-    """A seat's answer: the sequence number it answers, its action, its own thinking time."""
+    """A seat's answer: the sequence number it answers, its action, its own thinking time, and the note it
+    left for its owner (DecisionRequest.note; "" for none)."""
 
-    __slots__ = ("sequence", "action", "think_s")
+    __slots__ = ("sequence", "action", "think_s", "note")
 
-    def __init__(self, sequence: int, action: int, think_s: float) -> None:
+    def __init__(self, sequence: int, action: int, think_s: float, note: str = "") -> None:
         self.sequence = sequence
         self.action = action
         self.think_s = think_s
+        self.note = note
 
 
 class SeatPort(ABC):
@@ -90,8 +92,8 @@ class SeatPort(ABC):
     async def decide(self, ask: Ask) -> Answer:
         """Ask for a decision; raise SeatFault for a broken answer. The loop enforces the clock."""
 
-    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float]:
-        """An untimed in-process seat's decision, without await: (action, seconds it thought)."""
+    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float, str]:
+        """An untimed in-process seat's decision, without await: (action, seconds it thought, its note)."""
         raise NotImplementedError(f"{type(self).__name__} is remote: await decide()")
 
     @abstractmethod
@@ -142,10 +144,12 @@ class AgentSeat(SeatPort):
         request = DecisionRequest(seat, ask.legal_actions, partial(state.observation, seat), ask.time_left_s)
         clock_cap = None if ask.time_left_s is None else ask.time_left_s + CLOCK_MARGIN_S
         action, think = self._think(seat, request, clock_cap)
-        return Answer(ask.sequence, action, think)
+        return Answer(ask.sequence, action, think, request.note if isinstance(request.note, str) else "")
 
-    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float]:
-        return self._think(seat, DecisionRequest(seat, legal_actions, partial(state.observation, seat)), None)
+    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float, str]:
+        request = DecisionRequest(seat, legal_actions, partial(state.observation, seat))
+        action, think = self._think(seat, request, None)
+        return action, think, request.note if isinstance(request.note, str) else ""
 
     def _think(self, seat: int, request: DecisionRequest, cap_s: float | None) -> tuple[int, float]:
         """The agent's action and the seconds it took, under the watchdog (arena.referee.limits)."""

@@ -37,7 +37,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import grpc
 
-from arena.agents.base import Agent, DecisionRequest
+from arena.agents.base import NOTE_CHARS, Agent, DecisionRequest
 from arena.games.base import Game
 from arena.games.registry import game_modes, load_game
 from arena.referee.record import MatchResult
@@ -213,15 +213,17 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
         if message.HasField("decision_request"):
             request = message.decision_request
             started = clock()
-            action = act(DecisionRequest(request.seat, list(request.legal_actions),
-                                         partial(_decode, decode, request.observation, field),
-                                         request.time_left_ms / 1000.0))
+            asked = DecisionRequest(request.seat, list(request.legal_actions),
+                                    partial(_decode, decode, request.observation, field), request.time_left_ms / 1000.0)
+            action = act(asked)
             think_us = int((clock() - started) * 1e6)
             reply = BotMessage()
             decision = reply.decision
             decision.sequence = request.sequence
             decision.action = action
             decision.think_us = min(think_us, 2**32 - 1)
+            if asked.note:  # (the referee keeps NOTE_CHARS of it; more would only cost the bot time)
+                decision.note = str(asked.note)[:NOTE_CHARS]
             try:
                 await write(reply)
             except (asyncio.InvalidStateError, grpc.aio.AioRpcError):

@@ -164,7 +164,7 @@ class BotSession(SeatPort):
                             f"{len(raw)} bytes that are not an arena.v1.BotMessage ({error})") from None
         if reply.HasField("decision"):
             decision = reply.decision
-            return Answer(decision.sequence, decision.action, decision.think_us / 1e6)
+            return Answer(decision.sequence, decision.action, decision.think_us / 1e6, decision.note)
         kind = reply.WhichOneof("kind")
         if kind is None:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,

@@ -5,7 +5,6 @@ The OpenAPI schema is served at /openapi.json."""
 from __future__ import annotations
 
 import functools
-import json
 import weakref
 import zlib
 from collections.abc import AsyncIterator, Iterator
@@ -16,6 +15,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from arena.games.registry import UnknownGameError, game_modes, load_game
+from arena.referee.evidence import public_lines
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.reports import bot_ratings, iso, standings_json, thin
@@ -378,7 +378,7 @@ def match_record(request: Request, match: str) -> StreamingResponse:
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
     row, data = found
-    return StreamingResponse(_without_evidence(_inflate(data)), media_type="application/x-ndjson",
+    return StreamingResponse(public_lines(_inflate(data)), media_type="application/x-ndjson",
                              headers={"Content-Disposition": f'attachment; filename="{row["uid"]}.jsonl"'})
 
 
@@ -459,26 +459,6 @@ def _tournament_json(t: Any) -> dict[str, Any]:
     return {"id": t.id, "name": t.name, "label": t.label, "game": t.game, "pool": t.pool, "format": t.format,
             "rounds": t.rounds, "status": t.status, "matches": t.matches, "created_at": iso(t.created_at),
             "finished_at": iso(t.finished_at)}
-
-
-def _without_evidence(pieces: Iterator[bytes]) -> Iterator[bytes]:
-    """A record's bytes with its header's fault evidence (the bots' own output) taken out: that is for each
-    bot's owner only (GET /api/owner/bots/{name}/faults)."""
-    head = b""
-    for piece in pieces:
-        head += piece
-        if b"\n" in head or len(head) > 1 << 22:
-            break
-    line, newline, rest = head.partition(b"\n")
-    try:
-        header = json.loads(line)
-    except ValueError:
-        header = None
-    if isinstance(header, dict) and isinstance(header.get("extra"), dict) and "evidence" in header["extra"]:
-        header["extra"] = {key: value for key, value in header["extra"].items() if key != "evidence"}
-        line = json.dumps(header).encode()
-    yield line + newline + rest
-    yield from pieces
 
 
 def _inflate(data: bytes) -> Iterator[bytes]:

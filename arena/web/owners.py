@@ -23,7 +23,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from arena.referee.evidence import seat_evidence, shown
+from arena.referee.evidence import seat_evidence, seat_notes, shown
+from arena.referee.record import MatchRecord, RecordError
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.store import Store
@@ -214,6 +215,35 @@ def match_evidence(request: Request, match: str) -> dict[str, Any]:
             seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"],
                           "evidence": seat_evidence(header.get("extra"), seat["seat"])})
     return {"match": row["id"], "operator": operator, "seats": seats}
+
+
+@router.get("/owner/matches/{match}/notes", summary="The notes the caller's bots left with their decisions")
+def match_notes(request: Request, match: str) -> dict[str, Any]:
+    """Each of the caller's bots' seats (an operator: every seat) with the notes its decisions carried
+    (DecisionRequest.note, the protocol's Decision.note): {n (the record's step), seat, decision, note}. The
+    public record and replay never hold them, nor does anyone else's view."""
+    who = caller(request)
+    store = store_of(request)
+    found = store.record(match)
+    if found is None:
+        raise HTTPException(404, f"no match {match!r}")
+    row = store.match(found[0]["id"])
+    if row is None:
+        raise HTTPException(404, f"no match {match!r}")
+    operator = who.owner in hosting_of(request).operators()
+    seats = []
+    for seat in row["seats"]:
+        bot = store.bot(seat["bot_id"])
+        if operator or (bot is not None and bot.owner == who.owner):
+            seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"]})
+    notes: list[dict[str, Any]] = []
+    if seats:
+        try:
+            record = MatchRecord.from_bytes(found[1], f"match {row['id']}")
+        except RecordError as error:
+            raise HTTPException(422, str(error)) from None
+        notes = seat_notes(record.steps, [seat["seat"] for seat in seats])
+    return {"match": row["id"], "operator": operator, "seats": seats, "notes": notes}
 
 
 @router.post("/owner/bots/{name}/retire", summary="Retire a version (default: the live one)")

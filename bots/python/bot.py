@@ -17,8 +17,8 @@ def heuristic(state: State, seat: int) -> float:
 
     >>> YOUR HEURISTIC GOES HERE <<<  Read the position through the engine's state (what the rules
     engine keeps: `state.observation(seat)` is the dict your bot is sent). The default is Arena's own
-    evaluation of the game family (what the built-in `greedy` player uses), so this bot starts as
-    strong as greedy's first move: beat it.
+    evaluation of the game family, the one the built-in `greedy` player uses, but greedy looks further (to
+    the end of its turn, through the dice): this bot, one step ahead, starts weaker than greedy. Beat it.
     """
     if state.is_terminal():
         return state.returns()[seat]
@@ -44,7 +44,11 @@ class StarterBot(Agent):
             after = position.clone()
             after.apply_action(action)
             scores[action] = heuristic(after, self.seat) + 1e-6 * self.rng.random()  # ties broken at random
-        return max(scores, key=scores.__getitem__)
+        best = max(scores, key=scores.__getitem__)
+        # A note for you: kept with the match at this decision, shown beside the board to you (the bot's
+        # owner) and the operators only (`arena replay`, the match page when signed in).
+        request.note = f"heuristic {scores[best]:+.3f}, best of {len(legal)} moves"
+        return best
 
 
 if __name__ == "__main__":

@@ -124,3 +124,76 @@ def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_sit
     assert "MARKER-for-ann-only" in evidence and "its owner, only" in evidence
     screenshot(browser, "match-evidence-for-its-owner")
     assert not script_errors(browser)
+
+
+NOTING = '''
+from arena.agents.base import Agent
+from arena.sdk import run_bot
+
+
+class Noting(Agent):
+    name = "noting"
+
+    def act(self, request):
+        request.note = f"NOTE-for-ann-only: {len(request.legal_actions)} moves <b>not bold</b>"
+        return request.legal_actions[-1]
+
+
+if __name__ == "__main__":
+    run_bot(Noting())
+'''
+
+
+def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(owned_site: tuple[str, str, Path],
+                                                                                browser: Any) -> None:  # noqa: F811
+    from arena.ratings.policy import DEFAULT_POLICY
+    from arena.referee.clock import ClockSettings
+    from arena.referee.record import MatchRecord
+    from arena.store import BotIdentity, Store
+    from arena.tournament.bots import BotSpec
+    from arena.tournament.jobs import MatchJob, SeatBot
+    from arena.tournament.referee_executor import RefereeExecutor
+
+    url, token, folder = owned_site
+    noting = make_bot(folder / "noting", "ann-notes", NOTING)
+    store = Store.open(f"sqlite:///{folder / 'arena.db'}")
+    try:
+        bot = store.bot_id(BotIdentity("ann-notes", "1", "noting-hash", "program", str(noting), "ann"))
+        opponent = store.bot_id(BotSpec("random", "random").identity())
+        tournament = store.create_tournament(name="notes", game="major-general", pool="major-general", options={},
+                                             format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[bot, opponent])
+        job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
+                       (SeatBot(bot, "ann-notes", "1", "program", str(noting)),
+                        SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
+        [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)).run([job]))
+        store.save_matches([played], DEFAULT_POLICY)
+        [match] = store.tournament_matches(tournament)
+        record = MatchRecord.from_bytes(store.record(match.id)[1])
+    finally:
+        store.close()
+    noted = next(index for index, step in enumerate(record.steps, start=1) if step.note)  # its viewer step
+    other = next(index for index, step in enumerate(record.steps, start=1) if not step.note)
+
+    browser.delete_all_cookies()  # (whoever an earlier test left signed in)
+    open_page(browser, f"{url}/signin")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.ID, "token"))
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.CSS_SELECTOR, "#signin button").click()
+    WebDriverWait(browser, 20).until(lambda b: b.current_url.endswith("/account"))
+    open_page(browser, f"{url}/matches/{match.id}#step={noted}")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "[data-notes]"))
+    WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "note").is_displayed())
+    note = browser.find_element(By.ID, "note")
+    assert "NOTE-for-ann-only" in note.text and "<b>not bold</b>" in note.text and "its owner, only" in note.text
+    assert not note.find_elements(By.TAG_NAME, "b")  # the bot's text is text
+    screenshot(browser, "match-notes-for-its-owner")
+    browser.find_element(By.CSS_SELECTOR, f"[data-step='{other}']").click()
+    WebDriverWait(browser, 20).until(lambda b: not b.find_element(By.ID, "note").is_displayed())
+
+    browser.delete_all_cookies()  # a visitor: the board, never the notes
+    open_page(browser, f"{url}/")  # (a page of its own: not a same-document jump to another step)
+    open_page(browser, f"{url}/matches/{match.id}#step={noted}")
+    WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "[data-loaded='true']"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-notes]")
+    assert "NOTE-for-ann-only" not in browser.find_element(By.ID, "main").text
+    assert not script_errors(browser)

@@ -1,7 +1,7 @@
 // Owners' pages: sign in with the owner token (a session cookie the page cannot read; changes carry the
 // session's CSRF token), upload a bot and watch its pre-flight as it runs, versions with retire buttons,
 // remote bots, the owner's own fault evidence, a new token, sign out; and open sign-up where the server allows.
-import { ApiError, ago, api, botLink, enc, h, main, pill, shown, table } from "./common.js";
+import { ApiError, ago, api, botLink, enc, h, main, pill, shown, table, versionOf } from "./common.js";
 
 let csrf = "";
 
@@ -215,7 +215,7 @@ export async function accountPage() {
     if (all) submissions.replaceChildren(table([
       { title: "#", num: true, cell: (s) => s.id },
       { title: "file", cell: (s) => s.filename },
-      { title: "bot", cell: (s) => (s.name ? `${s.name} v${s.version}` : "–") },
+      { title: "bot", cell: (s) => (s.name ? `${s.name}${versionOf(s.version)}` : "–") },
       { title: "status", cell: (s) => pill(s.status) },
       { title: "uploaded", cell: (s) => ago(s.created_at) },
     ], uploads.submissions.slice(0, 10)));

@@ -1,7 +1,7 @@
 // Arena's pages: each draws itself from the JSON API (/api, documented at /openapi.json).
 import { SERIES_COLOURS, ratingChart, ratingsChart } from "./chart.js";
 import { h, mountLive, mountReplay } from "./viewer.js";
-import { ApiError, ago, api, botLink, enc, main, matchLink, num, pager, pct, pill, shown, showError, table } from "./common.js";
+import { ApiError, ago, api, botLink, enc, main, matchLink, num, pager, pct, pill, shown, showError, table, versionOf } from "./common.js";
 import { accountPage, signInPage, signUpPage, signOutLink } from "./account.js";
 
 // --- pages ----------------------------------------------------------------------------------------
@@ -37,7 +37,7 @@ async function leaderboards() {
       { title: "#", key: "rank", num: true, cell: (r) => r.rank },
       { title: "bot", key: "bot", cell: (r) => botLink(r.bot) },
       { title: "", cell: (r) => pill(r.origin) },
-      { title: "version", cell: (r) => `v${r.version}` },
+      { title: "version", cell: (r) => versionOf(r.version).trim() },
       { title: "owner", cell: (r) => r.owner || (r.origin === "built-in" ? "Arena" : "–") },
       { title: "mu", key: "mu", num: true, cell: (r) => num(r.mu) },
       { title: "sigma", key: "sigma", num: true, cell: (r) => num(r.sigma) },
@@ -258,7 +258,7 @@ async function matchPage(id) {
       h("p", {}, h("strong", {}, `${match.reason}${scores}`), fault ? ` (${fault.bot}'s fault)` : "",
         match.detail ? h("span", { class: "muted" }, ` — ${shown(match.detail)}`) : "", match.rated ? "" : " · unrated"),
       luckLine(match)),
-    h("p", { class: "muted" }, match.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), ` v${s.version}`, s.rank === 0 ? " ★" : ""]), " · ",
+    h("p", { class: "muted" }, match.seats.map((s, i) => [i ? " vs " : "", botLink(s.bot), versionOf(s.version), s.rank === 0 ? " ★" : ""]), " · ",
       `${match.game} · `, h("a", { href: `/tournaments/${match.tournament_id}` }, `tournament ${match.tournament_id}`), ` · round ${match.round + 1} · `,
       h("a", { href: `/api/matches/${match.id}/record`, download: `${match.uid}.jsonl` }, "record (JSON lines)")),
     evidence, viewer);
@@ -266,9 +266,18 @@ async function matchPage(id) {
   const analysis = match.analysed ? api(`/matches/${match.id}/analysis`).catch(() => null) : Promise.resolve(null);
   const replay = await streamReplay(`/api/matches/${enc(id)}/replay`, viewer);
   const found = await analysis;
+  if (replay) showNotes(match, replay).catch(() => {});
   if (found && replay) replay.showAnalysis(found);
   else if (replay) viewer.append(h("p", { class: "muted", id: "no-analysis" }, "Not analysed yet: ",
     h("code", {}, `arena analyse ${match.id}`), " draws the chance to win under the board and marks the turning points."));
+}
+
+// A signed-in owner sees the notes their own bots left with their decisions beside the board (an operator:
+// every bot's); nobody else is sent any.
+async function showNotes(match, replay) {
+  let data;
+  try { data = await api(`/owner/matches/${match.id}/notes`); } catch (error) { return; }
+  if (data.notes.length) replay.showNotes(data);
 }
 
 // A signed-in owner sees what the record kept of their own bot's fault (its last output lines); an operator
@@ -280,7 +289,7 @@ async function showEvidence(match, holder) {
   const kept = data.seats.filter((s) => s.evidence);
   if (!kept.length) return;
   holder.replaceChildren(...kept.map((s) => h("div", { class: "card evidence", "data-seat": s.seat },
-    h("strong", {}, `${s.bot} v${s.version}: its last output`), h("span", { class: "muted" }, data.operator ? " (shown to operators and its owner)" : " (shown to you, its owner, only)"),
+    h("strong", {}, `${s.bot}${versionOf(s.version)}: its last output`), h("span", { class: "muted" }, data.operator ? " (shown to operators and its owner)" : " (shown to you, its owner, only)"),
     s.evidence.output ? h("pre", {}, s.evidence.output) : h("p", { class: "muted" }, "it printed nothing"),
     Object.keys(s.evidence.usage || {}).length ? h("p", { class: "muted" }, Object.entries(s.evidence.usage).map(([k, v]) => `${k.replaceAll("_", " ")} ${v}`).join(" · ")) : null)));
 }

@@ -14,6 +14,8 @@ export const ago = (iso) => {
   for (const [unit, size] of [["d", 86400], ["h", 3600], ["m", 60]]) if (seconds >= size) return `${Math.floor(seconds / size)}${unit} ago`;
   return `${Math.max(0, Math.floor(seconds))}s ago`;
 };
+// " v3" after a bot's name; a remote bot has no versions of ours: " (remote)"; nothing for none.
+export const versionOf = (version) => (version === "remote" ? " (remote)" : version ? ` v${version}` : "");
 export const botLink = (name) => h("a", { href: `/bots/${enc(name)}` }, name);
 export const matchLink = (id, text) => h("a", { href: `/matches/${id}` }, text ?? `#${id}`);
 

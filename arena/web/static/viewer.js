@@ -291,6 +291,8 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   const orders = h("div", {});
   const result = h("div", { class: "card result" });
   const stepLabel = h("div", { class: "card step-label" });
+  const noteCard = h("div", { class: "card note", id: "note", style: "display:none" });
+  let notes = new Map(), notesFor = "";  // the record's step n -> the note its bot left (its owner's view only)
   const problem = h("div", { class: "card error", style: "display:none" });
   const analysed = h("div", { class: "analysis" });
   let chart = null, turning = new Map();
@@ -306,6 +308,10 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     counter.textContent = `step ${current} of ${steps.length}${done ? "" : "…"} · decision ${upTo}`;
     const step = steps[current - 1];
     stepLabel.textContent = step ? `${step.n}. ${stepText(board, step)}` : "the start";
+    const note = step ? notes.get(step.n) : undefined;
+    noteCard.style.display = note ? "" : "none";
+    if (note) noteCard.replaceChildren(h("strong", {}, `${names[note.seat] ?? `seat ${note.seat}`}'s note`),
+      h("span", { class: "muted" }, notesFor), h("pre", {}, note.note));
     result.style.display = done && current === steps.length ? "" : "none";
     for (const row of list.querySelectorAll(".current")) row.classList.remove("current");
     const row = list.querySelector(`[data-step="${current}"]`);
@@ -427,7 +433,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   const wrap = h("div", { class: "board-wrap" }, drawn.svg);
   container.append(problem,
     h("div", { class: "viewer" },
-      h("div", {}, wrap, controls, stepLabel, result, analysed, orders, legend(board),
+      h("div", {}, wrap, controls, stepLabel, noteCard, result, analysed, orders, legend(board),
         h("p", { class: "muted" }, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " step, ", h("kbd", {}, "space"), " play, ",
           h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), "; the address keeps the step.")),
       h("div", {}, panels, h("h2", {}, "Steps"), h("div", { class: "controls" }, search, found), list)));
@@ -441,7 +447,19 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   });
   if (doc.steps) { addSteps(doc.steps); finish(doc); }
   if (doc.analysis) showAnalysis(doc.analysis);
-  return { go, addSteps, finish, showAnalysis, get current() { return current; } };
+  // The notes the owner's bots left with their decisions (GET /api/owner/matches/ID/notes), shown beside the
+  // board at their step; the step list marks the steps that have one.
+  function showNotes(data) {
+    notes = new Map(data.notes.map((n) => [n.n, n]));
+    notesFor = data.operator ? " (shown to operators and its owner)" : " (shown to you, its owner, only)";
+    for (const row of list.querySelectorAll("[data-step]")) {
+      const step = steps[Number(row.dataset.step) - 1];
+      if (step && notes.has(step.n)) row.classList.add("has-note");
+    }
+    container.setAttribute("data-notes", notes.size);
+    go(current);
+  }
+  return { go, addSteps, finish, showAnalysis, showNotes, get current() { return current; } };
 }
 
 
