@@ -155,6 +155,12 @@ def test_the_ladder_services_games_and_schedule_are_ones_arena_accepts() -> None
         resolve(name)
     Schedule.parse(argv[argv.index("--every") + 1])
     assert argv[argv.index("--broker") + 1] == "redis://redis:6379/0"
+    remote_web = yaml.safe_load((ROOT / "docker" / "compose.remote-bots.yaml").read_text())["services"]["web"]
+    web_argv = [_expand(part) for part in remote_web["command"]]
+    assert web_argv[:len(_compose()["services"]["web"]["command"])] == [
+        _expand(part) for part in _compose()["services"]["web"]["command"]]  # the base command, and where to connect
+    assert web_argv[web_argv.index("--remote-address") + 1] == "localhost:50052" and "--remote-tls" in web_argv
+    _resolve(web_argv)[0].make_context("arena", _resolve(web_argv)[1])
     remote = yaml.safe_load((ROOT / "docker" / "compose.remote-bots.yaml").read_text())["services"]["ladder"]
     argv = [_expand(part) for part in remote["command"]]
     assert argv[argv.index("--port") + 1] == "50052"  # remote bots connect there (with the override)

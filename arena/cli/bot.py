@@ -63,9 +63,14 @@ def show(
     """A bot's versions, with their ratings in each game mode, rating history and head-to-head results."""
     store = open_store(db, read_only=True)
     bots = store.bots(name)
-    if not bots:
-        known = ", ".join(sorted({b.name for b in store.bots()})[:20]) or "none yet"
-        fail(f"no bot named {name!r}; known bots: {known}")
+    if not bots:  # a built-in agent by its base name ("mcts"): the one stored with settings ("mcts(30)")
+        names = sorted({b.name for b in store.bots()})
+        variants = [known for known in names if known.startswith(f"{name}(")]
+        if len(variants) == 1:
+            name, bots = variants[0], store.bots(variants[0])
+        else:
+            hint = f" (with its settings: {', '.join(variants)})" if variants else ""
+            fail(f"no bot named {name!r}{hint}; known bots: {', '.join(names[:20]) or 'none yet'}")
     pools = pools_for(store, game) if game else store.pools()
     data = [_bot_json(store, bot, pools) for bot in bots]
     if json_output:

@@ -79,12 +79,8 @@ def replay(
         console.print(Panel(state.board_text(), title="final position", expand=False))
     result = record.result
     assert result is not None
-    if result.is_draw:
-        verdict = "draw"
-    else:
-        verdict = "winner: " + ", ".join(game.info.seat_names[s] for s in result.winners)
-    scores = " - ".join(f"{s:g}" for s in result.scores)
-    console.print(styled("[bold]{}[/bold] ({}{})", verdict, result.reason, ", " + scores if scores else "")
+    names = [next((p.name for p in record.players if p.seat == seat), "") for seat in range(len(result.ranking))]
+    console.print(styled("[bold]{}[/bold]", result.verdict(game.info.seat_names, names))
                   + (f": {shown(result.detail)}" if result.detail else ""), soft_wrap=True)
     if result.offender is not None:
         name = next((p.name for p in record.players if p.seat == result.offender), f"seat {result.offender}")

@@ -321,16 +321,22 @@ def watch(
 ) -> None:
     """Follow a match on a running referee, decision by decision, until it ends (the public view by default)."""
     from arena.rpc.client import AdminClient, AdminError
+    from arena.rpc.convert import result_from_message
 
     token = client_admin_token(admin_token, admin_token_file) if full else None
 
     async def follow() -> None:
         async with AdminClient(server, token, tls_ca) as admin:
             seat_names: list[str] = []
+            player_names: list[str] = []
             async for event in admin.watch(match_id, full=full):
                 kind = event.WhichOneof("kind")
                 if kind == "header":
                     seat_names = list(event.header.seat_names)
+                    player_names = [""] * len(seat_names)
+                    for player in event.header.players:
+                        if player.seat < len(player_names):
+                            player_names[player.seat] = player.name
                     players = ", ".join(f"{p.name} ({seat_names[p.seat] if p.seat < len(seat_names) else p.seat})"
                                         for p in event.header.players)
                     view = "full view" if full else "public view"
@@ -347,7 +353,8 @@ def watch(
                     result = finished.result
                     extra = f"  seed {finished.seed}" if finished.HasField("seed") else ""
                     extra += f"  record: {finished.record_path}" if finished.record_path else ""
-                    console.print(styled("[bold]result[/bold]: ranking {} ({}{}){}", list(result.ranking), result.reason,
+                    ended = result_from_message(result)
+                    console.print(styled("[bold]{}[/bold]{}{}", ended.verdict(seat_names, player_names),
                                          ": " + result.detail if result.detail else "", extra), soft_wrap=True)
 
     try:

@@ -48,6 +48,13 @@ def web(
                                            "(default: the bots' store's .uploads folder; with `arena preflights` "
                                            "elsewhere, a folder both see at the same path)."),
     sandbox: Optional[str] = SANDBOX_OPTION,
+    remote_address: Optional[str] = typer.Option(
+        None, "--remote-address", metavar="HOST:PORT",
+        help="Where remote bots connect: the ladder's port (`arena ladder serve --port`) as reachable from "
+             "outside, e.g. arena.example.org:50052. Owners who register one are given the exact command; "
+             "/api/server says it."),
+    remote_tls: bool = typer.Option(False, "--remote-tls", help="The ladder's port for remote bots speaks TLS "
+                                                                "(arenas://)."),
     trusted_proxy: Optional[list[str]] = typer.Option(
         None, "--trusted-proxy", metavar="ADDRESS",
         help="A reverse proxy whose X-Forwarded-For header names the client (repeatable; an address or a network "
@@ -104,7 +111,8 @@ def web(
         db_url=store.engine.url.render_as_string(hide_password=False), bot_store=str(where),
         uploads=str(uploads) if uploads else "",
         owner_limits=OwnerLimits(uploads_per_hour=uploads_per_hour, live_bots=live_bots), open_signup=open_signup,
-        preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits))
+        preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits,
+        remote_address=(remote_address or "").strip(), remote_tls=remote_tls))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     scheme = "https" if tls_cert else "http"
     proxies = _trusted(trusted_proxy or [])

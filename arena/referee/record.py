@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from arena.games.base import CHANCE, JSON
 
@@ -133,6 +133,22 @@ class MatchResult:
     @property
     def is_fault(self) -> bool:
         return self.termination is not None
+
+    def verdict(self, seat_names: Sequence[str], players: Sequence[str] = ()) -> str:
+        """Who won and how, in words: 'Yellow (greedy) wins (score, 9 : 5)', 'draw (max length)', 'Red (bob)
+        wins (Yellow (alice)'s timeout)'. The web's pages say it the same way (viewer.js `verdictText`)."""
+        def who(seat: int) -> str:
+            name = seat_names[seat] if seat < len(seat_names) else f"seat {seat}"
+            return f"{name} ({players[seat]})" if seat < len(players) and players[seat] else name
+
+        how = self.reason.replace("_", " ")
+        if self.offender is not None:
+            how = f"{who(self.offender)}'s {how}"
+        if self.scores:
+            how += ", " + " : ".join(f"{score:g}" for score in self.scores)
+        if self.is_draw:
+            return f"draw ({how})"
+        return f"{' and '.join(who(seat) for seat in self.winners)} wins ({how})"
 
     def to_json(self) -> JSON:
         data: JSON = {"type": "result", "ranking": list(self.ranking), "reason": self.reason,

@@ -30,7 +30,7 @@ import os
 import sys
 import urllib.parse
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
@@ -72,6 +72,9 @@ class BotSettings:
     connect_timeout_s: float = 30.0
     concurrency: int = 1  # matches played at once, one stream and one agent each
     tls_ca: Optional[str] = None  # PEM file of the CA that signed the referee's certificate: use TLS
+    say: Optional[Callable[[str], None]] = None  # told what happens (connected, seated, the result, lost): a bot
+    # run by hand against a hosted ladder prints it (run_bot); one the referee launched says nothing
+    reconnect: bool = False  # come back after the connection is lost or the referee restarts (ARENA_REMOTE)
 
 
 MatchEndCallback = Callable[[MatchStart, MatchResult], None]
@@ -92,11 +95,15 @@ async def serve_matches(agent: AgentSource, settings: BotSettings,
             await asyncio.wait_for(channel.channel_ready(), settings.connect_timeout_s)
         except TimeoutError:
             raise ConnectionError(f"no referee at {settings.server} within {settings.connect_timeout_s:g}s") from None
+        say = settings.say
+        if say is not None:
+            say(f"connected to {settings.server}{' (TLS)' if settings.tls_ca else ''} as {settings.name}; waiting "
+                f"to be seated (a ladder seats connected bots at its next round)")
         stub = BotStub(channel)
         if len(agents) == 1:
-            await _serve_streams(stub, hello, agents[0], games, tally, on_match_end)
+            await _serve_streams(stub, hello, agents[0], games, tally, on_match_end, say)
             return tally.played
-        workers = [asyncio.ensure_future(_serve_streams(stub, hello, one, games, tally, on_match_end))
+        workers = [asyncio.ensure_future(_serve_streams(stub, hello, one, games, tally, on_match_end, say))
                    for one in agents]
         try:
             done, _pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
@@ -162,13 +169,13 @@ class _Tally:
 
 
 async def _serve_streams(stub: BotStub, hello: BotMessage, agent: Agent, games: dict, tally: _Tally,
-                         on_match_end: MatchEndCallback | None) -> None:
+                         on_match_end: MatchEndCallback | None, say: Optional[Callable[[str], None]] = None) -> None:
     """One stream after another, one match each, until the referee closes or the tally is reached."""
     while tally.claim():
         call = stub.Play()
         try:
             await call.write(hello)
-            finished = await _play_one(call, agent, games, on_match_end)
+            finished = await _play_one(call, agent, games, on_match_end, say)
         except grpc.aio.AioRpcError as error:
             if error.code() in _GONE:
                 return
@@ -188,7 +195,8 @@ def _warm_up() -> None:
         codec_for_family(family)
 
 
-async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEndCallback | None) -> bool:
+async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEndCallback | None,
+                    say: Optional[Callable[[str], None]] = None) -> bool:
     """Play one match on an open stream; False if the stream ended before a match started."""
     message = await call.read()
     if message is _EOF:
@@ -196,6 +204,9 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
     if message.WhichOneof("kind") != "match_start":
         raise BotRefused(f"expected MatchStart, got {message.WhichOneof('kind')}")
     start = message.match_start
+    if say is not None:
+        say(f"seated in match {start.match_id[:12]} ({start.game}), seat {start.seat}")
+        on_match_end = _saying_the_result(say, on_match_end)
     options = options_from_map(start.options)
     key = (start.game, tuple(sorted(options.items())))
     game = games.get(key)
@@ -246,6 +257,15 @@ async def _read_to_the_end(call: Any, start: Any, on_match_end: MatchEndCallback
     except grpc.aio.AioRpcError:
         pass  # a referee that is really gone refuses the next stream, and that ends the program
     return True
+
+
+def _saying_the_result(say: Callable[[str], None], then: MatchEndCallback | None) -> MatchEndCallback:
+    def ended(start: MatchStart, result: MatchResult) -> None:
+        outcome = "draw" if result.is_draw else "won" if start.seat in result.winners else "lost"
+        say(f"match {start.match_id[:12]} ended: {outcome} ({result.reason.replace('_', ' ')})")
+        if then is not None:
+            then(start, result)
+    return ended
 
 
 def _ended(message: Any, start: Any, on_match_end: MatchEndCallback | None) -> None:
@@ -306,9 +326,18 @@ def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, *
         "version": arguments.bot_version or str(getattr(agent, "version", "1")),
         "max_matches": arguments.matches,
         "concurrency": max(1, arguments.concurrency),
+        # a bot its owner runs against a hosted ladder (ARENA_REMOTE) says what happens, and comes back
+        "say": _say_to_stderr(remote.get("name") or arguments.name or agent.name) if remote else None,
+        "reconnect": bool(remote),
     }
     values.update(overrides)
     return BotSettings(**values)
+
+
+def _say_to_stderr(name: str) -> Callable[[str], None]:
+    def say(line: str) -> None:
+        print(f"{time.strftime('%H:%M:%S')} {name}: {line}", file=sys.stderr, flush=True)
+    return say
 
 
 def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: Any) -> None:
@@ -328,7 +357,7 @@ def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: 
     else:
         agents = [first] + [agent() for _ in range(settings.concurrency - 1)]
     try:
-        asyncio.run(serve_matches(_handing_out(agents), settings))
+        _serve_until_done(agents, settings)
     except BotRefused as error:
         print(f"{settings.name}: {error}", file=sys.stderr)
         sys.exit(2)
@@ -340,6 +369,40 @@ def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: 
     finally:
         for one in agents:
             one.close()
+
+
+RECONNECT_S = (1.0, 60.0)  # a remote bot's first pause before it connects again, and the longest
+
+
+def _serve_until_done(agents: list[Agent], settings: BotSettings) -> None:
+    """Serve matches; a remote bot (settings.reconnect) connects again, after a pause that doubles up to a
+    minute, whenever the connection is lost or the referee closes, until its --matches are played."""
+    pause = RECONNECT_S[0]
+    left = settings.max_matches
+    while True:
+        try:
+            played = asyncio.run(serve_matches(_handing_out(agents), replace(settings, max_matches=left)))
+            if played:
+                pause = RECONNECT_S[0]
+            why = "the referee closed the connection"
+        except ConnectionError as error:
+            if not settings.reconnect:
+                raise
+            played, why = 0, str(error)
+        except grpc.aio.AioRpcError as error:
+            if not settings.reconnect or error.code() not in _GONE:
+                raise
+            played, why = 0, f"the connection was lost ({error.code().name})"
+        if left is not None:
+            left -= played
+            if left <= 0:
+                return
+        if not settings.reconnect:
+            return
+        if settings.say is not None:
+            settings.say(f"{why}; connecting again in {pause:g} s")
+        time.sleep(pause)
+        pause = min(pause * 2, RECONNECT_S[1])
 
 
 def _handing_out(agents: list[Agent]) -> AgentFactory:

@@ -160,6 +160,18 @@ def games() -> dict[str, Any]:
                       for mode in game_modes()]}
 
 
+@router.get("/server", summary="This server: Arena's version, the protocol, where remote bots connect")
+def server(request: Request) -> dict[str, Any]:
+    from arena import __version__
+    from arena.rpc.convert import PROTOCOL_VERSION
+
+    settings = request.app.state.settings
+    remote = ({"address": settings.remote_address, "tls": settings.remote_tls,
+               "url": f"{'arenas' if settings.remote_tls else 'arena'}://NAME:TOKEN@{settings.remote_address}"}
+              if settings.remote_address else None)
+    return {"version": __version__, "protocol": f"arena.v{PROTOCOL_VERSION}", "remote_bots": remote}
+
+
 @router.get("/leaderboards", response_model=Pools, summary="The rating pools (one per game mode)")
 def pools(request: Request) -> dict[str, Any]:
     store = store_of(request)

@@ -55,6 +55,8 @@ class WebSettings:
     sign_ins_per_minute: int = 10  # attempts per address
     preflight_workers: int = 2  # pre-flights at once (0: none here, `arena preflights` runs them)
     sandbox: str = "bwrap"  # how the pre-flights run bots
+    remote_address: str = ""  # where remote bots connect (the ladder's port as reachable from outside), if said
+    remote_tls: bool = False  # ... and whether that port speaks TLS
     live_limits: LiveLimits = LiveLimits()  # browsers following live matches at once
     limits: WebLimits = WebLimits()  # on clients: connections, header and body times, body sizes
 

@@ -274,8 +274,20 @@ def register_remote_bot(request: Request, body: NameIn) -> dict[str, Any]:
         raise HTTPException(409, str(error)) from None
     except SubmissionError as error:
         raise HTTPException(422, str(error)) from None
+    settings = request.app.state.settings
     return {"name": name, "owner": who.owner, "token": token,
-            "note": "shown once: the bot connects to the ladder's referee with it (docs/writing-a-bot.md)"}
+            "connect": connect_line(name, token, settings.remote_address, settings.remote_tls),
+            "note": "the token is shown once: the bot connects to the ladder with it (docs/writing-a-bot.md, "
+                    "'On a hosted ladder, from your own computer')"}
+
+
+def connect_line(name: str, token: str, address: str, tls: bool) -> dict[str, Any] | None:
+    """How a remote bot connects: its one setting (ARENA_REMOTE) and the command line; None when the server
+    was not told its remote-bot address (`arena web --remote-address`)."""
+    if not address:
+        return None
+    remote = f"{'arenas' if tls else 'arena'}://{name}:{token}@{address}"
+    return {"address": address, "tls": tls, "remote": remote, "command": f"ARENA_REMOTE={remote} python bot.py"}
 
 
 class RateLimit:

@@ -109,7 +109,9 @@ def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str],
         assert all(Path(game["record"]).exists() for game in games)
         code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}")
         assert code == 0, err  # anyone may watch the public view: no token, no card drawn, no seed
-        assert "result" in out and "plays" in out and "draws a card" in out and "seed" not in out
+        assert "plays" in out and "draws a card" in out and "seed" not in out
+        assert re.search(r"(Yellow|Red) \(random\) wins \(|draw \(", out), out  # who won and how, in words
+        assert "ranking" not in out
         code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}", "--full")
         assert code == 1 and "admin token" in err
         code, out, err = run(capsys, "watch", games[0]["match_id"], "--server", f"127.0.0.1:{port}", "--full",

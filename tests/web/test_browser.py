@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -137,6 +138,9 @@ def test_the_leaderboards_pick_a_game_and_mark_each_bot(browser: Any, site: str)
     picker = browser.find_element(By.ID, "pool")
     assert sorted(option.get_attribute("value") for option in picker.find_elements(By.TAG_NAME, "option")) \
         == sorted(GAMES)
+    with urllib.request.urlopen(site + "/api/leaderboards") as response:
+        pools = json.loads(response.read())["pools"]
+    assert picker.get_attribute("value") == max(pools, key=lambda pool: pool["matches"])["pool"]  # the busiest
     assert len(browser.find_elements(By.CSS_SELECTOR, "#main table")) == 1  # one game at a time
     for pool in GAMES:
         browser.execute_script("const s = document.getElementById('pool'); s.value = arguments[0];"
@@ -390,6 +394,8 @@ def test_the_live_page_follows_a_running_match(browser: Any, web_db: str, tmp_pa
             screenshot(browser, "live")
             WebDriverWait(browser, 60, ignored_exceptions=STALE).until(
                 lambda b: b.find_element(By.ID, "live").get_attribute("data-finished") == "true")
+            status = browser.find_element(By.CSS_SELECTOR, "#live .status").text
+            assert re.search(r"finished: (.+ wins|draw) \(", status) and "ranking" not in status, status
             assert live.task is not None and live.task.done()
             assert not script_errors(browser)
         finally:

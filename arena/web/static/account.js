@@ -189,7 +189,11 @@ function remoteCard(redraw) {
     try {
       const made = await send("/owner/remote-bots", { json: { name: name.value.trim() } });
       message.replaceChildren(h("p", {}, `${made.name}'s token, shown once:`), h("pre", { class: "token" }, made.token),
-        h("p", { class: "muted" }, "Run it: ", h("code", {}, `python bot.py --server LADDER:PORT --token ${made.token} --name ${made.name}`)));
+        made.connect
+          ? h("p", { class: "muted" }, "Run it on your computer: ", h("code", { id: "connect-command" }, made.connect.command))
+          : h("p", { class: "muted" }, "Run it with ", h("code", {}, `ARENA_REMOTE=arena://${made.name}:TOKEN@HOST:PORT python bot.py`),
+              ": this server does not say where its ladder takes remote bots (arena web --remote-address); ask its operator for HOST:PORT."),
+        h("p", { class: "muted" }, "It says when it connects, is seated and finishes a match, and connects again by itself if the connection is lost."));
       await redraw(false);
     } catch (error) {
       message.replaceChildren(notice(error.message, "error"));

@@ -17,7 +17,8 @@ async function leaderboards() {
     return;
   }
   const params = new URLSearchParams(location.search);
-  const state = { pool: pools.some((p) => p.pool === params.get("pool")) ? params.get("pool") : pools[0].pool,
+  const busiest = pools.reduce((a, b) => (b.matches > a.matches ? b : a)).pool;  // the home opens where most is played
+  const state = { pool: pools.some((p) => p.pool === params.get("pool")) ? params.get("pool") : busiest,
                   sort: "rank", order: null, bt: false, all: false, page: 1 };
   const picker = h("select", { id: "pool", "aria-label": "game" }, pools.map((p) =>
     h("option", { value: p.pool }, `${p.pool} (${p.bots} bot${p.bots === 1 ? "" : "s"}, ${p.matches} matches)`)));

@@ -260,13 +260,23 @@ function infoPanel(position) {
            position.text ? h("pre", {}, position.text) : null);
 }
 
-function resultText(doc) {
-  const r = doc.result;
-  if (!r) return "no result";
-  const names = doc.header.seat_names;
+// Who won and how, in words (as MatchResult.verdict says it): "Yellow (greedy) wins (score, 9 : 5)",
+// "draw (max length)", "Red (bob) wins (Yellow (alice)'s timeout)"; then the referee's detail, if any.
+export function verdictText(r, seatNames, players) {
+  const who = (seat) => `${seatNames[seat] ?? `seat ${seat}`}${players[seat] ? ` (${players[seat]})` : ""}`;
+  let how = r.reason.replaceAll("_", " ");
+  if (r.offender !== null && r.offender !== undefined) how = `${who(r.offender)}'s ${how}`;
+  if (r.scores && r.scores.length) how += `, ${r.scores.join(" : ")}`;
   const first = r.ranking.map((rank, seat) => [rank, seat]).filter(([rank]) => rank === 0).map(([, seat]) => seat);
-  const verdict = first.length > 1 ? "draw" : `${names[first[0]]} (${doc.header.players[first[0]]?.name ?? "?"}) wins`;
-  return `${verdict} — ${r.reason}${r.scores && r.scores.length ? " " + r.scores.join(" : ") : ""}${r.detail ? ": " + r.detail : ""}`;
+  const verdict = first.length === r.ranking.length ? `draw (${how})` : `${first.map(who).join(" and ")} wins (${how})`;
+  return `${verdict}${r.detail ? ": " + r.detail : ""}`;
+}
+
+function resultText(doc) {
+  if (!doc.result) return "no result";
+  const players = [];
+  for (const p of doc.header.players) players[p.seat] = p.name;
+  return verdictText(doc.result, doc.header.seat_names, players);
 }
 
 // The replay viewer for a replay document ({header, board, start, steps, result, error}). Its steps may
@@ -511,6 +521,7 @@ export function chanceChart(analysis, names, onPick) {
 // The live view: a board that follows a running match's public events.
 export function mountLive(container) {
   let board = null, drawn = null, names = [];
+  const seatPlayers = [];
   const panels = h("div", {});
   const orders = h("div", {});
   const list = h("div", { class: "steps" });
@@ -521,6 +532,7 @@ export function mountLive(container) {
     header(event) {
       board = event.board;
       names = event.players.map((p) => p.name);
+      for (const p of event.players) seatPlayers[p.seat] = p.name;
       status.textContent = `${event.game}: ${names.join(" vs ")} — live`;
       if (board) { drawn = drawBoard(board); holder.replaceChildren(drawn.svg); holder.after(legend(board)); }
     },
@@ -539,7 +551,8 @@ export function mountLive(container) {
     },
     finished(event) {
       const r = event.result;
-      status.textContent = `finished: ${r.reason}${r.detail ? " — " + r.detail : ""} (ranking ${r.ranking.join(", ")})`;
+      const sides = board ? board.sides.map((side) => side.name) : [];
+      status.textContent = `finished: ${verdictText(r, sides, seatPlayers)}`;
       container.setAttribute("data-finished", "true");
     },
     error(event) { status.textContent = `cannot watch: ${event.detail}`; status.classList.add("error"); },

@@ -1,0 +1,58 @@
+"""A bot its owner runs against a hosted ladder (ARENA_REMOTE) says what happens on its stderr (connected,
+seated, the result) and, when the referee goes away and comes back, connects again by itself (issue 37, item 3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.bots import BUILTIN_BOTS
+from arena.rpc.background import BackgroundReferee
+from arena.rpc.server import ServerConfig
+from tests.processes import free_port
+
+
+def _wait_for(log: Path, text: str, count: int, bot: subprocess.Popen[bytes], seconds: float = 90) -> str:
+    deadline = time.monotonic() + seconds
+    while True:
+        seen = log.read_text()
+        if seen.count(text) >= count:
+            return seen
+        assert bot.poll() is None, f"the bot ended ({bot.returncode}):\n{seen[-3000:]}"
+        assert time.monotonic() < deadline, f"no {count} x {text!r} in the bot's output:\n{seen[-3000:]}"
+        time.sleep(0.05)
+
+
+def test_a_remote_bot_says_what_happens_and_comes_back_after_the_referee_restarts(tmp_path: Path) -> None:
+    port = free_port()
+    token = "far-token-0123456789abcdef"
+    config = ServerConfig(port=port, bot_dirs=(BUILTIN_BOTS,), results_dir=None, remote_tokens={"far-py": token})
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+    env["ARENA_REMOTE"] = f"arena://far-py:{token}@127.0.0.1:{port}"
+    log = tmp_path / "far.log"
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        with log.open("w") as stderr:
+            bot = subprocess.Popen([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py")], env=env, stderr=stderr)
+        try:
+            _wait_for(log, "connected to 127.0.0.1", 1, bot)
+            record = referee.run_match("major-general", ["far-py", "random"], seed=3)
+            assert record.result is not None and record.result.reason == "score"
+            said = _wait_for(log, "ended: ", 1, bot)
+            assert "seated in match" in said and ("ended: won" in said or "ended: lost" in said
+                                                  or "ended: draw" in said), said
+        except BaseException:
+            bot.kill()
+            raise
+    try:  # the referee is gone: the bot waits and tries again, and says so
+        said = _wait_for(log, "connecting again in", 1, bot)
+        with BackgroundReferee(config, drain_s=0.0) as again:
+            _wait_for(log, "connected to 127.0.0.1", 2, bot)
+            record = again.run_match("major-general", ["random", "far-py"], seed=4)
+            assert record.result is not None and record.result.reason == "score"
+            assert [player.name for player in record.players] == ["random", "far-py"]
+    finally:
+        bot.kill()
+        bot.wait()
