@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from arena.analysis import AnalysisError, Budget, analyse_record
@@ -119,12 +120,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     threading.Thread(target=leash, name="arena-analyser-leash", daemon=True).start()
     budget = Budget.parse(args.budget)
     store = Store.open(args.db, create=False)
-    say = (lambda _match, _line: None) if args.quiet else (lambda _match, line: print(f"analyser: {line}",
-                                                                                    file=sys.stderr, flush=True))
+    def say(_match: int, line: str) -> None:  # a match that could not be analysed: a line of its own
+        if not args.quiet and " not analysed: " in line:
+            print(f"analyser: {line}", file=sys.stderr, flush=True)
+
     try:
         while True:
             finishing = released.is_set()  # read before the pass: what was stored by then is all analysed
-            analyse_pending(store, args.tournament, budget, args.seed, on_match=say)
+            started = time.perf_counter()
+            done = analyse_pending(store, args.tournament, budget, args.seed, on_match=say)
+            if done and not args.quiet:  # one line per catch-up (a round's matches), not one per match
+                print(f"analyser: {done} match(es) analysed in {time.perf_counter() - started:.1f}s",
+                      file=sys.stderr, flush=True)
             if finishing:
                 return 0
             released.wait(args.poll)

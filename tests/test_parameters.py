@@ -31,7 +31,7 @@ def test_an_unknown_game_option_names_the_modes_options(mode: str) -> None:
         with pytest.raises(GameOptionError) as wrong:
             load_game(mode, {option.name: "no-such-choice"})
         _plain(str(wrong.value))
-        assert f"{option.name} is one of {', '.join(option.choices)} (got 'no-such-choice')" in str(wrong.value)
+        assert f"{option.name} is one of {', '.join(option.choices)}" in str(wrong.value)
 
 
 def test_a_near_miss_is_pointed_out_and_a_right_option_still_loads() -> None:

@@ -108,7 +108,55 @@ def show(
             console.print(table)
 
 
+def compare(
+    name: str = typer.Argument(..., metavar="NAME", help="A bot name."),
+    first: str = typer.Argument(..., metavar="A", help="A version: its label (2 or v2) or a hash prefix."),
+    second: str = typer.Argument(..., metavar="B", help="Another version, compared with A."),
+    db: Optional[str] = DB_OPTION,
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Is version B better than version A? Per game mode, against the opponents both met: each one's score and
+    score less luck with their intervals, the difference B - A, and how many more games would settle it."""
+    from arena.ratings.compare import CompareError, compare_versions, comparison_json, find_versions
+
+    store = open_store(db, read_only=True)
+    try:
+        a, b = find_versions(store, name, first, second)
+    except CompareError as error:
+        fail(str(error))
+    modes = compare_versions(store, a, b)
+    if json_output:
+        print_json(comparison_json(name, a, b, modes))
+        return
+    if not modes:
+        console.print(f"neither v{a.version} nor v{b.version} of {name} has rated games yet", markup=False)
+        return
+
+    def cell(value: float | None, low: float | None, high: float | None) -> str:
+        return "-" if value is None else f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+    table = Table(title=f"{name}: v{b.version} against v{a.version}, on the opponents both met", title_justify="left")
+    for column in ("mode", "opponents", f"v{a.version} games", f"v{a.version} score", f"v{b.version} games",
+                   f"v{b.version} score", "B - A", "verdict"):
+        table.add_column(column)
+    for mode in modes:
+        score_a = cell(mode.a.corrected, mode.a.corrected_low, mode.a.corrected_high) \
+            if mode.measure == "score less luck" else cell(mode.a.score, mode.a.score_low, mode.a.score_high)
+        score_b = cell(mode.b.corrected, mode.b.corrected_low, mode.b.corrected_high) \
+            if mode.measure == "score less luck" else cell(mode.b.score, mode.b.score_low, mode.b.score_high)
+        verdict = mode.verdict + (f" (about {mode.more_games} more games each)" if mode.more_games else "")
+        table.add_row(mode.pool, str(len(mode.opponents)), str(mode.a.games), score_a, str(mode.b.games), score_b,
+                      cell(mode.difference, mode.difference_low, mode.difference_high), verdict)
+    console.print(table)
+    console.print("scores are a win 1, a draw 1/2, less the luck of the dice and draws where it was measured "
+                  "(95% intervals); ratings mix in every opponent: "
+                  + "; ".join(f"{mode.pool} mu v{a.version} {mode.a.mu if mode.a.mu is not None else '-'}, "
+                              f"v{b.version} {mode.b.mu if mode.b.mu is not None else '-'}" for mode in modes),
+                  markup=False, soft_wrap=True, style="dim")
+
+
 def register(main: typer.Typer) -> None:
     app.command("list")(list_bots)
     app.command("show")(show)
+    app.command("compare")(compare)
     main.add_typer(app, name="bot")

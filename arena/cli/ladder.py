@@ -311,7 +311,9 @@ def status(
             table.add_column(column)
         for bot in ladder.bots:
             reasons = Counter(fault.reason for fault in bot.recent_faults)
-            table.add_row(bot.bot, bot.version, str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
+            version = bot.version if bot.online is None else (
+                "remote, online" if bot.online else f"remote, offline (last seen {bot.last_seen or 'never'})")
+            table.add_row(bot.bot, version, str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
                           "-" if bot.sigma is None else f"{bot.sigma:.2f}", str(bot.pending),
                           ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-")
         console.print(table)

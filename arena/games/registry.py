@@ -152,8 +152,12 @@ def _check_options(mode: GameMode, options: dict[str, Any]) -> None:
     game's own parameters (its class's, `name` aside), with their types, defaults and choices."""
     game_class = typing.get_type_hints(mode.factory).get("return", mode.factory)
     choices = {option.name: option.choices for option in mode.choices}
-    try:
-        check_parameters(f"game {mode.name!r}", game_class, options, choices=choices, hidden=("name",),
-                         noun="option")
+    try:  # (a documented option's value is the game's to check: its message names the ruling too)
+        check_parameters(f"game {mode.name!r}", game_class, {k: v for k, v in options.items() if k not in choices},
+                         choices=choices, hidden=("name",), noun="option")
+        unknown = [name for name in options if name in choices and not isinstance(options[name], str)]
+        if unknown:
+            raise ParameterError(f"game {mode.name!r}: {unknown[0]} is one of {', '.join(choices[unknown[0]])} "
+                                 f"(got {options[unknown[0]]!r})")
     except ParameterError as error:
         raise GameOptionError(str(error)) from None

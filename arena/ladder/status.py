@@ -8,8 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from arena.store import Store
+from arena.store.hosting import Hosting
 from arena.store.models import utcnow
-from arena.store.rows import BotRow, TournamentRow
+from arena.store.rows import BotRow, RemoteBotRow, TournamentRow
 
 ALIVE_S = 90.0  # a service that wrote its heartbeat this recently (or is in a round) counts as running
 
@@ -80,6 +81,8 @@ class LadderBot:
     sigma: float | None
     pending: int
     recent_faults: list[RecentFault]
+    online: bool | None = None  # a remote bot: connected at the ladder's last look (None: not a remote bot)
+    last_seen: str | None = None  # a remote bot: when the ladder last saw it connected (naive UTC, ISO)
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,9 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
              for f in store.infra_faults(ladder.id, limit=recent)]
     ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
     field = [bot for bot in state.get("field", entries) if bot in bots and bots[bot].status == "live"]
+    remotes = {row.bot_id: row for row in Hosting(store).remote_bots()}
+    field += [bot for bot in sorted(remotes) if bot not in field and bot in bots and bots[bot].status == "live"]
+    # (a remote bot offline at the last round was not in its field: it is listed all the same, as offline)
     heartbeat = state.get("heartbeat")
     alive = bool(heartbeat is not None and not state.get("stopped_at")
                  and (utcnow() - datetime.fromisoformat(heartbeat)).total_seconds() < ALIVE_S)
@@ -156,8 +162,14 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
                         ratings[bot].games if bot in ratings else 0,
                         round(ratings[bot].mu, 3) if bot in ratings else None,
                         round(ratings[bot].sigma, 3) if bot in ratings else None,
-                        pending.get(bot, 0), faults.get(bot, [])) for bot in field],
+                        pending.get(bot, 0), faults.get(bot, []),
+                        bool(remotes[bot].online) if bot in remotes else None, _seen(remotes.get(bot)))
+              for bot in field],
         recent_infrastructure_faults=infra)
+
+
+def _seen(remote: RemoteBotRow | None) -> str | None:
+    return _iso(remote.last_seen) if remote is not None and remote.last_seen is not None else None
 
 
 def _iso(moment: datetime) -> str:

@@ -272,6 +272,20 @@ def _public_report(report: dict[str, Any] | None) -> dict[str, Any] | None:
     return {key: value for key, value in report.items() if key != "output_tail"}
 
 
+@router.get("/bots/{name}/compare", responses=ERRORS,
+            summary="Version B against version A, per mode, on the opponents both met (arena bot compare)")
+def bot_compare(request: Request, name: str, a: str = Query(..., max_length=64), b: str = Query(..., max_length=64)
+                ) -> dict[str, Any]:
+    from arena.ratings.compare import CompareError, compare_versions, comparison_json, find_versions
+
+    store = store_of(request)
+    try:
+        first, second = find_versions(store, name, a, b)
+    except CompareError as error:
+        raise HTTPException(404, str(error)) from None
+    return comparison_json(name, first, second, compare_versions(store, first, second))
+
+
 @router.get("/bots/{name}/matches", response_model=MatchList, responses=ERRORS, summary="A bot's matches")
 def bot_matches(request: Request, name: str, version: str | None = Query(None, max_length=64),
                 page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:

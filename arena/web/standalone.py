@@ -1,5 +1,5 @@
 """`arena replay FILE --html OUT.html`: one self-contained HTML file of a match, to share or attach to an
-issue: the viewer, its stylesheet and the replay document inline, nothing fetched (it works offline,
+issue: who won and how at the top, the viewer, its stylesheet and the replay document inline, nothing fetched (it works offline,
 opened from disk)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from arena.referee.record import MatchResult
 from arena.web.replay import replay_document
 
 STATIC = Path(__file__).parent / "static"
@@ -25,6 +26,11 @@ def standalone_html(lines: Iterable[bytes | str], analysis: dict[str, Any] | Non
         document = json.dumps(parsed, separators=(",", ":"))
     title = f"{header['title']}: " + " vs ".join(p["name"] for p in header["players"])
     subtitle = f"{title} · match {header['match_id'][:12]} · seed {header['seed']}"
+    outcome = parsed.get("result")
+    verdict = "unfinished" if not outcome else MatchResult(
+        tuple(outcome["ranking"]), outcome["reason"], tuple(outcome.get("scores") or ()), outcome.get("offender"),
+    ).verdict(header["seat_names"], [next((p["name"] for p in header["players"] if p["seat"] == seat), "")
+                                     for seat in range(len(outcome["ranking"]))])
     css = (STATIC / "style.css").read_text(encoding="utf-8")
     viewer = (STATIC / "viewer.js").read_text(encoding="utf-8")
     # nothing in the data may open or close an element, or a comment, inside its script: every < > & in it (they
@@ -43,7 +49,7 @@ def standalone_html(lines: Iterable[bytes | str], analysis: dict[str, Any] | Non
 </head>
 <body>
 <header class="top"><span class="brand">Arena</span><span class="muted">{html.escape(subtitle)}</span></header>
-<main><div id="viewer" class="replay"></div></main>
+<main><h1 id="outcome">{html.escape(verdict)}</h1><div id="viewer" class="replay"></div></main>
 <script id="replay-data" type="application/json">{data}</script>
 <script type="module">
 {viewer}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -173,4 +174,6 @@ def test_the_service_analyses_its_matches_in_the_background(environment: dict[st
     finally:
         assert service.stop() in (0, 130, -signal.SIGTERM)
         store.close()
-    assert any("analyser: match" in line for line in service.lines())
+    said = [line for line in service.lines() if line.startswith("analyser: ")]
+    assert said and all(re.fullmatch(r"analyser: \d+ match\(es\) analysed in [\d.]+s", line.strip())
+                        for line in said), said  # one line per catch-up, not one per match

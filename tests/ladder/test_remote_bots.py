@@ -15,7 +15,7 @@ import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.games.registry import load_game
-from arena.ladder import LadderService, LadderSettings, Schedule
+from arena.ladder import ladder_status, LadderService, LadderSettings, Schedule
 from arena.referee.clock import ClockSettings
 from arena.store import Store
 from arena.store.hosting import Hosting
@@ -103,6 +103,10 @@ def test_an_offline_remote_bot_is_not_paired_and_loses_nothing(store: Store, ser
     assert not [row for row in store.ratings(GAME.name) if row.bot_id == sleepy.id]
     presence = Hosting(store).remote_bot(name)
     assert presence is not None and presence.online == 0 and presence.last_seen is None
+    [status] = ladder_status(store)  # listed all the same, as offline (it was left out of the round's field)
+    [listed] = [bot for bot in status.bots if bot.bot == name]
+    assert listed.online is False and listed.last_seen is None and listed.kind == "remote"
+    assert all(bot.online is None for bot in status.bots if bot.kind != "remote")
 
 
 def test_a_remote_bot_with_a_wrong_token_is_never_seated(store: Store, service: LadderService,

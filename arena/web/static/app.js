@@ -110,6 +110,25 @@ async function botPage(name) {
     { title: "retired", cell: (v) => (v.retired_at ? ago(v.retired_at) : "–") },
     { title: "faults", cell: (v) => Object.entries(v.faults).map(([reason, count]) => `${reason} ×${count}`).join(", ") || "none" },
   ], bot.versions));
+  const played = bot.versions.filter((v) => v.ratings.length);
+  if (played.length >= 2) {  // the newest version that played against the one before it
+    const [older, newer] = played.slice(-2);
+    const holder = h("section", { class: "card", id: "compare" }, h("h2", {}, `v${newer.version} against v${older.version}`));
+    main.append(holder);
+    api(`/bots/${enc(bot.name)}/compare?a=${enc(older.version)}&b=${enc(newer.version)}`).then((data) => {
+      const cell = (v, low, high) => (v === null ? "–" : `${pct(v)} [${pct(low)}–${pct(high)}]`);
+      const side = (mode, s) => (mode.measure === "score less luck" ? cell(s.corrected, s.corrected_low, s.corrected_high) : cell(s.score, s.score_low, s.score_high));
+      holder.append(table([
+        { title: "mode", cell: (m) => m.pool },
+        { title: "opponents both met", cell: (m) => m.opponents.length },
+        { title: `v${older.version}`, cell: (m) => `${side(m, m.a)} · ${m.a.games} games` },
+        { title: `v${newer.version}`, cell: (m) => `${side(m, m.b)} · ${m.b.games} games` },
+        { title: "difference", cell: (m) => (m.difference === null ? "–" : `${m.difference >= 0 ? "+" : ""}${(100 * m.difference).toFixed(1)} points [${(100 * m.difference_low).toFixed(1)}, ${(100 * m.difference_high).toFixed(1)}]`) },
+        { title: "verdict", cell: (m) => m.verdict + (m.more_games ? ` (about ${m.more_games} more games each)` : "") },
+      ], data.modes), h("p", { class: "muted" }, "On the opponents both versions met, so an easier field does not pass for progress; scores less the luck of the dice and draws where it was measured, 95% intervals. ",
+        h("code", {}, `arena bot compare ${bot.name} ${older.version} ${newer.version}`)));
+    }).catch((error) => holder.append(h("p", { class: "muted" }, error.message)));
+  }
   for (const version of bot.versions) {
     if (version.preflight) main.append(h("div", { class: "card" }, h("strong", {}, `version ${version.version}: `), preflightReport(version.preflight)));
   }

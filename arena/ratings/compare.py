@@ -1,0 +1,150 @@
+"""Version against version: did v3 do better than v2, in which game modes, and by how much (`arena bot compare
+NAME v2 v3`, GET /api/bots/{name}/compare).
+
+Each mode is judged on the opponents both versions met, so a version that faced an easier or a harder field
+does not pass that off as progress: over those games, each version's score (a win 1, a draw 1/2) with its
+Wilson interval and its score less its luck (arena.luck: what the dice and draws gave it) with a normal
+interval, then the difference of the two (B less A) with its interval, which says "better", "worse" or
+"not clear yet"; while it is not clear, about how many more games each would need against those opponents
+for a difference of the size seen to be clear. The versions' ratings and their own games against each other
+are shown beside, for what they are (a rating mixes in every opponent).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from arena.ratings.stats import Z95, mean_interval, wilson_interval
+from arena.store import BotRow, Store
+from arena.store.rows import PairCount
+
+
+class CompareError(ValueError):
+    """No such bot or version; the message names the versions there are."""
+
+
+@dataclass(frozen=True)
+class VersionSide:
+    """One version's results against the common opponents in one mode."""
+
+    version: str
+    games: int
+    score: float | None
+    score_low: float | None
+    score_high: float | None
+    corrected: float | None  # the score less luck, over the games whose luck was measured
+    corrected_low: float | None
+    corrected_high: float | None
+    mu: float | None  # its rating in the mode (all opponents)
+    sigma: float | None
+
+
+@dataclass(frozen=True)
+class ModeComparison:
+    """Two versions in one mode: against the same opponents, and the difference B less A."""
+
+    pool: str
+    opponents: list[str]
+    a: VersionSide
+    b: VersionSide
+    difference: float | None  # of the scores less luck where both have them, else of the scores
+    difference_low: float | None
+    difference_high: float | None
+    measure: str  # "score less luck" or "score"
+    verdict: str  # "better", "worse", "not clear yet", or "no common opponents"
+    more_games: int | None  # while not clear: about how many more games each, for a difference this size
+    against_each_other: dict[str, Any] | None  # A's games against B: wins, draws, losses
+
+
+def find_versions(store: Store, name: str, first: str, second: str) -> tuple[BotRow, BotRow]:
+    """Two versions of the bot `name`, each by its label ('3' or 'v3') or a hash prefix (4 or more)."""
+    versions = store.bots(name)
+    if not versions:
+        raise CompareError(f"no bot named {name!r} (see `arena bot list`)")
+
+    def one(wanted: str) -> BotRow:
+        label = wanted[1:] if wanted[:1] in ("v", "V") and wanted[1:] else wanted
+        found = [bot for bot in versions if bot.version in (wanted, label)] or [
+            bot for bot in versions if len(wanted) >= 4 and bot.artifact_hash.startswith(wanted)]
+        if len(found) != 1:
+            listed = ", ".join(f"v{bot.version} ({bot.artifact_hash[:12]})" for bot in versions)
+            raise CompareError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; its "
+                               f"versions: {listed}" + ("; give a hash prefix instead" if found else ""))
+        return found[0]
+
+    return one(first), one(second)
+
+
+def compare_versions(store: Store, a: BotRow, b: BotRow) -> list[ModeComparison]:
+    """A and B compared in every mode either has played (see the module's docstring)."""
+    rated_a = {row.pool: row for row in store.bot_pools(a.id)}
+    rated_b = {row.pool: row for row in store.bot_pools(b.id)}
+    found = []
+    for pool in sorted(set(rated_a) | set(rated_b)):
+        pairs_a = {pair.b: pair for pair in store.pair_counts(pool, a.id)}
+        pairs_b = {pair.b: pair for pair in store.pair_counts(pool, b.id)}
+        common = sorted((set(pairs_a) & set(pairs_b)) - {a.id, b.id})
+        names = store.bot_names(common)
+        side_a = _side(a, [pairs_a[o] for o in common], rated_a.get(pool))
+        side_b = _side(b, [pairs_b[o] for o in common], rated_b.get(pool))
+        direct = pairs_a.get(b.id)
+        found.append(_judged(pool, sorted(names.get(o, str(o)) for o in common), side_a, side_b,
+                             [pairs_a[o] for o in common], [pairs_b[o] for o in common],
+                             None if direct is None else {"games": direct.games, "wins": direct.wins,
+                                                          "draws": direct.draws, "losses": direct.losses}))
+    return found
+
+
+def _side(bot: BotRow, pairs: list[PairCount], rating: Any) -> VersionSide:
+    games = sum(pair.games for pair in pairs)
+    points = sum(pair.wins + 0.5 * pair.draws for pair in pairs)
+    low, high = wilson_interval(points, games) if games else (None, None)
+    luck_games = sum(pair.luck_games for pair in pairs)
+    mean, below, above = mean_interval(sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs),
+                                       luck_games)
+    return VersionSide(bot.version, games, _round(points / games if games else None), _round(low), _round(high),
+                       _round(mean), _round(below), _round(above), _round(rating.mu if rating else None),
+                       _round(rating.sigma if rating else None))
+
+
+def _judged(pool: str, opponents: list[str], a: VersionSide, b: VersionSide, pairs_a: list[PairCount],
+            pairs_b: list[PairCount], direct: dict[str, Any] | None) -> ModeComparison:
+    if not a.games or not b.games:
+        return ModeComparison(pool, opponents, a, b, None, None, None, "score", "no common opponents", None, direct)
+    use_luck = all(sum(p.luck_games for p in pairs) >= 2 for pairs in (pairs_a, pairs_b))
+    moments = [_moments(pairs, use_luck) for pairs in (pairs_a, pairs_b)]
+    (mean_a, var_a, n_a), (mean_b, var_b, n_b) = moments
+    difference = mean_b - mean_a
+    spread = math.sqrt(var_a / n_a + var_b / n_b)
+    low, high = difference - Z95 * spread, difference + Z95 * spread
+    verdict = "better" if low > 0 else "worse" if high < 0 else "not clear yet"
+    more = None
+    if verdict == "not clear yet" and abs(difference) > 1e-9:
+        needed = 2 * (Z95 * math.sqrt((var_a + var_b) / 2) / abs(difference)) ** 2  # each, for this difference
+        more = max(1, math.ceil(needed - min(n_a, n_b)))
+    return ModeComparison(pool, opponents, a, b, _round(difference), _round(low), _round(high),
+                          "score less luck" if use_luck else "score", verdict, more, direct)
+
+
+def _moments(pairs: list[PairCount], use_luck: bool) -> tuple[float, float, int]:
+    """(mean, variance of one game, games) of the score less luck, or of the score."""
+    if use_luck:
+        count = sum(p.luck_games for p in pairs)
+        total, squares = sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs)
+    else:
+        count = sum(p.games for p in pairs)
+        total = sum(p.wins + 0.5 * p.draws for p in pairs)
+        squares = sum(p.wins + 0.25 * p.draws for p in pairs)
+    mean = total / count
+    variance = max(0.0, squares / count - mean * mean) * count / max(1, count - 1)
+    return mean, max(variance, 1e-6), count
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 4)
+
+
+def comparison_json(name: str, a: BotRow, b: BotRow, modes: list[ModeComparison]) -> dict[str, Any]:
+    return {"bot": name, "a": a.version, "b": b.version, "modes": [asdict(mode) for mode in modes]}
