@@ -7,6 +7,11 @@ rounds are seated first, so none is ever starved; a bot with `max_pending` match
 (a slow or stalling one) gets no new table, so it cannot hold up a round. Draws are seeded: the same
 state plans the same round.
 
+A new version is placed first: until it has NEW_GAMES games in the pool, each round seats it (two seats a
+table) against the next of a fixed set of settled opponents, the ANCHORS settled bots at even steps of the
+field's ratings (`placement_anchors`), in turn, so every new version is measured against the same yardsticks
+before ordinary pairing takes over.
+
 A round is planned in about N log N for N bots, not N squared: the quality of a pair falls off fast
 with the gap between the ratings, so a bot's opponents are drawn among its `WINDOW` nearest open bots
 on each side in rating order (a linked list over the sorted field), plus `FAR_DRAWS` drawn from the
@@ -27,6 +32,7 @@ from arena.ratings.trueskill_env import RatingSystem
 from arena.tournament.formats import match_quality, weighted_choice
 
 NEW_GAMES = 10  # a version with fewer games than this in the pool counts as new
+ANCHORS = 4  # a new version's placement opponents: this many settled bots spread over the ratings
 STARVE_ROUNDS = 3  # a bot idle this many rounds is seated before anyone else
 IDLE_HORIZON = 21  # rounds a ladder looks back on for idle counts (eagerness counts at most 20 idle rounds)
 WINDOW = 12  # a seat's opponents are drawn among this many open bots on each side in rating order...
@@ -152,6 +158,15 @@ def _near_worths(in_order: Sequence[Candidate], weights: Sequence[float], spread
     return [total or MIN_QUALITY for total in sums]
 
 
+def placement_anchors(candidates: Sequence[Candidate]) -> list[int]:
+    """The settled bots (NEW_GAMES games or more) a new version is placed against: ANCHORS of them at even
+    steps of the ratings, lowest to highest (all of them when there are no more)."""
+    settled = sorted((c for c in candidates if c.games >= NEW_GAMES), key=lambda c: (c.rating[0], c.bot))
+    if len(settled) <= ANCHORS:
+        return [c.bot for c in settled]
+    return [settled[round(i * (len(settled) - 1) / (ANCHORS - 1))].bot for i in range(ANCHORS)]
+
+
 def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: random.Random,
                 system: RatingSystem, max_pending: int, starve_rounds: int = STARVE_ROUNDS) -> list[tuple[int, ...]]:
     """Tables for one round: about `matches` matches (each table is played once per seat rotation, so
@@ -186,6 +201,28 @@ def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: 
         first_seats.set(index_of[bot], 0.0)
 
     tables: list[tuple[int, ...]] = []
+
+    def seat(table: tuple[int, ...]) -> None:
+        for bot in table:
+            room[bot] -= 1
+            if room[bot] == 0:
+                close(bot)
+        for index, bot in enumerate(table):
+            for other in table[index + 1:]:
+                met[min(bot, other), max(bot, other)] += 1
+        tables.append(table)
+
+    if seats == 2:  # placement: each new version against its next anchor with room (see the module's docstring)
+        anchors = placement_anchors(candidates)
+        for new in sorted((c for c in in_order if c.games < NEW_GAMES), key=lambda c: (c.games, c.bot)):
+            if len(tables) >= tables_wanted or not anchors:
+                break
+            start = (new.games // seats) % len(anchors)
+            turn = anchors[start:] + anchors[:start]
+            anchor = next((bot for bot in turn if bot != new.bot and room[bot] > 0), None)
+            if anchor is not None and room[new.bot] > 0:
+                seat((new.bot, anchor))
+
     while len(tables) < tables_wanted and open_bots.count >= seats:
         while starving and starving[0] not in open_bots:
             starving.popleft()
@@ -211,14 +248,7 @@ def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: 
                 scores = [weight[bot] * match_quality(system, seated, rating[bot])
                           / (1 + 4 * sum(met[min(bot, s), max(bot, s)] for s in table)) for bot in others]
             table.append(weighted_choice(others, scores, rng))
-        for bot in table:
-            room[bot] -= 1
-            if room[bot] == 0:
-                close(bot)
-        for index, bot in enumerate(table):
-            for other in table[index + 1:]:
-                met[min(bot, other), max(bot, other)] += 1
-        tables.append(tuple(table))
+        seat(tuple(table))
     return tables
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ladder.pairing import WINDOW, Candidate, OpenBots, WeightedDraw, charged_pending, idle_rounds, plan_tables
+from arena.ladder.pairing import NEW_GAMES, WINDOW, Candidate, placement_anchors, OpenBots, WeightedDraw, charged_pending, idle_rounds, plan_tables
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
 
 SYSTEM = DEFAULT_SYSTEM
@@ -25,8 +25,28 @@ def test_a_new_version_is_seated_far_more_than_a_settled_bot() -> None:
         field = [_settled(bot, 25.0) for bot in range(1, 9)] + [Candidate(99, SYSTEM.initial, games=0)]
         for table in plan_tables(field, 2, 2, random.Random(round_number), SYSTEM, max_pending=8):
             seated.update(table)
-    others = [seated[bot] for bot in range(1, 9)]
-    assert seated[99] > 2 * max(others)
+    anchors = set(placement_anchors([_settled(bot, 25.0) for bot in range(1, 9)]))
+    others = [seated[bot] for bot in range(1, 9) if bot not in anchors]  # (the anchors meet it by design)
+    assert seated[99] == 1000 and seated[99] > 2 * max(others)
+
+
+def test_a_new_version_is_placed_against_the_same_anchors_in_turn() -> None:
+    """Until it has NEW_GAMES games, a new version's first table of a round is against the next of the
+    ANCHORS settled bots at even steps of the ratings; then ordinary pairing takes over."""
+    field = [_settled(bot, float(bot)) for bot in range(1, 41)]
+    anchors = placement_anchors(field)
+    assert anchors == [1, 14, 27, 40]  # lowest to highest, evenly spread
+    met = []
+    for games in range(0, NEW_GAMES, 2):  # two games a table (the seats rotate)
+        tables = plan_tables(field + [Candidate(99, SYSTEM.initial, games=games)], 20, 2, random.Random(games),
+                             SYSTEM, max_pending=8)
+        assert 99 in tables[0]
+        met.append(next(bot for bot in tables[0] if bot != 99))
+    assert met == [1, 14, 27, 40, 1]
+    first = [plan_tables(field + [Candidate(99, (20.0, 2.0), games=NEW_GAMES)], 20, 2, random.Random(seed), SYSTEM,
+                         max_pending=8)[0] for seed in range(50)]
+    assert sum(99 in table for table in first) < 25  # past placement: drawn like any other bot
+    assert placement_anchors(field[:3]) == [1, 2, 3]  # a small field: every settled bot
 
 
 def test_close_ratings_meet_more_than_far_ones() -> None:
