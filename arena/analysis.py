@@ -2,31 +2,45 @@
 
 At every decision of a record the mover's position is searched from what the mover could see: an
 information-set MCTS (arena/agents/mcts.py) whose worlds are sampled from the mover's observation
-(`Game.determinize`), never from the record's hidden truth. The search values each move it looks at
-(the move that was played always among them); the mover's chance to win before the move is the value
-of the move the search would play, after it the value of the move that was played (a chance counts a
-draw as half). The turning points are the largest drops, each with the better move and how much of
-its chance it would have kept. The same record, seed and simulation budget give the same analysis.
+(`Game.determinize`), never from the record's hidden truth. What a chance means: the mover's expected score
+(a win 1, a draw 1/2) **if both sides played on like Arena's search** at this budget; beside it, the static
+evaluation's chance (Arena's evaluation of the position, averaged over worlds the mover could be in), which
+assumes nothing about how either side plays on and is the better guide against a weak opponent.
+
+No chance is the best of several noisy estimates: the budget is split in two independent searches; the first
+chooses the best move, the second values it and the move that was played (a double estimator: the value of
+a move that was picked for looking good is not read from the estimate that picked it). So "before" is
+unbiased for the move the search would play, "after" for the move that was played, and each drop comes with
+its standard error (from the second search's visits). A turning point is a drop of at least TURNING_DROP
+that is also clear of that noise (at least CLEAR_SE standard errors), labelled "clear" (3 or more) or
+"likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
+The same record, seed and simulation budget give the same analysis.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
+import random
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 from arena.agents.base import DecisionRequest
+from arena.agents.knowledge import evaluate
 from arena.agents.mcts import MCTSAgent
 from arena.games.base import Game, State, returns_from_ranking
+from arena.luck.measure import measure_luck
 from arena.referee.record import MatchRecord
 from arena.referee.replay import game_of, replay
 
 DEFAULT_BUDGET = "400"
 TURNING_POINTS = 5  # at most this many turning points per match
 TURNING_DROP = 0.08  # the least drop of the mover's chance that is a turning point
+CLEAR_SE = 2.0  # ... and the least drop, in its standard errors, clear of the search's noise
+STATIC_WORLDS = 8  # worlds the static evaluation's chance is averaged over
 
 ProgressCallback = Callable[[int, int], None]  # (decisions analysed, decisions in all)
 
@@ -70,10 +84,13 @@ class DecisionEntry:
     seat: int
     played: str  # the move made, as the record labels it
     best: str  # the move the search would have made
-    before: float  # the mover's chance before the move (with the best move found)
+    before: float  # the mover's chance before the move (the best move found, valued by an independent search)
     after: float  # the mover's chance after the move made
     moves: int  # legal moves it had
     simulations: int
+    uncertainty: float = 0.0  # the standard error of the drop (before - after), in chance
+    static: float | None = None  # the static evaluation's chance for the mover before the move
+    forced: bool = False  # one legal move: not searched (its chances are the next position's)
 
     @property
     def drop(self) -> float:
@@ -91,6 +108,8 @@ class TurningPoint:
     best: str
     drop: float  # the chance the move made lost
     kept: float  # the chance the better move would have kept (its value: `before`)
+    uncertainty: float = 0.0  # the drop's standard error
+    confidence: str = "likely"  # "clear" (3 standard errors or more) or "likely" (CLEAR_SE or more)
 
 
 @dataclass
@@ -107,6 +126,8 @@ class Analysis:
     result: list[float]  # each seat's final score: 1 win, 0.5 draw, 0 loss
     seconds: float = 0.0
     turning_points: list[TurningPoint] = field(default_factory=list)
+    luck: list[float] | None = None  # per seat, what the dice and draws gave it over the match (arena.luck)
+    luck_events: list[tuple[int, float]] = field(default_factory=list)  # per chance event: (step n, seat 0's luck)
 
     def curve(self) -> list[list[float]]:
         """Per seat: its chance before each decision, then its final score (the curve's last point)."""
@@ -114,23 +135,38 @@ class Analysis:
         seat0.append(self.result[0])
         return [seat0, [1.0 - value for value in seat0]]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"match": self.match, "game": self.game, "options": self.options, "budget": self.budget,
-                "seed": self.seed, "seat_names": self.seat_names, "seconds": round(self.seconds, 3),
-                "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
-                "decisions": [{**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
-                               "drop": round(entry.drop, 4)} for entry in self.entries],
-                "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4)}
-                                   for point in self.turning_points]}
+    def to_json(self, timings: bool = True) -> dict[str, Any]:
+        """The analysis as JSON; without `timings`, nothing in it depends on the machine or the moment (the same
+        record, seed and budget give the same document)."""
+        document = {"match": self.match, "game": self.game, "options": self.options, "budget": self.budget,
+                    "seed": self.seed, "seat_names": self.seat_names,
+                    "meaning": "each chance is the mover's expected score if both sides played on like Arena's "
+                               "search at this budget; 'static' is Arena's evaluation of the position instead",
+                    "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
+                    "decisions": [{**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
+                                   "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
+                                   "static": None if entry.static is None else round(entry.static, 4)}
+                                  for entry in self.entries],
+                    "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
+                                        "uncertainty": round(point.uncertainty, 4)}
+                                       for point in self.turning_points],
+                    "luck": None if self.luck is None else {
+                        "seats": [round(value, 4) for value in self.luck],
+                        "events": [[n, round(value, 4)] for n, value in self.luck_events]}}
+        if timings:
+            document["seconds"] = round(self.seconds, 3)
+        return document
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Analysis:
-        entries = [DecisionEntry(**{key: entry[key] for key in DecisionEntry.__dataclass_fields__})
+        entries = [DecisionEntry(**{key: entry[key] for key in DecisionEntry.__dataclass_fields__ if key in entry})
                    for entry in data["decisions"]]
-        points = [TurningPoint(**{key: point[key] for key in TurningPoint.__dataclass_fields__})
+        points = [TurningPoint(**{key: point[key] for key in TurningPoint.__dataclass_fields__ if key in point})
                   for point in data["turning_points"]]
+        luck = data.get("luck") or {}
         return cls(data["match"], data["game"], data["options"], data["budget"], data["seed"], data["seat_names"],
-                   entries, data["result"], data.get("seconds", 0.0), points)
+                   entries, data["result"], data.get("seconds", 0.0), points, luck.get("seats"),
+                   [(int(n), float(value)) for n, value in luck.get("events", [])])
 
     def compressed(self) -> bytes:
         return gzip.compress(json.dumps(self.to_json(), separators=(",", ":")).encode(), mtime=0)
@@ -154,43 +190,112 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
     total = sum(1 for step in record.steps if not step.is_chance)
     entries: list[DecisionEntry] = []
     state = game.new_initial_state()
+    chance_after: list[bool] = []  # per decision: a chance step came before the next decision
     for index, step in enumerate(record.steps):
         if not step.is_chance:
             entries.append(analyse_decision(game, state, step.action, budget, _decision_seed(seed, len(entries)),
                                             decision=len(entries), step=index))
+            chance_after.append(False)
             if on_progress is not None:
                 on_progress(len(entries), total)
+        elif chance_after:
+            chance_after[-1] = True
         state.apply_action(step.action)
     result = [_chance(value) for value in returns_from_ranking(record.result.ranking)]
+    entries = _fill_forced(entries, chance_after, result)
     analysis = Analysis(record.match_id, record.game, dict(record.options), str(budget), seed,
                         list(game.info.seat_names), entries, result, time.perf_counter() - started)
     analysis.turning_points = turning_points(entries)
+    measured = measure_luck(record, game)
+    if measured is not None:  # luck beside skill: what the dice and draws gave each seat
+        analysis.luck = list(measured.seats)
+        analysis.luck_events = list(measured.events)
     return analysis
 
 
 def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed: int, *, decision: int = 0,
                      step: int = 0) -> DecisionEntry:
     """The mover's chances before and after `played` in `state`, searched from the mover's observation
-    alone: nothing of `state` but what its mover sees (and the moves it may make) reaches the search."""
+    alone: nothing of `state` but what its mover sees (and the moves it may make) reaches the search. Two
+    independent searches of half the budget each: the first picks the best move, the second values it and
+    the move played (see the module's docstring). One legal move: no search (filled in by analyse_record)."""
     seat = state.current_player()
     legal = state.legal_actions()
-    request = DecisionRequest(seat, legal, state.observation(seat))
-    searcher = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
-    searcher.reset(game, seat, seed)
-    found = searcher.move_values(request, include=(played,))
-    best = found.best
-    before = _chance(found.values[best][0])
-    after = before if played == best else _chance(found.values[played][0])
-    return DecisionEntry(decision, step, seat, state.action_to_string(played), state.action_to_string(best),
-                         before, after, len(legal), found.iterations)
+    label = state.action_to_string(played)
+    observation = state.observation(seat)
+    static = _static_chance(game, observation, seat, seed)
+    if len(legal) == 1:
+        return DecisionEntry(decision, step, seat, label, label, math.nan, math.nan, 1, 0, 0.0, static, True)
+    half = _half(budget)
+    chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
+    chooser.reset(game, seat, seed)
+    best = chooser.move_values(DecisionRequest(seat, legal, observation), include=(played,)).best
+    judge = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
+    judge.reset(game, seat, (seed * 6364136223846793005 + 1442695040888963407) % (2 ** 63))
+    valued = judge.move_values(DecisionRequest(seat, legal, observation), include=(played, best))
+    value_best, visits_best = valued.values[best]
+    before = _chance(value_best)
+    if played == best:
+        after, uncertainty = before, 0.0
+    else:
+        value_played, visits_played = valued.values[played]
+        after = _chance(value_played)
+        uncertainty = math.sqrt(_variance(value_best) / visits_best + _variance(value_played) / visits_played) / 2
+    iterations = chooser.last_iterations + judge.last_iterations
+    return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
+                         iterations, uncertainty, static)
+
+
+def _half(budget: Budget) -> Budget:
+    if budget.seconds is not None:
+        return Budget(seconds=budget.seconds / 2)
+    assert budget.simulations is not None
+    return Budget(simulations=max(1, budget.simulations // 2))
+
+
+def _variance(value: float) -> float:
+    """A conservative variance of one simulation's value in [-1, 1] with mean `value` (a win-or-loss's, at
+    least 0.05 so a near-certain value still has some)."""
+    return max(0.05, 1.0 - value * value)
+
+
+def _static_chance(game: Game, observation: Any, seat: int, seed: int) -> float:
+    """Arena's static evaluation of the position for `seat`, as a chance, averaged over worlds the seat could
+    be in (never the record's hidden truth)."""
+    rng = random.Random(seed ^ 0x57A71C)
+    total = 0.0
+    for _ in range(STATIC_WORLDS if game.info.has_hidden_information else 1):
+        world = game.determinize(observation, rng)
+        total += world.returns()[seat] if world.is_terminal() else evaluate(world, seat)
+    return _chance(total / (STATIC_WORLDS if game.info.has_hidden_information else 1))
+
+
+def _fill_forced(entries: list[DecisionEntry], chance_after: list[bool], result: list[float]) -> list[DecisionEntry]:
+    """A forced decision's chances are those of the position it leads to: the next searched decision's
+    `before` seen from this mover's side (or, with a chance step or the end between, the result or the last
+    known value), so the curve has one value per position and a forced move never drops."""
+    filled = list(entries)
+    following: float | None = None  # seat 0's chance at the next searched position
+    for index in range(len(filled) - 1, -1, -1):
+        entry = filled[index]
+        if not entry.forced:
+            following = entry.before if entry.seat == 0 else 1.0 - entry.before
+            continue
+        seat0 = following if following is not None else result[0]
+        value = seat0 if entry.seat == 0 else 1.0 - seat0
+        filled[index] = replace(entry, before=value, after=value)
+    return filled
 
 
 def turning_points(entries: list[DecisionEntry], most: int = TURNING_POINTS,
                    least: float = TURNING_DROP) -> list[TurningPoint]:
-    """The decisions whose move lost the most chance (at least `least`, at most `most`), in match order."""
-    worst = sorted((entry for entry in entries if entry.drop >= least and entry.played != entry.best),
-                   key=lambda entry: (-entry.drop, entry.decision))[:most]
-    return [TurningPoint(entry.decision, entry.step, entry.seat, entry.played, entry.best, entry.drop, entry.before)
+    """The decisions whose move lost the most chance (at least `least`, clear of the search's noise by CLEAR_SE
+    standard errors; at most `most`), in match order, each labelled by how clear it is."""
+    clear = [entry for entry in entries if not entry.forced and entry.played != entry.best and entry.drop >= least
+             and entry.drop >= CLEAR_SE * entry.uncertainty]
+    worst = sorted(clear, key=lambda entry: (-entry.drop, entry.decision))[:most]
+    return [TurningPoint(entry.decision, entry.step, entry.seat, entry.played, entry.best, entry.drop, entry.before,
+                         entry.uncertainty, "clear" if entry.drop >= 3 * entry.uncertainty else "likely")
             for entry in sorted(worst, key=lambda entry: entry.decision)]
 
 

@@ -78,6 +78,10 @@ def analyse(
     budget: str = BUDGET_OPTION,
     seed: int = typer.Option(0, "--seed", help="The searches' seed (with a budget in simulations, the same seed "
                                                "gives the same analysis)."),
+    as_bot: Optional[str] = typer.Option(None, "--as", metavar="BOT", help="Tell it from this bot's side (a "
+                                                                           "player's name in the match)."),
+    timings: bool = typer.Option(False, "--timings", help="With --json: include the time taken (without it, the "
+                                                         "same record, seed and budget print the same document)."),
     json_output: bool = JSON_OPTION,
     db: Optional[str] = DB_OPTION,
 ) -> None:
@@ -100,6 +104,13 @@ def analyse(
         record = MatchRecord.from_bytes(data, label)
     except RecordError as error:
         fail(str(error))
+    seat = None
+    if as_bot is not None:
+        seats = [player.seat for player in record.players if player.name == as_bot]
+        if not seats:
+            fail(f"{as_bot!r} did not play in {label}: its players are "
+                 + ", ".join(player.name for player in record.players), code=2)
+        seat = seats[0]
     try:
         with RunDisplay(f"analysing {label}", unit="decisions", quiet=json_output) as shown:
             analysis = analyse_record(record, parsed, seed, on_progress=shown.advance)
@@ -108,9 +119,12 @@ def analyse(
     if store is not None and match_id is not None:  # a stored match keeps its analysis
         store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
     if json_output:
-        print_json(analysis.to_json())
+        document = analysis.to_json(timings=timings)
+        if seat is not None:
+            document["as"] = {"bot": as_bot, "seat": seat}
+        print_json(document)
         return
-    show_analysis(analysis)
+    show_analysis(analysis, seat, as_bot or "")
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
 

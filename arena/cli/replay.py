@@ -118,16 +118,42 @@ def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
                   + (" (this model's luck does not predict results: none)" if not luck.beta else ""), style="dim")
 
 
-def show_analysis(analysis: Analysis) -> None:
-    """The chance curve of both seats as sparklines, and the turning points."""
+def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "") -> None:
+    """The chance curve of both seats as sparklines (with the static evaluation's beside), and the turning
+    points; with `seat` (arena analyse --as BOT), told from that seat's side: its curve and its turning points
+    first."""
     names = analysis.seat_names
     curve = analysis.curve()
     console.print(styled("[bold]{}[/bold]  {} decisions, budget {} per decision, {}s", analysis.game,
                          len(analysis.entries), analysis.budget, f"{analysis.seconds:.1f}"))
-    for seat, values in enumerate(curve):
-        console.print(f"  {names[seat]:<8} {sparkline(values)}  {values[0]:.0%} -> {values[-1]:.0%}")
-    if not analysis.turning_points:
-        console.print("no turning point: no move lost much of its mover's chance")
+    console.print("a chance is the mover's expected score if both sides played on like Arena's search at this "
+                  "budget; 'static' is Arena's evaluation of the position, which assumes nothing about how they "
+                  "play on (the better guide against a weak opponent)", style="dim", markup=False, soft_wrap=True)
+    static = _static_curve(analysis)
+    order = [seat] + [other for other in range(len(curve)) if other != seat] if seat is not None else range(len(curve))
+    for one in order:
+        values = curve[one]
+        who = f"{names[one]} ({bot})" if one == seat else names[one]
+        line = f"  {who:<8} {sparkline(values)}  {values[0]:.0%} -> {values[-1]:.0%}"
+        if static[one]:
+            line += f"   static {static[one][0]:.0%} -> {static[one][-1]:.0%}"
+        console.print(line, markup=False)
+    points = sorted(analysis.turning_points, key=lambda p: (p.seat != seat, p.decision)) if seat is not None \
+        else analysis.turning_points
+    for one in order:  # luck beside skill, each seat's: what chance gave it, and its largest turning point
+        own = [p for p in analysis.turning_points if p.seat == one]
+        worst = max(own, key=lambda p: p.drop, default=None)
+        parts = []
+        if analysis.luck is not None:
+            luck = analysis.luck[one]
+            parts.append(f"{'gained' if luck >= 0 else 'lost'} {abs(luck):.2f} of a game to the dice and draws")
+        if worst is not None:
+            parts.append(f"lost {worst.drop:.2f} at decision {worst.decision + 1} (its largest turning point)")
+        result = {1.0: "won", 0.5: "drew", 0.0: "lost"}.get(analysis.result[one], str(analysis.result[one]))
+        who = f"{names[one]} ({bot})" if one == seat else names[one]
+        console.print(f"{who} {result}" + (": " + ", ".join(parts) if parts else ""), markup=False)
+    if not points:
+        console.print("no turning point: no move lost much of its mover's chance, clear of the search's noise")
         return
     table = Table(title="turning points", title_justify="left")
     table.add_column("decision", justify="right")
@@ -136,10 +162,21 @@ def show_analysis(analysis: Analysis) -> None:
     table.add_column("lost", justify="right")
     table.add_column("better")
     table.add_column("kept", justify="right")
-    for point in analysis.turning_points:
-        table.add_row(str(point.decision + 1), names[point.seat], point.played, f"-{point.drop:.0%}", point.best,
-                      f"{point.kept:.0%}")
+    table.add_column("how sure")
+    for point in points:
+        who = f"{names[point.seat]} ({bot})" if point.seat == seat else names[point.seat]
+        table.add_row(str(point.decision + 1), who, Text(point.played), f"-{point.drop:.0%}", Text(point.best),
+                      f"{point.kept:.0%}", f"{point.confidence} (±{point.uncertainty:.0%})")
     console.print(table)
+
+
+def _static_curve(analysis: Analysis) -> list[list[float]]:
+    """Per seat, the static evaluation's chance at each decision (empty for an analysis made without it)."""
+    if any(entry.static is None for entry in analysis.entries) or not analysis.entries:
+        return [[], []]
+    seat0 = [entry.static if entry.seat == 0 else 1.0 - entry.static for entry in analysis.entries
+             if entry.static is not None]
+    return [seat0, [1.0 - value for value in seat0]]
 
 
 def stored_analysis(match_id: int | None, db: str | None) -> Analysis | None:

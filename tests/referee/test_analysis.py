@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,66 @@ def test_arena_analyse_catches_up_with_a_tournament(stored: tuple[str, Store]) -
     assert json.loads(again.stdout)["analysed"] == 0  # nothing left
     neither = runner.invoke(app, ["analyse", "--db", url])
     assert neither.exit_code != 0 and "one of the two" in str(neither.exception)
+
+
+def test_forced_moves_are_not_searched_and_take_the_next_positions_chance() -> None:
+    game = load_game("general-orders-wwii/alpine")
+    record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=4)
+    analysis = analyse_record(record, SMALL, seed=3)
+    forced = [entry for entry in analysis.entries if entry.moves == 1]
+    assert forced, "no forced decision in this match: the test would prove nothing"
+    assert all(entry.forced and entry.simulations == 0 and entry.before == entry.after for entry in forced)
+    assert all(not entry.forced and entry.simulations > 0 for entry in analysis.entries if entry.moves > 1)
+    by_index = analysis.entries
+    for index, entry in enumerate(by_index[:-1]):  # the next position's chance, from this mover's side
+        following = by_index[index + 1]
+        if entry.forced and not following.forced and record.steps[entry.step + 1] is record.steps[following.step]:
+            mine = following.before if following.seat == entry.seat else 1 - following.before
+            assert entry.before == pytest.approx(mine)
+
+
+def test_turning_points_are_clear_of_the_searchs_noise_and_say_how_sure() -> None:
+    game = load_game("major-general")
+    record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=9)
+    analysis = analyse_record(record, Budget(simulations=100), seed=1)
+    assert all(entry.uncertainty >= 0 and entry.static is not None and 0 <= entry.static <= 1
+               for entry in analysis.entries)
+    for point in analysis.turning_points:
+        assert point.drop >= 0.08 and point.drop >= 2 * point.uncertainty
+        assert point.confidence == ("clear" if point.drop >= 3 * point.uncertainty else "likely")
+    noisy = [e for e in analysis.entries if e.drop >= 0.08 and e.drop < 2 * e.uncertainty and e.played != e.best]
+    assert not {e.decision for e in noisy} & {p.decision for p in analysis.turning_points}
+
+
+def test_the_json_is_the_same_every_time_without_timings_and_old_analyses_still_load() -> None:
+    from arena.analysis import Analysis
+
+    record = play_match(load_game("major-general"), [make_agent("greedy"), make_agent("random")], seed=6)
+    first = json.dumps(analyse_record(record, SMALL, seed=2).to_json(timings=False))
+    assert json.dumps(analyse_record(record, SMALL, seed=2).to_json(timings=False)) == first
+    assert "seconds" not in json.loads(first) and "if both sides played on like Arena's search" in first
+    old = json.loads(first)
+    for entry in old["decisions"]:  # an analysis stored before these fields existed
+        for key in ("uncertainty", "static", "forced"):
+            entry.pop(key)
+    for point in old["turning_points"]:
+        point.pop("uncertainty"), point.pop("confidence")
+    assert len(Analysis.from_json(old).entries) == len(old["decisions"])
+
+
+def test_arena_analyse_as_a_bot_tells_it_from_its_side(tmp_path: Path) -> None:
+    record = play_match(load_game("major-general"), [make_agent("greedy"), make_agent("random")], seed=6)
+    path = tmp_path / "match.jsonl"
+    record.write(path)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["analyse", str(path), "--budget", "24", "--as", "random"])
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())
+    assert "Yellow (random)" in text.split("static")[0] or "Red (random)" in text  # its seat named first
+    assert "if both sides played on like Arena's search" in text and "static" in text
+    assert re.search(r"\((random)\) (won|lost|drew): (gained|lost) [\d.]+ of a game to the dice and draws", text), text
+    refused = runner.invoke(app, ["analyse", str(path), "--budget", "24", "--as", "nobody"])
+    assert refused.exit_code != 0
+    assert "'nobody' did not play" in str(refused.exception) + refused.output
+    as_json = runner.invoke(app, ["analyse", str(path), "--budget", "24", "--as", "greedy", "--json"])
+    assert json.loads(as_json.output)["as"] == {"bot": "greedy", "seat": 0} and "seconds" not in as_json.output

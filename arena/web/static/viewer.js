@@ -364,12 +364,12 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   // The analysis (arena analyse): the chance curve under the board, its turning points marked on it, listed,
   // and flagged in the step list; a click on the curve goes to that decision.
   function showAnalysis(analysis) {
-    chart = chanceChart(analysis, names, (step) => { stop(); go(step); });
+    chart = chanceChart(analysis, names, (step) => { stop(); go(step); }, board.sides || []);
     turning = new Map(analysis.turning_points.map((p) => [p.step + 1, p]));
     const who = (seat) => names[seat] || analysis.seat_names[seat];
     analysed.replaceChildren(
       h("h2", {}, "Chance to win"),
-      chart.svg,
+      chart.svg, chart.legend,
       h("p", { class: "muted" }, `${analysis.decisions.length} decisions searched from each mover's own view, ` +
         `budget ${analysis.budget} per decision; click the curve to go to a decision.`),
       analysis.turning_points.length
@@ -475,11 +475,14 @@ export function mountReplay(container, doc, { hash = true } = {}) {
 
 // The chance curve of both seats (an analysis's `curve`: per seat, its chance before each decision, then the
 // result), 50% dashed, turning points as dots; `at(step)` moves the cursor to the decision at a viewer step.
-export function chanceChart(analysis, names, onPick) {
-  const W = 640, H = 140, pad = 4;
+// Each seat's curve in its side's colour (the board's), with a legend, the chance axis (0-100%) and the
+// decisions axis; the decision under the pointer is named in its tooltip.
+export function chanceChart(analysis, names, onPick, sides = []) {
+  const W = 640, H = 160, left = 34, right = 6, top = 6, bottom = 20;
   const curve = analysis.curve, entries = analysis.decisions, n = curve[0].length - 1;
-  const x = (i) => pad + (n ? i / n : 0) * (W - 2 * pad);
-  const y = (p) => pad + (1 - p) * (H - 2 * pad);
+  const x = (i) => left + (n ? i / n : 0) * (W - left - right);
+  const y = (p) => top + (1 - p) * (H - top - bottom);
+  const colour = (seat) => sides[seat]?.color;
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   svg.setAttribute("class", "chance-chart");
@@ -487,9 +490,14 @@ export function chanceChart(analysis, names, onPick) {
   svg.setAttribute("data-decisions", entries.length);
   svg.setAttribute("aria-label", `chance to win over ${entries.length} decisions`);
   const add = (tag, attrs) => { const node = document.createElementNS(SVG, tag); for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v); svg.append(node); return node; };
-  add("line", { x1: pad, x2: W - pad, y1: y(0.5), y2: y(0.5), class: "even" });
+  add("line", { x1: left, x2: W - right, y1: y(0.5), y2: y(0.5), class: "even" });
+  add("line", { x1: left, x2: left, y1: y(1), y2: y(0), class: "axis" });
+  add("line", { x1: left, x2: W - right, y1: y(0), y2: y(0), class: "axis" });
+  for (const p of [0, 0.5, 1]) add("text", { x: left - 4, y: y(p) + 4, class: "tick", "text-anchor": "end" }).textContent = `${p * 100}%`;
+  add("text", { x: (left + W - right) / 2, y: H - 4, class: "tick", "text-anchor": "middle" }).textContent = `decision (1–${entries.length}) →`;
   curve.forEach((values, seat) => {
     const line = add("polyline", { points: values.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(" "), class: `seat${seat}` });
+    if (colour(seat)) line.setAttribute("style", `stroke: ${colour(seat)}`);
     const title = document.createElementNS(SVG, "title");
     title.textContent = `${names[seat] || analysis.seat_names[seat]}: ${Math.round(values[0] * 100)}% → ${Math.round(values[n] * 100)}%`;
     line.append(title);
@@ -501,11 +509,23 @@ export function chanceChart(analysis, names, onPick) {
     title.textContent = `decision ${p.decision + 1}: ${p.played} (−${Math.round(p.drop * 100)}%)`;
     dot.append(title);
   }
-  const cursor = add("line", { x1: x(0), x2: x(0), y1: 0, y2: H, class: "cursor" });
-  svg.addEventListener("click", (event) => {
+  const cursor = add("line", { x1: x(0), x2: x(0), y1: y(1), y2: y(0), class: "cursor" });
+  const pointed = document.createElementNS(SVG, "title");
+  svg.append(pointed);
+  const decisionAt = (event) => {
     const box = svg.getBoundingClientRect();
-    const at = Math.round(((event.clientX - box.left) / box.width * W - pad) / (W - 2 * pad) * n);
-    const i = Math.max(0, Math.min(n, at));
+    const at = Math.round(((event.clientX - box.left) / box.width * W - left) / (W - left - right) * n);
+    return Math.max(0, Math.min(n, at));
+  };
+  svg.addEventListener("mousemove", (event) => {  // the decision under the pointer, and both seats' chances there
+    const i = decisionAt(event);
+    const entry = entries[Math.min(i, entries.length - 1)];
+    pointed.textContent = `${i === 0 ? "the start" : `after decision ${i}`}: ` + curve.map((values, seat) =>
+      `${names[seat] || analysis.seat_names[seat]} ${Math.round(values[i] * 100)}%`).join(", ") +
+      (entry && i < entries.length ? ` · next: ${analysis.seat_names[entry.seat]} ${entry.played}` : "");
+  });
+  svg.addEventListener("click", (event) => {
+    const i = decisionAt(event);
     onPick(i === 0 ? 0 : i >= entries.length ? Infinity : entries[i - 1].step + 1);  // after i decisions
   });
   function at(step) {  // the curve's point after the decisions taken by this viewer step
@@ -515,7 +535,10 @@ export function chanceChart(analysis, names, onPick) {
     cursor.setAttribute("x2", x(i).toFixed(1));
     svg.setAttribute("data-at", i);
   }
-  return { svg, at };
+  const legend = h("p", { class: "chart-legend muted" }, curve.map((_values, seat) => h("span", { class: "key", "data-seat": seat },
+    h("span", { class: "swatch-line", style: `background: ${colour(seat) || "currentColor"}` }), ` ${analysis.seat_names[seat]}${names[seat] ? ` (${names[seat]})` : ""}  `)),
+    h("br", {}), "Each seat's chance to win if both sides played on like Arena's search (budget ", analysis.budget, "); red dots: turning points.");
+  return { svg, at, legend };
 }
 
 // The live view: a board that follows a running match's public events.
