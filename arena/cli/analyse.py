@@ -39,13 +39,13 @@ def analyse_budget(text: str | None) -> Budget | None:
 @contextmanager
 def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: str | None,
                         quiet: bool = False, drain: bool = True) -> Iterator[None]:
-    """With a budget: the analyser process (arena.analyser) runs beside the block; after it, it analyses what
-    is left and exits (Ctrl-C stops it: the rest waits for `arena analyse`); without `drain` (a service that
-    was asked to stop) it stops at once, and the next start analyses the rest."""
+    """With a budget: the analyser process (arena.analysis.background) runs beside the block; after it, it
+    analyses what is left and exits (Ctrl-C stops it: the rest waits for `arena analyse`); without `drain` (a
+    service that was asked to stop) it stops at once, and the next start analyses the rest."""
     if budget is None or not tournaments:
         yield
         return
-    from arena.analyser import BackgroundAnalyser
+    from arena.analysis.background import BackgroundAnalyser
 
     analyser = BackgroundAnalyser(resolve_url(db, results_dir()), tournaments, budget, quiet=quiet)
     analyser.start()
@@ -131,7 +131,7 @@ def analyse(
 
 def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output: bool, db: str | None) -> None:
     """`arena analyse --tournament NAME`: the tournaments' stored matches without an analysis, oldest first."""
-    from arena.analyser import analyse_pending
+    from arena.analysis.background import analyse_pending
 
     store = open_store(db)
     ids = []
@@ -144,10 +144,10 @@ def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output
     failed: list[str] = []
     done = 0
     with RunDisplay(f"analysing {', '.join(names)}", unit="matches", quiet=json_output) as shown:
-        def on_match(_match_id: int, line: str) -> None:
+        def on_match(_match_id: int, analysed: bool, line: str) -> None:
             nonlocal done
             done += 1
-            if " not analysed: " in line:
+            if not analysed:
                 failed.append(line)
             shown.advance(done, total)
 

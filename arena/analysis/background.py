@@ -6,7 +6,7 @@ analysis yet, oldest first, and stores each with its match; when it has caught u
 `poll_s` seconds. Its standard input is its leash: once the parent closes it (or dies), the analyser
 finishes what is stored by then and exits.
 
-    python -m arena.analyser --db URL --budget 400 --tournament 3 [--tournament 4 ...]
+    python -m arena.analysis.background --db URL --budget 400 --tournament 3 [--tournament 4 ...]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from arena.analysis import AnalysisError, Budget, analyse_record
+from arena.analysis.match import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
 from arena.store import Store
@@ -29,9 +29,10 @@ POLL_S = 1.0
 
 def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, seed: int = 0,
                     should_stop: Callable[[], bool] = lambda: False,
-                    on_match: Callable[[int, str], None] = lambda _match, _line: None) -> int:
-    """Analyse the tournaments' stored matches that have none yet (oldest first); how many were analysed. A
-    record that cannot be analysed gets no analysis and a line through `on_match`, and is not tried again."""
+                    on_match: Callable[[int, bool, str], None] = lambda _match, _analysed, _line: None) -> int:
+    """Analyse the tournaments' stored matches that have none yet (oldest first); how many were analysed. Each
+    match is told to `on_match(match id, analysed, a line saying it)`; one that cannot be analysed gets no
+    analysis and is not tried again."""
     done = 0
     failed: set[int] = set()
     while not should_stop():
@@ -50,11 +51,11 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
                 analysis = analyse_record(MatchRecord.from_bytes(found[1], f"match {match_id}"), budget, seed)
             except (AnalysisError, ReplayDivergence, RecordError) as error:
                 failed.add(match_id)
-                on_match(match_id, f"match {match_id} not analysed: {error}")
+                on_match(match_id, False, f"match {match_id} not analysed: {error}")
                 continue
             store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
             done += 1
-            on_match(match_id, f"match {match_id} analysed: {len(analysis.entries)} decisions in "
+            on_match(match_id, True, f"match {match_id} analysed: {len(analysis.entries)} decisions in "
                                f"{analysis.seconds:.1f}s, {len(analysis.turning_points)} turning point(s)")
     return done
 
@@ -69,7 +70,7 @@ class BackgroundAnalyser:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        command = [sys.executable, "-m", "arena.analyser", "--db", self.url, "--budget", str(self.budget),
+        command = [sys.executable, "-m", "arena.analysis.background", "--db", self.url, "--budget", str(self.budget),
                    "--seed", str(self.seed)] + [arg for one in self.tournaments for arg in ("--tournament", str(one))]
         if self.quiet:
             command.append("--quiet")
@@ -99,9 +100,9 @@ class BackgroundAnalyser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.analyser", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arena.analysis.background", description=__doc__.split("\n")[0])
     parser.add_argument("--db", required=True)
-    parser.add_argument("--budget", default="400")
+    parser.add_argument("--budget", default=DEFAULT_BUDGET)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tournament", type=int, action="append", required=True)
     parser.add_argument("--quiet", action="store_true")
@@ -120,8 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     threading.Thread(target=leash, name="arena-analyser-leash", daemon=True).start()
     budget = Budget.parse(args.budget)
     store = Store.open(args.db, create=False)
-    def say(_match: int, line: str) -> None:  # a match that could not be analysed: a line of its own
-        if not args.quiet and " not analysed: " in line:
+    def say(_match: int, analysed: bool, line: str) -> None:  # a match that could not be: a line of its own
+        if not args.quiet and not analysed:
             print(f"analyser: {line}", file=sys.stderr, flush=True)
 
     try:

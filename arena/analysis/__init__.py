@@ -1,0 +1,22 @@
+"""Match analysis: where a match was won and lost.
+
+- `match`: one record analysed, decision by decision (`arena analyse`; see its docstring for what a chance, a
+  turning point and luck mean);
+- `background`: a run's stored matches analysed in a low-priority process (`--analyse BUDGET`).
+"""
+
+from arena.analysis.match import (
+    DEFAULT_BUDGET,
+    Analysis,
+    AnalysisError,
+    Budget,
+    DecisionEntry,
+    TurningPoint,
+    analyse_decision,
+    analyse_record,
+    sparkline,
+    turning_points,
+)
+
+__all__ = ["DEFAULT_BUDGET", "Analysis", "AnalysisError", "Budget", "DecisionEntry", "TurningPoint",
+           "analyse_decision", "analyse_record", "sparkline", "turning_points"]
