@@ -17,7 +17,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   points (recall; goal 95%), and of the blunderer's turning points, the share that are planted (precision;
   goal 80%);
 - jaccard: the same matches analysed with two seeds, the overlap of their turning points (matches where
-  either has one; goal on close matches, 0.8).
+  either has one; goal on close matches, 0.8);
+- anchor: brier, bias and sum of the analysis as it was before (one search of the whole budget valuing the
+  move it picked), on the same records in the same run.
 """
 
 from __future__ import annotations
@@ -104,6 +106,35 @@ def _sums(analysis: Analysis, record: MatchRecord) -> list[float]:
     return found
 
 
+def single_search_decision(game: Any, state: Any, played: int, budget: Budget, seed: int, *, decision: int = 0,
+                           step: int = 0) -> Any:
+    """The anchor: the analysis as it was before (one search of the whole budget; "before" is the value of the
+    move it would play, read from the same search that picked it; forced moves searched too)."""
+    from arena.agents import MCTSAgent
+    from arena.analysis.match import DecisionEntry, _chance
+
+    seat = state.current_player()
+    legal = state.legal_actions()
+    searcher = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
+    searcher.reset(game, seat, seed)
+    found = searcher.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played,))
+    before = _chance(found.values[found.best][0])
+    after = before if played == found.best else _chance(found.values[played][0])
+    return DecisionEntry(decision, step, seat, state.action_to_string(played), state.action_to_string(found.best),
+                         before, after, len(legal), found.iterations)
+
+
+def _anchor(record: MatchRecord, budget: Budget) -> Analysis:
+    import arena.analysis.match as match
+
+    current = match.analyse_decision
+    match.analyse_decision = single_search_decision  # type: ignore[assignment]
+    try:
+        return analyse_record(record, budget, seed=0)
+    finally:
+        match.analyse_decision = current  # type: ignore[assignment]
+
+
 def run(games: list[str], matches: int, budget: Budget, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
@@ -112,6 +143,7 @@ def run(games: list[str], matches: int, budget: Budget, seed: int) -> dict[str, 
         per: dict[str, Any] = {}
         for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
             rows, sums, jaccards, close_jaccards = [], [], [], []
+            anchor_rows, anchor_sums = [], []
             for index in range(matches):
                 agents = [make_agent(spec) for spec in (specs if index % 2 == 0 else specs[::-1])]
                 record = play_match(game, agents, seed=rng.randrange(2 ** 62))
@@ -119,6 +151,9 @@ def run(games: list[str], matches: int, budget: Budget, seed: int) -> dict[str, 
                 second = analyse_record(record, budget, seed=1)
                 rows += _entries_with_results(first)
                 sums += _sums(first, record)
+                anchor = _anchor(record, budget)
+                anchor_rows += _entries_with_results(anchor)
+                anchor_sums += _sums(anchor, record)
                 a = {p.decision for p in first.turning_points}
                 b = {p.decision for p in second.turning_points}
                 if a or b:
@@ -135,6 +170,9 @@ def run(games: list[str], matches: int, budget: Budget, seed: int) -> dict[str, 
                 "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
                 "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
                 "jaccard_close": round(statistics.fmean(close_jaccards), 3) if close_jaccards else None,
+                "anchor": {"brier": round(statistics.fmean((e.before - r) ** 2 for e, r in anchor_rows), 4),
+                           "bias": round(statistics.fmean(e.before - r for e, r in anchor_rows), 4),
+                           "sum": round(statistics.fmean(anchor_sums), 4) if anchor_sums else None},
             }
         found = costly = flagged = planted_flags = 0
         for index in range(matches):
@@ -193,7 +231,9 @@ def main() -> int:
                     s = per[setting]
                     print(f"{name} {setting:8}: brier {s['brier']} (static {s['brier_static']}, base rate "
                           f"{s['brier_base_rate']}), bias {s['bias']:+}, sum {s['sum']} ({s['sums']}), "
-                          f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions")
+                          f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions; the "
+                          f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
+                          f"sum {s['anchor']['sum']}")
                 planted = per["planted"]
                 print(f"{name} planted : recall {planted['recall']} of {planted['costly']} costly, precision "
                       f"{planted['precision']} of {planted['turning_points']} turning points")

@@ -10,6 +10,8 @@ from arena.games.base import JSON, Game
 
 NOTE_CHARS = 1024  # of one decision's note, kept
 NOTE_CHARS_PER_MATCH = 32768  # of one seat's notes in one match, kept
+OUTPUT_CHARS = 2048  # of what a bot program printed around one decision, kept with it (the last of it)
+OUTPUT_CHARS_PER_MATCH = 32768  # of a seat's printed lines kept with its decisions in one match
 
 
 class DecisionRequest:

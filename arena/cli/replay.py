@@ -216,6 +216,9 @@ def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:
                         expand=False))
     if item.note:  # the bot's own note for its owner (the public record and pages have none)
         console.print(Text(f"  {seat_names[item.seat]}'s note: {shown(item.note)}", style="italic"))
+    if item.output:  # what the bot program printed with this decision (its owner's and the operators' only)
+        console.print(Text(f"  {seat_names[item.seat]} printed: " + shown(item.output.rstrip()).replace("\n", "\n    "),
+                           style="dim"))
 
 
 def write_html(file: str, data: bytes, out: Path, analysis: Analysis | None = None) -> None:

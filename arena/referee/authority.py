@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any, Callable, Coroutine, Sequence, TypeVar
 
 from arena import __version__
-from arena.agents.base import NOTE_CHARS, NOTE_CHARS_PER_MATCH, Agent
+from arena.agents.base import NOTE_CHARS, NOTE_CHARS_PER_MATCH, OUTPUT_CHARS, OUTPUT_CHARS_PER_MATCH, Agent
 from arena.games.base import CHANCE, Game, IllegalActionError, State
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
@@ -155,6 +155,7 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     append = steps.append
     sequence = 0
     notes = NoteAllowance(game.num_seats)
+    outputs = NoteAllowance(game.num_seats, OUTPUT_CHARS, OUTPUT_CHARS_PER_MATCH, keep_end=True)
     watchdog = _Watchdog() if clock is not None and remote else None
     if watchdog is not None:
         for port in remote:  # a seat lost while another decides ends the match at once
@@ -175,10 +176,11 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 answer_now = at_once[player]
                 if answer_now is not None:
                     action, think, note = answer_now(player, state.legal_actions(), state)
-                    timing = {"think_ms": round(think * 1000.0, 3)}
+                    timing, printed = {"think_ms": round(think * 1000.0, 3)}, ""
                 else:
-                    action, timing, note = await _ask(seats[player], player, sequence, state, clock,
-                                                      clocks[player] if clocks is not None else None, watchdog)
+                    action, timing, note, printed = await _ask(seats[player], player, sequence, state, clock,
+                                                               clocks[player] if clocks is not None else None,
+                                                               watchdog)
                 try:
                     label = state.action_to_string(action)
                     hidden = state.spectator_label(action) if public_view else None
@@ -188,6 +190,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 step = Step(len(steps), player, action, label, timing, hidden)
                 if note:
                     step.note = notes.keep(player, note)
+                if printed:
+                    step.output = outputs.keep(player, printed)
                 for port in remote:
                     if port.failure is not None:
                         raise port.failure
@@ -205,8 +209,9 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
 
 
 async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: ClockSettings | None,
-               seat_clock: SeatClock | None, watchdog: _Watchdog | None) -> tuple[int, dict[str, float], str]:
-    """A decision through the port, under the seat's clock if the match has one: (action, timing, note)."""
+               seat_clock: SeatClock | None, watchdog: _Watchdog | None) -> tuple[int, dict[str, float], str, str]:
+    """A decision through the port, under the seat's clock if the match has one: (action, timing, note, what
+    the bot printed with it)."""
     if port.failure is not None:
         raise port.failure
     if seat_clock is None:
@@ -221,28 +226,37 @@ async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: 
                         f"answered sequence number {answer.sequence}, expected {sequence}")
     think = min(max(answer.think_s, 0.0), elapsed)
     if not port.is_remote:
-        return answer.action, {"think_ms": round(think * 1000.0, 3)}, answer.note
+        return answer.action, {"think_ms": round(think * 1000.0, 3)}, answer.note, answer.output
     return (answer.action, {"think_ms": round(think * 1000.0, 3), "transport_ms": round((elapsed - think) * 1000.0, 3)},
-            answer.note)
+            answer.note, answer.output)
 
 
 class NoteAllowance:
-    """What is kept of the seats' notes in one match: NOTE_CHARS of a decision's, NOTE_CHARS_PER_MATCH of a
-    seat's in all (the note that reaches the limit says so; later ones are not kept)."""
+    """What is kept of the seats' notes (or printed lines) in one match: `each` characters of a decision's (its
+    start, or with `keep_end` its end), `per_match` of a seat's in all (the one that reaches the limit says so;
+    later ones are not kept)."""
 
-    __slots__ = ("left",)
+    __slots__ = ("left", "each", "per_match", "keep_end")
 
-    def __init__(self, seats: int) -> None:
-        self.left = [NOTE_CHARS_PER_MATCH] * seats
+    def __init__(self, seats: int, each: int = NOTE_CHARS, per_match: int = NOTE_CHARS_PER_MATCH,
+                 keep_end: bool = False) -> None:
+        self.left = [per_match] * seats
+        self.each, self.per_match, self.keep_end = each, per_match, keep_end
 
     def keep(self, seat: int, note: str) -> str | None:
         left = self.left[seat]
         if left <= 0:
             return None
-        kept = note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1] + "…"
+        if len(note) <= self.each:
+            kept = note
+        else:
+            kept = "…" + note[-(self.each - 1):] if self.keep_end else note[:self.each - 1] + "…"
         if len(kept) >= left:
-            end = f"… (notes end here: {NOTE_CHARS_PER_MATCH} characters a match)"
-            kept = (kept[:max(0, left - len(end))] + end)[-left:]
+            end = f"… (kept up to here: {self.per_match} characters a match)"
+            if left <= len(end):  # (no room left even to say so)
+                self.left[seat] = 0
+                return None
+            kept = kept[:left - len(end)] + end
         self.left[seat] = left - len(kept)
         return kept
 

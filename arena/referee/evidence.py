@@ -1,9 +1,10 @@
 """A bot's own words (its output, its notes, the free text of its messages) as people are shown them, and
 who may read them.
 
-A record keeps two things for a seat's owner and the operators only: the evidence of a fault (the bot's last
-output, its usage: the header's `extra["evidence"]`) and the notes a bot left with its decisions (a
-decision line's `note`). `public_lines` is the record as everyone else reads it, without either.
+A record keeps three things for a seat's owner and the operators only: the evidence of a fault (the bot's last
+output, its usage: the header's `extra["evidence"]`), the notes a bot left with its decisions (a decision
+line's `note`) and what a bot program printed with each (its `output`). `public_lines` is the record as
+everyone else reads it, without any of them.
 
 What a bot prints is kept in records exactly as it was; wherever it is shown, on a terminal or a
 web page, its control characters and escape sequences are written out (`\\x1b`, `\\u202e`), never
@@ -52,7 +53,7 @@ def last_lines(output: str, lines: int = OUTPUT_LINES) -> str:
 
 def public_lines(pieces: Iterable[bytes]) -> Iterator[bytes]:
     """A record's JSON lines (in pieces of any size) as anyone may read them: the header without its fault
-    evidence, every decision without its note; other lines as they were."""
+    evidence, every decision without its note and printed lines; other lines as they were."""
     buffer = b""
     for piece in pieces:
         buffer += piece
@@ -64,7 +65,7 @@ def public_lines(pieces: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def _public_line(line: bytes) -> bytes:
-    if b'"note"' not in line and b'"evidence"' not in line:
+    if b'"note"' not in line and b'"output"' not in line and b'"evidence"' not in line:
         return line
     try:
         data = json.loads(line)
@@ -74,14 +75,15 @@ def _public_line(line: bytes) -> bytes:
         return line
     if data.get("type") == "decision":
         data.pop("note", None)
+        data.pop("output", None)
     elif data.get("type") == "header" and isinstance(data.get("extra"), dict):
         data["extra"] = {key: value for key, value in data["extra"].items() if key != "evidence"}
     return json.dumps(data, separators=(",", ":")).encode()
 
 
 def seat_notes(steps: Iterable[Any], seats: Iterable[int]) -> list[dict[str, Any]]:
-    """The notes the given seats left with their decisions, in order: {n, seat, decision, note} (escaped:
-    `shown`), `decision` counting the match's decisions from 1."""
+    """The notes the given seats left with their decisions and what they printed with them, in order: {n, seat,
+    decision, note, output} (escaped: `shown`), `decision` counting the match's decisions from 1."""
     wanted = set(seats)
     found = []
     decision = 0
@@ -89,6 +91,7 @@ def seat_notes(steps: Iterable[Any], seats: Iterable[int]) -> list[dict[str, Any
         if step.is_chance:
             continue
         decision += 1
-        if step.seat in wanted and step.note:
-            found.append({"n": step.n, "seat": step.seat, "decision": decision, "note": shown(step.note)})
+        if step.seat in wanted and (step.note or step.output):
+            found.append({"n": step.n, "seat": step.seat, "decision": decision, "note": shown(step.note or ""),
+                          "output": shown(step.output or "")})
     return found

@@ -91,6 +91,8 @@ class Step:
     #: In the record for its owner and the operators: every public view of a record leaves it out
     #: (`MatchRecord.public_lines`, the web's record and replay).
     note: str | None = field(default=None, compare=False)
+    #: What a bot program printed with this decision (since its previous one), bounded; owners' and operators' only.
+    output: str | None = field(default=None, compare=False)
 
     @property
     def is_chance(self) -> bool:
@@ -103,6 +105,8 @@ class Step:
                       **self.timing}
         if self.note is not None:
             data["note"] = self.note
+        if self.output is not None:
+            data["output"] = self.output
         return data
 
 
@@ -321,6 +325,8 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
                 step = Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing)
                 if isinstance(data.get("note"), str):
                     step.note = data["note"]
+                if isinstance(data.get("output"), str):
+                    step.output = data["output"]
                 yield step
             elif kind == "result":
                 result_seen = True

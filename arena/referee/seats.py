@@ -55,16 +55,17 @@ class Ask:
 
 
 class Answer:
-    """A seat's answer: the sequence number it answers, its action, its own thinking time, and the note it
-    left for its owner (DecisionRequest.note; "" for none)."""
+    """A seat's answer: the sequence number it answers, its action, its own thinking time, the note it left for
+    its owner (DecisionRequest.note; "" for none) and what a bot program printed with it."""
 
-    __slots__ = ("sequence", "action", "think_s", "note")
+    __slots__ = ("sequence", "action", "think_s", "note", "output")
 
-    def __init__(self, sequence: int, action: int, think_s: float, note: str = "") -> None:
+    def __init__(self, sequence: int, action: int, think_s: float, note: str = "", output: str = "") -> None:
         self.sequence = sequence
         self.action = action
         self.think_s = think_s
         self.note = note
+        self.output = output  # what a bot program printed since its previous decision
 
 
 class SeatPort(ABC):

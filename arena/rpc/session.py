@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from arena.games.base import Game
 from arena.referee.faults import SeatFault
 from arena.referee.record import MatchResult, PlayerInfo, Termination
+from arena.agents.base import OUTPUT_CHARS
 from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.convert import clock_to_message, options_to_map, players_to_messages, result_to_message
 from arena.rpc.generated.bot_pb2 import BotMessage, RefereeMessage
@@ -68,6 +69,7 @@ class BotSession(SeatPort):
         self._fill: Callable[[Any, Any], None] = _no_codec
         self._field = ""
         self._output_mark = 0
+        self._decision_mark = 0  # the output read by the last decision: what came after is the next one's
         self._awaited = 0  # the sequence number of the decision last asked for
 
     # --- life of the stream --------------------------------------------------------------------
@@ -111,7 +113,7 @@ class BotSession(SeatPort):
         self._fill, self._field = codec.fill, codec.field
         self.started = True
         if self.process is not None:
-            self._output_mark = self.process.output.total
+            self._output_mark = self._decision_mark = self.process.output.total
         if self._gone:
             raise SeatFault(setup.seat, Termination.DISCONNECT, "the bot's stream closed before the match started")
         message = RefereeMessage()
@@ -164,13 +166,24 @@ class BotSession(SeatPort):
                             f"{len(raw)} bytes that are not an arena.v1.BotMessage ({error})") from None
         if reply.HasField("decision"):
             decision = reply.decision
-            return Answer(decision.sequence, decision.action, decision.think_us / 1e6, decision.note)
+            return Answer(decision.sequence, decision.action, decision.think_us / 1e6, decision.note,
+                          self._output_of_decision())
         kind = reply.WhichOneof("kind")
         if kind is None:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"{len(raw)} bytes that carry no known BotMessage field")
         raise SeatFault(self._seat, Termination.PROTOCOL_ERROR,
                         f"sent {kind} while decision {ask.sequence} was awaited")
+
+    def _output_of_decision(self) -> str:
+        """What the bot wrote since its last decision (read so far: nothing waits for it, so a line written just
+        before the answer may go with the next one); '' for a process that plays several matches at once (its
+        lines cannot be told apart) or a bot that is not a local process."""
+        process = self.process
+        if process is None or process.manifest.concurrency > 1:
+            return ""
+        mark, self._decision_mark = self._decision_mark, process.output.total
+        return process.output.since(mark, OUTPUT_CHARS) if process.output.total > mark else ""
 
     async def finish(self, result: MatchResult) -> None:
         try:

@@ -26,7 +26,7 @@ def test_notes_are_cut_per_decision_and_per_match() -> None:
     kept = [allowance.keep(0, "b" * NOTE_CHARS) for _ in range(40)]
     total = len(first) + sum(len(note) for note in kept if note)
     assert total <= NOTE_CHARS_PER_MATCH
-    assert any(note and "notes end here" in note for note in kept) and kept[-1] is None
+    assert any(note and "kept up to here" in note for note in kept) and kept[-1] is None
     assert allowance.keep(1, "seat 1 has its own allowance") == "seat 1 has its own allowance"
 
 
@@ -39,3 +39,11 @@ def test_an_in_process_agents_notes_are_kept_and_a_replay_reproduces_the_match()
     again = MatchRecord.from_jsonl(record.to_jsonl())
     assert [step.note for step in again.steps] == [step.note for step in record.steps]
     replay(again)  # the record replays: notes are beside the play, never part of it
+
+
+def test_printed_lines_keep_their_end() -> None:
+    allowance = NoteAllowance(1, 10, 25, keep_end=True)
+    assert allowance.keep(0, "0123456789abcdef") == "…789abcdef"  # the last of it: the newest lines
+    assert allowance.keep(0, "short") == "short"
+    assert allowance.keep(0, "0123456789") is None  # 10 left: no room for it and the word that it ends here
+    assert allowance.keep(0, "x") is None

@@ -20,6 +20,8 @@ from tests.submissions.test_submit import make_bot
 from tests.web.test_uploads import ANN, BOB, bearer, finished, packed, site, upload  # noqa: F401  (site: a fixture)
 
 NOTING_BOT = '''
+import sys
+
 from arena.agents.base import Agent
 from arena.sdk import run_bot
 
@@ -29,6 +31,7 @@ class Noting(Agent):
 
     def act(self, request):
         self.decisions = getattr(self, "decisions", 0) + 1
+        print(f"printed at decision {self.decisions}", file=sys.stderr, flush=True)
         request.note = f"my private plan #{self.decisions}: \\x1b]52;c;evil\\x07 " + "x" * 2000
         return request.legal_actions[0]
 
@@ -60,6 +63,11 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
                         enumerate(mine, start=1))
     assert all(len(step.note or "") <= 1024 for step in mine)  # a decision's note is cut at 1,024 characters
     assert all(step.note is None for step in theirs)  # (random leaves none)
+    printed = [step.output or "" for step in mine]  # what it printed, decision by decision (a line written just
+    for number, step in enumerate(mine, start=1):  # before its answer may go with its next decision)
+        later = "".join(printed[number - 1:number + 1])
+        assert f"printed at decision {number}\n" in later, (number, printed[number - 1:number + 1])
+    assert sum(f"printed at decision {n}\n" in out for n, out in enumerate(printed, start=1)) >= len(mine) // 2
 
     # the owner: every note, at its step, escaped; the opponent's owner and the public: none of them
     url = f"/api/owner/matches/{match.id}/notes"
@@ -72,9 +80,11 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
     assert client.get(url, headers=bearer(BOB)).json() == {"match": match.id, "operator": False, "seats": [],
                                                            "notes": []}
     assert client.get(url).status_code == 401
+    assert any("printed at decision" in note["output"] for note in notes["notes"])
     for public in (f"/api/matches/{match.id}/record", f"/api/matches/{match.id}/replay"):
         text = client.get(public).text
         assert "my private plan" not in text and '"note"' not in text, public
+        assert "printed at decision" not in text and '"output"' not in text, public
         assert len(text.splitlines()) > len(mine)
     assert "my private plan" not in json.dumps(client.get(f"/api/matches/{match.id}").json())
     assert store.add_owner("ops", hash_token("ops-token-0123456789"), operator=True)
