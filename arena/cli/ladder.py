@@ -150,6 +150,11 @@ def serve(
     tls_cert: Optional[Path] = typer.Option(None, "--tls-cert", help="Speak TLS to remote bots: PEM certificate "
                                                                      "chain (with --tls-key)."),
     tls_key: Optional[Path] = typer.Option(None, "--tls-key", help="The certificate's PEM private key."),
+    viewer_token_file: Optional[Path] = typer.Option(
+        None, "--viewer-token-file",
+        help="With --port: a file holding a token that lists and watches the matches its referee plays (those with "
+             "bot programs or remote bots), nothing else: `arena web --server HOST:PORT --viewer-token-file` "
+             "shows them live."),
     analyse: Optional[str] = ANALYSE_OPTION,
     decision_limit: Optional[str] = DECISION_LIMIT_OPTION,
     match_limit: Optional[str] = MATCH_LIMIT_OPTION,
@@ -191,7 +196,13 @@ def serve(
 
         from arena.tournament.referee_executor import NetworkSettings
 
-        play = replace(play, network=NetworkSettings(host, port, tls_cert, tls_key))
+        from arena.cli.serve import read_token_file
+
+        play = replace(play, network=NetworkSettings(host, port, tls_cert, tls_key,
+                                                     viewer_token=read_token_file(viewer_token_file,
+                                                                                  "--viewer-token-file")))
+    elif viewer_token_file is not None:
+        fail("--viewer-token-file needs --port (the ladder's referee is watched there)", code=2)
 
     def log(line: str) -> None:
         if json_output:

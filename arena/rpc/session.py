@@ -221,7 +221,8 @@ class BotSession(SeatPort):
                                   f"{self._awaited} was awaited")
             elif ended:
                 fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; then the bot process exited (status 0)")
-        await process.drain_output()  # its last words are in the record, however the fault came
+        await process.drain_output(2.0)  # its last words are in the record, however the fault came (a busy
+        # machine may take a while to read them: the match is over, no clock waits on this)
         output = process.output.since(self._output_mark)
         if fault.reason is Termination.CRASH:
             hint = limit_hint(output)

@@ -48,6 +48,7 @@ class NetworkSettings:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     connect_timeout_s: float = 30.0  # a remote bot seated in a match must have a stream open within this
+    viewer_token: str | None = None  # lists and watches the matches this referee plays (`arena web --server`)
 
 
 class RefereeExecutor(Executor):
@@ -102,7 +103,8 @@ class RefereeExecutor(Executor):
         network = self.network
         if network is not None:
             config = replace(config, port=network.port, host=network.host, tls_cert=network.tls_cert,
-                             tls_key=network.tls_key, connect_timeout_s=network.connect_timeout_s)
+                             tls_key=network.tls_key, connect_timeout_s=network.connect_timeout_s,
+                             viewer_token=network.viewer_token)
         if self.clock is not None:
             config.clock = self.clock
         if self.fault_policy is not None:

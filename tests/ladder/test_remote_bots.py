@@ -140,3 +140,46 @@ def test_a_remote_bot_that_drops_in_a_match_is_scored_by_the_fault_policy(store:
     finally:
         bot.kill()
         bot.wait()
+
+
+def test_the_ladders_matches_can_be_listed_and_watched_with_its_viewer_token(store: Store, tmp_path: Path) -> None:
+    """`arena ladder serve --port P --viewer-token-file F`: the matches its referee plays (here a remote bot's)
+    are listed and watched with that token, as `arena web --server HOST:P --viewer-token-file F` does."""
+    import asyncio
+
+    from arena.rpc.client import AdminClient, AdminError
+
+    viewer = "viewer-token-0123456789abcdef"
+    settings = LadderSettings(games=(GAME,), schedule=Schedule.parse("1s"), matches_per_round=4, max_pending=4,
+                              builtins={GAME.name: tuple(parse_bots("random,greedy"))}, seed=5)
+    play = PlaySettings(concurrency=2, network=NetworkSettings("127.0.0.1", 0, connect_timeout_s=3.0,
+                                                               viewer_token=viewer),
+                        clock=ClockSettings(move_time_s=2.0, bank_s=5.0, grace_s=1.0))
+    service = LadderService(store, settings, play, log=lambda _line: None)
+    service.prepare()
+    name, token = register_remote(store, "ann", "seen-bot")
+    bot = remote_bot(service.remote_address, name, token, tmp_path / "seen.log")
+    try:
+        wait_online(service, name, bot, tmp_path / "seen.log")
+        assert service.play_round().pools[0].stored > 0
+
+        async def look() -> tuple[list[str], list[str]]:
+            async with AdminClient(service.remote_address, viewer) as admin:
+                listed = await admin.matches()
+                players = [player.name for status in listed for player in status.players]
+                events = [event.WhichOneof("kind") async for event in admin.watch(listed[0].match_id)]
+            return players, events
+
+        players, events = asyncio.run(look())
+        assert name in players and events[0] == "header" and events[-1] == "finished"
+
+        async def anonymous() -> None:
+            async with AdminClient(service.remote_address, None) as admin:
+                await admin.matches()
+
+        with pytest.raises(AdminError):
+            asyncio.run(anonymous())
+    finally:
+        bot.kill()
+        bot.wait()
+        service.close()
