@@ -19,7 +19,10 @@ the move greedy's lookahead likes least. Printed, in one run:
 - jaccard: the same matches analysed with two seeds, the overlap of their turning points (matches where
   either has one; goal on close matches, 0.8);
 - anchor: brier, bias and sum of the analysis as it was before (one search of the whole budget valuing the
-  move it picked), on the same records in the same run.
+  move it picked, no calibration), on the same records in the same run.
+
+The optimism taken off every chance (arena/analysis/calibration.json) was measured by
+`python -m arena.analysis.calibrate` on matches of its own: --seed here draws others.
 """
 
 from __future__ import annotations
@@ -130,7 +133,7 @@ def _anchor(record: MatchRecord, budget: Budget) -> Analysis:
     current = match.analyse_decision
     match.analyse_decision = single_search_decision  # type: ignore[assignment]
     try:
-        return analyse_record(record, budget, seed=0)
+        return analyse_record(record, budget, seed=0, calibrated=False)
     finally:
         match.analyse_decision = current  # type: ignore[assignment]
 

@@ -14,6 +14,9 @@ unbiased for the move the search would play, "after" for the move that was playe
 its standard error (from the second search's visits). A turning point is a drop of at least TURNING_DROP
 that is also clear of that noise (at least CLEAR_SE standard errors), labelled "clear" (3 or more) or
 "likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
+The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
+other side's cards); that optimism, measured once per family on matches of its own (arena/analysis/
+calibrate.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
 The same record, seed and simulation budget give the same analysis.
 """
 
@@ -32,6 +35,8 @@ from arena.agents.base import DecisionRequest
 from arena.agents.knowledge import evaluate
 from arena.agents.mcts import MCTSAgent
 from arena.games.base import Game, State, returns_from_ranking
+from arena.analysis.calibration import optimism
+from arena.games.registry import family_of
 from arena.luck.measure import measure_luck
 from arena.referee.record import MatchRecord
 from arena.referee.replay import game_of, replay
@@ -177,8 +182,9 @@ class Analysis:
 
 
 def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, seed: int = 0,
-                   on_progress: ProgressCallback | None = None) -> Analysis:
-    """Analyse every decision of a finished record (checked by a replay first)."""
+                   on_progress: ProgressCallback | None = None, calibrated: bool = True) -> Analysis:
+    """Analyse every decision of a finished record (checked by a replay first); `calibrated`: the search's
+    optimism in this family at this budget (arena/analysis/calibrate.py) taken off every chance."""
     budget = Budget.parse(budget) if isinstance(budget, str) else budget
     if record.result is None:
         raise AnalysisError("the record has no result: only a finished match can be analysed")
@@ -202,6 +208,10 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
             chance_after[-1] = True
         state.apply_action(step.action)
     result = [_chance(value) for value in returns_from_ranking(record.result.ranking)]
+    shift = optimism(family_of(record.game).name, str(budget)) if calibrated else 0.0
+    if shift:  # (a drop, a difference of one mover's chances, is unchanged)
+        entries = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
+                                                      after=_clamped(entry.after - shift)) for entry in entries]
     entries = _fill_forced(entries, chance_after, result)
     analysis = Analysis(record.match_id, record.game, dict(record.options), str(budget), seed,
                         list(game.info.seat_names), entries, result, time.perf_counter() - started)
@@ -244,6 +254,10 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     iterations = chooser.last_iterations + judge.last_iterations
     return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
                          iterations, uncertainty, static)
+
+
+def _clamped(value: float) -> float:
+    return min(1.0, max(0.0, value))
 
 
 def _half(budget: Budget) -> Budget:

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Optional
 
 from rich.console import Console
 from rich.markup import escape
@@ -136,3 +136,16 @@ def command_line(*words: str, db: str | None = None) -> str:
 
     return " ".join(["arena", *(shlex.quote(word) for word in words if word)] +
                     (["--db", shlex.quote(db)] if db else []))
+
+
+def read_token_file(path: Optional[Path | str], option: str) -> Optional[str]:
+    """The token a file holds (None without a file); a one-line error if it cannot be read or is empty."""
+    if path is None:
+        return None
+    try:
+        token = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as error:
+        fail(f"cannot read {option} {path}: {error.strerror}", code=2)
+    if len(token) < 16:
+        fail(f"{option} {path} holds no token (at least 16 characters)", code=2)
+    return token

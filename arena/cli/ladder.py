@@ -196,7 +196,7 @@ def serve(
 
         from arena.tournament.referee_executor import NetworkSettings
 
-        from arena.cli.serve import read_token_file
+        from arena.cli.common import read_token_file
 
         play = replace(play, network=NetworkSettings(host, port, tls_cert, tls_key,
                                                      viewer_token=read_token_file(viewer_token_file,

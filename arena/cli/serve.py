@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from arena.cli.common import console, err_console, fail, results_dir, styled
+from arena.cli.common import console, err_console, fail, read_token_file, results_dir, styled
 
 if TYPE_CHECKING:  # (imported when called: commands load only what they run)
     from arena.referee.clock import ClockSettings
@@ -73,19 +73,6 @@ def check_sandbox_here(settings: SandboxSettings) -> None:
         quick_check(settings)
     except SandboxUnavailable as error:
         fail(str(error), code=2)
-
-
-def read_token_file(path: Optional[Path | str], option: str) -> Optional[str]:
-    """The token a file holds (None without a file); a one-line error if it cannot be read or is empty."""
-    if path is None:
-        return None
-    try:
-        token = Path(path).read_text(encoding="utf-8").strip()
-    except OSError as error:
-        fail(f"cannot read {option} {path}: {error.strerror}", code=2)
-    if len(token) < 16:
-        fail(f"{option} {path} holds no token (at least 16 characters)", code=2)
-    return token
 
 
 def client_admin_token(token: Optional[str], token_file: Optional[Path]) -> Optional[str]:

@@ -94,7 +94,7 @@ def web(
     settings_sandbox = sandbox_settings(sandbox)
     token = None
     if server and viewer_token_file is not None:
-        from arena.cli.serve import read_token_file
+        from arena.cli.common import read_token_file
 
         token = read_token_file(viewer_token_file, "--viewer-token-file")
     elif server:
