@@ -170,7 +170,10 @@ def test_the_service_analyses_its_matches_in_the_background(environment: dict[st
                 ids = list(conn.execute(select(Match.id)).scalars())
             return len(ids) >= 4 and all(store.analysis(match_id) is not None for match_id in ids[:4])
 
-        service.wait_for(analysed, 120, "four matches stored and analysed")
+        def caught_up() -> bool:  # (the analyser's line comes when it has caught up: after a pass, not a match)
+            return any(line.startswith("analyser: ") for line in service.lines())
+
+        service.wait_for(lambda: analysed() and caught_up(), 120, "four matches stored and analysed, and said")
     finally:
         assert service.stop() in (0, 130, -signal.SIGTERM)
         store.close()
