@@ -88,7 +88,7 @@ cleanup() {
         fi
         pkill -f "containerd --config /run/arena-docker" 2>/dev/null || true
         for link in $(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort); do
-            echo "$links_before" | grep -qx "$link" || ip link delete "$link" 2>/dev/null || true
+            echo "$links_before" | grep -x -- "$link" >/dev/null || ip link delete "$link" 2>/dev/null || true
         done
         echo "$forward_before" > /proc/sys/net/ipv4/ip_forward
         firewall_now=$(iptables-save 2>/dev/null | grep -v '^#' || true)
@@ -179,7 +179,11 @@ CA="$WORK/stand-in-cert.pem"
 say "docker compose up (the proxy on $WEB)"
 UP=1
 compose up -d --quiet-pull >"$WORK/compose-up.log" 2>&1 || fail "compose up: $(tail -5 "$WORK/compose-up.log")"
-compose logs secrets | grep -q "WARNING: no certificate" || fail "the stand-in certificate came without its warning"
+# (output kept first, then searched: `grep -q` stops reading at its match, and under pipefail the writer's
+# SIGPIPE would fail the check)
+compose logs secrets >"$WORK/secrets.log" 2>&1 || true
+grep -q "WARNING: no certificate" "$WORK/secrets.log" \
+    || fail "the stand-in certificate came without its warning: $(tail -3 "$WORK/secrets.log")"
 compose exec -T proxy cat /run/arena-secrets/tls/cert.pem >"$CA" || fail "no certificate in the secrets volume"
 
 http() { "$PYTHON" - "$CA" "$@" <<'PY'
@@ -204,7 +208,8 @@ refused() {  # refused WHAT COMMAND...: the command must fail
     local what=$1; shift
     if "$@" >/dev/null 2>&1; then fail "$what"; fi
 }
-compose exec -T redis redis-cli ping 2>&1 | grep -q NOAUTH || fail "Redis answered without its password"
+redis_said=$(compose exec -T redis redis-cli ping 2>&1 || true)
+case "$redis_said" in *NOAUTH*) ;; *) fail "Redis answered without its password: $redis_said" ;; esac
 super=$(compose exec -T postgres psql -U postgres -d arena -tAc "select rolsuper from pg_roles where rolname = 'arena'")
 [ "$super" = f ] || fail "the database role arena is a superuser (or missing): '$super'"
 published=$(docker ps --filter "label=com.docker.compose.project=$PROJECT" --format '{{.Label "com.docker.compose.service"}} {{.Ports}}' \
