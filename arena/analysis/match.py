@@ -11,9 +11,10 @@ No chance is the best of several noisy estimates: the budget is split in two ind
 chooses the best move, the second values it and the move that was played (a double estimator: the value of
 a move that was picked for looking good is not read from the estimate that picked it). So "before" is
 unbiased for the move the search would play, "after" for the move that was played, and each drop comes with
-its standard error (from the second search's visits). A turning point is a drop of at least TURNING_DROP
-that is also clear of that noise (at least CLEAR_SE standard errors), labelled "clear" (3 or more) or
-"likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
+its standard error (from the second search's visits). A drop of CONFIRM_DROP or more is searched once more by
+an independent search of the whole budget and the estimates pooled. A turning point is a drop of at least
+TURNING_DROP that is also clear of that noise (at least CLEAR_SE standard errors), labelled "clear" (3 or more)
+or "likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
 The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
 other side's cards); that optimism, measured once per family on matches of its own (arena/analysis/
 calibrate.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
@@ -45,6 +46,7 @@ DEFAULT_BUDGET = "400"
 TURNING_POINTS = 5  # at most this many turning points per match
 TURNING_DROP = 0.08  # the least drop of the mover's chance that is a turning point
 CLEAR_SE = 2.0  # ... and the least drop, in its standard errors, clear of the search's noise
+CONFIRM_DROP = 0.05  # a drop this large is searched again by a whole-budget search, and the two pooled
 STATIC_WORLDS = 8  # worlds the static evaluation's chance is averaged over
 
 ProgressCallback = Callable[[int, int], None]  # (decisions analysed, decisions in all)
@@ -199,8 +201,11 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
     chance_after: list[bool] = []  # per decision: a chance step came before the next decision
     for index, step in enumerate(record.steps):
         if not step.is_chance:
-            entries.append(analyse_decision(game, state, step.action, budget, _decision_seed(seed, len(entries)),
-                                            decision=len(entries), step=index))
+            entry = analyse_decision(game, state, step.action, budget, _decision_seed(seed, len(entries)),
+                                     decision=len(entries), step=index)
+            if not entry.forced and entry.played != entry.best and entry.drop >= CONFIRM_DROP:
+                entry = _confirmed(game, state, entry, step.action, budget, _decision_seed(seed + 1, len(entries)))
+            entries.append(entry)
             chance_after.append(False)
             if on_progress is not None:
                 on_progress(len(entries), total)
@@ -258,6 +263,30 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
 
 def _clamped(value: float) -> float:
     return min(1.0, max(0.0, value))
+
+
+def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budget: Budget,
+               seed: int) -> DecisionEntry:
+    """A candidate turning point valued again by an independent search of the whole budget (the same two
+    moves: the best found and the one played) and the two estimates pooled by their variances, so a drop that
+    was the first search's noise shrinks and one that holds gets surer."""
+    seat = entry.seat
+    legal = state.legal_actions()
+    best = next((action for action in legal if state.action_to_string(action) == entry.best), None)
+    if best is None:
+        return entry
+    judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
+    judge.reset(game, seat, seed)
+    valued = judge.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played, best))
+    value_best, visits_best = valued.values[best]
+    value_played, visits_played = valued.values[played]
+    error = math.sqrt(_variance(value_best) / visits_best + _variance(value_played) / visits_played) / 2
+    first = 1.0 / max(entry.uncertainty, 1e-6) ** 2
+    second = 1.0 / max(error, 1e-6) ** 2
+    before = (entry.before * first + _chance(value_best) * second) / (first + second)
+    after = (entry.after * first + _chance(value_played) * second) / (first + second)
+    return replace(entry, before=before, after=after, uncertainty=1.0 / math.sqrt(first + second),
+                   simulations=entry.simulations + judge.last_iterations)
 
 
 def _half(budget: Budget) -> Budget:
