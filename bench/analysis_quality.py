@@ -95,20 +95,6 @@ def _entries_with_results(analysis: Analysis) -> list[tuple[Any, float]]:
     return [(entry, analysis.result[entry.seat]) for entry in analysis.entries if not entry.forced]
 
 
-def _sums(analysis: Analysis, record: MatchRecord) -> list[float]:
-    """after(d) + before(d+1) where the next decision is the other seat's with no chance step between."""
-    decisions_at = [index for index, step in enumerate(record.steps) if not step.is_chance]
-    found = []
-    for i in range(len(analysis.entries) - 1):
-        first, second = analysis.entries[i], analysis.entries[i + 1]
-        if first.forced or second.forced or first.seat == second.seat:
-            continue
-        if decisions_at[i + 1] != decisions_at[i] + 1:  # a chance step between
-            continue
-        found.append(first.after + second.before)
-    return found
-
-
 def single_search_decision(game: Any, state: Any, played: int, budget: Budget, seed: int, *, decision: int = 0,
                            step: int = 0) -> Any:
     """The anchor: the analysis as it was before (one search of the whole budget; "before" is the value of the
@@ -153,10 +139,10 @@ def run(games: list[str], matches: int, budget: Budget, seed: int) -> dict[str, 
                 first = analyse_record(record, budget, seed=0)
                 second = analyse_record(record, budget, seed=1)
                 rows += _entries_with_results(first)
-                sums += _sums(first, record)
+                sums += first.position_sums()
                 anchor = _anchor(record, budget)
                 anchor_rows += _entries_with_results(anchor)
-                anchor_sums += _sums(anchor, record)
+                anchor_sums += anchor.position_sums()
                 a = {p.decision for p in first.turning_points}
                 b = {p.decision for p in second.turning_points}
                 if a or b:

@@ -37,18 +37,12 @@ def measure(mode: str, matches: int, seed: int) -> tuple[float, int]:
 
     game = load_game(mode)
     rng = random.Random(seed)
-    sums = []
+    sums: list[float] = []
     for index in range(matches):
         specs = ("greedy", "greedy") if index % 2 == 0 else ("greedy", "random")
         agents = [make_agent(spec) for spec in (specs if index % 4 < 2 else specs[::-1])]
         record = play_match(game, agents, seed=rng.randrange(2 ** 62))
-        analysis = analyse_record(record, DEFAULT_BUDGET, seed=index, calibrated=False)
-        decisions_at = [i for i, step in enumerate(record.steps) if not step.is_chance]
-        for i in range(len(analysis.entries) - 1):
-            first, second = analysis.entries[i], analysis.entries[i + 1]
-            if first.forced or second.forced or first.seat == second.seat or decisions_at[i + 1] != decisions_at[i] + 1:
-                continue
-            sums.append(first.after + second.before)
+        sums += analyse_record(record, DEFAULT_BUDGET, seed=index, calibrated=False).position_sums()
     return (statistics.fmean(sums) - 1.0) / 2.0 if sums else 0.0, len(sums)
 
 

@@ -142,6 +142,14 @@ class Analysis:
         seat0.append(self.result[0])
         return [seat0, [1.0 - value for value in seat0]]
 
+    def position_sums(self) -> list[float]:
+        """Where one seat's searched decision hands the position straight to the other's (no chance step, no
+        forced move between), the first's "after" plus the second's "before": two estimates of one position
+        from both sides, which add to 1 when neither side is flattered (arena/analysis/calibrate.py)."""
+        return [first.after + second.before for first, second in zip(self.entries, self.entries[1:])
+                if not first.forced and not second.forced and first.seat != second.seat
+                and second.step == first.step + 1]
+
     def to_json(self, timings: bool = True) -> dict[str, Any]:
         """The analysis as JSON; without `timings`, nothing in it depends on the machine or the moment (the same
         record, seed and budget give the same document)."""
@@ -245,20 +253,25 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
     chooser.reset(game, seat, seed)
     best = chooser.move_values(DecisionRequest(seat, legal, observation), include=(played,)).best
-    judge = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
-    judge.reset(game, seat, (seed * 6364136223846793005 + 1442695040888963407) % (2 ** 63))
+    before, after, uncertainty, judged = _judged(game, seat, legal, observation, played, best, half,
+                                                 (seed * 6364136223846793005 + 1442695040888963407) % (2 ** 63))
+    return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
+                         chooser.last_iterations + judged, uncertainty, static)
+
+
+def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: int, best: int, budget: Budget,
+            seed: int) -> tuple[float, float, float, int]:
+    """An independent search valuing `best` and `played` for `seat`: (before, after, the drop's standard error,
+    iterations run); the same move played as the best one drops nothing."""
+    judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
+    judge.reset(game, seat, seed)
     valued = judge.move_values(DecisionRequest(seat, legal, observation), include=(played, best))
     value_best, visits_best = valued.values[best]
-    before = _chance(value_best)
     if played == best:
-        after, uncertainty = before, 0.0
-    else:
-        value_played, visits_played = valued.values[played]
-        after = _chance(value_played)
-        uncertainty = math.sqrt(_variance(value_best) / visits_best + _variance(value_played) / visits_played) / 2
-    iterations = chooser.last_iterations + judge.last_iterations
-    return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
-                         iterations, uncertainty, static)
+        return _chance(value_best), _chance(value_best), 0.0, judge.last_iterations
+    value_played, visits_played = valued.values[played]
+    error = math.sqrt(_variance(value_best) / visits_best + _variance(value_played) / visits_played) / 2
+    return _chance(value_best), _chance(value_played), error, judge.last_iterations
 
 
 def _clamped(value: float) -> float:
@@ -275,18 +288,12 @@ def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budg
     best = next((action for action in legal if state.action_to_string(action) == entry.best), None)
     if best is None:
         return entry
-    judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
-    judge.reset(game, seat, seed)
-    valued = judge.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played, best))
-    value_best, visits_best = valued.values[best]
-    value_played, visits_played = valued.values[played]
-    error = math.sqrt(_variance(value_best) / visits_best + _variance(value_played) / visits_played) / 2
+    before, after, error, judged = _judged(game, seat, legal, state.observation(seat), played, best, budget, seed)
     first = 1.0 / max(entry.uncertainty, 1e-6) ** 2
     second = 1.0 / max(error, 1e-6) ** 2
-    before = (entry.before * first + _chance(value_best) * second) / (first + second)
-    after = (entry.after * first + _chance(value_played) * second) / (first + second)
-    return replace(entry, before=before, after=after, uncertainty=1.0 / math.sqrt(first + second),
-                   simulations=entry.simulations + judge.last_iterations)
+    return replace(entry, before=(entry.before * first + before * second) / (first + second),
+                   after=(entry.after * first + after * second) / (first + second),
+                   uncertainty=1.0 / math.sqrt(first + second), simulations=entry.simulations + judged)
 
 
 def _half(budget: Budget) -> Budget:
@@ -306,11 +313,12 @@ def _static_chance(game: Game, observation: Any, seat: int, seed: int) -> float:
     """Arena's static evaluation of the position for `seat`, as a chance, averaged over worlds the seat could
     be in (never the record's hidden truth)."""
     rng = random.Random(seed ^ 0x57A71C)
+    worlds = STATIC_WORLDS if game.info.has_hidden_information else 1
     total = 0.0
-    for _ in range(STATIC_WORLDS if game.info.has_hidden_information else 1):
+    for _ in range(worlds):
         world = game.determinize(observation, rng)
         total += world.returns()[seat] if world.is_terminal() else evaluate(world, seat)
-    return _chance(total / (STATIC_WORLDS if game.info.has_hidden_information else 1))
+    return _chance(total / worlds)
 
 
 def _fill_forced(entries: list[DecisionEntry], chance_after: list[bool], result: list[float]) -> list[DecisionEntry]:

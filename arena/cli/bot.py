@@ -140,10 +140,7 @@ def compare(
                    f"v{b.version} score", "B - A", "verdict"):
         table.add_column(column)
     for mode in modes:
-        score_a = cell(mode.a.corrected, mode.a.corrected_low, mode.a.corrected_high) \
-            if mode.measure == "score less luck" else cell(mode.a.score, mode.a.score_low, mode.a.score_high)
-        score_b = cell(mode.b.corrected, mode.b.corrected_low, mode.b.corrected_high) \
-            if mode.measure == "score less luck" else cell(mode.b.score, mode.b.score_low, mode.b.score_high)
+        score_a, score_b = cell(*mode.measured(mode.a)), cell(*mode.measured(mode.b))
         verdict = mode.verdict + (f" (about {mode.more_games} more games each)" if mode.more_games else "")
         table.add_row(mode.pool, str(len(mode.opponents)), str(mode.a.games), score_a, str(mode.b.games), score_b,
                       cell(mode.difference, mode.difference_low, mode.difference_high), verdict)

@@ -75,7 +75,7 @@ def _word(label: str) -> str:
 def plain_help(command: Any) -> Any:
     """`command` (and its subcommands) with every value's metavar in words instead of the Python types typer
     shows (`<int range>`, `<list[Path]>`); an argument shows its name alone."""
-    context = click_context(command)
+    context = command.context_class(command)  # (typer's helpers describe a parameter within a context)
     for param in command.params:
         if getattr(param, "param_type_name", "") == "argument":  # its name says it: no type beside it
             param.display_type_rich = lambda ctx: None
@@ -85,11 +85,6 @@ def plain_help(command: Any) -> Any:
     for sub in getattr(command, "commands", {}).values():
         plain_help(sub)
     return command
-
-
-def click_context(command: Any) -> Any:
-    """A bare context for `command` (what typer's help helpers need to describe a parameter)."""
-    return type(command.context_class(command))(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,7 +16,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.ratings.stats import Z95, mean_interval, wilson_interval
+from arena.ratings.stats import Z95, mean_interval, sample_variance, wilson_interval
 from arena.store import BotRow, Store
 from arena.store.rows import PairCount
 
@@ -56,6 +56,12 @@ class ModeComparison:
     verdict: str  # "better", "worse", "not clear yet", or "no common opponents"
     more_games: int | None  # while not clear: about how many more games each, for a difference this size
     against_each_other: dict[str, Any] | None  # A's games against B: wins, draws, losses
+
+    def measured(self, side: VersionSide) -> tuple[float | None, float | None, float | None]:
+        """A side's figure the verdict was made on, with its interval: its score less luck, or its score."""
+        if self.measure == "score less luck":
+            return side.corrected, side.corrected_low, side.corrected_high
+        return side.score, side.score_low, side.score_high
 
 
 def find_versions(store: Store, name: str, first: str, second: str) -> tuple[BotRow, BotRow]:
@@ -137,9 +143,7 @@ def _moments(pairs: list[PairCount], use_luck: bool) -> tuple[float, float, int]
         count = sum(p.games for p in pairs)
         total = sum(p.wins + 0.5 * p.draws for p in pairs)
         squares = sum(p.wins + 0.25 * p.draws for p in pairs)
-    mean = total / count
-    variance = max(0.0, squares / count - mean * mean) * count / max(1, count - 1)
-    return mean, max(variance, 1e-6), count
+    return total / count, max(sample_variance(total, squares, count), 1e-6), count
 
 
 def _round(value: float | None) -> float | None:

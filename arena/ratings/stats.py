@@ -25,9 +25,14 @@ def mean_interval(total: float, squares: float, count: int, z: float = Z95) -> t
     if count <= 0:
         return (math.nan, math.nan, math.nan)
     mean = total / count
-    variance = max(0.0, squares / count - mean * mean) * count / max(1, count - 1)
-    half = z * math.sqrt(variance / count)
+    half = z * math.sqrt(sample_variance(total, squares, count) / count)
     return (mean, mean - half, mean + half)
+
+
+def sample_variance(total: float, squares: float, count: int) -> float:
+    """The unbiased variance of `count` (at least 1) values from their sum and sum of squares."""
+    mean = total / count
+    return max(0.0, squares / count - mean * mean) * count / max(1, count - 1)
 
 
 def elo_to_score(elo: float) -> float:

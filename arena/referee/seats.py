@@ -145,12 +145,12 @@ class AgentSeat(SeatPort):
         request = DecisionRequest(seat, ask.legal_actions, partial(state.observation, seat), ask.time_left_s)
         clock_cap = None if ask.time_left_s is None else ask.time_left_s + CLOCK_MARGIN_S
         action, think = self._think(seat, request, clock_cap)
-        return Answer(ask.sequence, action, think, request.note if isinstance(request.note, str) else "")
+        return Answer(ask.sequence, action, think, _note_of(request))
 
     def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float, str]:
         request = DecisionRequest(seat, legal_actions, partial(state.observation, seat))
         action, think = self._think(seat, request, None)
-        return action, think, request.note if isinstance(request.note, str) else ""
+        return action, think, _note_of(request)
 
     def _think(self, seat: int, request: DecisionRequest, cap_s: float | None) -> tuple[int, float]:
         """The agent's action and the seconds it took, under the watchdog (arena.referee.limits)."""
@@ -163,3 +163,8 @@ class AgentSeat(SeatPort):
 
     async def finish(self, result: MatchResult) -> None:
         return None
+
+
+def _note_of(request: DecisionRequest) -> str:
+    """The note an in-process agent left with its decision ("" for none, or for one that is not text)."""
+    return request.note if isinstance(request.note, str) else ""

@@ -281,6 +281,13 @@ def _decode(decode: Callable[[Any], Any], observation: Any, field: str) -> Any:
 REMOTE_ENV = "ARENA_REMOTE"
 
 
+def remote_url(name: str, token: str, address: str, tls: bool) -> str:
+    """The one setting (ARENA_REMOTE) for a remote bot: `arena://NAME:TOKEN@HOST:PORT`, `arenas://` for TLS; what
+    `parse_remote` reads back."""
+    quoted = urllib.parse.quote(name, safe="") + ":" + urllib.parse.quote(token, safe="")
+    return f"{'arenas' if tls else 'arena'}://{quoted}@{address}"
+
+
 def parse_remote(url: str) -> dict[str, Any]:
     """`arena://NAME:TOKEN@HOST:PORT` (or `arenas://` for TLS checked against the system's CAs): the one setting
     that connects a bot run on its owner's computer to a hosted ladder. ValueError when it is not one."""

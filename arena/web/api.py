@@ -164,10 +164,11 @@ def games() -> dict[str, Any]:
 def server(request: Request) -> dict[str, Any]:
     from arena import __version__
     from arena.rpc.convert import PROTOCOL_VERSION
+    from arena.rpc.sdk import remote_url
 
     settings = request.app.state.settings
     remote = ({"address": settings.remote_address, "tls": settings.remote_tls,
-               "url": f"{'arenas' if settings.remote_tls else 'arena'}://NAME:TOKEN@{settings.remote_address}"}
+               "url": remote_url("NAME", "TOKEN", settings.remote_address, settings.remote_tls)}
               if settings.remote_address else None)
     return {"version": __version__, "protocol": f"arena.v{PROTOCOL_VERSION}", "remote_bots": remote}
 

@@ -27,6 +27,7 @@ from arena.referee.evidence import seat_evidence, seat_notes, shown
 from arena.referee.record import MatchRecord, RecordError
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
+from arena.rpc.sdk import remote_url
 from arena.store import Store
 from arena.web.guard import address_key
 from arena.web.state import hosting_of, store_of
@@ -207,14 +208,23 @@ def match_evidence(request: Request, match: str) -> dict[str, Any]:
     header = store.record_header(match)
     if row is None or header is None:
         raise HTTPException(404, f"no match {match!r}")
+    operator, seats = _callers_seats(request, who, row)
+    for seat in seats:
+        seat["evidence"] = seat_evidence(header.get("extra"), seat["seat"])
+    return {"match": row["id"], "operator": operator, "seats": seats}
+
+
+def _callers_seats(request: Request, who: Caller, row: dict[str, Any]) -> tuple[bool, list[dict[str, Any]]]:
+    """(the caller is an operator, the match's seats the caller may see the private side of: its own bots',
+    an operator's every one), each as {seat, bot, version}."""
+    store = store_of(request)
     operator = who.owner in hosting_of(request).operators()
     seats = []
     for seat in row["seats"]:
         bot = store.bot(seat["bot_id"])
         if operator or (bot is not None and bot.owner == who.owner):
-            seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"],
-                          "evidence": seat_evidence(header.get("extra"), seat["seat"])})
-    return {"match": row["id"], "operator": operator, "seats": seats}
+            seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"]})
+    return operator, seats
 
 
 @router.get("/owner/matches/{match}/notes", summary="The notes the caller's bots left with their decisions")
@@ -230,12 +240,7 @@ def match_notes(request: Request, match: str) -> dict[str, Any]:
     row = store.match(found[0]["id"])
     if row is None:
         raise HTTPException(404, f"no match {match!r}")
-    operator = who.owner in hosting_of(request).operators()
-    seats = []
-    for seat in row["seats"]:
-        bot = store.bot(seat["bot_id"])
-        if operator or (bot is not None and bot.owner == who.owner):
-            seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"]})
+    operator, seats = _callers_seats(request, who, row)
     notes: list[dict[str, Any]] = []
     if seats:
         try:
@@ -286,7 +291,7 @@ def connect_line(name: str, token: str, address: str, tls: bool) -> dict[str, An
     was not told its remote-bot address (`arena web --remote-address`)."""
     if not address:
         return None
-    remote = f"{'arenas' if tls else 'arena'}://{name}:{token}@{address}"
+    remote = remote_url(name, token, address, tls)
     return {"address": address, "tls": tls, "remote": remote, "command": f"ARENA_REMOTE={remote} python bot.py"}
 
 
