@@ -12,7 +12,8 @@ from arena.games.general_orders.wwii import knowledge as go_knowledge
 from arena.games.major_general import knowledge as mg_knowledge
 from arena.games.base import CHANCE, TERMINAL, Game, GameInfo, State
 from arena.games.general_orders.wwii.positions import build_position, deploy, play
-from arena.games.general_orders.wwii.rules import DECLINE, GeneralOrdersGame
+from arena.games.general_orders.core import DECLINE
+from arena.games.general_orders.wwii.rules import WWIIGame
 from arena.games.major_general.rules import MOVE_BASE, TARGET_YELLOW
 from arena.games.registry import game_modes, load_game
 from tests.games.major_general.position import RED, YELLOW, card_with, play_action, position
@@ -161,7 +162,7 @@ def test_major_general_script_places_its_command_where_it_helps() -> None:
 
 # --- General Orders --------------------------------------------------------------------------------
 
-ALPINE = GeneralOrdersGame("alpine")
+ALPINE = WWIIGame("alpine")
 SUPPLY_LINE = {"B-W2": (1, 0), "M-W": (1, 0), "Y-W2": (1, 0)}  # Blue supplied up to Yellow's side
 HOME = {"B-HQ": (3, 0), "B-W1": (2, 0), "B-C1": (2, 0), "B-E1": (2, 0),
         "Y-HQ": (0, 3), "Y-W1": (0, 2), "Y-C1": (0, 2), "Y-E1": (0, 2)}

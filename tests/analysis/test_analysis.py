@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from arena.agents import make_agent
 from arena.analysis import AnalysisError, Budget, analyse_decision, analyse_record
 from arena.cli.main import app
-from arena.games.general_orders.wwii.rules import PASS
+from arena.games.general_orders.core import PASS
 from arena.games.registry import load_game
 from arena.referee.authority import play_match
 from arena.referee.record import MatchRecord

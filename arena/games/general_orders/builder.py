@@ -1,6 +1,6 @@
 """Set-position building blocks and action ids by name, for both games of the family.
 
-positions.py (WWII) and sengoku_positions.py build a state from a compact description with these
+wwii/positions.py and sengoku/positions.py build a state from a compact description with these
 pieces: the cards (hands, discard pile, and the deck as what is left of the mode's deck), the area
 bonuses, the commanders standing on spaces, and the start of `active`'s turn. The ids of the
 family's shared decisions (Counter Attack, play or re-roll with a card, target) are here too.
@@ -8,9 +8,7 @@ family's shared decisions (Counter Attack, play or re-roll with a card, target) 
 
 from __future__ import annotations
 
-from typing import Any
-
-from arena.games.general_orders.engine import MAX_N, TURN, FamilyGame, FamilyState
+from arena.games.general_orders.core import MAX_N, TURN, Core, FamilyGame
 
 
 def card_counts(game: FamilyGame, named: dict[str, int]) -> list[int]:
@@ -21,7 +19,7 @@ def card_counts(game: FamilyGame, named: dict[str, int]) -> list[int]:
     return counts
 
 
-def place_cards_and_bonuses(state: FamilyState[Any], bonuses: dict[str, str] | None,
+def place_cards_and_bonuses(state: Core, bonuses: dict[str, str] | None,
                             hands: tuple[dict[str, int], dict[str, int]], discard: dict[str, int] | None) -> None:
     """Area-bonus tokens by area id; the hands and discard pile; the deck holds the rest."""
     game = state.game
@@ -36,7 +34,7 @@ def place_cards_and_bonuses(state: FamilyState[Any], bonuses: dict[str, str] | N
                   for k in range(len(game.card_ids))]
 
 
-def place_commanders(state: FamilyState[Any], occupied: dict[int, int] | None) -> list[int]:
+def place_commanders(state: Core, occupied: dict[int, int] | None) -> list[int]:
     """Put a commander of the given seat on each space index; how many per seat."""
     deployed = [0, 0]
     for space, seat in (occupied or {}).items():
@@ -45,13 +43,13 @@ def place_commanders(state: FamilyState[Any], occupied: dict[int, int] | None) -
     return deployed
 
 
-def begin_turn_of(state: FamilyState[Any], initiative: int, active: int, round: int) -> None:
-    """The position stands at the deploy step of `active`'s turn; derived masks are recomputed."""
+def begin_turn_of(state: Core, initiative: int, active: int, round: int) -> None:
+    """The position stands at the deploy step of `active`'s turn (the game recomputes its derived
+    masks next: `refresh_control`)."""
     state.initiative = initiative
     state.active = active
     state.round = round
     state.phase = TURN
-    state.refresh_control()
 
 
 def check_count(n: int) -> None:

@@ -1,6 +1,6 @@
-"""What the two General Orders knowledge modules (knowledge_wwii, knowledge_sengoku) share.
+"""What the two General Orders knowledge modules (wwii/knowledge.py, sengoku/knowledge.py) share.
 
-Both engines play the same way (arena.games.general_orders.engine). Shared here: the weights,
+Both games play the same way (arena.games.general_orders.core and the family's library). Shared here: the weights,
 memoised board look-ups, the squashed evaluation, the look-ahead boundary; the observation view's
 common part (`FamilyView`), the scores both scripts give alike, and the frame that picks the
 best-scored action. Each game's module keeps what differs: its units, the worth of an area, the
@@ -14,7 +14,7 @@ import random
 from typing import Any, Callable, Generic, Mapping, TypeVar, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.engine import ACCEPT, DECLINE, DONE, OVER, REROLL, TURN, FamilyGame, FamilyState
+from arena.games.general_orders.core import ACCEPT, DECLINE, DONE, OVER, REROLL, TURN, Core, FamilyGame
 from arena.games.general_orders.loader import FamilyBoard
 
 SCALE = 8.0
@@ -85,11 +85,11 @@ def value_features(state: State, seat_strength: Callable[[State, int], float]) -
 def settle(state: State) -> State:
     """The position a chance outcome leads to once its own consequence is played: a roll kept (no card spent to
     roll again), so that what the roll decided is on the board. The luck's value model reads it there."""
-    family = family_state(state)
-    if family.phase == REROLL:
-        family = family.clone()
-        family.apply_action(ACCEPT)
-    return family
+    if family_state(state).phase == REROLL:
+        settled = state.clone()
+        settled.apply_action(ACCEPT)
+        return settled
+    return state
 
 
 def is_lookahead_boundary(state: State) -> bool:
@@ -98,9 +98,9 @@ def is_lookahead_boundary(state: State) -> bool:
     return phase == TURN or phase == OVER
 
 
-def family_state(state: State) -> FamilyState[Any]:
+def family_state(state: State) -> Core:
     """A state of this family (the knowledge of a family is only given its own games' states)."""
-    return cast(FamilyState[Any], state)
+    return cast(Core, state)
 
 
 # --- scripted strategy (observations only) -------------------------------------------------------

@@ -1,10 +1,14 @@
-"""Reading and checking the General Orders data files, for both games of the family.
+"""Reading and checking the General Orders data files, for both games of the family: the one board
+compiler's steps.
 
-Each game compiles its own board format into its own board class (data.py for WWII, sengoku_data.py
-for Sengoku Jidai); what they share is here: the fields every board has (FamilyBoard), the JSON
-reader, names per language, the rule flags, symmetric and connected adjacency, the area-bonus
-token pool, the 24-card deck of a mode, the mirror, and the terms file. Every check raises
-BoardError with the file and the place that breaks it.
+A game's board format is data (`BoardFormat`: its rule flags, factions, languages, action kinds,
+which of them may be linked to which kind of place, and its support board); each game's board.py
+compiles its files as a short sequence of these small steps, adding a step of its own only for
+what it alone has (WWII's air zones, Sengoku's ports and fortifications). Here: the fields every
+board has (FamilyBoard), the JSON reader, names per language, the rule flags, area ids and
+symmetric, connected adjacency, HQs, bonus slots, linked and support spaces, the starting units
+against the totals and caps, the area-bonus token pool, the 24-card deck of a mode, the mirror, and
+the terms file. Every check raises BoardError with the file and the place that breaks it.
 """
 
 from __future__ import annotations
@@ -12,15 +16,30 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from arena.games.general_orders.common import bits, reach
+from arena.games.general_orders.masks import bits
+from arena.games.general_orders.supply import reach
 
 DECK_SIZE = 24  # the operation cards of one mode
 
 
 class BoardError(ValueError):
     """A board or card file breaks a rule the engine relies on."""
+
+
+@dataclass(frozen=True)
+class BoardFormat:
+    """A game's board files as data: what the compile steps check them against."""
+
+    game: str  # the game's name in messages ("WWII", "Sengoku")
+    pass_rule: str  # the rule flags the game implements
+    hq_loss: str
+    langs: tuple[str, ...]
+    factions: tuple[str, ...]
+    actions: tuple[str, ...]  # every action kind, by index
+    support: tuple[int, ...]  # the action kinds of the support board
+    initiative: int  # the support action kind whose space may carry the initiative symbol
 
 
 @dataclass(frozen=True)
@@ -180,3 +199,78 @@ def board_basics(raw: dict[str, Any], where: str, langs: Sequence[str]) -> dict[
         "assumptions": tuple(raw.get("assumptions", ())),
         "rounds": int(raw["rules"]["rounds"]),
     }
+
+
+# --- compile steps both games take ------------------------------------------------------------
+
+
+def board_head(raw: dict[str, Any], board_format: BoardFormat) -> tuple[str, bool]:
+    """Where the file is (for messages), and whether its pass is final, once its rule flags are the
+    game's own."""
+    where = f"boards/{raw['mode']}.json"
+    final_pass = rule_flags(where, raw["rules"], board_format.game, board_format.pass_rule, board_format.hq_loss)
+    return where, final_pass
+
+
+def hq_areas(where: str, areas: Sequence[dict[str, Any]], factions: Sequence[str],
+             barred: Callable[[int], str] = lambda i: "") -> tuple[int, int]:
+    """Each faction's HQ area: one each, none where `barred` says why not."""
+    hq = [-1, -1]
+    for i, area in enumerate(areas):
+        if area.get("hq") is None:
+            continue
+        seat = factions.index(area["hq"])
+        why = barred(i)
+        if why:
+            raise BoardError(f"{where} {area['id']}: {why}")
+        if hq[seat] != -1:
+            raise BoardError(f"{where}: two HQs for {area['hq']}")
+        hq[seat] = i
+    if -1 in hq:
+        raise BoardError(f"{where}: both factions need an HQ")
+    return hq[0], hq[1]
+
+
+def bonus_slots(where: str, areas: Sequence[dict[str, Any]], barred: Callable[[int], str] = lambda i: "") -> list[int]:
+    """The areas with an area-bonus slot, in file order; none where `barred` says why not."""
+    slots = []
+    for i, area in enumerate(areas):
+        if area.get("bonus_slot"):
+            why = barred(i)
+            if why:
+                raise BoardError(f"{where} {area['id']}: {why}")
+            slots.append(i)
+    return slots
+
+
+def check_linked(where: str, action: int, allowed: Sequence[int], board_format: BoardFormat, place: str) -> None:
+    """A linked space's action may be linked to this kind of place."""
+    if action not in allowed:
+        raise BoardError(f"{where}: {board_format.actions[action]} cannot be linked to {place}")
+
+
+def support_space(where: str, item: dict[str, Any], board_format: BoardFormat) -> tuple[int, bool]:
+    """A support space's action kind and initiative symbol, checked."""
+    kind = board_format.actions.index(item["action"])
+    if kind not in board_format.support:
+        raise BoardError(f"{where}: {item['action']} is not a support action")
+    initiative = bool(item.get("initiative", False))
+    if initiative and kind != board_format.initiative:
+        raise BoardError(f"{where}: only a Plan space carries the initiative symbol")
+    return kind, initiative
+
+
+def check_support_board(where: str, kinds: Sequence[int], initiatives: int, required: Mapping[int, int],
+                        rule: str) -> None:
+    """The support board has `required` spaces of each kind and one initiative symbol (`rule` says so
+    in words)."""
+    if any(kinds.count(kind) != n for kind, n in required.items()) or initiatives != 1:
+        raise BoardError(f"{where}: {rule}")
+
+
+def check_starting_totals(where: str, board_format: BoardFormat, starts: Sequence[tuple[Sequence[Sequence[int]], int, str]]) -> None:
+    """No faction starts with more units of a kind than it has: (per seat counts, total, words)."""
+    for seat, faction in enumerate(board_format.factions):
+        for counts, total, words in starts:
+            if sum(counts[seat]) > total:
+                raise BoardError(f"{where}: {faction} starts with more than {total} {words}")

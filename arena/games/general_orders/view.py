@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from arena.games.base import CHANCE, TERMINAL, Game, State
-from arena.games.general_orders.engine import FamilyGame
+from arena.games.general_orders.core import FamilyGame
 from arena.games.views import SIDE_COLOURS, cached_spread
 
 FACTION_COLOURS = {"blue": "#2f6fd6", "yellow": "#d9a400", "red": "#c0392b", "black": "#3b3b3b"}

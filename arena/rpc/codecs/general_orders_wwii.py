@@ -1,6 +1,6 @@
 """General Orders: WWII observations: the observation dict <-> GeneralOrdersWwiiObservation.
 
-The dict is exactly what `GeneralOrdersState.observation(seat)` returns (Alpine and Island);
+The dict is exactly what `WWIIState.observation(seat)` returns (Alpine and Island);
 `to_dict(to_message(d)) == d`, key order and value types included, for every observation
 (tests/rpc/test_general_orders_observations.py). Enum values are the engine's names in upper case
 with '_' for '-' and a prefix (phase "move-in" is PHASE_MOVE_IN); the tables are built from the

@@ -6,17 +6,17 @@ import random
 from typing import Any, Callable, Iterable, Iterator
 
 from arena.games.base import CHANCE
-from arena.games.general_orders.engine import DONE, MOVE, FamilyGame, FamilyState
+from arena.games.general_orders.core import DONE, MOVE, Core, FamilyGame
 
 
-def run(state: FamilyState[Any], *actions: int) -> FamilyState[Any]:
+def run(state: Core, *actions: int) -> Core:
     """Apply the actions in order (decisions and chance outcomes alike); return the state."""
     for action in actions:
         state.apply_action(action)
     return state
 
 
-def move_in(state: FamilyState[Any], *moves: int) -> FamilyState[Any]:
+def move_in(state: Core, *moves: int) -> Core:
     """Apply move-in choices (and cards played then), then 'done' unless the engine already took it
     as the only option left."""
     run(state, *moves)
@@ -40,12 +40,12 @@ def names(game: FamilyGame, bits: int) -> set[str]:
     return {game.board.area_ids[a] for a in range(game.NA) if bits >> a & 1}
 
 
-def is_chance(state: FamilyState[Any]) -> bool:
+def is_chance(state: Core) -> bool:
     """True at a chance node."""
     return state.current_player() == CHANCE
 
 
-def random_game(game: FamilyGame, seed: int) -> Iterator[FamilyState[Any]]:
+def random_game(game: FamilyGame, seed: int) -> Iterator[Core]:
     """The state of one random game after each step, from the start to the end: chance outcomes
     sampled by their probabilities, decisions uniform over the legal ones."""
     rng = random.Random(seed)

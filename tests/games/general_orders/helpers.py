@@ -17,14 +17,14 @@ from arena.games.general_orders.wwii.positions import (  # noqa: F401  (re-expor
     target,
     troops_at,
 )
-from arena.games.general_orders.wwii.rules import GeneralOrdersGame
+from arena.games.general_orders.wwii.rules import WWIIGame
 from tests.games.general_orders.family import area, is_chance, mask, move_in, names, run  # noqa: F401
 
-ALPINE = GeneralOrdersGame("alpine")
-ISLAND = GeneralOrdersGame("island")
+ALPINE = WWIIGame("alpine")
+ISLAND = WWIIGame("island")
 BLUE, YELLOW = 0, 1
 
 
-def zone(game: GeneralOrdersGame, name: str) -> int:
+def zone(game: WWIIGame, name: str) -> int:
     """The index of an air zone by id."""
     return game.board.zone_ids.index(name)

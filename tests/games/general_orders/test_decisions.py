@@ -9,27 +9,9 @@ import pytest
 
 from arena.games.base import IllegalActionError
 from arena.games.general_orders.wwii.board import BOARDS, CARD_IDS, CARDS
-from arena.games.general_orders.engine import DRAW, REASON_HQ, REASON_TIE, ROLL
-from arena.games.general_orders.wwii.rules import (
-    ACCEPT,
-    BLITZ_DEPLOY,
-    DECLINE,
-    DEFEND,
-    DICE_BASE,
-    DONE,
-    MOVE,
-    OVER,
-    PASS,
-    PAYLOAD,
-    PHASE_NAMES,
-    PLACE,
-    REROLL,
-    TARGET,
-    TURN,
-    WITHDRAW,
-    GeneralOrdersGame,
-    GeneralOrdersState,
-)
+from arena.games.general_orders.core import DRAW, REASON_HQ, REASON_TIE, ROLL
+from arena.games.general_orders.core import ACCEPT, DECLINE, DEFEND, DONE, MOVE, OVER, PASS, PLACE, REROLL, TARGET, TURN, WITHDRAW
+from arena.games.general_orders.wwii.rules import BLITZ_DEPLOY, DICE_BASE, PAYLOAD, PHASE_NAMES, WWIIGame, WWIIState
 from tests.games.general_orders.helpers import (
     ALPINE,
     BLUE,
@@ -450,7 +432,7 @@ def test_god2_setup_places_tokens_and_flips_initiative_as_chance_nodes():
 
 
 def test_god5_labels_follow_the_lang_option():
-    game = GeneralOrdersGame("alpine", lang="pt-BR")
+    game = WWIIGame("alpine", lang="pt-BR")
     assert game.action_label(deploy(game, "barrage", "B-E1")) == "enviar um Comandante para Convocar Barragem B-E1 (Azul)"
     assert game.chance_label(8 + CARD_IDS.index("blitz")) == "compra Ataque Relâmpago"
     assert ALPINE.action_label(play(ALPINE, "blitz")) == "play Blitz"
@@ -465,13 +447,13 @@ def test_god6_illegal_actions_are_refused_and_named():
     assert state.to_json() == before
 
 
-def _hand_free_options(state: GeneralOrdersState) -> tuple[int, ...]:
+def _hand_free_options(state: WWIIState) -> tuple[int, ...]:
     """The legal ids that do not depend on the hand (no card play, Counter Attack or re-roll card)."""
     game = state.game
     return tuple(a for a in state.legal_actions() if not game.COUNTER_BASE <= a < game.TARGET_BASE)
 
 
-def _decision_trace(state: GeneralOrdersState, script: list[int]) -> list[tuple[int, str, tuple[int, ...]]]:
+def _decision_trace(state: WWIIState, script: list[int]) -> list[tuple[int, str, tuple[int, ...]]]:
     """Apply `script`; record who is asked at which step with which hand-free options, and the end."""
     trace = []
     for action in script:
@@ -490,7 +472,7 @@ _SUPPORT_AND_FRONT_HELD = {space_index(ALPINE, "reinforce", value=5): YELLOW,
                            space_index(ALPINE, "paradrop", "B-W1"): YELLOW,
                            space_index(ALPINE, "barrage", "B-E1"): YELLOW}
 # name: (game, position, the card usable at a forced step, the script with that step forced)
-_FORCED_STEPS: dict[str, tuple[GeneralOrdersGame, dict[str, Any], str, list[int]]] = {
+_FORCED_STEPS: dict[str, tuple[WWIIGame, dict[str, Any], str, list[int]]] = {
     "advance-single-source": (
         ALPINE, {"troops": {"B-HQ": (3, 0), "B-C1": (1, 0), "B-C2": (2, 0), **YELLOW_HOME}}, "ground_assault",
         [deploy(ALPINE, "advance", "M-CE"), troops_at(ALPINE, "B-C2", 1), DONE]),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from arena.games.general_orders.engine import DRAW, ROLL
-from arena.games.general_orders.wwii.rules import SIGNAL_RETURN, TURN
+from arena.games.general_orders.core import DRAW, ROLL
+from arena.games.general_orders.core import TURN
+from arena.games.general_orders.wwii.rules import SIGNAL_RETURN
 from tests.games.general_orders.helpers import (
     ALPINE,
     BLUE,
@@ -62,9 +63,9 @@ def test_example_turn_of_mali_and_bo():
 
 
 def test_example_turn_in_portuguese_uses_the_portuguese_names():
-    from arena.games.general_orders.wwii.rules import GeneralOrdersGame
+    from arena.games.general_orders.wwii.rules import WWIIGame
 
-    game = GeneralOrdersGame("island", lang="pt-BR")
+    game = WWIIGame("island", lang="pt-BR")
     state = build_position(game, troops={"W1": (3, 0), "W2": (2, 0), "N1": (3, 0), "E1": (0, 3), "E2": (0, 2),
                                          "N3": (0, 2), "N2": (0, 2)}, hands=({"ground_assault": 1}, {}))
     assert state.action_to_string(deploy(game, "advance", "N2")) == "Azul: enviar um Comandante para Avançar N2"

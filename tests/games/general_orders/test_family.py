@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from arena.games.base import CHANCE
-from arena.games.general_orders.engine import FamilyGame
-from arena.games.general_orders.wwii.rules import GeneralOrdersGame
+from arena.games.general_orders.core import FamilyGame
+from arena.games.general_orders.wwii.rules import WWIIGame
 from arena.games.general_orders.sengoku.rules import SengokuGame
 
-GAMES: dict[str, FamilyGame] = {"alpine": GeneralOrdersGame("alpine"), "island": GeneralOrdersGame("island"),
+GAMES: dict[str, FamilyGame] = {"alpine": WWIIGame("alpine"), "island": WWIIGame("island"),
                                 "rivers": SengokuGame("rivers"), "fortress": SengokuGame("fortress")}
 
 

@@ -6,22 +6,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from arena.games.general_orders.common import supplied_from_scratch
-from arena.games.general_orders.wwii.rules import (
-    MOVE,
-    OVER,
-    PLACE,
-    TURN,
-    WITHDRAW,
-    GeneralOrdersGame,
-    GeneralOrdersState,
-)
+from arena.games.general_orders.supply import supplied_from_scratch
+from arena.games.general_orders.core import MOVE, OVER, PLACE, TURN, WITHDRAW
+from arena.games.general_orders.wwii.rules import WWIIGame, WWIIState
 from tests.games.general_orders.family import check_random_play, phases_and_endings
 
-GAMES = {mode: GeneralOrdersGame(mode) for mode in ("alpine", "island")}
+GAMES = {mode: WWIIGame(mode) for mode in ("alpine", "island")}
 
 
-def check_invariants(state: GeneralOrdersState) -> None:
+def check_invariants(state: WWIIState) -> None:
     game = state.game
     board = game.board
     for seat in (0, 1):

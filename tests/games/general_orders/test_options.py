@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.games.registry import GameOptionError, load_game
-from arena.games.general_orders.engine import ROLL
-from arena.games.general_orders.wwii.rules import TURN, GeneralOrdersGame
+from arena.games.general_orders.core import ROLL
+from arena.games.general_orders.core import TURN
+from arena.games.general_orders.wwii.rules import WWIIGame
 from arena.ratings.pools import pool_name
 from arena.referee.authority import play_match
 from arena.referee.record import MatchRecord
@@ -37,7 +38,7 @@ YELLOW_HOME = {"Y-HQ": (0, 3), "Y-W1": (0, 2), "Y-C1": (0, 2), "Y-E1": (0, 2)}
 
 
 def test_gob2_other_way_a_bomb_with_one_aircraft_deploys_only_to_block() -> None:
-    island = GeneralOrdersGame("island", bomb="one-aircraft")
+    island = WWIIGame("island", bomb="one-aircraft")
     one = build_position(island, troops={"W1": (3, 0), "W2": (0, 1), "E1": (0, 3)}, aircraft={"west": (1, 0)})
     assert deploy(island, "bomb", "west") in one.legal_actions()
     run(one, deploy(island, "bomb", "west"))  # no payload to spend: the action resolves with no effect
@@ -48,22 +49,22 @@ def test_gob2_other_way_a_bomb_with_one_aircraft_deploys_only_to_block() -> None
 def test_go8_other_way_an_empty_reserve_must_pass_even_with_blitz_in_hand() -> None:
     position = {"troops": {**BLUE_HOME, **YELLOW_HOME}, "hands": ({"blitz": 1}, {}),
                 "commanders_reserve": (0, 5), "commanders_standby": (9, 4)}
-    default = GeneralOrdersGame("alpine")
+    default = WWIIGame("alpine")
     assert play(default, "blitz") in build_position(default, **position).legal_actions()
-    strict = GeneralOrdersGame("alpine", blitz="must-pass")
+    strict = WWIIGame("alpine", blitz="must-pass")
     state = build_position(strict, **position)
     assert state.passed == [True, False] and state.active == YELLOW  # it had to pass: it did, unasked
 
 
 def test_gob5_other_way_town_centre_needs_only_control() -> None:
-    game = GeneralOrdersGame("alpine", town_centre="control")
+    game = WWIIGame("alpine", town_centre="control")
     unsupplied = build_position(game, troops={"B-HQ": (4, 0), "B-C1": (0, 2), "Y-HQ": (0, 3)})
     move_in(unsupplied, deploy(game, "advance", "B-C1"), troops_at(game, "B-HQ", 3))
     assert unsupplied.phase == ROLL and unsupplied.dice == 2  # Yellow holds B-C1 unsupplied: the die counts
 
 
 def test_go7_other_way_losing_the_signal_unit_always_gives_back_a_commander() -> None:
-    game = GeneralOrdersGame("alpine", signal_unit="always")
+    game = WWIIGame("alpine", signal_unit="always")
     state = build_position(game, troops={"B-HQ": (2, 0), "B-C1": (2, 0), "B-C2": (1, 0), "M-CW": (2, 0),
                                          "Y-HQ": (0, 2), "Y-E1": (0, 2)},
                            bonuses={"M-CW": "signal_unit"}, commanders_reserve=(9, 5),
@@ -73,7 +74,7 @@ def test_go7_other_way_losing_the_signal_unit_always_gives_back_a_commander() ->
 
 
 def test_the_alternative_alpine_board_has_no_barrage_in_the_middle_row() -> None:
-    default, variant = GeneralOrdersGame("alpine"), GeneralOrdersGame("alpine", board="no-middle-barrage")
+    default, variant = WWIIGame("alpine"), WWIIGame("alpine", board="no-middle-barrage")
     middle = {variant.board.area_ids.index(name) for name in ("M-W", "M-CW", "M-CE", "M-E")}
     barrages = [s for s in variant.board.spaces if s.action == 3]  # BARRAGE
     assert len(barrages) == 2 and not any(s.link in middle for s in barrages)

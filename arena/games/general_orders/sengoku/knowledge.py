@@ -17,7 +17,7 @@ shell and besiege where enemy units are thin, reinforce the front, take Plan for
 play a card when it turns a fight, re-roll a bad roll, and lose troops before siege weapons.
 
 What this module shares with the WWII one (weights, the squashed evaluation, the view's common
-part, the scores both give alike, the frame of the script) lives in _general_orders_common.
+part, the scores both give alike, the frame of the script) lives in general_orders/knowledge.py.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     value_features as family_value_features,
     vp_of,
 )
-from arena.games.general_orders.sengoku.rules import SengokuGame, SengokuState, DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
+from arena.games.general_orders.core import DECLINE, DEPLOY_BASE, DONE, MAX_N, PASS
+from arena.games.general_orders.sengoku.rules import SengokuGame, SengokuState
 from arena.games.general_orders.sengoku.board import (
     SengokuBoard,
     ADVANCE,

@@ -23,7 +23,8 @@ from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, 
     reroll,
     target,
 )
-from arena.games.general_orders.sengoku.rules import DEPLOY_BASE, DICE_BASE, MAX_N, SengokuGame, SengokuState
+from arena.games.general_orders.core import DEPLOY_BASE, MAX_N
+from arena.games.general_orders.sengoku.rules import DICE_BASE, SengokuGame, SengokuState
 from arena.games.general_orders.sengoku.board import ACTIONS
 
 
@@ -67,6 +68,7 @@ def build_position(
     state.cmd_reserve = list(commanders_reserve)
     state.support_used = [sum(1 << ACTIONS.index(kind) for kind in used) for used in support_used]
     begin_turn_of(state, initiative, active, round)
+    state.refresh_control()
     state.validate()
     state._auto()
     return state

@@ -3,17 +3,18 @@
 Variant: the printed rulebook (../shared/seeds/general-orders-sengoku-jidai.en.txt, English; no other
 edition exists in the seeds, so labels are English only). The Rivers board and cards follow the
 public reconstruction in ../shared/reference/sengoku-rivers.md; the Fortress board and its four
-mode-only cards are reconstructions (boards/fortress.json, sengoku_cards.json). Every reading of an
+mode-only cards are reconstructions (boards/fortress.json, cards.json). Every reading of an
 open point is a line of docs/rules-decisions.md, section "General Orders: Sengoku Jidai", numbered
 SJ-n; the code cites those numbers.
 
-Sengoku is the second game of the General Orders family. The game flow is the family's (engine.py:
-turns, commanders, the pass rules, cards and their windows, dice and re-rolls, supply, JSON,
-determinize); its data is in sengoku_data.py and boards/rivers.json, boards/fortress.json. What
-differs is here: one map of land and water areas, ports and fortifications, three unit kinds
-(troops, ships, siege weapons), the actions (Advance, Sail, Bombard, Shell, Siege, Reinforce,
-Embark, Plan), the 12 cards, losses chosen by their owner, and an HQ lost when it holds no land
-units.
+Sengoku is the second game of the General Orders family. This module owns its turn, read top-down
+in the rulebook's order: setup, deploying commanders, the linked actions (Advance, Sail, Bombard,
+Shell, Siege), the support actions (Reinforce, Embark, Plan), conflicts and the losses their owner
+chooses, the end of an action (caps, the HQ). What both games share it calls from the family's
+library (core.py, commanders.py, cards.py, dice.py, setup.py, chance.py, state_json.py), which
+never calls back; its data is in board.py, boards/rivers.json and boards/fortress.json: one map of
+land and water areas, ports and fortifications, three unit kinds (troops, ships, siege weapons)
+and the 12 cards.
 
 Seats: 0 is Red, 1 is Black (the rulebook's Mali and Bo). A round: commanders are deployed one per
 turn, alternately from the initiative holder; a pass puts one commander in the standby area and
@@ -32,7 +33,7 @@ exist only in a mode with siege weapons):
   3                     keep the roll (no re-roll)
   D = 4 .. +NS          deploy a commander to space s
   C = D+NS .. +NS       play Counterattack and deploy to Advance space s (held by the opponent)
-  P = C+NS .. +12       play operation card k for its special effect (order of sengoku_cards.json)
+  P = C+NS .. +12       play operation card k for its special effect (order of cards.json)
   R = P+12 .. +12       spend operation card k to re-roll your dice
   T = R+12 .. +NA       choose target area a (Bombard, Shell, Siege)
   U = T+NA .. +5*NA     n units (1..5) at area a: troops on land, ships on water; id = U + 5*a + n-1
@@ -51,16 +52,30 @@ so the sequence of decisions never reveals the hand (SJ-D4).
 
 from __future__ import annotations
 
-from typing import Any, Self
+import random
+from typing import Any, Callable, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
-from arena.games.general_orders.common import BIT, MAX_DICE, bits, dice_table, reach
-from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT: re-exported for the bots)
+from arena.games.general_orders.cards import (
+    can_play,
+    could_play,
+    defend_options,
+    draw,
+    open_window,
+    plan,
+    spend,
+    target_options,
+)
+from arena.games.general_orders.chance import chance_outcomes, chance_step_label, spectator_label
+from arena.games.general_orders.commanders import begin_turn, deploy, end_turn, hq_lost, pass_turn
+from arena.games.general_orders.core import (
     ACCEPT,
+    CHANCE_PHASES,
     DECLINE,
     DEFEND,
     DEPLOY_BASE,
     DONE,
+    DRAW,
     FAMILY_PHASES,
     FIRST_GAME_PHASE,
     MAX_N,
@@ -69,13 +84,20 @@ from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT: re-expor
     PASS,
     PLACE,
     REROLL,
+    ROLL,
+    SETUP_BONUS,
     TARGET,
     TOKEN_BASE,
     TURN,
     WITHDRAW,
+    Core,
     FamilyGame,
-    FamilyState,
+    clear_action,
+    place_tokens,
+    rejection,
 )
+from arena.games.general_orders.dice import MAX_DICE, dice_table, finish_roll, reroll, reroll_options, roll, start_roll
+from arena.games.general_orders.masks import BIT, bits
 from arena.games.general_orders.sengoku.board import (
     ACTIONS,
     ADVANCE,
@@ -113,6 +135,24 @@ from arena.games.general_orders.sengoku.board import (
     WAR_ROOM,
     SengokuBoard,
 )
+from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
+from arena.games.general_orders.state_json import (
+    READ_ERRORS,
+    bad_state,
+    determinized_json,
+    full_json,
+    inconsistent,
+    observation_json,
+    public_json,
+    read_effects,
+    read_head,
+    read_roll,
+    read_shared,
+    read_tail,
+    roll_json,
+    shared_problems,
+)
+from arena.games.general_orders.supply import reach
 
 RED, BLACK = 0, 1
 MAX_LOSS = 5  # siege weapons among one loss: 0..5 (a side has 5)
@@ -128,6 +168,8 @@ PHASE_NAMES = FAMILY_PHASES + ("follow-up", "loss")
 FOLLOW_UP, LOSS = range(FIRST_GAME_PHASE, len(PHASE_NAMES))
 # Phases where a single legal option is taken without asking, unless a card might be offered (SJ-D4).
 AUTO_PHASES = frozenset((TURN, MOVE, TARGET, PLACE, WITHDRAW, LOSS))
+# Phases where the active seat decides (the defender decides in DEFEND, the loser in LOSS).
+ACTIVE_PHASES = frozenset((TURN, MOVE, TARGET, PLACE, WITHDRAW, FOLLOW_UP))
 
 # What a roll is for.
 PURPOSES = ("none", "defence", "bombard", "shell", "siege")
@@ -181,7 +223,23 @@ class SengokuGame(FamilyGame):
         self.LAND, self.WATER = board.land_mask, board.water_mask
         self.space_table = tuple((s.index, s.action, s.link) for s in board.spaces)
         self.port_mask = sum(BIT[a] for a in range(na) if board.port_into[a])
+        self.space_names = tuple(self._name_space(s) for s in range(self.NS))
         self._info = self._make_info(name, self.LOSS_BASE + (MAX_LOSS + 1 if board.has_siege else 0))
+
+    def new_initial_state(self) -> SengokuState:
+        state = SengokuState(self)
+        state.deck = list(self.board.deck)
+        state.place_starting_units()
+        state.phase = first_phase(state)
+        state.refresh_control()
+        return state
+
+    def state_from_json(self, data: JSON) -> SengokuState:
+        return SengokuState.from_json(self, data)
+
+    def determinize(self, observation: JSON, rng: random.Random) -> SengokuState:
+        """Sample the opponent's hand and the deck from the cards the seat has not seen."""
+        return SengokuState.from_json(self, determinized_json(self, observation, rng))
 
     # --- words -------------------------------------------------------------------------------
 
@@ -189,7 +247,7 @@ class SengokuGame(FamilyGame):
         """What the unit ids count at `area`: troops on land, ships on water."""
         return self.term("ships") if self.board.is_water[area] else self.term("troops")
 
-    def space_name(self, space: int) -> str:
+    def _name_space(self, space: int) -> str:
         """An action space: its action and linked area, or its value (and siege limit, initiative)."""
         s = self.board.spaces[space]
         action = self.term(ACTIONS[s.action])
@@ -202,7 +260,10 @@ class SengokuGame(FamilyGame):
             text += f" ({self.term('initiative')})"
         return text
 
-    def unit_action_label(self, action: int) -> str:
+    def action_label(self, action: int) -> str:
+        label = self.family_label(action)
+        if label is not None:
+            return label
         t = self.term
         if action < self.SIEGE_BASE:
             area, n = divmod(action - self.UNIT_BASE, MAX_N)
@@ -221,7 +282,7 @@ def _mask_of(board: SengokuBoard, names: Any) -> int:
     return sum(BIT[board.area_ids.index(name)] for name in names)
 
 
-class SengokuState(FamilyState[SengokuGame]):
+class SengokuState(Core):
     """A Sengoku Jidai position. Mutable; `apply_action` changes it in place."""
 
     __slots__ = (
@@ -231,10 +292,11 @@ class SengokuState(FamilyState[SengokuGame]):
     )
 
     PHASE_NAMES = PHASE_NAMES
-    AUTO_PHASES = AUTO_PHASES
     COMMANDER_CODES = frozenset((0, 1, 2))
     WINDOWS = WINDOWS
     PURPOSES = PURPOSES
+
+    _game: SengokuGame
 
     def __init__(self, game: SengokuGame) -> None:
         na = game.NA
@@ -243,19 +305,100 @@ class SengokuState(FamilyState[SengokuGame]):
         self.res_ships = [0, 0]
         self.res_siege = [0, 0]
         super().__init__(game)
+        self._clear_own_action()
 
-    def _clear_action(self) -> None:
-        FamilyState._clear_action(self)  # not super(): this runs after every action
-        self.src = 0
-        self.siege_left = 0
-        self.siege_slots = 0
-        self.queue = 0
-        self.loss_seat = -1
-        self.loss_area = -1
-        self.loss_count = 0
-        self.loss_next = NEXT_NONE
+    @property
+    def game(self) -> SengokuGame:
+        return self._game
 
-    def _clone_into(self, o: Self) -> None:
+    # --- the State interface -----------------------------------------------------------------
+
+    def current_player(self) -> int:
+        phase = self.phase
+        if phase in ACTIVE_PHASES:
+            return self.active
+        if phase == DEFEND:
+            return 1 - self.active
+        if phase == LOSS:
+            return self.loss_seat
+        if phase == REROLL:
+            return self.roller
+        if phase == OVER:
+            return TERMINAL
+        return CHANCE
+
+    def legal_actions(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            if self.phase in CHANCE_PHASES:
+                return [outcome for outcome, _ in chance_outcomes(self)]
+            legal = self._legal = self._legal_decisions()
+        return list(legal)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return chance_outcomes(self)
+
+    def apply_action(self, action: int) -> None:
+        phase = self.phase
+        if phase == OVER:
+            raise IllegalActionError(f"action {action} is illegal: the game is over")
+        if phase in CHANCE_PHASES:
+            if not any(outcome == action for outcome, _ in chance_outcomes(self)):
+                self._reject(action)
+            self._legal = None
+            self._apply_chance(action)
+        else:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal_decisions()
+            if action not in legal:
+                self._reject(action)
+            self._legal = None
+            DECIDE[phase](self, action)
+        self._auto()
+
+    def _legal_decisions(self) -> list[int]:
+        options = OPTIONS.get(self.phase)
+        return options(self) if options is not None else []
+
+    def _auto(self) -> None:
+        """Make forced choices (a single legal option) without asking, unless a card might be
+        offered judging by public facts (SJ-D4)."""
+        while self.phase in AUTO_PHASES:
+            legal = self._legal_decisions()
+            if len(legal) != 1 or self._card_may_be_offered():
+                self._legal = legal
+                return
+            DECIDE[self.phase](self, legal[0])
+
+    def _apply_chance(self, outcome: int) -> None:
+        """A chance outcome: a setup token, the initiative, a card drawn or the dice."""
+        phase = self.phase
+        if phase == ROLL:
+            if not roll(self, outcome):
+                self._resolve_roll()
+        elif phase == DRAW:
+            if not draw(self, outcome):
+                self._end_action()
+        elif phase == SETUP_BONUS:
+            place_bonus(self, outcome)
+        else:  # SETUP_INITIATIVE
+            take_initiative(self, outcome)
+            begin_turn(self, self.initiative)
+
+    def _reject(self, action: int) -> None:
+        player = self.current_player()
+        try:
+            label = self.action_to_string(action)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"action {action} is illegal: {error}") from None
+        options = [] if player == CHANCE else [self._contextual_label(a) for a in self._legal_decisions()]
+        raise rejection(self, action, label, player, options)
+
+    def clone(self) -> Self:
+        cls = type(self)
+        o = cls.__new__(cls)
+        self.copy_core_into(o)
         o.ships = [self.ships[0][:], self.ships[1][:]]
         o.siege = [self.siege[0][:], self.siege[1][:]]
         o.res_ships = self.res_ships[:]
@@ -268,8 +411,45 @@ class SengokuState(FamilyState[SengokuGame]):
         o.loss_area = self.loss_area
         o.loss_count = self.loss_count
         o.loss_next = self.loss_next
+        return o
+
+    def action_to_string(self, action: int) -> str:
+        player = self.current_player()
+        if player == TERMINAL:
+            return self._game.action_label(action)
+        if player == CHANCE:
+            return chance_step_label(self, action)
+        return f"{self._game.seat_name(player)}: {self._contextual_label(action)}"
+
+    def spectator_label(self, action: int) -> str | None:
+        return spectator_label(self, action)
+
+    def _contextual_label(self, action: int) -> str:
+        """A decision's label at this step: a units id says what it does here (move, place,
+        withdraw), a loss id how many of each kind are lost where."""
+        game = self._game
+        t = game.term
+        if self.phase == LOSS and action >= game.LOSS_BASE:
+            j = action - game.LOSS_BASE
+            return (f"{t('lose')} {j} {t('siege_weapons')} + {self.loss_count - j} {t('troops')} {t('at')} "
+                    f"{game.area_name(self.loss_area)}")
+        if game.UNIT_BASE <= action < game.LOSS_BASE:
+            if action < game.SIEGE_BASE:
+                where, n = divmod(action - game.UNIT_BASE, MAX_N)
+                units = game.unit_word(where)
+            else:
+                rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+                where, units = game.land_areas[rank], t("siege_weapons")
+            destination = game.area_name(self.link) if self.phase == MOVE else ""
+            label = game.unit_step_label(self.phase, n + 1, units, game.area_name(where), destination)
+            if label is not None:
+                return label
+        return game.action_label(action)
+
+    # --- setup -------------------------------------------------------------------------------
 
     def place_starting_units(self) -> None:
+        """The board's starting troops, ships and siege weapons, the rest in reserve; the commanders."""
         board = self._game.board
         self.troops = [list(board.start_troops[0]), list(board.start_troops[1])]
         self.ships = [list(board.start_ships[0]), list(board.start_ships[1])]
@@ -280,139 +460,37 @@ class SengokuState(FamilyState[SengokuGame]):
         self.cmd_reserve = [board.commanders] * 2
         self.cmd_standby = [0, 0]
 
-    # --- State interface ---------------------------------------------------------------------
-
-    def current_player(self) -> int:
-        phase = self.phase
-        if phase == TURN or phase == MOVE or phase == TARGET or phase == PLACE or phase == WITHDRAW \
-                or phase == FOLLOW_UP:
-            return self.active
-        if phase == DEFEND:
-            return 1 - self.active
-        if phase == LOSS:
-            return self.loss_seat
-        if phase == REROLL:
-            return self.roller
-        if phase == OVER:
-            return TERMINAL
-        return CHANCE
-
-    def _contextual_label(self, action: int) -> str:
-        game = self._game
-        if self.phase == LOSS and action >= game.LOSS_BASE:
-            t = game.term
-            j = action - game.LOSS_BASE
-            return (f"{t('lose')} {j} {t('siege_weapons')} + {self.loss_count - j} {t('troops')} {t('at')} "
-                    f"{game.area_name(self.loss_area)}")
-        return super()._contextual_label(action)
-
-    def _unit_option(self, action: int) -> tuple[int, str, str, str] | None:
-        game = self._game
-        if not game.UNIT_BASE <= action < game.LOSS_BASE:
-            return None
-        if action < game.SIEGE_BASE:
-            where, n = divmod(action - game.UNIT_BASE, MAX_N)
-            units = game.unit_word(where)
-        else:
-            rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-            where, units = game.land_areas[rank], game.term("siege_weapons")
-        destination = game.area_name(self.link) if self.phase == MOVE else ""
-        return n + 1, units, game.area_name(where), destination
-
-    # --- derived facts -----------------------------------------------------------------------
-
-    def _recount_control(self) -> None:
+    def refresh_control(self) -> None:
+        """Recompute the control bitmasks and token positions from the unit counts (after edits)."""
         for seat in (0, 1):
             troops, ships, siege = self.troops[seat], self.ships[seat], self.siege[seat]
             self.ctrl[seat] = sum(BIT[a] for a in range(self._game.NA) if troops[a] or ships[a] or siege[a])
+        place_tokens(self)
 
-    def land_units(self, seat: int, area: int) -> int:
-        """Troops and siege weapons of `seat` in `area`."""
-        return self.troops[seat][area] + self.siege[seat][area]
-
-    def units(self, seat: int, area: int) -> int:
-        """Every unit of `seat` in `area` (troops, ships, siege weapons)."""
-        return self.troops[seat][area] + self.ships[seat][area] + self.siege[seat][area]
-
-    # --- legal decisions ---------------------------------------------------------------------
-
-    def _own_phase_options(self) -> list[int]:
-        phase = self.phase
-        if phase == LOSS:
-            lo, hi = self._loss_range()
-            base = self._game.LOSS_BASE
-            return list(range(base + lo, base + hi + 1))
-        if phase == FOLLOW_UP:
-            playable = self._can_play(self.active, SHIP_STRIKE)
-            return [DECLINE] + ([self._game.PLAY_BASE + SHIP_STRIKE] if playable else [])
-        return []
-
-    def _card_may_be_offered(self) -> bool:
-        """Whether this step could offer a card, judging by public facts only (SJ-D4)."""
-        phase = self.phase
-        seat = self.active
-        if phase == TURN:
-            return bool(self._deploy_options(seat)[1]) and self._public(seat, COUNTERATTACK)
-        if phase == MOVE:
-            if self.act == SAIL:
-                return self.res_ships[seat] > 0 and self._public(seat, RIVER_ASSAULT)
-            return ((self.res_troops[seat] > 0 and self._public(seat, GROUND_ASSAULT))
-                    or (self._sappers_apply() and self._public(seat, SAPPERS)))
-        if phase == TARGET:
-            card = self._target_card()
-            return card >= 0 and self._public(seat, card)
-        if phase == PLACE or phase == WITHDRAW:
-            return any(self._public(seat, card) for card in self._placement_cards())
-        return False
+    # --- deploy a commander, or pass ---------------------------------------------------------
 
     def _turn_options(self) -> list[int]:
+        """Pass (a commander to standby), deploy where the criteria are met, or Counterattack."""
         game = self._game
         seat = self.active
         deploys, counters = self._deploy_options(seat)
         actions = [PASS] + deploys
-        if counters and self._can_play(seat, COUNTERATTACK):
+        if counters and can_play(self, seat, COUNTERATTACK):
             actions.extend(game.COUNTER_BASE + s for s in counters)
         return actions
+
+    def _decide_turn(self, action: int) -> None:
+        if action == PASS:
+            pass_turn(self)
+        else:  # a commander from the reserve, with Counterattack or not
+            self.cmd_reserve[self.active] -= 1
+            deploy(self, action, 1 + self.active)
+            self._start_action()
 
     def _deploy_options(self, seat: int) -> tuple[list[int], list[int]]:
         """Deploy ids whose deployment criteria `seat` meets, and Advance spaces open to Counterattack."""
         game = self._game
-        board = game.board
-        adj = board.area_adj
-        troops, siege, ships = self.troops[seat], self.siege[seat], self.ships[seat]
-        ctrl = self.ctrl[seat]
-        sup = game.supply(seat, ctrl)
-        land_sup = sup & game.LAND
-        water_sup = sup & game.WATER
-        # Advance: a land area not controlled, next to a supplied area holding two or more land units,
-        # or next to a supplied water area next to one (SJ-B1).
-        near = 0
-        for a in bits(land_sup):
-            if troops[a] + siege[a] >= 2:
-                near |= adj[a]
-        via = 0
-        for w in bits(near & water_sup):
-            via |= adj[w]
-        advance_ok = (near | via) & game.LAND & ~ctrl
-        # Sail: a water area not controlled, next to a chain of supplied water areas holding a source
-        # of two or more ships.
-        sail_ok = 0
-        if water_sup:
-            seen = 0
-            for w in bits(water_sup):
-                if ships[w] >= 2 and not seen >> w & 1:
-                    chain = reach(adj, w, water_sup)
-                    seen |= chain
-                    for x in bits(chain):
-                        sail_ok |= adj[x]
-            sail_ok &= game.WATER & ~ctrl
-        siege_ok = 0
-        if board.has_siege:
-            for a in bits(land_sup):
-                if siege[a]:
-                    siege_ok |= BIT[a]
-        # Linked spaces by action kind: advance, sail, bombard, shell, siege.
-        link_ok = (advance_ok, sail_ok, water_sup, land_sup, siege_ok)
+        advance_ok, link_ok = self._linked_criteria(seat)
         occ = self.occ
         occ2 = self.occ2
         own = 1 + seat
@@ -433,31 +511,138 @@ class SengokuState(FamilyState[SengokuGame]):
             deploys.append(DEPLOY_BASE + s)
         return deploys, counters
 
+    def _linked_criteria(self, seat: int) -> tuple[int, tuple[int, int, int, int, int]]:
+        """The areas whose Advance spaces `seat` may deploy to, and per linked action kind (advance,
+        sail, bombard, shell, siege) the areas whose spaces it may deploy to."""
+        game = self._game
+        adj = game.board.area_adj
+        troops, siege = self.troops[seat], self.siege[seat]
+        ctrl = self.ctrl[seat]
+        sup = game.supply(seat, ctrl)
+        land_sup = sup & game.LAND
+        water_sup = sup & game.WATER
+        # Advance: a land area not controlled, next to a supplied area holding two or more land units,
+        # or next to a supplied water area next to one (SJ-B1).
+        near = 0
+        for a in bits(land_sup):
+            if troops[a] + siege[a] >= 2:
+                near |= adj[a]
+        via = 0
+        for w in bits(near & water_sup):
+            via |= adj[w]
+        advance_ok = (near | via) & game.LAND & ~ctrl
+        siege_ok = 0
+        if game.board.has_siege:
+            for a in bits(land_sup):
+                if siege[a]:
+                    siege_ok |= BIT[a]
+        return advance_ok, (advance_ok, self._sail_criteria(seat, water_sup), water_sup, land_sup, siege_ok)
+
+    def _sail_criteria(self, seat: int, water_sup: int) -> int:
+        """Sail: a water area not controlled, next to a chain of supplied water areas holding a source
+        of two or more ships."""
+        if not water_sup:
+            return 0
+        game = self._game
+        adj = game.board.area_adj
+        ships = self.ships[seat]
+        sail_ok = seen = 0
+        for w in bits(water_sup):
+            if ships[w] >= 2 and not seen >> w & 1:
+                chain = reach(adj, w, water_sup)
+                seen |= chain
+                for x in bits(chain):
+                    sail_ok |= adj[x]
+        return sail_ok & game.WATER & ~self.ctrl[seat]
+
+    def _start_action(self) -> None:
+        """The action of the space just deployed to begins."""
+        game = self._game
+        board = game.board
+        seat = self.active
+        kind, link = self.act, self.link
+        snap = self.snap
+        adj = board.area_adj
+        if kind == ADVANCE:
+            water_sup = snap[seat] & game.WATER
+            via = 0
+            for w in bits(adj[link] & water_sup):
+                via |= adj[w]
+            self._start_move((adj[link] | via) & snap[seat] & game.LAND)
+        elif kind == SAIL:
+            water_sup = snap[seat] & game.WATER
+            src = 0
+            for w in bits(adj[link] & water_sup):
+                if not src >> w & 1:
+                    src |= reach(adj, w, water_sup)
+            self._start_move(src)
+        elif kind == BOMBARD or kind == SHELL or kind == SIEGE:
+            if self._targets():
+                self.phase = TARGET
+            else:  # SJ-B3: nothing to hit; the action resolves with no effect
+                self._end_action()
+        elif kind == REINFORCE:
+            spec = board.spaces[self.space]
+            self._start_placement(spec.value + (2 if self.has_bonus(BARRACKS, snap[seat]) else 0), spec.siege_limit)
+        elif kind == EMBARK:
+            self._start_placement(board.spaces[self.space].value, 0)
+        else:  # PLAN
+            spec = board.spaces[self.space]
+            if not plan(self, spec.initiative, spec.value + (1 if self.has_bonus(WAR_ROOM, snap[seat]) else 0)):
+                self._end_action()
+
+    def _card_may_be_offered(self) -> bool:
+        """Whether this step could offer a card, judging by public facts only (SJ-D4)."""
+        phase = self.phase
+        seat = self.active
+        if phase == TURN:
+            return bool(self._deploy_options(seat)[1]) and could_play(self, seat, COUNTERATTACK)
+        if phase == MOVE:
+            if self.act == SAIL:
+                return self.res_ships[seat] > 0 and could_play(self, seat, RIVER_ASSAULT)
+            return ((self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT))
+                    or (self._sappers_apply() and could_play(self, seat, SAPPERS)))
+        if phase == TARGET:
+            card = self._target_card()
+            return card >= 0 and could_play(self, seat, card)
+        if phase == PLACE or phase == WITHDRAW:
+            return any(could_play(self, seat, card) for card in self._placement_cards())
+        return False
+
+    # --- linked actions: Advance and Sail (moving in) ----------------------------------------
+
+    def _start_move(self, sources: int) -> None:
+        """Units move into the linked area from `sources`."""
+        self.src = sources
+        self.target, self.moved, self.phase = self.link, 0, MOVE
+
     def _sappers_apply(self) -> bool:
         area = self.link
         return bool(self._game.board.fortified >> area & 1) and self.land_units(1 - self.active, area) > 0
 
     def _move_options(self) -> list[int]:
+        """Done (once something moved), a card that joins the move, or units from a source that keeps
+        one behind: ships when sailing; troops and siege weapons when advancing."""
         game = self._game
         seat = self.active
         actions = [DONE] if self.moved else []
-        unit_ids: list[int] = []
         if self.act == SAIL:
-            if self.res_ships[seat] and self._can_play(seat, RIVER_ASSAULT):
+            if self.res_ships[seat] and can_play(self, seat, RIVER_ASSAULT):
                 actions.append(game.PLAY_BASE + RIVER_ASSAULT)
             ships = self.ships[seat]
             for w in bits(self.src):
                 n = ships[w]
                 if n >= 2:
                     first = game.UNIT_BASE + MAX_N * w
-                    unit_ids.extend(range(first, first + min(n - 1, MAX_N)))
-            return actions + unit_ids
-        if self.res_troops[seat] and self._can_play(seat, GROUND_ASSAULT):
+                    actions.extend(range(first, first + min(n - 1, MAX_N)))
+            return actions
+        if self.res_troops[seat] and can_play(self, seat, GROUND_ASSAULT):
             actions.append(game.PLAY_BASE + GROUND_ASSAULT)
-        if self._can_play(seat, SAPPERS) and self._sappers_apply():
+        if can_play(self, seat, SAPPERS) and self._sappers_apply():
             actions.append(game.PLAY_BASE + SAPPERS)
-        troops, siege = self.troops[seat], self.siege[seat]
+        unit_ids: list[int] = []
         siege_ids: list[int] = []
+        troops, siege = self.troops[seat], self.siege[seat]
         for a in bits(self.src):
             land = troops[a] + siege[a]
             if land >= 2:
@@ -470,6 +655,48 @@ class SengokuState(FamilyState[SengokuGame]):
                     first = game.SIEGE_BASE + MAX_N * game.land_rank[a]
                     siege_ids.extend(range(first, first + n))
         return actions + unit_ids + siege_ids
+
+    def _decide_move(self, action: int) -> None:
+        game = self._game
+        seat = self.active
+        if action == DONE:
+            self._after_move_in()
+            return
+        if action < game.REROLL_BASE:
+            spend(self, seat, action - game.PLAY_BASE, effect=True)
+            return
+        if action < game.SIEGE_BASE:
+            where, n = divmod(action - game.UNIT_BASE, MAX_N)
+            units = self.ships if self.act == SAIL else self.troops
+        else:
+            rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+            where, units = game.land_areas[rank], self.siege
+        self._add(units, seat, where, -(n + 1))
+        self._add(units, seat, self.link, n + 1)
+        self.moved += n + 1
+
+    def _after_move_in(self) -> None:
+        """Shipyard, River Assault, Hidden Base or Ground Assault add units; a conflict when the
+        opponent is there."""
+        seat = self.active
+        link = self.link
+        snap = self.snap[seat]
+        if self.act == SAIL:
+            if self.has_bonus(SHIPYARD, snap):
+                self._from_reserve(self.ships, self.res_ships, seat, link, 1)
+            if self.fx >> RIVER_ASSAULT & 1:
+                self._from_reserve(self.ships, self.res_ships, seat, link, 2)
+        else:
+            if self.has_bonus(HIDDEN_BASE, snap):  # SJ-16: not on the Advance that takes it
+                self._from_reserve(self.troops, self.res_troops, seat, link, 1)
+            if self.fx >> GROUND_ASSAULT & 1:
+                self._from_reserve(self.troops, self.res_troops, seat, link, 2)
+        if self.ctrl[1 - seat] >> link & 1:
+            self._start_conflict(link)
+        else:
+            self._end_action()
+
+    # --- linked actions: Bombard, Shell and Siege (a target) ---------------------------------
 
     def _target_card(self) -> int:
         act = self.act
@@ -491,6 +718,64 @@ class SengokuState(FamilyState[SengokuGame]):
         if act == SHELL:
             return near & game.WATER
         return near & game.LAND  # SIEGE
+
+    def _target_options(self) -> list[int]:
+        """Shore Strike or Siege Train, or a target area."""
+        return target_options(self, self._target_card(), self._targets())
+
+    def _decide_target(self, action: int) -> None:
+        game = self._game
+        seat = self.active
+        if action < game.REROLL_BASE:
+            spend(self, seat, action - game.PLAY_BASE, effect=True)
+            return
+        snap = self.snap[seat]
+        self.target = action - game.TARGET_BASE
+        act = self.act
+        if act == BOMBARD:
+            dice = self.ships[seat][self.link] + (1 if self.has_bonus(PIRATE_HAVEN, snap) else 0)
+            if self.fx >> SHORE_STRIKE & 1:
+                dice += 2
+            start_roll(self, dice, seat, ROLL_BOMBARD)
+        elif act == SHELL:
+            start_roll(self, 2, seat, ROLL_SHELL)
+        else:  # SIEGE
+            dice = self.siege[seat][self.link] + (1 if self.has_bonus(ARMOURY, snap) else 0)
+            if self.fx >> SIEGE_TRAIN & 1:
+                dice += 2
+            self.dice = dice
+            self._open_window(WINDOW_WALLS)
+
+    def _after_shell(self) -> None:
+        """Ship Strike may follow the first Shell; its window opens on public facts (SJ-C7, SJ-D4)."""
+        if could_play(self, self.active, SHIP_STRIKE) and self._targets():
+            self.phase = FOLLOW_UP
+        else:
+            self._end_action()
+
+    def _follow_up_options(self) -> list[int]:
+        """Decline, or Ship Strike: a second Shell from the same space (SJ-C7)."""
+        playable = can_play(self, self.active, SHIP_STRIKE)
+        return [DECLINE] + ([self._game.PLAY_BASE + SHIP_STRIKE] if playable else [])
+
+    def _decide_follow_up(self, action: int) -> None:
+        if action == DECLINE:
+            self._end_action()
+        else:
+            spend(self, self.active, SHIP_STRIKE, effect=True)
+            self.phase = TARGET
+
+    # --- support actions: Reinforce and Embark -----------------------------------------------
+
+    def _start_placement(self, units: int, siege_limit: int) -> None:
+        """`units` to place (at most `siege_limit` of them siege weapons, Reinforce), or ships to embark."""
+        self.left = units
+        self.optional = 0
+        if self.act == REINFORCE:
+            self.siege_left = siege_limit
+            self.siege_slots = 0
+        self.withdraw_closed = False
+        self._continue_placement()
 
     def _placement_cards(self) -> list[int]:
         """Cards that may join the Reinforce / Embark under way (their own conditions, not the hand)."""
@@ -530,12 +815,14 @@ class SengokuState(FamilyState[SengokuGame]):
         return room
 
     def _place_options(self) -> list[int]:
+        """Done (when the rest is optional), a placement card, or units into room: troops and siege
+        weapons (Reinforce) or ships (Embark)."""
         game = self._game
         seat = self.active
         board = game.board
         actions = [DONE] if self.left <= self.optional else []
         for card in self._placement_cards():
-            if self._can_play(seat, card):
+            if can_play(self, seat, card):
                 actions.append(game.PLAY_BASE + card)
         unit_ids: list[int] = []
         siege_ids: list[int] = []
@@ -563,6 +850,43 @@ class SengokuState(FamilyState[SengokuGame]):
                     unit_ids.extend(range(first, first + n))
         return actions + unit_ids + siege_ids
 
+    def _decide_place(self, action: int) -> None:
+        game = self._game
+        seat = self.active
+        if action == DONE:
+            self._finish_placement()
+            return
+        if action < game.REROLL_BASE:
+            self._play_placement_card(seat, action - game.PLAY_BASE)
+            return
+        self.left -= self._place_units(seat, action)
+        if self.optional > self.left:
+            self.optional = self.left
+        self._continue_placement()
+
+    def _place_units(self, seat: int, action: int) -> int:
+        """Place the units of a units id from the reserve; how many."""
+        game = self._game
+        if action < game.SIEGE_BASE:
+            where, n = divmod(action - game.UNIT_BASE, MAX_N)
+            n += 1
+            if self.act == EMBARK:
+                self.res_ships[seat] -= n
+                self._add(self.ships, seat, where, n)
+            else:
+                self.res_troops[seat] -= n
+                self._add(self.troops, seat, where, n)
+            return n
+        rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
+        n += 1
+        self.res_siege[seat] -= n
+        self._add(self.siege, seat, game.land_areas[rank], n)
+        slots = min(n, self.siege_slots)  # a Siege Workshop slot is optional and siege-only
+        self.siege_slots -= slots
+        self.optional -= slots
+        self.siege_left -= n
+        return n
+
     def _placeable(self) -> bool:
         """True when some unit can still be placed (reserve, allowance and room)."""
         seat = self.active
@@ -581,11 +905,12 @@ class SengokuState(FamilyState[SengokuGame]):
         return self.left - self.res_ships[seat]
 
     def _withdraw_options(self) -> list[int]:
+        """Insufficient units (SJ-12): done, a placement card, or units back to the reserve."""
         game = self._game
         seat = self.active
         actions = [DONE]
         for card in self._placement_cards():
-            if self._can_play(seat, card):
+            if can_play(self, seat, card):
                 actions.append(game.PLAY_BASE + card)
         shortfall = self._shortfall()
         unit_ids: list[int] = []
@@ -612,57 +937,15 @@ class SengokuState(FamilyState[SengokuGame]):
                     unit_ids.extend(range(first, first + n))
         return actions + unit_ids + siege_ids
 
-    def _loss_range(self) -> tuple[int, int]:
-        """The fewest and most siege weapons among the loss under way."""
-        seat, area, k = self.loss_seat, self.loss_area, self.loss_count
-        return max(0, k - self.troops[seat][area]), min(k, self.siege[seat][area])
-
-    def _window_cards(self) -> tuple[int]:
-        """The card that answers the open window: Ambush or Hold the Walls."""
-        return (WINDOW_CARD[self.window],)
-
-    # --- applying decisions ------------------------------------------------------------------
-
-    def _play_at_deploy_step(self, seat: int, card: int) -> None:  # pragma: no cover - no such card
-        raise IllegalActionError("no card is played instead of deploying in Sengoku Jidai")
-
-    def _move_units(self, seat: int, action: int) -> int:
+    def _decide_withdraw(self, action: int) -> None:
         game = self._game
-        if action < game.SIEGE_BASE:
-            where, n = divmod(action - game.UNIT_BASE, MAX_N)
-            units = self.ships if self.act == SAIL else self.troops
-        else:
-            rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-            where, units = game.land_areas[rank], self.siege
-        self._add(units, seat, where, -(n + 1))
-        self._add(units, seat, self.link, n + 1)
-        return n + 1
-
-    def _place_units(self, seat: int, action: int) -> int:
-        game = self._game
-        if action < game.SIEGE_BASE:
-            where, n = divmod(action - game.UNIT_BASE, MAX_N)
-            n += 1
-            if self.act == EMBARK:
-                self.res_ships[seat] -= n
-                self._add(self.ships, seat, where, n)
-            else:
-                self.res_troops[seat] -= n
-                self._add(self.troops, seat, where, n)
-            return n
-        rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
-        n += 1
-        self.res_siege[seat] -= n
-        self._add(self.siege, seat, game.land_areas[rank], n)
-        slots = min(n, self.siege_slots)  # a Siege Workshop slot is optional and siege-only
-        self.siege_slots -= slots
-        self.optional -= slots
-        self.siege_left -= n
-        return n
-
-    def _withdraw_units(self, seat: int, action: int) -> None:
-        game = self._game
-        if action < game.SIEGE_BASE:
+        seat = self.active
+        if action == DONE:
+            self.withdraw_closed = True
+        elif action < game.REROLL_BASE:
+            self._play_placement_card(seat, action - game.PLAY_BASE)
+            return
+        elif action < game.SIEGE_BASE:
             where, n = divmod(action - game.UNIT_BASE, MAX_N)
             if self.act == EMBARK:
                 self._add(self.ships, seat, where, -(n + 1))
@@ -674,188 +957,23 @@ class SengokuState(FamilyState[SengokuGame]):
             rank, n = divmod(action - game.SIEGE_BASE, MAX_N)
             self._add(self.siege, seat, game.land_areas[rank], -(n + 1))
             self.res_siege[seat] += n + 1
+        self._continue_placement()
 
-    def _window_card_played(self, card: int) -> None:
-        self._close_window()  # Ambush: +2 defence dice; Hold the Walls: -2 siege dice
-
-    def _decide_own_phase(self, action: int) -> None:
-        game = self._game
-        phase = self.phase
-        if phase == FOLLOW_UP:
-            if action == DECLINE:
-                self._end_action()
-            else:  # Ship Strike: a second Shell from the same space (SJ-C7)
-                self._spend(self.active, SHIP_STRIKE, effect=True)
-                self.phase = TARGET
-        elif phase == LOSS:
-            j = action - game.LOSS_BASE
-            self._take_losses(self.loss_seat, self.loss_area, self.loss_count - j, j)
-            after = self.loss_next
-            self.loss_seat, self.loss_area, self.loss_count, self.loss_next = -1, -1, 0, NEXT_NONE
-            self._after_loss(after)
-        else:  # pragma: no cover - guarded by apply_action
-            raise IllegalActionError(f"no decision is due in phase {PHASE_NAMES[phase]}")
-
-    # --- units -------------------------------------------------------------------------------
-
-    def _add(self, units: list[list[int]], seat: int, area: int, n: int) -> None:
-        """Add n (or remove -n) units of one kind; keeps the control bitmask current."""
-        row = units[seat]
-        row[area] += n
-        if self.troops[seat][area] or self.ships[seat][area] or self.siege[seat][area]:
-            self.ctrl[seat] |= BIT[area]
-        else:
-            self.ctrl[seat] &= ~BIT[area]
-
-    def _take_losses(self, seat: int, area: int, troops: int, siege: int) -> None:
-        """Return `troops` troops and `siege` siege weapons of `seat` at `area` to the reserve."""
-        if troops:
-            self._add(self.troops, seat, area, -troops)
-            self.res_troops[seat] += troops
-        if siege:
-            self._add(self.siege, seat, area, -siege)
-            self.res_siege[seat] += siege
-
-    def _from_reserve(self, units: list[list[int]], reserve: list[int], seat: int, area: int, n: int) -> None:
-        """Place up to n units of one kind from `seat`'s reserve at `area`."""
-        n = min(n, reserve[seat])
-        if n > 0:
-            reserve[seat] -= n
-            self._add(units, seat, area, n)
-
-    def _lose(self, seat: int, area: int, k: int, after: int) -> None:
-        """`seat` loses k units at `area` (as many as are there), choosing the kinds when it can
-        (SJ-3); then the step `after` follows."""
-        if self._game.board.is_water[area]:
-            n = min(k, self.ships[seat][area])
-            if n > 0:
-                self._add(self.ships, seat, area, -n)
-                self.res_ships[seat] += n
-            self._after_loss(after)
-            return
-        troops, siege = self.troops[seat][area], self.siege[seat][area]
-        k = min(k, troops + siege)
-        lo, hi = max(0, k - troops), min(k, siege)
-        if lo == hi:
-            self._take_losses(seat, area, k - lo, lo)
-            self._after_loss(after)
-            return
-        self.loss_seat, self.loss_area, self.loss_count, self.loss_next = seat, area, k, after
-        self.phase = LOSS
-
-    def _remove_all(self, seat: int, area: int) -> None:
-        """Every unit of `seat` at `area` goes back to the reserve (no choice to make)."""
-        self._take_losses(seat, area, self.troops[seat][area], self.siege[seat][area])
-        ships = self.ships[seat][area]
-        if ships:
-            self._add(self.ships, seat, area, -ships)
-            self.res_ships[seat] += ships
-
-    def _after_loss(self, after: int) -> None:
-        if after == NEXT_DEFENCE:
-            self._attrition()
-        elif after == NEXT_ATTRITION:
-            self._conflict_over()
-        else:  # NEXT_STRIKE, NEXT_CAP: the action ends (the caps are checked again)
-            self._end_action()
-
-    # --- actions -----------------------------------------------------------------------------
-
-    def _start_action(self, seat: int, kind: int, link: int) -> None:
-        game = self._game
-        board = game.board
-        snap = self.snap
-        adj = board.area_adj
-        if kind == ADVANCE:
-            water_sup = snap[seat] & game.WATER
-            via = 0
-            for w in bits(adj[link] & water_sup):
-                via |= adj[w]
-            self.src = (adj[link] | via) & snap[seat] & game.LAND
-            self.target, self.moved, self.phase = link, 0, MOVE
-        elif kind == SAIL:
-            water_sup = snap[seat] & game.WATER
-            src = 0
-            for w in bits(adj[link] & water_sup):
-                if not src >> w & 1:
-                    src |= reach(adj, w, water_sup)
-            self.src = src
-            self.target, self.moved, self.phase = link, 0, MOVE
-        elif kind == BOMBARD or kind == SHELL or kind == SIEGE:
-            if self._targets():
-                self.phase = TARGET
-            else:  # SJ-B3: nothing to hit; the action resolves with no effect
-                self._end_action()
-        elif kind == REINFORCE:
-            spec = board.spaces[self.space]
-            self.left = spec.value + (2 if self.has_bonus(BARRACKS, snap[seat]) else 0)
-            self.optional = 0
-            self.siege_left = spec.siege_limit
-            self.siege_slots = 0
-            self.withdraw_closed = False
-            self._continue_placement()
-        elif kind == EMBARK:
-            self.left = board.spaces[self.space].value
-            self.optional = 0
-            self.withdraw_closed = False
-            self._continue_placement()
-        else:  # PLAN
-            spec = board.spaces[self.space]
-            self._plan(spec.initiative, spec.value + (1 if self.has_bonus(WAR_ROOM, snap[seat]) else 0))
-
-    # --- Advance / Sail ----------------------------------------------------------------------
-
-    def _after_move_in(self) -> None:
+    def _has_withdrawal(self) -> bool:
         seat = self.active
-        link = self.link
-        snap = self.snap[seat]
-        if self.act == SAIL:
-            if self.has_bonus(SHIPYARD, snap):
-                self._from_reserve(self.ships, self.res_ships, seat, link, 1)
-            if self.fx >> RIVER_ASSAULT & 1:
-                self._from_reserve(self.ships, self.res_ships, seat, link, 2)
-        else:
-            if self.has_bonus(HIDDEN_BASE, snap):  # SJ-16: not on the Advance that takes it
-                self._from_reserve(self.troops, self.res_troops, seat, link, 1)
-            if self.fx >> GROUND_ASSAULT & 1:
-                self._from_reserve(self.troops, self.res_troops, seat, link, 2)
-        if self.ctrl[1 - seat] >> link & 1:
-            self._start_conflict(link)
-        else:
-            self._end_action()
-
-    # --- Bombard / Shell / Siege -------------------------------------------------------------
-
-    def _choose_target(self, area: int) -> None:
-        seat = self.active
-        snap = self.snap[seat]
-        self.target = area
-        act = self.act
-        if act == BOMBARD:
-            dice = self.ships[seat][self.link] + (1 if self.has_bonus(PIRATE_HAVEN, snap) else 0)
-            if self.fx >> SHORE_STRIKE & 1:
-                dice += 2
-            self._start_roll(dice, seat, ROLL_BOMBARD)
-        elif act == SHELL:
-            self._start_roll(2, seat, ROLL_SHELL)
-        else:  # SIEGE
-            dice = self.siege[seat][self.link] + (1 if self.has_bonus(ARMOURY, snap) else 0)
-            if self.fx >> SIEGE_TRAIN & 1:
-                dice += 2
-            self.dice = dice
-            self._open_window(WINDOW_WALLS)
-
-    def _after_shell(self) -> None:
-        """Ship Strike may follow the first Shell; its window opens on public facts (SJ-C7, SJ-D4)."""
-        if self._public(self.active, SHIP_STRIKE) and self._targets():
-            self.phase = FOLLOW_UP
-        else:
-            self._end_action()
-
-    # --- Reinforce / Embark ------------------------------------------------------------------
+        if self.act == EMBARK:
+            ships = self.ships[seat]
+            return any(ships[w] >= 2 for w in bits(self.ctrl[seat] & self._game.WATER))
+        troops, siege = self.troops[seat], self.siege[seat]
+        siege_useful = self.siege_left > self.res_siege[seat]
+        for a in bits(self.ctrl[seat] & self._game.LAND):
+            if troops[a] + siege[a] >= 2 and (troops[a] or siege_useful):
+                return True
+        return False
 
     def _play_placement_card(self, seat: int, card: int) -> None:
-        self._spend(seat, card, effect=True)
+        """Mobilise, Siege Workshop or Commandeer: up to two troops, one siege weapon or one ship more."""
+        spend(self, seat, card, effect=True)
         if card == MOBILISE:  # up to two more troops (SJ-C4)
             self.left += 2
             self.optional += 2
@@ -879,18 +997,6 @@ class SengokuState(FamilyState[SengokuGame]):
             return
         self.phase = PLACE
 
-    def _has_withdrawal(self) -> bool:
-        seat = self.active
-        if self.act == EMBARK:
-            ships = self.ships[seat]
-            return any(ships[w] >= 2 for w in bits(self.ctrl[seat] & self._game.WATER))
-        troops, siege = self.troops[seat], self.siege[seat]
-        siege_useful = self.siege_left > self.res_siege[seat]
-        for a in bits(self.ctrl[seat] & self._game.LAND):
-            if troops[a] + siege[a] >= 2 and (troops[a] or siege_useful):
-                return True
-        return False
-
     def _finish_placement(self) -> None:
         self.left = self.optional = self.siege_left = self.siege_slots = 0
         if self.act == EMBARK:
@@ -901,7 +1007,7 @@ class SengokuState(FamilyState[SengokuGame]):
                 return
         self._end_action()
 
-    # --- conflicts and rolls -----------------------------------------------------------------
+    # --- conflicts: card windows, rolls and the losses their owner chooses -------------------
 
     def _next_conflict(self) -> None:
         area = bits(self.queue)[0]
@@ -915,6 +1021,19 @@ class SengokuState(FamilyState[SengokuGame]):
         else:
             self._defence_roll()
 
+    def _open_window(self, window: int) -> None:
+        """The card window on the opponent's turn; it opens on public facts only (SJ-D4)."""
+        if not open_window(self, window, (WINDOW_CARD[window],)):
+            self._close_window()
+
+    def _defend_options(self) -> list[int]:
+        return defend_options(self, (WINDOW_CARD[self.window],))
+
+    def _decide_defend(self, action: int) -> None:
+        if action != DECLINE:  # Ambush: +2 defence dice; Hold the Walls: -2 siege dice
+            spend(self, 1 - self.active, action - self._game.PLAY_BASE, effect=True)
+        self._close_window()
+
     def _close_window(self) -> None:
         window = self.window
         self.window = NO_WINDOW
@@ -923,7 +1042,7 @@ class SengokuState(FamilyState[SengokuGame]):
             if dice <= 0:
                 self._end_action()
             else:
-                self._start_roll(dice, self.active, ROLL_SIEGE)
+                start_roll(self, dice, self.active, ROLL_SIEGE)
             return
         self._defence_roll()
 
@@ -935,14 +1054,18 @@ class SengokuState(FamilyState[SengokuGame]):
             dice += 1
         if self.fx >> AMBUSH & 1:
             dice += 2
-        self._start_roll(dice, 1 - self.active, ROLL_DEFENCE)
+        start_roll(self, dice, 1 - self.active, ROLL_DEFENCE)
+
+    def _decide_reroll(self, action: int) -> None:
+        if action == ACCEPT:
+            self._resolve_roll()
+        else:
+            reroll(self, action)
 
     def _resolve_roll(self) -> None:
-        purpose = self.purpose
-        total = self.roll
+        """The kept roll takes effect: the attacker's losses, ships shelled, land units struck."""
+        purpose, total = finish_roll(self)
         seat = self.active
-        self.purpose = NO_ROLL
-        self.roller = -1
         if purpose == ROLL_DEFENCE:  # the attacker removes hits from its own units (SJ-3)
             self._lose(seat, self.target, total, NEXT_DEFENCE)
         elif purpose == ROLL_SHELL:
@@ -981,7 +1104,53 @@ class SengokuState(FamilyState[SengokuGame]):
         else:
             self._end_action()
 
-    # --- end of an action --------------------------------------------------------------------
+    def _lose(self, seat: int, area: int, k: int, after: int) -> None:
+        """`seat` loses k units at `area` (as many as are there), choosing the kinds when it can
+        (SJ-3); then the step `after` follows."""
+        if self._game.board.is_water[area]:
+            n = min(k, self.ships[seat][area])
+            if n > 0:
+                self._add(self.ships, seat, area, -n)
+                self.res_ships[seat] += n
+            self._after_loss(after)
+            return
+        troops, siege = self.troops[seat][area], self.siege[seat][area]
+        k = min(k, troops + siege)
+        lo, hi = max(0, k - troops), min(k, siege)
+        if lo == hi:
+            self._take_losses(seat, area, k - lo, lo)
+            self._after_loss(after)
+            return
+        self.loss_seat, self.loss_area, self.loss_count, self.loss_next = seat, area, k, after
+        self.phase = LOSS
+
+    def _loss_range(self) -> tuple[int, int]:
+        """The fewest and most siege weapons among the loss under way."""
+        seat, area, k = self.loss_seat, self.loss_area, self.loss_count
+        return max(0, k - self.troops[seat][area]), min(k, self.siege[seat][area])
+
+    def _loss_options(self) -> list[int]:
+        """How many siege weapons among the loss (the rest troops)."""
+        lo, hi = self._loss_range()
+        base = self._game.LOSS_BASE
+        return list(range(base + lo, base + hi + 1))
+
+    def _decide_loss(self, action: int) -> None:
+        j = action - self._game.LOSS_BASE
+        self._take_losses(self.loss_seat, self.loss_area, self.loss_count - j, j)
+        after = self.loss_next
+        self.loss_seat, self.loss_area, self.loss_count, self.loss_next = -1, -1, 0, NEXT_NONE
+        self._after_loss(after)
+
+    def _after_loss(self, after: int) -> None:
+        if after == NEXT_DEFENCE:
+            self._attrition()
+        elif after == NEXT_ATTRITION:
+            self._conflict_over()
+        else:  # NEXT_STRIKE, NEXT_CAP: the action ends (the caps are checked again)
+            self._end_action()
+
+    # --- the end of an action: caps, the HQ --------------------------------------------------
 
     def _end_action(self) -> None:
         """SJ-1: every land area is cut to 5 units and every water area to 3 (owners choose which
@@ -997,16 +1166,71 @@ class SengokuState(FamilyState[SengokuGame]):
                     excess = ships[a] - board.water_cap
                     self._add(self.ships, seat, a, -excess)
                     self.res_ships[seat] += excess
-        if self._action_over():
-            self._end_turn()
+        clear_action(self)
+        self._clear_own_action()
+        if not hq_lost(self):
+            end_turn(self)
+
+    def _clear_own_action(self) -> None:
+        self.src = 0
+        self.siege_left = 0
+        self.siege_slots = 0
+        self.queue = 0
+        self.loss_seat = -1
+        self.loss_area = -1
+        self.loss_count = 0
+        self.loss_next = NEXT_NONE
+
+    # --- units -------------------------------------------------------------------------------
+
+    def land_units(self, seat: int, area: int) -> int:
+        """Troops and siege weapons of `seat` in `area`."""
+        return self.troops[seat][area] + self.siege[seat][area]
+
+    def units(self, seat: int, area: int) -> int:
+        """Every unit of `seat` in `area` (troops, ships, siege weapons)."""
+        return self.troops[seat][area] + self.ships[seat][area] + self.siege[seat][area]
+
+    def _add(self, units: list[list[int]], seat: int, area: int, n: int) -> None:
+        """Add n (or remove -n) units of one kind; keeps the control bitmask current."""
+        row = units[seat]
+        row[area] += n
+        if self.troops[seat][area] or self.ships[seat][area] or self.siege[seat][area]:
+            self.ctrl[seat] |= BIT[area]
+        else:
+            self.ctrl[seat] &= ~BIT[area]
+
+    def _take_losses(self, seat: int, area: int, troops: int, siege: int) -> None:
+        """Return `troops` troops and `siege` siege weapons of `seat` at `area` to the reserve."""
+        if troops:
+            self._add(self.troops, seat, area, -troops)
+            self.res_troops[seat] += troops
+        if siege:
+            self._add(self.siege, seat, area, -siege)
+            self.res_siege[seat] += siege
+
+    def _from_reserve(self, units: list[list[int]], reserve: list[int], seat: int, area: int, n: int) -> None:
+        """Place up to n units of one kind from `seat`'s reserve at `area`."""
+        n = min(n, reserve[seat])
+        if n > 0:
+            reserve[seat] -= n
+            self._add(units, seat, area, n)
+
+    def _remove_all(self, seat: int, area: int) -> None:
+        """Every unit of `seat` at `area` goes back to the reserve (no choice to make)."""
+        self._take_losses(seat, area, self.troops[seat][area], self.siege[seat][area])
+        ships = self.ships[seat][area]
+        if ships:
+            self._add(self.ships, seat, area, -ships)
+            self.res_ships[seat] += ships
 
     # --- JSON --------------------------------------------------------------------------------
 
-    def _units_json(self) -> JSON:
+    def _public_json(self) -> JSON:
         game = self._game
         board = game.board
         ids = board.area_ids
-        return {
+        units = {
             "troops": {ids[a]: [self.troops[0][a], self.troops[1][a]] for a in range(game.NA)},
             "ships": {ids[a]: [self.ships[0][a], self.ships[1][a]] for a in range(game.NA) if board.is_water[a]},
             "siege_weapons": {ids[a]: [self.siege[0][a], self.siege[1][a]] for a in game.land_areas},
@@ -1014,8 +1238,52 @@ class SengokuState(FamilyState[SengokuGame]):
             "reserve_ships": list(self.res_ships),
             "reserve_siege_weapons": list(self.res_siege),
         }
+        loss = None
+        if self.loss_seat >= 0:
+            loss = {"seat": self.loss_seat, "area": ids[self.loss_area], "count": self.loss_count,
+                    "then": AFTER_LOSS[self.loss_next]}
+        action = {
+            "action": {
+                "kind": ACTIONS[self.act] if self.act >= 0 else None,
+                "space": self.space,
+                "link": ids[self.link] if self.link >= 0 else None,
+                "target": ids[self.target] if self.target >= 0 else None,
+                "sources": _ids_of(board, self.src),
+                "moved": self.moved, "left": self.left, "optional": self.optional,
+                "siege_left": self.siege_left, "siege_slots": self.siege_slots,
+                "withdraw_closed": self.withdraw_closed,
+                "effects": self.effects_json(),
+                "supplied_at_start": [_ids_of(board, mask) for mask in self.snap],
+                **roll_json(self),
+                "conflicts_queued": _ids_of(board, self.queue),
+                "loss": loss,
+            },
+        }
+        return public_json(self, self.current_player(), units, action)
 
-    def _units_from_json(self, data: JSON) -> None:
+    def to_json(self) -> JSON:
+        return full_json(self, self._public_json())
+
+    def observation(self, seat: int) -> JSON:
+        return observation_json(self, seat, self._public_json())
+
+    @classmethod
+    def from_json(cls, game: SengokuGame, data: JSON) -> Self:
+        """Rebuild a state from `to_json()` output, checking that it is self-consistent."""
+        try:
+            state = cls(game)
+            read_head(state, data)
+            state._read_units(data)
+            read_shared(state, data)
+            state._read_action(data)
+            read_tail(state, data)
+        except READ_ERRORS as error:
+            raise bad_state(game, error) from None
+        state.refresh_control()
+        state.validate()
+        return state
+
+    def _read_units(self, data: JSON) -> None:
         game = self._game
         board = game.board
         ids = board.area_ids
@@ -1035,32 +1303,7 @@ class SengokuState(FamilyState[SengokuGame]):
         self.res_ships = [int(n) for n in data["reserve_ships"]]
         self.res_siege = [int(n) for n in data["reserve_siege_weapons"]]
 
-    def _turn_json(self) -> JSON:
-        board = self._game.board
-        ids = board.area_ids
-        loss = None
-        if self.loss_seat >= 0:
-            loss = {"seat": self.loss_seat, "area": ids[self.loss_area], "count": self.loss_count,
-                    "then": AFTER_LOSS[self.loss_next]}
-        return {
-            "action": {
-                "kind": ACTIONS[self.act] if self.act >= 0 else None,
-                "space": self.space,
-                "link": ids[self.link] if self.link >= 0 else None,
-                "target": ids[self.target] if self.target >= 0 else None,
-                "sources": _ids_of(board, self.src),
-                "moved": self.moved, "left": self.left, "optional": self.optional,
-                "siege_left": self.siege_left, "siege_slots": self.siege_slots,
-                "withdraw_closed": self.withdraw_closed,
-                "effects": self.effects_json(),
-                "supplied_at_start": [_ids_of(board, mask) for mask in self.snap],
-                **self._roll_json(),
-                "conflicts_queued": _ids_of(board, self.queue),
-                "loss": loss,
-            },
-        }
-
-    def _turn_from_json(self, data: JSON) -> None:
+    def _read_action(self, data: JSON) -> None:
         board = self._game.board
         ids = board.area_ids
 
@@ -1079,9 +1322,9 @@ class SengokuState(FamilyState[SengokuGame]):
         self.siege_left = int(action["siege_left"])
         self.siege_slots = int(action["siege_slots"])
         self.withdraw_closed = bool(action["withdraw_closed"])
-        self.fx = self.effects_from_json(action["effects"])
+        self.fx = read_effects(self, action["effects"])
         self.snap = [_mask_of(board, names) for names in action["supplied_at_start"]]
-        self._roll_from_json(action)
+        read_roll(self, action)
         self.queue = _mask_of(board, action["conflicts_queued"])
         loss = action["loss"]
         if loss is not None:
@@ -1089,6 +1332,12 @@ class SengokuState(FamilyState[SengokuGame]):
             self.loss_area = ids.index(loss["area"])
             self.loss_count = int(loss["count"])
             self.loss_next = AFTER_LOSS.index(loss["then"])
+
+    def validate(self) -> None:
+        """Raise StateFormatError unless units, commanders and cards all add up."""
+        problems = self._unit_problems() + shared_problems(self) + self._phase_problems()
+        if problems:
+            raise inconsistent(self._game, problems)
 
     def _unit_problems(self) -> list[str]:
         game = self._game
@@ -1106,14 +1355,22 @@ class SengokuState(FamilyState[SengokuGame]):
                     problems.append(f"{name} has a negative number of {word}")
                 elif sum(units[seat]) + reserve[seat] != total:
                     problems.append(f"{name} does not have {total} {word}")
-            for a in range(game.NA):
-                if board.is_water[a] and (self.troops[seat][a] or self.siege[seat][a]):
-                    problems.append(f"{name} has land units in water area {board.area_ids[a]}")
-                if not board.is_water[a] and self.ships[seat][a]:
-                    problems.append(f"{name} has ships in land area {board.area_ids[a]}")
+            problems += self._misplaced_units(seat)
             commanders = self.cmd_reserve[seat] + self.cmd_standby[seat] + self.commanders_deployed(seat)
             if commanders != board.commanders or min(self.cmd_reserve[seat], self.cmd_standby[seat]) < 0:
                 problems.append(f"{name} does not have {board.commanders} commanders")
+        return problems
+
+    def _misplaced_units(self, seat: int) -> list[str]:
+        """Land units in water, ships on land."""
+        board = self._game.board
+        name = FACTIONS[seat]
+        problems = []
+        for a in range(self._game.NA):
+            if board.is_water[a] and (self.troops[seat][a] or self.siege[seat][a]):
+                problems.append(f"{name} has land units in water area {board.area_ids[a]}")
+            if not board.is_water[a] and self.ships[seat][a]:
+                problems.append(f"{name} has ships in land area {board.area_ids[a]}")
         return problems
 
     def _phase_problems(self) -> list[str]:
@@ -1143,42 +1400,16 @@ class SengokuState(FamilyState[SengokuGame]):
         game = self._game
         board = game.board
         t = game.term
-        initials = (t("red")[:1], t("black")[:1])
-        sup = (self.supplied(0), self.supplied(1))
-        lines = [self._text_title()]
         spaces_at: dict[int, list[str]] = {}
         support = []
         for s, space in enumerate(board.spaces):
-            who = ",".join(initials[code - 1] for code in (self.occ[s], self.occ2[s]) if code)
+            who = ",".join(self._initial(code - 1) for code in (self.occ[s], self.occ2[s]) if code)
             if space.link < 0:
                 support.append(f"{game.space_name(s)}[{who or ' '}]")
             else:
                 spaces_at.setdefault(space.link, []).append(f"{t(ACTIONS[space.action])}[{who or ' '}]")
-        for a, name in enumerate(board.area_ids):
-            owner = "-"
-            for seat in (0, 1):
-                if self.units(seat, a):
-                    parts = []
-                    if self.troops[seat][a]:
-                        parts.append(f"{self.troops[seat][a]}t")
-                    if self.siege[seat][a]:
-                        parts.append(f"{self.siege[seat][a]}s")
-                    if self.ships[seat][a]:
-                        parts.append(f"{self.ships[seat][a]}sh")
-                    owner = f"{initials[seat]}{'+'.join(parts)}{'*' if sup[seat] >> a & 1 else ''}"
-            extras = []
-            for seat in (0, 1):
-                if board.hq[seat] == a:
-                    extras.append(f"{t('hq')} {t(FACTIONS[seat])}")
-            if board.fortified >> a & 1:
-                extras.append(t("fortified"))
-            if board.port_into[a]:
-                extras.append(f"{t('port')} -> {','.join(_ids_of(board, board.port_into[a]))}")
-            if self.bonus_at[a] >= 0:
-                extras.append(game.bonus_name(self.bonus_at[a]))
-            kind = "~" if board.is_water[a] else " "
-            lines.append(f" {kind}{name:<4} {board.area_vp[a]}{t('vp')} {owner:<10} "
-                         f"{' '.join(spaces_at.get(a, []))} {'; '.join(extras)}".rstrip())
+        lines = [self.title_line()]
+        lines += [self._area_text(a, spaces_at.get(a, [])) for a in range(game.NA)]
         lines.append(f"  {t('support_board')}: {' '.join(support)}")
         vp = self.victory_points()
         for seat in (0, 1):
@@ -1189,11 +1420,59 @@ class SengokuState(FamilyState[SengokuGame]):
             line += (f"; {t('commander')} {self.cmd_reserve[seat]} + {self.cmd_standby[seat]} {t('standby')}"
                      f"; {t('hand')} {sum(self.hands[seat])}; {t('vp')} {vp[seat]}")
             lines.append(line)
-        lines.append(self._text_cards())
+        lines.append(self.cards_line())
         return "\n".join(lines)
 
+    def _initial(self, seat: int) -> str:
+        return self._game.term(FACTIONS[seat])[:1]
 
-SengokuGame.state_class = SengokuState
+    def _area_text(self, a: int, spaces: list[str]) -> str:
+        """One area: its VP, whose units are there (*: supplied), its spaces, HQ, fort, port, bonus."""
+        game = self._game
+        board = game.board
+        t = game.term
+        owner = "-"
+        for seat in (0, 1):
+            if self.units(seat, a):
+                parts = [f"{n}{suffix}" for n, suffix in ((self.troops[seat][a], "t"), (self.siege[seat][a], "s"),
+                                                          (self.ships[seat][a], "sh")) if n]
+                supplied = "*" if self.supplied(seat) >> a & 1 else ""
+                owner = f"{self._initial(seat)}{'+'.join(parts)}{supplied}"
+        extras = [f"{t('hq')} {t(FACTIONS[seat])}" for seat in (0, 1) if board.hq[seat] == a]
+        if board.fortified >> a & 1:
+            extras.append(t("fortified"))
+        if board.port_into[a]:
+            extras.append(f"{t('port')} -> {','.join(_ids_of(board, board.port_into[a]))}")
+        if self.bonus_at[a] >= 0:
+            extras.append(game.bonus_name(self.bonus_at[a]))
+        kind = "~" if board.is_water[a] else " "
+        return (f" {kind}{board.area_ids[a]:<4} {board.area_vp[a]}{t('vp')} {owner:<10} "
+                f"{' '.join(spaces)} {'; '.join(extras)}".rstrip())
+
+
+# Each decision phase: its legal options and its step, in the rulebook's order.
+OPTIONS: dict[int, Callable[[SengokuState], list[int]]] = {
+    TURN: SengokuState._turn_options,
+    MOVE: SengokuState._move_options,
+    TARGET: SengokuState._target_options,
+    FOLLOW_UP: SengokuState._follow_up_options,
+    PLACE: SengokuState._place_options,
+    WITHDRAW: SengokuState._withdraw_options,
+    DEFEND: SengokuState._defend_options,
+    REROLL: reroll_options,
+    LOSS: SengokuState._loss_options,
+}
+DECIDE: dict[int, Callable[[SengokuState, int], None]] = {
+    TURN: SengokuState._decide_turn,
+    MOVE: SengokuState._decide_move,
+    TARGET: SengokuState._decide_target,
+    FOLLOW_UP: SengokuState._decide_follow_up,
+    PLACE: SengokuState._decide_place,
+    WITHDRAW: SengokuState._decide_withdraw,
+    DEFEND: SengokuState._decide_defend,
+    REROLL: SengokuState._decide_reroll,
+    LOSS: SengokuState._decide_loss,
+}
 
 
 def new_game(**options: Any) -> SengokuGame:

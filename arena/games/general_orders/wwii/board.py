@@ -7,11 +7,13 @@ aircraft, Fly and Bomb spaces), the support board (Reinforce, Plan, Take-off wit
 faction and the initiative symbol), the area-bonus token pool and a few rule numbers (rounds,
 units, caps, commanders, pass and HQ-loss rules). The WWII maps are reconstructions and say so.
 
-`load_board` turns a file into a `Board` of plain ints, tuples and bitmasks for the engine's hot
-path; `compile_board` raises BoardError on anything the engine could not play. The checks both
-games share (adjacency, bonus pool, deck, mirror, names, rule flags) are in loader.py; Sengoku
-Jidai's boards (sengoku_data.py) carry the rule flags this game refuses (`pass` "standby",
-`hq_loss` "empty"), so each compiler reads only its game's files.
+`load_board` turns a file into a `Board` of plain ints, tuples and bitmasks for the rules' hot
+path; `compile_board` raises BoardError on anything the rules could not play. It is the family's
+one compile (loader.py: the format as data, `FORMAT`, and the steps both games take: rule flags,
+adjacency, HQs, bonus slots, linked and support spaces, starting totals, bonus pool, deck, mirror)
+with WWII's own steps beside it: air zones, printed bonuses, areas barred to Paradrop. Sengoku
+Jidai's boards carry the rule flags this game refuses (`pass` "standby", `hq_loss` "empty"), so
+each game reads only its own files.
 """
 
 from __future__ import annotations
@@ -19,23 +21,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games.general_orders.common import bits
-from arena.games.general_orders.loader import (  # noqa: F401  (BoardError: re-exported)
+from arena.games.general_orders.loader import (
     BoardError,
+    BoardFormat,
     FamilyBoard,
     adjacency,
     area_ids,
     board_basics,
+    board_head,
     bonus_pool,
+    bonus_slots,
     check_card_ids,
+    check_linked,
     check_names,
+    check_starting_totals,
+    check_support_board,
     check_when,
+    hq_areas,
     load_terms,
     mirror,
     mode_deck,
     read_json,
-    rule_flags,
+    support_space,
 )
+from arena.games.general_orders.supply import within
 from arena.games.general_orders.loader import load_board as load_board_file
 
 LANGS = ("en", "pt-BR")
@@ -63,6 +72,10 @@ CARD_IDS = ("ground_assault", "counter_attack", "blitz", "ambush", "mobilize", "
 NUM_CARD_KINDS = len(CARD_IDS)
 
 PACKAGE = __name__.rpartition(".")[0]  # where its data files are: cards.json, terms.json, boards/
+
+# The board files' format, as the compile steps read it (loader.py).
+FORMAT = BoardFormat(game="WWII", pass_rule="final", hq_loss="control", langs=LANGS, factions=FACTIONS,
+                     actions=ACTIONS, support=SUPPORT_ACTIONS, initiative=PLAN)
 
 
 @dataclass(frozen=True)
@@ -138,17 +151,6 @@ def load_cards() -> tuple[Card, ...]:
     return tuple(cards)
 
 
-def _within(adj: tuple[int, ...], start: int, steps: int) -> int:
-    reach = frontier = 1 << start
-    for _ in range(steps):
-        grow = 0
-        for i in bits(frontier):
-            grow |= adj[i]
-        frontier = grow & ~reach
-        reach |= frontier
-    return reach
-
-
 def _seat_counts(where: str, start: Any) -> tuple[int, int]:
     start = start or {}
     if set(start) - set(FACTIONS):
@@ -189,147 +191,153 @@ def load_board_variant(mode: str, variant: str) -> Board:
     return _VARIANTS[key]
 
 
+# --- the compile, step by step (the steps both games take are in loader.py) -----------------------
+
 def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
     """Compile a board dict (the JSON file's content) into a validated Board."""
-    mode = raw["mode"]
-    where = f"boards/{mode}.json"
+    where, final_pass = board_head(raw, FORMAT)
     rules = raw["rules"]
-    final_pass = rule_flags(where, rules, "WWII", "final", "control")
-    areas = raw["areas"]
+    areas, zones = raw["areas"], raw.get("zones", [])
     ids = area_ids(where, areas)
     area_adj = adjacency(f"{where} area", ids, areas)
-    zones = raw.get("zones", [])
-    zone_ids = [z["id"] for z in zones]
-    if len(set(zone_ids)) != len(zone_ids):
-        raise BoardError(f"{where}: zone ids must be distinct")
-    zone_index = {name: i for i, name in enumerate(zone_ids)}
-    zone_adj = adjacency(f"{where} zone", zone_ids, zones) if zones else ()
-
-    hq = [-1, -1]
-    start_troops: list[list[int]] = [[0] * len(areas), [0] * len(areas)]
-    area_zone = [-1] * len(areas)
-    printed = [-1] * len(areas)
-    no_paradrop = 0
-    slots = []
-    spaces: list[Space] = []
-    for i, area in enumerate(areas):
-        if area.get("hq") is not None:
-            seat = FACTIONS.index(area["hq"])
-            if hq[seat] != -1:
-                raise BoardError(f"{where}: two HQs for {area['hq']}")
-            hq[seat] = i
-        blue, yellow = _seat_counts(f"{where} {area['id']}", area.get("start"))
-        if blue and yellow:
-            raise BoardError(f"{where} {area['id']}: both factions start in one area")
-        start_troops[0][i], start_troops[1][i] = blue, yellow
-        if zones:
-            zone = area.get("zone")
-            if zone not in zone_index:
-                raise BoardError(f"{where} {area['id']}: every land area lies in one air zone")
-            area_zone[i] = zone_index[zone]
-        if area.get("printed_bonus") is not None:
-            printed[i] = BONUSES.index(area["printed_bonus"])
-            if printed[i] != TOWN_CENTRE:
-                raise BoardError(f"{where} {area['id']}: only the Town Centre is a printed bonus")
-        if area.get("no_paradrop"):
-            no_paradrop |= 1 << i
-        if area.get("bonus_slot"):
-            slots.append(i)
-        for item in area.get("spaces", []):
-            action = ACTIONS.index(item["action"])
-            if action not in AREA_ACTIONS:
-                raise BoardError(f"{where} {area['id']}: {item['action']} cannot be linked to a land area")
-            faction = FACTIONS.index(item["faction"]) if item.get("faction") is not None else -1
-            spaces.append(Space(len(spaces), action, i, faction, (0, 0), False))
-    if -1 in hq:
-        raise BoardError(f"{where}: both factions need an HQ")
-    zone_areas = [0] * len(zones)
-    start_aircraft: list[list[int]] = [[0] * len(zones), [0] * len(zones)]
-    for i, area_zone_index in enumerate(area_zone):
-        if area_zone_index >= 0:
-            zone_areas[area_zone_index] |= 1 << i
-    for z, zone in enumerate(zones):
-        check_names(f"{where} zone {zone['id']}", zone.get("name"), LANGS)
-        if not zone_areas[z]:
-            raise BoardError(f"{where} zone {zone['id']}: holds no land area")
-        start_aircraft[0][z], start_aircraft[1][z] = _seat_counts(f"{where} {zone['id']}", zone.get("start"))
-        if start_aircraft[0][z] and start_aircraft[1][z]:
-            raise BoardError(f"{where} zone {zone['id']}: both factions start in one zone")
-        for item in zone.get("spaces", []):
-            action = ACTIONS.index(item["action"])
-            if action not in ZONE_ACTIONS:
-                raise BoardError(f"{where} zone {zone['id']}: {item['action']} cannot be linked to an air zone")
-            faction = FACTIONS.index(item["faction"]) if item.get("faction") is not None else -1
-            spaces.append(Space(len(spaces), action, z, faction, (0, 0), False))
-    support_kinds: dict[int, int] = {}
-    initiative_spaces = 0
-    for item in raw["support"]:
-        action = ACTIONS.index(item["action"])
-        if action not in SUPPORT_ACTIONS:
-            raise BoardError(f"{where}: {item['action']} is not a support action")
-        value = (int(item["value"]["blue"]), int(item["value"]["yellow"]))
-        if min(value) < 1:
-            raise BoardError(f"{where}: support values are positive")
-        initiative = bool(item.get("initiative", False))
-        if initiative and action != PLAN:
-            raise BoardError(f"{where}: only a Plan space carries the initiative symbol")
-        initiative_spaces += initiative
-        support_kinds[action] = support_kinds.get(action, 0) + 1
-        spaces.append(Space(len(spaces), action, -1, -1, value, initiative))
-    if support_kinds.get(REINFORCE) != 2 or support_kinds.get(PLAN) != 2 or initiative_spaces != 1:
-        raise BoardError(f"{where}: the support board has two Reinforce and two Plan spaces, one with initiative")
-    if bool(zones) != (support_kinds.get(TAKE_OFF, 0) == 2):
-        raise BoardError(f"{where}: a board with air zones has two Take-off spaces, one without has none")
+    zone_ids, zone_adj = _zone_map(where, zones)
+    hq = hq_areas(where, areas, FACTIONS)
+    start_troops = _starting_units(where, areas)
+    area_zone = _area_zones(where, areas, zone_ids)
+    zone_areas = _zone_areas(where, zones, area_zone)
+    start_aircraft = _starting_units(where, zones, "zone ")
+    spaces = _linked_spaces(where, areas, AREA_ACTIONS, "a land area", 0)
+    spaces += _linked_spaces(where, zones, ZONE_ACTIONS, "an air zone", len(spaces))
     if zones and not any(s.action in ZONE_ACTIONS for s in spaces):
         raise BoardError(f"{where}: air zones need Fly/Bomb spaces")
-    if not zones and any(s.action in ZONE_ACTIONS for s in spaces):
-        raise BoardError(f"{where}: Fly and Bomb need air zones")
-
+    spaces += _support_spaces(where, raw["support"], len(spaces), bool(zones))
     troops, aircraft = int(rules["troops"]), int(rules["aircraft"])
-    for seat in (0, 1):
-        if sum(start_troops[seat]) > troops:
-            raise BoardError(f"{where}: {FACTIONS[seat]} starts with more than {troops} troops")
-        if sum(start_aircraft[seat]) > aircraft:
-            raise BoardError(f"{where}: {FACTIONS[seat]} starts with more than {aircraft} aircraft")
-        if not start_troops[seat][hq[seat]]:
-            raise BoardError(f"{where}: {FACTIONS[seat]} must start in control of its HQ")
-    land_cap, air_cap = int(rules["land_cap"]), int(rules["air_cap"])
-    if max(start_troops[0] + start_troops[1]) > land_cap or max(start_aircraft[0] + start_aircraft[1], default=0) > air_cap:
-        raise BoardError(f"{where}: starting units exceed a cap")
-
-    pool = bonus_pool(where, raw, TOKENS, slots)
-    deck = mode_deck(where, mode, tuple(card.copies if mode in card.modes else 0 for card in cards))
-    twins = mirror(where, raw, ids)
+    check_starting_totals(where, FORMAT, ((start_troops, troops, "troops"), (start_aircraft, aircraft, "aircraft")))
+    _check_start(where, rules, hq, start_troops, start_aircraft)
+    slots = bonus_slots(where, areas)
     return Board(
         **board_basics(raw, where, LANGS),
         final_pass=final_pass,
         troops=troops,
         aircraft=aircraft,
-        land_cap=land_cap,
-        air_cap=air_cap,
+        land_cap=int(rules["land_cap"]),
+        air_cap=int(rules["air_cap"]),
         commanders_reserve=int(rules["commanders_reserve"]),
         commanders_standby=int(rules["commanders_standby"]),
         area_ids=tuple(ids),
         area_adj=area_adj,
         area_vp=tuple(int(a["vp"]) for a in areas),
-        hq=(hq[0], hq[1]),
-        start_troops=(tuple(start_troops[0]), tuple(start_troops[1])),
-        area_zone=tuple(area_zone),
+        hq=hq,
+        start_troops=start_troops,
+        area_zone=area_zone,
         bonus_slots=tuple(slots),
-        printed_bonus=tuple(printed),
-        no_paradrop=no_paradrop,
-        within3=tuple(_within(area_adj, i, 3) for i in range(len(areas))),
-        zone_ids=tuple(zone_ids),
+        printed_bonus=_printed_bonuses(where, areas),
+        no_paradrop=sum(1 << i for i, area in enumerate(areas) if area.get("no_paradrop")),
+        within3=tuple(within(area_adj, i, 3) for i in range(len(areas))),
+        zone_ids=zone_ids,
         zone_names=tuple(check_names("zone", z["name"], LANGS) for z in zones),
         zone_adj=zone_adj,
-        zone_areas=tuple(zone_areas),
-        start_aircraft=(tuple(start_aircraft[0]), tuple(start_aircraft[1])),
+        zone_areas=zone_areas,
+        start_aircraft=start_aircraft,
         hq_zone=(area_zone[hq[0]], area_zone[hq[1]]),
         spaces=tuple(spaces),
-        bonus_pool=pool,
-        deck=deck,
-        mirror=twins,
+        bonus_pool=bonus_pool(where, raw, TOKENS, slots),
+        deck=mode_deck(where, raw["mode"], tuple(card.copies if raw["mode"] in card.modes else 0 for card in cards)),
+        mirror=mirror(where, raw, ids),
     )
+
+
+def _zone_map(where: str, zones: list[dict[str, Any]]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The air zones' ids (distinct) and their adjacency."""
+    zone_ids = tuple(z["id"] for z in zones)
+    if len(set(zone_ids)) != len(zone_ids):
+        raise BoardError(f"{where}: zone ids must be distinct")
+    return zone_ids, adjacency(f"{where} zone", zone_ids, zones) if zones else ()
+
+
+def _starting_units(where: str, places: list[dict[str, Any]], kind: str = "") -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each faction's starting troops per area (or aircraft per zone); never both in one place."""
+    counts = [_seat_counts(f"{where} {place['id']}", place.get("start")) for place in places]
+    for place, (blue, yellow) in zip(places, counts):
+        if blue and yellow:
+            raise BoardError(f"{where} {kind}{place['id']}: both factions start in one {kind.strip() or 'area'}")
+    return tuple(blue for blue, _ in counts), tuple(yellow for _, yellow in counts)
+
+
+def _area_zones(where: str, areas: list[dict[str, Any]], zone_ids: tuple[str, ...]) -> tuple[int, ...]:
+    """The air zone each land area lies in (-1 for all on a board without zones)."""
+    if not zone_ids:
+        return (-1,) * len(areas)
+    index = {name: i for i, name in enumerate(zone_ids)}
+    for area in areas:
+        if area.get("zone") not in index:
+            raise BoardError(f"{where} {area['id']}: every land area lies in one air zone")
+    return tuple(index[area["zone"]] for area in areas)
+
+
+def _zone_areas(where: str, zones: list[dict[str, Any]], area_zone: tuple[int, ...]) -> tuple[int, ...]:
+    """The land areas of each zone, as a bitmask; a zone holds at least one; its names checked."""
+    masks = [0] * len(zones)
+    for i, zone in enumerate(area_zone):
+        if zone >= 0:
+            masks[zone] |= 1 << i
+    for z, zone_raw in enumerate(zones):
+        check_names(f"{where} zone {zone_raw['id']}", zone_raw.get("name"), LANGS)
+        if not masks[z]:
+            raise BoardError(f"{where} zone {zone_raw['id']}: holds no land area")
+    return tuple(masks)
+
+
+def _printed_bonuses(where: str, areas: list[dict[str, Any]]) -> tuple[int, ...]:
+    """Per area its printed bonus (only the Town Centre is one), or -1."""
+    printed = []
+    for area in areas:
+        bonus = -1 if area.get("printed_bonus") is None else BONUSES.index(area["printed_bonus"])
+        if bonus not in (-1, TOWN_CENTRE):
+            raise BoardError(f"{where} {area['id']}: only the Town Centre is a printed bonus")
+        printed.append(bonus)
+    return tuple(printed)
+
+
+def _linked_spaces(where: str, places: list[dict[str, Any]], allowed: tuple[int, ...], place: str,
+                   first: int) -> list[Space]:
+    """The action spaces linked to each area (or zone), with their faction icon; numbered from `first`."""
+    spaces: list[Space] = []
+    for i, item_place in enumerate(places):
+        for item in item_place.get("spaces", []):
+            action = ACTIONS.index(item["action"])
+            check_linked(f"{where} {item_place['id']}", action, allowed, FORMAT, place)
+            faction = FACTIONS.index(item["faction"]) if item.get("faction") is not None else -1
+            spaces.append(Space(first + len(spaces), action, i, faction, (0, 0), False))
+    return spaces
+
+
+def _support_spaces(where: str, items: list[dict[str, Any]], first: int, has_zones: bool) -> list[Space]:
+    """The support board's spaces (numbered from `first`): two Reinforce, two Plan (one with the
+    initiative symbol), and two Take-off on a board with air zones."""
+    spaces: list[Space] = []
+    for item in items:
+        action, initiative = support_space(where, item, FORMAT)
+        value = (int(item["value"]["blue"]), int(item["value"]["yellow"]))
+        if min(value) < 1:
+            raise BoardError(f"{where}: support values are positive")
+        spaces.append(Space(first + len(spaces), action, -1, -1, value, initiative))
+    kinds = [s.action for s in spaces]
+    check_support_board(where, kinds, sum(s.initiative for s in spaces), {REINFORCE: 2, PLAN: 2},
+                        "the support board has two Reinforce and two Plan spaces, one with initiative")
+    if has_zones != (kinds.count(TAKE_OFF) == 2):
+        raise BoardError(f"{where}: a board with air zones has two Take-off spaces, one without has none")
+    return spaces
+
+
+def _check_start(where: str, rules: dict[str, Any], hq: tuple[int, int], troops: tuple[tuple[int, ...], ...],
+                 aircraft: tuple[tuple[int, ...], ...]) -> None:
+    """Each faction starts holding its HQ, and no area or zone starts above its cap."""
+    for seat in (0, 1):
+        if not troops[seat][hq[seat]]:
+            raise BoardError(f"{where}: {FACTIONS[seat]} must start in control of its HQ")
+    if max(troops[0] + troops[1]) > int(rules["land_cap"]) or max(aircraft[0] + aircraft[1], default=0) > int(rules["air_cap"]):
+        raise BoardError(f"{where}: starting units exceed a cap")
 
 
 CARDS = load_cards()

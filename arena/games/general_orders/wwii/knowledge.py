@@ -15,7 +15,7 @@ helps; inside an action it moves in with what the source areas can spare, places
 the front is thin, plays a card when it turns a fight and re-rolls a bad roll.
 
 What this module shares with the Sengoku one (weights, the squashed evaluation, the view's common
-part, the scores both give alike, the frame of the script) lives in _general_orders_common.
+part, the scores both give alike, the frame of the script) lives in general_orders/knowledge.py.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_
     value_features as family_value_features,
     vp_of,
 )
-from arena.games.general_orders.wwii.rules import GeneralOrdersGame, GeneralOrdersState, DEPLOY_BASE, DONE, MAX_N, PASS
+from arena.games.general_orders.core import DEPLOY_BASE, DONE, MAX_N, PASS
+from arena.games.general_orders.wwii.rules import WWIIGame, WWIIState
 
 # --- evaluation (full states) -----------------------------------------------------------------
 
@@ -79,7 +80,7 @@ def _hq_danger(board: Board, troops: list[list[int]], seat: int) -> int:
 
 def seat_strength(generic: State, seat: int) -> float:
     """What `seat` has going for it, in rough VP."""
-    state = cast(GeneralOrdersState, generic)  # (a family's knowledge is only given its own games' states)
+    state = cast(WWIIState, generic)  # (a family's knowledge is only given its own games' states)
     game = state.game
     board = game.board
     supplied = state.supplied(seat)
@@ -115,7 +116,7 @@ def value_features(state: State) -> list[float]:
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
-class View(FamilyView[GeneralOrdersGame]):
+class View(FamilyView[WWIIGame]):
     """What the script reads off an observation: troops and aircraft per seat, control, supply, threats."""
 
     board: Board
@@ -165,36 +166,62 @@ class View(FamilyView[GeneralOrdersGame]):
 
 def _deploy_value(view: View, space: int) -> float:
     """How good it is to deploy a commander to `space` now."""
-    game = view.game
+    kind = view.game.space_action[space]
+    value_of = _DEPLOY_VALUES.get(kind)
+    return value_of(view, space) if value_of is not None else 0.0
+
+
+def _advance_deploy(view: View, space: int) -> float:
+    link = view.game.space_link[space]
+    return advance_value(view, link, [a for a in view.adjacent(link) if view.supplied[view.me] >> a & 1])
+
+
+def _reinforce_deploy(view: View, space: int) -> float:
+    return reinforce_value(view, view.board.spaces[space].value[view.me])
+
+
+def _plan_deploy(view: View, space: int) -> float:
+    spec = view.board.spaces[space]
+    return plan_value(view, spec.value[view.me], spec.initiative)
+
+
+def _paradrop_deploy(view: View, space: int) -> float:
+    return max((_paradrop_value(view, area) for area in range(view.board.num_areas)), default=0.0)
+
+
+def _barrage_deploy(view: View, space: int) -> float:
     board = view.board
+    within = board.within3[view.game.space_link[space]]
+    return max((_strike_value(view, area) for area in range(board.num_areas)
+                if within >> area & 1 and view.troops[view.enemy][area]), default=-0.5)
+
+
+def _take_off_deploy(view: View, space: int) -> float:
     me = view.me
-    kind = game.space_action[space]
-    link = game.space_link[space]
-    value_on_board = board.spaces[space].value[me]
-    if kind == ADVANCE:
-        return advance_value(view, link, [a for a in view.adjacent(link) if view.supplied[me] >> a & 1])
-    if kind == REINFORCE:
-        return reinforce_value(view, value_on_board)
-    if kind == PLAN:
-        return plan_value(view, value_on_board, board.spaces[space].initiative)
-    if kind == PARADROP:
-        return max((_paradrop_value(view, area) for area in range(board.num_areas)), default=0.0)
-    if kind == BARRAGE:
-        within = board.within3[link]
-        return max((_strike_value(view, area) for area in range(board.num_areas)
-                    if within >> area & 1 and view.troops[view.enemy][area]), default=-0.5)
-    if kind == TAKE_OFF:
-        return 0.3 * min(value_on_board, int(view.obs["reserve_aircraft"][me]))
-    if kind == FLY:
-        sources = [z for z in range(board.num_zones) if board.zone_adj[link] >> z & 1]
-        attackers = sum(max(0, view.aircraft[me][z] - 1) for z in sources)
-        defenders = view.aircraft[view.enemy][link]
-        margin = attackers - DIE_MEAN - defenders
-        return (0.8 + 0.3 * defenders) if (defenders == 0 or margin >= 1) and attackers else -0.5
-    if kind == BOMB:
-        targets = [a for a in range(board.num_areas) if board.zone_areas[link] >> a & 1 and view.troops[view.enemy][a]]
-        return max((_strike_value(view, area) for area in targets), default=-0.5)
-    return 0.0
+    return 0.3 * min(view.board.spaces[space].value[me], int(view.obs["reserve_aircraft"][me]))
+
+
+def _fly_deploy(view: View, space: int) -> float:
+    board = view.board
+    link = view.game.space_link[space]
+    sources = [z for z in range(board.num_zones) if board.zone_adj[link] >> z & 1]
+    attackers = sum(max(0, view.aircraft[view.me][z] - 1) for z in sources)
+    defenders = view.aircraft[view.enemy][link]
+    margin = attackers - DIE_MEAN - defenders
+    return (0.8 + 0.3 * defenders) if (defenders == 0 or margin >= 1) and attackers else -0.5
+
+
+def _bomb_deploy(view: View, space: int) -> float:
+    board = view.board
+    link = view.game.space_link[space]
+    targets = [a for a in range(board.num_areas) if board.zone_areas[link] >> a & 1 and view.troops[view.enemy][a]]
+    return max((_strike_value(view, area) for area in targets), default=-0.5)
+
+
+_DEPLOY_VALUES: dict[int, Callable[[View, int], float]] = {
+    ADVANCE: _advance_deploy, REINFORCE: _reinforce_deploy, PLAN: _plan_deploy, PARADROP: _paradrop_deploy,
+    BARRAGE: _barrage_deploy, TAKE_OFF: _take_off_deploy, FLY: _fly_deploy, BOMB: _bomb_deploy,
+}
 
 
 def _paradrop_value(view: View, area: int) -> float:

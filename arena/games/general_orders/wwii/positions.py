@@ -22,18 +22,13 @@ from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, 
     target,
 )
 from arena.games.general_orders.wwii.board import ACTIONS, BOMB, FLY
-from arena.games.general_orders.wwii.rules import (
-    DEPLOY_BASE,
-    DICE_BASE,
-    MAX_N,
-    SIGNAL_UNIT,
-    GeneralOrdersGame,
-    GeneralOrdersState,
-)
+from arena.games.general_orders.core import DEPLOY_BASE, MAX_N
+from arena.games.general_orders.wwii.board import SIGNAL_UNIT
+from arena.games.general_orders.wwii.rules import DICE_BASE, WWIIGame, WWIIState
 
 
 def build_position(
-    game: GeneralOrdersGame,
+    game: WWIIGame,
     *,
     troops: dict[str, tuple[int, int]] | None = None,
     aircraft: dict[str, tuple[int, int]] | None = None,
@@ -48,7 +43,7 @@ def build_position(
     round: int = 1,
     passed: tuple[bool, bool] = (False, False),
     signal: tuple[int, int] | None = None,
-) -> GeneralOrdersState:
+) -> WWIIState:
     """A state at `active`'s deploy step with exactly the described board, hands and commanders.
 
     `occupied` maps a space index to the seat whose (non-Blitz) commander stands there; those
@@ -56,7 +51,7 @@ def build_position(
     Signal Unit with its commander gained) for a seat that controls and supplies its area.
     """
     board = game.board
-    state = GeneralOrdersState(game)
+    state = WWIIState(game)
     state.troops = [[0] * game.NA, [0] * game.NA]
     for name, (blue, yellow) in (troops or {}).items():
         area = board.area_ids.index(name)
@@ -73,6 +68,7 @@ def build_position(
     extra = place_commanders(state, occupied)
     state.passed = list(passed)
     begin_turn_of(state, initiative, active, round)
+    state.refresh_control()
     if signal is None:
         area = state.token_area[SIGNAL_UNIT]
         state.signal = [2 if area >= 0 and state.supplied(seat) >> area & 1 else 0 for seat in (0, 1)]
@@ -83,7 +79,7 @@ def build_position(
     return state
 
 
-def _check(state: GeneralOrdersState, extra: list[int]) -> None:
+def _check(state: WWIIState, extra: list[int]) -> None:
     """Validate the built position like a loaded one, allowing the commanders placed on spaces."""
     board = state.game.board
     total = board.commanders_reserve + board.commanders_standby
@@ -93,7 +89,7 @@ def _check(state: GeneralOrdersState, extra: list[int]) -> None:
     state.validate()
 
 
-def space_index(game: GeneralOrdersGame, action: str, where: str | None = None, value: int | None = None) -> int:
+def space_index(game: WWIIGame, action: str, where: str | None = None, value: int | None = None) -> int:
     """The index of the action space `action` linked to area/zone `where` (or with support `value`)."""
     board = game.board
     kind = ACTIONS.index(action)
@@ -109,29 +105,29 @@ def space_index(game: GeneralOrdersGame, action: str, where: str | None = None, 
     raise KeyError(f"no {action} space {where or value or ''} on the {game.mode} board")
 
 
-def deploy(game: GeneralOrdersGame, action: str, where: str | None = None, value: int | None = None) -> int:
+def deploy(game: WWIIGame, action: str, where: str | None = None, value: int | None = None) -> int:
     """The id of 'deploy a commander to' that space."""
     return DEPLOY_BASE + space_index(game, action, where, value)
 
 
-def troops_at(game: GeneralOrdersGame, area: str, n: int) -> int:
+def troops_at(game: WWIIGame, area: str, n: int) -> int:
     """The id of 'n troops at area' (move from / place into / withdraw from)."""
     check_count(n)
     return game.AREA_BASE + MAX_N * game.board.area_ids.index(area) + n - 1
 
 
-def aircraft_at(game: GeneralOrdersGame, zone: str, n: int) -> int:
+def aircraft_at(game: WWIIGame, zone: str, n: int) -> int:
     """The id of 'n aircraft at zone'."""
     check_count(n)
     return game.ZONE_BASE + MAX_N * game.board.zone_ids.index(zone) + n - 1
 
 
-def payload(game: GeneralOrdersGame, n: int) -> int:
+def payload(game: WWIIGame, n: int) -> int:
     """The id of a Bomb payload of n aircraft."""
     return game.PAYLOAD_BASE + n - 1
 
 
-def return_from(game: GeneralOrdersGame, space: int) -> int:
+def return_from(game: WWIIGame, space: int) -> int:
     """The id of returning one's commander on `space` to standby."""
     return game.RETURN_BASE + space
 
@@ -141,7 +137,7 @@ def pips(total: int) -> int:
     return DICE_BASE + total
 
 
-def describe(state: GeneralOrdersState) -> dict[str, Any]:
+def describe(state: WWIIState) -> dict[str, Any]:
     """A compact picture of a position: non-empty areas and zones, reserves and commanders."""
     board = state.game.board
     return {

@@ -7,12 +7,13 @@ split of the operation deck and most card effects are reconstructions or working
 point is a line of docs/rules-decisions.md, section "General Orders (WWII)", numbered GO-n; the
 code cites those numbers.
 
-The game flow is the family's (engine.py: turns, commanders, cards, windows, dice, supply, JSON);
-this module holds what WWII adds: troops and aircraft on land areas and air zones, the actions
-(Advance, Fly, Paradrop, Barrage, Bomb, Reinforce, Take-off, Plan), the 11 cards, Blitz
-deployments from the standby area and the Signal Unit. Everything that differs between modes is
-board data (data.py). A mode without air zones (Alpine) simply has no aircraft, Fly, Bomb or
-Take-off.
+This module owns WWII's turn, read top-down in the rulebook's order: setup, deploying commanders
+(and Blitz), the linked actions (Advance and Fly, Paradrop, Barrage, Bomb), the support actions
+(Reinforce, Plan, Take-off), conflicts and their rolls, the end of an action (caps, the HQ, the
+Signal Unit). What both General Orders games share it calls from the family's library (core.py,
+commanders.py, cards.py, dice.py, setup.py, chance.py, state_json.py), which never calls back.
+Everything that differs between modes is board data (board.py): a mode without air zones (Alpine)
+simply has no aircraft, Fly, Bomb or Take-off.
 
 Seats: 0 is Blue, 1 is Yellow (the rulebook's example colours). A round: commanders are deployed
 one per turn, alternately from the initiative holder; a pass is final (GO-14); when both have
@@ -52,11 +53,72 @@ of public facts (GO-C10). So the sequence of decisions never reveals the hand.
 
 from __future__ import annotations
 
-from typing import Any, Self
+import random
+from typing import Any, Callable, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
 from arena.games.family import ModeOption
-from arena.games.general_orders.common import BIT, MAX_DICE, bits, dice_table, remember_reach
+from arena.games.general_orders.cards import (
+    can_play,
+    could_play,
+    defend_options,
+    draw,
+    open_window,
+    plan,
+    spend,
+    target_options,
+)
+from arena.games.general_orders.chance import chance_outcomes, chance_step_label, spectator_label
+from arena.games.general_orders.commanders import begin_turn, deploy, end_turn, hq_lost, pass_turn
+from arena.games.general_orders.core import (
+    ACCEPT,
+    CHANCE_PHASES,
+    DECLINE,
+    DEFEND,
+    DEPLOY_BASE,
+    DONE,
+    DRAW,
+    FAMILY_PHASES,
+    FIRST_GAME_PHASE,
+    MAX_N,
+    MOVE,
+    OVER,
+    PASS,
+    PLACE,
+    REROLL,
+    ROLL,
+    SETUP_BONUS,
+    SETUP_INITIATIVE,
+    TARGET,
+    TOKEN_BASE,
+    TURN,
+    WITHDRAW,
+    Core,
+    FamilyGame,
+    clear_action,
+    place_tokens,
+    rejection,
+)
+from arena.games.general_orders.dice import MAX_DICE, dice_table, finish_roll, reroll, reroll_options, roll, start_roll
+from arena.games.general_orders.masks import BIT, bits
+from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
+from arena.games.general_orders.state_json import (
+    READ_ERRORS,
+    bad_state,
+    determinized_json,
+    full_json,
+    inconsistent,
+    observation_json,
+    public_json,
+    read_effects,
+    read_head,
+    read_roll,
+    read_shared,
+    read_tail,
+    roll_json,
+    shared_problems,
+)
+from arena.games.general_orders.supply import remember_reach
 from arena.games.general_orders.wwii.board import (
     ACTIONS,
     ADVANCE,
@@ -69,7 +131,6 @@ from arena.games.general_orders.wwii.board import (
     BARRAGE,
     BLITZ,
     BOARDS,
-    load_board_variant,
     BOMB,
     BONUSES,
     CARD_IDS,
@@ -95,27 +156,7 @@ from arena.games.general_orders.wwii.board import (
     TOWN_CENTRE,
     WINGMAN,
     Board,
-)
-from arena.games.general_orders.engine import (  # noqa: F401  (ACCEPT, DECLINE: re-exported for the bots)
-    ACCEPT,
-    DECLINE,
-    DEFEND,
-    DEPLOY_BASE,
-    DONE,
-    FAMILY_PHASES,
-    FIRST_GAME_PHASE,
-    MAX_N,
-    MOVE,
-    OVER,
-    PASS,
-    PLACE,
-    REROLL,
-    TARGET,
-    TOKEN_BASE,
-    TURN,
-    WITHDRAW,
-    FamilyGame,
-    FamilyState,
+    load_board_variant,
 )
 
 BLUE, YELLOW = 0, 1
@@ -132,6 +173,8 @@ BLITZ_DEPLOY, PAYLOAD, SIGNAL_RETURN = range(FIRST_GAME_PHASE, len(PHASE_NAMES))
 # Phases where a single legal option is taken without asking, unless a card might be offered on
 # public facts (GO-D7). Not DEFEND (GO-C10); REROLL always has two or more options.
 AUTO_PHASES = frozenset((TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, REROLL, SIGNAL_RETURN))
+# Who decides in each phase: the active seat, the defender, the roller, the Signal Unit's chooser.
+ACTIVE_PHASES = frozenset((TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE))
 
 # What a roll is for.
 PURPOSES = ("none", "defence", "anti-air-drop", "anti-air-bomb", "barrage", "bomb")
@@ -167,7 +210,7 @@ MODE_OPTIONS = {
 }
 
 
-class GeneralOrdersGame(FamilyGame):
+class WWIIGame(FamilyGame):
     """General Orders: WWII in one mode ('alpine' or 'island'), labels in 'en' or 'pt-BR'."""
 
     rules_version = "2"  # 2: forced own-turn steps are asked when a card could be played (GO-D7)
@@ -216,7 +259,23 @@ class GeneralOrdersGame(FamilyGame):
         self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if layout.deck[k])
         self.town_mask = sum(BIT[a] for a in range(na) if layout.printed_bonus[a] == TOWN_CENTRE)
         self.air_supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self.space_names = tuple(self._name_space(s) for s in range(self.NS))
         self._info = self._make_info(name, self.RETURN_BASE + self.NS, variants)
+
+    def new_initial_state(self) -> WWIIState:
+        state = WWIIState(self)
+        state.deck = list(self.board.deck)
+        state.place_starting_units()
+        state.phase = first_phase(state)
+        state.refresh_control()
+        return state
+
+    def state_from_json(self, data: JSON) -> WWIIState:
+        return WWIIState.from_json(self, data)
+
+    def determinize(self, observation: JSON, rng: random.Random) -> WWIIState:
+        """Sample the opponent's hand and the deck from the cards the seat has not seen."""
+        return WWIIState.from_json(self, determinized_json(self, observation, rng))
 
     # --- words -------------------------------------------------------------------------------
 
@@ -224,7 +283,7 @@ class GeneralOrdersGame(FamilyGame):
         """An air zone's name in this game's language."""
         return self.board.zone_names[zone][self.lang]
 
-    def space_name(self, space: int) -> str:
+    def _name_space(self, space: int) -> str:
         """An action space: its action, and its linked area/zone, value or icon."""
         s = self.board.spaces[space]
         action = self.term(ACTIONS[s.action])
@@ -239,7 +298,10 @@ class GeneralOrdersGame(FamilyGame):
             text += f" ({self.term(FACTIONS[s.faction])})"
         return text
 
-    def unit_action_label(self, action: int) -> str:
+    def action_label(self, action: int) -> str:
+        label = self.family_label(action)
+        if label is not None:
+            return label
         t = self.term
         if action < self.ZONE_BASE:
             area, n = divmod(action - self.AREA_BASE, MAX_N)
@@ -249,7 +311,7 @@ class GeneralOrdersGame(FamilyGame):
             return f"{n + 1} {t('aircraft')} {t('at')} {self.zone_name(zone)}"
         if action < self.RETURN_BASE:
             return f"{t('payload')} {action - self.PAYLOAD_BASE + 1} {t('aircraft')}"
-        return f"{t('return')} {self.space_name(action - self.RETURN_BASE)}"
+        return f"{t('return')} {self.space_names[action - self.RETURN_BASE]}"
 
     # --- supply ------------------------------------------------------------------------------
 
@@ -262,7 +324,7 @@ class GeneralOrdersGame(FamilyGame):
         return supplied
 
 
-class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
+class WWIIState(Core):
     """A General Orders: WWII position. Mutable; `apply_action` changes it in place."""
 
     __slots__ = ("aircraft", "res_air", "actrl", "signal", "blitz_extra", "chooser",
@@ -270,12 +332,13 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                  "unit", "asnap", "payload")
 
     PHASE_NAMES = PHASE_NAMES
-    AUTO_PHASES = AUTO_PHASES
     COMMANDER_CODES = frozenset((0, 1, 2, 3, 4))  # 3, 4: deployed from standby with Blitz
     WINDOWS = WINDOWS
     PURPOSES = PURPOSES
 
-    def __init__(self, game: GeneralOrdersGame) -> None:
+    _game: WWIIGame
+
+    def __init__(self, game: WWIIGame) -> None:
         self.aircraft: list[list[int]] = [[0] * game.NZ, [0] * game.NZ]
         self.res_air = [0, 0]
         self.actrl = [0, 0]  # bitmask of air zones with the seat's aircraft (derived)
@@ -283,39 +346,17 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         self.blitz_extra = False  # the action under way is a Blitz extra deployment
         self.chooser = -1
         super().__init__(game)
+        self._clear_own_action()
 
-    def _clear_action(self) -> None:
-        FamilyState._clear_action(self)  # not super(): this runs after every action
-        self.unit = LAND
-        self.asnap = [0, 0]
-        self.payload = 0
+    @property
+    def game(self) -> WWIIGame:
+        return self._game
 
-    def _clone_into(self, o: Self) -> None:
-        o.aircraft = [self.aircraft[0][:], self.aircraft[1][:]]
-        o.res_air = self.res_air[:]
-        o.actrl = self.actrl[:]
-        o.signal = self.signal[:]
-        o.blitz_extra = self.blitz_extra
-        o.chooser = self.chooser
-        o.unit = self.unit
-        o.asnap = self.asnap  # replaced, never mutated
-        o.payload = self.payload
-
-    def place_starting_units(self) -> None:
-        board = self._game.board
-        self.troops = [list(board.start_troops[0]), list(board.start_troops[1])]
-        self.aircraft = [list(board.start_aircraft[0]), list(board.start_aircraft[1])]
-        self.res_troops = [board.troops - sum(self.troops[s]) for s in (0, 1)]
-        self.res_air = [board.aircraft - sum(self.aircraft[s]) if board.has_air else 0 for s in (0, 1)]
-        self.cmd_reserve = [board.commanders_reserve] * 2
-        self.cmd_standby = [board.commanders_standby] * 2
-
-    # --- State interface ---------------------------------------------------------------------
+    # --- the State interface -----------------------------------------------------------------
 
     def current_player(self) -> int:
         phase = self.phase
-        if phase == TURN or phase == BLITZ_DEPLOY or phase == MOVE or phase == TARGET or phase == PAYLOAD \
-                or phase == WITHDRAW or phase == PLACE:
+        if phase in ACTIVE_PHASES:
             return self.active
         if phase == DEFEND:
             return 1 - self.active
@@ -327,118 +368,188 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             return TERMINAL
         return CHANCE
 
-    def _unit_option(self, action: int) -> tuple[int, str, str, str] | None:
+    def legal_actions(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            if self.phase in CHANCE_PHASES:
+                return [outcome for outcome, _ in chance_outcomes(self)]
+            legal = self._legal = self._legal_decisions()
+        return list(legal)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return chance_outcomes(self)
+
+    def apply_action(self, action: int) -> None:
+        phase = self.phase
+        if phase == OVER:
+            raise IllegalActionError(f"action {action} is illegal: the game is over")
+        if phase in CHANCE_PHASES:
+            if not any(outcome == action for outcome, _ in chance_outcomes(self)):
+                self._reject(action)
+            self._legal = None
+            self._apply_chance(action)
+        else:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal_decisions()
+            if action not in legal:
+                self._reject(action)
+            self._legal = None
+            DECIDE[phase](self, action)
+        self._auto()
+
+    def _legal_decisions(self) -> list[int]:
+        options = OPTIONS.get(self.phase)
+        return options(self) if options is not None else []
+
+    def _auto(self) -> None:
+        """Make forced choices (a single legal option) without asking, unless a card might be
+        offered judging by public facts (GO-D7)."""
+        while self.phase in AUTO_PHASES:
+            legal = self._legal_decisions()
+            if len(legal) != 1 or self._card_may_be_offered():
+                self._legal = legal
+                return
+            DECIDE[self.phase](self, legal[0])
+
+    def _apply_chance(self, outcome: int) -> None:
+        """A chance outcome: a setup token, the initiative, a card drawn or the dice."""
+        phase = self.phase
+        if phase == ROLL:
+            if not roll(self, outcome):
+                self._resolve_roll()
+        elif phase == DRAW:
+            if not draw(self, outcome):
+                self._end_action()
+        elif phase == SETUP_BONUS:
+            place_bonus(self, outcome)
+        else:  # SETUP_INITIATIVE
+            take_initiative(self, outcome)
+            self._gain_signal_at_setup()
+            begin_turn(self, self.initiative)
+
+    def _reject(self, action: int) -> None:
+        player = self.current_player()
+        try:
+            label = self.action_to_string(action)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"action {action} is illegal: {error}") from None
+        options = [] if player == CHANCE else [self._contextual_label(a) for a in self._legal_decisions()]
+        raise rejection(self, action, label, player, options)
+
+    def clone(self) -> Self:
+        cls = type(self)
+        o = cls.__new__(cls)
+        self.copy_core_into(o)
+        o.aircraft = [self.aircraft[0][:], self.aircraft[1][:]]
+        o.res_air = self.res_air[:]
+        o.actrl = self.actrl[:]
+        o.signal = self.signal[:]
+        o.blitz_extra = self.blitz_extra
+        o.chooser = self.chooser
+        o.unit = self.unit
+        o.asnap = self.asnap  # replaced, never mutated
+        o.payload = self.payload
+        return o
+
+    def action_to_string(self, action: int) -> str:
+        player = self.current_player()
+        if player == TERMINAL:
+            return self._game.action_label(action)
+        if player == CHANCE:
+            return chance_step_label(self, action)
+        return f"{self._game.seat_name(player)}: {self._contextual_label(action)}"
+
+    def spectator_label(self, action: int) -> str | None:
+        return spectator_label(self, action)
+
+    def _contextual_label(self, action: int) -> str:
+        """A decision's label at this step: a units id says what it does here (move, place, withdraw)."""
         game = self._game
-        if not game.AREA_BASE <= action < game.PAYLOAD_BASE:
-            return None
-        air = action >= game.ZONE_BASE
-        where, n = divmod(action - (game.ZONE_BASE if air else game.AREA_BASE), MAX_N)
-        name = game.zone_name(where) if air else game.area_name(where)
-        destination = ""
-        if self.phase == MOVE:
-            destination = game.zone_name(self.link) if air else game.area_name(self.link)
-        return n + 1, game.term("aircraft" if air else "troops"), name, destination
+        if game.AREA_BASE <= action < game.PAYLOAD_BASE:
+            air = action >= game.ZONE_BASE
+            where, n = divmod(action - (game.ZONE_BASE if air else game.AREA_BASE), MAX_N)
+            name = game.zone_name(where) if air else game.area_name(where)
+            destination = ""
+            if self.phase == MOVE:
+                destination = game.zone_name(self.link) if air else game.area_name(self.link)
+            label = game.unit_step_label(self.phase, n + 1, game.term("aircraft" if air else "troops"), name,
+                                         destination)
+            if label is not None:
+                return label
+        return game.action_label(action)
 
-    # --- derived facts -----------------------------------------------------------------------
+    # --- setup -------------------------------------------------------------------------------
 
-    def _recount_control(self) -> None:
+    def place_starting_units(self) -> None:
+        """The board's starting troops and aircraft, the rest in reserve; the commanders."""
+        board = self._game.board
+        self.troops = [list(board.start_troops[0]), list(board.start_troops[1])]
+        self.aircraft = [list(board.start_aircraft[0]), list(board.start_aircraft[1])]
+        self.res_troops = [board.troops - sum(self.troops[s]) for s in (0, 1)]
+        self.res_air = [board.aircraft - sum(self.aircraft[s]) if board.has_air else 0 for s in (0, 1)]
+        self.cmd_reserve = [board.commanders_reserve] * 2
+        self.cmd_standby = [board.commanders_standby] * 2
+
+    def refresh_control(self) -> None:
+        """Recompute the control bitmasks and token positions from the unit counts (after edits)."""
         for seat in (0, 1):
             self.ctrl[seat] = sum(BIT[a] for a, n in enumerate(self.troops[seat]) if n > 0)
             self.actrl[seat] = sum(BIT[z] for z, n in enumerate(self.aircraft[seat]) if n > 0)
+        place_tokens(self)
 
-    def air_supplied(self, seat: int) -> int:
-        """Bitmask of the air zones `seat` controls and supplies."""
-        if not self._game.NZ:
-            return 0
-        return self._game.air_supply(seat, self.actrl[seat])
+    def _gain_signal_at_setup(self) -> None:
+        """Signal Unit gains at setup (no action to continue afterwards)."""
+        area = self.token_area[SIGNAL_UNIT]
+        if area < 0:
+            return
+        for seat in (0, 1):
+            if self.supplied(seat) >> area & 1 and not self.signal[seat]:
+                self._gain_signal(seat)
 
-    # --- legal decisions ---------------------------------------------------------------------
+    # --- deploy a commander, or pass ---------------------------------------------------------
 
-    def _own_phase_options(self) -> list[int]:
-        phase = self.phase
-        if phase == BLITZ_DEPLOY:
-            return self._turn_options(True)
-        if phase == PAYLOAD:
-            return self._payload_options()
-        if phase == SIGNAL_RETURN:
-            game = self._game
-            seat = self.chooser
-            return [game.RETURN_BASE + s for s in range(game.NS) if self._holds_space(seat, s)]
-        return []
-
-    def _holds_space(self, seat: int, space: int) -> bool:
-        code, code2 = self.occ[space], self.occ2[space]
-        return bool(code and (code - 1) & 1 == seat) or bool(code2 and (code2 - 1) & 1 == seat)
-
-    def _card_may_be_offered(self) -> bool:
-        """Whether this own-turn step could offer a card, judging by public facts only (GO-D7)."""
-        phase = self.phase
-        seat = self.active
-        if phase == TURN or phase == BLITZ_DEPLOY:
-            may_counter = self._public(seat, COUNTER_ATTACK)
-            if phase == TURN and self.cmd_reserve[seat] <= 0:
-                return (self.cmd_standby[seat] > 0 and self._public(seat, BLITZ) and not self._game.blitz_needs_reserve
-                        and bool(self._deploy_options(seat, True, may_counter)))
-            # One option means no plain deployment is open, so Blitz too would need a Counter Attack.
-            counter_base = self._game.COUNTER_BASE
-            return may_counter and any(a >= counter_base for a in self._deploy_options(seat, False, True))
-        if phase == MOVE:
-            if self.unit == LAND:
-                return self.res_troops[seat] > 0 and self._public(seat, GROUND_ASSAULT)
-            return self.res_air[seat] > 0 and self._public(seat, WINGMAN)
-        if phase == TARGET:
-            card = self._target_card()
-            return card >= 0 and self._public(seat, card)
-        if phase == PAYLOAD:
-            return self._public(seat, AIRSTRIKE)
-        if phase == PLACE or phase == WITHDRAW:
-            card = self._placement_card()
-            return card >= 0 and self._public(seat, card)
-        return False  # SIGNAL_RETURN offers no card; REROLL always has two or more options
-
-    def _turn_options(self, from_standby: bool = False) -> list[int]:
+    def _turn_options(self) -> list[int]:
+        """Pass, deploy (or Counter Attack) where the criteria are met, or Blitz (GO-8)."""
         game = self._game
         seat = self.active
-        actions = [] if from_standby else [PASS]
-        if not from_standby and self.cmd_reserve[seat] <= 0:
-            if (self._can_play(seat, BLITZ) and self.cmd_standby[seat] > 0 and not game.blitz_needs_reserve
+        actions = [PASS]
+        if self.cmd_reserve[seat] <= 0:
+            if (can_play(self, seat, BLITZ) and self.cmd_standby[seat] > 0 and not game.blitz_needs_reserve
                     and self._deploy_options(seat, True)):
                 actions.append(game.PLAY_BASE + BLITZ)
             return actions
         deploys = self._deploy_options(seat, False)
         actions.extend(deploys)
-        if not from_standby and self._can_play(seat, BLITZ) and self.cmd_standby[seat] > 0 and deploys:
+        if can_play(self, seat, BLITZ) and self.cmd_standby[seat] > 0 and deploys:
             actions.append(game.PLAY_BASE + BLITZ)
         return actions
+
+    def _decide_turn(self, action: int) -> None:
+        seat = self.active
+        if action == PASS:
+            pass_turn(self)
+        elif action < self._game.PLAY_BASE:  # a commander from the reserve, with Counter Attack or not
+            self.cmd_reserve[seat] -= 1
+            self._deploy(action, 1 + seat)
+        else:  # Blitz: a commander from the standby area deploys now, an extra action (GO-8)
+            spend(self, seat, BLITZ, effect=True)
+            self.phase = BLITZ_DEPLOY
+
+    def _blitz_options(self) -> list[int]:
+        """Where the Blitz commander may deploy."""
+        return self._deploy_options(self.active, False)
+
+    def _decide_blitz(self, action: int) -> None:
+        self.cmd_standby[self.active] -= 1
+        self.blitz_extra = True
+        self._deploy(action, 3 + self.active)
 
     def _deploy_options(self, seat: int, stop_at_first: bool, may_counter: bool | None = None) -> list[int]:
         """Deploy and Counter Attack ids whose deployment criteria `seat` meets (ascending);
         Counter Attack ids when `may_counter` (default: when `seat` can play the card)."""
         game = self._game
-        board = game.board
-        troops = self.troops[seat]
-        ctrl = self.ctrl[seat]
-        sup = game.land_supply(seat, ctrl)
-        # Advance: a linked area not controlled, next to a supplied area holding two or more troops.
-        area_adj = board.area_adj
-        near_ge2 = 0
-        for a in bits(sup):
-            if troops[a] >= 2:
-                near_ge2 |= area_adj[a]
-        advance_ok = near_ge2 & ~ctrl
-        fly_ok = bomb_ok = 0
-        if game.NZ:
-            air = self.aircraft[seat]
-            actrl = self.actrl[seat]
-            zone_adj = board.zone_adj
-            near_age2 = 0
-            for z in bits(game.air_supply(seat, actrl)):
-                if air[z] >= 2:
-                    bomb_ok |= BIT[z]  # GO-B2: a payload of one needs two aircraft
-                    near_age2 |= zone_adj[z]
-                elif air[z] and game.bomb_with_one:
-                    bomb_ok |= BIT[z]  # GO-B2 read the other way: one aircraft may deploy, only to block
-            fly_ok = near_age2 & ~actrl
+        sup, advance_ok, fly_ok, bomb_ok = self._linked_criteria(seat)
         # Linked spaces by action kind: advance, fly, paradrop, barrage, bomb.
         link_ok = (advance_ok, fly_ok, sup, sup, bomb_ok)
         occ = self.occ
@@ -446,7 +557,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         actions = []
         counters = []
         if may_counter is None:
-            may_counter = self._can_play(seat, COUNTER_ATTACK)
+            may_counter = can_play(self, seat, COUNTER_ATTACK)
         for s, kind, link, faction in game.space_table:
             code = occ[s]
             if code:
@@ -465,7 +576,101 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         actions.extend(counters)
         return actions
 
+    def _linked_criteria(self, seat: int) -> tuple[int, int, int, int]:
+        """The areas `seat` supplies, and the areas and zones whose Advance, Fly and Bomb spaces it
+        may deploy to."""
+        game = self._game
+        troops = self.troops[seat]
+        ctrl = self.ctrl[seat]
+        # Advance: a linked area not controlled, next to a supplied area holding two or more troops.
+        area_adj = game.board.area_adj
+        sup = game.land_supply(seat, ctrl)
+        near_ge2 = 0
+        for a in bits(sup):
+            if troops[a] >= 2:
+                near_ge2 |= area_adj[a]
+        fly_ok = bomb_ok = 0
+        if game.NZ:
+            air = self.aircraft[seat]
+            actrl = self.actrl[seat]
+            zone_adj = game.board.zone_adj
+            near_age2 = 0
+            for z in bits(game.air_supply(seat, actrl)):
+                if air[z] >= 2:
+                    bomb_ok |= BIT[z]  # GO-B2: a payload of one needs two aircraft
+                    near_age2 |= zone_adj[z]
+                elif air[z] and game.bomb_with_one:
+                    bomb_ok |= BIT[z]  # GO-B2 read the other way: one aircraft may deploy, only to block
+            fly_ok = near_age2 & ~actrl
+        return sup, near_ge2 & ~ctrl, fly_ok, bomb_ok
+
+    def _deploy(self, action: int, code: int) -> None:
+        """Put the commander on its space and start the space's action."""
+        deploy(self, action, code)
+        seat = self.active
+        game = self._game
+        link = self.link
+        self.asnap = [self.air_supplied(0), self.air_supplied(1)] if game.NZ else [0, 0]
+        value = game.board.spaces[self.space].value[seat]
+        kind = self.act
+        if kind == ADVANCE:
+            self.unit, self.moved, self.phase = LAND, 0, MOVE
+        elif kind == FLY:
+            self.unit, self.moved, self.phase = AIR, 0, MOVE
+        elif kind == PARADROP:
+            self.unit, self.phase = LAND, TARGET
+        elif kind == BARRAGE or kind == BOMB:
+            self.unit = LAND
+            if kind == BOMB and self.aircraft[seat][link] < 2:  # (bomb=one-aircraft) no payload to spend
+                self._end_action()
+            elif self._targets():
+                self.phase = TARGET
+            else:  # GO-B1: nothing to hit; the action resolves with no effect
+                self._end_action()
+        elif kind == REINFORCE:
+            self._start_placement(LAND, value + (2 if self.has_bonus(DEPOT, self.snap[seat]) else 0))
+        elif kind == TAKE_OFF:
+            self._start_placement(AIR, value)
+        else:  # PLAN
+            initiative = game.board.spaces[self.space].initiative
+            if not plan(self, initiative, value + (1 if self.has_bonus(RECON_POST, self.snap[seat]) else 0)):
+                self._end_action()
+
+    def _card_may_be_offered(self) -> bool:
+        """Whether this own-turn step could offer a card, judging by public facts only (GO-D7)."""
+        phase = self.phase
+        seat = self.active
+        if phase == TURN or phase == BLITZ_DEPLOY:
+            return self._deploy_card_may_be_offered(seat)
+        if phase == MOVE:
+            if self.unit == LAND:
+                return self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT)
+            return self.res_air[seat] > 0 and could_play(self, seat, WINGMAN)
+        if phase == TARGET:
+            card = self._target_card()
+            return card >= 0 and could_play(self, seat, card)
+        if phase == PAYLOAD:
+            return could_play(self, seat, AIRSTRIKE)
+        if phase == PLACE or phase == WITHDRAW:
+            card = self._placement_card()
+            return card >= 0 and could_play(self, seat, card)
+        return False  # SIGNAL_RETURN offers no card; REROLL always has two or more options
+
+    def _deploy_card_may_be_offered(self, seat: int) -> bool:
+        """Whether the deploy step could offer Blitz or Counter Attack, on public facts (GO-D7)."""
+        may_counter = could_play(self, seat, COUNTER_ATTACK)
+        if self.phase == TURN and self.cmd_reserve[seat] <= 0:
+            return (self.cmd_standby[seat] > 0 and could_play(self, seat, BLITZ) and not self._game.blitz_needs_reserve
+                    and bool(self._deploy_options(seat, True, may_counter)))
+        # One option means no plain deployment is open, so Blitz too would need a Counter Attack.
+        counter_base = self._game.COUNTER_BASE
+        return may_counter and any(a >= counter_base for a in self._deploy_options(seat, False, True))
+
+    # --- linked actions: Advance and Fly (moving in) -----------------------------------------
+
     def _move_options(self) -> list[int]:
+        """Done (once something moved), Ground Assault or Wingman, or units from a supplied
+        neighbour that keeps one behind."""
         game = self._game
         seat = self.active
         link = self.link
@@ -480,7 +685,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             sources = game.board.zone_adj[link] & self.asnap[seat]
             units = self.aircraft[seat]
             base = game.ZONE_BASE
-        if reserve and self._can_play(seat, card):
+        if reserve and can_play(self, seat, card):
             actions.append(game.PLAY_BASE + card)
         for where in bits(sources):
             n = units[where]
@@ -488,6 +693,46 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                 first = base + MAX_N * where
                 actions.extend(range(first, first + n - 1))
         return actions
+
+    def _decide_move(self, action: int) -> None:
+        game = self._game
+        seat = self.active
+        if action == DONE:
+            self._after_move_in()
+        elif action < game.REROLL_BASE:
+            spend(self, seat, action - game.PLAY_BASE, effect=True)
+        elif self.unit == LAND:
+            where, n = divmod(action - game.AREA_BASE, MAX_N)
+            self._add_troops(seat, where, -(n + 1))
+            self._add_troops(seat, self.link, n + 1)
+            self.moved += n + 1
+        else:
+            where, n = divmod(action - game.ZONE_BASE, MAX_N)
+            self._add_aircraft(seat, where, -(n + 1))
+            self._add_aircraft(seat, self.link, n + 1)
+            self.moved += n + 1
+
+    def _after_move_in(self) -> None:
+        """Forward Base, Ground Assault or Wingman add units; a conflict when the opponent is there."""
+        seat = self.active
+        link = self.link
+        if self.unit == LAND:
+            if self.has_bonus(FORWARD_BASE, self.snap[seat]):
+                self._from_reserve(seat, LAND, link, 1)
+            if self.fx >> GROUND_ASSAULT & 1:
+                self._from_reserve(seat, LAND, link, 2)
+            if self.troops[1 - seat][link]:
+                self._start_conflict(LAND, link)
+                return
+        else:
+            if self.fx >> WINGMAN & 1:
+                self._from_reserve(seat, AIR, link, 2)
+            if self.aircraft[1 - seat][link]:
+                self._start_conflict(AIR, link)
+                return
+        self._end_action()
+
+    # --- linked actions: Paradrop, Barrage and Bomb (a target) -------------------------------
 
     def _target_card(self) -> int:
         act = self.act
@@ -503,39 +748,72 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             return board.within3[self.link] & self.ctrl[1 - seat]
         return board.zone_areas[self.link] & self.ctrl[1 - seat]  # BOMB
 
+    def _target_options(self) -> list[int]:
+        """Airborne Assault or Artillery Strike, or a target area."""
+        return target_options(self, self._target_card(), self._targets())
+
+    def _decide_target(self, action: int) -> None:
+        game = self._game
+        seat = self.active
+        if action < game.REROLL_BASE:
+            spend(self, seat, action - game.PLAY_BASE, effect=True)
+            return
+        self.target = area = action - game.TARGET_BASE
+        act = self.act
+        if act == PARADROP:
+            drop = 2 + (1 if self.has_bonus(AIR_CONTROL_POST, self.snap[seat]) else 0)
+            self._start_placement(LAND, drop + (2 if self.fx >> AIRBORNE_ASSAULT & 1 else 0))
+        elif act == BARRAGE:
+            dice = 2 + (1 if self.has_bonus(OBSERVER_POST, self.snap[seat]) else 0)
+            if self.fx >> ARTILLERY_STRIKE & 1:
+                dice += 2
+            start_roll(self, dice, seat, ROLL_BARRAGE)
+        else:  # BOMB
+            self.phase = PAYLOAD
+
+    def _drop(self) -> None:
+        """Paradrop: the troops land in the target; a conflict when the opponent is there."""
+        seat = self.active
+        target = self.target
+        dropped = self._from_reserve(seat, LAND, target, self.left)
+        self.left = 0
+        if dropped and self.troops[1 - seat][target]:
+            self._start_conflict(LAND, target)
+        else:
+            self._end_action()
+
     def _payload_options(self) -> list[int]:
+        """Airstrike, or a payload of aircraft (the last one stays in the zone)."""
         game = self._game
         seat = self.active
         actions = []
-        if self._can_play(seat, AIRSTRIKE):
+        if can_play(self, seat, AIRSTRIKE):
             actions.append(game.PLAY_BASE + AIRSTRIKE)
         most = min(self.aircraft[seat][self.link] - 1, MAX_N)
         actions.extend(range(game.PAYLOAD_BASE, game.PAYLOAD_BASE + most))
         return actions
 
-    def _withdraw_options(self) -> list[int]:
+    def _decide_payload(self, action: int) -> None:
         game = self._game
         seat = self.active
-        actions = [DONE]
-        card = self._placement_card()
-        if card >= 0 and self._can_play(seat, card):
-            actions.append(game.PLAY_BASE + card)
-        deficit = self.left - (self.res_troops[seat] if self.unit == LAND else self.res_air[seat])
-        if self.unit == LAND:
-            units, base, mask = self.troops[seat], game.AREA_BASE, self.ctrl[seat]
-        else:
-            units, base, mask = self.aircraft[seat], game.ZONE_BASE, self.actrl[seat]
-        for where in bits(mask):
-            n = min(units[where] - 1, deficit, MAX_N)
-            if n > 0:
-                first = base + MAX_N * where
-                actions.extend(range(first, first + n))
-        return actions
+        if action < game.REROLL_BASE:
+            spend(self, seat, action - game.PLAY_BASE, effect=True)
+            return
+        n = action - game.PAYLOAD_BASE + 1
+        self._add_aircraft(seat, self.link, -n)
+        self.res_air[seat] += n
+        self.payload = n
+        self._open_window(WINDOW_BOMB)
 
-    def _has_withdrawal(self) -> bool:
-        seat = self.active
-        units = self.troops[seat] if self.unit == LAND else self.aircraft[seat]
-        return any(n >= 2 for n in units)
+    # --- support actions: Reinforce and Take-off (and the Paradrop drop) ---------------------
+
+    def _start_placement(self, unit: int, units: int) -> None:
+        """`units` troops or aircraft to place (Reinforce, Take-off) or drop (Paradrop)."""
+        self.unit = unit
+        self.left = units
+        self.optional = 0
+        self.withdraw_closed = False
+        self._continue_placement()
 
     def _placement_card(self) -> int:
         if self.act == REINFORCE:
@@ -561,12 +839,13 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         return room
 
     def _place_options(self) -> list[int]:
+        """Done (when the rest is optional), Mobilize or Airborne Assault, or units into room."""
         game = self._game
         seat = self.active
         board = game.board
         actions = [DONE] if self.left <= self.optional else []
         card = self._placement_card()
-        if card >= 0 and self._can_play(seat, card):
+        if card >= 0 and can_play(self, seat, card):
             actions.append(game.PLAY_BASE + card)
         if self.unit == LAND:
             units, cap, base, reserve = self.troops[seat], board.land_cap, game.AREA_BASE, self.res_troops[seat]
@@ -579,36 +858,15 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             actions.extend(range(first, first + n))
         return actions
 
-    def _window_cards(self) -> list[int]:
-        """Cards the defender may play in the open window (GO-C10)."""
-        window = self.window
-        if window == WINDOW_LAND:
-            return [AMBUSH, ANTI_AIR] if self.act == PARADROP else [AMBUSH]
-        if window == WINDOW_AIR:
-            return [INTERCEPT]
-        return [ANTI_AIR]
-
-    # --- applying decisions ------------------------------------------------------------------
-
-    def _play_at_deploy_step(self, seat: int, card: int) -> None:
-        """Blitz: a commander from the standby area deploys now, an extra action (GO-8)."""
-        self._spend(seat, card, effect=True)
-        self.phase = BLITZ_DEPLOY
-
-    def _move_units(self, seat: int, action: int) -> int:
+    def _decide_place(self, action: int) -> None:
         game = self._game
-        if self.unit == LAND:
-            where, n = divmod(action - game.AREA_BASE, MAX_N)
-            self._add_troops(seat, where, -(n + 1))
-            self._add_troops(seat, self.link, n + 1)
-        else:
-            where, n = divmod(action - game.ZONE_BASE, MAX_N)
-            self._add_aircraft(seat, where, -(n + 1))
-            self._add_aircraft(seat, self.link, n + 1)
-        return n + 1
-
-    def _place_units(self, seat: int, action: int) -> int:
-        game = self._game
+        seat = self.active
+        if action == DONE:
+            self._finish_placement()
+            return
+        if action < game.REROLL_BASE:
+            self._play_placement_card(seat, action - game.PLAY_BASE)
+            return
         if self.unit == LAND:
             where, n = divmod(action - game.AREA_BASE, MAX_N)
             self.res_troops[seat] -= n + 1
@@ -617,11 +875,40 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             where, n = divmod(action - game.ZONE_BASE, MAX_N)
             self.res_air[seat] -= n + 1
             self._add_aircraft(seat, where, n + 1)
-        return n + 1
+        self.left -= n + 1
+        if self.optional > self.left:
+            self.optional = self.left
+        self._continue_placement()
 
-    def _withdraw_units(self, seat: int, action: int) -> None:
+    def _withdraw_options(self) -> list[int]:
+        """Not enough units (GO-12): done, the placement card, or units back to the reserve."""
         game = self._game
+        seat = self.active
+        actions = [DONE]
+        card = self._placement_card()
+        if card >= 0 and can_play(self, seat, card):
+            actions.append(game.PLAY_BASE + card)
+        deficit = self.left - (self.res_troops[seat] if self.unit == LAND else self.res_air[seat])
         if self.unit == LAND:
+            units, base, mask = self.troops[seat], game.AREA_BASE, self.ctrl[seat]
+        else:
+            units, base, mask = self.aircraft[seat], game.ZONE_BASE, self.actrl[seat]
+        for where in bits(mask):
+            n = min(units[where] - 1, deficit, MAX_N)
+            if n > 0:
+                first = base + MAX_N * where
+                actions.extend(range(first, first + n))
+        return actions
+
+    def _decide_withdraw(self, action: int) -> None:
+        game = self._game
+        seat = self.active
+        if action == DONE:
+            self.withdraw_closed = True
+        elif action < game.REROLL_BASE:
+            self._play_placement_card(seat, action - game.PLAY_BASE)
+            return
+        elif self.unit == LAND:
             where, n = divmod(action - game.AREA_BASE, MAX_N)
             self._add_troops(seat, where, -(n + 1))
             self.res_troops[seat] += n + 1
@@ -629,38 +916,245 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
             where, n = divmod(action - game.ZONE_BASE, MAX_N)
             self._add_aircraft(seat, where, -(n + 1))
             self.res_air[seat] += n + 1
+        self._continue_placement()
 
-    def _window_card_played(self, card: int) -> None:
+    def _has_withdrawal(self) -> bool:
+        seat = self.active
+        units = self.troops[seat] if self.unit == LAND else self.aircraft[seat]
+        return any(n >= 2 for n in units)
+
+    def _play_placement_card(self, seat: int, card: int) -> None:
+        """Mobilize or Airborne Assault: two more units ("up to two" with Mobilize, GO-C5)."""
+        spend(self, seat, card, effect=True)
+        self.left += 2
+        if card == MOBILIZE:
+            self.optional += 2  # "up to two" (GO-C5)
+        self.withdraw_closed = False
+        self._continue_placement()
+
+    def _continue_placement(self) -> None:
+        seat = self.active
+        reserve = self.res_troops[seat] if self.unit == LAND else self.res_air[seat]
+        if self.left > reserve and not self.withdraw_closed and self._has_withdrawal():
+            self.phase = WITHDRAW  # "Not enough troops/aircraft?" (GO-12)
+            return
+        if self.act == PARADROP:
+            self._drop()
+            return
+        if self.left <= 0 or reserve <= 0 or not self._place_targets():
+            self._finish_placement()
+            return
+        self.phase = PLACE
+
+    def _finish_placement(self) -> None:
+        seat = self.active
+        self.left = self.optional = 0
+        if self.act == TAKE_OFF:
+            zone = self._game.board.hq_zone[seat]
+            if self.aircraft[seat][zone] and self.aircraft[1 - seat][zone]:
+                self._start_conflict(AIR, zone)  # placed into the HQ zone held by the opponent
+                return
+        self._end_action()
+
+    # --- conflicts: card windows, defence dice, rolls ----------------------------------------
+
+    def _start_conflict(self, unit: int, where: int) -> None:
+        self.unit = unit
+        self.target = where
+        self._open_window(WINDOW_LAND if unit == LAND else WINDOW_AIR)
+
+    def _window_cards(self, window: int) -> list[int]:
+        """Cards the defender may play in the open window (GO-C10)."""
+        if window == WINDOW_LAND:
+            return [AMBUSH, ANTI_AIR] if self.act == PARADROP else [AMBUSH]
+        if window == WINDOW_AIR:
+            return [INTERCEPT]
+        return [ANTI_AIR]
+
+    def _open_window(self, window: int) -> None:
+        """The defender's card window; it opens on public facts only (GO-C10)."""
+        if not open_window(self, window, self._window_cards(window)):
+            self._close_window()
+
+    def _defend_options(self) -> list[int]:
+        return defend_options(self, self._window_cards(self.window))
+
+    def _decide_defend(self, action: int) -> None:
+        if action == DECLINE:
+            self._close_window()
+            return
+        card = action - self._game.PLAY_BASE
+        spend(self, 1 - self.active, card, effect=True)
         if card == ANTI_AIR:
-            self._start_roll(2, 1 - self.active, ROLL_ANTI_AIR_DROP if self.window == WINDOW_LAND
-                             else ROLL_ANTI_AIR_BOMB)
+            start_roll(self, 2, 1 - self.active, ROLL_ANTI_AIR_DROP if self.window == WINDOW_LAND
+                       else ROLL_ANTI_AIR_BOMB)
         else:  # Ambush or Intercept: +2 defence dice (GO-C4, GO-C9)
             self._open_window(self.window)
 
-    def _decide_own_phase(self, action: int) -> None:
-        game = self._game
-        phase = self.phase
-        seat = self.active
-        if phase == BLITZ_DEPLOY:
-            self.cmd_standby[seat] -= 1
-            self.blitz_extra = True
-            self._deploy(action, 3 + seat)
-        elif phase == PAYLOAD:
-            if action < game.REROLL_BASE:
-                self._spend(seat, action - game.PLAY_BASE, effect=True)
+    def _close_window(self) -> None:
+        window = self.window
+        self.window = NO_WINDOW
+        if window == WINDOW_BOMB:
+            dice = self.payload + (2 if self.fx >> AIRSTRIKE & 1 else 0)
+            if dice <= 0:
+                self._end_action()
             else:
-                n = action - game.PAYLOAD_BASE + 1
-                self._add_aircraft(seat, self.link, -n)
-                self.res_air[seat] += n
-                self.payload = n
-                self._open_window(WINDOW_BOMB)
-        elif phase == SIGNAL_RETURN:
-            self._return_commander(self.chooser, action - game.RETURN_BASE)
+                start_roll(self, dice, self.active, ROLL_BOMB)
+            return
+        start_roll(self, self._defence_dice(), 1 - self.active, ROLL_DEFENCE)
+
+    def _defence_dice(self) -> int:
+        """One die; +1 in an air zone the defender controls and supplies; +1 Town Centre; +2 cards."""
+        defender = 1 - self.active
+        where = self.target
+        dice = 1
+        if self.unit == LAND:
+            board = self._game.board
+            zone = board.area_zone[where]
+            if zone >= 0 and self.air_supplied(defender) >> zone & 1:
+                dice += 1
+            if self._game.town_mask >> where & 1 and (self.snap[defender] >> where & 1
+                                                      or not self._game.town_centre_needs_supply):
+                dice += 1  # GO-B5: the printed bonus needs control and supply (Portuguese text)
+            if self.fx >> AMBUSH & 1:
+                dice += 2
+        elif self.fx >> INTERCEPT & 1:
+            dice += 2
+        return min(dice, MAX_DICE)
+
+    def _decide_reroll(self, action: int) -> None:
+        if action == ACCEPT:
+            self._resolve_roll()
+        else:
+            reroll(self, action)
+
+    def _resolve_roll(self) -> None:
+        """The kept roll takes effect: hits on the attacker and attrition (GO-2), anti-air hits,
+        Barrage and Bomb hits on the defender."""
+        purpose, total = finish_roll(self)
+        seat = self.active
+        other = 1 - seat
+        if purpose == ROLL_DEFENCE:
+            unit, where = self.unit, self.target
+            self._remove_to_reserve(seat, unit, where, total)
+            units = self.troops if unit == LAND else self.aircraft
+            attackers, defenders = units[seat][where], units[other][where]
+            if attackers:  # attrition, one and one at a time (GO-2)
+                both = min(attackers, defenders)
+                self._remove_to_reserve(seat, unit, where, both)
+                self._remove_to_reserve(other, unit, where, both)
+            self._end_action()
+        elif purpose == ROLL_ANTI_AIR_DROP:
+            self._remove_to_reserve(seat, LAND, self.target, total)
+            if self.troops[seat][self.target]:
+                self._open_window(WINDOW_LAND)
+            else:
+                self._end_action()
+        elif purpose == ROLL_ANTI_AIR_BOMB:
+            self.payload = max(0, self.payload - total)
+            self._open_window(WINDOW_BOMB)
+        else:  # ROLL_BARRAGE, ROLL_BOMB
+            self._remove_to_reserve(other, LAND, self.target, total)
+            self._end_action()
+
+    # --- the end of an action: caps, the HQ, the Signal Unit ---------------------------------
+
+    def _end_action(self) -> None:
+        """GO-1: the caps hold at the end of every action (excess units go back to the reserve);
+        then the HQ check, the Signal Unit and the next turn."""
+        board = self._game.board
+        for seat in (0, 1):
+            troops = self.troops[seat]
+            if max(troops) > board.land_cap:
+                for a in bits(self.ctrl[seat]):
+                    if troops[a] > board.land_cap:
+                        self._remove_to_reserve(seat, LAND, a, troops[a] - board.land_cap)
+            air = self.aircraft[seat]
+            if air and max(air) > board.air_cap:
+                for z in bits(self.actrl[seat]):
+                    if air[z] > board.air_cap:
+                        self._remove_to_reserve(seat, AIR, z, air[z] - board.air_cap)
+        self._clear_action()
+        if not hq_lost(self):
             self._signal_check()
-        else:  # pragma: no cover - guarded by apply_action
-            raise IllegalActionError(f"no decision is due in phase {PHASE_NAMES[phase]}")
+
+    def _clear_action(self) -> None:
+        clear_action(self)
+        self._clear_own_action()
+
+    def _clear_own_action(self) -> None:
+        self.unit = LAND
+        self.asnap = [0, 0]
+        self.payload = 0
+
+    def _gain_signal(self, seat: int) -> None:
+        if self.cmd_standby[seat] > 0:
+            self.cmd_standby[seat] -= 1
+            self.cmd_reserve[seat] += 1
+            self.signal[seat] = 2
+        else:
+            self.signal[seat] = 1
+
+    def _signal_check(self) -> None:
+        """Signal Unit: gain or give back a commander as control and supply of its area change
+        (GO-7); then carry on with the turn."""
+        area = self.token_area[SIGNAL_UNIT]
+        if area >= 0:
+            for seat in (0, 1):
+                holds = bool(self.supplied(seat) >> area & 1)
+                if holds and not self.signal[seat]:
+                    self._gain_signal(seat)
+            for seat in (0, 1):
+                holds = bool(self.supplied(seat) >> area & 1)
+                if not holds and self.signal[seat] and self._give_back_signal(seat):
+                    return
+        self.chooser = -1
+        if self.blitz_extra:  # the Blitz deployment was extra: the same turn goes on (GO-8)
+            self.blitz_extra = False
+            self.phase = TURN
+            return
+        end_turn(self)
+
+    def _give_back_signal(self, seat: int) -> bool:
+        """`seat` lost the Signal Unit: the commander it brought goes to standby, from the reserve or
+        (True: the owner chooses which) from a space."""
+        gained = self.signal[seat] == 2 or self._game.signal_always_returns
+        self.signal[seat] = 0
+        if gained:
+            if self.cmd_reserve[seat] > 0:
+                self.cmd_reserve[seat] -= 1
+                self.cmd_standby[seat] += 1
+            elif self.commanders_deployed(seat):
+                self.chooser = seat
+                self.phase = SIGNAL_RETURN
+                return True
+        return False
+
+    def _signal_return_options(self) -> list[int]:
+        game = self._game
+        seat = self.chooser
+        return [game.RETURN_BASE + s for s in range(game.NS) if self.holds_space(seat, s)]
+
+    def _decide_signal_return(self, action: int) -> None:
+        """Send the chooser's commander on that space to the standby area; the space is free (GO-7)."""
+        seat = self.chooser
+        space = action - self._game.RETURN_BASE
+        code2 = self.occ2[space]
+        if code2 and (code2 - 1) & 1 == seat:
+            self.occ2[space] = 0
+        else:
+            self.occ[space] = code2
+            self.occ2[space] = 0
+        self.cmd_standby[seat] += 1
+        self._signal_check()
 
     # --- units -------------------------------------------------------------------------------
+
+    def air_supplied(self, seat: int) -> int:
+        """Bitmask of the air zones `seat` controls and supplies."""
+        if not self._game.NZ:
+            return 0
+        return self._game.air_supply(seat, self.actrl[seat])
 
     def _add_troops(self, seat: int, area: int, n: int) -> None:
         troops = self.troops[seat]
@@ -710,287 +1204,58 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                 self._add_aircraft(seat, where, n)
         return max(n, 0)
 
-    # --- actions -----------------------------------------------------------------------------
-
-    def _start_action(self, seat: int, kind: int, link: int) -> None:
-        game = self._game
-        self.asnap = [self.air_supplied(0), self.air_supplied(1)] if game.NZ else [0, 0]
-        value = game.board.spaces[self.space].value[seat]
-        if kind == ADVANCE:
-            self.unit, self.moved, self.phase = LAND, 0, MOVE
-        elif kind == FLY:
-            self.unit, self.moved, self.phase = AIR, 0, MOVE
-        elif kind == PARADROP:
-            self.unit, self.phase = LAND, TARGET
-        elif kind == BARRAGE or kind == BOMB:
-            self.unit = LAND
-            if kind == BOMB and self.aircraft[seat][link] < 2:  # (bomb=one-aircraft) no payload to spend
-                self._end_action()
-            elif self._targets():
-                self.phase = TARGET
-            else:  # GO-B1: nothing to hit; the action resolves with no effect
-                self._end_action()
-        elif kind == REINFORCE:
-            self.unit = LAND
-            self.left = value + (2 if self.has_bonus(DEPOT, self.snap[seat]) else 0)
-            self.optional = 0
-            self.withdraw_closed = False
-            self._continue_placement()
-        elif kind == TAKE_OFF:
-            self.unit = AIR
-            self.left = value
-            self.optional = 0
-            self.withdraw_closed = False
-            self._continue_placement()
-        else:  # PLAN
-            initiative = game.board.spaces[self.space].initiative
-            self._plan(initiative, value + (1 if self.has_bonus(RECON_POST, self.snap[seat]) else 0))
-
-    # --- Advance / Fly -----------------------------------------------------------------------
-
-    def _after_move_in(self) -> None:
-        seat = self.active
-        link = self.link
-        if self.unit == LAND:
-            if self.has_bonus(FORWARD_BASE, self.snap[seat]):
-                self._from_reserve(seat, LAND, link, 1)
-            if self.fx >> GROUND_ASSAULT & 1:
-                self._from_reserve(seat, LAND, link, 2)
-            if self.troops[1 - seat][link]:
-                self._start_conflict(LAND, link)
-                return
-        else:
-            if self.fx >> WINGMAN & 1:
-                self._from_reserve(seat, AIR, link, 2)
-            if self.aircraft[1 - seat][link]:
-                self._start_conflict(AIR, link)
-                return
-        self._end_action()
-
-    # --- Paradrop / Barrage / Bomb -----------------------------------------------------------
-
-    def _choose_target(self, area: int) -> None:
-        seat = self.active
-        self.target = area
-        act = self.act
-        if act == PARADROP:
-            self.left = 2 + (1 if self.has_bonus(AIR_CONTROL_POST, self.snap[seat]) else 0)
-            if self.fx >> AIRBORNE_ASSAULT & 1:
-                self.left += 2
-            self.optional = 0
-            self.withdraw_closed = False
-            self._continue_placement()
-        elif act == BARRAGE:
-            dice = 2 + (1 if self.has_bonus(OBSERVER_POST, self.snap[seat]) else 0)
-            if self.fx >> ARTILLERY_STRIKE & 1:
-                dice += 2
-            self._start_roll(dice, seat, ROLL_BARRAGE)
-        else:  # BOMB
-            self.phase = PAYLOAD
-
-    def _drop(self) -> None:
-        seat = self.active
-        target = self.target
-        dropped = self._from_reserve(seat, LAND, target, self.left)
-        self.left = 0
-        if dropped and self.troops[1 - seat][target]:
-            self._start_conflict(LAND, target)
-        else:
-            self._end_action()
-
-    # --- Reinforce / Take-off (and the Paradrop drop) ----------------------------------------
-
-    def _play_placement_card(self, seat: int, card: int) -> None:
-        self._spend(seat, card, effect=True)
-        self.left += 2
-        if card == MOBILIZE:
-            self.optional += 2  # "up to two" (GO-C5)
-        self.withdraw_closed = False
-        self._continue_placement()
-
-    def _continue_placement(self) -> None:
-        seat = self.active
-        reserve = self.res_troops[seat] if self.unit == LAND else self.res_air[seat]
-        if self.left > reserve and not self.withdraw_closed and self._has_withdrawal():
-            self.phase = WITHDRAW  # "Not enough troops/aircraft?" (GO-12)
-            return
-        if self.act == PARADROP:
-            self._drop()
-            return
-        if self.left <= 0 or reserve <= 0 or not self._place_targets():
-            self._finish_placement()
-            return
-        self.phase = PLACE
-
-    def _finish_placement(self) -> None:
-        seat = self.active
-        self.left = self.optional = 0
-        if self.act == TAKE_OFF:
-            zone = self._game.board.hq_zone[seat]
-            if self.aircraft[seat][zone] and self.aircraft[1 - seat][zone]:
-                self._start_conflict(AIR, zone)  # placed into the HQ zone held by the opponent
-                return
-        self._end_action()
-
-    # --- conflicts and rolls -----------------------------------------------------------------
-
-    def _start_conflict(self, unit: int, where: int) -> None:
-        self.unit = unit
-        self.target = where
-        self._open_window(WINDOW_LAND if unit == LAND else WINDOW_AIR)
-
-    def _close_window(self) -> None:
-        window = self.window
-        self.window = NO_WINDOW
-        if window == WINDOW_BOMB:
-            dice = self.payload + (2 if self.fx >> AIRSTRIKE & 1 else 0)
-            if dice <= 0:
-                self._end_action()
-            else:
-                self._start_roll(dice, self.active, ROLL_BOMB)
-            return
-        self._start_roll(self._defence_dice(), 1 - self.active, ROLL_DEFENCE)
-
-    def _defence_dice(self) -> int:
-        """One die; +1 in an air zone the defender controls and supplies; +1 Town Centre; +2 cards."""
-        defender = 1 - self.active
-        where = self.target
-        dice = 1
-        if self.unit == LAND:
-            board = self._game.board
-            zone = board.area_zone[where]
-            if zone >= 0 and self.air_supplied(defender) >> zone & 1:
-                dice += 1
-            if self._game.town_mask >> where & 1 and (self.snap[defender] >> where & 1
-                                                      or not self._game.town_centre_needs_supply):
-                dice += 1  # GO-B5: the printed bonus needs control and supply (Portuguese text)
-            if self.fx >> AMBUSH & 1:
-                dice += 2
-        elif self.fx >> INTERCEPT & 1:
-            dice += 2
-        return min(dice, MAX_DICE)
-
-    def _resolve_roll(self) -> None:
-        purpose = self.purpose
-        total = self.roll
-        seat = self.active
-        other = 1 - seat
-        self.purpose = NO_ROLL
-        self.roller = -1
-        if purpose == ROLL_DEFENCE:
-            unit, where = self.unit, self.target
-            self._remove_to_reserve(seat, unit, where, total)
-            units = self.troops if unit == LAND else self.aircraft
-            attackers, defenders = units[seat][where], units[other][where]
-            if attackers:  # attrition, one and one at a time (GO-2)
-                both = min(attackers, defenders)
-                self._remove_to_reserve(seat, unit, where, both)
-                self._remove_to_reserve(other, unit, where, both)
-            self._end_action()
-        elif purpose == ROLL_ANTI_AIR_DROP:
-            self._remove_to_reserve(seat, LAND, self.target, total)
-            if self.troops[seat][self.target]:
-                self._open_window(WINDOW_LAND)
-            else:
-                self._end_action()
-        elif purpose == ROLL_ANTI_AIR_BOMB:
-            self.payload = max(0, self.payload - total)
-            self._open_window(WINDOW_BOMB)
-        else:  # ROLL_BARRAGE, ROLL_BOMB
-            self._remove_to_reserve(other, LAND, self.target, total)
-            self._end_action()
-
-    # --- end of an action, and the Signal Unit ------------------------------------------------
-
-    def _end_action(self) -> None:
-        board = self._game.board
-        # GO-1: the caps hold at the end of every action; excess units go back to the reserve.
-        for seat in (0, 1):
-            troops = self.troops[seat]
-            if max(troops) > board.land_cap:
-                for a in bits(self.ctrl[seat]):
-                    if troops[a] > board.land_cap:
-                        self._remove_to_reserve(seat, LAND, a, troops[a] - board.land_cap)
-            air = self.aircraft[seat]
-            if air and max(air) > board.air_cap:
-                for z in bits(self.actrl[seat]):
-                    if air[z] > board.air_cap:
-                        self._remove_to_reserve(seat, AIR, z, air[z] - board.air_cap)
-        if self._action_over():
-            self._signal_check()
-
-    def _before_first_turn(self) -> None:
-        """Signal Unit gains at setup (no action to continue afterwards)."""
-        area = self.token_area[SIGNAL_UNIT]
-        if area < 0:
-            return
-        for seat in (0, 1):
-            if self.supplied(seat) >> area & 1 and not self.signal[seat]:
-                self._gain_signal(seat)
-
-    def _gain_signal(self, seat: int) -> None:
-        if self.cmd_standby[seat] > 0:
-            self.cmd_standby[seat] -= 1
-            self.cmd_reserve[seat] += 1
-            self.signal[seat] = 2
-        else:
-            self.signal[seat] = 1
-
-    def _signal_check(self) -> None:
-        """Signal Unit: gain or give back a commander as control and supply of its area change
-        (GO-7); then carry on with the turn."""
-        area = self.token_area[SIGNAL_UNIT]
-        if area >= 0:
-            for seat in (0, 1):
-                holds = bool(self.supplied(seat) >> area & 1)
-                if holds and not self.signal[seat]:
-                    self._gain_signal(seat)
-            for seat in (0, 1):
-                holds = bool(self.supplied(seat) >> area & 1)
-                if not holds and self.signal[seat]:
-                    gained = self.signal[seat] == 2 or self._game.signal_always_returns
-                    self.signal[seat] = 0
-                    if gained:
-                        if self.cmd_reserve[seat] > 0:
-                            self.cmd_reserve[seat] -= 1
-                            self.cmd_standby[seat] += 1
-                        elif self.commanders_deployed(seat):
-                            self.chooser = seat
-                            self.phase = SIGNAL_RETURN
-                            return
-        self.chooser = -1
-        if self.blitz_extra:  # the Blitz deployment was extra: the same turn goes on (GO-8)
-            self.blitz_extra = False
-            self.phase = TURN
-            return
-        self._end_turn()
-
-    def _return_commander(self, seat: int, space: int) -> None:
-        """Send `seat`'s commander on `space` to the standby area; the space is free again (GO-7)."""
-        code2 = self.occ2[space]
-        if code2 and (code2 - 1) & 1 == seat:
-            self.occ2[space] = 0
-        else:
-            self.occ[space] = code2
-            self.occ2[space] = 0
-        self.cmd_standby[seat] += 1
-
     # --- JSON --------------------------------------------------------------------------------
 
-    def _units_json(self) -> JSON:
+    def _public_json(self) -> JSON:
         game = self._game
         board = game.board
-        return {
+        units = {
             "passed": list(self.passed),
             "troops": {board.area_ids[a]: [self.troops[0][a], self.troops[1][a]] for a in range(game.NA)},
             "aircraft": {board.zone_ids[z]: [self.aircraft[0][z], self.aircraft[1][z]] for z in range(game.NZ)},
             "reserve_troops": list(self.res_troops),
             "reserve_aircraft": list(self.res_air),
         }
+        action = {
+            "signal": list(self.signal),
+            "blitz_extra": self.blitz_extra,
+            "action": {
+                "kind": ACTIONS[self.act] if self.act >= 0 else None,
+                "space": self.space, "link": self.link, "unit": self.unit, "target": self.target,
+                "moved": self.moved, "left": self.left, "optional": self.optional,
+                "withdraw_closed": self.withdraw_closed,
+                "effects": self.effects_json(),
+                "supplied_at_start": list(self.snap), "air_supplied_at_start": list(self.asnap),
+                "payload": self.payload, **roll_json(self),
+            },
+            "chooser": self.chooser,
+        }
+        return public_json(self, self.current_player(), units, action)
 
-    def _units_from_json(self, data: JSON) -> None:
-        game = self._game
-        board = game.board
+    def to_json(self) -> JSON:
+        return full_json(self, self._public_json())
+
+    def observation(self, seat: int) -> JSON:
+        return observation_json(self, seat, self._public_json())
+
+    @classmethod
+    def from_json(cls, game: WWIIGame, data: JSON) -> Self:
+        """Rebuild a state from `to_json()` output, checking that it is self-consistent."""
+        try:
+            state = cls(game)
+            read_head(state, data)
+            state._read_units(data)
+            read_shared(state, data)
+            state._read_action(data)
+            read_tail(state, data)
+        except READ_ERRORS as error:
+            raise bad_state(game, error) from None
+        state.refresh_control()
+        state.validate()
+        return state
+
+    def _read_units(self, data: JSON) -> None:
+        board = self._game.board
         self.passed = [bool(p) for p in data["passed"]]
         troops = data["troops"]
         if set(troops) != set(board.area_ids):
@@ -1003,23 +1268,7 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         self.res_troops = [int(n) for n in data["reserve_troops"]]
         self.res_air = [int(n) for n in data["reserve_aircraft"]]
 
-    def _turn_json(self) -> JSON:
-        return {
-            "signal": list(self.signal),
-            "blitz_extra": self.blitz_extra,
-            "action": {
-                "kind": ACTIONS[self.act] if self.act >= 0 else None,
-                "space": self.space, "link": self.link, "unit": self.unit, "target": self.target,
-                "moved": self.moved, "left": self.left, "optional": self.optional,
-                "withdraw_closed": self.withdraw_closed,
-                "effects": self.effects_json(),
-                "supplied_at_start": list(self.snap), "air_supplied_at_start": list(self.asnap),
-                "payload": self.payload, **self._roll_json(),
-            },
-            "chooser": self.chooser,
-        }
-
-    def _turn_from_json(self, data: JSON) -> None:
+    def _read_action(self, data: JSON) -> None:
         self.signal = [int(n) for n in data["signal"]]
         self.blitz_extra = bool(data["blitz_extra"])
         action = data["action"]
@@ -1032,12 +1281,18 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
         self.left = int(action["left"])
         self.optional = int(action["optional"])
         self.withdraw_closed = bool(action["withdraw_closed"])
-        self.fx = self.effects_from_json(action["effects"])
+        self.fx = read_effects(self, action["effects"])
         self.snap = [int(n) for n in action["supplied_at_start"]]
         self.asnap = [int(n) for n in action["air_supplied_at_start"]]
         self.payload = int(action["payload"])
-        self._roll_from_json(action)
+        read_roll(self, action)
         self.chooser = int(data["chooser"])
+
+    def validate(self) -> None:
+        """Raise StateFormatError unless units, commanders and cards all add up."""
+        problems = self._unit_problems() + shared_problems(self) + self._phase_problems()
+        if problems:
+            raise inconsistent(self._game, problems)
 
     def _unit_problems(self) -> list[str]:
         game = self._game
@@ -1082,47 +1337,13 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
     def board_text(self) -> str:
         """The position as text: areas, zones, action spaces, reserves and hands' sizes."""
         game = self._game
-        board = game.board
         t = game.term
-        initials = (t("blue")[:2], t("yellow")[:2])
-        sup = (self.supplied(0), self.supplied(1))
-        lines = [self._text_title()]
-        spaces_at: dict[tuple[int, int], list[str]] = {}
-        support = []
-        for s, space in enumerate(board.spaces):
-            who = []
-            for code in (self.occ[s], self.occ2[s]):
-                if code:
-                    who.append(initials[(code - 1) & 1] + ("*" if (code - 1) >> 1 else ""))
-            text = f"{t(ACTIONS[space.action])}"
-            if space.faction >= 0:
-                text += f"({initials[space.faction]})"
-            text += f"[{','.join(who) or ' '}]"
-            if space.link < 0:
-                support.append(f"{game.space_name(s)}[{','.join(who) or ' '}]")
-            else:
-                in_air = space.action in (FLY, BOMB)
-                spaces_at.setdefault((int(in_air), space.link), []).append(text)
-        for a, name in enumerate(board.area_ids):
-            b, y = self.troops[0][a], self.troops[1][a]
-            owner = "-"
-            if b or y:
-                seat = 0 if b else 1
-                owner = f"{initials[seat]}{max(b, y)}{'s' if sup[seat] >> a & 1 else ''}"
-            extras = []
-            for seat in (0, 1):
-                if board.hq[seat] == a:
-                    extras.append(f"{t('hq')} {t(FACTIONS[seat])}")
-            if self.bonus_at[a] >= 0:
-                extras.append(game.bonus_name(self.bonus_at[a]))
-            if board.printed_bonus[a] >= 0:
-                extras.append(game.bonus_name(board.printed_bonus[a]))
-            zone = f" <{game.zone_name(board.area_zone[a])}>" if board.area_zone[a] >= 0 else ""
-            lines.append(f"  {name:<6}{zone} {board.area_vp[a]}{t('vp')} {owner:<5} "
-                         f"{' '.join(spaces_at.get((0, a), []))} {'; '.join(extras)}".rstrip())
-        for z, zid in enumerate(board.zone_ids):
+        spaces_at, support = self._spaces_text()
+        lines = [self.title_line()]
+        lines += self._areas_text(spaces_at)
+        for z in range(game.NZ):
             b, y = self.aircraft[0][z], self.aircraft[1][z]
-            owner = f"{initials[0 if b else 1]}{max(b, y)}" if b or y else "-"
+            owner = f"{self._initial(0 if b else 1)}{max(b, y)}" if b or y else "-"
             lines.append(f"  ~{game.zone_name(z):<8} {owner:<4} {' '.join(spaces_at.get((1, z), []))}")
         lines.append(f"  {t('support_board')}: {' '.join(support)}")
         for seat in (0, 1):
@@ -1133,11 +1354,79 @@ class GeneralOrdersState(FamilyState[GeneralOrdersGame]):
                 + f"; {t('hand')} {sum(self.hands[seat])}"
                 + (f"; {t('passed')}" if self.passed[seat] else "")
                 + f"; {t('vp')} {self.victory_points()[seat]}")
-        lines.append(self._text_cards())
+        lines.append(self.cards_line())
         return "\n".join(lines)
 
+    def _initial(self, seat: int) -> str:
+        return self._game.term(FACTIONS[seat])[:2]
 
-GeneralOrdersGame.state_class = GeneralOrdersState
+    def _spaces_text(self) -> tuple[dict[tuple[int, int], list[str]], list[str]]:
+        """The linked spaces by (in the air, area or zone) and the support spaces, with who is on them."""
+        game = self._game
+        t = game.term
+        spaces_at: dict[tuple[int, int], list[str]] = {}
+        support = []
+        for s, space in enumerate(game.board.spaces):
+            who = [self._initial((code - 1) & 1) + ("*" if (code - 1) >> 1 else "")
+                   for code in (self.occ[s], self.occ2[s]) if code]
+            if space.link < 0:
+                support.append(f"{game.space_name(s)}[{','.join(who) or ' '}]")
+                continue
+            icon = f"({self._initial(space.faction)})" if space.faction >= 0 else ""
+            in_air = space.action in (FLY, BOMB)
+            spaces_at.setdefault((int(in_air), space.link), []).append(
+                f"{t(ACTIONS[space.action])}{icon}[{','.join(who) or ' '}]")
+        return spaces_at, support
+
+    def _areas_text(self, spaces_at: dict[tuple[int, int], list[str]]) -> list[str]:
+        """One line per land area: its VP, who holds it (s: supplied), its spaces and bonuses."""
+        game = self._game
+        board = game.board
+        t = game.term
+        sup = (self.supplied(0), self.supplied(1))
+        lines = []
+        for a, name in enumerate(board.area_ids):
+            b, y = self.troops[0][a], self.troops[1][a]
+            owner = "-"
+            if b or y:
+                seat = 0 if b else 1
+                owner = f"{self._initial(seat)}{max(b, y)}{'s' if sup[seat] >> a & 1 else ''}"
+            extras = [f"{t('hq')} {t(FACTIONS[seat])}" for seat in (0, 1) if board.hq[seat] == a]
+            if self.bonus_at[a] >= 0:
+                extras.append(game.bonus_name(self.bonus_at[a]))
+            if board.printed_bonus[a] >= 0:
+                extras.append(game.bonus_name(board.printed_bonus[a]))
+            zone = f" <{game.zone_name(board.area_zone[a])}>" if board.area_zone[a] >= 0 else ""
+            lines.append(f"  {name:<6}{zone} {board.area_vp[a]}{t('vp')} {owner:<5} "
+                         f"{' '.join(spaces_at.get((0, a), []))} {'; '.join(extras)}".rstrip())
+        return lines
+
+
+# Each decision phase: its legal options and its step, in the rulebook's order.
+OPTIONS: dict[int, Callable[[WWIIState], list[int]]] = {
+    TURN: WWIIState._turn_options,
+    BLITZ_DEPLOY: WWIIState._blitz_options,
+    MOVE: WWIIState._move_options,
+    TARGET: WWIIState._target_options,
+    PAYLOAD: WWIIState._payload_options,
+    PLACE: WWIIState._place_options,
+    WITHDRAW: WWIIState._withdraw_options,
+    DEFEND: WWIIState._defend_options,
+    REROLL: reroll_options,
+    SIGNAL_RETURN: WWIIState._signal_return_options,
+}
+DECIDE: dict[int, Callable[[WWIIState, int], None]] = {
+    TURN: WWIIState._decide_turn,
+    BLITZ_DEPLOY: WWIIState._decide_blitz,
+    MOVE: WWIIState._decide_move,
+    TARGET: WWIIState._decide_target,
+    PAYLOAD: WWIIState._decide_payload,
+    PLACE: WWIIState._decide_place,
+    WITHDRAW: WWIIState._decide_withdraw,
+    DEFEND: WWIIState._decide_defend,
+    REROLL: WWIIState._decide_reroll,
+    SIGNAL_RETURN: WWIIState._decide_signal_return,
+}
 
 
 def _variants(mode: str, chosen: dict[str, str]) -> dict[str, str]:
@@ -1157,6 +1446,6 @@ def _variants(mode: str, chosen: dict[str, str]) -> dict[str, str]:
     return variants
 
 
-def new_game(**options: Any) -> GeneralOrdersGame:
+def new_game(**options: Any) -> WWIIGame:
     """Factory used by the registry."""
-    return GeneralOrdersGame(**options)
+    return WWIIGame(**options)

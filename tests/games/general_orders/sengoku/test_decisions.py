@@ -7,24 +7,9 @@ import random
 import pytest
 
 from arena.games.base import IllegalActionError
-from arena.games.general_orders.engine import DRAW, REASON_HQ, REASON_TIE, ROLL
-from arena.games.general_orders.sengoku.rules import (
-    ACCEPT,
-    DECLINE,
-    DEFEND,
-    DONE,
-    FOLLOW_UP,
-    LOSS,
-    MOVE,
-    OVER,
-    PASS,
-    PLACE,
-    REROLL,
-    TARGET,
-    TURN,
-    WITHDRAW,
-    SengokuGame,
-)
+from arena.games.general_orders.core import DRAW, REASON_HQ, REASON_TIE, ROLL
+from arena.games.general_orders.core import ACCEPT, DECLINE, DEFEND, DONE, MOVE, OVER, PASS, PLACE, REROLL, TARGET, TURN, WITHDRAW
+from arena.games.general_orders.sengoku.rules import FOLLOW_UP, LOSS, SengokuGame
 from arena.games.general_orders.sengoku.board import CARD_IDS
 from tests.games.general_orders.sengoku.helpers import (
     BLACK,

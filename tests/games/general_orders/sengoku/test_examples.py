@@ -6,8 +6,9 @@ deploys where, which areas can or cannot send units, the dice rolled and the res
 
 from __future__ import annotations
 
-from arena.games.general_orders.engine import REASON_HQ, REASON_VP, ROLL
-from arena.games.general_orders.sengoku.rules import DEFEND, LOSS, OVER, PASS, PLACE, REROLL, TURN
+from arena.games.general_orders.core import REASON_HQ, REASON_VP, ROLL
+from arena.games.general_orders.core import DEFEND, OVER, PASS, PLACE, REROLL, TURN
+from arena.games.general_orders.sengoku.rules import LOSS
 from tests.games.general_orders.sengoku.helpers import (
     BLACK,
     BLACK_CASTLE,

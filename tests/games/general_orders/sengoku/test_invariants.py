@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from arena.games.general_orders.common import supplied_from_scratch
-from arena.games.general_orders.sengoku.rules import OVER, TURN, SengokuGame, SengokuState
+from arena.games.general_orders.supply import supplied_from_scratch
+from arena.games.general_orders.core import OVER, TURN
+from arena.games.general_orders.sengoku.rules import SengokuGame, SengokuState
 from tests.games.general_orders.family import check_random_play, phases_and_endings
 
 GAMES = {mode: SengokuGame(mode) for mode in ("rivers", "fortress")}
