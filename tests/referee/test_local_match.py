@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from arena.agents import Agent, DecisionRequest, RandomAgent
@@ -111,3 +113,27 @@ def test_record_header_names_game_options_seed_players_and_versions():
     assert set(header["versions"]) == {"arena", "rules"}
     decision = next(step for step in record.steps if not step.is_chance)
     assert set(decision.to_json()) >= {"seat", "action", "label", "think_ms"}
+
+
+class WrongUnitAgent(RandomAgent):
+    """Answers a troops move-in with an aircraft id (out of place, in the action space): illegal."""
+
+    def act(self, request: DecisionRequest) -> int:
+        game: Any = self.game
+        if request.observation["phase"] == "move-in" and any(game.AREA_BASE <= a < game.ZONE_BASE
+                                                            for a in request.legal_actions):
+            return int(game.ZONE_BASE)
+        return super().act(request)
+
+
+def test_an_id_of_the_wrong_unit_kind_forfeits_as_illegal_and_never_voids_the_match():
+    from arena.games.general_orders.wwii.rules import WWIIGame
+
+    game = WWIIGame("island")
+    results = [play_match(game, [WrongUnitAgent(), RandomAgent()], seed).result for seed in range(6)]
+    assert not any(result.voided for result in results), [result.detail for result in results]
+    illegal = [result for result in results if result.reason == Termination.ILLEGAL_ACTION]
+    assert illegal and all(result.offender == 0 for result in illegal)
+    for result in illegal:  # the move goes into a land area: its label says so
+        destination = result.detail.split(" -> ")[1].split(")")[0]
+        assert destination in game.board.area_ids, result.detail

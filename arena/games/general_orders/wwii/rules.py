@@ -471,8 +471,8 @@ class WWIIState(Core):
             where, n = divmod(action - (game.ZONE_BASE if air else game.AREA_BASE), MAX_N)
             name = game.zone_name(where) if air else game.area_name(where)
             destination = ""
-            if self.phase == MOVE:
-                destination = game.zone_name(self.link) if air else game.area_name(self.link)
+            if self.phase == MOVE:  # where the move under way goes (not the id's kind: it may be illegal)
+                destination = game.zone_name(self.link) if self.unit == AIR else game.area_name(self.link)
             label = game.unit_step_label(self.phase, n + 1, game.term("aircraft" if air else "troops"), name,
                                          destination)
             if label is not None:
