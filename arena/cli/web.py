@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 
+from arena.admission import raise_open_file_limit
 from arena.cli.common import console, err_console, fail, results_dir
 from arena.cli.runs import DB_OPTION, SANDBOX_OPTION, open_store
 from arena.cli.serve import ADMIN_TOKEN_FILE_OPTION, TLS_CA_OPTION
@@ -136,17 +137,7 @@ def web(
 
 def _open_file_room() -> int:
     """Connections the process can hold: its open-file limit (raised to the hard one) less a reserve."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and soft < hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-        except (ValueError, OSError):
-            pass
-    limit = int(soft) if soft != resource.RLIM_INFINITY else 1 << 20
-    return max(16, limit - 512)
+    return max(16, raise_open_file_limit() - 512)
 
 
 def _trusted(entries: list[str]) -> list[str]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Optional, Protocol, Sequen
 
 import grpc
 
+from arena.admission import ClientKey
 from arena.games import views
 from arena.referee.record import Step
 from arena.rpc.convert import (
@@ -35,8 +36,6 @@ from arena.rpc.convert import (
     result_to_message,
 )
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
-
-from arena.rpc.gate import address_key
 from arena.rpc.matches import LiveMatch, MatchRequestError, Seat
 from arena.rpc.spectators import Admission, SpectatorRefused, WatcherTooSlow
 
@@ -116,12 +115,12 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
 
     async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext) -> None:
         live = await self._live(request.match_id, context)
-        address = None
+        client = None
         batched = request.batched
         if not self.is_viewer(context):
-            address = address_key_of(self.referee.peer_of(context.peer()))
+            client = ClientKey.of_peer(self.referee.peer_of(context.peer()))
             try:
-                self.referee.spectators.admit(address, batched)
+                self.referee.spectators.admit(client, batched)
             except SpectatorRefused as refused:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
         feed = live.feed.follow_batched if batched else live.feed.follow
@@ -134,8 +133,8 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
         except WatcherTooSlow as slow:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"dropped: {slow} (read the stream faster)")
         finally:
-            if address is not None:
-                self.referee.spectators.leave(address, batched)
+            if client is not None:
+                self.referee.spectators.leave(client, batched)
 
     async def WatchMatchFull(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext
                              ) -> AsyncIterator[admin_pb2.MatchEvent]:
@@ -235,16 +234,6 @@ def add_admin_service(service: AdminService, server: grpc.aio.Server) -> None:
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     server.add_registered_method_handlers(SERVICE_NAME, handlers)
-
-
-def address_key_of(peer: str) -> str:
-    """The address key of a gRPC peer ('ipv4:1.2.3.4:5678', 'ipv6:[::1]:5678', or an address the gate
-    named): what the caps on anonymous watchers count against."""
-    if peer.startswith(("ipv4:", "ipv6:")) and peer.count(":") >= 2 and not peer.endswith("/64"):
-        kind, _, rest = peer.partition(":")
-        host = rest.rsplit(":", 1)[0].strip("[]") if kind == "ipv6" or rest.count(":") == 1 else rest
-        return address_key(host)
-    return peer
 
 
 def _released(live: LiveMatch, delay_s: Optional[float]) -> int:

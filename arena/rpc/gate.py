@@ -18,81 +18,28 @@ at a path of its own, so the server can still tell, per stream, which address it
 no stream are closed by gRPC after `grpc.max_connection_idle_ms` (set by the server).
 
 The descriptor budget: the process's open-file limit is raised to its hard limit at start
-(`raise_open_file_limit`), and the gate keeps `reserve` descriptors free for the referee's own
-work (bot processes, their sockets and pipes, records, the database): each gated connection costs
-three (its socket, the socket to gRPC, and gRPC's end of that).
+(arena.admission.raise_open_file_limit), and the gate keeps `reserve` descriptors free for the referee's
+own work (bot processes, their sockets and pipes, records, the database): each gated connection costs
+three (its socket, the socket to gRPC, and gRPC's end of that). The connections are counted in a budget
+of arena.admission, the anonymous ones open to eviction.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import itertools
-import os
-import resource
 import socket
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Optional
 
+from arena.admission import Budget, Caps, ClientKey, raise_open_file_limit
+
 RESERVED_DESCRIPTORS = 512  # kept free for the referee's own work
 DESCRIPTORS_PER_CONNECTION = 3
 CHUNK = 1 << 16
 ANONYMOUS_AGE_S = 900.0  # an anonymous connection is closed after this, whatever it streams
-
-
-def raise_open_file_limit() -> int:
-    """Raise this process's soft open-file limit to its hard limit; returns the limit now in force."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-            soft = wanted
-        except (ValueError, OSError):
-            pass
-    return int(soft) if soft != resource.RLIM_INFINITY else 1 << 20
-
-
-def open_descriptors() -> int:
-    """How many file descriptors this process has open."""
-    try:
-        return len(os.listdir("/proc/self/fd"))
-    except OSError:
-        return 0
-
-
-def descriptor_headroom() -> int:
-    """Descriptors this process may still open before its limit."""
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    limit = int(soft) if soft != resource.RLIM_INFINITY else 1 << 20
-    return limit - open_descriptors()
-
-
-def network_key(host: str) -> str:
-    """The network an address counts against: 'ipv4:1.2.3.0/24', or 'ipv6:2001:db8:1::/48'."""
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    prefix = 48 if isinstance(address, ipaddress.IPv6Address) else 24
-    return f"ipv{address.version}:{ipaddress.ip_network((address, prefix), strict=False)}"
-
-
-def address_key(host: str) -> str:
-    """The budget an address counts against: 'ipv4:1.2.3.4', or 'ipv6:2001:db8:1:2::/64'."""
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if isinstance(address, ipaddress.IPv6Address):
-        return f"ipv6:{ipaddress.ip_network((address, 64), strict=False)}"
-    return f"ipv4:{address}"
 
 
 class ConnectionGate:
@@ -112,11 +59,10 @@ class ConnectionGate:
         self.anonymous_age_s = anonymous_age_s
         self.refused = 0  # connections refused at once, over a budget
         self.accepted = 0  # connections forwarded
-        self.evicted = 0  # anonymous connections closed to make room, or for their age
-        self._by_address: Counter[str] = Counter()
-        self._by_network: Counter[str] = Counter()
-        self._peers: dict[str, str] = {}  # gRPC's peer name of a forwarded connection -> its address key
-        self._anonymous: dict[str, tuple[float, asyncio.StreamWriter]] = {}  # gRPC peer -> (opened at, writer)
+        # the connections being forwarded; the anonymous ones are open to eviction (by gRPC's peer name)
+        self._budget = Budget(Caps(per_address=self.per_address, per_network=self.per_network, total=self.total,
+                                   reserve=self.reserve))
+        self._peers: dict[str, ClientKey] = {}  # gRPC's peer name of a forwarded connection -> its client
         self._numbers = itertools.count(1)
         self._server: Optional[asyncio.AbstractServer] = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -131,65 +77,55 @@ class ConnectionGate:
 
     def peer_of(self, grpc_peer: str) -> str:
         """The address a stream came from (for a stream that did not come through the gate: itself)."""
-        return self._peers.get(grpc_peer, grpc_peer)
+        client = self._peers.get(grpc_peer)
+        return client.address if client is not None else grpc_peer
 
     def vouch(self, grpc_peer: str) -> None:
         """The server knows who is on this connection (the admin, a bot it admitted): it is no longer anonymous."""
-        self._anonymous.pop(grpc_peer, None)
+        self._budget.spare(grpc_peer)
 
     @property
     def connections(self) -> int:
         """Connections being forwarded now."""
-        return sum(self._by_address.values())
+        return self._budget.count
 
     @property
     def anonymous(self) -> int:
         """Of them, those nobody has vouched for."""
-        return len(self._anonymous)
+        return self._budget.evictable
 
-    def _evict_oldest_anonymous(self) -> bool:
-        if not self._anonymous:
-            return False
-        peer = min(self._anonymous, key=lambda key: self._anonymous[key][0])
-        _opened, writer = self._anonymous.pop(peer)
-        self.evicted += 1
-        writer.transport.abort()
-        return True
+    @property
+    def evicted(self) -> int:
+        """Anonymous connections closed to make room, or for their age."""
+        return self._budget.evicted
+
+    @property
+    def _by_address(self) -> Counter[str]:
+        """Connections being forwarded now, per address (what the hostile tests watch)."""
+        return self._budget.by_address
 
     async def _sweep(self) -> None:
         """Close anonymous connections past their age, now and then."""
         while True:
             await asyncio.sleep(min(30.0, self.anonymous_age_s / 2))
-            cutoff = time.monotonic() - self.anonymous_age_s
-            for peer, (opened, writer) in list(self._anonymous.items()):
-                if opened < cutoff:
-                    self._anonymous.pop(peer, None)
-                    self.evicted += 1
-                    writer.transport.abort()
+            self._budget.evict_older_than(time.monotonic() - self.anonymous_age_s)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
-        key = address_key(str(peer[0])) if peer else "unknown"
-        network = network_key(str(peer[0])) if peer else "unknown"
-        if self._by_address[key] >= self.per_address or self._by_network[network] >= self.per_network:
+        client = ClientKey.of(str(peer[0]) if peer else "unknown")
+        # over its address's or its network's cap: refused; when the gate is full, or its anonymous share is, the
+        # oldest anonymous connection makes room (whoever this one is, it may be the operator's), and only with
+        # none to close (all vouched for) is this one refused
+        if self._budget.admit(client) is not None:
             self.refused += 1
             writer.transport.abort()
             return
-        if self.connections >= self.total or self.anonymous >= self.total - self.reserve:
-            # full, or the anonymous share is: the oldest anonymous connection makes room (whoever this one is,
-            # it may be the operator's); with none to close (all vouched for), it is refused
-            if not self._evict_oldest_anonymous() and self.connections >= self.total:
-                self.refused += 1
-                writer.transport.abort()
-                return
-        self._by_address[key] += 1
-        self._by_network[network] += 1
         self.accepted += 1
         path = self.client_dir / str(next(self._numbers))
         grpc_peer = f"unix:{path}"
         # counted before the first await: connections arriving together see each other
-        self._peers[grpc_peer] = key
-        self._anonymous[grpc_peer] = (time.monotonic(), writer)
+        self._peers[grpc_peer] = client
+        self._budget.open_to_eviction(grpc_peer, writer.transport.abort, since=time.monotonic())
         inner: Optional[socket.socket] = None
         try:
             inner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -212,12 +148,9 @@ class ConnectionGate:
             if inner is not None:
                 inner.close()
             self._peers.pop(grpc_peer, None)
-            self._anonymous.pop(grpc_peer, None)
+            self._budget.spare(grpc_peer)
             path.unlink(missing_ok=True)
-            for counter, bucket in ((self._by_address, key), (self._by_network, network)):
-                counter[bucket] -= 1
-                if counter[bucket] <= 0:
-                    del counter[bucket]
+            self._budget.leave(client)
 
     async def close(self) -> None:
         """Stop accepting and drop every forwarded connection."""

@@ -27,10 +27,10 @@ from typing import Callable, Optional
 
 import grpc
 
+from arena.admission import descriptor_headroom
 from arena.games.registry import did_you_mean
 from arena.referee.record import Termination
 from arena.rpc.convert import PROTOCOL_VERSION
-from arena.rpc.gate import descriptor_headroom
 from arena.rpc.launcher import OUTPUT_KEPT_BYTES, BotProcess, Listen
 from arena.rpc.manifest import BotManifest
 from arena.rpc.session import BotSession

@@ -29,6 +29,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
+from arena.admission import raise_open_file_limit
 from arena.paths import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
@@ -36,7 +37,7 @@ from arena.referee.record import MatchRecord
 from arena.rpc.admin import AdminService, add_admin_service
 from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
-from arena.rpc.gate import ConnectionGate, raise_open_file_limit
+from arena.rpc.gate import ConnectionGate
 from arena.rpc.generated import admin_pb2
 from arena.rpc.manifest import discover_manifests
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat

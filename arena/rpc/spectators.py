@@ -8,8 +8,8 @@ behind one group's sends at most); each watcher then sends the bytes it has not 
 pace, from the one shared list (nothing is built or copied per watcher). A watcher more than `MAX_LAG` events behind (its
 client does not read, and gRPC's flow control holds its writes) is dropped. Anonymous watchers are
 admitted up to caps per address (an IPv4 address or an IPv6 /64), per network (an IPv4 /24 or an
-IPv6 /48) and in all (`SpectatorLimits`); a caller with the admin token (the web, relaying to its own
-visitors) is not counted.
+IPv6 /48) and in all (`SpectatorLimits`, counted in a budget of arena.admission); a caller with the
+admin token (the web, relaying to its own visitors) is not counted.
 """
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Optional, Protocol
 
+from arena.admission import Budget, Caps, ClientKey, Refusal
 from arena.games import views
 from arena.games.base import State
 from arena.referee.record import MatchRecord, Step
 from arena.rpc.config import SpectatorLimits
-from arena.rpc.gate import network_key as gate_network_key
 from arena.rpc.generated import admin_pb2
 
 
@@ -48,12 +47,9 @@ class SpectatorRefused(Exception):
 
 
 def network_key(address: str) -> str:
-    """The network an address key ('ipv4:1.2.3.4', 'ipv6:2001:db8:1:2::/64') counts against (the gate's rule: an
-    IPv4 /24, an IPv6 /48); the key itself when it is no network address (a Unix socket)."""
-    kind, _, host = address.partition(":")
-    if kind in ("ipv4", "ipv6"):
-        return gate_network_key(host.rsplit("/", 1)[0])
-    return address
+    """The network an address key ('ipv4:1.2.3.4', 'ipv6:2001:db8:1:2::/64') counts against (an IPv4 /24, an
+    IPv6 /48); the key itself when it is no network address (a Unix socket)."""
+    return ClientKey.of_peer(address).network
 
 
 class Admission:
@@ -61,44 +57,44 @@ class Admission:
 
     def __init__(self, limits: SpectatorLimits) -> None:
         self.limits = limits
-        self.by_address: Counter[str] = Counter()
-        self.by_network: Counter[str] = Counter()
+        self.budget = Budget(Caps(per_address=limits.per_address, per_network=limits.per_network,
+                                  total=limits.total))
         self.unbatched = 0  # of the watchers now, those that take a message per step
         self.refused = 0
 
     @property
     def watching(self) -> int:
         """Anonymous watchers now."""
-        return sum(self.by_address.values())
+        return self.budget.count
 
-    def admit(self, address: str, batched: bool) -> None:
-        """Count a watcher from `address` (an address key, arena.rpc.gate.address_key), or SpectatorRefused."""
-        limits, network = self.limits, network_key(address)
-        why = ""
-        if self.watching >= limits.total:
-            why = f"the referee has its {limits.total} anonymous watchers"
-        elif not batched and self.unbatched >= limits.unbatched:
-            why = (f"the referee has its {limits.unbatched} anonymous watchers that take a message per step "
-                   "(ask for batches: WatchMatchRequest.batched)")
-        elif self.by_address[address] >= limits.per_address:
-            why = f"{limits.per_address} anonymous watchers from one address is the most"
-        elif self.by_network[network] >= limits.per_network:
-            why = f"{limits.per_network} anonymous watchers from one network is the most"
+    def admit(self, client: ClientKey, batched: bool) -> None:
+        """Count a watcher from `client`, or SpectatorRefused."""
+        why = self._count_in(client, batched)
         if why:
             self.refused += 1
             raise SpectatorRefused(f"{why}; try again later (the match's record is public once it ends)")
-        self.by_address[address] += 1
-        self.by_network[network] += 1
         self.unbatched += not batched
 
-    def leave(self, address: str, batched: bool) -> None:
-        """A watcher from `address` is gone."""
+    def leave(self, client: ClientKey, batched: bool) -> None:
+        """A watcher from `client` is gone."""
         self.unbatched -= not batched
-        network = network_key(address)
-        for counter, key in ((self.by_address, address), (self.by_network, network)):
-            counter[key] -= 1
-            if counter[key] <= 0:
-                del counter[key]
+        self.budget.leave(client)
+
+    def _count_in(self, client: ClientKey, batched: bool) -> str:
+        """Count a watcher from `client` in the budget; or why it is refused (the total first, then the watchers
+        that take a message per step, its address, its network), and it is not counted."""
+        limits = self.limits
+        if self.budget.full:
+            return f"the referee has its {limits.total} anonymous watchers"
+        if not batched and self.unbatched >= limits.unbatched:
+            return (f"the referee has its {limits.unbatched} anonymous watchers that take a message per step "
+                    "(ask for batches: WatchMatchRequest.batched)")
+        refusal = self.budget.admit(client)
+        if refusal is Refusal.ADDRESS:
+            return f"{limits.per_address} anonymous watchers from one address is the most"
+        if refusal is Refusal.NETWORK:
+            return f"{limits.per_network} anonymous watchers from one network is the most"
+        return ""
 
 
 class WatcherTooSlow(Exception):

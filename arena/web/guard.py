@@ -4,10 +4,11 @@ uvicorn caps neither connections per address nor the time a client may take to s
 reads a request's whole body before a route decides whether to accept it. So:
 
 - `GuardedProtocol` (uvicorn's h11 protocol with guards) counts connections in all, per address (an IPv4
-  address, an IPv6 /64) and per network (an IPv4 /24, an IPv6 /48), and closes at once a connection over a
-  cap; a connection must send a whole request's headers within `header_s` of its first byte (or of opening),
-  and a body may stall at most `body_idle_s` between chunks and take at most `body_s` in all; then it is
-  closed. An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
+  address, an IPv6 /64) and per network (an IPv4 /24, an IPv6 /48) in its server's `Connections` (a budget of
+  arena.admission), and closes at once a connection over a cap; a connection must send a whole request's
+  headers within `header_s` of its first byte (or of opening), and a body may stall at most `body_idle_s`
+  between chunks and take at most `body_s` in all; then it is closed. An idle kept-alive connection is closed
+  by uvicorn's keep-alive timeout.
 - `RequestLimits` (ASGI middleware) refuses a path or query with a control character (NUL...), and refuses a body over its route's limit before reading it: a declared length
   over it is a 413 at once, and a body without one is counted as it comes and cut at the limit. JSON
   routes take `json_bytes`, the upload route the upload cap.
@@ -19,16 +20,20 @@ docker deployment the same limits hold at the proxy first.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
+import functools
 import json
 import logging
-from collections import Counter
-from urllib.parse import unquote_to_bytes
 from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import unquote_to_bytes
 
 import h11
 from starlette.types import ASGIApp as App, Message, Receive, Scope, Send
+from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
+
+from arena.admission import Budget, Caps, ClientKey
 
 
 @dataclass(frozen=True)
@@ -45,92 +50,57 @@ class WebLimits:
     json_bytes: int = 64 * 1024  # a request body to any route but the upload
 
 
-def address_key(host: str) -> tuple[str, str]:
-    """(the address's budget, its network's): ('1.2.3.4', '1.2.3.0/24'), or per IPv6 /64 and /48."""
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return host, host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if isinstance(address, ipaddress.IPv6Address):
-        return (str(ipaddress.ip_network((address, 64), strict=False)),
-                str(ipaddress.ip_network((address, 48), strict=False)))
-    return str(address), str(ipaddress.ip_network((address, 24), strict=False))
-
-
 class Connections:
-    """The open connections of one server, counted per address and per network. Those that have not sent a
-    request's headers yet are kept in order of arrival (`waiting`): when the server is full, the oldest of them
-    is closed to make room, so that a crowd of slow clients (each within its caps) never keeps out a visitor
-    whose request comes at once."""
+    """The open connections of one server, under its caps (a `Budget`). Those that have not sent a request's
+    headers yet are open to eviction, in order of arrival: when the server is full, the oldest of them is closed
+    to make room, so that a crowd of slow clients (each within its caps) never keeps out a visitor whose request
+    comes at once."""
 
     def __init__(self, limits: WebLimits) -> None:
         self.limits = limits
-        self.by_address: Counter[str] = Counter()
-        self.by_network: Counter[str] = Counter()
-        self.open = 0
+        self.budget = Budget(Caps(per_address=limits.per_address, per_network=limits.per_network,
+                                  total=limits.connections))
         self.refused = 0
         self.timed_out = 0
-        self.evicted = 0
-        self.waiting: dict[int, asyncio.Transport] = {}  # id of a protocol -> its transport, oldest first
 
-    def admit(self, host: str) -> bool:
-        """Count a connection from `host`; False (not counted) over a cap."""
-        address, network = address_key(host)
-        limits = self.limits
-        if self.by_address[address] >= limits.per_address or self.by_network[network] >= limits.per_network:
+    def admit(self, key: ClientKey) -> bool:
+        """Count a connection from `key`; False (not counted) over a cap."""
+        if self.budget.admit(key) is not None:
             self.refused += 1
             return False
-        if self.open >= limits.connections:
-            if not self.waiting:
-                self.refused += 1
-                return False
-            oldest = next(iter(self.waiting))
-            transport = self.waiting.pop(oldest)
-            self.evicted += 1
-            transport.abort()  # (its connection_lost counts it out)
-        self.open += 1
-        self.by_address[address] += 1
-        self.by_network[network] += 1
         return True
-
-    def leave(self, host: str) -> None:
-        address, network = address_key(host)
-        self.open -= 1
-        for counter, key in ((self.by_address, address), (self.by_network, network)):
-            counter[key] -= 1
-            if counter[key] <= 0:
-                del counter[key]
-
-
-CONNECTIONS: dict[int, Connections] = {}  # per uvicorn config (id): the server's counts
 
 
 class GuardedProtocol(H11Protocol):
-    """uvicorn's h11 protocol, with caps on connections and deadlines on headers and bodies (see above)."""
+    """uvicorn's h11 protocol, with caps on connections and deadlines on headers and bodies (see above); its
+    server's connections are `connections` (one `Connections` for every connection of one server)."""
 
-    limits: WebLimits = WebLimits()
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None, *, connections: Connections) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.limits = connections.limits
+        self._connections = connections
+        self._key = ClientKey.as_given("unknown")  # (known once the connection is made)
+        self._counted = False
+        self._deadline: asyncio.TimerHandle | None = None
+        self._body_ends: float | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._host = self.client[0] if self.client else "unknown"
-        self._connections = CONNECTIONS.setdefault(id(self.config), Connections(self.limits))
-        self._counted = self._connections.admit(self._host)
-        self._deadline: asyncio.TimerHandle | None = None
-        self._body_ends: float | None = None
+        self._key = ClientKey.of(self.client[0] if self.client else "unknown")
+        self._counted = self._connections.admit(self._key)
         if not self._counted:
             transport.abort()
             return
-        self._connections.waiting[id(self)] = transport
+        self._connections.budget.open_to_eviction(self, transport.abort)
         self._arm(self.limits.header_s)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        if getattr(self, "_counted", False):
+        if self._counted:
             self._counted = False
-            self._connections.waiting.pop(id(self), None)
-            self._connections.leave(self._host)
+            self._connections.budget.spare(self)
+            self._connections.budget.leave(self._key)
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -149,7 +119,7 @@ class GuardedProtocol(H11Protocol):
             self._body_ends = None
             self._disarm()
         if state is not h11.IDLE:  # it has sent a request's headers: no longer first to go when the server is full
-            self._connections.waiting.pop(id(self), None)
+            self._connections.budget.spare(self)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -160,9 +130,8 @@ class GuardedProtocol(H11Protocol):
         self._deadline = self.loop.call_later(max(0.0, seconds), self._too_slow)
 
     def _disarm(self) -> None:
-        deadline = getattr(self, "_deadline", None)
-        if deadline is not None:
-            deadline.cancel()
+        if self._deadline is not None:
+            self._deadline.cancel()
             self._deadline = None
 
     def _too_slow(self) -> None:
@@ -173,8 +142,12 @@ class GuardedProtocol(H11Protocol):
 
 
 def guarded(limits: WebLimits) -> type[GuardedProtocol]:
-    """The protocol class for uvicorn's `http` setting, with these limits."""
-    return type("ArenaHttp", (GuardedProtocol,), {"limits": limits})
+    """What uvicorn's `http` setting takes for one server with these limits: GuardedProtocol, with that
+    server's own `Connections`."""
+    protocol = functools.partial(GuardedProtocol, connections=Connections(limits))
+    # uvicorn only calls its `http` (with config=, server_state=, app_state=, _loop=), though its annotation
+    # names a class: a factory of protocols serves, and carries the server's counts without a class per server
+    return cast("type[GuardedProtocol]", protocol)
 
 
 class RequestLimits:

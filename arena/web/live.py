@@ -6,20 +6,21 @@ stays on the server.
 However many browsers watch a match, the web follows it once (`LiveHub`: one stream from the referee
 per match, its events kept as ready-made server-sent-event text); each browser reads that shared list
 at its own pace, and one that falls `MAX_LAG` events behind is dropped. Browsers watching live are
-capped per address and in all (`LiveLimits`), so watchers cannot crowd the web or the referee.
+capped per address (as the request gives it) and in all (`LiveLimits`, counted in a budget of
+arena.admission), so watchers cannot crowd the web or the referee.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from fastapi import HTTPException, Request
 
+from arena.admission import Budget, Caps, ClientKey
 from arena.rpc.client import AdminClient, AdminError, event_json
 
 NO_REFEREE = "no referee to watch: start the web server with --server HOST:PORT (the referee's address)"
@@ -72,27 +73,25 @@ class LiveHub:
     def __init__(self, limits: LiveLimits = LiveLimits()) -> None:
         self.limits = limits
         self.relays: dict[str, _Relay] = {}
-        self.by_address: Counter[str] = Counter()
+        self.browsers = Budget(Caps(per_address=limits.per_address, total=limits.total))
 
     def admit(self, address: str) -> Callable[[], None]:
         """Count a browser from `address` (HTTPException 429 over a cap); returns its release, which may be
         called more than once."""
-        if sum(self.by_address.values()) >= self.limits.total:
+        client = ClientKey.as_given(address)  # (the address as the request gives it)
+        if self.browsers.full:
             raise HTTPException(429, f"{self.limits.total} browsers follow live matches now, the most this server "
                                      "takes; try again later", headers={"Retry-After": "30"})
-        if self.by_address[address] >= self.limits.per_address:
+        if self.browsers.admit(client) is not None:
             raise HTTPException(429, f"{self.limits.per_address} live views from one address is the most",
                                 headers={"Retry-After": "30"})
-        self.by_address[address] += 1
         released = False
 
         def release() -> None:
             nonlocal released
             if not released:
                 released = True
-                self.by_address[address] -= 1
-                if self.by_address[address] <= 0:
-                    del self.by_address[address]
+                self.browsers.leave(client)
 
         return release
 

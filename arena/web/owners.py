@@ -23,13 +23,13 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
+from arena.admission import ClientKey
 from arena.referee.evidence import seat_evidence, seat_notes, shown
 from arena.referee.record import MatchRecord, RecordError
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.rpc.sdk import remote_url
 from arena.store import Store
-from arena.web.guard import address_key
 from arena.web.state import hosting_of, store_of
 from arena.store.models import utcnow
 from arena.submissions.checks import RESERVED_NAMES
@@ -305,7 +305,7 @@ class RateLimit:
 
     def allow(self, address: str) -> bool:
         """Count one event from `address`; False (not counted) when its budget is spent."""
-        key = address_key(address)[0]
+        key = ClientKey.of(address).address
         now = time.monotonic()
         times = self._times.pop(key, None) or deque()
         while times and now - times[0] > self.window_s:

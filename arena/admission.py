@@ -1,0 +1,220 @@
+"""Admission at the edge: who a client counts as, a budget of clients under caps, and the open-file limit.
+
+Four places admit clients under caps: the web's connections (arena.web.guard), the referee's network port
+(arena.rpc.gate), the referee's anonymous watchers (arena.rpc.spectators) and the browsers following live
+matches (arena.web.live). Each names a client by a `ClientKey` (its address: an IPv4 address or an IPv6 /64;
+its network: an IPv4 /24 or an IPv6 /48) and counts it in a `Budget` (per address, per network, in all).
+Where a server holds connections that may be closed to make room (those that have not shown who they are
+yet), the budget keeps them oldest first and closes the oldest when a newcomer needs its place.
+
+The open-file limit bounds the connections a process can hold: `raise_open_file_limit` raises it to the
+hard limit at start, and `descriptor_headroom` says what is left of it. Both edges import this module: it
+imports neither gRPC nor the web framework.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+import os
+import resource
+from collections import Counter
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Optional
+
+UNLIMITED_FILES = 1 << 20  # what an unlimited open-file limit counts as
+
+
+@dataclass(frozen=True)
+class ClientKey:
+    """What a client counts against: its address ('ipv4:1.2.3.4', or its IPv6 /64 'ipv6:2001:db8:1:2::/64') and
+    its network ('ipv4:1.2.3.0/24', 'ipv6:2001:db8:1::/48'). A client that is no IP address (a Unix socket,
+    'unknown') is its own address and its own network."""
+
+    address: str
+    network: str
+
+    @classmethod
+    def of(cls, host: str) -> ClientKey:
+        """The key of a host: an IP address (its IPv6 zone dropped, an IPv4-mapped IPv6 address as the IPv4
+        address it maps), or anything else as itself."""
+        try:
+            ip = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
+            return cls(host, host)
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if isinstance(ip, ipaddress.IPv6Address):
+            return cls(_labelled(ip, 64), _labelled(ip, 48))
+        return cls(f"ipv4:{ip}", _labelled(ip, 24))
+
+    @classmethod
+    def as_given(cls, host: str) -> ClientKey:
+        """A client counted by its address exactly as written (no network of its own beyond it)."""
+        return cls(host, host)
+
+    @classmethod
+    def of_peer(cls, peer: str) -> ClientKey:
+        """The key of a gRPC peer ('ipv4:1.2.3.4:5678', 'ipv6:[::1]:5678'), or of a key's own address as the
+        gate names its connections ('ipv4:1.2.3.4', 'ipv6:2001:db8:1:2::/64'); anything else (a Unix socket)
+        is itself."""
+        kind, _, rest = peer.partition(":")
+        if kind not in ("ipv4", "ipv6"):
+            return cls(peer, peer)
+        if ":" in rest and not peer.endswith("/64"):  # a peer with its port
+            host = rest.rsplit(":", 1)[0].strip("[]") if kind == "ipv6" or rest.count(":") == 1 else rest
+            return cls.of(host)
+        return cls(peer, cls.of(rest.rsplit("/", 1)[0]).network)
+
+
+def _labelled(ip: ipaddress.IPv4Address | ipaddress.IPv6Address, prefix: int) -> str:
+    """'ipv4:1.2.3.0/24': the network of `prefix` bits around an address, with its version."""
+    return f"ipv{ip.version}:{ipaddress.ip_network((ip, prefix), strict=False)}"
+
+
+class Refusal(enum.Enum):
+    """The cap a client would go over."""
+
+    ADDRESS = "address"
+    NETWORK = "network"
+    TOTAL = "total"
+
+
+@dataclass(frozen=True)
+class Caps:
+    """A budget's caps: clients per address, per network (None: no cap) and in all (None: no cap); of the
+    total, `reserve` places that clients open to eviction may not take."""
+
+    per_address: int
+    per_network: Optional[int] = None
+    total: Optional[int] = None
+    reserve: int = 0
+
+
+@dataclass(frozen=True)
+class _Evictable:
+    """A client that may be closed to make room: since when, and how to close it."""
+
+    since: float
+    close: Callable[[], None]
+
+
+class Budget:
+    """Clients counted per address, per network and in all, under `Caps`. Clients open to eviction are kept
+    oldest first: when the total is reached, or their share of it (the total less the reserve), the oldest of
+    them is closed to make room for a newcomer."""
+
+    def __init__(self, caps: Caps) -> None:
+        self.caps = caps
+        self.by_address: Counter[str] = Counter()
+        self.by_network: Counter[str] = Counter()
+        self.count = 0  # clients counted now
+        self.evicted = 0  # clients closed to make room, or for their age
+        self._evictable: dict[Hashable, _Evictable] = {}  # a client's handle -> how to close it, oldest first
+
+    @property
+    def full(self) -> bool:
+        """Whether the total is reached."""
+        return self.caps.total is not None and self.count >= self.caps.total
+
+    @property
+    def evictable(self) -> int:
+        """Clients now open to eviction."""
+        return len(self._evictable)
+
+    def over_cap(self, key: ClientKey) -> Optional[Refusal]:
+        """The cap a client from `key` would go over now: its address's, then its network's (None: neither)."""
+        if self.by_address[key.address] >= self.caps.per_address:
+            return Refusal.ADDRESS
+        if self.caps.per_network is not None and self.by_network[key.network] >= self.caps.per_network:
+            return Refusal.NETWORK
+        return None
+
+    def admit(self, key: ClientKey) -> Optional[Refusal]:
+        """Count a client from `key`; or the cap it is over (its address's, its network's, the total), and it is
+        not counted. The total refuses only when the oldest client open to eviction cannot make room."""
+        refusal = self.over_cap(key)
+        if refusal is None and not self._make_room():
+            refusal = Refusal.TOTAL
+        if refusal is None:
+            self.count += 1
+            self.by_address[key.address] += 1
+            self.by_network[key.network] += 1
+        return refusal
+
+    def leave(self, key: ClientKey) -> None:
+        """A client from `key` is gone: counted out."""
+        self.count -= 1
+        for counter, bucket in ((self.by_address, key.address), (self.by_network, key.network)):
+            counter[bucket] -= 1
+            if counter[bucket] <= 0:
+                del counter[bucket]
+
+    def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0) -> None:
+        """A counted client (`client`: its handle) may be closed to make room, after those before it; `close`
+        closes it (it is counted out when it leaves)."""
+        self._evictable[client] = _Evictable(since, close)
+
+    def spare(self, client: Hashable) -> None:
+        """`client` is no longer open to eviction (it has shown who it is, or it is gone)."""
+        self._evictable.pop(client, None)
+
+    def evict_oldest(self) -> bool:
+        """Close the oldest client open to eviction; False when there is none."""
+        if not self._evictable:
+            return False
+        self._evict(next(iter(self._evictable)))
+        return True
+
+    def evict_older_than(self, cutoff: float) -> None:
+        """Close every client open to eviction since before `cutoff`."""
+        for client, held in list(self._evictable.items()):
+            if held.since < cutoff:
+                self._evict(client)
+
+    def _evict(self, client: Hashable) -> None:
+        held = self._evictable.pop(client)
+        self.evicted += 1
+        held.close()
+
+    def _make_room(self) -> bool:
+        """When the total is reached, or the evictable share of it, close the oldest client open to eviction;
+        False when the total is reached and none could be closed."""
+        total = self.caps.total
+        if total is None or (self.count < total and len(self._evictable) < total - self.caps.reserve):
+            return True
+        return self.evict_oldest() or self.count < total
+
+
+def raise_open_file_limit() -> int:
+    """Raise this process's soft open-file limit to its hard limit (to `UNLIMITED_FILES` when that is
+    unlimited); returns the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, UNLIMITED_FILES)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return _in_force(soft)
+
+
+def open_descriptors() -> int:
+    """How many file descriptors this process has open."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 0
+
+
+def descriptor_headroom() -> int:
+    """Descriptors this process may still open before its limit."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return _in_force(soft) - open_descriptors()
+
+
+def _in_force(soft: int) -> int:
+    """A soft open-file limit as a number (an unlimited one as `UNLIMITED_FILES`)."""
+    return int(soft) if soft != resource.RLIM_INFINITY else UNLIMITED_FILES
