@@ -104,15 +104,25 @@ def open_page(browser: Any, url: str, ready: str = "body[data-ready='true']") ->
 
 
 def screenshot(browser: Any, name: str) -> None:
+    assert not page_misreads(browser), page_misreads(browser)
     path = ARTIFACTS / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(path))
 
 
 def script_errors(browser: Any) -> list[str]:
-    """The page's script errors since the last call (a 404 the test asked for is not one)."""
+    """The page's script errors since the last call (a 404 the test asked for is not one), and what it
+    shows that no person should read (an object where its text belongs)."""
     return [entry["message"] for entry in browser.get_log("browser")
-            if entry["level"] == "SEVERE" and entry.get("source") != "network"]
+            if entry["level"] == "SEVERE" and entry.get("source") != "network"] + page_misreads(browser)
+
+
+def page_misreads(browser: Any) -> list[str]:
+    """Text on the page that is a script's value printed instead of what it holds ("[object HTMLDivElement]",
+    "undefined" or "NaN" standing alone)."""
+    text = browser.find_element(By.TAG_NAME, "body").text
+    return [f"the page reads {word!r}" for word in ("[object ", "undefined", "NaN")
+            if (word in text if word.startswith("[") else re.search(rf"\b{word}\b", text))]
 
 
 def board_units(browser: Any) -> dict[str, Any]:

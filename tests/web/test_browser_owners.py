@@ -136,6 +136,7 @@ class Noting(Agent):
 
     def act(self, request):
         request.note = f"NOTE-for-ann-only: {len(request.legal_actions)} moves <b>not bold</b>"
+        print(f"PRINTED-for-ann-only: {len(request.legal_actions)} moves", flush=True)
         return request.legal_actions[-1]
 
 
@@ -171,7 +172,8 @@ def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(ow
         record = MatchRecord.from_bytes(store.record(match.id)[1])
     finally:
         store.close()
-    noted = next(index for index, step in enumerate(record.steps, start=1) if step.note)  # its viewer step
+    noted = next(index for index, step in enumerate(record.steps, start=1)  # its viewer step: a note, lines printed
+                 if step.note and step.output)
     other = next(index for index, step in enumerate(record.steps, start=1) if not step.note)
 
     browser.delete_all_cookies()  # (whoever an earlier test left signed in)
@@ -185,6 +187,8 @@ def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(ow
     WebDriverWait(browser, 20).until(lambda b: b.find_element(By.ID, "note").is_displayed())
     note = browser.find_element(By.ID, "note")
     assert "NOTE-for-ann-only" in note.text and "<b>not bold</b>" in note.text and "its owner, only" in note.text
+    assert "what it printed with this decision:" in note.text and "PRINTED-for-ann-only" in note.text, note.text
+    assert "[object" not in note.text
     assert not note.find_elements(By.TAG_NAME, "b")  # the bot's text is text
     screenshot(browser, "match-notes-for-its-owner")
     browser.find_element(By.CSS_SELECTOR, f"[data-step='{other}']").click()

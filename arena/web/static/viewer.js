@@ -320,9 +320,10 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     stepLabel.textContent = step ? `${step.n}. ${stepText(board, step)}` : "the start";
     const note = step ? notes.get(step.n) : undefined;
     noteCard.style.display = note ? "" : "none";
-    if (note) noteCard.replaceChildren(h("strong", {}, `${names[note.seat] ?? `seat ${note.seat}`}'s note`),
+    if (note) noteCard.replaceChildren(...[h("strong", {}, `${names[note.seat] ?? `seat ${note.seat}`}'s note`),
       h("span", { class: "muted" }, notesFor), note.note ? h("pre", {}, note.note) : null,
-      note.output ? [h("div", { class: "muted" }, "what it printed with this decision:"), h("pre", { class: "output" }, note.output)] : null);
+      ...(note.output ? [h("div", { class: "muted" }, "what it printed with this decision:"),
+                         h("pre", { class: "output" }, note.output)] : [])].filter(Boolean));
     result.style.display = done && current === steps.length ? "" : "none";
     for (const row of list.querySelectorAll(".current")) row.classList.remove("current");
     const row = list.querySelector(`[data-step="${current}"]`);
