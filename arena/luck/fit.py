@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.agents import make_agent
 from arena.agents.knowledge import knowledge_for
-from arena.games.base import CHANCE
+from arena.games.base import CHANCE, points
 from arena.games.registry import family_of, game_modes, load_game
 from arena.luck.measure import measure_luck
 from arena.luck.model import ValueModel, model_path
@@ -48,7 +48,7 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
     record = play_match(game, [make_agent(names[0]), make_agent(names[1])], game_seed(key, index))
     assert record.result is not None
     ranking = record.result.ranking
-    points = 1.0 if ranking[0] < ranking[1] else 0.0 if ranking[0] > ranking[1] else 0.5
+    seat0 = points(ranking[0] < ranking[1], ranking[0] == ranking[1])
     knowledge = knowledge_for(game)
     assert knowledge.value_features is not None
     features: list[list[float]] = []
@@ -63,7 +63,7 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
     if version:
         measured = measure_luck(record, game)
         luck = measured.seats[0] if measured is not None else float("nan")
-    return features, [points] * len(features), points, luck
+    return features, [seat0] * len(features), seat0, luck
 
 
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
@@ -123,13 +123,13 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
 
     _load.cache_clear()
     checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version)
-    points = [row[2] for row in checked]
+    results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
-    covariance = statistics.fmean((p - statistics.fmean(points)) * (l - statistics.fmean(lucks))
-                                  for p, l in zip(points, lucks))
+    covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
+                                  for p, l in zip(results, lucks))
     beta = min(1.0, max(0.0, covariance / statistics.pvariance(lucks))) if statistics.pvariance(lucks) > 0 else 0.0
-    raw = statistics.pvariance(points)
-    corrected = statistics.pvariance([p - beta * l for p, l in zip(points, lucks)])
+    raw = statistics.pvariance(results)
+    corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
         "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
                    f"--players {','.join(players)}",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.knowledge import knowledge_for
-from arena.games.base import Game, State
+from arena.games.base import Game, State, points
 from arena.games.registry import UnknownGameError, family_of
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -47,7 +47,7 @@ class ValueModel:
             state = knowledge.settle(state)
         if state.is_terminal():
             returns = state.returns()
-            return 1.0 if returns[0] > returns[1] else 0.0 if returns[0] < returns[1] else 0.5
+            return points(returns[0] > returns[1], returns[0] == returns[1])
         assert knowledge.value_features is not None
         weights = self.weights
         z = weights[0] + sum(w * x for w, x in zip(weights[1:], knowledge.value_features(state)))

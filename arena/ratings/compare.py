@@ -105,7 +105,7 @@ def compare_versions(store: Store, a: BotRow, b: BotRow) -> list[ModeComparison]
 
 def _side(bot: BotRow, pairs: list[PairCount], rating: Any) -> VersionSide:
     games = sum(pair.games for pair in pairs)
-    points = sum(pair.wins + 0.5 * pair.draws for pair in pairs)
+    points = sum(pair.points for pair in pairs)
     low, high = wilson_interval(points, games) if games else (None, None)
     luck_games = sum(pair.luck_games for pair in pairs)
     mean, below, above = mean_interval(sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs),
@@ -141,7 +141,7 @@ def _moments(pairs: list[PairCount], use_luck: bool) -> tuple[float, float, int]
         total, squares = sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs)
     else:
         count = sum(p.games for p in pairs)
-        total = sum(p.wins + 0.5 * p.draws for p in pairs)
+        total = sum(p.points for p in pairs)
         squares = sum(p.wins + 0.25 * p.draws for p in pairs)
     return total / count, max(sample_variance(total, squares, count), 1e-6), count
 
