@@ -22,7 +22,7 @@ the move greedy's lookahead likes least. Printed, in one run:
   move it picked, no calibration), on the same records in the same run.
 
 The optimism taken off every chance (arena/analysis/calibration.json) was measured by
-`python -m arena.analysis.calibrate` on matches of its own: --seed here draws others.
+`python -m arena.analysis.measure_optimism` on matches of its own: --seed here draws others.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ TURNING_DROP that is also clear of that noise (at least CLEAR_SE standard errors
 or "likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
 The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
 other side's cards); that optimism, measured once per family on matches of its own (arena/analysis/
-calibrate.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
+measure_optimism.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
 The same record, seed and simulation budget give the same analysis.
 """
 
@@ -145,7 +145,7 @@ class Analysis:
     def position_sums(self) -> list[float]:
         """Where one seat's searched decision hands the position straight to the other's (no chance step, no
         forced move between), the first's "after" plus the second's "before": two estimates of one position
-        from both sides, which add to 1 when neither side is flattered (arena/analysis/calibrate.py)."""
+        from both sides, which add to 1 when neither side is flattered (arena/analysis/measure_optimism.py)."""
         return [first.after + second.before for first, second in zip(self.entries, self.entries[1:])
                 if not first.forced and not second.forced and first.seat != second.seat
                 and second.step == first.step + 1]
@@ -194,7 +194,7 @@ class Analysis:
 def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, seed: int = 0,
                    on_progress: ProgressCallback | None = None, calibrated: bool = True) -> Analysis:
     """Analyse every decision of a finished record (checked by a replay first); `calibrated`: the search's
-    optimism in this family at this budget (arena/analysis/calibrate.py) taken off every chance."""
+    optimism in this family at this budget (arena/analysis/calibration.py) taken off every chance."""
     budget = Budget.parse(budget) if isinstance(budget, str) else budget
     if record.result is None:
         raise AnalysisError("the record has no result: only a finished match can be analysed")
@@ -221,7 +221,7 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
             chance_after[-1] = True
         state.apply_action(step.action)
     result = [_chance(value) for value in returns_from_ranking(record.result.ranking)]
-    shift = optimism(family_of(record.game).name, str(budget)) if calibrated else 0.0
+    shift = optimism(family_of(record.game).name, budget.simulations) if calibrated else 0.0
     if shift:  # (a drop, a difference of one mover's chances, is unchanged)
         entries = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
                                                       after=_clamped(entry.after - shift)) for entry in entries]
