@@ -76,6 +76,12 @@ def _load(family: str) -> ValueModel | None:
     return ValueModel.from_json(json.loads(path.read_text()))
 
 
+def clear_model_cache() -> None:
+    """Forget the models read so far: the next use reads each file afresh (after `python -m arena.luck.fit` wrote
+    one)."""
+    _load.cache_clear()
+
+
 def model_for(game: Game) -> ValueModel | None:
     """The value model of `game`'s family, or None (a family with no model, or a game of more than two seats:
     its matches have no luck measured)."""

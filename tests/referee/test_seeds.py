@@ -7,10 +7,11 @@ from arena.referee.seeds import Search, search_seed
 
 
 def test_each_search_of_each_decision_has_its_own_seed() -> None:
-    seeds = {(decision, search): search_seed(7, decision, search) for decision in range(50) for search in Search}
+    places = [(decision, search) for decision in range(50) for search in Search]
+    seeds = {place: search_seed(7, *place) for place in places}
     assert len(set(seeds.values())) == len(seeds)
     assert all(0 <= seed < 2 ** 63 for seed in seeds.values())
-    assert seeds == {(decision, search): search_seed(7, decision, search) for decision in range(50) for search in Search}
+    assert seeds == {place: search_seed(7, *place) for place in places}  # the same every time
     assert search_seed(8, 3, Search.CHOOSE) != search_seed(7, 3, Search.CHOOSE)
 
 
