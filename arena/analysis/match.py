@@ -134,7 +134,7 @@ class Analysis:
     result: tuple[float, ...]  # each seat's final points (arena.games.base.points: a win 1, a draw 1/2)
     turning_points: tuple[TurningPoint, ...] = ()
     #: what the dice and draws gave each seat over the match, and seat 0 at each chance event (arena.luck); an
-    #: analysis read back from its JSON keeps those, not the model that measured them (its `model` is "")
+    #: analysis read back from its JSON keeps those, not the model that measured them (read back: model "", beta 1)
     luck: MatchLuck | None = None
     seconds: float = 0.0
 
