@@ -74,13 +74,8 @@ class AdminClient:
         request = admin_pb2.WatchMatchRequest(match_id=match_id, batched=not full)
         try:
             async for event in method(request, metadata=self._metadata):
-                if event.WhichOneof("kind") == "header":
-                    _WATCHED.set(_seating(event.header))
-                if event.WhichOneof("kind") == "steps":
-                    for step in event.steps.steps:
-                        yield admin_pb2.MatchEvent(step=step)
-                else:
-                    yield event
+                for single in _unbatched(event):
+                    yield single
         except grpc.aio.AioRpcError as error:
             raise AdminError(describe_call_error(error, self.address)) from None
 
@@ -133,6 +128,17 @@ def event_json(event: admin_pb2.MatchEvent) -> dict[str, Any]:
     return {"kind": "finished", "result": {"ranking": list(finished.ranking), "reason": finished.reason,
                                            "scores": list(finished.scores), "detail": finished.detail,
                                            "verdict": result_from_message(finished).verdict(seat_names, players)}}
+
+
+def _unbatched(event: admin_pb2.MatchEvent) -> list[admin_pb2.MatchEvent]:
+    """A watch event as the events it holds (a batch of steps: an event per step); a header is noted for
+    `event_json` (_WATCHED) as it passes."""
+    kind = event.WhichOneof("kind")
+    if kind == "header":
+        _WATCHED.set(_seating(event.header))
+    if kind == "steps":
+        return [admin_pb2.MatchEvent(step=step) for step in event.steps.steps]
+    return [event]
 
 
 def _seating(header: admin_pb2.MatchHeader) -> tuple[tuple[str, ...], tuple[str, ...]]:
