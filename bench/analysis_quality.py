@@ -22,7 +22,7 @@ the move greedy's lookahead likes least. Printed, in one run:
   move it picked, no calibration), on the same records in the same run.
 
 The optimism taken off every chance (arena/analysis/calibration.json) was measured by
-`python -m arena.analysis.calibrate` on matches of its own: --seed here draws others.
+`python -m arena.analysis.measure_optimism` on matches of its own: --seed here draws others.
 """
 
 from __future__ import annotations
@@ -101,11 +101,12 @@ def single_search_decision(game: Any, state: Any, played: int, budget: Budget, s
     move it would play, read from the same search that picked it; forced moves searched too)."""
     from arena.agents import MCTSAgent
     from arena.analysis.match import DecisionEntry, _chance
+    from arena.referee.seeds import Search, search_seed
 
     seat = state.current_player()
     legal = state.legal_actions()
     searcher = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
-    searcher.reset(game, seat, seed)
+    searcher.reset(game, seat, search_seed(seed, decision, Search.CHOOSE))
     found = searcher.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played,))
     before = _chance(found.values[found.best][0])
     after = before if played == found.best else _chance(found.values[played][0])

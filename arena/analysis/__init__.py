@@ -14,9 +14,8 @@ from arena.analysis.match import (
     TurningPoint,
     analyse_decision,
     analyse_record,
-    sparkline,
     turning_points,
 )
 
 __all__ = ["DEFAULT_BUDGET", "Analysis", "AnalysisError", "Budget", "DecisionEntry", "TurningPoint",
-           "analyse_decision", "analyse_record", "sparkline", "turning_points"]
+           "analyse_decision", "analyse_record", "turning_points"]

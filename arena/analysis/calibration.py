@@ -1,21 +1,29 @@
-"""The search's optimism per game family, as measured by `python -m arena.analysis.calibrate` and shipped in
-calibration.json beside this module (see calibrate.py for what it is and how it is measured)."""
+"""The search's optimism per game family, at the budget it was measured at: the data the analysis takes off every
+chance (calibration.json beside this module, written by `python -m arena.analysis.measure_optimism`, which says
+what the optimism is and how it is measured)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 CALIBRATION = Path(__file__).with_name("calibration.json")
 
 
-def optimism(family: str, budget: str) -> float:
-    """The optimism to take off a chance in this family at this budget (0 where none was measured)."""
+def measured() -> dict[str, Any]:
+    """The shipped measurements, per family ({} where there are none)."""
     try:
         data = json.loads(CALIBRATION.read_text())
     except (OSError, ValueError):
-        return 0.0
-    entry = data.get(family)
-    if not isinstance(entry, dict) or str(entry.get("budget")) != str(budget):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def optimism(family: str, simulations: int | None) -> float:
+    """The optimism to take off a chance in this family at a budget of this many simulations per decision: 0 where
+    none was measured at that budget (a budget in seconds, `simulations` None, has none)."""
+    entry = measured().get(family)
+    if simulations is None or not isinstance(entry, dict) or entry.get("simulations") != simulations:
         return 0.0
     return float(entry.get("optimism", 0.0))

@@ -17,7 +17,7 @@ TURNING_DROP that is also clear of that noise (at least CLEAR_SE standard errors
 or "likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
 The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
 other side's cards); that optimism, measured once per family on matches of its own (arena/analysis/
-calibrate.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
+measure_optimism.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
 The same record, seed and simulation budget give the same analysis.
 """
 
@@ -29,18 +29,19 @@ import math
 import random
 import re
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from arena.agents.base import DecisionRequest
 from arena.agents.knowledge import evaluate
 from arena.agents.mcts import MCTSAgent
-from arena.games.base import Game, State, returns_from_ranking
 from arena.analysis.calibration import optimism
+from arena.games.base import Game, State, points
 from arena.games.registry import family_of
-from arena.luck.measure import measure_luck
+from arena.luck.measure import MatchLuck, measure_luck
 from arena.referee.record import MatchRecord
 from arena.referee.replay import game_of, replay
+from arena.referee.seeds import Search, search_seed
 
 DEFAULT_BUDGET = "400"
 TURNING_POINTS = 5  # at most this many turning points per match
@@ -119,7 +120,7 @@ class TurningPoint:
     confidence: str = "likely"  # "clear" (3 standard errors or more) or "likely" (CLEAR_SE or more)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
     """The analysis of one match: an entry per decision, the chance curve of both seats, the turning points."""
 
@@ -128,13 +129,14 @@ class Analysis:
     options: dict[str, Any]
     budget: str
     seed: int
-    seat_names: list[str]
-    entries: list[DecisionEntry]
-    result: list[float]  # each seat's final score: 1 win, 0.5 draw, 0 loss
+    seat_names: tuple[str, ...]
+    entries: tuple[DecisionEntry, ...]
+    result: tuple[float, ...]  # each seat's final points (arena.games.base.points: a win 1, a draw 1/2)
+    turning_points: tuple[TurningPoint, ...] = ()
+    #: what the dice and draws gave each seat over the match, and seat 0 at each chance event (arena.luck); an
+    #: analysis read back from its JSON keeps those, not the model that measured them (read back: model "", beta 1)
+    luck: MatchLuck | None = None
     seconds: float = 0.0
-    turning_points: list[TurningPoint] = field(default_factory=list)
-    luck: list[float] | None = None  # per seat, what the dice and draws gave it over the match (arena.luck)
-    luck_events: list[tuple[int, float]] = field(default_factory=list)  # per chance event: (step n, seat 0's luck)
 
     def curve(self) -> list[list[float]]:
         """Per seat: its chance before each decision, then its final score (the curve's last point)."""
@@ -145,7 +147,7 @@ class Analysis:
     def position_sums(self) -> list[float]:
         """Where one seat's searched decision hands the position straight to the other's (no chance step, no
         forced move between), the first's "after" plus the second's "before": two estimates of one position
-        from both sides, which add to 1 when neither side is flattered (arena/analysis/calibrate.py)."""
+        from both sides, which add to 1 when neither side is flattered (arena/analysis/measure_optimism.py)."""
         return [first.after + second.before for first, second in zip(self.entries, self.entries[1:])
                 if not first.forced and not second.forced and first.seat != second.seat
                 and second.step == first.step + 1]
@@ -166,22 +168,25 @@ class Analysis:
                                         "uncertainty": round(point.uncertainty, 4)}
                                        for point in self.turning_points],
                     "luck": None if self.luck is None else {
-                        "seats": [round(value, 4) for value in self.luck],
-                        "events": [[n, round(value, 4)] for n, value in self.luck_events]}}
+                        "seats": [round(value, 4) for value in self.luck.seats],
+                        "events": [[n, round(value, 4)] for n, value in self.luck.events]}}
         if timings:
             document["seconds"] = round(self.seconds, 3)
         return document
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Analysis:
-        entries = [DecisionEntry(**{key: entry[key] for key in DecisionEntry.__dataclass_fields__ if key in entry})
-                   for entry in data["decisions"]]
-        points = [TurningPoint(**{key: point[key] for key in TurningPoint.__dataclass_fields__ if key in point})
-                  for point in data["turning_points"]]
-        luck = data.get("luck") or {}
-        return cls(data["match"], data["game"], data["options"], data["budget"], data["seed"], data["seat_names"],
-                   entries, data["result"], data.get("seconds", 0.0), points, luck.get("seats"),
-                   [(int(n), float(value)) for n, value in luck.get("events", [])])
+        """Inverse of `to_json` (an analysis stored before some fields existed reads them as their defaults)."""
+        luck = data.get("luck")
+        return cls(match=data["match"], game=data["game"], options=data["options"], budget=data["budget"],
+                   seed=data["seed"], seat_names=tuple(data["seat_names"]),
+                   entries=tuple(_known(DecisionEntry, entry) for entry in data["decisions"]),
+                   result=tuple(data["result"]),
+                   turning_points=tuple(_known(TurningPoint, point) for point in data["turning_points"]),
+                   luck=None if not luck else MatchLuck("", 1.0, tuple((int(n), float(value))
+                                                                       for n, value in luck.get("events", [])),
+                                                        tuple(luck["seats"])),
+                   seconds=data.get("seconds", 0.0))
 
     def compressed(self) -> bytes:
         return gzip.compress(json.dumps(self.to_json(), separators=(",", ":")).encode(), mtime=0)
@@ -194,7 +199,7 @@ class Analysis:
 def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, seed: int = 0,
                    on_progress: ProgressCallback | None = None, calibrated: bool = True) -> Analysis:
     """Analyse every decision of a finished record (checked by a replay first); `calibrated`: the search's
-    optimism in this family at this budget (arena/analysis/calibrate.py) taken off every chance."""
+    optimism in this family at this budget (arena/analysis/calibration.py) taken off every chance."""
     budget = Budget.parse(budget) if isinstance(budget, str) else budget
     if record.result is None:
         raise AnalysisError("the record has no result: only a finished match can be analysed")
@@ -203,16 +208,34 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
         raise AnalysisError(f"{record.game} has {game.num_seats} seats: the analysis is for two-seat games")
     replay(record)  # the record is the engine's: every step legal, the result the one it reaches
     started = time.perf_counter()
+    searched, chance_after = _searched(game, record, budget, seed, on_progress)
+    ranking = record.result.ranking
+    result = tuple(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]) for seat in (0, 1))
+    shift = optimism(family_of(record.game).name, budget.simulations) if calibrated else 0.0
+    if shift:  # (a drop, a difference of one mover's chances, is unchanged)
+        searched = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
+                                                       after=_clamped(entry.after - shift)) for entry in searched]
+    entries = _fill_forced(searched, chance_after, list(result))
+    return Analysis(match=record.match_id, game=record.game, options=dict(record.options), budget=str(budget),
+                    seed=seed, seat_names=tuple(game.info.seat_names), entries=tuple(entries), result=result,
+                    turning_points=tuple(turning_points(entries)),
+                    luck=measure_luck(record, game),  # luck beside skill: what the dice and draws gave each seat
+                    seconds=time.perf_counter() - started)
+
+
+def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int,
+              on_progress: ProgressCallback | None) -> tuple[list[DecisionEntry], list[bool]]:
+    """Each decision of the record searched (a candidate turning point confirmed), and per decision whether a
+    chance step came before the next one."""
     total = sum(1 for step in record.steps if not step.is_chance)
     entries: list[DecisionEntry] = []
     state = game.new_initial_state()
-    chance_after: list[bool] = []  # per decision: a chance step came before the next decision
+    chance_after: list[bool] = []
     for index, step in enumerate(record.steps):
         if not step.is_chance:
-            entry = analyse_decision(game, state, step.action, budget, _decision_seed(seed, len(entries)),
-                                     decision=len(entries), step=index)
+            entry = analyse_decision(game, state, step.action, budget, seed, decision=len(entries), step=index)
             if not entry.forced and entry.played != entry.best and entry.drop >= CONFIRM_DROP:
-                entry = _confirmed(game, state, entry, step.action, budget, _decision_seed(seed + 1, len(entries)))
+                entry = _confirmed(game, state, entry, step.action, budget, seed)
             entries.append(entry)
             chance_after.append(False)
             if on_progress is not None:
@@ -220,20 +243,7 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
         elif chance_after:
             chance_after[-1] = True
         state.apply_action(step.action)
-    result = [_chance(value) for value in returns_from_ranking(record.result.ranking)]
-    shift = optimism(family_of(record.game).name, str(budget)) if calibrated else 0.0
-    if shift:  # (a drop, a difference of one mover's chances, is unchanged)
-        entries = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
-                                                      after=_clamped(entry.after - shift)) for entry in entries]
-    entries = _fill_forced(entries, chance_after, result)
-    analysis = Analysis(record.match_id, record.game, dict(record.options), str(budget), seed,
-                        list(game.info.seat_names), entries, result, time.perf_counter() - started)
-    analysis.turning_points = turning_points(entries)
-    measured = measure_luck(record, game)
-    if measured is not None:  # luck beside skill: what the dice and draws gave each seat
-        analysis.luck = list(measured.seats)
-        analysis.luck_events = list(measured.events)
-    return analysis
+    return entries, chance_after
 
 
 def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed: int, *, decision: int = 0,
@@ -241,20 +251,21 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     """The mover's chances before and after `played` in `state`, searched from the mover's observation
     alone: nothing of `state` but what its mover sees (and the moves it may make) reaches the search. Two
     independent searches of half the budget each: the first picks the best move, the second values it and
-    the move played (see the module's docstring). One legal move: no search (filled in by analyse_record)."""
+    the move played (see the module's docstring); each seeded from the analysis' `seed` and the decision's
+    index (arena.referee.seeds.search_seed). One legal move: no search (filled in by analyse_record)."""
     seat = state.current_player()
     legal = state.legal_actions()
     label = state.action_to_string(played)
     observation = state.observation(seat)
-    static = _static_chance(game, observation, seat, seed)
+    static = _static_chance(game, observation, seat, search_seed(seed, decision, Search.STATIC))
     if len(legal) == 1:
         return DecisionEntry(decision, step, seat, label, label, math.nan, math.nan, 1, 0, 0.0, static, True)
     half = _half(budget)
     chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
-    chooser.reset(game, seat, seed)
+    chooser.reset(game, seat, search_seed(seed, decision, Search.CHOOSE))
     best = chooser.move_values(DecisionRequest(seat, legal, observation), include=(played,)).best
     before, after, uncertainty, judged = _judged(game, seat, legal, observation, played, best, half,
-                                                 (seed * 6364136223846793005 + 1442695040888963407) % (2 ** 63))
+                                                 search_seed(seed, decision, Search.JUDGE))
     return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
                          chooser.last_iterations + judged, uncertainty, static)
 
@@ -288,7 +299,8 @@ def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budg
     best = next((action for action in legal if state.action_to_string(action) == entry.best), None)
     if best is None:
         return entry
-    before, after, error, judged = _judged(game, seat, legal, state.observation(seat), played, best, budget, seed)
+    before, after, error, judged = _judged(game, seat, legal, state.observation(seat), played, best, budget,
+                                           search_seed(seed, entry.decision, Search.CONFIRM))
     first = 1.0 / max(entry.uncertainty, 1e-6) ** 2
     second = 1.0 / max(error, 1e-6) ** 2
     return replace(entry, before=(entry.before * first + before * second) / (first + second),
@@ -312,7 +324,7 @@ def _variance(value: float) -> float:
 def _static_chance(game: Game, observation: Any, seat: int, seed: int) -> float:
     """Arena's static evaluation of the position for `seat`, as a chance, averaged over worlds the seat could
     be in (never the record's hidden truth)."""
-    rng = random.Random(seed ^ 0x57A71C)
+    rng = random.Random(seed)
     worlds = STATIC_WORLDS if game.info.has_hidden_information else 1
     total = 0.0
     for _ in range(worlds):
@@ -350,26 +362,12 @@ def turning_points(entries: list[DecisionEntry], most: int = TURNING_POINTS,
             for entry in sorted(worst, key=lambda entry: entry.decision)]
 
 
-SPARKS = "▁▂▃▄▅▆▇█"
-
-
-def sparkline(values: list[float], width: int = 60) -> str:
-    """A one-line chart of values in [0, 1] (averaged down to `width` characters)."""
-    if not values:
-        return ""
-    buckets = max(1, min(width, len(values)))
-    line = []
-    for bucket in range(buckets):
-        part = values[bucket * len(values) // buckets:(bucket + 1) * len(values) // buckets] or [values[-1]]
-        mean = sum(part) / len(part)
-        line.append(SPARKS[min(len(SPARKS) - 1, int(mean * len(SPARKS)))])
-    return "".join(line)
-
-
 def _chance(value: float) -> float:
     """A value in [-1, 1] (a search's, or a result's returns) as a chance (expected score) in [0, 1]."""
     return min(1.0, max(0.0, (value + 1.0) / 2.0))
 
 
-def _decision_seed(seed: int, decision: int) -> int:
-    return (seed * 1_000_003 + decision * 7919 + 0xA11A) % (2 ** 63)
+
+def _known(kind: Any, data: dict[str, Any]) -> Any:
+    """A DecisionEntry or TurningPoint from its JSON (fields it has no key for keep their defaults)."""
+    return kind(**{key: data[key] for key in kind.__dataclass_fields__ if key in data})

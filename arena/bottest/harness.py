@@ -238,7 +238,7 @@ class ConformanceRun:
         try:
             hello = self.referee.call(self._hello())
         except BotUnavailable as problem:
-            check.ok, check.reason, check.detail = False, problem.reason.value, problem.detail
+            check.ok, check.reason, check.detail = False, problem.reason, problem.detail
             check.infrastructure = problem.reason is Termination.INFRASTRUCTURE
             if not check.infrastructure:
                 check.fix = start_fix(problem.reason, self.startup_s, str(problem.evidence.get("output", "")))
@@ -278,7 +278,7 @@ class ConformanceRun:
         if result.offender == seat:
             check.ok, check.reason = False, result.reason
             check.detail = f"the bot was at fault before the opponent left: {result.reason}: {result.detail}"
-        elif result.reason != Termination.DISCONNECT.value or result.offender is None:
+        elif result.termination is not Termination.DISCONNECT or result.offender is None:
             check.ok, check.reason = False, result.reason
             check.detail = f"the match ended otherwise ({result.reason}: {result.detail})"
             check.infrastructure = True
@@ -351,7 +351,7 @@ class ConformanceRun:
     # --- judging ---------------------------------------------------------------------------------
 
     def _unavailable(self, check: Check, problem: BotUnavailable) -> None:
-        check.ok, check.reason, check.detail = False, problem.reason.value, f"could not be seated: {problem.detail}"
+        check.ok, check.reason, check.detail = False, problem.reason, f"could not be seated: {problem.detail}"
         check.infrastructure = problem.reason is Termination.INFRASTRUCTURE
 
     def _count(self, check: Check, record: MatchRecord, seat: int) -> None:
@@ -369,7 +369,7 @@ class ConformanceRun:
         self._count(check, record, seat)
         if check.ok is False:
             return
-        if result.reason in (Termination.INFRASTRUCTURE.value, Termination.VOID.value):
+        if result.termination in (Termination.INFRASTRUCTURE, Termination.VOID):
             check.ok, check.reason, check.infrastructure = False, result.reason, True
             check.detail = f"the referee could not play the match: {result.detail}"
         elif result.offender == seat:
@@ -486,26 +486,26 @@ def what_to_fix(reason: str, clock: ClockSettings, limits: dict[str, Any], usage
                 startup_s: float = 30.0) -> str:
     """What a bot author should do about a match that ended with `reason` by the bot's fault (`limits` and
     `usage`: the bot's limits as the operator capped them, and the peaks its processes reached)."""
-    advice = {
-        Termination.TIMEOUT.value: f"Answer every decision within {clock.move_time_s:g} s; slow ones may draw on a "
-                                   f"{clock.bank_s:g} s bank for the whole match (and start within {startup_s:g} s: "
-                                   "do slow set-up after the handshake).",
-        Termination.ILLEGAL_ACTION.value: "Answer with one of the legal actions the decision request lists "
-                                          "(their ids are in the request; docs/actions says what each id means).",
-        Termination.MALFORMED_MESSAGE.value: "Send only the messages docs/protocol.md describes (a BotMessage, "
-                                             "under 64 KiB).",
-        Termination.PROTOCOL_ERROR.value: "Follow the protocol in docs/protocol.md: Hello first, then one Decision "
-                                          "per DecisionRequest.",
-        Termination.WRONG_SEQUENCE.value: "Echo the sequence number of the decision request you answer (a 64-bit "
-                                          "integer: read it as a string or a long where numbers are doubles).",
-        Termination.DISCONNECT.value: "Keep the stream open until the MatchEnd message; open one stream per match.",
-        Termination.CRASH.value: "The program died: its output below says why.",
-        Termination.MEMORY_LIMIT.value: f"Stay within {limits.get('memory_mb')} MB of memory (peak seen: "
-                                        f"{usage.get('memory_peak_mb')} MB).",
-        Termination.PROCESS_LIMIT.value: f"Start at most {limits.get('processes')} processes and threads in all.",
-        Termination.CPU_LIMIT.value: f"Use at most {limits.get('cpu_seconds')} s of CPU time in a process's life.",
-        Termination.INFRASTRUCTURE.value: "This was not the bot's doing (the referee or this machine failed): run "
-                                          "it again.",
+    advice: dict[str, str] = {
+        Termination.TIMEOUT: f"Answer every decision within {clock.move_time_s:g} s; slow ones may draw on a "
+                             f"{clock.bank_s:g} s bank for the whole match (and start within {startup_s:g} s: "
+                             "do slow set-up after the handshake).",
+        Termination.ILLEGAL_ACTION: "Answer with one of the legal actions the decision request lists "
+                                    "(their ids are in the request; docs/actions says what each id means).",
+        Termination.MALFORMED_MESSAGE: "Send only the messages docs/protocol.md describes (a BotMessage, "
+                                       "under 64 KiB).",
+        Termination.PROTOCOL_ERROR: "Follow the protocol in docs/protocol.md: Hello first, then one Decision "
+                                    "per DecisionRequest.",
+        Termination.WRONG_SEQUENCE: "Echo the sequence number of the decision request you answer (a 64-bit "
+                                    "integer: read it as a string or a long where numbers are doubles).",
+        Termination.DISCONNECT: "Keep the stream open until the MatchEnd message; open one stream per match.",
+        Termination.CRASH: "The program died: its output below says why.",
+        Termination.MEMORY_LIMIT: f"Stay within {limits.get('memory_mb')} MB of memory (peak seen: "
+                                  f"{usage.get('memory_peak_mb')} MB).",
+        Termination.PROCESS_LIMIT: f"Start at most {limits.get('processes')} processes and threads in all.",
+        Termination.CPU_LIMIT: f"Use at most {limits.get('cpu_seconds')} s of CPU time in a process's life.",
+        Termination.INFRASTRUCTURE: "This was not the bot's doing (the referee or this machine failed): run "
+                                    "it again.",
     }
     return advice.get(reason, f"The match ended with {reason}: see docs/protocol.md, Faults.")
 

@@ -117,7 +117,7 @@ def compare(
 ) -> None:
     """Is version B better than version A? Per game mode, against the opponents both met: each one's score and
     score less luck with their intervals, the difference B - A, and how many more games would settle it."""
-    from arena.ratings.compare import CompareError, compare_versions, comparison_json, find_versions
+    from arena.ratings.compare import CompareError, Interval, compare_versions, comparison_json, find_versions
 
     store = open_store(db, read_only=True)
     try:
@@ -132,18 +132,18 @@ def compare(
         console.print(f"neither v{a.version} nor v{b.version} of {name} has rated games yet", markup=False)
         return
 
-    def cell(value: float | None, low: float | None, high: float | None) -> str:
-        return "-" if value is None else f"{value:.3f} [{low:.3f}, {high:.3f}]"
+    def cell(figure: Interval | None) -> str:
+        return "-" if figure is None else f"{figure.value:.3f} [{figure.low:.3f}, {figure.high:.3f}]"
 
     table = Table(title=f"{name}: v{b.version} against v{a.version}, on the opponents both met", title_justify="left")
     for column in ("mode", "opponents", f"v{a.version} games", f"v{a.version} score", f"v{b.version} games",
                    f"v{b.version} score", "B - A", "verdict"):
         table.add_column(column)
     for mode in modes:
-        score_a, score_b = cell(*mode.measured(mode.a)), cell(*mode.measured(mode.b))
+        score_a, score_b = cell(mode.measured(mode.a)), cell(mode.measured(mode.b))
         verdict = mode.verdict + (f" (about {mode.more_games} more games each)" if mode.more_games else "")
         table.add_row(mode.pool, str(len(mode.opponents)), str(mode.a.games), score_a, str(mode.b.games), score_b,
-                      cell(mode.difference, mode.difference_low, mode.difference_high), verdict)
+                      cell(mode.difference), verdict)
     console.print(table)
     console.print("scores are a win 1, a draw 1/2, less the luck of the dice and draws where it was measured "
                   "(95% intervals); ratings mix in every opponent: "

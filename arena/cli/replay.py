@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 
-from arena.analysis import Analysis, sparkline
+from arena.analysis import Analysis
 from arena.cli.common import console, fail, results_dir, styled, versioned
 from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
 from arena.cli.runs import DB_OPTION, open_store
@@ -118,6 +118,22 @@ def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
                   + (" (this model's luck does not predict results: none)" if not luck.beta else ""), style="dim")
 
 
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float], width: int = 60) -> str:
+    """A one-line chart of values in [0, 1] (averaged down to `width` characters)."""
+    if not values:
+        return ""
+    buckets = max(1, min(width, len(values)))
+    line = []
+    for bucket in range(buckets):
+        part = values[bucket * len(values) // buckets:(bucket + 1) * len(values) // buckets] or [values[-1]]
+        mean = sum(part) / len(part)
+        line.append(SPARKS[min(len(SPARKS) - 1, int(mean * len(SPARKS)))])
+    return "".join(line)
+
+
 def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "") -> None:
     """The chance curve of both seats as sparklines (with the static evaluation's beside), and the turning
     points; with `seat` (arena analyse --as BOT), told from that seat's side: its curve and its turning points
@@ -145,7 +161,7 @@ def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "") ->
         worst = max(own, key=lambda p: p.drop, default=None)
         parts = []
         if analysis.luck is not None:
-            luck = analysis.luck[one]
+            luck = analysis.luck.seats[one]
             parts.append(f"{'gained' if luck >= 0 else 'lost'} {abs(luck):.2f} of a game to the dice and draws")
         if worst is not None:
             parts.append(f"lost {worst.drop:.2f} at decision {worst.decision + 1} (its largest turning point)")

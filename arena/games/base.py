@@ -65,6 +65,12 @@ def ranking_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
     return tuple(sum(1 for other in scores if other > mine) for mine in scores)
 
 
+def points(wins: float, draws: float = 0.0) -> float:
+    """A result in points, a win 1 and a draw 1/2: one game's (`points(mine < theirs, mine == theirs)`, ranks
+    compared) or a tally's (`points(wins, draws)`)."""
+    return wins + 0.5 * draws
+
+
 def returns_from_ranking(ranking: Sequence[int]) -> list[float]:
     """Zero-sum returns in [-1, 1] from a ranking: +1 for first, -1 for last, draws share."""
     n = len(ranking)

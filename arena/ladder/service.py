@@ -36,6 +36,7 @@ from arena.games.registry import family_of
 from arena.ladder.notify import Notifier
 from arena.ladder.pairing import IDLE_HORIZON, Candidate, charged_pending, idle_rounds, plan_tables
 from arena.ladder.schedule import Schedule
+from arena.ladder.state import LadderState, LastRound
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store import Store
@@ -98,6 +99,10 @@ class PoolRound:
         return {"pool": self.pool, "round": self.round, "bots": self.bots, "planned": self.planned,
                 "carried": self.carried, "stored": self.stored, "infrastructure": self.infrastructure,
                 "left": self.left, "seconds": round(self.seconds, 3), "note": self.note}
+
+    def as_last_round(self, started_at: datetime) -> LastRound:
+        """This part of the round as the ladder's state keeps it."""
+        return LastRound.from_json({**self.to_json(), "started_at": _iso(started_at)})
 
 
 @dataclass
@@ -180,12 +185,13 @@ class LadderService:
                 tournament_id = existing.id
             self.ladders[pool] = (game, tournament_id)
             self._builtin_ids[pool] = ids
-            stored = (self._state(tournament_id).get("settings") or {}).get("schedule")
-            if stored and stored != self.settings.schedule.describe():
-                self.schedule_change = (stored, self.settings.schedule.describe())
-            if "seen_match_id" not in self._state(tournament_id):  # what was stored before is not news
-                stored = self.store.tournament_matches(tournament_id)
-                self._update_state(tournament_id, seen_match_id=max((m.id for m in stored), default=0))
+            state = self._state(tournament_id)
+            schedule = (state.settings or {}).get("schedule")
+            if schedule and schedule != self.settings.schedule.describe():
+                self.schedule_change = (schedule, self.settings.schedule.describe())
+            if state.seen_match_id is None:  # what was stored before is not news
+                seen = max((m.id for m in self.store.tournament_matches(tournament_id)), default=0)
+                self._update_state(tournament_id, lambda state: replace(state, seen_match_id=seen))
         self.executors.for_kinds({"agent"}).start()  # fork the workers before any thread of ours exists
         if self.play.network is not None:  # remote bots connect at any time, not only during rounds
             programs = self.executors.referee()
@@ -198,8 +204,9 @@ class LadderService:
         self.executors.close()
         if self.notifier is not None:
             self.notifier.close()
+        stopped_at = _iso(utcnow())
         for _game, tournament_id in self.ladders.values():
-            self._update_state(tournament_id, stopped_at=_iso(utcnow()))
+            self._update_state(tournament_id, lambda state: replace(state, stopped_at=stopped_at))
 
     # the schedule --------------------------------------------------------------------------------
 
@@ -208,10 +215,10 @@ class LadderService:
         run with another schedule): the next round is then due by the new schedule after the last round."""
         states = [self._state(tournament_id) for _game, tournament_id in self.ladders.values()]
         if self.schedule_change is not None:
-            started = [datetime.fromisoformat(state["last_round"]["started_at"]) for state in states
-                       if (state.get("last_round") or {}).get("started_at")]
+            started = [datetime.fromisoformat(state.last_round.started_at) for state in states
+                       if state.last_round is not None and state.last_round.started_at]
             return self.settings.schedule.next_after(max(started)) if started else utcnow()
-        times = [datetime.fromisoformat(state["next_round_at"]) for state in states if state.get("next_round_at")]
+        times = [datetime.fromisoformat(state.next_round_at) for state in states if state.next_round_at]
         return min(times) if times else utcnow()
 
     def run(self, should_stop: StopCheck = lambda: False, max_rounds: int | None = None,
@@ -272,7 +279,7 @@ class LadderService:
         waiting = [(row, rotation) for row in planned if not row.is_bye for rotation in range(game.num_seats)
                    if (row.round, row.index, rotation) not in finished and set(row.bots) <= active]
         part.carried = len(waiting)
-        durations = {int(bot): float(value) for bot, value in self._state(tournament_id).get("durations", {}).items()}
+        durations = self._state(tournament_id).match_seconds
         typical = sorted(durations.values())[len(durations) // 2] if durations else 0.0
         if len(active) < game.num_seats:
             part.note = f"waiting for bots ({len(active)} live, {game.num_seats} needed)"
@@ -379,21 +386,20 @@ class LadderService:
 
     # state and results ---------------------------------------------------------------------------
 
-    def _state(self, tournament_id: int) -> dict[str, Any]:
+    def _state(self, tournament_id: int) -> LadderState:
         tournament = self.store.tournament(tournament_id)
-        return dict((tournament.settings if tournament else {}).get("service", {}))
+        return LadderState.from_json((tournament.settings if tournament else {}).get("service", {}))
 
-    def _update_state(self, tournament_id: int, **changes: Any) -> None:
+    def _update_state(self, tournament_id: int,
+                      change: Callable[[LadderState], LadderState] = lambda state: state) -> None:
+        """Write the ladder's state, changed by `change`, with this service's settings, heartbeat and pid (a
+        stop noted earlier is cleared unless `change` notes it again)."""
         tournament = self.store.tournament(tournament_id)
         if tournament is None:
             return
-        settings = dict(tournament.settings)
-        state = dict(settings.get("service", {}))
-        state.update(changes, settings=self.settings.to_json(), heartbeat=_iso(utcnow()), pid=os.getpid())
-        if "stopped_at" not in changes:
-            state.pop("stopped_at", None)
-        settings["service"] = state
-        self.store.set_settings(tournament_id, settings)
+        state = change(replace(LadderState.from_json(tournament.settings.get("service", {})), stopped_at=None))
+        state = replace(state, settings=self.settings.to_json(), heartbeat=_iso(utcnow()), pid=os.getpid())
+        self.store.set_settings(tournament_id, {**tournament.settings, "service": state.to_json()})
 
     def _beat(self, _progress: Any) -> None:
         """During a round: the heartbeat, every HEARTBEAT_S."""
@@ -408,25 +414,26 @@ class LadderService:
 
     def _save_schedule(self, next_at: datetime) -> None:
         for _game, tournament_id in self.ladders.values():
-            self._update_state(tournament_id, next_round_at=_iso(next_at))
+            self._update_state(tournament_id, lambda state: replace(state, next_round_at=_iso(next_at)))
 
     def _after_round(self, tournament_id: int, part: PoolRound, active: set[int], started_at: datetime) -> None:
         """Send the round's results to the webhook, learn how long each bot's matches take, save the state."""
         state = self._state(tournament_id)
-        seen = state.get("seen_match_id")
+        seen = state.seen_match_id
         fresh = sorted(self.store.tournament_matches(tournament_id, after_id=seen or 0), key=lambda m: m.id)
-        durations = dict(state.get("durations", {}))
+        durations = state.match_seconds
         for match in fresh:
             if self.notifier is not None:
                 self.notifier.post(self.result_document(part.pool, tournament_id, match))
             seconds = float(match.timings.get("wall_ms", 0.0)) / 1000.0
             for bot in match.bots:
-                before = durations.get(str(bot))
-                durations[str(bot)] = round(seconds if before is None else 0.8 * before + 0.2 * seconds, 4)
+                before = durations.get(bot)
+                durations[bot] = round(seconds if before is None else 0.8 * before + 0.2 * seconds, 4)
         if fresh:
             seen = fresh[-1].id
-        self._update_state(tournament_id, seen_match_id=seen, field=sorted(active), durations=durations,
-                           last_round={**part.to_json(), "started_at": _iso(started_at)})
+        last_round = part.as_last_round(started_at)
+        self._update_state(tournament_id, lambda state: replace(state, seen_match_id=seen, field=tuple(sorted(active)),
+                                                                durations=durations, last_round=last_round))
 
     def result_document(self, pool: str, tournament_id: int, match: MatchRow) -> dict[str, Any]:
         """What the webhook POSTs for one stored result."""

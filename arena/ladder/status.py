@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from arena.ladder.state import LadderState, LastRound
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
@@ -23,28 +24,6 @@ class ServiceState:
     heartbeat: str | None  # naive UTC, ISO
     pid: int | None
     stopped_at: str | None
-
-
-@dataclass(frozen=True)
-class LastRound:
-    """What the service's last round did for this ladder (arena.ladder.service.PoolRound, stored)."""
-
-    round: int | None  # counted from 0; shown from 1
-    started_at: str | None
-    pool: str = ""
-    bots: int = 0
-    planned: int = 0
-    carried: int = 0
-    stored: int = 0
-    infrastructure: int = 0
-    left: int = 0
-    seconds: float = 0.0
-    note: str = ""
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LastRound:
-        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-        return cls(**{"round": None, "started_at": None, **known})
 
 
 @dataclass(frozen=True)
@@ -116,7 +95,7 @@ def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20
 
 
 def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: int) -> LadderStatus:
-    state = dict(ladder.settings.get("service", {}))
+    state = LadderState.from_json(ladder.settings.get("service", {}))
     entries = store.entries(ladder.id)
     finished = store.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
     pairings = store.open_pairings(ladder.id)
@@ -143,20 +122,19 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
                                  f.detail[:300], _iso(f.at))
              for f in store.infra_faults(ladder.id, limit=recent)]
     ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
-    field = [bot for bot in state.get("field", entries) if bot in bots and bots[bot].status == "live"]
+    field = [bot for bot in state.last_field(entries) if bot in bots and bots[bot].status == "live"]
     remotes = {row.bot_id: row for row in Hosting(store).remote_bots()}
     field += [bot for bot in sorted(remotes) if bot not in field and bot in bots and bots[bot].status == "live"]
     # (a remote bot offline at the last round was not in its field: it is listed all the same, as offline)
-    heartbeat = state.get("heartbeat")
-    alive = bool(heartbeat is not None and not state.get("stopped_at")
+    heartbeat = state.heartbeat
+    alive = bool(heartbeat is not None and not state.stopped_at
                  and (utcnow() - datetime.fromisoformat(heartbeat)).total_seconds() < ALIVE_S)
-    settings = dict(state.get("settings", {}))
-    last = state.get("last_round")
+    settings = dict(state.settings or {})
     return LadderStatus(
         pool=ladder.pool, ladder=ladder.id, name=ladder.name, game=ladder.game, schedule=settings.get("schedule"),
         settings=settings,
-        service=ServiceState(alive, heartbeat, state.get("pid"), state.get("stopped_at")),
-        last_round=LastRound.from_json(last) if last else None, next_round_at=state.get("next_round_at"),
+        service=ServiceState(alive, heartbeat, state.pid, state.stopped_at),
+        last_round=state.last_round, next_round_at=state.next_round_at,
         matches=ladder.matches, pending=waiting, pending_with_retired_bots=voided,
         bots=[LadderBot(bots[bot].name, bots[bot].version, bots[bot].kind,
                         ratings[bot].games if bot in ratings else 0,

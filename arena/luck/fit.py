@@ -24,10 +24,11 @@ from typing import Any
 
 from arena.agents import make_agent
 from arena.agents.knowledge import knowledge_for
-from arena.games.base import CHANCE
+from arena.games.base import CHANCE, points
 from arena.games.registry import family_of, game_modes, load_game
+from arena.luck.features import UnnamedFeatures, feature_names
 from arena.luck.measure import measure_luck
-from arena.luck.model import ValueModel, model_path
+from arena.luck.model import ValueModel, clear_model_cache, model_path
 from arena.referee.authority import play_match
 from arena.referee.seeds import game_seed
 
@@ -48,7 +49,7 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
     record = play_match(game, [make_agent(names[0]), make_agent(names[1])], game_seed(key, index))
     assert record.result is not None
     ranking = record.result.ranking
-    points = 1.0 if ranking[0] < ranking[1] else 0.0 if ranking[0] > ranking[1] else 0.5
+    seat0 = points(ranking[0] < ranking[1], ranking[0] == ranking[1])
     knowledge = knowledge_for(game)
     assert knowledge.value_features is not None
     features: list[list[float]] = []
@@ -63,7 +64,7 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
     if version:
         measured = measure_luck(record, game)
         luck = measured.seats[0] if measured is not None else float("nan")
-    return features, [points] * len(features), points, luck
+    return features, [seat0] * len(features), seat0, luck
 
 
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
@@ -92,23 +93,34 @@ def _logistic(rows: list[list[float]], labels: list[float]) -> list[float]:
     return [round(float(w), 6) for w in weights]
 
 
-def feature_names(family: str) -> list[str]:
-    """The names of a family's value features (their count read off a position)."""
+class FitError(ValueError):
+    """A model cannot be fitted (an unknown family, one whose features are not all named); the message says why.
+    (A family whose features have no names at all raises arena.luck.features.UnnamedFeatures.)"""
+
+
+def named_features(family: str) -> tuple[str, ...]:
+    """The names of a family's value features (arena/luck/features.py), checked against their count on a
+    position of its first mode."""
     mode = next(mode for mode in game_modes() if family_of(mode.name).name == family)
     game = mode.load()
+    names = feature_names(game)
     knowledge = knowledge_for(game)
-    assert knowledge.value_features is not None
+    assert knowledge.value_features is not None  # (a family with named features has them)
     state = game.new_initial_state()
     while state.current_player() == CHANCE:
         state.apply_action(state.chance_outcomes()[0][0])
-    return [f"f{index}" for index in range(len(knowledge.value_features(state)))]
+    count = len(knowledge.value_features(state))
+    if len(names) != count:
+        raise FitError(f"{family} has {count} value features but arena/luck/features.py names {len(names)}")
+    return names
 
 
 def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS) -> ValueModel:
-    """The family's model from a fresh corpus (its beta from the validation games)."""
+    """The family's model from a fresh corpus (its beta from the validation games); FitError if it has none."""
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
-        raise SystemExit(f"no game family {family!r}")
+        raise FitError(f"no game family {family!r}")
+    names = named_features(family)
     corpus = _play(modes, CORPUS_KEY, games, jobs, players)
     rows = [row for features, _labels, _points, _luck in corpus for row in features]
     labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
@@ -116,20 +128,18 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     version = 1
     if previous.is_file():
         version = int(json.loads(previous.read_text()).get("version", 0)) + 1
-    model = ValueModel(family, version, tuple(feature_names(family)), tuple(_logistic(rows, labels)), 1.0)
+    model = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0)
     model_path(family).parent.mkdir(parents=True, exist_ok=True)
     model_path(family).write_text(json.dumps(model.to_json(), indent=1) + "\n")  # (read by the workers below)
-    from arena.luck.model import _load
-
-    _load.cache_clear()
+    clear_model_cache()
     checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version)
-    points = [row[2] for row in checked]
+    results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
-    covariance = statistics.fmean((p - statistics.fmean(points)) * (l - statistics.fmean(lucks))
-                                  for p, l in zip(points, lucks))
+    covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
+                                  for p, l in zip(results, lucks))
     beta = min(1.0, max(0.0, covariance / statistics.pvariance(lucks))) if statistics.pvariance(lucks) > 0 else 0.0
-    raw = statistics.pvariance(points)
-    corrected = statistics.pvariance([p - beta * l for p, l in zip(points, lucks)])
+    raw = statistics.pvariance(results)
+    corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
         "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
                    f"--players {','.join(players)}",
@@ -140,7 +150,7 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
                        "ratio": round(raw / corrected, 3) if corrected > 0 else None},
         "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
     model_path(family).write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
-    _load.cache_clear()
+    clear_model_cache()
     return fitted
 
 
@@ -153,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     arguments = parser.parse_args(argv)
     players = tuple(name.strip() for name in arguments.players.split(",") if name.strip())
-    model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players)
+    try:
+        model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players)
+    except (FitError, UnnamedFeatures) as error:
+        print(f"python -m arena.luck.fit: {error}", file=sys.stderr)
+        return 2
     validation = model.fit["validation"]
     print(f"{model.label}: beta {model.beta}; validation variance {validation['variance_raw']} raw, "
           f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {model_path(model.family)}")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.knowledge import knowledge_for
-from arena.games.base import Game, State
+from arena.games.base import Game, State, points
 from arena.games.registry import UnknownGameError, family_of
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -47,7 +47,7 @@ class ValueModel:
             state = knowledge.settle(state)
         if state.is_terminal():
             returns = state.returns()
-            return 1.0 if returns[0] > returns[1] else 0.0 if returns[0] < returns[1] else 0.5
+            return points(returns[0] > returns[1], returns[0] == returns[1])
         assert knowledge.value_features is not None
         weights = self.weights
         z = weights[0] + sum(w * x for w, x in zip(weights[1:], knowledge.value_features(state)))
@@ -74,6 +74,12 @@ def _load(family: str) -> ValueModel | None:
     if not path.is_file():
         return None
     return ValueModel.from_json(json.loads(path.read_text()))
+
+
+def clear_model_cache() -> None:
+    """Forget the models read so far: the next use reads each file afresh (after `python -m arena.luck.fit` wrote
+    one)."""
+    _load.cache_clear()
 
 
 def model_for(game: Game) -> ValueModel | None:

@@ -13,7 +13,8 @@ are shown beside, for what they are (a rating mixes in every opponent).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from arena.ratings.stats import Z95, mean_interval, sample_variance, wilson_interval
@@ -25,20 +26,60 @@ class CompareError(ValueError):
     """No such bot or version; the message names the versions there are."""
 
 
+class Verdict(StrEnum):
+    """What the difference B less A says (its value is the word the JSON carries)."""
+
+    BETTER = "better"
+    WORSE = "worse"
+    NOT_CLEAR = "not clear yet"
+    NO_COMMON_OPPONENTS = "no common opponents"
+
+
+class Measure(StrEnum):
+    """The figure a verdict was made on."""
+
+    SCORE_LESS_LUCK = "score less luck"
+    SCORE = "score"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A figure with its 95% interval, rounded to 4 places."""
+
+    value: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, value: float, low: float, high: float) -> Interval | None:
+        """The interval, rounded; None where there is none (no games: nan)."""
+        if math.isnan(value):
+            return None
+        return cls(round(value, 4), round(low, 4), round(high, 4))
+
+    @staticmethod
+    def json(interval: Interval | None, name: str) -> dict[str, float | None]:
+        """{name, name_low, name_high}, each None for no interval."""
+        if interval is None:
+            return {name: None, f"{name}_low": None, f"{name}_high": None}
+        return {name: interval.value, f"{name}_low": interval.low, f"{name}_high": interval.high}
+
+
 @dataclass(frozen=True)
 class VersionSide:
     """One version's results against the common opponents in one mode."""
 
     version: str
     games: int
-    score: float | None
-    score_low: float | None
-    score_high: float | None
-    corrected: float | None  # the score less luck, over the games whose luck was measured
-    corrected_low: float | None
-    corrected_high: float | None
+    score: Interval | None  # a win 1, a draw 1/2, per game (Wilson)
+    corrected: Interval | None  # the score less luck, over the games whose luck was measured (normal)
     mu: float | None  # its rating in the mode (all opponents)
     sigma: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The side as `--json` and the web API print it (flat: score, score_low, score_high, ...)."""
+        return {"version": self.version, "games": self.games, **Interval.json(self.score, "score"),
+                **Interval.json(self.corrected, "corrected"), "mu": self.mu, "sigma": self.sigma}
 
 
 @dataclass(frozen=True)
@@ -49,19 +90,21 @@ class ModeComparison:
     opponents: list[str]
     a: VersionSide
     b: VersionSide
-    difference: float | None  # of the scores less luck where both have them, else of the scores
-    difference_low: float | None
-    difference_high: float | None
-    measure: str  # "score less luck" or "score"
-    verdict: str  # "better", "worse", "not clear yet", or "no common opponents"
+    difference: Interval | None  # of the scores less luck where both have them, else of the scores
+    measure: Measure
+    verdict: Verdict
     more_games: int | None  # while not clear: about how many more games each, for a difference this size
     against_each_other: dict[str, Any] | None  # A's games against B: wins, draws, losses
 
-    def measured(self, side: VersionSide) -> tuple[float | None, float | None, float | None]:
+    def measured(self, side: VersionSide) -> Interval | None:
         """A side's figure the verdict was made on, with its interval: its score less luck, or its score."""
-        if self.measure == "score less luck":
-            return side.corrected, side.corrected_low, side.corrected_high
-        return side.score, side.score_low, side.score_high
+        return side.corrected if self.measure is Measure.SCORE_LESS_LUCK else side.score
+
+    def to_json(self) -> dict[str, Any]:
+        """The mode as `--json` and the web API print it."""
+        return {"pool": self.pool, "opponents": self.opponents, "a": self.a.to_json(), "b": self.b.to_json(),
+                **Interval.json(self.difference, "difference"), "measure": self.measure, "verdict": self.verdict,
+                "more_games": self.more_games, "against_each_other": self.against_each_other}
 
 
 def find_versions(store: Store, name: str, first: str, second: str) -> tuple[BotRow, BotRow]:
@@ -105,33 +148,31 @@ def compare_versions(store: Store, a: BotRow, b: BotRow) -> list[ModeComparison]
 
 def _side(bot: BotRow, pairs: list[PairCount], rating: Any) -> VersionSide:
     games = sum(pair.games for pair in pairs)
-    points = sum(pair.wins + 0.5 * pair.draws for pair in pairs)
-    low, high = wilson_interval(points, games) if games else (None, None)
-    luck_games = sum(pair.luck_games for pair in pairs)
-    mean, below, above = mean_interval(sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs),
-                                       luck_games)
-    return VersionSide(bot.version, games, _round(points / games if games else None), _round(low), _round(high),
-                       _round(mean), _round(below), _round(above), _round(rating.mu if rating else None),
+    points = sum(pair.points for pair in pairs)
+    score = Interval.of(points / games, *wilson_interval(points, games)) if games else None
+    corrected = Interval.of(*mean_interval(sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs),
+                                           sum(pair.luck_games for pair in pairs)))
+    return VersionSide(bot.version, games, score, corrected, _round(rating.mu if rating else None),
                        _round(rating.sigma if rating else None))
 
 
 def _judged(pool: str, opponents: list[str], a: VersionSide, b: VersionSide, pairs_a: list[PairCount],
             pairs_b: list[PairCount], direct: dict[str, Any] | None) -> ModeComparison:
     if not a.games or not b.games:
-        return ModeComparison(pool, opponents, a, b, None, None, None, "score", "no common opponents", None, direct)
+        return ModeComparison(pool, opponents, a, b, None, Measure.SCORE, Verdict.NO_COMMON_OPPONENTS, None, direct)
     use_luck = all(sum(p.luck_games for p in pairs) >= 2 for pairs in (pairs_a, pairs_b))
     moments = [_moments(pairs, use_luck) for pairs in (pairs_a, pairs_b)]
     (mean_a, var_a, n_a), (mean_b, var_b, n_b) = moments
     difference = mean_b - mean_a
     spread = math.sqrt(var_a / n_a + var_b / n_b)
     low, high = difference - Z95 * spread, difference + Z95 * spread
-    verdict = "better" if low > 0 else "worse" if high < 0 else "not clear yet"
+    verdict = Verdict.BETTER if low > 0 else Verdict.WORSE if high < 0 else Verdict.NOT_CLEAR
     more = None
-    if verdict == "not clear yet" and abs(difference) > 1e-9:
+    if verdict is Verdict.NOT_CLEAR and abs(difference) > 1e-9:
         needed = 2 * (Z95 * math.sqrt((var_a + var_b) / 2) / abs(difference)) ** 2  # each, for this difference
         more = max(1, math.ceil(needed - min(n_a, n_b)))
-    return ModeComparison(pool, opponents, a, b, _round(difference), _round(low), _round(high),
-                          "score less luck" if use_luck else "score", verdict, more, direct)
+    return ModeComparison(pool, opponents, a, b, Interval.of(difference, low, high),
+                          Measure.SCORE_LESS_LUCK if use_luck else Measure.SCORE, verdict, more, direct)
 
 
 def _moments(pairs: list[PairCount], use_luck: bool) -> tuple[float, float, int]:
@@ -141,7 +182,7 @@ def _moments(pairs: list[PairCount], use_luck: bool) -> tuple[float, float, int]
         total, squares = sum(p.corrected for p in pairs), sum(p.corrected_squares for p in pairs)
     else:
         count = sum(p.games for p in pairs)
-        total = sum(p.wins + 0.5 * p.draws for p in pairs)
+        total = sum(p.points for p in pairs)
         squares = sum(p.wins + 0.25 * p.draws for p in pairs)
     return total / count, max(sample_variance(total, squares, count), 1e-6), count
 
@@ -151,4 +192,5 @@ def _round(value: float | None) -> float | None:
 
 
 def comparison_json(name: str, a: BotRow, b: BotRow, modes: list[ModeComparison]) -> dict[str, Any]:
-    return {"bot": name, "a": a.version, "b": b.version, "modes": [asdict(mode) for mode in modes]}
+    """The comparison as `arena bot compare --json` and GET /api/bots/{name}/compare print it."""
+    return {"bot": name, "a": a.version, "b": b.version, "modes": [mode.to_json() for mode in modes]}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from arena.games.base import points
 from arena.ratings import bradley_terry
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
@@ -41,12 +42,12 @@ class Standing:
     @property
     def win_rate(self) -> float:
         """(wins + draws / 2) / games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+        return points(self.wins, self.draws) / self.games if self.games else 0.0
 
     @property
     def win_rate_interval(self) -> tuple[float, float]:
         """95% Wilson interval of the win rate."""
-        return wilson_interval(self.wins + 0.5 * self.draws, self.games)
+        return wilson_interval(points(self.wins, self.draws), self.games)
 
     def to_json(self) -> dict[str, Any]:
         low, high = self.win_rate_interval

@@ -46,14 +46,14 @@ def thin(points: list[T], most: int) -> list[T]:
 def head_to_head_json(pair: PairCount) -> dict[str, Any]:
     """A's results against B: games, wins, draws, losses, the score with its Wilson interval, and the score less
     the luck (arena.luck) over the games that have it, with its interval (`corrected`: None where none has)."""
-    low, high = wilson_interval(pair.wins + 0.5 * pair.draws, pair.games)
+    low, high = wilson_interval(pair.points, pair.games)
     corrected = None
     if pair.luck_games:
         mean, below, above = mean_interval(pair.corrected, pair.corrected_squares, pair.luck_games)
         corrected = {"games": pair.luck_games, "score": round(mean, 4), "score_low": round(below, 4),
                      "score_high": round(above, 4)}
     return {"games": pair.games, "wins": pair.wins, "draws": pair.draws, "losses": pair.losses,
-            "score": round((pair.wins + 0.5 * pair.draws) / pair.games, 4) if pair.games else None,
+            "score": round(pair.points / pair.games, 4) if pair.games else None,
             "score_low": round(low, 4), "score_high": round(high, 4), "corrected": corrected}
 
 

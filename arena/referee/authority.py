@@ -163,7 +163,7 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     try:
         while not state.is_terminal():
             if len(steps) >= limit:
-                return MatchResult(tuple([0] * game.num_seats), Termination.MAX_LENGTH.value,
+                return MatchResult(tuple([0] * game.num_seats), Termination.MAX_LENGTH,
                                    detail=f"no result after {limit} steps")
             player = state.current_player()
             if player == CHANCE:

@@ -93,11 +93,11 @@ class FaultPolicy:
     def result(self, num_seats: int, fault: SeatFault) -> MatchResult:
         """The result of a match that `fault` ended (a fault of the infrastructure is nobody's: voided)."""
         if fault.reason not in SEAT_FAULTS:
-            return MatchResult(tuple([0] * num_seats), fault.reason.value, detail=fault.detail, voided=True)
+            return MatchResult(tuple([0] * num_seats), fault.reason, detail=fault.detail, voided=True)
         if self.sanction(fault.reason) is Sanction.VOID:
-            return MatchResult(tuple([0] * num_seats), fault.reason.value, offender=fault.seat,
+            return MatchResult(tuple([0] * num_seats), fault.reason, offender=fault.seat,
                                detail=fault.detail, voided=True)
-        return MatchResult(forfeit_ranking(num_seats, fault.seat), fault.reason.value, offender=fault.seat,
+        return MatchResult(forfeit_ranking(num_seats, fault.seat), fault.reason, offender=fault.seat,
                            detail=fault.detail)
 
     def __str__(self) -> str:
@@ -112,4 +112,4 @@ def forfeit_ranking(num_seats: int, offender: int) -> tuple[int, ...]:
 
 def void_result(num_seats: int, detail: str) -> MatchResult:
     """The result of a match the referee itself stopped (shutdown, internal error): no one at fault."""
-    return MatchResult(tuple([0] * num_seats), Termination.VOID.value, detail=detail, voided=True)
+    return MatchResult(tuple([0] * num_seats), Termination.VOID, detail=detail, voided=True)

@@ -16,7 +16,7 @@ import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -30,8 +30,9 @@ class RecordError(ValueError):
     """A record file is missing, truncated or not a match record."""
 
 
-class Termination(str, Enum):
-    """Why a match ended when the referee, not the rules, ended it."""
+class Termination(StrEnum):
+    """Why a match ended when the referee, not the rules, ended it (its value is the word records, the store and
+    the web's JSON carry)."""
 
     TIMEOUT = "timeout"
     ILLEGAL_ACTION = "illegal_action"
@@ -51,7 +52,18 @@ class Termination(str, Enum):
     INFRASTRUCTURE = "infrastructure"
 
 
-TERMINATIONS = {termination.value: termination for termination in Termination}
+#: Why a match ended: the referee's Termination, or the rules' own word ("score", "vp": the game's, as its Outcome
+#: gives it).
+Reason = Termination | str
+
+
+def reason_of(word: str) -> Reason:
+    """A reason read back from a record, a message or a row: the Termination it names, or the rules' word as it is
+    (an unknown word, as an old record may hold, is the rules')."""
+    try:
+        return Termination(word)
+    except ValueError:
+        return word
 
 
 @dataclass(frozen=True)
@@ -115,7 +127,7 @@ class MatchResult:
     """How the match ended: a rank per seat, the reason, and the seat at fault if any."""
 
     ranking: tuple[int, ...]
-    reason: str
+    reason: Reason
     scores: tuple[float, ...] = ()
     offender: int | None = None
     detail: str = ""
@@ -132,7 +144,7 @@ class MatchResult:
     @property
     def termination(self) -> Termination | None:
         """Why the referee ended the match, when it did (None: the rules ended it, `reason` is theirs)."""
-        return TERMINATIONS.get(self.reason)
+        return self.reason if isinstance(self.reason, Termination) else None
 
     @property
     def is_fault(self) -> bool:
@@ -140,7 +152,8 @@ class MatchResult:
 
     def verdict(self, seat_names: Sequence[str], players: Sequence[str] = ()) -> str:
         """Who won and how, in words: 'Yellow (greedy) wins (score, 9 : 5)', 'draw (max length)', 'Red (bob)
-        wins (Yellow (alice)'s timeout)'. The web's pages say it the same way (viewer.js `verdictText`)."""
+        wins (Yellow (alice)'s timeout)'. The one place it is said: the web's pages are sent it (arena.web.replay,
+        arena.rpc.client.event_json)."""
         def who(seat: int) -> str:
             name = seat_names[seat] if seat < len(seat_names) else f"seat {seat}"
             return f"{name} ({players[seat]})" if seat < len(players) and players[seat] else name
@@ -168,7 +181,7 @@ class MatchResult:
         offender = data.get("offender")
         return cls(
             ranking=tuple(int(r) for r in data["ranking"]),
-            reason=str(data["reason"]),
+            reason=reason_of(str(data["reason"])),
             scores=tuple(float(s) for s in data.get("scores", ())),
             offender=None if offender is None else int(offender),
             detail=str(data.get("detail", "")),
@@ -190,6 +203,12 @@ class MatchRecord:
     extra: dict[str, Any] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     result: MatchResult | None = None
+
+    @property
+    def player_names(self) -> list[str]:
+        """The players' names by seat ("" for a seat the header names no one in)."""
+        names = {player.seat: player.name for player in self.players}
+        return [names.get(seat, "") for seat in range(max(names, default=-1) + 1)]
 
     @property
     def decisions(self) -> list[Step]:

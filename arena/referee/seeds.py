@@ -1,4 +1,5 @@
-"""Seeds: a tournament's schedule and each game's chance (its deal, draws and dice) from one secret seed.
+"""Seeds: a tournament's schedule and each game's chance (its deal, draws and dice) from one secret seed; and the
+seed of each search an analysis makes (`search_seed`).
 
 A game's seed is public once it is played (its record says it), so each game's is keyed by the secret
 of its tournament or series (`game_seed`): no one computes another game's chance from one game's seed.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from enum import Enum
 
 
 def derive_seed(*parts: int) -> int:
@@ -30,3 +32,25 @@ def game_seed(secret: int, *place: int) -> int:
 def new_seed() -> int:
     """A fresh secret seed of 63 bits (too many to search for the one behind a game's seed)."""
     return secrets.randbits(63)
+
+
+class Search(Enum):
+    """Which of the searches at one decision of an analysis (arena.analysis.match) a seed is for."""
+
+    CHOOSE = "choose"  # the search that picks the best move
+    JUDGE = "judge"  # the independent search that values it and the move played
+    CONFIRM = "confirm"  # the whole-budget search that values a candidate turning point again
+    STATIC = "static"  # the worlds the static evaluation is averaged over
+
+
+def search_seed(seed: int, decision: int, search: Search) -> int:
+    """The seed of one search at a decision of an analysis made with `seed`: each decision's searches independent
+    of each other and of every other decision's. (The mixing is the one analyses were first made with, kept so
+    that the same record, seed and simulation budget still give the same analysis.)"""
+    base = (seed + (search is Search.CONFIRM)) * 1_000_003 + decision * 7919 + 0xA11A
+    base %= 2 ** 63
+    if search is Search.JUDGE:
+        return (base * 6364136223846793005 + 1442695040888963407) % 2 ** 63
+    if search is Search.STATIC:
+        return base ^ 0x57A71C
+    return base

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Any, AsyncIterator, Optional, Sequence
 
 import grpc
@@ -10,9 +11,15 @@ import grpc
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.rpc.admin import admin_metadata, describe_call_error
-from arena.rpc.convert import clock_to_message, options_to_map
+from arena.rpc.convert import clock_to_message, options_to_map, result_from_message
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.sdk import open_channel
+
+
+#: Who sits where in the match being watched (its seat names, its players by seat), as the watch's header said:
+#: the words `event_json` names the winner with. A watch is followed in one task, and a task keeps its own value
+#: (AdminClient.watch sets it as the header passes; its events are turned into JSON in the same task).
+_WATCHED: ContextVar[tuple[tuple[str, ...], tuple[str, ...]]] = ContextVar("watched_match", default=((), ()))
 
 
 class AdminError(RuntimeError):
@@ -67,11 +74,8 @@ class AdminClient:
         request = admin_pb2.WatchMatchRequest(match_id=match_id, batched=not full)
         try:
             async for event in method(request, metadata=self._metadata):
-                if event.WhichOneof("kind") == "steps":
-                    for step in event.steps.steps:
-                        yield admin_pb2.MatchEvent(step=step)
-                else:
-                    yield event
+                for single in _unbatched(event):
+                    yield single
         except grpc.aio.AioRpcError as error:
             raise AdminError(describe_call_error(error, self.address)) from None
 
@@ -105,7 +109,8 @@ class AdminClient:
 
 
 def event_json(event: admin_pb2.MatchEvent) -> dict[str, Any]:
-    """A watch event as JSON for a web page: {"kind": "header"|"step"|"finished", ...}."""
+    """A watch event as JSON for a web page: {"kind": "header"|"step"|"finished", ...}; a finished match's result
+    says who won and how in words ("verdict": MatchResult.verdict, its seats named as its watch's header does)."""
     kind = event.WhichOneof("kind")
     if kind == "header":
         header = event.header
@@ -119,5 +124,24 @@ def event_json(event: admin_pb2.MatchEvent) -> dict[str, Any]:
                 "think_ms": round(step.think_ms, 3),
                 "position": json.loads(step.position_json) if step.position_json else None}
     finished = event.finished.result
+    seat_names, players = _WATCHED.get()
     return {"kind": "finished", "result": {"ranking": list(finished.ranking), "reason": finished.reason,
-                                           "scores": list(finished.scores), "detail": finished.detail}}
+                                           "scores": list(finished.scores), "detail": finished.detail,
+                                           "verdict": result_from_message(finished).verdict(seat_names, players)}}
+
+
+def _unbatched(event: admin_pb2.MatchEvent) -> list[admin_pb2.MatchEvent]:
+    """A watch event as the events it holds (a batch of steps: an event per step); a header is noted for
+    `event_json` (_WATCHED) as it passes."""
+    kind = event.WhichOneof("kind")
+    if kind == "header":
+        _WATCHED.set(_seating(event.header))
+    if kind == "steps":
+        return [admin_pb2.MatchEvent(step=step) for step in event.steps.steps]
+    return [event]
+
+
+def _seating(header: admin_pb2.MatchHeader) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A watch header's seat names and its players' names by seat."""
+    names = {player.seat: player.name for player in header.players}
+    return tuple(header.seat_names), tuple(names.get(seat, "") for seat in range(max(names, default=-1) + 1))

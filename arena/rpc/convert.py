@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from arena.referee.clock import ClockSettings
-from arena.referee.record import MatchResult, PlayerInfo
+from arena.referee.record import MatchResult, PlayerInfo, reason_of
 from arena.rpc.generated import bot_pb2, common_pb2
 
 PROTOCOL_VERSION = 1  # what Hello.protocol_version must say for arena.v1
@@ -81,7 +81,7 @@ def result_from_message(message: common_pb2.MatchResult) -> MatchResult:
     """The message -> a MatchResult."""
     return MatchResult(
         ranking=tuple(message.ranking),
-        reason=message.reason,
+        reason=reason_of(message.reason),
         scores=tuple(message.scores),
         offender=message.offender if message.HasField("offender") else None,
         detail=message.detail,

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from arena.games.base import points
+
 
 @dataclass(frozen=True)
 class BotRow:
@@ -261,7 +263,7 @@ class RatingRow:
     @property
     def points(self) -> float:
         """Wins plus half the draws."""
-        return self.wins + 0.5 * self.draws
+        return points(self.wins, self.draws)
 
 
 @dataclass
@@ -280,6 +282,11 @@ class PairCount:
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        """A's points against B: its wins plus half the draws."""
+        return points(self.wins, self.draws)
 
 
 @dataclass

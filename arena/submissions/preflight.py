@@ -153,7 +153,7 @@ def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettin
                     step.detail = "connected and said Hello"
                 except BotUnavailable as problem:
                     step.ok = False
-                    step.reason = problem.reason.value
+                    step.reason = problem.reason
                     step.detail = problem.detail
                     step.infrastructure = problem.reason is Termination.INFRASTRUCTURE
                     step.fix = start_fix(problem.reason, startup_timeout_s, str(problem.evidence.get("output", "")))
@@ -199,7 +199,7 @@ def _play(referee: Any, manifest: BotManifest, step: Step, seed: int) -> None:
     step.max_think_ms = max(thinks) if thinks else None
     first = [seat for seat, rank in enumerate(result.ranking) if rank == 0]
     step.result = "drew" if len(first) > 1 and mine in first else "won" if mine in first else "lost"
-    if result.reason == Termination.INFRASTRUCTURE.value or result.reason == Termination.VOID.value:
+    if result.termination in (Termination.INFRASTRUCTURE, Termination.VOID):
         step.ok = False
         step.infrastructure = True
         step.detail = f"the referee could not play the match: {result.detail}"
@@ -233,7 +233,7 @@ def fixes(step: Step, clock: ClockSettings, startup_s: float, limits: dict[str, 
     reason = step.reason or ""
     if step.infrastructure:
         return ["This was not your bot's doing (the referee or its machine failed): submit it again."]
-    if step.name == "start" and reason != Termination.TIMEOUT.value:
+    if step.name == "start" and reason != Termination.TIMEOUT:
         return [step.fix, "Run it as the referee does, on your machine: `arena bot test ./your-bot`."]
     if step.fix:
         return [step.fix]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.secret_files import BROKER_PASSWORD_FILE_ENV, with_password
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.record import reason_of
 from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, infrastructure_fault, play_job
 
@@ -60,7 +61,7 @@ def outcome_from_json(job: MatchJob, data: dict[str, Any]) -> PlayedMatch:
         offender = data["offender"]
         return PlayedMatch(
             job, str(data["uid"]), tuple(int(rank) for rank in data["ranking"]),
-            tuple(float(score) for score in data["scores"]), str(data["reason"]),
+            tuple(float(score) for score in data["scores"]), reason_of(str(data["reason"])),
             None if offender is None else int(offender), str(data["detail"]), int(data["steps"]),
             int(data["decisions"]), dict(data["timings"]), base64.b64decode(data["record"], validate=True),
             int(data["record_size"]), datetime.fromisoformat(data["started_at"]),

@@ -18,7 +18,7 @@ from arena.luck import attach_luck
 from arena.referee.authority import new_record, play_match
 from arena.referee.faults import forfeit_ranking
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Reason, Termination
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class PlayedMatch:
     uid: str
     ranking: tuple[int, ...]
     scores: tuple[float, ...]
-    reason: str
+    reason: Reason
     offender: int | None
     detail: str
     steps: int
@@ -156,9 +156,7 @@ class PlayedMatch:
         return cls(job, *fields)
 
 
-VOID = Termination.VOID.value
-INFRASTRUCTURE = Termination.INFRASTRUCTURE.value
-UNRATED = frozenset({VOID, INFRASTRUCTURE})
+UNRATED = frozenset({Termination.VOID, Termination.INFRASTRUCTURE})
 
 _GAMES: dict[tuple[str, str], Game] = {}
 
@@ -191,7 +189,7 @@ def play_job(job: MatchJob, limits: AgentLimits = DEFAULT_LIMITS) -> PlayedMatch
                 agents.append(make_agent(bot.spec))
             except Exception as error:  # the bot cannot even be made: it forfeits, the tournament goes on
                 record = new_record(game, [], job.seed, uuid.uuid4().hex)
-                record.result = MatchResult(forfeit_ranking(game.num_seats, seat), Termination.AGENT_ERROR.value,
+                record.result = MatchResult(forfeit_ranking(game.num_seats, seat), Termination.AGENT_ERROR,
                                             offender=seat, detail=f"could not start: {type(error).__name__}: {error}")
                 break
         else:
@@ -240,7 +238,7 @@ def infrastructure_fault(job: MatchJob, detail: str, started_at: datetime | None
     Its record holds the players and the reason, so even a match given up on can be looked up."""
     record = MatchRecord(game=job.game, options=job.options, seed=job.seed, players=[],
                          versions={"arena": __version__}, match_id=uuid.uuid4().hex)
-    record.result = MatchResult(tuple([0] * len(job.seats)), INFRASTRUCTURE, detail=detail, voided=True)
+    record.result = MatchResult(tuple([0] * len(job.seats)), Termination.INFRASTRUCTURE, detail=detail, voided=True)
     return played_from_record(job, record, started_at or utcnow(), 0.0)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from arena.games.base import Game
+from arena.games.base import Game, points
 from arena.ratings.policy import TrueSkillPolicy
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
@@ -83,8 +83,8 @@ def points_by_seat(ranking: list[int] | tuple[int, ...]) -> list[float]:
     n = len(ranking)
     if n < 2:
         return [0.0] * n
-    return [sum(1.0 if mine < other else 0.5 if mine == other else 0.0
-                for j, other in enumerate(ranking) if j != i) / (n - 1) for i, mine in enumerate(ranking)]
+    return [sum(points(mine < other, mine == other) for j, other in enumerate(ranking) if j != i) / (n - 1)
+            for i, mine in enumerate(ranking)]
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.games.base import points
 from arena.ratings.policy import seat_outcome
 from arena.store.repository import Store
 
@@ -64,7 +65,7 @@ def tournament_table(store: Store, tournament_id: int) -> list[EntrantLine]:
             for other_seat, other in enumerate(bots):
                 if other_seat == seat:
                     continue
-                value = 1.0 if ranking[seat] < ranking[other_seat] else 0.5 if ranking[seat] == ranking[other_seat] else 0.0
+                value = points(ranking[seat] < ranking[other_seat], ranking[seat] == ranking[other_seat])
                 line.against[other] = line.against.get(other, 0.0) + value
                 line.points += value / (len(bots) - 1)
     knockout = tournament.format == "knockout"

@@ -12,7 +12,8 @@ page draws the board from the first line and takes the steps as they come) or as
      "board": {...arena.games.views.board...},
      "start": {...position before the first step...},
      "steps": [{"n", "seat" (-1: chance), "label", "think_ms", "position": {...}}, ...],
-     "result": {"ranking", "reason", "scores", "offender", "detail"} or null,
+     "result": {"ranking", "reason", "scores", "offender", "detail", "verdict" (who won and how, in words:
+                MatchResult.verdict)} or null,
      "error": null, or what went wrong (a record that does not parse, or disagrees with the engine)}
 """
 
@@ -95,7 +96,8 @@ def replay_items(lines: Iterable[bytes | str], reveal: bool = True) -> Iterator[
         failure = str(problem)
     outcome = None if result is None else {"ranking": list(result.ranking), "reason": result.reason,
                                            "scores": list(result.scores), "offender": result.offender,
-                                           "detail": result.detail}
+                                           "detail": result.detail,
+                                           "verdict": result.verdict(info.seat_names, header.player_names)}
     yield {"result": outcome, "error": failure}
 
 

@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from arena.referee.record import MatchResult
 from arena.web.replay import replay_document
 
 STATIC = Path(__file__).parent / "static"
@@ -27,10 +26,7 @@ def standalone_html(lines: Iterable[bytes | str], analysis: dict[str, Any] | Non
     title = f"{header['title']}: " + " vs ".join(p["name"] for p in header["players"])
     subtitle = f"{title} · match {header['match_id'][:12]} · seed {header['seed']}"
     outcome = parsed.get("result")
-    verdict = "unfinished" if not outcome else MatchResult(
-        tuple(outcome["ranking"]), outcome["reason"], tuple(outcome.get("scores") or ()), outcome.get("offender"),
-    ).verdict(header["seat_names"], [next((p["name"] for p in header["players"] if p["seat"] == seat), "")
-                                     for seat in range(len(outcome["ranking"]))])
+    verdict = outcome["verdict"] if outcome else "unfinished"
     css = (STATIC / "style.css").read_text(encoding="utf-8")
     viewer = (STATIC / "viewer.js").read_text(encoding="utf-8")
     # nothing in the data may open or close an element, or a comment, inside its script: every < > & in it (they

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import main
-from arena.ratings.compare import CompareError, compare_versions, find_versions
+from arena.ratings.compare import CompareError, Measure, Verdict, compare_versions, find_versions
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.store import BotIdentity, Store
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
@@ -61,13 +61,15 @@ def test_a_better_version_is_named_better_on_the_opponents_both_met(store: Store
     _played(store, tournament, new, easy, wins=20, losses=0)  # met by v3 only: it must not count as progress
     a, b = find_versions(store, "ann-bot", "v2", "3")
     [mode] = compare_versions(store, a, b)
-    assert mode.pool == POOL and mode.opponents == ["paper", "rock"] and mode.measure == "score"
+    assert mode.pool == POOL and mode.opponents == ["paper", "rock"] and mode.measure is Measure.SCORE
     assert (mode.a.games, mode.b.games) == (40, 40)
-    assert mode.a.score == pytest.approx(11 / 40) and mode.b.score == pytest.approx(31 / 40)
-    assert mode.difference == pytest.approx(0.5) and mode.difference_low > 0 and mode.verdict == "better"
-    assert mode.a.score_low < mode.a.score < mode.a.score_high
+    assert mode.a.score is not None and mode.b.score is not None and mode.difference is not None
+    assert mode.a.score.value == pytest.approx(11 / 40) and mode.b.score.value == pytest.approx(31 / 40)
+    assert mode.difference.value == pytest.approx(0.5) and mode.difference.low > 0 and mode.verdict is Verdict.BETTER
+    assert mode.a.score.low < mode.a.score.value < mode.a.score.high
     [reverse] = compare_versions(store, b, a)
-    assert reverse.verdict == "worse" and reverse.difference == pytest.approx(-0.5)
+    assert reverse.verdict is Verdict.WORSE and reverse.difference is not None
+    assert reverse.difference.value == pytest.approx(-0.5)
 
 
 def test_a_small_difference_is_not_clear_yet_and_says_how_many_games_would_settle_it(store: Store,
@@ -79,8 +81,9 @@ def test_a_small_difference_is_not_clear_yet_and_says_how_many_games_would_settl
     _played(store, tournament, old, rock, wins=5, losses=5, luck=0.1)
     _played(store, tournament, new, rock, wins=6, losses=4, luck=0.1)
     [mode] = compare_versions(store, *find_versions(store, "bea-bot", "1", "2"))
-    assert mode.measure == "score less luck" and mode.verdict == "not clear yet"
-    assert mode.difference == pytest.approx(0.1) and mode.more_games is not None and mode.more_games > 50
+    assert mode.measure is Measure.SCORE_LESS_LUCK and mode.verdict is Verdict.NOT_CLEAR
+    assert mode.difference is not None and mode.difference.value == pytest.approx(0.1)
+    assert mode.more_games is not None and mode.more_games > 50
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     assert main(["bot", "compare", "bea-bot", "v1", "v2", "--db", url, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)

@@ -135,6 +135,19 @@ def board_units(browser: Any) -> dict[str, Any]:
     return found
 
 
+def verdict_of(record: MatchRecord) -> str:
+    """What a person should read of how a match ended: who won and how, in words, the seats and their players named
+    ('Yellow (greedy) wins (score, 9 : 5)'), then the referee's detail, if any."""
+    assert record.result is not None
+    said = record.result.verdict(load_game(record.game, record.options).info.seat_names, record.player_names)
+    return said + (f": {record.result.detail}" if record.result.detail else "")
+
+
+def stored_record(store: Store, match_id: int) -> MatchRecord:
+    _row, data = store.record(match_id)  # type: ignore[misc]
+    return MatchRecord.from_jsonl(gzip.decompress(data).decode())
+
+
 def engine_units(store: Store, match_id: int) -> dict[str, Any]:
     """Units per area of the engine's final position of a stored match, replayed from its record."""
     _row, data = store.record(match_id)  # type: ignore[misc]
@@ -199,7 +212,8 @@ def test_a_replay_steps_to_the_engines_final_position(browser: Any, site: str, w
     assert viewer.get_attribute("data-step") == str(match["steps"])
     assert board_units(browser) == engine_units(web_store, match["id"])
     result = browser.find_element(By.CSS_SELECTOR, ".result").text
-    assert match["reason"].replace("_", " ") in result and (" wins (" in result or "draw (" in result)  # who won, how
+    assert result == verdict_of(stored_record(web_store, match["id"]))  # who won and how, as the server says it
+    assert match["reason"].replace("_", " ") in result and (" wins (" in result or "draw (" in result)
     heading = browser.find_element(By.ID, "outcome").text  # the result is in the header from the start
     winners = [seat["bot"] for seat in match["seats"] if seat["rank"] == 0]
     assert (f"{winners[0]} beat" in heading) if len(winners) == 1 else ("a draw between" in heading), heading
@@ -370,8 +384,11 @@ def test_a_shared_html_replay_works_from_disk(browser: Any, web_store: Store, tm
     open_page(browser, page.as_uri())
     said = browser.find_element(By.ID, "outcome").text  # who won and how, before any step is played
     assert re.fullmatch(r"(.+ wins|draw) \(.+\)", said) and "ranking" not in said, said
+    expected = verdict_of(stored_record(web_store, match["id"]))
+    assert expected.startswith(said)
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
     assert browser.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == str(match["steps"])
+    assert browser.find_element(By.CSS_SELECTOR, ".result").text == expected  # and again under the final position
     assert board_units(browser) == engine_units(web_store, match["id"])
     screenshot(browser, "standalone-replay")
     assert not script_errors(browser)
@@ -414,6 +431,7 @@ def test_the_live_page_follows_a_running_match(browser: Any, web_db: str, tmp_pa
                 lambda b: b.find_element(By.ID, "live").get_attribute("data-finished") == "true")
             status = browser.find_element(By.CSS_SELECTOR, "#live .status").text
             assert re.search(r"finished: (.+ wins|draw) \(", status) and "ranking" not in status, status
+            assert live.record is not None and status == f"finished: {verdict_of(live.record)}", status
             assert live.task is not None and live.task.done()
             assert not script_errors(browser)
         finally:

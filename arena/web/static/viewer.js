@@ -260,23 +260,14 @@ function infoPanel(position) {
            position.text ? h("pre", {}, position.text) : null);
 }
 
-// Who won and how, in words (as MatchResult.verdict says it): "Yellow (greedy) wins (score, 9 : 5)",
-// "draw (max length)", "Red (bob) wins (Yellow (alice)'s timeout)"; then the referee's detail, if any.
-export function verdictText(r, seatNames, players) {
-  const who = (seat) => `${seatNames[seat] ?? `seat ${seat}`}${players[seat] ? ` (${players[seat]})` : ""}`;
-  let how = r.reason.replaceAll("_", " ");
-  if (r.offender !== null && r.offender !== undefined) how = `${who(r.offender)}'s ${how}`;
-  if (r.scores && r.scores.length) how += `, ${r.scores.join(" : ")}`;
-  const first = r.ranking.map((rank, seat) => [rank, seat]).filter(([rank]) => rank === 0).map(([, seat]) => seat);
-  const verdict = first.length === r.ranking.length ? `draw (${how})` : `${first.map(who).join(" and ")} wins (${how})`;
-  return `${verdict}${r.detail ? ": " + r.detail : ""}`;
+// Who won and how, as the server says it (MatchResult.verdict: "Yellow (greedy) wins (score, 9 : 5)"), then the
+// referee's detail, if any.
+function verdictLine(r) {
+  return `${r.verdict}${r.detail ? ": " + r.detail : ""}`;
 }
 
 function resultText(doc) {
-  if (!doc.result) return "no result";
-  const players = [];
-  for (const p of doc.header.players) players[p.seat] = p.name;
-  return verdictText(doc.result, doc.header.seat_names, players);
+  return doc.result ? verdictLine(doc.result) : "no result";
 }
 
 // The replay viewer for a replay document ({header, board, start, steps, result, error}). Its steps may
@@ -546,7 +537,6 @@ export function chanceChart(analysis, names, onPick, sides = []) {
 // The live view: a board that follows a running match's public events.
 export function mountLive(container) {
   let board = null, drawn = null, names = [];
-  const seatPlayers = [];
   const panels = h("div", {});
   const orders = h("div", {});
   const list = h("div", { class: "steps" });
@@ -557,7 +547,6 @@ export function mountLive(container) {
     header(event) {
       board = event.board;
       names = event.players.map((p) => p.name);
-      for (const p of event.players) seatPlayers[p.seat] = p.name;
       status.textContent = `${event.game}: ${names.join(" vs ")} — live`;
       if (board) { drawn = drawBoard(board); holder.replaceChildren(drawn.svg); holder.after(legend(board)); }
     },
@@ -575,9 +564,7 @@ export function mountLive(container) {
       }
     },
     finished(event) {
-      const r = event.result;
-      const sides = board ? board.sides.map((side) => side.name) : [];
-      status.textContent = `finished: ${verdictText(r, sides, seatPlayers)}`;
+      status.textContent = `finished: ${verdictLine(event.result)}`;
       container.setAttribute("data-finished", "true");
     },
     error(event) { status.textContent = `cannot watch: ${event.detail}`; status.classList.add("error"); },

@@ -1,0 +1,45 @@
+"""The value models' files and their fit: every feature named (the names stand where the knowledge module puts
+each feature, and the shipped models carry them), and a fit that cannot be made is an error the command turns into
+its exit status, not an exit from inside the library."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from arena.agents.knowledge import knowledge_for
+from arena.games.base import CHANCE
+from arena.games.registry import load_game
+from arena.luck.features import feature_names
+from arena.luck.fit import FitError, fit, main, named_features
+from arena.luck.model import clear_model_cache, model_for, model_path
+
+MODES = {"major-general": "major-general", "general-orders-wwii": "general-orders-wwii/alpine",
+         "general-orders-sengoku": "general-orders-sengoku/rivers"}
+
+
+@pytest.mark.parametrize("family", sorted(MODES))
+def test_every_value_feature_is_named_and_the_shipped_model_says_the_names(family: str) -> None:
+    game = load_game(MODES[family])
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.apply_action(state.chance_outcomes()[0][0])
+    features = knowledge_for(game).value_features
+    assert features is not None
+    names = named_features(family)
+    assert names == feature_names(game) and len(names) == len(features(state)) == len(set(names))
+    assert all(name.isidentifier() and not re.fullmatch(r"f\d+", name) for name in names)  # words, not f0, f1...
+    shipped = json.loads(model_path(family).read_text())
+    assert tuple(shipped["features"]) == names and len(shipped["weights"]) == len(names) + 1
+    clear_model_cache()  # (read afresh: the same model)
+    model = model_for(game)
+    assert model is not None and model.features == names
+
+
+def test_an_unknown_family_is_an_error_and_the_command_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(FitError, match="no game family 'chess'"):
+        fit("chess", games=1, validation=1, jobs=1)
+    assert main(["chess", "--games", "1", "--validation", "1", "-j", "1"]) == 2
+    assert "no game family 'chess'" in capsys.readouterr().err
