@@ -34,11 +34,12 @@ SHAPES = ("ok", "over-cap", "hidden-count", "understated", "pax-chain")
 
 
 def build(shape: str, folder: Path) -> Path:
-    """The archive of one shape (made with the test suite's builders)."""
+    """The archive of one shape (made with bench/lying_archives.py, which the test suite uses too)."""
+    # (imported here, not at the top: the child that measures imports only what unpacking needs)
     import io
     import zipfile
 
-    from tests.submissions.test_archive_structure import MANIFEST, crowded_zip, pax_chain
+    from bench.lying_archives import MANIFEST, crowded_zip, pax_chain
 
     if shape == "pax-chain":
         path = folder / "chain.tar.gz"

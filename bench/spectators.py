@@ -41,7 +41,7 @@ import grpc  # noqa: E402
 from arena.referee.clock import ClockSettings  # noqa: E402
 from arena.rpc.client import AdminClient  # noqa: E402
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc  # noqa: E402
-from tests.network import SourceAddresses  # noqa: E402
+from bench.network import SourceAddresses  # noqa: E402
 
 MCTS_SPEC = "mcts:iterations=400"
 GAME = "general-orders-sengoku/fortress"  # long matches (about 150 decisions): the flood is in place for most

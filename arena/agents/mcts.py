@@ -53,6 +53,24 @@ class Node:
         self.available = 0  # iterations in which the move into this node was legal
         self.key: Optional[str] = None  # the searcher's observation here, when it is the searcher's turn
 
+    def child(self, action: int) -> Node:
+        """The child for `action`, made if it is new."""
+        child = self.children.get(action)
+        if child is None:
+            child = self.children[action] = Node()
+        return child
+
+    def expand(self, action: int, legal: list[int]) -> Node:
+        """A new child for `action`, tried now: each of the `legal` moves with a child (the new one too) was
+        available once more."""
+        children = self.children
+        child = children[action] = Node()
+        for other in legal:
+            known = children.get(other)
+            if known is not None:
+                known.available += 1
+        return child
+
 
 def observation_key(observation: JSON) -> str:
     """A canonical string of an observation, to recognise the same position again."""
@@ -306,12 +324,9 @@ class MCTSAgent(Agent):
                 state.apply_action(outcome)
                 if self.open_loop:  # the dice fall where they fall; the tree does not branch on them
                     continue
-                child = node.children.get(outcome)
-                if child is None:
-                    child = node.children[outcome] = Node()
-                path.append(child)
+                node = node.child(outcome)
+                path.append(node)
                 movers.append(CHANCE)
-                node = child
                 continue
             if player == seat and node.key is None and node.visits:
                 node.key = observation_key(state.observation(seat))
@@ -320,13 +335,8 @@ class MCTSAgent(Agent):
             untried = [action for action in legal if action not in children]
             if untried:
                 action = untried[0] if len(untried) == 1 else rng.choice(untried)
-                child = children[action] = Node()
-                for other in legal:
-                    known = children.get(other)
-                    if known is not None:
-                        known.available += 1
+                path.append(node.expand(action, legal))
                 state.apply_action(action)
-                path.append(child)
                 movers.append(player)
                 break
             best_child, best_action, best_score = None, legal[0], -math.inf

@@ -172,29 +172,11 @@ def run_conformance(manifest: BotManifest, games: list[str], *, matches_per_game
             if on_check is not None:
                 on_check(check)
             begun = time.perf_counter()
-            if checks[0].ok is False:
-                check.skipped, check.detail = True, "not run: the bot did not start"
-            elif check.game is None and check.name != "handshake":
-                check.skipped, check.detail = True, "not run: no game to play"
-            elif check.name == "handshake":
-                hello = run.handshake(check)
-            elif check.name == "play":
-                assert check.game is not None
-                for index in range(matches_per_game):
-                    run.play(check, check.game, index % load_game(check.game).num_seats)
-            elif check.name == "labels-omitted":
-                run.play(check, _game(check), _seat(check), omit_labels=True)
-                if check.ok and hello.get("omit_labels"):
-                    check.detail += " (its Hello asks for no labels anyway)"
-            elif check.name == "opponent-leaves":
-                run.opponent_leaves(check, _game(check), _seat(check))
-            elif check.name == "next-match":
-                run.next_match(check, _game(check), _seat(check))
-            elif check.name == "concurrent":
-                if concurrent < 2:
-                    check.skipped, check.detail = True, "not run: concurrency = 1 (one match per process)"
-                else:
-                    run.concurrent(check, _game(check), concurrent)
+            skip = _skip_reason(check, checks[0], concurrent)
+            if skip:
+                check.skipped, check.detail = True, skip
+            else:
+                hello = _perform(run, check, hello, matches_per_game, concurrent)
             check.seconds = time.perf_counter() - begun
             if check.ok is False and not check.fix and check.reason:
                 check.fix = what_to_fix(check.reason, clock, limits, run.usage(), startup_timeout_s)
@@ -205,6 +187,38 @@ def run_conformance(manifest: BotManifest, games: list[str], *, matches_per_game
         referee.stop()
     return ConformanceReport(manifest.name, str(manifest.directory), hello, checks, time.perf_counter() - started,
                              clock.to_json(), output[-8192:])
+
+
+def _skip_reason(check: Check, handshake: Check, concurrent: int) -> str:
+    """Why `check` is not run ("" when it is): the bot did not start, no game to play, or one match at a time."""
+    if handshake.ok is False:
+        return "not run: the bot did not start"
+    if check.game is None and check.name != "handshake":
+        return "not run: no game to play"
+    if check.name == "concurrent" and concurrent < 2:
+        return "not run: concurrency = 1 (one match per process)"
+    return ""
+
+
+def _perform(run: ConformanceRun, check: Check, hello: dict[str, Any], matches_per_game: int,
+             concurrent: int) -> dict[str, Any]:
+    """Run one check; the bot's Hello (the handshake's, else `hello` as it was)."""
+    if check.name == "handshake":
+        return run.handshake(check)
+    if check.name == "play":
+        for index in range(matches_per_game):
+            run.play(check, _game(check), index % load_game(_game(check)).num_seats)
+    elif check.name == "labels-omitted":
+        run.play(check, _game(check), _seat(check), omit_labels=True)
+        if check.ok and hello.get("omit_labels"):
+            check.detail += " (its Hello asks for no labels anyway)"
+    elif check.name == "opponent-leaves":
+        run.opponent_leaves(check, _game(check), _seat(check))
+    elif check.name == "next-match":
+        run.next_match(check, _game(check), _seat(check))
+    elif check.name == "concurrent":
+        run.concurrent(check, _game(check), concurrent)
+    return hello
 
 
 def _game(check: Check) -> str:

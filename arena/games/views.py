@@ -69,50 +69,75 @@ def spread(adjacency: Sequence[Sequence[int]], top: int | None = None, bottom: i
         return []
     if n == 1:
         return [(0.5, 0.5)]
+    centred = _centred_squared_distances(adjacency)
+    axes: list[tuple[list[float], float]] = []
+    for k in range(2):
+        axes.append(_leading_axis(centred, axes, k, iterations))
+    points = [(axes[0][0][i] * math.sqrt(max(axes[0][1], 1e-9)), axes[1][0][i] * math.sqrt(max(axes[1][1], 1e-9)))
+              for i in range(n)]
+    if top is not None and bottom is not None and top != bottom:
+        points = _turned(points, top, bottom)
+    points = _fit(points)
+    for _ in range(60):  # push apart nodes closer than a minimum gap
+        moved = _push_apart(points, 0.75 / math.sqrt(n))
+        points = _fit(points)
+        if not moved:
+            break
+    return [(round(x, 4), round(y, 4)) for x, y in points]
+
+
+def _centred_squared_distances(adjacency: Sequence[Sequence[int]]) -> list[list[float]]:
+    """The double-centred matrix of squared path distances (an unreachable node counts as one step past
+    the farthest reachable one)."""
+    n = len(adjacency)
     distance = [_distances(adjacency, start) for start in range(n)]
     far = max(d for row in distance for d in row if d < math.inf)
     squared = [[(d if d < math.inf else far + 1) ** 2 for d in row] for row in distance]
     rows = [sum(row) / n for row in squared]
     total = sum(rows) / n
-    centred = [[-0.5 * (squared[i][j] - rows[i] - rows[j] + total) for j in range(n)] for i in range(n)]
-    axes: list[tuple[list[float], float]] = []
-    for k in range(2):
-        vector = [math.cos(1.0 + i * (k + 1.7)) for i in range(n)]
-        for _ in range(iterations):
-            product = [sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n)]
-            for axis, value in axes:  # deflate the axes already found
-                dot = sum(a * b for a, b in zip(axis, vector))
-                product = [p - value * dot * a for p, a in zip(product, axis)]
-            norm = math.sqrt(sum(p * p for p in product)) or 1.0
-            vector = [p / norm for p in product]
-        value = sum(vector[i] * sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n))
-        axes.append((vector, value))
-    points = [(axes[0][0][i] * math.sqrt(max(axes[0][1], 1e-9)), axes[1][0][i] * math.sqrt(max(axes[1][1], 1e-9)))
-              for i in range(n)]
-    if top is not None and bottom is not None and top != bottom:  # turn: top above bottom
-        dx, dy = points[bottom][0] - points[top][0], points[bottom][1] - points[top][1]
-        angle = math.pi / 2 - math.atan2(dy, dx)
-        cos, sin = math.cos(angle), math.sin(angle)
-        points = [(x * cos - y * sin, x * sin + y * cos) for x, y in points]
-    points = _fit(points)
-    for _ in range(60):  # push apart nodes closer than a minimum gap
-        moved = False
-        gap = 0.75 / math.sqrt(n)
-        for i in range(n):
-            for j in range(i + 1, n):
-                dx, dy = points[j][0] - points[i][0], points[j][1] - points[i][1]
-                length = math.hypot(dx, dy)
-                if length < gap:
-                    if length < 1e-9:
-                        dx, dy, length = 1.0, 0.0, 1.0
-                    push = (gap - length) / 2
-                    points[i] = (points[i][0] - dx / length * push, points[i][1] - dy / length * push)
-                    points[j] = (points[j][0] + dx / length * push, points[j][1] + dy / length * push)
-                    moved = True
-        points = _fit(points)
-        if not moved:
-            break
-    return [(round(x, 4), round(y, 4)) for x, y in points]
+    return [[-0.5 * (squared[i][j] - rows[i] - rows[j] + total) for j in range(n)] for i in range(n)]
+
+
+def _leading_axis(centred: list[list[float]], axes: list[tuple[list[float], float]], k: int,
+                  iterations: int) -> tuple[list[float], float]:
+    """The `k`th leading eigenvector of `centred` and its eigenvalue, by power iteration with the `axes`
+    already found deflated."""
+    n = len(centred)
+    vector = [math.cos(1.0 + i * (k + 1.7)) for i in range(n)]
+    for _ in range(iterations):
+        product = [sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n)]
+        for axis, value in axes:
+            dot = sum(a * b for a, b in zip(axis, vector))
+            product = [p - value * dot * a for p, a in zip(product, axis)]
+        norm = math.sqrt(sum(p * p for p in product)) or 1.0
+        vector = [p / norm for p in product]
+    value = sum(vector[i] * sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n))
+    return vector, value
+
+
+def _turned(points: list[tuple[float, float]], top: int, bottom: int) -> list[tuple[float, float]]:
+    """The points rotated so that `top` is above `bottom`."""
+    dx, dy = points[bottom][0] - points[top][0], points[bottom][1] - points[top][1]
+    angle = math.pi / 2 - math.atan2(dy, dx)
+    cos, sin = math.cos(angle), math.sin(angle)
+    return [(x * cos - y * sin, x * sin + y * cos) for x, y in points]
+
+
+def _push_apart(points: list[tuple[float, float]], gap: float) -> bool:
+    """One pass pushing apart (in place) each pair of points closer than `gap`; whether any moved."""
+    moved = False
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            dx, dy = points[j][0] - points[i][0], points[j][1] - points[i][1]
+            length = math.hypot(dx, dy)
+            if length < gap:
+                if length < 1e-9:
+                    dx, dy, length = 1.0, 0.0, 1.0
+                push = (gap - length) / 2
+                points[i] = (points[i][0] - dx / length * push, points[i][1] - dy / length * push)
+                points[j] = (points[j][0] + dx / length * push, points[j][1] + dy / length * push)
+                moved = True
+    return moved
 
 
 @lru_cache(maxsize=64)

@@ -178,78 +178,103 @@ def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: 
     pair's worth; each further seat in proportion to its eagerness times the quality of the table with
     it. A pair already seated this round is worth a fifth as much again.
     """
+    round_ = _Round(candidates, seats, system, max_pending, starve_rounds)
     tables_wanted = max(1, -(-matches // seats))
-    room = {c.bot: max(0, (max_pending - c.pending) // seats) for c in candidates}
-    rating = {c.bot: c.rating for c in candidates}
-    weight = {c.bot: eagerness(c, system) for c in candidates}
-    in_order = sorted((c for c in candidates if room[c.bot] > 0), key=lambda c: (c.rating[0], c.bot))
-    open_bots = OpenBots([c.bot for c in in_order])
-    index_of = {c.bot: index for index, c in enumerate(in_order)}
-    starving = deque(c.bot for c in sorted(in_order, key=lambda c: (-c.idle_rounds, c.bot))
-                     if c.idle_rounds >= starve_rounds)
-    met: Counter[tuple[int, int]] = Counter()
-    spread = 2.0 * system.beta * system.beta
+    if seats == 2:
+        round_.place_new_versions(candidates, tables_wanted)
+    round_.pair(tables_wanted, rng)
+    return round_.tables
 
-    def worth(bot: int, other: int) -> float:
-        return (weight[bot] * weight[other] * match_quality(system, [rating[bot]], rating[other])
-                / (1 + 4 * met[min(bot, other), max(bot, other)]))
 
-    first_seats = WeightedDraw(_near_worths(in_order, [weight[c.bot] for c in in_order], spread))
+class _Round:
+    """One round being planned: each bot's room left, the open bots, the pairs met so far and the tables."""
 
-    def close(bot: int) -> None:
-        open_bots.remove(bot)
-        first_seats.set(index_of[bot], 0.0)
+    def __init__(self, candidates: Sequence[Candidate], seats: int, system: RatingSystem, max_pending: int,
+                 starve_rounds: int) -> None:
+        self.seats = seats
+        self.system = system
+        self.room = {c.bot: max(0, (max_pending - c.pending) // seats) for c in candidates}
+        self.rating = {c.bot: c.rating for c in candidates}
+        self.weight = {c.bot: eagerness(c, system) for c in candidates}
+        self.in_order = sorted((c for c in candidates if self.room[c.bot] > 0), key=lambda c: (c.rating[0], c.bot))
+        self.open_bots = OpenBots([c.bot for c in self.in_order])
+        self.index_of = {c.bot: index for index, c in enumerate(self.in_order)}
+        self.starving = deque(c.bot for c in sorted(self.in_order, key=lambda c: (-c.idle_rounds, c.bot))
+                              if c.idle_rounds >= starve_rounds)
+        self.met: Counter[tuple[int, int]] = Counter()
+        spread = 2.0 * system.beta * system.beta
+        self.first_seats = WeightedDraw(_near_worths(self.in_order, [self.weight[c.bot] for c in self.in_order],
+                                                     spread))
+        self.tables: list[tuple[int, ...]] = []
 
-    tables: list[tuple[int, ...]] = []
-
-    def seat(table: tuple[int, ...]) -> None:
+    def seat(self, table: tuple[int, ...]) -> None:
+        """Add a table: its bots' room shrinks (a bot with none left closes) and its pairs count as met."""
         for bot in table:
-            room[bot] -= 1
-            if room[bot] == 0:
-                close(bot)
+            self.room[bot] -= 1
+            if self.room[bot] == 0:
+                self.open_bots.remove(bot)
+                self.first_seats.set(self.index_of[bot], 0.0)
         for index, bot in enumerate(table):
             for other in table[index + 1:]:
-                met[min(bot, other), max(bot, other)] += 1
-        tables.append(table)
+                self.met[min(bot, other), max(bot, other)] += 1
+        self.tables.append(table)
 
-    if seats == 2:  # placement: each new version against its next anchor with room (see the module's docstring)
+    def place_new_versions(self, candidates: Sequence[Candidate], tables_wanted: int) -> None:
+        """Placement (two seats a table): each new version against its next anchor with room (see the
+        module's docstring)."""
         anchors = placement_anchors(candidates)
-        for new in sorted((c for c in in_order if c.games < NEW_GAMES), key=lambda c: (c.games, c.bot)):
-            if len(tables) >= tables_wanted or not anchors:
+        for new in sorted((c for c in self.in_order if c.games < NEW_GAMES), key=lambda c: (c.games, c.bot)):
+            if len(self.tables) >= tables_wanted or not anchors:
                 break
-            start = (new.games // seats) % len(anchors)
+            start = (new.games // self.seats) % len(anchors)
             turn = anchors[start:] + anchors[:start]
-            anchor = next((bot for bot in turn if bot != new.bot and room[bot] > 0), None)
-            if anchor is not None and room[new.bot] > 0:
-                seat((new.bot, anchor))
+            anchor = next((bot for bot in turn if bot != new.bot and self.room[bot] > 0), None)
+            if anchor is not None and self.room[new.bot] > 0:
+                self.seat((new.bot, anchor))
 
-    while len(tables) < tables_wanted and open_bots.count >= seats:
-        while starving and starving[0] not in open_bots:
-            starving.popleft()
-        if starving:
-            first = starving.popleft()
-        else:
-            drawn = first_seats.draw(rng)
-            assert drawn is not None  # open bots are left, each with a weight
-            first = in_order[drawn].bot
-        table = [first]
-        while len(table) < seats:
-            others = [bot for bot in open_bots.near(first, WINDOW) if bot not in table]
-            for _ in range(FAR_DRAWS):
-                drawn = first_seats.draw(rng)
-                if drawn is not None and in_order[drawn].bot not in table and in_order[drawn].bot not in others:
-                    others.append(in_order[drawn].bot)
-            if not others:
-                others = [bot for bot in open_bots.near(first, open_bots.count) if bot not in table]
-            if len(table) == 1:
-                scores = [worth(first, bot) for bot in others]
-            else:
-                seated = [rating[bot] for bot in table]
-                scores = [weight[bot] * match_quality(system, seated, rating[bot])
-                          / (1 + 4 * sum(met[min(bot, s), max(bot, s)] for s in table)) for bot in others]
-            table.append(weighted_choice(others, scores, rng))
-        seat(tuple(table))
-    return tables
+    def pair(self, tables_wanted: int, rng: random.Random) -> None:
+        """Seat drawn tables until `tables_wanted` are planned or too few bots are open."""
+        while len(self.tables) < tables_wanted and self.open_bots.count >= self.seats:
+            table = [self.first_seat(rng)]
+            while len(table) < self.seats:
+                others = self.opponents(table, rng)
+                table.append(weighted_choice(others, self.scores(table, others), rng))
+            self.seat(tuple(table))
+
+    def first_seat(self, rng: random.Random) -> int:
+        """A starving bot if one is open, else one drawn by the worth of the pairs it could make."""
+        while self.starving and self.starving[0] not in self.open_bots:
+            self.starving.popleft()
+        if self.starving:
+            return self.starving.popleft()
+        drawn = self.first_seats.draw(rng)
+        assert drawn is not None  # open bots are left, each with a weight
+        return self.in_order[drawn].bot
+
+    def opponents(self, table: Sequence[int], rng: random.Random) -> list[int]:
+        """The bots a table's next seat is drawn among: the open bots near its first seat and FAR_DRAWS far
+        ones (every open bot when none of those is free)."""
+        first = table[0]
+        others = [bot for bot in self.open_bots.near(first, WINDOW) if bot not in table]
+        for _ in range(FAR_DRAWS):
+            drawn = self.first_seats.draw(rng)
+            if drawn is not None and self.in_order[drawn].bot not in table and self.in_order[drawn].bot not in others:
+                others.append(self.in_order[drawn].bot)
+        if not others:
+            others = [bot for bot in self.open_bots.near(first, self.open_bots.count) if bot not in table]
+        return others
+
+    def scores(self, table: Sequence[int], others: Sequence[int]) -> list[float]:
+        """The draw weight of each of `others` as the table's next seat: a pair's worth for the second seat,
+        eagerness times the table's quality with it for a further one; pairs met this round count less."""
+        met, weight, rating = self.met, self.weight, self.rating
+        if len(table) == 1:
+            first = table[0]
+            return [weight[first] * weight[bot] * match_quality(self.system, [rating[first]], rating[bot])
+                    / (1 + 4 * met[min(first, bot), max(first, bot)]) for bot in others]
+        seated = [rating[bot] for bot in table]
+        return [weight[bot] * match_quality(self.system, seated, rating[bot])
+                / (1 + 4 * sum(met[min(bot, s), max(bot, s)] for s in table)) for bot in others]
 
 
 def idle_rounds(planned: Sequence[tuple[int, Sequence[int]]], bots: Sequence[int], next_round: int) -> dict[int, int]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Sequence
 
 from arena.ladder.state import LadderState, LastRound
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
-from arena.store.rows import BotRow, RemoteBotRow, TournamentRow
+from arena.store.rows import BotRow, RatingRow, RemoteBotRow, TournamentRow
 
 ALIVE_S = 90.0  # a service that wrote its heartbeat this recently (or is in a round) counts as running
 
@@ -97,6 +97,29 @@ def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20
 def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: int) -> LadderStatus:
     state = LadderState.from_json(ladder.settings.get("service", {}))
     entries = store.entries(ladder.id)
+    pending, waiting, voided = _pending(store, ladder, bots)
+    faults: dict[int, list[RecentFault]] = {}
+    for fault in store.bot_faults(tournament_id=ladder.id, limit=recent):
+        faults.setdefault(fault.bot_id, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
+                                                               _iso(fault.finished_at)))
+    infra = [InfrastructureFault(f.round, f.pairing, f.rotation, [bots[b].name for b in f.bots if b in bots],
+                                 f.detail[:300], _iso(f.at))
+             for f in store.infra_faults(ladder.id, limit=recent)]
+    ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
+    remotes = {row.bot_id: row for row in Hosting(store).remote_bots()}
+    settings = dict(state.settings or {})
+    return LadderStatus(
+        pool=ladder.pool, ladder=ladder.id, name=ladder.name, game=ladder.game, schedule=settings.get("schedule"),
+        settings=settings, service=_service(state),
+        last_round=state.last_round, next_round_at=state.next_round_at,
+        matches=ladder.matches, pending=waiting, pending_with_retired_bots=voided,
+        bots=[_ladder_bot(bots[bot], ratings.get(bot), pending.get(bot, 0), faults.get(bot, []), remotes.get(bot))
+              for bot in _field(state.last_field(entries), bots, remotes)],
+        recent_infrastructure_faults=infra)
+
+
+def _pending(store: Store, ladder: TournamentRow, bots: dict[int, BotRow]) -> tuple[dict[int, int], int, int]:
+    """The matches planned and not stored: (per live bot, those of live bots in all, those with a retired bot)."""
     finished = store.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
     pairings = store.open_pairings(ladder.id)
     seats = max((len(row.bots) for row in pairings), default=2)
@@ -114,36 +137,30 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
                 pending[bot] = pending.get(bot, 0) + open_rotations
         else:
             voided += open_rotations
-    faults: dict[int, list[RecentFault]] = {}
-    for fault in store.bot_faults(tournament_id=ladder.id, limit=recent):
-        faults.setdefault(fault.bot_id, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
-                                                               _iso(fault.finished_at)))
-    infra = [InfrastructureFault(f.round, f.pairing, f.rotation, [bots[b].name for b in f.bots if b in bots],
-                                 f.detail[:300], _iso(f.at))
-             for f in store.infra_faults(ladder.id, limit=recent)]
-    ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
-    field = [bot for bot in state.last_field(entries) if bot in bots and bots[bot].status == "live"]
-    remotes = {row.bot_id: row for row in Hosting(store).remote_bots()}
-    field += [bot for bot in sorted(remotes) if bot not in field and bot in bots and bots[bot].status == "live"]
-    # (a remote bot offline at the last round was not in its field: it is listed all the same, as offline)
+    return pending, waiting, voided
+
+
+def _field(last_field: Sequence[int], bots: dict[int, BotRow], remotes: dict[int, RemoteBotRow]) -> list[int]:
+    """The live bots of the last round's field, then the live remote bots not in it (a remote bot offline at
+    the last round was not in its field: it is listed all the same, as offline)."""
+    field = [bot for bot in last_field if bot in bots and bots[bot].status == "live"]
+    return field + [bot for bot in sorted(remotes) if bot not in field and bot in bots and bots[bot].status == "live"]
+
+
+def _service(state: LadderState) -> ServiceState:
+    """The service as it wrote itself down: running if its heartbeat is recent and it did not stop."""
     heartbeat = state.heartbeat
     alive = bool(heartbeat is not None and not state.stopped_at
                  and (utcnow() - datetime.fromisoformat(heartbeat)).total_seconds() < ALIVE_S)
-    settings = dict(state.settings or {})
-    return LadderStatus(
-        pool=ladder.pool, ladder=ladder.id, name=ladder.name, game=ladder.game, schedule=settings.get("schedule"),
-        settings=settings,
-        service=ServiceState(alive, heartbeat, state.pid, state.stopped_at),
-        last_round=state.last_round, next_round_at=state.next_round_at,
-        matches=ladder.matches, pending=waiting, pending_with_retired_bots=voided,
-        bots=[LadderBot(bots[bot].name, bots[bot].version, bots[bot].kind,
-                        ratings[bot].games if bot in ratings else 0,
-                        round(ratings[bot].mu, 3) if bot in ratings else None,
-                        round(ratings[bot].sigma, 3) if bot in ratings else None,
-                        pending.get(bot, 0), faults.get(bot, []),
-                        bool(remotes[bot].online) if bot in remotes else None, _seen(remotes.get(bot)))
-              for bot in field],
-        recent_infrastructure_faults=infra)
+    return ServiceState(alive, heartbeat, state.pid, state.stopped_at)
+
+
+def _ladder_bot(bot: BotRow, rating: RatingRow | None, pending: int, faults: list[RecentFault],
+                remote: RemoteBotRow | None) -> LadderBot:
+    return LadderBot(bot.name, bot.version, bot.kind, rating.games if rating is not None else 0,
+                     round(rating.mu, 3) if rating is not None else None,
+                     round(rating.sigma, 3) if rating is not None else None, pending, faults,
+                     bool(remote.online) if remote is not None else None, _seen(remote))
 
 
 def _seen(remote: RemoteBotRow | None) -> str | None:

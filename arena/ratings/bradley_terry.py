@@ -48,6 +48,27 @@ class ConvergenceError(RuntimeError):
 def fit(comparisons: Iterable[Comparison], prior: float = 0.0, tolerance: float = 1e-10,
         max_iterations: int = 100_000) -> list[StrengthEstimate]:
     """Maximum-likelihood strengths of every player in `comparisons`, ordered by player appearance."""
+    players, games, wins = _tally(comparisons)
+    n = len(players)
+    if n == 0:
+        return []
+    opponents: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+    for (i, j), count in games.items():
+        opponents[i].append((j, count))
+        opponents[j].append((i, count))
+    played = [sum(count for _, count in row) for row in opponents]
+    strength = _strengths(wins, opponents, prior, tolerance, max_iterations)
+    theta = [math.log(max(s, 1e-300)) for s in strength]
+    mean = sum(theta) / n
+    theta = [t - mean for t in theta]
+    covariance = _centred_covariance(n, strength, games, prior)
+    return [StrengthEstimate(players[i], theta[i], math.sqrt(max(covariance[i][i], 0.0)), played[i])
+            for i in range(n)]
+
+
+def _tally(comparisons: Iterable[Comparison]) -> tuple[list[Hashable], dict[tuple[int, int], float], list[float]]:
+    """(the players in order of appearance, games per pair of their indices (lower first), each one's wins
+    counting a draw as half)."""
     players: list[Hashable] = []
     index: dict[Hashable, int] = {}
     games: dict[tuple[int, int], float] = {}
@@ -71,15 +92,13 @@ def fit(comparisons: Iterable[Comparison], prior: float = 0.0, tolerance: float 
         games[key] = games.get(key, 0.0) + total
         wins[i] += won + drawn / 2
         wins[j] += lost + drawn / 2
-    n = len(players)
-    if n == 0:
-        return []
-    opponents: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-    for (i, j), count in games.items():
-        opponents[i].append((j, count))
-        opponents[j].append((i, count))
-    played = [sum(count for _, count in row) for row in opponents]
+    return players, games, wins
 
+
+def _strengths(wins: list[float], opponents: list[list[tuple[int, float]]], prior: float, tolerance: float,
+               max_iterations: int) -> list[float]:
+    """The strengths by Hunter's MM iterations, until no log-strength moves by `tolerance`."""
+    n = len(wins)
     strength = [1.0] * n
     for _ in range(max_iterations):
         updated = []
@@ -95,16 +114,8 @@ def fit(comparisons: Iterable[Comparison], prior: float = 0.0, tolerance: float 
                      for new, old in zip(updated, strength))
         strength = updated
         if change < tolerance:
-            break
-    else:
-        raise ConvergenceError(f"Bradley-Terry did not converge in {max_iterations} iterations")
-
-    theta = [math.log(max(s, 1e-300)) for s in strength]
-    mean = sum(theta) / n
-    theta = [t - mean for t in theta]
-    covariance = _centred_covariance(n, strength, games, prior)
-    return [StrengthEstimate(players[i], theta[i], math.sqrt(max(covariance[i][i], 0.0)), played[i])
-            for i in range(n)]
+            return strength
+    raise ConvergenceError(f"Bradley-Terry did not converge in {max_iterations} iterations")
 
 
 def _centred_covariance(n: int, strength: list[float], games: dict[tuple[int, int], float],

@@ -144,10 +144,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 clock: ClockSettings | None, on_step: StepCallback | None, public_view: bool) -> MatchResult:
     for port, setup in zip(seats, setups):
         await port.start(setup)
-    clocks = [SeatClock(clock) for _ in seats] if clock is not None else None
-    remote = [port for port in seats if port.is_remote]  # only these can fail between their decisions
-    # an untimed in-process seat answers at once and measures its own thinking: the fast path
-    at_once = [None if port.is_remote or clocks is not None else port.answer_now for port in seats]
+    seating = _Seating(seats, clock)
+    clocks, remote, at_once, watchdog = seating.clocks, seating.remote, seating.at_once, seating.watchdog
     chance_rng = random.Random(seed)
     state = game.new_initial_state()
     limit = game.info.max_game_length
@@ -156,10 +154,6 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     sequence = 0
     notes = NoteAllowance(game.num_seats)
     outputs = NoteAllowance(game.num_seats, OUTPUT_CHARS, OUTPUT_CHARS_PER_MATCH, keep_end=True)
-    watchdog = _Watchdog() if clock is not None and remote else None
-    if watchdog is not None:
-        for port in remote:  # a seat lost while another decides ends the match at once
-            port.on_lost = partial(watchdog.seat_lost, port)
     try:
         while not state.is_terminal():
             if len(steps) >= limit:
@@ -199,13 +193,34 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
             if on_step is not None:
                 on_step(state, step)
     finally:
-        if watchdog is not None:
-            watchdog.close()
-            for port in remote:
-                port.on_lost = None
+        seating.close()
     ending = state.outcome()
     assert ending is not None
     return MatchResult(ending.ranking, ending.reason, ending.scores)
+
+
+class _Seating:
+    """How a match's loop reaches its seats: their clocks (None: untimed), the remote seats (only these can fail
+    between their decisions), each seat's fast path and the watchdog over remote seats on a clock."""
+
+    __slots__ = ("clocks", "remote", "at_once", "watchdog")
+
+    def __init__(self, seats: Sequence[SeatPort], clock: ClockSettings | None) -> None:
+        self.clocks = [SeatClock(clock) for _ in seats] if clock is not None else None
+        self.remote = [port for port in seats if port.is_remote]
+        # an untimed in-process seat answers at once and measures its own thinking: the fast path
+        self.at_once = [None if port.is_remote or self.clocks is not None else port.answer_now for port in seats]
+        self.watchdog = _Watchdog() if clock is not None and self.remote else None
+        if self.watchdog is not None:
+            for port in self.remote:  # a seat lost while another decides ends the match at once
+                port.on_lost = partial(self.watchdog.seat_lost, port)
+
+    def close(self) -> None:
+        """Stop the watchdog, if any."""
+        if self.watchdog is not None:
+            self.watchdog.close()
+            for port in self.remote:
+                port.on_lost = None
 
 
 async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: ClockSettings | None,

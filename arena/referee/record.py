@@ -317,36 +317,14 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
         kind = data.get("type")
         try:
             if not header_seen:
-                if kind != "header":
-                    raise RecordError(f"line {number}: a record starts with its header")
-                if data.get("format") != RECORD_FORMAT:
-                    raise RecordError(f"line {number}: unknown record format {data.get('format')!r}")
                 header_seen = True
-                yield MatchRecord(
-                    game=str(data["game"]),
-                    options=dict(data.get("options", {})),
-                    seed=int(data["seed"]),
-                    players=[PlayerInfo.from_json(p) for p in data["players"]],
-                    versions=dict(data.get("versions", {})),
-                    match_id=str(data.get("match_id", "")),
-                    started_at=str(data.get("started_at", "")),
-                    extra=dict(data.get("extra", {})),
-                )
+                yield _header(number, data)
             elif result_seen:
                 raise RecordError(f"line {number}: nothing may follow the result")
             elif kind == "chance":
                 yield Step(int(data["n"]), CHANCE, int(data["outcome"]), str(data["label"]))
             elif kind == "decision":
-                seat = int(data["seat"])
-                if seat < 0:
-                    raise RecordError(f"line {number}: a decision needs a seat")
-                timing = {k: float(v) for k, v in data.items() if k.endswith("_ms")}
-                step = Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing)
-                if isinstance(data.get("note"), str):
-                    step.note = data["note"]
-                if isinstance(data.get("output"), str):
-                    step.output = data["output"]
-                yield step
+                yield _decision(number, data)
             elif kind == "result":
                 result_seen = True
                 yield MatchResult.from_json(data)
@@ -356,3 +334,35 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
             raise
         except (KeyError, TypeError, ValueError) as error:
             raise RecordError(f"line {number}: bad {kind or 'record'} line ({error!r})") from None
+
+
+def _header(number: int, data: dict[str, Any]) -> MatchRecord:
+    """The record a header line starts (without its steps); RecordError if the line is no header of ours."""
+    if data.get("type") != "header":
+        raise RecordError(f"line {number}: a record starts with its header")
+    if data.get("format") != RECORD_FORMAT:
+        raise RecordError(f"line {number}: unknown record format {data.get('format')!r}")
+    return MatchRecord(
+        game=str(data["game"]),
+        options=dict(data.get("options", {})),
+        seed=int(data["seed"]),
+        players=[PlayerInfo.from_json(p) for p in data["players"]],
+        versions=dict(data.get("versions", {})),
+        match_id=str(data.get("match_id", "")),
+        started_at=str(data.get("started_at", "")),
+        extra=dict(data.get("extra", {})),
+    )
+
+
+def _decision(number: int, data: dict[str, Any]) -> Step:
+    """The step of a decision line (with its timings, and its note and output when it has them)."""
+    seat = int(data["seat"])
+    if seat < 0:
+        raise RecordError(f"line {number}: a decision needs a seat")
+    timing = {k: float(v) for k, v in data.items() if k.endswith("_ms")}
+    step = Step(int(data["n"]), seat, int(data["action"]), str(data["label"]), timing)
+    if isinstance(data.get("note"), str):
+        step.note = data["note"]
+    if isinstance(data.get("output"), str):
+        step.output = data["output"]
+    return step

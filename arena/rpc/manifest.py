@@ -30,7 +30,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from arena.referee.evidence import shown
 from arena.sandbox.environment import env_problems
@@ -94,65 +94,111 @@ def _has_controls(text: str) -> bool:
     return shown(text) != text
 
 
-def manifest_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+Problems = list[tuple[str, str]]  # (the key a problem is about, what is wrong)
+
+
+def manifest_problems(data: dict[str, Any]) -> Problems:
     """Every problem of a parsed bot.toml, as (the key it is about, what is wrong)."""
-    problems: list[tuple[str, str]] = []
+    return [problem for check in _CHECKS for problem in check(data)]
+
+
+def _unless(ok: bool, key: str, message: str) -> Problems:
+    return [] if ok else [(key, message)]
+
+
+def _is_short_text(value: object, limit: int) -> bool:
+    return isinstance(value, str) and len(value) <= limit and not _has_controls(value)
+
+
+def _name_problems(data: dict[str, Any]) -> Problems:
     name = data.get("name")
-    if not isinstance(name, str) or not BOT_NAME.match(name):
-        problems.append(("name", "name must be lowercase letters, digits, '-', '_' or '.', starting with a letter "
-                                 "or digit (at most 64)"))
+    return _unless(isinstance(name, str) and bool(BOT_NAME.match(name)), "name",
+                   "name must be lowercase letters, digits, '-', '_' or '.', starting with a letter or digit "
+                   "(at most 64)")
+
+
+def _version_problems(data: dict[str, Any]) -> Problems:
     version = data.get("version", "1")
-    if not isinstance(version, (str, int, float)) or isinstance(version, bool) or not VERSION.match(str(version)):
-        problems.append(("version", VERSION_RULE))
-    description = data.get("description", "")
-    if not isinstance(description, str) or len(description) > 500 or _has_controls(description):
-        problems.append(("description", "description must be text of at most 500 characters, with no control "
-                                        "characters or direction marks"))
+    return _unless(isinstance(version, (str, int, float)) and not isinstance(version, bool)
+                   and bool(VERSION.match(str(version))), "version", VERSION_RULE)
+
+
+def _description_problems(data: dict[str, Any]) -> Problems:
+    return _unless(_is_short_text(data.get("description", ""), 500), "description",
+                   "description must be text of at most 500 characters, with no control characters or direction "
+                   "marks")
+
+
+def _command_of(data: dict[str, Any]) -> Any:
+    """bot.toml's command as a list when it is one command line; as written otherwise."""
     command = data.get("command")
-    if isinstance(command, str):
-        command = shlex.split(command)
-    if not isinstance(command, list) or not command or not all(isinstance(p, str) for p in command):
-        problems.append(("command", "command must be a non-empty list of strings (or one command line)"))
+    return shlex.split(command) if isinstance(command, str) else command
+
+
+def _games_of(data: dict[str, Any]) -> Any:
+    """bot.toml's games as a list when it names one; as written otherwise (every game when absent)."""
     games = data.get("games", ["*"])
-    if isinstance(games, str):
-        games = [games]
-    if not isinstance(games, list) or not games or not all(isinstance(g, str) and g for g in games):
-        problems.append(("games", "games must list game names or families, or '*'"))
+    return [games] if isinstance(games, str) else games
+
+
+def _command_problems(data: dict[str, Any]) -> Problems:
+    command = _command_of(data)
+    return _unless(isinstance(command, list) and bool(command) and all(isinstance(p, str) for p in command),
+                   "command", "command must be a non-empty list of strings (or one command line)")
+
+
+def _games_problems(data: dict[str, Any]) -> Problems:
+    games = _games_of(data)
+    return _unless(isinstance(games, list) and bool(games) and all(isinstance(g, str) and g for g in games),
+                   "games", "games must list game names or families, or '*'")
+
+
+def _env_problems(data: dict[str, Any]) -> Problems:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        problems.append(("env", "[env] values must be strings"))
-    else:
-        for variable, problem in env_problems(env):
-            problems.append((f"env.{variable}", f"[env] may not set {problem}"))
+        return [("env", "[env] values must be strings")]
+    return [(f"env.{variable}", f"[env] may not set {problem}") for variable, problem in env_problems(env)]
+
+
+def _limits_problems(data: dict[str, Any]) -> Problems:
     _limits, limit_problems = limits_from_table(data.get("limits"))
-    problems += [("limits", problem) for problem in limit_problems]
+    return [("limits", problem) for problem in limit_problems]
+
+
+def _concurrency_problems(data: dict[str, Any]) -> Problems:
     concurrency = data.get("concurrency", 1)
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= MAX_CONCURRENCY:
-        problems.append(("concurrency", f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}"))
-    owner = data.get("owner", "")
-    if not isinstance(owner, str) or len(owner) > 200 or _has_controls(owner):
-        problems.append(("owner", "owner must be text of at most 200 characters, with no control characters or "
-                                  "direction marks"))
-    if "sandbox" in data:
-        problems.append(("sandbox", "sandbox is the referee operator's choice (arena serve --sandbox), not a bot's"))
-    for key in sorted(set(data) - KNOWN_KEYS):
-        problems.append((key, f"unknown key {key!r} (known: {', '.join(sorted(KNOWN_KEYS - {'sandbox'}))})"))
-    return problems
+    return _unless(not isinstance(concurrency, bool) and isinstance(concurrency, int)
+                   and 1 <= concurrency <= MAX_CONCURRENCY, "concurrency",
+                   f"concurrency must be a whole number from 1 to {MAX_CONCURRENCY}")
+
+
+def _owner_problems(data: dict[str, Any]) -> Problems:
+    return _unless(_is_short_text(data.get("owner", ""), 200), "owner",
+                   "owner must be text of at most 200 characters, with no control characters or direction marks")
+
+
+def _sandbox_problems(data: dict[str, Any]) -> Problems:
+    return _unless("sandbox" not in data, "sandbox",
+                   "sandbox is the referee operator's choice (arena serve --sandbox), not a bot's")
+
+
+def _unknown_key_problems(data: dict[str, Any]) -> Problems:
+    return [(key, f"unknown key {key!r} (known: {', '.join(sorted(KNOWN_KEYS - {'sandbox'}))})")
+            for key in sorted(set(data) - KNOWN_KEYS)]
+
+
+_CHECKS: tuple[Callable[[dict[str, Any]], Problems], ...] = (
+    _name_problems, _version_problems, _description_problems, _command_problems, _games_problems, _env_problems,
+    _limits_problems, _concurrency_problems, _owner_problems, _sandbox_problems, _unknown_key_problems)
 
 
 def manifest_from_data(data: dict[str, Any], directory: Path) -> BotManifest:
     """The manifest of parsed bot.toml data that has no problems (see `manifest_problems`)."""
-    command = data["command"]
-    if isinstance(command, str):
-        command = shlex.split(command)
-    games = data.get("games", ["*"])
-    if isinstance(games, str):
-        games = [games]
     limits, _problems = limits_from_table(data.get("limits"))
-    return BotManifest(name=data["name"], version=str(data.get("version", "1")), command=tuple(command),
-                       games=tuple(games), directory=directory.resolve(), description=str(data.get("description", "")),
-                       env=dict(data.get("env", {})), concurrency=int(data.get("concurrency", 1)),
-                       owner=str(data.get("owner", "")), limits=limits)
+    return BotManifest(name=data["name"], version=str(data.get("version", "1")), command=tuple(_command_of(data)),
+                       games=tuple(_games_of(data)), directory=directory.resolve(),
+                       description=str(data.get("description", "")), env=dict(data.get("env", {})),
+                       concurrency=int(data.get("concurrency", 1)), owner=str(data.get("owner", "")), limits=limits)
 
 
 def load_manifest(path: str | Path) -> BotManifest:

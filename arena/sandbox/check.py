@@ -174,78 +174,120 @@ def _stop_tree(cgroup: Optional[BotCgroup]) -> list[int]:
 
 def grade(found: dict[str, Any], left: Optional[dict[str, Any]] = None) -> list[Protection]:
     """Each protection, pass or fail, from the probe's findings (and what was left after it)."""
-    rows = []
-    seen = found["namespaces"]
-    isolated = seen["processes_visible"] <= 8 and seen["hostname"] == "arena-bot" and seen["interfaces"] == ["lo"]
-    rows.append(Protection("namespaces", isolated,
-                           f"{seen['processes_visible']} processes visible, host name {seen['hostname']}, "
-                           f"network interfaces {', '.join(seen['interfaces'])}",
-                           "bubblewrap must be able to make PID, UTS and network namespaces"))
-    rows.append(Protection("no network", not found["network"], found["network"] or "no connection, not even to "
-                           "the host's loopback", "the sandbox must have a network namespace of its own"))
-    outside = [line[1] for line in found["uid_map"]]
-    maps_root = any(start <= 0 < start + count for _, start, count in found["uid_map"])
-    who = f"uid {found['uid']} inside, mapped to host uid {', '.join(map(str, outside))}"
-    rows.append(Protection("not host root", not maps_root and found["uid"] == SANDBOX_UID, who,
-                           "run the referee as an ordinary user, or as root with `setpriv` (util-linux) installed "
-                           "so that each bot runs as a user of its own"))
-    kernel = found["kernel"]
-    shut = kernel["core_pattern"].startswith("refused") and kernel["writable"] == 0 and \
-        kernel["sysrq_trigger"] != "writable" and not kernel["sys_mounted"]
-    rows.append(Protection("kernel settings read-only", shut,
-                           f"core_pattern {kernel['core_pattern']}; {kernel['writable']} writable under /proc/sys"
-                           f"{' (' + ', '.join(kernel['examples']) + ')' if kernel['examples'] else ''}; "
-                           f"sysrq-trigger {kernel['sysrq_trigger']}; "
-                           f"/sys {'mounted' if kernel['sys_mounted'] else 'absent'}",
-                           "bots must not run as host root, and /proc/sys must be bound read-only"))
-    made = {name: answer for name, answer in found["new_namespaces"].items()}
-    rows.append(Protection("no nested namespaces", not any(answer == "MADE" for answer in made.values()),
-                           ", ".join(f"{name} {answer}" for name, answer in made.items()),
-                           "the system-call filter must refuse unshare and clone with namespace flags"))
-    calls = found["system_calls"]
-    filtered = calls.get("seccomp mode") == "filter" and all(
-        answer == "refused" for name, answer in calls.items() if name != "seccomp mode")
-    rows.append(Protection("system-call filter", filtered, ", ".join(f"{name} {answer}" for name, answer in
-                                                                     calls.items()),
-                           "install libseccomp2 (and pyseccomp), so that bubblewrap can load the filter"))
-    families = found.get("sockets", {})
-    allowed = {name for name, (_f, _t, _p, may) in FAMILIES.items() if may}
-    wrong = [name for name, answer in families.items() if (answer == "made") != (name in allowed)]
-    rows.append(Protection("socket families", bool(families) and not wrong,
-                           ", ".join(f"{name} {answer}" for name, answer in families.items()),
-                           "the system-call filter must refuse every socket family but Unix, Internet and "
-                           "route netlink (install libseccomp2 and pyseccomp)"))
-    unexpected = [name for name in found["environment"] if is_unsafe(name) or "TOKEN" in name.replace("TOKEN_FILE", "")
-                  or "SECRET" in name or "PASSWORD" in name]
-    rows.append(Protection("clean environment", not unexpected,
-                           f"{len(found['environment'])} variables" + (f", unexpected: {', '.join(unexpected)}"
-                                                                       if unexpected else ""),
-                           "the referee's own environment must not reach bots"))
-    runtime = (left or {}).get("runtime", "")
-    shown = [mount for mount in found["mounts"] if not (runtime and mount.split(" <- ")[1].startswith(runtime))]
-    rows.append(Protection("no host path", not shown,
-                           "mounts show only the referee's scratch folder" if not shown else
-                           f"mounts show {', '.join(shown)}",
-                           "report this: the sandbox must bind only copies and the runtime's own folders"))
+    rows = [_namespaces(found), _no_network(found), _not_host_root(found), _kernel_settings(found),
+            _no_nested_namespaces(found), _system_call_filter(found), _socket_families(found),
+            _clean_environment(found), _no_host_path(found, (left or {}).get("runtime", ""))]
     if "memory" in found:
-        rows.append(Protection("memory limit", not found["memory"].startswith("ALLOCATED"),
-                               f"a child asking for 3x the {PROBE_LIMITS.memory_mb} MB limit was {found['memory']}",
-                               "the referee needs a writable cgroup (root, or a delegated cgroup v2 subtree: "
-                               "--config's [sandbox] cgroup_root)"))
+        rows.append(_memory_limit(found))
         tree = found.get("tree_memory")
         if tree is not None:
             rows.append(tree_memory_row(tree))
-        started = int(found["threads"].split()[1])
-        rows.append(Protection("process limit", started <= PROBE_LIMITS.processes,
-                               f"{found['threads']} threads (limit {PROBE_LIMITS.processes} processes and threads)",
-                               "the referee needs a writable cgroup with the pids controller, or RLIMIT_NPROC"))
+        rows.append(_process_limit(found))
     if left is not None:
-        clean = not left["processes"] and not left["folders"]
-        rows.append(Protection("cleanup", clean,
-                               "nothing left behind" if clean else
-                               f"left: {len(left['processes'])} processes, folders {', '.join(left['folders'])}",
-                               "report this: the referee must remove what a bot leaves"))
+        rows.append(_cleanup(left))
     return rows
+
+
+def _namespaces(found: dict[str, Any]) -> Protection:
+    seen = found["namespaces"]
+    isolated = seen["processes_visible"] <= 8 and seen["hostname"] == "arena-bot" and seen["interfaces"] == ["lo"]
+    return Protection("namespaces", isolated,
+                      f"{seen['processes_visible']} processes visible, host name {seen['hostname']}, "
+                      f"network interfaces {', '.join(seen['interfaces'])}",
+                      "bubblewrap must be able to make PID, UTS and network namespaces")
+
+
+def _no_network(found: dict[str, Any]) -> Protection:
+    return Protection("no network", not found["network"], found["network"] or "no connection, not even to "
+                      "the host's loopback", "the sandbox must have a network namespace of its own")
+
+
+def _not_host_root(found: dict[str, Any]) -> Protection:
+    outside = [line[1] for line in found["uid_map"]]
+    maps_root = any(start <= 0 < start + count for _, start, count in found["uid_map"])
+    who = f"uid {found['uid']} inside, mapped to host uid {', '.join(map(str, outside))}"
+    return Protection("not host root", not maps_root and found["uid"] == SANDBOX_UID, who,
+                      "run the referee as an ordinary user, or as root with `setpriv` (util-linux) installed "
+                      "so that each bot runs as a user of its own")
+
+
+def _kernel_settings(found: dict[str, Any]) -> Protection:
+    kernel = found["kernel"]
+    shut = kernel["core_pattern"].startswith("refused") and kernel["writable"] == 0 and \
+        kernel["sysrq_trigger"] != "writable" and not kernel["sys_mounted"]
+    return Protection("kernel settings read-only", shut,
+                      f"core_pattern {kernel['core_pattern']}; {kernel['writable']} writable under /proc/sys"
+                      f"{' (' + ', '.join(kernel['examples']) + ')' if kernel['examples'] else ''}; "
+                      f"sysrq-trigger {kernel['sysrq_trigger']}; "
+                      f"/sys {'mounted' if kernel['sys_mounted'] else 'absent'}",
+                      "bots must not run as host root, and /proc/sys must be bound read-only")
+
+
+def _no_nested_namespaces(found: dict[str, Any]) -> Protection:
+    made = found["new_namespaces"]
+    return Protection("no nested namespaces", not any(answer == "MADE" for answer in made.values()),
+                      _answers(made), "the system-call filter must refuse unshare and clone with namespace flags")
+
+
+def _system_call_filter(found: dict[str, Any]) -> Protection:
+    calls = found["system_calls"]
+    filtered = calls.get("seccomp mode") == "filter" and all(
+        answer == "refused" for name, answer in calls.items() if name != "seccomp mode")
+    return Protection("system-call filter", filtered, _answers(calls),
+                      "install libseccomp2 (and pyseccomp), so that bubblewrap can load the filter")
+
+
+def _socket_families(found: dict[str, Any]) -> Protection:
+    families = found.get("sockets", {})
+    allowed = {name for name, (_f, _t, _p, may) in FAMILIES.items() if may}
+    wrong = [name for name, answer in families.items() if (answer == "made") != (name in allowed)]
+    return Protection("socket families", bool(families) and not wrong, _answers(families),
+                      "the system-call filter must refuse every socket family but Unix, Internet and "
+                      "route netlink (install libseccomp2 and pyseccomp)")
+
+
+def _answers(answers: dict[str, str]) -> str:
+    """'name answer, name answer, ...' as the probe gave them."""
+    return ", ".join(f"{name} {answer}" for name, answer in answers.items())
+
+
+def _clean_environment(found: dict[str, Any]) -> Protection:
+    unexpected = [name for name in found["environment"] if is_unsafe(name) or "TOKEN" in name.replace("TOKEN_FILE", "")
+                  or "SECRET" in name or "PASSWORD" in name]
+    return Protection("clean environment", not unexpected,
+                      f"{len(found['environment'])} variables" + (f", unexpected: {', '.join(unexpected)}"
+                                                                  if unexpected else ""),
+                      "the referee's own environment must not reach bots")
+
+
+def _no_host_path(found: dict[str, Any], runtime: str) -> Protection:
+    shown = [mount for mount in found["mounts"] if not (runtime and mount.split(" <- ")[1].startswith(runtime))]
+    return Protection("no host path", not shown,
+                      "mounts show only the referee's scratch folder" if not shown else
+                      f"mounts show {', '.join(shown)}",
+                      "report this: the sandbox must bind only copies and the runtime's own folders")
+
+
+def _memory_limit(found: dict[str, Any]) -> Protection:
+    return Protection("memory limit", not found["memory"].startswith("ALLOCATED"),
+                      f"a child asking for 3x the {PROBE_LIMITS.memory_mb} MB limit was {found['memory']}",
+                      "the referee needs a writable cgroup (root, or a delegated cgroup v2 subtree: "
+                      "--config's [sandbox] cgroup_root)")
+
+
+def _process_limit(found: dict[str, Any]) -> Protection:
+    started = int(found["threads"].split()[1])
+    return Protection("process limit", started <= PROBE_LIMITS.processes,
+                      f"{found['threads']} threads (limit {PROBE_LIMITS.processes} processes and threads)",
+                      "the referee needs a writable cgroup with the pids controller, or RLIMIT_NPROC")
+
+
+def _cleanup(left: dict[str, Any]) -> Protection:
+    clean = not left["processes"] and not left["folders"]
+    return Protection("cleanup", clean,
+                      "nothing left behind" if clean else
+                      f"left: {len(left['processes'])} processes, folders {', '.join(left['folders'])}",
+                      "report this: the referee must remove what a bot leaves")
 
 
 def tree_memory_row(tree: dict[str, Any]) -> Protection:

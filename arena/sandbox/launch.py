@@ -313,15 +313,29 @@ class Launcher:
     def plan(self, *, name: str, directory: Path, command: Sequence[str], token: str, concurrency: int,
              limits: Limits, env: Mapping[str, str]) -> LaunchPlan:
         """Everything needed to start one process of a bot (LaunchRefused for a bot that may not start)."""
-        problems = env_problems(env)
-        if problems:
-            raise LaunchRefused(f"bot {name!r}: its bot.toml's [env] may not set {problems[0][1]} ({ENV_FIX})")
-        try:
-            check_stored(directory)  # a submitted version launches only with the files it was stored with
-        except TamperedVersion as error:
-            raise LaunchRefused(str(error)) from None
+        _refuse_unfit(name, directory, env)
         limits = limits.capped(self.settings.caps)
         uid = self._take_uid() if self.switches_user else None
+        private, cgroup = self._private_folder(name, uid)
+        if cgroup is not None:
+            cgroup.limit(limits.memory_mb * 2**20, limits.processes)
+        socket_path = private / "referee.sock"
+        scratch, server, token_path = self._contact(private, socket_path, token)
+        bot_env = self._bot_env(env, scratch)
+        bot_env.update({"ARENA_SERVER": server, "ARENA_TOKEN_FILE": token_path, "ARENA_BOT_NAME": name,
+                        "ARENA_CONCURRENCY": str(concurrency), "ARENA_REFEREE": self.referee_id})
+        if uid is not None:
+            self._check_runtime_readable()
+        binds = self._bind_sources(private, directory, socket_path, staged=uid is not None)
+        argv = self._argv(command, directory, limits, bot_env, binds, cgroup, uid, private)
+        plan = LaunchPlan(argv, dict(WRAPPER_ENV), "/", bot_env, private, socket_path, limits, cgroup,
+                          self.is_sandboxed, uid, token)
+        plan.on_cleanup = functools.partial(self._give_back, uid)
+        return plan
+
+    def _private_folder(self, name: str, uid: Optional[int]) -> tuple[Path, Optional[BotCgroup]]:
+        """A new private folder for one process of a bot, and its cgroup (None where there are none); the
+        user `uid` is given back if either cannot be made."""
         self._count += 1
         private = self.runtime_dir / "bots" / f"{self._count}"
         try:
@@ -331,35 +345,40 @@ class Launcher:
             private.mkdir(mode=passable)
             if uid is not None:
                 self.runtime_dir.chmod(0o711)
-            cgroup = self.cgroups.create(f"{name}-{self._count}")
+            return private, self.cgroups.create(f"{name}-{self._count}")
         except BaseException:
             self._give_back(uid)
             raise
-        if cgroup is not None:
-            cgroup.limit(limits.memory_mb * 2**20, limits.processes)
-        socket_path = private / "referee.sock"
-        sandboxed = self.is_sandboxed
-        if sandboxed:
-            scratch, server, token_path = "/tmp", f"unix:{SOCKET_INSIDE}", TOKEN_INSIDE
-        else:
-            scratch_dir = private / "scratch"
-            scratch_dir.mkdir(mode=0o700)
-            scratch, server = str(scratch_dir), f"unix:{socket_path}"
-            token_file = private / "token"
-            token_file.write_text(token)
-            token_file.chmod(0o400)
-            token_path = str(token_file)
+
+    def _contact(self, private: Path, socket_path: Path, token: str) -> tuple[str, str, str]:
+        """Where the bot finds (its scratch folder, the referee, its token): fixed paths inside the sandbox;
+        without one, a scratch folder and a token file made in its private folder."""
+        if self.is_sandboxed:
+            return "/tmp", f"unix:{SOCKET_INSIDE}", TOKEN_INSIDE
+        scratch_dir = private / "scratch"
+        scratch_dir.mkdir(mode=0o700)
+        token_file = private / "token"
+        token_file.write_text(token)
+        token_file.chmod(0o400)
+        return str(scratch_dir), f"unix:{socket_path}", str(token_file)
+
+    def _bot_env(self, env: Mapping[str, str], scratch: str) -> dict[str, str]:
+        """The bot's environment but Arena's own variables: the basics, the operator's settings, then the
+        bot.toml's [env] (less what is reserved)."""
         bot_env = {"PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}", "HOME": scratch, "TMPDIR": scratch,
                    "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
         if game_paths():  # games installed on paths of their own: the bot's Python finds them too
             bot_env["PYTHONPATH"] = ":".join(str(path) for path in game_paths())
         bot_env.update(self.settings.env)
         bot_env.update({key: value for key, value in env.items() if key not in RESERVED_ENV})
-        bot_env.update({"ARENA_SERVER": server, "ARENA_TOKEN_FILE": token_path, "ARENA_BOT_NAME": name,
-                        "ARENA_CONCURRENCY": str(concurrency), "ARENA_REFEREE": self.referee_id})
-        if uid is not None:
-            self._check_runtime_readable()
-        binds = self._bind_sources(private, directory, socket_path, staged=uid is not None)
+        return bot_env
+
+    def _argv(self, command: Sequence[str], directory: Path, limits: Limits, bot_env: Mapping[str, str],
+              binds: dict[str, tuple[Path, str, Path]], cgroup: Optional[BotCgroup], uid: Optional[int],
+              private: Path) -> list[str]:
+        """The command line that starts the bot: in bubblewrap (or not), as its own user (or not), under its
+        limits, prepared by the launch wrapper where it needs one."""
+        sandboxed = self.is_sandboxed
         if sandboxed:
             inner = self._bwrap_argv(limits, bot_env, binds) + _processes_inside(limits, cgroup) + \
                 _fill(command, BOT_DIR)
@@ -372,16 +391,13 @@ class Launcher:
             inner = drop_to(uid) + inner
         argv = _with_limits(inner, limits, cgroup, uid, processes_outside=not sandboxed)
         if sandboxed:
-            argv = _prepared(argv, cgroup, private, copy=(directory, binds["bot"][0]),
+            return _prepared(argv, cgroup, private, copy=(directory, binds["bot"][0]),
                              share_files=uid is None or self._is_readable_by_all(directory),
                              staged={view: source for name, (view, _inside, source) in binds.items()
                                      if name.startswith("runtime") and view != source})
-        elif cgroup is not None:
-            argv = _prepared(argv, cgroup, private)
-        plan = LaunchPlan(argv, dict(WRAPPER_ENV), "/", bot_env, private, socket_path, limits, cgroup, sandboxed, uid,
-                          token)
-        plan.on_cleanup = functools.partial(self._give_back, uid)
-        return plan
+        if cgroup is not None:
+            return _prepared(argv, cgroup, private)
+        return argv
 
     def _bind_sources(self, private: Path, directory: Path, socket_path: Path, *,
                       staged: bool) -> dict[str, tuple[Path, str, Path]]:
@@ -471,6 +487,17 @@ def _environment_then(bot_env: Mapping[str, str], directory: str, command: list[
     """`env -i -C DIR K=V... CMD`: the program alone gets its environment and folder (no sandbox)."""
     env = shutil.which("env", path=WRAPPER_ENV["PATH"]) or "/usr/bin/env"
     return [env, "-i", "-C", directory, *(f"{key}={value}" for key, value in bot_env.items()), *command]
+
+
+def _refuse_unfit(name: str, directory: Path, env: Mapping[str, str]) -> None:
+    """LaunchRefused for a bot whose bot.toml's [env] sets what it may not, or whose stored files changed."""
+    problems = env_problems(env)
+    if problems:
+        raise LaunchRefused(f"bot {name!r}: its bot.toml's [env] may not set {problems[0][1]} ({ENV_FIX})")
+    try:
+        check_stored(directory)  # a submitted version launches only with the files it was stored with
+    except TamperedVersion as error:
+        raise LaunchRefused(str(error)) from None
 
 
 def _processes_inside(limits: Limits, cgroup: Optional[BotCgroup]) -> list[str]:

@@ -110,6 +110,8 @@ class _Member:
 
 ENTRY_FIX = "leave out build outputs, data sets and virtual environments"
 REPACK_FIX = "make the archive again (zip -r, or tar czf)"
+RELATIVE_FIX = "pack paths relative to the bot's folder"
+LINK_FIX = "copy the file into the folder instead of linking to it"
 
 
 def kind_of(path: str | Path) -> str:
@@ -286,39 +288,18 @@ def _check(member: _Member, budget: _Budget, result: Unpacked) -> PurePosixPath 
     """The member's safe relative path, or None (with its problem noted) if it may not be unpacked."""
     name = member.name.replace("\\", "/")  # written by Windows tools; and so "..\\" is caught too
     where = f"archive: {member.name[:200]}"
-    if not name or "\x00" in name or len(name.encode("utf-8", errors="replace")) > budget.limits.name_bytes:
-        result.problems.append(Problem(where, "an entry without a usable name"))
+    problem = _name_problem(name, where, budget.limits)
+    if problem is not None:
+        result.problems.append(problem)
         return None
-    path = PurePosixPath(name)
-    if path.is_absolute() or (len(name) > 1 and name[1] == ":"):
-        result.problems.append(Problem(where, "an absolute path", "pack paths relative to the bot's folder"))
-        return None
-    if ".." in path.parts:
-        result.problems.append(Problem(where, "a path that climbs out of the bot's folder ('..')",
-                                       "pack paths relative to the bot's folder"))
-        return None
-    parts = [part for part in path.parts if part not in ("", ".")]
+    parts = [part for part in PurePosixPath(name).parts if part not in ("", ".")]
     if not parts:
         return None  # the folder itself
-    if len(parts) > budget.limits.depth:
-        result.problems.append(Problem(where, f"nested deeper than {budget.limits.depth} folders"))
+    problem = _depth_problem(parts, where, budget.limits) or _kind_problem(member, where) or \
+        _link_problem(member, parts, where)
+    if problem is not None:
+        result.problems.append(problem)
         return None
-    if member.kind in ("device", "fifo", "other"):
-        what = {"device": "a device file", "fifo": "a named pipe"}.get(member.kind, "a special file")
-        result.problems.append(Problem(where, f"{what}: only regular files, folders and links within the folder "
-                                       "may be submitted"))
-        return None
-    if member.kind in ("symlink", "hardlink"):
-        if len(member.link) > LINK_TARGET_BYTES or "\x00" in member.link or not member.link:
-            result.problems.append(Problem(where, "a link without a usable target",
-                                           "copy the file into the folder instead of linking to it"))
-            return None
-        target = PurePosixPath(member.link)
-        resolved = PurePosixPath(*parts[:-1]) / target if member.kind == "symlink" else target
-        if target.is_absolute() or not _stays_inside(resolved):
-            result.problems.append(Problem(where, f"a link to {member.link!r}, outside the bot's folder",
-                                           "copy the file into the folder instead of linking to it"))
-            return None
     budget.entries += 1
     if budget.entries > budget.limits.files:
         _over(budget, result, "files", f"more than {budget.limits.files} entries (files, folders and links)")
@@ -331,6 +312,45 @@ def _check(member: _Member, budget: _Budget, result: Unpacked) -> PurePosixPath 
         return None
     budget.explicit.add(key)
     return relative
+
+
+def _name_problem(name: str, where: str, limits: SubmissionLimits) -> Problem | None:
+    """What is wrong with an entry's name (with '/' for '\\'): none usable, absolute, or climbing out."""
+    if not name or "\x00" in name or len(name.encode("utf-8", errors="replace")) > limits.name_bytes:
+        return Problem(where, "an entry without a usable name")
+    path = PurePosixPath(name)
+    if path.is_absolute() or (len(name) > 1 and name[1] == ":"):
+        return Problem(where, "an absolute path", RELATIVE_FIX)
+    if ".." in path.parts:
+        return Problem(where, "a path that climbs out of the bot's folder ('..')", RELATIVE_FIX)
+    return None
+
+
+def _depth_problem(parts: list[str], where: str, limits: SubmissionLimits) -> Problem | None:
+    if len(parts) > limits.depth:
+        return Problem(where, f"nested deeper than {limits.depth} folders")
+    return None
+
+
+def _kind_problem(member: _Member, where: str) -> Problem | None:
+    """A device, a named pipe or another special file: never submitted."""
+    if member.kind not in ("device", "fifo", "other"):
+        return None
+    what = {"device": "a device file", "fifo": "a named pipe"}.get(member.kind, "a special file")
+    return Problem(where, f"{what}: only regular files, folders and links within the folder may be submitted")
+
+
+def _link_problem(member: _Member, parts: list[str], where: str) -> Problem | None:
+    """A link (symbolic or hard) without a usable target, or to a target outside the bot's folder."""
+    if member.kind not in ("symlink", "hardlink"):
+        return None
+    if len(member.link) > LINK_TARGET_BYTES or "\x00" in member.link or not member.link:
+        return Problem(where, "a link without a usable target", LINK_FIX)
+    target = PurePosixPath(member.link)
+    resolved = PurePosixPath(*parts[:-1]) / target if member.kind == "symlink" else target
+    if target.is_absolute() or not _stays_inside(resolved):
+        return Problem(where, f"a link to {member.link!r}, outside the bot's folder", LINK_FIX)
+    return None
 
 
 def _over(budget: _Budget, result: Unpacked, cap: str, message: str) -> None:
@@ -485,8 +505,7 @@ def links_leading_out(folder: Path) -> list[Problem]:
                 if os.path.commonpath([root, target]) != root:
                     relative = os.path.relpath(path, folder)
                     problems.append(Problem(f"archive: {relative}", f"a link to {os.readlink(path)!r}, which leads "
-                                            "outside the bot's folder through other links",
-                                            "copy the file into the folder instead of linking to it"))
+                                            "outside the bot's folder through other links", LINK_FIX))
     return problems
 
 

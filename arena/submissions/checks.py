@@ -15,7 +15,7 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from arena.agents import AGENTS
 from arena.games.registry import UnknownGameError, families, resolve
@@ -62,48 +62,70 @@ def key_lines(text: str) -> dict[str, int]:
 
 def check_folder(folder: Path) -> tuple[BotManifest | None, list[Problem]]:
     """The bot's manifest if the folder passes every check, and every problem found."""
-    source = folder / MANIFEST_NAME
-    if not source.is_file() or source.is_symlink():
-        found = sorted(path.name for path in folder.iterdir())[:10] if folder.is_dir() else []
-        return None, [Problem("bot.toml", "missing: a bot needs a bot.toml at the top of its folder" +
-                              (f" (found: {', '.join(found)})" if found else ""),
-                              "see docs/writing-a-bot.md for a bot.toml to start from")]
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return None, [Problem("bot.toml", f"cannot be read: {error}", "save it as UTF-8 text")]
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        line = _TOML_LINE.search(str(error))
-        where = f"bot.toml:{line.group(1)}" if line else "bot.toml"
-        return None, [Problem(where, f"not valid TOML: {error}", 'write key = "value" pairs, strings in quotes')]
-    lines = key_lines(text)
-
-    def at(key: str) -> str:
-        line = lines.get(key) or lines.get(key.split(".")[0])
-        return f"bot.toml:{line}" if line else "bot.toml"
-
-    problems = []
-    for key, message in manifest_problems(data):
-        table_key = _LIMITS_KEY.match(message)
-        where = at(f"limits.{table_key.group(1)}") if key == "limits" and table_key else at(key)
-        top = key.split(".")[0]
-        fix = (ENV_FIX if key.startswith("env.") and "loaded or started" in message else FIXES.get(top, "")) \
-            if top in KNOWN_KEYS else "remove it, or correct its spelling"
-        problems.append(Problem(where, message, fix))
-    if "name" not in data:
-        problems = [p for p in problems if not p.message.startswith("name must")]
-        problems.insert(0, Problem("bot.toml", "name is missing", FIXES["name"]))
-    if "command" not in data:
-        problems = [p for p in problems if not p.message.startswith("command must")]
-        problems.append(Problem("bot.toml", "command is missing: how to start the bot", FIXES["command"]))
+    parsed = _parsed(folder / MANIFEST_NAME, folder)
+    if isinstance(parsed, Problem):
+        return None, [parsed]
+    text, data = parsed
+    at = _locator(key_lines(text))
+    problems = _field_problems(data, at)
     problems += _name_problems(data, at)
     problems += _game_problems(data, at)
     problems += _command_problems(data, folder, at)
     if problems:
         return None, problems
     return manifest_from_data(data, folder), []
+
+
+def _parsed(source: Path, folder: Path) -> tuple[str, dict[str, Any]] | Problem:
+    """The bot.toml's text and data, or why there are none (missing, unreadable, not TOML)."""
+    if not source.is_file() or source.is_symlink():
+        found = sorted(path.name for path in folder.iterdir())[:10] if folder.is_dir() else []
+        return Problem("bot.toml", "missing: a bot needs a bot.toml at the top of its folder" +
+                       (f" (found: {', '.join(found)})" if found else ""),
+                       "see docs/writing-a-bot.md for a bot.toml to start from")
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return Problem("bot.toml", f"cannot be read: {error}", "save it as UTF-8 text")
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line = _TOML_LINE.search(str(error))
+        where = f"bot.toml:{line.group(1)}" if line else "bot.toml"
+        return Problem(where, f"not valid TOML: {error}", 'write key = "value" pairs, strings in quotes')
+
+
+def _locator(lines: dict[str, int]) -> Callable[[str], str]:
+    """Where a key is written ("bot.toml:LINE", its table's line for a key of a table, else "bot.toml")."""
+    def at(key: str) -> str:
+        line = lines.get(key) or lines.get(key.split(".")[0])
+        return f"bot.toml:{line}" if line else "bot.toml"
+    return at
+
+
+def _field_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Problem]:
+    """The manifest's problems (arena.rpc.manifest), each with its line and fix; a missing name or command
+    said so."""
+    problems = []
+    for key, message in manifest_problems(data):
+        table_key = _LIMITS_KEY.match(message)
+        where = at(f"limits.{table_key.group(1)}") if key == "limits" and table_key else at(key)
+        problems.append(Problem(where, message, _fix(key, message)))
+    if "name" not in data:
+        problems = [p for p in problems if not p.message.startswith("name must")]
+        problems.insert(0, Problem("bot.toml", "name is missing", FIXES["name"]))
+    if "command" not in data:
+        problems = [p for p in problems if not p.message.startswith("command must")]
+        problems.append(Problem("bot.toml", "command is missing: how to start the bot", FIXES["command"]))
+    return problems
+
+
+def _fix(key: str, message: str) -> str:
+    """What to do about a manifest problem with `key`."""
+    top = key.split(".")[0]
+    if top not in KNOWN_KEYS:
+        return "remove it, or correct its spelling"
+    return ENV_FIX if key.startswith("env.") and "loaded or started" in message else FIXES.get(top, "")
 
 
 def declared_games(games: tuple[str, ...] | list[str]) -> list[str]:
@@ -118,7 +140,7 @@ def declared_games(games: tuple[str, ...] | list[str]) -> list[str]:
     return modes
 
 
-def _name_problems(data: dict[str, Any], at: Any) -> list[Problem]:
+def _name_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Problem]:
     name = data.get("name")
     if not isinstance(name, str):
         return []
@@ -128,7 +150,7 @@ def _name_problems(data: dict[str, Any], at: Any) -> list[Problem]:
     return []
 
 
-def _game_problems(data: dict[str, Any], at: Any) -> list[Problem]:
+def _game_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Problem]:
     games = data.get("games", ["*"])
     if isinstance(games, str):
         games = [games]
@@ -147,7 +169,7 @@ def _game_problems(data: dict[str, Any], at: Any) -> list[Problem]:
     return problems
 
 
-def _command_problems(data: dict[str, Any], folder: Path, at: Any) -> list[Problem]:
+def _command_problems(data: dict[str, Any], folder: Path, at: Callable[[str], str]) -> list[Problem]:
     command = data.get("command")
     if isinstance(command, str):
         try:

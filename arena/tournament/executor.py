@@ -293,77 +293,27 @@ class LocalPoolExecutor(Executor):
             should_abandon: StopCheck = lambda: False, ordered: bool = True) -> Iterator[PlayedMatch]:
         """A worker that dies takes the matches it was playing with it: they come back as infrastructure
         faults (to be played again) and the worker is replaced at the next run."""
-        workers = list(self._ensure_workers())
-        by_conn: dict[object, _Worker] = {worker.conn: worker for worker in workers}
         chunks = Chunks(jobs, self.concurrency, self.chunk_seconds, self.max_chunk, self._average_s)
-        answered: dict[int, list[PlayedMatch]] = {}  # chunk number -> outcomes, until their turn
-        sent = turn = 0  # chunks sent; the chunk whose outcomes are yielded next (in order)
-        given = 0  # chunks whose outcomes were yielded
-        exhausted = False
+        dispatch = _Dispatch(list(self._ensure_workers()), chunks, self.pipeline, self._forget)
         try:
             while True:
-                while not exhausted and workers and not should_stop():
-                    worker = min(workers, key=lambda w: len(w.in_flight))
-                    if len(worker.in_flight) >= self.pipeline:
-                        break
-                    chunk = chunks.next()
-                    if not chunk:
-                        exhausted = True
-                        break
-                    try:
-                        worker.send(chunk)
-                    except _WorkerDied as died:
-                        answered[sent] = [infrastructure_fault(job, str(died)) for job in chunk]
-                        self._lose(worker, workers, answered, died)
-                    else:
-                        worker.in_flight.append((sent, chunk))
-                    sent += 1
-                ready = ([turn] if turn in answered else []) if ordered else sorted(answered)
-                while ready:
-                    number = ready.pop(0)
-                    for outcome in answered.pop(number):
-                        chunks.seen(outcome)
-                        self._average_s = chunks.average_s
-                        yield outcome
-                    given += 1
-                    if ordered:
-                        turn += 1
-                        ready = [turn] if turn in answered else []
-                if given == sent:  # all answered (if every worker died, the rest waits for the next run)
+                dispatch.send(should_stop)
+                for outcome in dispatch.answers_due(ordered):
+                    self._average_s = chunks.average_s
+                    yield outcome
+                if dispatch.all_answered():  # (if every worker died, the rest waits for the next run)
                     return
                 if should_abandon():
                     self.abandon()
                     return
-                for worker in [w for w in workers if w.in_flight]:
-                    overdue = worker.overdue()
-                    if overdue:
-                        self._lose(worker, workers, answered, overdue)
-                for conn in connection.wait([w.conn for w in workers if w.in_flight], timeout=0.1):
-                    worker = by_conn[conn]
-                    number, chunk = worker.in_flight[0]
-                    try:
-                        answer = worker.receive()
-                    except _WorkerDied as died:
-                        self._lose(worker, workers, answered, died)
-                        continue
-                    except _ChunkFailed as failed:
-                        answered[number] = [infrastructure_fault(job, str(failed)) for job in chunk]
-                    else:
-                        answered[number] = [PlayedMatch.from_wire(job, fields) for job, fields in zip(chunk, answer)]
-                    worker.in_flight.popleft()
+                dispatch.stop_overdue()
+                dispatch.receive(timeout=0.1)
         finally:
             if any(worker.in_flight for worker in self._workers):  # abandoned midway: their answers are stale
                 self.abandon()
 
-    def _lose(self, worker: _Worker, workers: list[_Worker], answered: dict[int, list[PlayedMatch]],
-              died: Exception | str) -> None:
-        """A worker died (or was stopped): the chunks it had are infrastructure faults; it is replaced at the
-        next run."""
-        for number, chunk in worker.in_flight:
-            answered[number] = [infrastructure_fault(job, str(died)) for job in chunk]
-        worker.in_flight.clear()
-        worker.kill()
-        workers.remove(worker)
+    def _forget(self, worker: _Worker) -> None:
+        """A worker died (or was stopped): it is replaced at the next run."""
         if worker in self._workers:
             self._workers.remove(worker)
 
@@ -377,6 +327,91 @@ class LocalPoolExecutor(Executor):
         workers, self._workers = self._workers, []
         for worker in workers:
             worker.stop()
+
+
+class _Dispatch:
+    """One run of a pool: chunks out to its workers (at most `pipeline` in flight each), answers back, and the
+    outcomes held until their turn (chunks are numbered in the order they were sent)."""
+
+    def __init__(self, workers: list[_Worker], chunks: Chunks, pipeline: int,
+                 forget: Callable[[_Worker], None]) -> None:
+        self.workers = workers
+        self.by_conn: dict[object, _Worker] = {worker.conn: worker for worker in workers}
+        self.chunks = chunks
+        self.pipeline = pipeline
+        self.forget = forget
+        self.answered: dict[int, list[PlayedMatch]] = {}  # chunk number -> outcomes, until their turn
+        self.sent = self.turn = 0  # chunks sent; the chunk whose outcomes are yielded next (in order)
+        self.given = 0  # chunks whose outcomes were yielded
+        self.exhausted = False
+
+    def all_answered(self) -> bool:
+        """Every chunk sent has been answered and its outcomes given."""
+        return self.given == self.sent
+
+    def send(self, should_stop: StopCheck) -> None:
+        """Fill the least busy workers' pipelines until the jobs run out or a stop is asked."""
+        while not self.exhausted and self.workers and not should_stop():
+            worker = min(self.workers, key=lambda w: len(w.in_flight))
+            if len(worker.in_flight) >= self.pipeline:
+                break
+            chunk = self.chunks.next()
+            if not chunk:
+                self.exhausted = True
+                break
+            try:
+                worker.send(chunk)
+            except _WorkerDied as died:
+                self.answered[self.sent] = [infrastructure_fault(job, str(died)) for job in chunk]
+                self.lose(worker, died)
+            else:
+                worker.in_flight.append((self.sent, chunk))
+            self.sent += 1
+
+    def answers_due(self, ordered: bool) -> Iterator[PlayedMatch]:
+        """The outcomes answered and due: the chunks next in turn (if `ordered`), else all answered ones."""
+        ready = ([self.turn] if self.turn in self.answered else []) if ordered else sorted(self.answered)
+        while ready:
+            number = ready.pop(0)
+            for outcome in self.answered.pop(number):
+                self.chunks.seen(outcome)
+                yield outcome
+            self.given += 1
+            if ordered:
+                self.turn += 1
+                ready = [self.turn] if self.turn in self.answered else []
+
+    def stop_overdue(self) -> None:
+        """Stop each worker whose match ran past its bound."""
+        for worker in [w for w in self.workers if w.in_flight]:
+            overdue = worker.overdue()
+            if overdue:
+                self.lose(worker, overdue)
+
+    def receive(self, timeout: float) -> None:
+        """Take the answers that come within `timeout` seconds."""
+        for conn in connection.wait([w.conn for w in self.workers if w.in_flight], timeout=timeout):
+            worker = self.by_conn[conn]
+            number, chunk = worker.in_flight[0]
+            try:
+                answer = worker.receive()
+            except _WorkerDied as died:
+                self.lose(worker, died)
+                continue
+            except _ChunkFailed as failed:
+                self.answered[number] = [infrastructure_fault(job, str(failed)) for job in chunk]
+            else:
+                self.answered[number] = [PlayedMatch.from_wire(job, fields) for job, fields in zip(chunk, answer)]
+            worker.in_flight.popleft()
+
+    def lose(self, worker: _Worker, died: Exception | str) -> None:
+        """A worker died (or was stopped): the chunks it had are infrastructure faults."""
+        for number, chunk in worker.in_flight:
+            self.answered[number] = [infrastructure_fault(job, str(died)) for job in chunk]
+        worker.in_flight.clear()
+        worker.kill()
+        self.workers.remove(worker)
+        self.forget(worker)
 
 
 class _Worker:

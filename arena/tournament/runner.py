@@ -25,7 +25,7 @@ from arena.ratings.policy import TrueSkillPolicy
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store.repository import Store
-from arena.store.rows import PairingRow
+from arena.store.rows import PairingRow, TournamentRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.executor import Executor
 from arena.referee.seeds import derive_seed, game_seed
@@ -132,6 +132,44 @@ class TournamentRunner:
     def run(self) -> RunSummary:
         """Play until the tournament is complete or a stop condition holds."""
         started = time.perf_counter()
+        tournament, entries, expected, finished_keys = self._open()
+        finished = tournament.status == "finished"
+        planned = self._planned()
+        while not finished and not self._stop():
+            jobs = self._jobs(planned, finished_keys)
+            if jobs:
+                self._play_round(jobs, finished_keys)
+                if self.stopped_by:
+                    break
+                continue
+            if not self.plan_more:
+                break
+            new = self.format.plan(self._context(self.live_entries if self.format.name == "ladder" else entries,
+                                                 planned))
+            if not new:
+                self.store.set_status(self.tournament_id, "finished")
+                finished = True
+                break
+            rows = [PairingRow(p.round, p.index, derive_seed(tournament.seed, p.round, p.index), tuple(p.bots), p.label)
+                    for p in new]
+            try:
+                self.store.add_pairings(self.tournament_id, rows)
+            except IntegrityError:  # another run of this tournament planned the round first: use theirs
+                planned = self._planned()
+                finished_keys = self.store.finished_keys(self.tournament_id)
+                continue
+            planned = sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
+                             key=lambda item: (item[0].round, item[0].index))
+        if not finished and self._is_complete(expected, entries):
+            self.store.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
+            finished = True
+        self._report()
+        return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
+                          time.perf_counter() - started, "" if finished else self.stopped_by)
+
+    def _open(self) -> tuple[TournamentRow, list[int], int | None, set[tuple[int, int, int]]]:
+        """Read the tournament, its game and entries, and where it stands: (its row, the entries, the matches
+        it plays in all, the keys of the matches already stored)."""
         tournament = self.store.tournament(self.tournament_id)
         if tournament is None:
             raise KeyError(f"no tournament {self.tournament_id}")
@@ -154,50 +192,26 @@ class TournamentRunner:
         self.fault_counts = self.store.infra_fault_counts(self.tournament_id)
         self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
         self._report()
-        finished = tournament.status == "finished"
-        planned = self._planned()
-        while not finished and not self._stop():
-            jobs = self._jobs(planned, finished_keys)
-            if jobs and self.job_order is not None:
-                jobs.sort(key=self.job_order)
-            if jobs:
-                self.progress.round = jobs[0].round
-                self.stored_keys: set[tuple[int, int, int]] = set()
-                # a match the infrastructure failed before is played alone: if it fails again, it is the one
-                # (a worker that dies loses every match it had, innocent ones too)
-                self._play([job for job in jobs if job.key not in self.fault_counts])
-                for job in jobs:
-                    if job.key in self.fault_counts and not self._stop():
-                        self._play([job])
-                finished_keys.update(self.stored_keys)  # by this run or (on a clash) another
-                if self.stopped_by:
-                    break
-                continue
-            if not self.plan_more:
-                break
-            new = self.format.plan(self._context(self.live_entries if self.format.name == "ladder" else entries,
-                                                 planned))
-            if not new:
-                self.store.set_status(self.tournament_id, "finished")
-                finished = True
-                break
-            rows = [PairingRow(p.round, p.index, derive_seed(tournament.seed, p.round, p.index), tuple(p.bots), p.label)
-                    for p in new]
-            try:
-                self.store.add_pairings(self.tournament_id, rows)
-            except IntegrityError:  # another run of this tournament planned the round first: use theirs
-                planned = self._planned()
-                finished_keys = self.store.finished_keys(self.tournament_id)
-                continue
-            planned = sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
-                             key=lambda item: (item[0].round, item[0].index))
-        if not finished and self.plan_more and expected is not None and self.progress.stored >= expected \
-                and not self.format.plan(self._context(entries, self._planned())):
-            self.store.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
-            finished = True
-        self._report()
-        return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
-                          time.perf_counter() - started, "" if finished else self.stopped_by)
+        return tournament, entries, expected, finished_keys
+
+    def _play_round(self, jobs: list[MatchJob], finished_keys: set[tuple[int, int, int]]) -> None:
+        """Play the jobs planned and not stored yet; the keys stored join `finished_keys`."""
+        if self.job_order is not None:
+            jobs.sort(key=self.job_order)
+        self.progress.round = jobs[0].round
+        self.stored_keys: set[tuple[int, int, int]] = set()
+        # a match the infrastructure failed before is played alone: if it fails again, it is the one
+        # (a worker that dies loses every match it had, innocent ones too)
+        self._play([job for job in jobs if job.key not in self.fault_counts])
+        for job in jobs:
+            if job.key in self.fault_counts and not self._stop():
+                self._play([job])
+        finished_keys.update(self.stored_keys)  # by this run or (on a clash) another
+
+    def _is_complete(self, expected: int | None, entries: list[int]) -> bool:
+        """Every match stored and no round left to plan (its last match was stored as time ran out)."""
+        return (self.plan_more and expected is not None and self.progress.stored >= expected
+                and not self.format.plan(self._context(entries, self._planned())))
 
     def _planned(self) -> list[tuple[Planned, int]]:
         rows = (self.store.pairings(self.tournament_id) if self.plan_more

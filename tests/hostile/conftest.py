@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import tomllib
 from pathlib import Path
 from typing import Iterator
 
@@ -22,6 +23,7 @@ from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_BOTS = Path(__file__).resolve().parent / "bots"
+SHARED_PROGRAM = "hostile.py"  # in HOSTILE_BOTS: the program of every hostile bot but the probe
 CLOCK = ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)
 
 
@@ -65,9 +67,14 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     return History(results)
 
 
-def resolved_copy(source: Path, target: Path) -> Path:
-    """The hostile bots with their shared hostile.py link resolved (a sandboxed bot sees its own folder only)."""
-    shutil.copytree(source, target, symlinks=False)
+def copy_with_program(source: Path, target: Path) -> Path:
+    """A copy of the hostile bots with the one hostile.py they share put in each folder whose command runs it
+    (a sandboxed bot sees its own folder only)."""
+    shutil.copytree(source, target)
+    shared = source / SHARED_PROGRAM
+    for manifest in target.glob("*/bot.toml"):
+        if SHARED_PROGRAM in tomllib.loads(manifest.read_text())["command"]:
+            shutil.copy2(shared, manifest.parent / SHARED_PROGRAM)
     return target
 
 
@@ -79,7 +86,7 @@ def referee_port() -> int:
 @pytest.fixture(scope="module")
 def hostile_bots(tmp_path_factory: pytest.TempPathFactory, history: History, referee_port: int) -> Path:
     """A copy of tests/hostile/bots; the probe is told where the secrets are (as if it had guessed)."""
-    bots = resolved_copy(HOSTILE_BOTS, tmp_path_factory.mktemp("hostile") / "bots")
+    bots = copy_with_program(HOSTILE_BOTS, tmp_path_factory.mktemp("hostile") / "bots")
     targets = ":".join(str(p) for p in (history.results, history.database, BUILTIN_BOTS, ROOT))
     with (bots / "probe" / "bot.toml").open("a") as manifest:
         manifest.write(f'\n[env]\nPROBE_TARGETS = "{targets}"\nPROBE_REFEREE = "127.0.0.1:{referee_port}"\n')

@@ -18,7 +18,7 @@ from arena.rpc.bot_service import StreamRate
 from arena.rpc.client import AdminClient
 from arena.rpc.generated import bot_pb2
 from arena.rpc.server import ServerConfig
-from tests.network import SourceAddresses
+from bench.network import SourceAddresses
 
 ADDRESSES = [f"127.0.0.{host}" for host in range(2, 114)]  # 112 addresses
 PER_ADDRESS = 4

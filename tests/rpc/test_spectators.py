@@ -21,7 +21,7 @@ from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.server import ServerConfig
 from arena.rpc.config import SpectatorLimits
 from arena.rpc.spectators import network_key
-from tests.network import SourceAddresses
+from bench.network import SourceAddresses
 
 SLOW_BOTS = Path(__file__).resolve().parents[1] / "web" / "bots"  # random moves after 0.1 s each
 LIMITS = SpectatorLimits(total=64, per_address=4, per_network=12, unbatched=8)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import io
 import resource
-import struct
 import subprocess
 import sys
 import tarfile
@@ -23,40 +22,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.submissions.archive import SubmissionLimits, unpack
+from bench.lying_archives import (
+    MANIFEST,
+    crowded_zip,
+    directory_entry,
+    end_record,
+    local_entry,
+    pax_chain,
+    pax_headers,
+)
 
-MANIFEST = b'name = "ok-bot"\ncommand = ["{python}", "bot.py"]\ngames = ["major-general"]\n'
 MEMORY_BYTES = 8 * 2**20  # what refusing any of these may allocate at its peak
-
-
-def directory_entry(name: bytes, offset: int, *, size: int = 0, crc: int = 0, method: int = 0,
-                    packed: int | None = None, extra: bytes = b"") -> bytes:
-    return struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, method, 0, 0, crc,
-                       size if packed is None else packed, size, len(name), len(extra), 0, 0, 0, 0o644 << 16,
-                       offset) + name + extra
-
-
-def local_entry(name: bytes, data: bytes, *, method: int = 0, size: int | None = None) -> bytes:
-    return struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, method, 0, 0, zlib.crc32(data), len(data),
-                       len(data) if size is None else size, len(name), 0) + name + data
-
-
-def end_record(count: int, directory_bytes: int, start: int, comment: bytes = b"") -> bytes:
-    return struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, min(count, 0xFFFF), min(count, 0xFFFF),
-                       directory_bytes, start, len(comment)) + comment
-
-
-def crowded_zip(entries: int, *, declared: int, zip64: bool = False, comment: bytes = b"") -> bytes:
-    """One small file and a directory of `entries` entries (all naming it) whose end record says `declared`."""
-    local = local_entry(b"bot.toml", MANIFEST)
-    directory = b"".join(directory_entry(b"bot.toml", 0, size=len(MANIFEST), crc=zlib.crc32(MANIFEST))
-                         for _ in range(entries))
-    start, size = len(local), len(directory)
-    if not zip64:
-        return local + directory + end_record(declared, size, start, comment)
-    record_at = start + size
-    record = struct.pack("<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, declared, declared, size, start)
-    locator = struct.pack("<4sIQI", b"PK\x06\x07", 0, record_at, 1)
-    return local + directory + record + locator + end_record(0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, comment)
 
 
 def refused_with_little_memory(archive: Path, out: Path) -> list[str]:
@@ -143,21 +119,6 @@ def test_zip64_entries_and_stored_ones_unpack(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "bot.toml").read_bytes() == MANIFEST
     assert (tmp_path / "out" / "data" / "big.txt").read_bytes() == b"0123456789" * 200_000
     assert result.files == 3 and result.bytes == len(MANIFEST) + 12_000 + 2_000_000
-
-
-def pax_headers(links: int) -> bytes:
-    """`links` pax headers in a row, each naming the member that follows "ab" (tarfile reads each by recursion)."""
-    header = tarfile.TarInfo("././@PaxHeader")
-    header.type, header.size = tarfile.XHDTYPE, 11
-    return (header.tobuf(tarfile.USTAR_FORMAT) + b"11 path=ab\n".ljust(512, b"\0")) * links
-
-
-def pax_chain(links: int) -> bytes:
-    """A .tar.gz of one member after `links` pax headers."""
-    info = tarfile.TarInfo("bot.toml")
-    info.size = len(MANIFEST)
-    member = info.tobuf(tarfile.USTAR_FORMAT) + MANIFEST.ljust(512, b"\0")
-    return gzip.compress(pax_headers(links) + member + b"\0" * 1024)
 
 
 def test_a_chain_of_1500_pax_headers_is_one_line(tmp_path: Path) -> None:

@@ -76,49 +76,71 @@ def _unit_kinds(game: FamilyGame) -> list[str]:
     return kinds
 
 
+#: A side's reserve lines: (its key in State.to_json(), the words after the count).
+RESERVES = (("reserve_troops", "troops in reserve"), ("reserve_aircraft", "aircraft in reserve"),
+            ("reserve_ships", "ships in reserve"), ("reserve_siege_weapons", "siege weapons in reserve"),
+            ("commanders_reserve", "commanders in reserve"), ("commanders_standby", "commanders on standby"))
+
+
 def position(state: State, reveal: bool) -> dict[str, Any]:
     """Units per area, commanders on the areas' action spaces, bonuses, each side's facts, and the hands
     (with `reveal`; else only how many cards each side holds)."""
     game = family_game(state.game)
     data = state.to_json()
     board = game.board
-    kinds = _unit_kinds(game)
-    units = {}
-    for area in board.area_ids:
-        counts = [list(data.get(kind, {}).get(area, [0, 0])) for kind in kinds]
-        if any(any(row) for row in counts):
-            units[area] = counts
     orders = [_commanders_on(codes) for codes in data.get("spaces", [])]
-    support = [0, 0]
-    for space, placed in zip(board.spaces, orders):
-        if space.link < 0:
-            support = [support[0] + placed[0], support[1] + placed[1]]
     marks: dict[str, list[str]] = {}
     for area, bonus in data.get("bonuses", {}).items():
         marks.setdefault(area, []).append(_term(game, bonus))
     zone_ids = getattr(board, "zone_ids", ())
     groups = {zone: [list(data.get("aircraft", {}).get(zone, [0, 0]))] for zone in zone_ids}
-    hands = data.get("hands", [{}, {}])
-    sides = []
-    for seat in range(2):
-        lines = [f"VP {data.get('victory_points', [0, 0])[seat]}"]
-        for key, word in (("reserve_troops", "troops in reserve"), ("reserve_aircraft", "aircraft in reserve"),
-                          ("reserve_ships", "ships in reserve"), ("reserve_siege_weapons", "siege weapons in reserve"),
-                          ("commanders_reserve", "commanders in reserve"),
-                          ("commanders_standby", "commanders on standby")):
-            if key in data and (key != "reserve_aircraft" or zone_ids):
-                lines.append(f"{data[key][seat]} {word}")
-        if support[seat]:
-            lines.append(f"{support[seat]} commander(s) on support spaces")
-        if data.get("passed") and data["passed"][seat]:
-            lines.append("passed")
-        held = hands[seat] if seat < len(hands) else {}
-        count = sum(held.values())
-        names = [name for card, copies in sorted(held.items()) for name in [_card(game, card)] * copies]
-        sides.append({"lines": lines, "hand": names if reveal else None, "hand_count": count})
+    support = _on_support_spaces(game, orders)
+    sides = [_side(game, data, seat, support[seat], reveal) for seat in range(2)]
     player = state.current_player()
+    return {"units": _units(game, data), "marks": marks, "groups": groups, "sides": sides, "info": _info(game, data),
+            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": _dice(data), "orders": orders}
+
+
+def _units(game: FamilyGame, data: dict[str, Any]) -> dict[str, list[list[int]]]:
+    """Per area holding any: [count per side] per unit kind."""
+    kinds = _unit_kinds(game)
+    units = {}
+    for area in game.board.area_ids:
+        counts = [list(data.get(kind, {}).get(area, [0, 0])) for kind in kinds]
+        if any(any(row) for row in counts):
+            units[area] = counts
+    return units
+
+
+def _on_support_spaces(game: FamilyGame, orders: list[list[int]]) -> list[int]:
+    """Each side's commanders on the support spaces (those acting on no area)."""
+    support = [0, 0]
+    for space, placed in zip(game.board.spaces, orders):
+        if space.link < 0:
+            support = [support[0] + placed[0], support[1] + placed[1]]
+    return support
+
+
+def _side(game: FamilyGame, data: dict[str, Any], seat: int, support: int, reveal: bool) -> dict[str, Any]:
+    """One side's facts (victory points, reserves, support, passed) and its hand (names only with `reveal`)."""
+    zone_ids = getattr(game.board, "zone_ids", ())
+    lines = [f"VP {data.get('victory_points', [0, 0])[seat]}"]
+    lines += [f"{data[key][seat]} {word}" for key, word in RESERVES
+              if key in data and (key != "reserve_aircraft" or zone_ids)]
+    if support:
+        lines.append(f"{support} commander(s) on support spaces")
+    if data.get("passed") and data["passed"][seat]:
+        lines.append("passed")
+    hands = data.get("hands", [{}, {}])
+    held = hands[seat] if seat < len(hands) else {}
+    names = [name for card, copies in sorted(held.items()) for name in [_card(game, card)] * copies]
+    return {"lines": lines, "hand": names if reveal else None, "hand_count": sum(held.values())}
+
+
+def _info(game: FamilyGame, data: dict[str, Any]) -> list[str]:
+    """The round, the phase, the action under way, the initiative and why the game ended."""
     action = data.get("action") or {}
-    info = [f"round {data.get('round', 0)} of {board.rounds}", f"phase: {data.get('phase', '')}"]
+    info = [f"round {data.get('round', 0)} of {game.board.rounds}", f"phase: {data.get('phase', '')}"]
     if action.get("kind") and data.get("phase") not in ("over",):
         where = action.get("space")
         info.append(f"action: {action['kind']}" + (f" ({game.space_name(where)})"
@@ -127,12 +149,17 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
         info.append(f"initiative: {game.info.seat_names[data['initiative']]}")
     if data.get("reason"):
         info.append(f"ended: {data['reason']}")
+    return info
+
+
+def _dice(data: dict[str, Any]) -> str | None:
+    """The action's last roll (and what for), or None."""
+    action = data.get("action") or {}
     roll = action.get("roll", -1)
+    if not isinstance(roll, int) or roll < 0:
+        return None
     roll_for = action.get("roll_for")
-    dice = f"rolled {roll}" + (f" for {roll_for}" if roll_for not in (None, "none") else "") \
-        if isinstance(roll, int) and roll >= 0 else None
-    return {"units": units, "marks": marks, "groups": groups, "sides": sides, "info": info,
-            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": dice, "orders": orders}
+    return f"rolled {roll}" + (f" for {roll_for}" if roll_for not in (None, "none") else "")
 
 
 def family_game(game: Game) -> FamilyGame:

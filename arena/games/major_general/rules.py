@@ -45,6 +45,7 @@ from arena.games.major_general.data import (
     CUBE_POOL,
     DEPLOY,
     MOVE,
+    PUSH,
     RALLY,
     SABOTAGE,
     SCENARIO_IDS,
@@ -507,36 +508,56 @@ class MajorGeneralState(State):
 
     def _choices(self) -> list[int]:
         """The options of the pending command, [] when it can do nothing (more)."""
-        if self.pending == EMPTY:
+        pending = self.pending
+        if pending == EMPTY:
             return []
-        command, seat = self.pending >> 1, self.pending & 1
-        space = self._execution_space()
+        return self._OPTIONS_OF[pending >> 1](self, pending & 1, self._execution_space())
+
+    # Each command's options for `seat` executing it on `space` (the first three act on that space, the others
+    # on the one ahead, so they have none when the seat has no unit there or nothing is ahead).
+
+    def _deploy_options(self, seat: int, space: int) -> list[int]:
+        return [TARGET_YELLOW + seat] if self.supply[seat] and not self.steps else []
+
+    def _sabotage_options(self, seat: int, space: int) -> list[int]:
+        if self.steps:
+            return []
         units = self.units
-        mine = units[2 * space + seat]
-        if command == DEPLOY:
-            return [TARGET_YELLOW + seat] if self.supply[seat] and not self.steps else []
-        if command == SABOTAGE:
-            if self.steps:
-                return []
-            return [TARGET_YELLOW + s for s in (YELLOW, RED) if units[2 * space + s]]
-        if command == RALLY:
-            if self.steps:
-                return []
-            return [RALLY_BASE + s for s in range(NUM_SPACES) if s != space and units[2 * s + seat]]
-        ahead = space + DIRECTION[seat]
-        if not mine or not 0 <= ahead < NUM_SPACES:
+        return [TARGET_YELLOW + s for s in (YELLOW, RED) if units[2 * space + s]]
+
+    def _rally_options(self, seat: int, space: int) -> list[int]:
+        if self.steps:
             return []
-        if command == MOVE:
-            return [] if self.steps else list(range(MOVE_BASE, MOVE_BASE + mine))
-        if command == CHARGE:
-            if self.steps:
-                return []
-            return [TARGET_YELLOW + s for s in (YELLOW, RED) if units[2 * ahead + s]]
-        # PUSH: each pusher may push a unit of either colour already in the space ahead.
+        units = self.units
+        return [RALLY_BASE + s for s in range(NUM_SPACES) if s != space and units[2 * s + seat]]
+
+    def _move_options(self, seat: int, space: int) -> list[int]:
+        mine = self.units[2 * space + seat]
+        if self.steps or not mine or not 0 <= space + DIRECTION[seat] < NUM_SPACES:
+            return []
+        return list(range(MOVE_BASE, MOVE_BASE + mine))
+
+    def _charge_options(self, seat: int, space: int) -> list[int]:
+        units = self.units
+        ahead = space + DIRECTION[seat]
+        if self.steps or not units[2 * space + seat] or not 0 <= ahead < NUM_SPACES:
+            return []
+        return [TARGET_YELLOW + s for s in (YELLOW, RED) if units[2 * ahead + s]]
+
+    def _push_options(self, seat: int, space: int) -> list[int]:
+        """Each pusher may push a unit of either colour already in the space ahead."""
+        units = self.units
+        ahead = space + DIRECTION[seat]
+        if not units[2 * space + seat] or not 0 <= ahead < NUM_SPACES:
+            return []
         targets = [TARGET_YELLOW + s for s in (YELLOW, RED) if units[2 * ahead + s]]
         if self.steps and targets:
             targets.append(STOP_PUSHING)
         return targets
+
+    _OPTIONS_OF = tuple(options for _command, options in sorted({
+        DEPLOY: _deploy_options, SABOTAGE: _sabotage_options, RALLY: _rally_options, MOVE: _move_options,
+        CHARGE: _charge_options, PUSH: _push_options}.items()))  # indexed by command
 
     def _resolve(self, choice: int) -> None:
         """Carry out one choice of the pending command (already known to be legal)."""

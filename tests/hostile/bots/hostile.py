@@ -27,8 +27,9 @@ and, before its first Hello,
   escapes         prints terminal escape sequences (a clipboard write, a window title, a cursor that
                   draws a fake "all passed"), then plays on
 
-Folders under tests/hostile/bots link this file; the suite copies each folder with the link
-resolved, since a sandboxed bot sees its own folder only.
+The bots under tests/hostile/bots whose command runs `hostile.py` share this one file: the suite
+copies it into each of their folders (tests/hostile/conftest.py), since a sandboxed bot sees its
+own folder only.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Clients from many addresses on one machine: gRPC's Python client cannot choose its source address, and the
 referee counts its caps per address; so each loopback address 127.0.0.N gets an entrance of its own, a Unix
 socket whose connections reach the target from that address (`unix:PATH` is then a channel target that
-arrives from 127.0.0.N). Used by the tests and by bench/spectators.py and bench/web_attack.py."""
+arrives from 127.0.0.N). Not a benchmark: what bench/spectators.py and the tests build on (here, so that bench/
+never imports tests/)."""
 
 from __future__ import annotations
 
