@@ -1,6 +1,6 @@
 """A ratchet that keeps the house from sliding back unnoticed: every module on docs/architecture.md's
 map, no command module importing another, `Store` under its cap, bench/ apart from tests/, no function
-above its complexity ceiling (radon), no more `type: ignore` than today.
+above its complexity ceiling (radon), no more `type: ignore` than today, one hostile.py for the hostile bots.
 
 Each figure below is today's. Lowering one is a one-line change (and the test asks for it when the
 code got better); raising one needs a comment beside it that says why.
@@ -19,7 +19,6 @@ ARENA = REPO / "arena"
 
 # Modules not yet on the map (docs/architecture.md, "The packages"): may only shrink.
 OFF_THE_MAP = {
-    "arena/analysis/calibrate.py", "arena/analysis/calibration.py",
     "arena/cli/analyse.py", "arena/cli/bot.py", "arena/cli/bot_test.py", "arena/cli/common.py", "arena/cli/faults.py",
     "arena/cli/games.py", "arena/cli/ladder.py", "arena/cli/leaderboard.py", "arena/cli/main.py", "arena/cli/match.py",
     "arena/cli/play.py", "arena/cli/preflights.py", "arena/cli/replay.py", "arena/cli/runs.py", "arena/cli/sandbox.py",
@@ -29,37 +28,20 @@ OFF_THE_MAP = {
 # The CLI's lower floor: modules every command may import (and main.py, which assembles the groups).
 CLI_FLOOR = {"__init__", "main", "common", "runs", "options", "settings", "show"}
 COMMAND_IMPORTS = 22  # (command module, another command module it imports) pairs
-BENCH_IMPORTING_TESTS = {"bench/archives.py", "bench/spectators.py"}  # may only shrink
+BENCH_IMPORTING_TESTS: set[str] = set()  # may only shrink
 STORE_METHODS = 63  # methods of `Store` itself
 TYPE_IGNORES = 12  # `# type: ignore` comments in arena/ (the generated protocol code aside)
 CC_CEILING = 20  # radon's cyclomatic complexity: the top of grade C, for every function but these
 CC_ALLOWED = {  # function (module:qualified name) -> its own ceiling, until it is split
-    "arena/sandbox/check.py:grade": 41,
-    "arena/sandbox/launch.py:Launcher.plan": 23,
-    "arena/agents/mcts.py:MCTSAgent._iterate": 21,
-    "arena/submissions/archive.py:_check": 22,
-    "arena/submissions/checks.py:check_folder": 22,
-    "arena/rpc/manifest.py:manifest_problems": 33,
-    "arena/tournament/executor.py:LocalPoolExecutor.run": 33,
-    "arena/tournament/runner.py:TournamentRunner.run": 30,
-    "arena/ladder/pairing.py:plan_tables": 43,
-    "arena/ladder/status.py:_one": 31,
-    "arena/referee/authority.py:_play": 29,
-    "arena/referee/record.py:read_lines": 22,
+    "arena/cli/bot.py:show": 25,
     "arena/cli/bot_test.py:_print_report": 21,
-    "arena/cli/replay.py:replay": 25,
-    "arena/cli/match.py:_print_tables": 23,
-    "arena/cli/web.py:web": 27,
-    "arena/cli/tournament.py:run": 23,
     "arena/cli/ladder.py:serve": 27,
     "arena/cli/ladder.py:status": 26,
-    "arena/cli/bot.py:show": 25,
+    "arena/cli/match.py:_print_tables": 23,
+    "arena/cli/replay.py:replay": 25,
     "arena/cli/serve.py:serve": 24,
-    "arena/bottest/harness.py:run_conformance": 23,
-    "arena/ratings/bradley_terry.py:fit": 22,
-    "arena/games/views.py:spread": 38,
-    "arena/games/general_orders/view.py:position": 34,
-    "arena/games/major_general/rules.py:MajorGeneralState._choices": 26,
+    "arena/cli/tournament.py:run": 23,
+    "arena/cli/web.py:web": 27,
 }
 
 
@@ -182,6 +164,11 @@ def test_bench_never_imports_the_tests() -> None:
     found = bench_importing_tests()
     assert not found - BENCH_IMPORTING_TESTS, f"bench/ imports tests/: {sorted(found - BENCH_IMPORTING_TESTS)}"
     assert not BENCH_IMPORTING_TESTS - found, f"no longer: take them out: {sorted(BENCH_IMPORTING_TESTS - found)}"
+
+
+def test_the_hostile_bots_share_one_hostile_py() -> None:
+    copies = sorted(relative(path) for path in (REPO / "tests" / "hostile").rglob("hostile.py"))
+    assert copies == ["tests/hostile/bots/hostile.py"], copies
 
 
 # --- complexity and type ignores ------------------------------------------------------------------
