@@ -33,7 +33,7 @@ def sparkline(values: list[float], width: int = 40) -> str:
 def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """Every registered bot."""
     store = open_store(db, read_only=True)
-    bots = store.bots()
+    bots = store.bots.find()
     if json_output:
         print_json([{"name": b.name, "version": b.version, "artifact_hash": b.artifact_hash,
                      "kind": b.kind, "spec": b.spec, "owner": b.owner, "status": b.status,
@@ -48,7 +48,7 @@ def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) ->
 
 
 def _bot_json(store: Store, bot: BotRow, pools: list[str]) -> dict[str, Any]:
-    report = store.bot_report(bot.id)
+    report = store.bots.report(bot.id)
     return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
             "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
             "retired_at": iso(bot.retired_at), "preflight": report, "ratings": bot_ratings(store, bot, pools)}
@@ -62,16 +62,16 @@ def show(
 ) -> None:
     """A bot's versions, with their ratings in each game mode, rating history and head-to-head results."""
     store = open_store(db, read_only=True)
-    bots = store.bots(name)
+    bots = store.bots.find(name)
     if not bots:  # a built-in agent by its base name ("mcts"): the one stored with settings ("mcts(30)")
-        names = sorted({b.name for b in store.bots()})
+        names = sorted({b.name for b in store.bots.find()})
         variants = [known for known in names if known.startswith(f"{name}(")]
         if len(variants) == 1:
-            name, bots = variants[0], store.bots(variants[0])
+            name, bots = variants[0], store.bots.find(variants[0])
         else:
             hint = f" (with its settings: {', '.join(variants)})" if variants else ""
             fail(f"no bot named {name!r}{hint}; known bots: {', '.join(names[:20]) or 'none yet'}")
-    pools = pools_for(store, game) if game else store.pools()
+    pools = pools_for(store, game) if game else store.ratings.pools()
     data = [_bot_json(store, bot, pools) for bot in bots]
     if json_output:
         print_json(data if len(data) > 1 else data[0])

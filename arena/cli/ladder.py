@@ -76,7 +76,7 @@ def run(
     store = open_store(db, create=True)
     pool = pool_name(game)
     name = f"ladder:{pool}"
-    existing = store.tournament(name)
+    existing = store.tournaments.get(name)
     entrants = resolve_bots(bots, game) if bots else None
     if existing is None:
         entrants = entrants or builtin_bots(game)
@@ -89,9 +89,9 @@ def run(
     else:
         ladder_id = existing.id
         if entrants:
-            store.add_entries(ladder_id, [store.bot_id(bot.identity()) for bot in entrants])
+            store.tournaments.add_entries(ladder_id, [store.bots.register(bot.identity()) for bot in entrants])
         try:
-            get_format("ladder").check(len(store.entries(ladder_id)), game.num_seats, 1)
+            get_format("ladder").check(len(store.tournaments.entries(ladder_id)), game.num_seats, 1)
         except FormatError as error:
             fail(str(error), code=2)
     budget = parse_duration(duration) if duration else None

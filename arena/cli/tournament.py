@@ -241,7 +241,7 @@ def _say_extended(extended: list[tuple[TournamentRow, int]]) -> None:
 
 def _resume_line(store: Store, ids: list[int], db: str | None) -> str:
     """`arena tournament resume ...` for the unfinished ones of `ids`, pasteable."""
-    rows = [row for row in (store.tournament(i) for i in ids) if row is not None and row.status != "finished"]
+    rows = [row for row in (store.tournaments.get(i) for i in ids) if row is not None and row.status != "finished"]
     return command_line("tournament", "resume", *([str(row.name or row.id) for row in rows] or ["ID"]), db=db)
 
 
@@ -302,7 +302,7 @@ def _print_summary(store: Store, results: list[Standings]) -> None:
 
 
 def _print_standings(store: Store, tournament_id: int) -> None:
-    tournament = store.tournament(tournament_id)
+    tournament = store.tournaments.get(tournament_id)
     assert tournament is not None
     lines = tournament_table(store, tournament_id)
     title = (f"#{tournament.id}{' ' + tournament.name if tournament.name else ''}: {tournament.format} "
@@ -335,7 +335,7 @@ def _print_standings(store: Store, tournament_id: int) -> None:
 def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """List stored tournaments, newest first."""
     store = open_store(db, read_only=True)
-    rows = store.tournaments()
+    rows = store.tournaments.find()
     if json_output:
         print_json([{"id": r.id, "name": r.name, "game": r.game, "pool": r.pool, "format": r.format,
                      "seed": r.seed, "rounds": r.rounds, "status": r.status, "matches": r.matches,
@@ -361,13 +361,13 @@ def show(
 ) -> None:
     """Standings, cross-table and how the matches ended."""
     store = open_store(db, read_only=True)
-    found = store.tournament(tournament)
+    found = store.tournaments.get(tournament)
     if found is None:
         fail(f"no tournament {tournament!r} (see `arena tournament list`)")
-    matches = store.tournament_matches(found.id)
+    matches = store.matches.of_tournament(found.id)
     reasons = Counter(match.reason for match in matches)
     if json_output:
-        names = store.bot_names(store.entries(found.id))
+        names = store.bots.names(store.tournaments.entries(found.id))
         print_json({"id": found.id, "name": found.name, "game": found.game, "pool": found.pool,
                     "format": found.format, "seed": found.seed, "rounds": found.rounds,
                     "status": found.status, "matches": len(matches), "reasons": dict(reasons),
@@ -390,17 +390,15 @@ def export(
 ) -> None:
     """Write every stored match record of a tournament as .jsonl.gz files (`arena replay` reads them)."""
     store = open_store(db, read_only=True)
-    found = store.tournament(tournament)
+    found = store.tournaments.get(tournament)
     if found is None:
         fail(f"no tournament {tournament!r} (see `arena tournament list`)")
     folder = out or results_dir() / "records" / f"tournament-{found.id}"
     folder.mkdir(parents=True, exist_ok=True)
     count = 0
-    for match in store.tournament_matches(found.id):
-        stored = store.record(match.id)
-        assert stored is not None
+    for match in store.matches.of_tournament(found.id):
         path = folder / f"r{match.round:03d}-p{match.pairing:03d}-s{match.rotation}-{match.uid[:8]}.jsonl.gz"
-        path.write_bytes(stored[1])
+        path.write_bytes(store.matches.record(match))
         count += 1
     console.print(f"{count} record(s) written to {folder}/ (replay one with: arena replay FILE)")
 

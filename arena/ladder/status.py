@@ -110,16 +110,16 @@ class LadderStatus:
 
 def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20) -> list[LadderStatus]:
     """The status of every stored ladder (or those of `pools`)."""
-    ladders = [t for t in store.tournaments(format="ladder") if pools is None or t.pool in pools]
-    bots = {bot.id: bot for bot in store.bots()}
+    ladders = [t for t in store.tournaments.find(format="ladder") if pools is None or t.pool in pools]
+    bots = {bot.id: bot for bot in store.bots.find()}
     return [_one(store, ladder, bots, recent) for ladder in sorted(ladders, key=lambda t: t.pool)]
 
 
 def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: int) -> LadderStatus:
     state = dict(ladder.settings.get("service", {}))
-    entries = store.entries(ladder.id)
-    finished = store.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
-    pairings = store.open_pairings(ladder.id)
+    entries = store.tournaments.entries(ladder.id)
+    finished = store.tournaments.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
+    pairings = store.tournaments.open_pairings(ladder.id)
     seats = max((len(row.bots) for row in pairings), default=2)
     pending: dict[int, int] = {}
     waiting = voided = 0
@@ -135,14 +135,14 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
                 pending[bot] = pending.get(bot, 0) + open_rotations
         else:
             voided += open_rotations
-    faults: dict[int, list[RecentFault]] = {}
-    for fault in store.bot_faults(tournament_id=ladder.id, limit=recent):
-        faults.setdefault(fault.bot_id, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
+    faults: dict[int | None, list[RecentFault]] = {}
+    for fault in store.matches.faults(tournament_id=ladder.id, limit=recent):
+        faults.setdefault(fault.offending_bot, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
                                                                _iso(fault.finished_at)))
     infra = [InfrastructureFault(f.round, f.pairing, f.rotation, [bots[b].name for b in f.bots if b in bots],
                                  f.detail[:300], _iso(f.at))
-             for f in store.infra_faults(ladder.id, limit=recent)]
-    ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
+             for f in store.tournaments.infra_faults(ladder.id, limit=recent)]
+    ratings = {row.bot_id: row for row in store.ratings.of_pool(ladder.pool)}
     field = [bot for bot in state.get("field", entries) if bot in bots and bots[bot].status == "live"]
     remotes = {row.bot_id: row for row in Hosting(store).remote_bots()}
     field += [bot for bot in sorted(remotes) if bot not in field and bot in bots and bots[bot].status == "live"]

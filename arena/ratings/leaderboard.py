@@ -10,7 +10,8 @@ from typing import Any, cast
 from arena.ratings import bradley_terry
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
-from arena.store.repository import PairCount, RatingRow, Store
+from arena.store.repository import Store
+from arena.store.rows import PairCount, RatingRow
 from arena.store.rows import bot_origin
 
 
@@ -72,12 +73,12 @@ def standings(rows: list[RatingRow]) -> list[Standing]:
 def leaderboard(store: Store, pool: str, live_only: bool = True) -> list[Standing]:
     """The pool's current leaderboard: the live version of each bot (`live_only=False`: every version
     ever rated, retired ones too)."""
-    return standings(store.ratings(pool, live_only=live_only))
+    return standings(store.ratings.of_pool(pool, live_only=live_only))
 
 
 def bradley_terry_fit(store: Store, pool: str, prior: float = 1.0) -> dict[int, bradley_terry.StrengthEstimate]:
     """Bradley-Terry strengths of the pool's bots from every stored pairwise result, by bot id."""
-    counts: list[PairCount] = store.pair_counts(pool)
+    counts: list[PairCount] = store.matches.pair_counts(pool)
     estimates = bradley_terry.fit(((c.a, c.b, c.wins, c.draws, c.losses) for c in counts), prior=prior)
     return {cast(int, e.player): e for e in estimates}  # (the players fitted are bot ids)
 
@@ -94,7 +95,7 @@ class Leaderboards:
         self._lock = threading.Lock()
 
     def _entry(self, pool: str, live_only: bool) -> tuple[list[Standing], list[dict[str, Any]], dict[int, int]]:
-        stamp = self.store.ratings_stamp(pool)
+        stamp = self.store.ratings.stamp(pool)
         kept = self._kept.get((pool, live_only))
         if kept is None or kept[0] != stamp:
             ranked = leaderboard(self.store, pool, live_only)

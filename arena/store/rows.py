@@ -68,7 +68,7 @@ class TournamentRow:
     status: str  # "running" or "finished"
     created_at: datetime
     finished_at: datetime | None
-    matches: int = 0  # how many are stored (filled by Store.tournaments)
+    matches: int = 0  # how many are stored (filled by Tournaments.find)
 
     @property
     def label(self) -> str:
@@ -110,40 +110,71 @@ class InfraFaultRow:
 
 
 @dataclass(frozen=True)
-class FaultRow:
-    """A stored match that a bot's fault ended (timeout, crash, illegal action...)."""
+class StoredSeat:
+    """Who sat in one seat of a stored match and where they finished."""
 
-    match_id: int
-    uid: str
-    pool: str
-    tournament_id: int
-    bot_id: int  # the offender
-    reason: str
-    detail: str
-    finished_at: datetime
+    seat: int
+    bot_id: int
+    bot: str  # its name
+    version: str
+    rank: int
+    score: float | None
+    luck: float | None  # what chance gave the seat, in points (arena.luck); None: not measured
 
 
 @dataclass(frozen=True)
-class MatchRow:
-    """A stored match of a tournament, with its seats' bots."""
+class StoredMatch:
+    """A stored match: where it belongs, what was played, how it ended, and its seats. Its record is read on
+    request (`Matches.record`): the one door to a stored match."""
 
     id: int
+    uid: str  # the record's match_id
+    tournament_id: int
     round: int
     pairing: int
     rotation: int
+    game: str
+    pool: str
+    options: dict[str, Any]
     seed: int
     ranking: tuple[int, ...]
     scores: tuple[float, ...]
     reason: str
-    offender: int | None
+    offender: int | None  # the seat whose fault ended it
+    detail: str
     steps: int
+    decisions: int
     timings: dict[str, Any]
-    uid: str
     record_id: int
+    rated: bool
+    started_at: datetime
     finished_at: datetime
-    bots: tuple[int, ...]  # per seat
-    rated: bool = True
-    luck: tuple[float, ...] | None = None  # per seat, as results are corrected by it (arena.luck); None: none measured
+    seats: tuple[StoredSeat, ...]
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """(round, pairing, rotation): unique within its tournament."""
+        return (self.round, self.pairing, self.rotation)
+
+    @property
+    def bots(self) -> tuple[int, ...]:
+        """The bot id per seat."""
+        return tuple(seat.bot_id for seat in self.seats)
+
+    @property
+    def luck(self) -> tuple[float, ...] | None:
+        """The luck per seat, as results are corrected by it; None unless every seat has one."""
+        lucks = [seat.luck for seat in self.seats]
+        if not lucks or any(luck is None for luck in lucks):
+            return None
+        return tuple(float(luck) for luck in lucks if luck is not None)
+
+    @property
+    def offending_bot(self) -> int | None:
+        """The bot whose fault ended the match, or None."""
+        if self.offender is None or not 0 <= self.offender < len(self.seats):
+            return None
+        return self.seats[self.offender].bot_id
 
 
 @dataclass(frozen=True)

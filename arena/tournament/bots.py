@@ -16,7 +16,7 @@ from typing import Any, Callable
 from arena import __version__
 from arena.agents import AGENTS, UnknownAgentError, agent_name, make_agent, parse_agent_spec
 from arena.games.base import Game
-from arena.store.repository import BotIdentity
+from arena.store.rows import BotIdentity
 
 # Search budgets the demo turns down so a field of built-in bots plays a game in seconds: the first
 # of these an agent's constructor accepts is set (an agent may instead define `demo_params`).

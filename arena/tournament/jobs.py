@@ -65,7 +65,7 @@ class MatchJob:
 class PlayedMatch:
     """A played match: its job, the result, timing facts and the whole record, gzip-compressed.
 
-    The store takes it as it is (`Store.save_matches`). Between processes it travels as `wire()`, a
+    The store takes it as it is (`store.matches.save`). Between processes it travels as `wire()`, a
     plain tuple without the job (the sender of the job still has it): the main process of a
     tournament unpacks thousands a second.
     """

@@ -183,10 +183,10 @@ def test_a_mixed_field_sends_agent_matches_to_workers_and_plays_programs_here(
     report = json.loads(captured.out)["tournaments"][0]
     assert report["finished"] and report["stored"] == report["expected"] == 6
     store = Store.open(url)
-    kinds = {bot.id: bot.kind for bot in store.bots()}
-    matches = store.tournament_matches(report["id"])
+    kinds = {bot.id: bot.kind for bot in store.bots.find()}
+    matches = store.matches.of_tournament(report["id"])
     assert sum(1 for m in matches if "program" in {kinds[b] for b in m.bots}) == 4
-    assert {row.name for row in store.ratings("major-general")} == {"a", "b", "p"}
+    assert {row.name for row in store.ratings.of_pool("major-general")} == {"a", "b", "p"}
     store.close()
 
 
@@ -281,12 +281,12 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
         assert not thread.is_alive(), "the run did not finish after the worker was lost"
         [summary] = summaries
         assert summary.finished and summary.stored == 2 and runner.infra_faults >= 1
-        faults = store.infra_faults(tournament)
+        faults = store.tournaments.infra_faults(tournament)
         assert faults and all("stopped answering" in fault.detail for fault in faults)
-        matches = store.tournament_matches(tournament)
+        matches = store.matches.of_tournament(tournament)
         assert sorted((m.round, m.pairing, m.rotation) for m in matches) == [(0, 0, 0), (0, 0, 1)]
         assert all(m.reason != "infrastructure" for m in matches)  # played again: a real result, rated
-        ratings = {row.name: row.games for row in store.ratings(tournament_pool(store, tournament))}
+        ratings = {row.name: row.games for row in store.ratings.of_pool(tournament_pool(store, tournament))}
         assert ratings == {"a": 2, "b": 2}
     finally:
         executor.close()
@@ -304,7 +304,7 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
 
 
 def tournament_pool(store: Store, tournament: int) -> str:
-    row = store.tournament(tournament)
+    row = store.tournaments.get(tournament)
     assert row is not None
     return row.pool
 
