@@ -30,6 +30,7 @@ from typing import Any
 from arena.bots import BUILTIN_BOTS
 from arena.games.registry import load_game
 from arena.ladder import LadderService, LadderSettings, Schedule
+from arena.referee.players import PlayerKind
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, Store
 from arena.tournament import parse_bots
@@ -51,7 +52,7 @@ def measure(folder: Path, field: str, rounds: int, matches: int, sandbox: str) -
             shutil.copytree(BUILTIN_BOTS / "random", copy)
             text = (copy / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
             (copy / "bot.toml").write_text(text)
-            bot, _ = store.bots.add_version(BotIdentity(name, "1", name, "program", str(copy)), games=["*"])
+            bot, _ = store.bots.add_version(BotIdentity(name, "1", name, PlayerKind.PROGRAM, str(copy)), games=["*"])
             store.bots.set_status(bot, "live", {"ok": True, "bench": True})
     settings = LadderSettings(games=(GAME,), schedule=Schedule.parse("1s"), matches_per_round=matches,
                               max_pending=matches, builtins={GAME.name: tuple(builtins)}, seed=11)

@@ -52,6 +52,7 @@ from arena.ladder.pairing import Candidate, plan_tables
 from arena.ladder.service import round_reads
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.models import Bot, Entry, Match, Record, Tournament
 
@@ -132,7 +133,8 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
     rng = random.Random(seed)
     with store.engine.begin() as conn:
         conn.execute(insert(Bot), [{"name": f"bot{i}", "version": "1", "artifact_hash": f"{i:016x}", "owner": "",
-                                    "kind": "agent", "spec": "random", "created_at": START} for i in range(bots)])
+                                    "kind": PlayerKind.AGENT.value, "spec": "random", "created_at": START}
+                                   for i in range(bots)])
         tournament = int(conn.execute(insert(Tournament).values(
             name="ladder", game=GAME, pool=GAME, options={}, format="ladder", seed=seed, rounds=0, settings={},
             status="running", created_at=START)).inserted_primary_key[0])  # type: ignore[index]

@@ -36,21 +36,21 @@ def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) ->
     bots = store.bots.find()
     if json_output:
         print_json([{"name": b.name, "version": b.version, "artifact_hash": b.artifact_hash,
-                     "kind": b.kind, "spec": b.spec, "owner": b.owner, "status": b.status,
+                     "kind": b.kind.value, "spec": b.spec, "owner": b.owner, "status": b.status,
                      "created_at": b.created_at.isoformat(timespec="seconds") + "Z"} for b in bots])
         return
     table = Table(title="Bots")
     for column in ("name", "version", "artifact", "kind", "status", "spec", "registered"):
         table.add_column(column)
     for b in bots:
-        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind, b.status, b.spec, ago(b.created_at))
+        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind.value, b.status, b.spec, ago(b.created_at))
     console.print(table)
 
 
 def _bot_json(store: Store, bot: BotRow, pools: list[str]) -> dict[str, Any]:
     report = store.bots.report(bot.id)
     return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
-            "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
+            "kind": bot.kind.value, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
             "retired_at": iso(bot.retired_at), "preflight": report, "ratings": bot_ratings(store, bot, pools)}
 
 

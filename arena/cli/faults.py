@@ -32,7 +32,7 @@ def print_fault(name: str, reason: str, detail: str, evidence: dict[str, Any] | 
 def print_tournament_faults(store: Store, tournament_id: int) -> None:
     """For each bot program of a tournament that lost matches by its own fault: how many, and the latest
     one with its last output lines, from the stored record."""
-    programs = {bot.id: bot for bot in store.bots.find() if bot.kind in ("program", "remote")}
+    programs = {bot.id: bot for bot in store.bots.find() if bot.kind.is_program}
     faults = [(bot, fault) for fault in store.matches.faults(tournament_id=tournament_id, limit=100_000)
               if (bot := fault.offending_bot) in programs]  # newest first
     counts = Counter(bot for bot, _fault in faults)

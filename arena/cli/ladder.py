@@ -36,6 +36,7 @@ from arena.cli.runs import (
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.referee.evidence import shown
+from arena.referee.players import PlayerKind
 from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
 from arena.referee.seeds import new_seed
@@ -188,7 +189,7 @@ def serve(
     settings = LadderSettings(games=tuple(modes), schedule=schedule, matches_per_round=matches_per_round,
                               max_pending=max_pending, retries=retries, builtins=builtin_specs,
                               round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
-    play = play_settings(concurrency, broker, queue, sandbox, {"agent", "program"}, limits)
+    play = play_settings(concurrency, broker, queue, sandbox, {PlayerKind.AGENT, PlayerKind.PROGRAM}, limits)
     if (tls_cert is None) != (tls_key is None):
         fail("TLS needs both --tls-cert and --tls-key", code=2)
     if port is not None:

@@ -299,7 +299,7 @@ def _version_json(bot: BotRow, store: Store) -> dict[str, Any]:
     report = store.bots.report(bot.id) or {}
     preflight = report.get("ok"), report.get("seconds")
     return {"id": bot.id, "name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
-            "status": bot.status, "owner": bot.owner, "kind": bot.kind, "path": bot.spec,
+            "status": bot.status, "owner": bot.owner, "kind": bot.kind.value, "path": bot.spec,
             "games": list(bot.games) if bot.games is not None else None, "follows": bot.parent_id,
             "submitted_at": bot.created_at.isoformat(timespec="seconds") + "Z",
             "retired_at": bot.retired_at.isoformat(timespec="seconds") + "Z" if bot.retired_at else None,

@@ -36,6 +36,7 @@ from arena.cli.serve import check_sandbox_here, sandbox_settings
 from arena.games.base import Game
 from arena.games.registry import game_modes
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
@@ -78,10 +79,10 @@ def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
 
 
 def play_settings(concurrency: int | None, broker: str | None, queue: str, sandbox: str | None,
-                  kinds: set[str], limits: AgentLimits = DEFAULT_LIMITS) -> PlaySettings:
+                  kinds: set[PlayerKind], limits: AgentLimits = DEFAULT_LIMITS) -> PlaySettings:
     """Where the matches play; the sandbox is checked (one line if it cannot run) when bot programs enter."""
     settings = None
-    if "program" in kinds:
+    if PlayerKind.PROGRAM in kinds:
         settings = sandbox_settings(sandbox)
         check_sandbox_here(settings)
     return PlaySettings(concurrency=concurrency, broker=broker, queue=queue, sandbox=settings, limits=limits)
@@ -171,7 +172,7 @@ def run(
                             settings={"duplicate": True} if duplicate else {})
              for game in games]
     kinds = {bot.kind for one in specs for bot in one.bots}
-    if duplicate and kinds != {"agent"}:
+    if duplicate and kinds != {PlayerKind.AGENT}:
         fail(DUPLICATE_REFUSED, code=2)
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
@@ -254,7 +255,7 @@ def _report(store: Store, results: list[Standings], json_output: bool, standings
         for result in results:
             _print_standings(store, result.summary.tournament_id)
     for result in results:
-        if entrant_kinds(store, result.tournament.id) - {"agent"}:
+        if entrant_kinds(store, result.tournament.id) - {PlayerKind.AGENT}:
             print_tournament_faults(store, result.tournament.id)
     if len(results) == 1:
         summary, tournament = results[0].summary, results[0].tournament
@@ -374,7 +375,7 @@ def show(
                     "standings": [line.to_json(names) for line in tournament_table(store, found.id)]})
         return
     _print_standings(store, found.id)
-    if entrant_kinds(store, found.id) - {"agent"}:
+    if entrant_kinds(store, found.id) - {PlayerKind.AGENT}:
         print_tournament_faults(store, found.id)
     console.print(f"{len(matches)} match(es), {found.status}; endings: "
                   + (", ".join(f"{reason} {count}" for reason, count in reasons.most_common()) or "-"))

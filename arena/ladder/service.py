@@ -38,6 +38,7 @@ from arena.ladder.pairing import IDLE_HORIZON, Candidate, charged_pending, idle_
 from arena.ladder.schedule import Schedule
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
@@ -187,7 +188,7 @@ class LadderService:
             if "seen_match_id" not in self._state(tournament_id):  # what was stored before is not news
                 stored = self.store.matches.of_tournament(tournament_id)
                 self._update_state(tournament_id, seen_match_id=max((m.id for m in stored), default=0))
-        self.executors.for_kinds({"agent"}).start()  # fork the workers before any thread of ours exists
+        self.executors.for_kinds({PlayerKind.AGENT}).start()  # fork the workers before any thread of ours exists
         if self.play.network is not None:  # remote bots connect at any time, not only during rounds
             programs = self.executors.referee()
             programs.remote_lookup = self._remote_token_hash
@@ -316,9 +317,9 @@ class LadderService:
         online = self._open_streams(game)
         if online:
             live |= {bot.id for bot in self.store.bots.find(status="live")
-                     if bot.kind == "remote" and online.get(bot.name)}
+                     if bot.kind is PlayerKind.REMOTE and online.get(bot.name)}
         for bot in self.store.bots.find(status="live", submitted=True):
-            if bot.kind != "program" or not bot.plays(game.name, family):
+            if bot.kind is not PlayerKind.PROGRAM or not bot.plays(game.name, family):
                 continue
             if os.path.isdir(bot.spec):
                 live.add(bot.id)
@@ -352,9 +353,9 @@ class LadderService:
         """Per remote bot of the field (by id): how many matches it can take at once now."""
         online = self._open_streams(game)
         return {bot.id: online.get(bot.name, 0) for bot in self.store.bots.find()
-                if bot.id in active and bot.kind == "remote"}
+                if bot.id in active and bot.kind is PlayerKind.REMOTE}
 
-    def _kinds(self, bots: set[int]) -> set[str]:
+    def _kinds(self, bots: set[int]) -> set[PlayerKind]:
         return {bot.kind for bot in self.store.bots.find() if bot.id in bots}
 
     def _plan(self, tournament: TournamentRow, game: Game, active: set[int], planned: list[PairingRow],

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
@@ -75,7 +76,7 @@ class LadderBot:
 
     bot: str
     version: str
-    kind: str
+    kind: PlayerKind
     games: int
     mu: float | None
     sigma: float | None
@@ -105,7 +106,7 @@ class LadderStatus:
     recent_infrastructure_faults: list[InfrastructureFault]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self, dict_factory=_json_fields)
 
 
 def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20) -> list[LadderStatus]:
@@ -166,6 +167,11 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
                         bool(remotes[bot].online) if bot in remotes else None, _seen(remotes.get(bot)))
               for bot in field],
         recent_infrastructure_faults=infra)
+
+
+def _json_fields(fields: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A dataclass's fields as JSON values: a bot's kind as its spelling."""
+    return {name: value.value if isinstance(value, PlayerKind) else value for name, value in fields}
 
 
 def _seen(remote: RemoteBotRow | None) -> str | None:

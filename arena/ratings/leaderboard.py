@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any, cast
 
 from arena.ratings import bradley_terry
+from arena.referee.players import Origin, PlayerKind
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
 from arena.store.repository import Store
 from arena.store.rows import PairCount, RatingRow
-from arena.store.rows import bot_origin
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,9 @@ class Standing:
     draws: int
     losses: int
     last_played: datetime | None
-    kind: str = "agent"  # "agent", "program" or "remote"
+    kind: PlayerKind = PlayerKind.AGENT
     owner: str = ""
-    origin: str = "built-in"  # "built-in", "submitted" or "remote" (arena.store.rows.bot_origin)
+    origin: Origin = Origin.BUILT_IN
 
     @property
     def score(self) -> float:
@@ -58,7 +58,7 @@ class Standing:
             "draws": self.draws, "losses": self.losses, "win_rate": round(self.win_rate, 4),
             "win_rate_low": round(low, 4), "win_rate_high": round(high, 4),
             "last_played": self.last_played.isoformat(timespec="seconds") + "Z" if self.last_played else None,
-            "kind": self.kind, "owner": self.owner, "origin": self.origin,
+            "kind": self.kind.value, "owner": self.owner, "origin": self.origin.value,
         }
 
 
@@ -66,7 +66,7 @@ def standings(rows: list[RatingRow]) -> list[Standing]:
     """Rows sorted by conservative score (then mu, then name), ranked from 1."""
     ordered = sorted(rows, key=lambda r: (-conservative(r.mu, r.sigma), -r.mu, r.name, r.version))
     return [Standing(rank, r.bot_id, r.name, r.version, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses,
-                     r.last_played, r.kind, r.owner, bot_origin(r.kind, r.spec))
+                     r.last_played, r.kind, r.owner, r.kind.origin(r.spec))
             for rank, r in enumerate(ordered, start=1)]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from arena.referee.players import PlayerKind
 from arena.store.models import Bot, utcnow
 from arena.store.rows import BotIdentity, BotRow
 from arena.store.writes import inserted_id
@@ -37,7 +38,7 @@ class Bots:
                 with conn.begin_nested():
                     result = conn.execute(insert(Bot).values(
                         name=identity.name, version=identity.version, artifact_hash=identity.artifact_hash,
-                        owner=identity.owner, kind=identity.kind, spec=identity.spec, created_at=utcnow()))
+                        owner=identity.owner, kind=identity.kind.value, spec=identity.spec, created_at=utcnow()))
                     return inserted_id(result)
             except IntegrityError:  # registered by someone else meanwhile
                 return int(conn.execute(query).scalar_one())
@@ -73,7 +74,8 @@ class Bots:
         """The bot names an owner has live now (a submitted version or a remote bot)."""
         with self.engine.connect() as conn:
             rows = conn.execute(select(Bot.name).where(Bot.owner == owner, Bot.status == "live",
-                                                       Bot.kind.in_(("program", "remote"))))
+                                                       Bot.kind.in_((PlayerKind.PROGRAM.value,
+                                                                     PlayerKind.REMOTE.value))))
             return {row.name for row in rows}
 
     def report(self, bot_id: int) -> dict[str, Any] | None:
@@ -97,7 +99,7 @@ class Bots:
                                   .order_by(Bot.id.desc()).limit(1)).scalar()
             values: dict[str, Any] = {"name": identity.name, "version": identity.version,
                                       "artifact_hash": identity.artifact_hash, "owner": identity.owner,
-                                      "kind": identity.kind, "spec": identity.spec, "created_at": utcnow(),
+                                      "kind": identity.kind.value, "spec": identity.spec, "created_at": utcnow(),
                                       "status": status, "parent_id": parent}
             if games is not None:  # (None stays SQL NULL: "any game")
                 values["games"] = list(games)
@@ -157,4 +159,5 @@ def _chain(bot: int, parents: dict[int, int]) -> tuple[int, ...]:
 def _bot_row(row: Any) -> BotRow:
     data = dict(row._mapping)
     games = data.pop("games")
-    return BotRow(**data, games=tuple(games) if games is not None else None)
+    kind = PlayerKind(data.pop("kind"))  # (the column holds PlayerKind's values)
+    return BotRow(**data, kind=kind, games=tuple(games) if games is not None else None)

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, bindparam, case, delete, func, insert, select, update
 
+from arena.referee.players import PlayerKind
 from arena.store.bots import lineage
 from arena.store.models import Bot, Match, Rating, RatingEvent
 from arena.store.rows import PlayedMatchLike, RatingPoint, RatingPolicy, RatingRow
@@ -47,7 +48,7 @@ class Ratings:
         if live_only:
             query = query.where(Bot.status == "live")
         with self.engine.connect() as conn:
-            return [RatingRow(**row._mapping) for row in conn.execute(query)]
+            return [RatingRow(**{**row._mapping, "kind": PlayerKind(row.kind)}) for row in conn.execute(query)]
 
     def of_bot(self, bot_id: int) -> list[RatingRow]:
         """A bot's standing in each pool it is rated in."""

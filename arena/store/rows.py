@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from arena.referee.players import Origin, PlayerKind
+
 
 @dataclass(frozen=True)
 class BotRow:
@@ -17,7 +19,7 @@ class BotRow:
     version: str
     artifact_hash: str
     owner: str
-    kind: str  # "agent" or "program"
+    kind: PlayerKind  # AGENT, PROGRAM or REMOTE
     spec: str
     created_at: datetime
     status: str = "live"  # "live", or for a submitted version "pending", "failed" or "retired"
@@ -35,21 +37,9 @@ class BotRow:
         return self.games is None or "*" in self.games or game_name in self.games or family in self.games
 
     @property
-    def origin(self) -> str:
-        """Where the bot comes from (see `bot_origin`)."""
-        return bot_origin(self.kind, self.spec)
-
-
-def bot_origin(kind: str, spec: str) -> str:
-    """'built-in' (Arena's agents and its own bot programs), 'remote' (run on its owner's computer) or
-    'submitted' (a bot program someone brought: uploaded, submitted or run from a folder)."""
-    if kind == "agent":
-        return "built-in"
-    if kind == "remote":
-        return "remote"
-    from arena.paths import BUILTIN_BOTS
-
-    return "built-in" if spec.startswith(str(BUILTIN_BOTS) + "/") else "submitted"
+    def origin(self) -> Origin:
+        """Where the bot comes from."""
+        return self.kind.origin(self.spec)
 
 
 @dataclass(frozen=True)
@@ -224,7 +214,7 @@ class BotIdentity:
     name: str
     version: str
     artifact_hash: str
-    kind: str = "agent"
+    kind: PlayerKind = PlayerKind.AGENT
     spec: str = ""
     owner: str = ""
 
@@ -285,7 +275,7 @@ class RatingRow:
     draws: int
     losses: int
     last_played: datetime | None
-    kind: str = "agent"
+    kind: PlayerKind = PlayerKind.AGENT
     owner: str = ""
     spec: str = ""
 

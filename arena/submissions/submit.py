@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.clock import ClockSettings
+from arena.referee.players import REMOTE_VERSION, PlayerKind
 from arena.rpc.manifest import BOT_NAME
 from arena.sandbox.integrity import content_hash
 from arena.sandbox.launch import SandboxSettings
@@ -102,7 +103,7 @@ def authorize(store: Store, name: str, owner: str | None, token: str | None, *, 
     required (`verified`: the caller checked the token already, as the web API does) and the name
     must be new or already theirs.
     """
-    earlier = {bot.owner for bot in store.bots.find(name) if bot.kind in ("program", "remote") and bot.owner}
+    earlier = {bot.owner for bot in store.bots.find(name) if bot.kind.is_program and bot.owner}
     if verified and owner:
         if earlier and owner not in earlier:
             raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
@@ -160,7 +161,7 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
             os.rename(unpacked.root, target)
             _make_read_only(target)
         result.path = str(target)
-        identity = BotIdentity(manifest.name, manifest.version, digest, "program", str(target), owner)
+        identity = BotIdentity(manifest.name, manifest.version, digest, PlayerKind.PROGRAM, str(target), owner)
         bot_id, new = store.bots.add_version(identity, games=list(manifest.games))
         result.bot_id = bot_id
         row = store.bots.get(bot_id)
@@ -193,7 +194,7 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
 
 
 def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
-    """Register `name` as `owner`'s remote bot (a live bot of kind "remote", run on its owner's computer):
+    """Register `name` as `owner`'s remote bot (a live bot of kind PlayerKind.REMOTE, run on its owner's computer):
     (the name, its token, shown once: only its hash is kept). SubmissionError for a name that cannot be."""
     from arena.agents import AGENTS
     from arena.rpc.pool import new_token
@@ -206,7 +207,7 @@ def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
     if store.bots.find(name):
         raise NameTaken(f"the name {name!r} is taken; pick another")
     token = new_token()
-    identity = BotIdentity(name, "remote", hash_token(f"remote:{name}"), "remote", name, owner)
+    identity = BotIdentity(name, REMOTE_VERSION, hash_token(f"remote:{name}"), PlayerKind.REMOTE, name, owner)
     bot_id, _new = store.bots.add_version(identity, games=None, status="live")
     Hosting(store).add_remote_bot(name, owner, hash_token(token), bot_id)
     return name, token
@@ -215,7 +216,7 @@ def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
 def find_version(store: Store, text: str) -> BotRow:
     """The bot version NAME (its live one) or NAME@VERSION (a version label or a hash prefix); SubmissionError."""
     name, _, wanted = text.partition("@")
-    versions = [bot for bot in store.bots.find(name) if bot.kind == "program"]
+    versions = [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
     if not versions:
         raise SubmissionError(f"no submitted bot named {name!r} (see `arena bot list`)")
     if not wanted:

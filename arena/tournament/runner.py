@@ -25,6 +25,7 @@ from arena.games.base import Game
 from arena.ratings.policy import TrueSkillPolicy
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.players import PlayerKind
 from arena.store.repository import Store
 from arena.store.rows import PairingRow
 from arena.tournament.bots import BotSpec
@@ -66,15 +67,15 @@ def create_tournament(store: Store, *, game: Game, bots: list[BotSpec], format: 
     the schedule and, as the secret that keys them, every game's chance; `settings["duplicate"]` plays every
     rotation of a pairing on one seed (in-process agents only: FormatError otherwise)."""
     get_format(format).check(len(bots), game.num_seats, rounds)
-    if (settings or {}).get("duplicate") and any(bot.kind != "agent" for bot in bots):
+    if (settings or {}).get("duplicate") and any(bot.kind.is_program for bot in bots):
         raise FormatError(DUPLICATE_REFUSED)
     bot_ids = [store.bots.register(bot.identity()) for bot in bots]
     return store.tournaments.create(name=name, game=game.name, pool=pool_name(game), options=game.options,
                                     format=format, seed=seed, rounds=rounds, settings=settings or {}, bot_ids=bot_ids)
 
 
-def entrant_kinds(store: Store, tournament_id: int) -> set[str]:
-    """The kinds of bot entered: {"agent"}, {"program"} or both."""
+def entrant_kinds(store: Store, tournament_id: int) -> set[PlayerKind]:
+    """The kinds of bot entered: agents, bot programs (launched or remote), or both."""
     entries = set(store.tournaments.entries(tournament_id))
     return {bot.kind for bot in store.bots.find() if bot.id in entries}
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ContextManager
 
 from arena.games.base import Game
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.rows import TournamentRow
 from arena.tournament.bots import BotSpec
@@ -274,12 +275,12 @@ class Executors:
         self.agents: Executor | None = None
         self.programs: RefereeExecutor | None = None
 
-    def for_kinds(self, kinds: set[str]) -> Executor:
+    def for_kinds(self, kinds: set[PlayerKind]) -> Executor:
         """Agents alone: the pool (or Celery); programs (launched or remote) alone: the referee; both: routed
         between them."""
-        if kinds <= {"agent"}:
+        if kinds <= {PlayerKind.AGENT}:
             return self._agents()
-        if "agent" not in kinds:
+        if PlayerKind.AGENT not in kinds:
             return self.referee()
         return RoutingExecutor(self._agents(), self.referee())
 

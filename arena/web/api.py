@@ -235,7 +235,8 @@ def bots(request: Request, q: str | None = Query(None, max_length=200, descripti
         live = [bot for bot in versions if bot.status == "live"]
         newest = live[-1] if live else versions[-1]
         rows.append({"name": name, "versions": len(versions), "live_version": live[-1].version if live else None,
-                     "status": newest.status, "owner": newest.owner, "kind": newest.kind, "origin": newest.origin})
+                     "status": newest.status, "owner": newest.owner, "kind": newest.kind.value,
+                     "origin": newest.origin.value})
     return {"total": len(names), "page": page, "per_page": per_page, "bots": rows}
 
 
@@ -250,7 +251,8 @@ def bot(request: Request, name: str) -> dict[str, Any]:
         ratings = bot_ratings(store, version, leaderboards=leaderboards_of(request), history_points=HISTORY_POINTS)
         out_versions.append({
             "id": version.id, "version": version.version, "artifact_hash": version.artifact_hash,
-            "status": version.status, "owner": version.owner, "kind": version.kind, "origin": version.origin,
+            "status": version.status, "owner": version.owner, "kind": version.kind.value,
+            "origin": version.origin.value,
             "games_declared": list(version.games) if version.games is not None else None,
             "submitted_at": iso(version.created_at), "retired_at": iso(version.retired_at),
             "follows": version.parent_id, "preflight": _public_report(store.bots.report(version.id)),

@@ -148,9 +148,9 @@ def my_bots(request: Request) -> dict[str, Any]:
     store = store_of(request)
     names: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for bot in store.bots.find():
-        if bot.owner == who.owner and bot.kind in ("program", "remote"):
+        if bot.owner == who.owner and bot.kind.is_program:
             names[bot.name].append({"id": bot.id, "version": bot.version, "artifact_hash": bot.artifact_hash,
-                                    "status": bot.status, "kind": bot.kind, "submitted_at": _iso(bot.created_at),
+                                    "status": bot.status, "kind": bot.kind.value, "submitted_at": _iso(bot.created_at),
                                     "retired_at": _iso(bot.retired_at), "preflight": store.bots.report(bot.id),
                                     "faults": store.matches.fault_counts(bot.id)})
     remotes = {row.name: row for row in hosting_of(request).remote_bots(who.owner)}

@@ -17,6 +17,7 @@ from arena.bots import BUILTIN_BOTS
 from arena.games.registry import load_game
 from arena.ladder import ladder_status, LadderService, LadderSettings, Schedule
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.submissions import hash_token
@@ -66,7 +67,8 @@ def remote_bot(address: str, name: str, token: str, log: Path, *command: str) ->
 
 def wait_online(service: LadderService, name: str, bot: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
-    while service.executors.for_kinds({"program"}).open_streams().get(name, 0) < 1:  # type: ignore[attr-defined]
+    programs = service.executors.for_kinds({PlayerKind.PROGRAM})
+    while programs.open_streams().get(name, 0) < 1:  # type: ignore[attr-defined]
         assert bot.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
         time.sleep(0.05)
 
@@ -105,8 +107,8 @@ def test_an_offline_remote_bot_is_not_paired_and_loses_nothing(store: Store, ser
     assert presence is not None and presence.online == 0 and presence.last_seen is None
     [status] = ladder_status(store)  # listed all the same, as offline (it was left out of the round's field)
     [listed] = [bot for bot in status.bots if bot.bot == name]
-    assert listed.online is False and listed.last_seen is None and listed.kind == "remote"
-    assert all(bot.online is None for bot in status.bots if bot.kind != "remote")
+    assert listed.online is False and listed.last_seen is None and listed.kind == PlayerKind.REMOTE
+    assert all(bot.online is None for bot in status.bots if bot.kind != PlayerKind.REMOTE)
 
 
 def test_a_remote_bot_with_a_wrong_token_is_never_seated(store: Store, service: LadderService,

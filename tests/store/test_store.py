@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
 from arena.ratings.policy import DEFAULT_POLICY
+from arena.referee.players import PlayerKind
 from arena.store import BotIdentity, Store, StoreError, create_db_engine, resolve_url
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 from arena.store.models import Base, Match, Rating, RatingEvent, Record
@@ -64,7 +65,7 @@ def test_bot_identity(store: Store) -> None:
 def _one_match(store: Store, tournament: int, bots: tuple[int, ...], key: tuple[int, int, int],
                pool: str = "major-general") -> PlayedMatch:
     now = datetime(2025, 1, 1)
-    seats = tuple(SeatBot(bot, f"bot{bot}", "1", "agent", "random") for bot in bots)
+    seats = tuple(SeatBot(bot, f"bot{bot}", "1", PlayerKind.AGENT, "random") for bot in bots)
     job = MatchJob(tournament, *key, "major-general", {}, 1, seats, pool=pool)
     return PlayedMatch(job, uid=f"u{key}", ranking=(0, 1), scores=(3.0, 1.0), reason="score", offender=None,
                        detail="", steps=10, decisions=8, timings={}, record_gz=b"x", record_size=1, started_at=now,

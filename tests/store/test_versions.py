@@ -14,6 +14,7 @@ from arena.ratings.leaderboard import leaderboard
 from arena.ratings.rerate import rerate
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+from arena.referee.players import PlayerKind
 from arena.store import BotIdentity, Store
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 
@@ -28,8 +29,8 @@ def store(tmp_path: Path) -> Store:
 
 
 def _version(store: Store, name: str, version: str, content: str, status: str = "live") -> int:
-    bot, new = store.bots.add_version(BotIdentity(name, version, content, "program", f"/bots/{name}/{content}", "ann"),
-                                      games=["major-general"])
+    identity = BotIdentity(name, version, content, PlayerKind.PROGRAM, f"/bots/{name}/{content}", "ann")
+    bot, new = store.bots.add_version(identity, games=["major-general"])
     assert new
     store.bots.set_status(bot, status)
     return bot
@@ -37,7 +38,7 @@ def _version(store: Store, name: str, version: str, content: str, status: str = 
 
 def _won(store: Store, tournament: int, winner: int, loser: int, number: int) -> PlayedMatch:
     now = datetime(2026, 1, 1, 0, 0, number)
-    seats = (SeatBot(winner, "w", "1", "program", ""), SeatBot(loser, "l", "1", "agent", "random"))
+    seats = (SeatBot(winner, "w", "1", PlayerKind.PROGRAM, ""), SeatBot(loser, "l", "1", PlayerKind.AGENT, "random"))
     job = MatchJob(tournament, number, 0, 0, "major-general", {}, number, seats, pool=POOL)
     return PlayedMatch(job, uid=f"m{number}", ranking=(0, 1), scores=(1.0, 0.0), reason="score", offender=None,
                        detail="", steps=3, decisions=2, timings={}, record_gz=b"x", record_size=1, started_at=now,
@@ -57,14 +58,15 @@ def _ratings(store: Store) -> dict[str, float]:
 def test_a_new_version_follows_the_last_one_that_did_not_fail_and_retires_it_on_going_live(store: Store) -> None:
     first = _version(store, "ann-bot", "1", "aaaa")
     failed = _version(store, "ann-bot", "2", "bbbb", status="failed")
-    second, _ = store.bots.add_version(BotIdentity("ann-bot", "3", "cccc", "program", "/x", "ann"), games=["*"])
+    newest = BotIdentity("ann-bot", "3", "cccc", PlayerKind.PROGRAM, "/x", "ann")
+    second, _ = store.bots.add_version(newest, games=["*"])
     assert store.bots.get(second).parent_id == first  # not the failed one
     assert store.bots.get(second).status == "pending" and store.bots.get(first).status == "live"
     assert store.bots.set_status(second, "live") == [first]
     assert store.bots.get(first).status == "retired" and store.bots.get(first).retired_at is not None
     assert store.bots.get(failed).status == "failed"
     assert [b.id for b in store.bots.find("ann-bot", status="live")] == [second]
-    again, new = store.bots.add_version(BotIdentity("ann-bot", "3", "cccc", "program", "/x", "ann"), games=["*"])
+    again, new = store.bots.add_version(newest, games=["*"])
     assert (again, new) == (second, False)  # the same files again: the same version
 
 

@@ -23,6 +23,7 @@ import pytest
 from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
 from arena.games.registry import load_game
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.tournament import ExecutorError, InlineExecutor, MatchJob, SeatBot, TournamentRunner, create_tournament
 from arena.tournament import parse_bots
@@ -33,8 +34,8 @@ from tests.tournament.conftest import rating_table, signature
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/9")
 GAME = "major-general/hold-the-centre"
-SEAT_A = SeatBot(1, "a", "1", "agent", "greedy")
-SEAT_B = SeatBot(2, "b", "1", "agent", "random")
+SEAT_A = SeatBot(1, "a", "1", PlayerKind.AGENT, "greedy")
+SEAT_B = SeatBot(2, "b", "1", PlayerKind.AGENT, "random")
 
 
 def _redis_reason() -> str | None:
@@ -137,7 +138,7 @@ def test_a_match_a_worker_cannot_play_comes_back_as_an_infrastructure_fault_with
 @needs_redis
 def test_unordered_results_come_as_they_finish(queue: str) -> None:
     """What a ladder service asks for: a slow match first in the list does not keep a fast one behind it."""
-    slow = SeatBot(3, "slow", "1", "agent", "mcts:iterations=2000")
+    slow = SeatBot(3, "slow", "1", PlayerKind.AGENT, "mcts:iterations=2000")
     jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (slow, slow)),
             MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_B, SEAT_B))]
     with CeleryExecutor(REDIS_URL, 2, queue) as executor:
@@ -185,7 +186,7 @@ def test_a_mixed_field_sends_agent_matches_to_workers_and_plays_programs_here(
     store = Store.open(url)
     kinds = {bot.id: bot.kind for bot in store.bots.find()}
     matches = store.matches.of_tournament(report["id"])
-    assert sum(1 for m in matches if "program" in {kinds[b] for b in m.bots}) == 4
+    assert sum(1 for m in matches if PlayerKind.PROGRAM in {kinds[b] for b in m.bots}) == 4
     assert {row.name for row in store.ratings.of_pool("major-general")} == {"a", "b", "p"}
     store.close()
 
@@ -203,7 +204,8 @@ def test_local_workers_start_cleanly_after_talking_to_the_broker(queue: str) -> 
     script = f"""
 from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
 from arena.tournament.celery_executor import CeleryExecutor
-seat = SeatBot(1, "a", "1", "agent", "random")
+from arena.referee.players import PlayerKind
+seat = SeatBot(1, "a", "1", PlayerKind.AGENT, "random")
 job = MatchJob(1, 0, 0, 0, "major-general", {{}}, 7, (seat, seat))
 with CeleryExecutor({REDIS_URL!r}, 2, {queue!r}) as remote:
     assert all(remote.serving(timeout=0.3) for _ in range(3))
@@ -315,7 +317,7 @@ def test_agents_on_workers_keep_to_the_limits_the_run_sets(queue: str) -> None:
     worker, the record says why, and the worker plays on."""
     from arena.referee.limits import AgentLimits
 
-    endless = SeatBot(4, "endless", "1", "agent", "mcts:iterations=1000000000")
+    endless = SeatBot(4, "endless", "1", PlayerKind.AGENT, "mcts:iterations=1000000000")
     jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (endless, SEAT_B)),
             MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_A, SEAT_B))]
     with CeleryExecutor(REDIS_URL, 2, queue, limits=AgentLimits(decision_s=0.5, match_s=60.0)) as executor:

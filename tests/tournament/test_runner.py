@@ -9,6 +9,7 @@ import pytest
 
 from arena.agents import AGENTS, Agent, DecisionRequest
 from arena.games.registry import load_game
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.store import Store
@@ -208,7 +209,7 @@ def test_a_dead_worker_is_an_infrastructure_fault_retried_then_given_up_never_sc
 
 
 def test_a_match_that_cannot_be_set_up_is_an_infrastructure_fault_not_a_bots() -> None:
-    seat = SeatBot(1, "r", "1", "agent", "random")
+    seat = SeatBot(1, "r", "1", PlayerKind.AGENT, "random")
     job = MatchJob(1, 0, 0, 0, "no-such-game", {}, 7, (seat, seat))
     with LocalPoolExecutor(1) as executor:
         [outcome] = executor.run([job])
@@ -264,12 +265,13 @@ def test_a_process_with_threads_starts_its_workers_from_a_fork_server() -> None:
 
     script = """
 import os, threading
+from arena.referee.players import PlayerKind
 from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
 from arena.tournament.executor import worker_start_method
 assert worker_start_method() == "fork", "a single thread forks"
 threading.Thread(target=threading.Event().wait, daemon=True).start()
 assert worker_start_method() == "forkserver"
-seat = SeatBot(1, "a", "1", "agent", "random")
+seat = SeatBot(1, "a", "1", PlayerKind.AGENT, "random")
 job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (seat, seat))
 pool = LocalPoolExecutor(2)
 played = list(pool.run([job] * 6))

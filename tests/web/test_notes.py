@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.store import Store
 from arena.submissions import hash_token
@@ -52,8 +53,8 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
                                           options={}, format="round-robin", seed=1, rounds=1, settings={},
                                           bot_ids=[bot.id, opponent])
     job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
-                   (SeatBot(bot.id, "ann-notes", "1", "program", bot.spec),
-                    SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
+                   (SeatBot(bot.id, "ann-notes", "1", PlayerKind.PROGRAM, bot.spec),
+                    SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
     [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)).run([job]))
     store.matches.save([played], DEFAULT_POLICY)
     [match] = store.matches.of_tournament(tournament)

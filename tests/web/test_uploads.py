@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 from arena.cli.main import main
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.submissions import hash_token
 from arena.tournament.bots import BotSpec
@@ -220,8 +221,8 @@ def test_fault_evidence_is_its_owners_alone(site: tuple[TestClient, Store, Path]
                                           options={}, format="round-robin", seed=1, rounds=1, settings={},
                                           bot_ids=[bot.id, opponent])
     job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
-                   (SeatBot(bot.id, "ann-crash", "1", "program", bot.spec), SeatBot(opponent, "random", "1", "agent",
-                                                                                   "random")), pool="major-general")
+                   (SeatBot(bot.id, "ann-crash", "1", PlayerKind.PROGRAM, bot.spec),
+                    SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
     [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
     store.matches.save([played], DEFAULT_POLICY)
     [match] = store.matches.of_tournament(tournament)
