@@ -18,6 +18,11 @@ from arena.store.writes import bulk_insert
 
 _MATCHES = Match.__table__
 _SEATS = MatchSeat.__table__
+# a stored match's columns, in StoredMatch's order
+_COLUMNS = select(Match.id, Match.uid, Match.tournament_id, Match.round, Match.pairing, Match.rotation, Match.game,
+                  Match.pool, Match.options, Match.seed, Match.ranking, Match.scores, Match.reason, Match.offender,
+                  Match.detail, Match.steps, Match.decisions, Match.timings, Match.record_id, Match.rated,
+                  Match.started_at, Match.finished_at)
 _MAX_ID = {table: select(func.coalesce(func.max(table.id), 0)) for table in (Record, Match)}
 _INSERT_RETURNING_ID = {table: insert(table).returning(table.id, sort_by_parameter_order=True)
                         for table in (Record, Match)}
@@ -63,7 +68,7 @@ class Matches:
         if key is None:
             return None
         with self.engine.connect() as conn:
-            found = _read(conn, select(_MATCHES).where(key).limit(2))
+            found = _read(conn, _COLUMNS.where(key).limit(2))
         return found[0] if len(found) == 1 else None
 
     def record(self, match: StoredMatch) -> bytes:
@@ -82,19 +87,19 @@ class Matches:
             conditions.append(Match.tournament_id == tournament_id)
         if bot_id is None:
             count = select(func.count()).select_from(Match).where(*conditions)
-            query = select(_MATCHES).where(*conditions).order_by(Match.id.desc()).offset(offset).limit(limit)
+            query = _COLUMNS.where(*conditions).order_by(Match.id.desc()).offset(offset).limit(limit)
         else:  # from the bot's own seats, newest first (its index), never a walk down the whole match table
             mine = (select(MatchSeat.match_id).join(Match, Match.id == MatchSeat.match_id)
                     .where(MatchSeat.bot_id == bot_id, *conditions).group_by(MatchSeat.match_id))
             count = select(func.count()).select_from(mine.subquery())
             page = mine.order_by(MatchSeat.match_id.desc()).offset(offset).limit(limit)
-            query = select(_MATCHES).where(Match.id.in_(page.scalar_subquery())).order_by(Match.id.desc())
+            query = _COLUMNS.where(Match.id.in_(page.scalar_subquery())).order_by(Match.id.desc())
         with self.engine.connect() as conn:
             return int(conn.execute(count).scalar_one()), _read(conn, query)
 
     def of_tournament(self, tournament_id: int, after_id: int | None = None) -> list[StoredMatch]:
         """The stored matches of a tournament (those stored after match `after_id`), in key order."""
-        query = (select(_MATCHES).where(Match.tournament_id == tournament_id)
+        query = (_COLUMNS.where(Match.tournament_id == tournament_id)
                  .order_by(Match.round, Match.pairing, Match.rotation))
         if after_id is not None:
             query = query.where(Match.id > after_id)
@@ -103,7 +108,7 @@ class Matches:
 
     def faults(self, pool: str | None = None, tournament_id: int | None = None, limit: int = 100) -> list[StoredMatch]:
         """The latest stored matches a bot's fault ended (timeouts, crashes...), newest first."""
-        query = select(_MATCHES).where(Match.offender.is_not(None)).order_by(Match.id.desc()).limit(limit)
+        query = _COLUMNS.where(Match.offender.is_not(None)).order_by(Match.id.desc()).limit(limit)
         if pool is not None:
             query = query.where(Match.pool == pool)
         if tournament_id is not None:
@@ -208,30 +213,28 @@ def _match_key(match: int | str) -> Any:
 
 
 def _read(conn: Any, query: Any) -> list[StoredMatch]:
-    """The matches `query` selects (every column of the matches table), in its order, with their seats."""
+    """The matches `query` (`_COLUMNS` with conditions) selects, in its order, with their seats."""
     rows = list(conn.execute(query))
     if not rows:
         return []
-    seats_query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id, MatchSeat.rank, MatchSeat.score,
-                          MatchSeat.luck, Bot.name, Bot.version)
+    seats_query = (select(MatchSeat.match_id, MatchSeat.seat, MatchSeat.bot_id, Bot.name, Bot.version, MatchSeat.rank,
+                          MatchSeat.score, MatchSeat.luck)  # (after the match's id, in StoredSeat's order)
                    .join(Bot, Bot.id == MatchSeat.bot_id)
                    .where(MatchSeat.match_id.in_(query.with_only_columns(Match.id).scalar_subquery()))
                    .order_by(MatchSeat.match_id, MatchSeat.seat))
     seats: dict[int, list[StoredSeat]] = {}
-    for seat in conn.execute(seats_query):
-        seats.setdefault(seat.match_id, []).append(StoredSeat(seat.seat, seat.bot_id, seat.name, seat.version,
-                                                              seat.rank, seat.score, seat.luck))
+    for match_id, *seat in conn.execute(seats_query):
+        seats.setdefault(match_id, []).append(StoredSeat(*seat))
     return [_stored_match(row, seats.get(row.id, [])) for row in rows]
 
 
 def _stored_match(row: Any, seats: list[StoredSeat]) -> StoredMatch:
-    return StoredMatch(
-        id=row.id, uid=row.uid, tournament_id=row.tournament_id, round=row.round, pairing=row.pairing,
-        rotation=row.rotation, game=row.game, pool=row.pool, options=dict(row.options or {}), seed=int(row.seed),
-        ranking=tuple(row.ranking), scores=tuple(row.scores or ()), reason=row.reason, offender=row.offender,
-        detail=row.detail, steps=row.steps, decisions=row.decisions, timings=dict(row.timings or {}),
-        record_id=row.record_id, rated=bool(row.rated), started_at=row.started_at, finished_at=row.finished_at,
-        seats=tuple(seats))
+    """A row of `_COLUMNS` as a StoredMatch (unpacked, not read by name: a tournament's matches are many)."""
+    (match_id, uid, tournament_id, round_, pairing, rotation, game, pool, options, seed, ranking, scores, reason,
+     offender, detail, steps, decisions, timings, record_id, rated, started_at, finished_at) = row
+    return StoredMatch(match_id, uid, tournament_id, round_, pairing, rotation, game, pool, options or {}, int(seed),
+                       tuple(ranking), tuple(scores or ()), reason, offender, detail, steps, decisions, timings or {},
+                       record_id, bool(rated), started_at, finished_at, tuple(seats))
 
 
 def _insert_many(conn: Any, table: Any, rows: list[dict[str, Any]]) -> list[int]:
