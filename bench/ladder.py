@@ -30,6 +30,7 @@ from typing import Any
 from arena.bots import BUILTIN_BOTS
 from arena.games.registry import load_game
 from arena.ladder import LadderService, LadderSettings, Schedule
+from arena.referee.players import PlayerKind
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, Store
 from arena.tournament import parse_bots
@@ -51,8 +52,8 @@ def measure(folder: Path, field: str, rounds: int, matches: int, sandbox: str) -
             shutil.copytree(BUILTIN_BOTS / "random", copy)
             text = (copy / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
             (copy / "bot.toml").write_text(text)
-            bot, _ = store.add_version(BotIdentity(name, "1", name, "program", str(copy)), games=["*"])
-            store.set_bot_status(bot, "live", {"ok": True, "bench": True})
+            bot, _ = store.bots.add_version(BotIdentity(name, "1", name, PlayerKind.PROGRAM, str(copy)), games=["*"])
+            store.bots.set_status(bot, "live", {"ok": True, "bench": True})
     settings = LadderSettings(games=(GAME,), schedule=Schedule.parse("1s"), matches_per_round=matches,
                               max_pending=matches, builtins={GAME.name: tuple(builtins)}, seed=11)
     service = LadderService(store, settings, PlaySettings(concurrency=1, sandbox=SandboxSettings(mode=sandbox)),
@@ -62,11 +63,11 @@ def measure(folder: Path, field: str, rounds: int, matches: int, sandbox: str) -
     try:
         service.play_round()  # warm-up: workers, the referee and the bot processes start
         for _ in range(rounds):
-            seen = {m.id for m in store.tournament_matches(service.ladders[GAME.name][1])}
+            seen = {m.id for m in store.matches.of_tournament(service.ladders[GAME.name][1])}
             started = time.perf_counter()
             report = service.play_round()
             wall_s = time.perf_counter() - started
-            fresh = [m for m in store.tournament_matches(service.ladders[GAME.name][1]) if m.id not in seen]
+            fresh = [m for m in store.matches.of_tournament(service.ladders[GAME.name][1]) if m.id not in seen]
             match_s = sum(float(m.timings.get("wall_ms", 0.0)) for m in fresh) / 1000.0
             part = report.pools[0]
             assert part.stored == len(fresh) > 0

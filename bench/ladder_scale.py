@@ -12,7 +12,7 @@ and its growth is visible. At each size:
   the peak memory of its process;
 - planning one ladder round: the pool's ratings read from the store and the tables drawn for N/2
   matches (`arena.ladder.pairing.plan_tables`, as the ladder service does);
-- storing one round's results (N/2 matches, at most 5,000) with their rating updates (`Store.save_matches`);
+- storing one round's results (N/2 matches, at most 5,000) with their rating updates (`store.matches.save`);
 - the leaderboard (first page) and a bot page over HTTP from a real `arena web`, p50 and p95 of
   `--requests` requests on one keep-alive connection, beside the anchor (/favicon.ico) in the same run;
 - what the ladder service reads of its tournament every round (the open pairings and those of the last
@@ -52,6 +52,7 @@ from arena.ladder.pairing import Candidate, plan_tables
 from arena.ladder.service import round_reads
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.models import Bot, Entry, Match, Record, Tournament
 
@@ -132,7 +133,8 @@ def fill(store: Store, bots: int, matches: int, seed: int = 7) -> int:
     rng = random.Random(seed)
     with store.engine.begin() as conn:
         conn.execute(insert(Bot), [{"name": f"bot{i}", "version": "1", "artifact_hash": f"{i:016x}", "owner": "",
-                                    "kind": "agent", "spec": "random", "created_at": START} for i in range(bots)])
+                                    "kind": PlayerKind.AGENT.value, "spec": "random", "created_at": START}
+                                   for i in range(bots)])
         tournament = int(conn.execute(insert(Tournament).values(
             name="ladder", game=GAME, pool=GAME, options={}, format="ladder", seed=seed, rounds=0, settings={},
             status="running", created_at=START)).inserted_primary_key[0])  # type: ignore[index]
@@ -216,7 +218,7 @@ def rerate_run(url: str) -> dict[str, float]:
 def plan_round(store: Store, tournament: int, seed: int) -> tuple[float, int]:
     """Seconds to plan one ladder round of N/2 matches from the store's ratings; the tables planned."""
     started = time.perf_counter()
-    ratings = store.ratings(GAME)
+    ratings = store.ratings.of_pool(GAME)
     rng = random.Random(seed)
     candidates = [Candidate(row.bot_id, (row.mu, row.sigma), row.games, rng.randrange(3), rng.randrange(3))
                   for row in ratings]
@@ -273,7 +275,7 @@ def store_round(store: Store, tournament: int, bots: int, record: bytes, size: i
     results = [Result(tournament, 10**6, index, 0, tuple(rng.sample(range(1, bots + 1), 2)), uuid.uuid4().hex,
                       rng.choice(((0, 1), (1, 0), (0, 0))), record, size, now, now) for index in range(count)]
     started = time.perf_counter()
-    store.save_matches(results, DEFAULT_POLICY)
+    store.matches.save(results, DEFAULT_POLICY)
     return time.perf_counter() - started, count
 
 

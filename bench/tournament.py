@@ -36,6 +36,7 @@ from sqlalchemy import insert
 
 from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.models import Bot, Entry, Match, MatchSeat, Record, Tournament
 from arena.tournament import InlineExecutor, LocalPoolExecutor, TournamentRunner, create_tournament, parse_bots
@@ -74,7 +75,7 @@ def play_only_rate(matches: int, processes: int) -> float:
     nothing stored: what the host itself allows, the anchor for the tournament's scaling."""
     import multiprocessing
 
-    seats = (SeatBot(1, "r1", "1", "agent", "random"), SeatBot(2, "r2", "1", "agent", "random"))
+    seats = (SeatBot(1, "r1", "1", PlayerKind.AGENT, "random"), SeatBot(2, "r2", "1", PlayerKind.AGENT, "random"))
     jobs = [MatchJob(0, n, 0, 0, GAME, {}, derive_seed(2024, n), seats) for n in range(matches)]
     play_jobs(jobs[:2])  # load the game before forking, as the pool's workers find it
     context = multiprocessing.get_context("fork")
@@ -93,7 +94,8 @@ def fill_results(store: Store, results: int, bots: int = 20, seed: int = 7) -> N
     now = datetime(2025, 1, 1)
     with store.engine.begin() as conn:
         conn.execute(insert(Bot), [{"name": f"bot{i}", "version": "1", "artifact_hash": f"{i:016x}", "owner": "",
-                                    "kind": "agent", "spec": "random", "created_at": now} for i in range(bots)])
+                                    "kind": PlayerKind.AGENT.value, "spec": "random", "created_at": now}
+                                   for i in range(bots)])
         tournament = conn.execute(insert(Tournament).values(
             name=None, game=GAME, pool=GAME, options={}, format="round-robin", seed=seed, rounds=1, settings={},
             status="finished", created_at=now)).inserted_primary_key[0]  # type: ignore[index]

@@ -157,10 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         spec = TournamentSpec(games=(load_game(REPLAY_GAME),), bots=tuple(parse_bots("random,greedy")),
                               format="round-robin", rounds=8, seed=3)
         run(spec, store, PlaySettings(concurrency=1))
-        _total, matches = store.match_page(pool=REPLAY_GAME, limit=100)
-        longest = max(matches, key=lambda m: m["steps"])
-        detail = store.match(longest["id"])
-        assert detail is not None
+        _total, matches = store.matches.page(pool=REPLAY_GAME, limit=100)
+        longest = max(matches, key=lambda m: m.steps)
         store.close()
         fill_s = time.perf_counter() - started
         process, port = start_web(db)
@@ -169,12 +167,12 @@ def main(argv: list[str] | None = None) -> int:
             board = timed(port, f"/api/leaderboards/major-general?per_page={min(args.bots, 200)}", args.requests)
             bot = timed(port, "/api/bots/bot7", args.requests)
             shell = timed(port, "/", args.requests)
-            replay = timed(port, f"/api/matches/{longest['id']}/replay", max(5, args.requests // 3))
-            browser = browser_open_ms(f"http://127.0.0.1:{port}/matches/{longest['id']}", longest["steps"])
+            replay = timed(port, f"/api/matches/{longest.id}/replay", max(5, args.requests // 3))
+            browser = browser_open_ms(f"http://127.0.0.1:{port}/matches/{longest.id}", longest.steps)
         finally:
             process.terminate()
             process.wait(10)
-    steps, decisions = longest["steps"], detail["decisions"]
+    steps, decisions = longest.steps, longest.decisions
     steps_per_1000 = 1000 * steps / decisions  # chance steps come with the decisions
     server_1000 = replay["p50_ms"] / steps * steps_per_1000
     # the board is drawn from the first line whatever the length; every step loaded grows with it

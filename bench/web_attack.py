@@ -216,7 +216,7 @@ def main() -> int:
     store = Store.open(db)
     run(TournamentSpec(games=(load_game("major-general"),), bots=tuple(parse_bots("random,greedy,scripted")),
                        format="round-robin", rounds=2, seed=1, name="bench"), store, PlaySettings(concurrency=2))
-    store.add_owner("bench", hash_token(TOKEN))
+    store.owners.add("bench", hash_token(TOKEN))
     store.close()
     bots = folder / "bots"
     bots.mkdir()

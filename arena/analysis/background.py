@@ -36,24 +36,25 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
     done = 0
     failed: set[int] = set()
     while not should_stop():
-        batch = [match for match in store.unanalysed_matches(tournaments, limit=50 + len(failed))
+        batch = [match for match in store.analyses.unanalysed(tournaments, limit=50 + len(failed))
                  if match not in failed]
         if not batch:
             return done
         for match_id in batch:
             if should_stop():
                 return done
-            found = store.record(match_id)
+            found = store.matches.get(match_id)
             if found is None:
                 failed.add(match_id)
                 continue
             try:
-                analysis = analyse_record(MatchRecord.from_bytes(found[1], f"match {match_id}"), budget, seed)
+                analysis = analyse_record(MatchRecord.from_bytes(store.matches.record(found), f"match {match_id}"),
+                                          budget, seed)
             except (AnalysisError, ReplayDivergence, RecordError) as error:
                 failed.add(match_id)
                 on_match(match_id, False, f"match {match_id} not analysed: {error}")
                 continue
-            store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
+            store.analyses.save(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
             done += 1
             on_match(match_id, True, f"match {match_id} analysed: {len(analysis.entries)} decisions in "
                                f"{analysis.seconds:.1f}s, {len(analysis.turning_points)} turning point(s)")

@@ -117,7 +117,7 @@ def analyse(
     except (AnalysisError, ReplayDivergence) as error:
         fail(f"{label}: {error}")
     if store is not None and match_id is not None:  # a stored match keeps its analysis
-        store.save_analysis(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
+        store.analyses.save(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
     if json_output:
         document = analysis.to_json(timings=timings)
         if seat is not None:
@@ -136,11 +136,11 @@ def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output
     store = open_store(db)
     ids = []
     for name in names:
-        found = store.tournament(name)
+        found = store.tournaments.get(name)
         if found is None:
             fail(f"no tournament or ladder {name!r} (see `arena tournament list` and `arena ladder status`)")
         ids.append(found.id)
-    total = store.unanalysed_count(ids)
+    total = store.analyses.unanalysed_count(ids)
     failed: list[str] = []
     done = 0
     with RunDisplay(f"analysing {', '.join(names)}", unit="matches", quiet=json_output) as shown:

@@ -33,24 +33,24 @@ def sparkline(values: list[float], width: int = 40) -> str:
 def list_bots(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """Every registered bot."""
     store = open_store(db, read_only=True)
-    bots = store.bots()
+    bots = store.bots.find()
     if json_output:
         print_json([{"name": b.name, "version": b.version, "artifact_hash": b.artifact_hash,
-                     "kind": b.kind, "spec": b.spec, "owner": b.owner, "status": b.status,
+                     "kind": b.kind.value, "spec": b.spec, "owner": b.owner, "status": b.status,
                      "created_at": b.created_at.isoformat(timespec="seconds") + "Z"} for b in bots])
         return
     table = Table(title="Bots")
     for column in ("name", "version", "artifact", "kind", "status", "spec", "registered"):
         table.add_column(column)
     for b in bots:
-        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind, b.status, b.spec, ago(b.created_at))
+        table.add_row(b.name, b.version, b.artifact_hash[:12], b.kind.value, b.status, b.spec, ago(b.created_at))
     console.print(table)
 
 
 def _bot_json(store: Store, bot: BotRow, pools: list[str]) -> dict[str, Any]:
-    report = store.bot_report(bot.id)
+    report = store.bots.report(bot.id)
     return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
-            "kind": bot.kind, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
+            "kind": bot.kind.value, "spec": bot.spec, "owner": bot.owner, "status": bot.status,
             "retired_at": iso(bot.retired_at), "preflight": report, "ratings": bot_ratings(store, bot, pools)}
 
 
@@ -62,16 +62,16 @@ def show(
 ) -> None:
     """A bot's versions, with their ratings in each game mode, rating history and head-to-head results."""
     store = open_store(db, read_only=True)
-    bots = store.bots(name)
+    bots = store.bots.find(name)
     if not bots:  # a built-in agent by its base name ("mcts"): the one stored with settings ("mcts(30)")
-        names = sorted({b.name for b in store.bots()})
+        names = sorted({b.name for b in store.bots.find()})
         variants = [known for known in names if known.startswith(f"{name}(")]
         if len(variants) == 1:
-            name, bots = variants[0], store.bots(variants[0])
+            name, bots = variants[0], store.bots.find(variants[0])
         else:
             hint = f" (with its settings: {', '.join(variants)})" if variants else ""
             fail(f"no bot named {name!r}{hint}; known bots: {', '.join(names[:20]) or 'none yet'}")
-    pools = pools_for(store, game) if game else store.pools()
+    pools = pools_for(store, game) if game else store.ratings.pools()
     data = [_bot_json(store, bot, pools) for bot in bots]
     if json_output:
         print_json(data if len(data) > 1 else data[0])

@@ -15,6 +15,7 @@ from rich.text import Text
 from arena.games.base import Game
 from arena.games.registry import GameOptionError, UnknownGameError, load_game
 from arena.referee.evidence import shown
+from arena.referee.players import REMOTE_VERSION
 
 PIPED_WIDTH = 120  # columns for tables written to a file or a pipe (rich would assume 80)
 
@@ -42,7 +43,7 @@ class PlainConsole(Console):
 
 def versioned(name: str, version: str) -> str:
     """'greedy v3'; a remote bot (no versions of ours) 'alice-bot (remote)'; the name alone without a version."""
-    if version == "remote":
+    if version == REMOTE_VERSION:
         return f"{name} (remote)"
     return f"{name} v{version}" if version else name
 

@@ -8,7 +8,7 @@ from typing import Any
 
 
 from arena.cli.common import console, styled
-from arena.referee.evidence import seat_evidence, shown
+from arena.referee.evidence import record_header, seat_evidence, shown
 from arena.store import Store
 
 FAULT_OUTPUT_LINES = 12  # of a bot's last output, shown under its fault
@@ -32,15 +32,14 @@ def print_fault(name: str, reason: str, detail: str, evidence: dict[str, Any] | 
 def print_tournament_faults(store: Store, tournament_id: int) -> None:
     """For each bot program of a tournament that lost matches by its own fault: how many, and the latest
     one with its last output lines, from the stored record."""
-    programs = {bot.id: bot for bot in store.bots() if bot.kind in ("program", "remote")}
-    faults = [fault for fault in store.bot_faults(tournament_id=tournament_id, limit=100_000)
-              if fault.bot_id in programs]  # newest first
-    counts = Counter(fault.bot_id for fault in faults)
+    programs = {bot.id: bot for bot in store.bots.find() if bot.kind.is_program}
+    faults = [(bot, fault) for fault in store.matches.faults(tournament_id=tournament_id, limit=100_000)
+              if (bot := fault.offending_bot) in programs]  # newest first
+    counts = Counter(bot for bot, _fault in faults)
     for bot, count in counts.items():
-        latest = next(fault for fault in faults if fault.bot_id == bot)
-        match = store.match(latest.match_id) or {}
-        seat = next((seat["seat"] for seat in match.get("seats", []) if seat["bot_id"] == bot), 0)
-        header = store.record_header(latest.match_id) or {}
-        where = f" in {count} match(es); the latest, match {latest.match_id}"
+        latest = next(fault for offender, fault in faults if offender == bot)
+        seat = next((seat.seat for seat in latest.seats if seat.bot_id == bot), 0)
+        header = record_header(store.matches.record(latest)) or {}
+        where = f" in {count} match(es); the latest, match {latest.id}"
         print_fault(programs[bot].name, latest.reason, latest.detail,
                     seat_evidence(header.get("extra"), seat, FAULT_OUTPUT_LINES), where)

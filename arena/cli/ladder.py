@@ -36,6 +36,7 @@ from arena.cli.runs import (
 from arena.cli.tournament import display_for, play_settings, resolve_bots
 from arena.ratings.pools import pool_name
 from arena.referee.evidence import shown
+from arena.referee.players import PlayerKind
 from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
 from arena.referee.seeds import new_seed
@@ -76,7 +77,7 @@ def run(
     store = open_store(db, create=True)
     pool = pool_name(game)
     name = f"ladder:{pool}"
-    existing = store.tournament(name)
+    existing = store.tournaments.get(name)
     entrants = resolve_bots(bots, game) if bots else None
     if existing is None:
         entrants = entrants or builtin_bots(game)
@@ -89,9 +90,9 @@ def run(
     else:
         ladder_id = existing.id
         if entrants:
-            store.add_entries(ladder_id, [store.bot_id(bot.identity()) for bot in entrants])
+            store.tournaments.add_entries(ladder_id, [store.bots.register(bot.identity()) for bot in entrants])
         try:
-            get_format("ladder").check(len(store.entries(ladder_id)), game.num_seats, 1)
+            get_format("ladder").check(len(store.tournaments.entries(ladder_id)), game.num_seats, 1)
         except FormatError as error:
             fail(str(error), code=2)
     budget = parse_duration(duration) if duration else None
@@ -188,7 +189,7 @@ def serve(
     settings = LadderSettings(games=tuple(modes), schedule=schedule, matches_per_round=matches_per_round,
                               max_pending=max_pending, retries=retries, builtins=builtin_specs,
                               round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
-    play = play_settings(concurrency, broker, queue, sandbox, {"agent", "program"}, limits)
+    play = play_settings(concurrency, broker, queue, sandbox, {PlayerKind.AGENT, PlayerKind.PROGRAM}, limits)
     if (tls_cert is None) != (tls_key is None):
         fail("TLS needs both --tls-cert and --tls-key", code=2)
     if port is not None:

@@ -23,8 +23,8 @@ from arena.store import Store
 def pools_for(store: Store, game: str | None) -> list[str]:
     """The pools a GAME argument names (all stored pools when absent)."""
     if game is None:
-        return store.pools()
-    if game in store.pools():
+        return store.ratings.pools()
+    if game in store.ratings.pools():
         return [game]
     try:
         return [pool_for(game)]
@@ -38,7 +38,7 @@ def pool_json(store: Store, pool: str, bradley_terry: bool = False, live_only: b
         rows = standings_json(store, pool, live_only, bradley_terry)
     except ConvergenceError as error:
         fail(f"{pool}: {error}")
-    return {"pool": pool, "matches": store.pool_match_count(pool), "standings": rows}
+    return {"pool": pool, "matches": store.ratings.match_count(pool), "standings": rows}
 
 
 def _fit(store: Store, pool: str) -> dict[int, Any]:
@@ -59,7 +59,7 @@ def display_name(name: str, width: int = DISPLAY_WIDTH) -> str:
 def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> None:
     """A pool's leaderboard as a table."""
     standings = pool_leaderboard(store, pool, live_only)
-    table = Table(title=f"{pool}: {store.pool_match_count(pool)} rated match(es)", title_justify="left")
+    table = Table(title=f"{pool}: {store.ratings.match_count(pool)} rated match(es)", title_justify="left")
     for column in ("#", "bot", "mu", "sigma", "score", "games", "win rate (95%)", "last played"):
         table.add_column(column, justify="left" if column in ("bot", "win rate (95%)", "last played") else "right",
                          no_wrap=True, overflow="ellipsis")
@@ -95,7 +95,7 @@ def leaderboard(
     if json_output:
         print_json({"pools": [pool_json(store, pool, bt, live_only) for pool in pools]})
         return
-    if not pools or all(not store.ratings(pool) for pool in pools):
+    if not pools or all(not store.ratings.of_pool(pool) for pool in pools):
         console.print("no rated matches yet; play some with: arena tournament run GAME --bots a,b,c")
         return
     for pool in pools:

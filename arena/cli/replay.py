@@ -197,7 +197,7 @@ def _static_curve(analysis: Analysis) -> list[list[float]]:
 
 def stored_analysis(match_id: int | None, db: str | None) -> Analysis | None:
     """The analysis stored with a match, None for a file (no id) or a match with none."""
-    data = open_store(db, read_only=True).analysis(match_id) if match_id is not None else None
+    data = open_store(db, read_only=True).analyses.get(match_id) if match_id is not None else None
     return Analysis.from_compressed(data) if data is not None else None
 
 
@@ -217,10 +217,11 @@ def record_bytes(source: str, db: str | None) -> tuple[str, bytes, int | None]:
     no_database = url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file()
     if not (source.isascii() and source.isalnum()) or no_database:  # not a match id or uid, or nowhere to look
         fail(f"no such record file: {source}")
-    found = open_store(db, read_only=True).record(source)
+    store = open_store(db, read_only=True)
+    found = store.matches.get(source)
     if found is None:
         fail(f"no such record file, and no stored match {source!r} in {database_name(url)}")
-    return f"match {found[0]['id']}", found[1], int(found[0]["id"])
+    return f"match {found.id}", store.matches.record(found), found.id
 
 
 def _show_step(item: Step, state: State, seat_names: tuple[str, ...]) -> None:

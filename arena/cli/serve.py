@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from arena.cli.common import console, err_console, fail, read_token_file, results_dir, styled
+from arena.referee.players import PlayerKind
 
 if TYPE_CHECKING:  # (imported when called: commands load only what they run)
     from arena.referee.clock import ClockSettings
@@ -236,7 +237,7 @@ async def _serve(server: RefereeServer, printed: list[str], drain: float) -> Non
     address = await server.start()
     console.print(listening_line(address, server.is_tls), soft_wrap=True)
     rows = server.pool.status()
-    local = [row["name"] for row in rows if row["kind"] == "local"]
+    local = [row["name"] for row in rows if row["kind"] is PlayerKind.PROGRAM]
     launcher = server.pool.launcher
     console.print(f"local bots: {', '.join(local) or 'none'} ({launcher.describe() if launcher else 'no launcher'})",
                   soft_wrap=True)

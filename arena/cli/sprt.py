@@ -32,7 +32,7 @@ def pair_points(store: Store, tournament_id: int, bot_a: int) -> list[tuple[floa
     """A's points in every complete seat-swapped pair of the tournament, raw and corrected for luck (None where a
     game of the pair has no luck measured)."""
     pairs: dict[tuple[int, int], list[tuple[float, float | None]]] = {}
-    for match in store.tournament_matches(tournament_id):
+    for match in store.matches.of_tournament(tournament_id):
         pairs.setdefault((match.round, match.pairing), []).append(_points(match.bots, match.ranking, match.luck, bot_a))
     return [_pair(games) for games in pairs.values() if len(games) == 2]
 
@@ -103,7 +103,7 @@ def sprt(
         fail(f"the SPRT compares two bots; {game.name} has {game.num_seats} seats", code=2)
     bots = resolve_bots(f"{bot_a},{bot_b}")
     store = open_store(db, create=True)
-    existing = store.tournament(name) if name else None
+    existing = store.tournaments.get(name) if name else None
     if existing is not None:
         tournament_id = existing.id
         if existing.settings.get("sprt") is None:
@@ -113,7 +113,7 @@ def sprt(
             store, game=game, bots=bots, format="gauntlet", rounds=max_pairs,
             seed=seed if seed is not None else new_seed(), name=name,
             settings={"sprt": {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}})
-    a_id, _ = store.entries(tournament_id)
+    a_id, _ = store.tournaments.entries(tournament_id)
     points = pair_points(store, tournament_id, a_id)
     pending: dict[tuple[int, int], list[tuple[float, float | None]]] = {}
 

@@ -296,10 +296,10 @@ def _print_submission(result: Submission) -> None:
 
 
 def _version_json(bot: BotRow, store: Store) -> dict[str, Any]:
-    report = store.bot_report(bot.id) or {}
+    report = store.bots.report(bot.id) or {}
     preflight = report.get("ok"), report.get("seconds")
     return {"id": bot.id, "name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash,
-            "status": bot.status, "owner": bot.owner, "kind": bot.kind, "path": bot.spec,
+            "status": bot.status, "owner": bot.owner, "kind": bot.kind.value, "path": bot.spec,
             "games": list(bot.games) if bot.games is not None else None, "follows": bot.parent_id,
             "submitted_at": bot.created_at.isoformat(timespec="seconds") + "Z",
             "retired_at": bot.retired_at.isoformat(timespec="seconds") + "Z" if bot.retired_at else None,
@@ -314,9 +314,9 @@ def versions(
 ) -> None:
     """Every version of a bot, oldest first: its status, hash, pre-flight and when it was retired."""
     store = open_store(db, read_only=True)
-    found = store.bots(name)
+    found = store.bots.find(name)
     if not found:
-        known = ", ".join(sorted({b.name for b in store.bots()})[:20]) or "none yet"
+        known = ", ".join(sorted({b.name for b in store.bots.find()})[:20]) or "none yet"
         fail(f"no bot named {name!r}; known bots: {known}")
     rows = [_version_json(bot, store) for bot in found]
     if json_output:
@@ -372,7 +372,7 @@ def add_owner(
         fail(f"bad owner name {name!r}: lowercase letters, digits, '-', '_' or '.', at most 64", code=2)
     store = open_store(db, create=True)
     token = new_token()
-    if not store.add_owner(name, hash_token(token), operator=operator):
+    if not store.owners.add(name, hash_token(token), operator=operator):
         fail(f"owner {name!r} exists; give them a new token with `arena owner token {name}`")
     if json_output:
         print_json({"owner": name, "token": token, "operator": operator})
@@ -394,7 +394,7 @@ def new_owner_token(
 
     store = open_store(db)
     token = new_token()
-    if not store.set_owner_token(name, hash_token(token)):
+    if not store.owners.set_token(name, hash_token(token)):
         fail(f"no owner {name!r} (see `arena owner list`)")
     if json_output:
         print_json({"owner": name, "token": token})
@@ -408,11 +408,11 @@ def list_owners(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) 
     """Every owner and the bot names they hold."""
     store = open_store(db, read_only=True)
     held: dict[str, set[str]] = {}
-    for bot in store.bots():
+    for bot in store.bots.find():
         if bot.owner:
             held.setdefault(bot.owner, set()).add(bot.name)
-    registered = store.owners()
-    operators = store.operators()
+    registered = store.owners.all()
+    operators = store.owners.operators()
     if json_output:
         print_json([{"owner": name, "since": since.isoformat(timespec="seconds") + "Z", "operator": name in operators,
                      "bots": sorted(held.get(name, ()))} for name, since in registered])

@@ -36,6 +36,7 @@ from arena.cli.serve import check_sandbox_here, sandbox_settings
 from arena.games.base import Game
 from arena.games.registry import game_modes
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
@@ -78,10 +79,10 @@ def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
 
 
 def play_settings(concurrency: int | None, broker: str | None, queue: str, sandbox: str | None,
-                  kinds: set[str], limits: AgentLimits = DEFAULT_LIMITS) -> PlaySettings:
+                  kinds: set[PlayerKind], limits: AgentLimits = DEFAULT_LIMITS) -> PlaySettings:
     """Where the matches play; the sandbox is checked (one line if it cannot run) when bot programs enter."""
     settings = None
-    if "program" in kinds:
+    if PlayerKind.PROGRAM in kinds:
         settings = sandbox_settings(sandbox)
         check_sandbox_here(settings)
     return PlaySettings(concurrency=concurrency, broker=broker, queue=queue, sandbox=settings, limits=limits)
@@ -171,7 +172,7 @@ def run(
                             settings={"duplicate": True} if duplicate else {})
              for game in games]
     kinds = {bot.kind for one in specs for bot in one.bots}
-    if duplicate and kinds != {"agent"}:
+    if duplicate and kinds != {PlayerKind.AGENT}:
         fail(DUPLICATE_REFUSED, code=2)
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
@@ -241,7 +242,7 @@ def _say_extended(extended: list[tuple[TournamentRow, int]]) -> None:
 
 def _resume_line(store: Store, ids: list[int], db: str | None) -> str:
     """`arena tournament resume ...` for the unfinished ones of `ids`, pasteable."""
-    rows = [row for row in (store.tournament(i) for i in ids) if row is not None and row.status != "finished"]
+    rows = [row for row in (store.tournaments.get(i) for i in ids) if row is not None and row.status != "finished"]
     return command_line("tournament", "resume", *([str(row.name or row.id) for row in rows] or ["ID"]), db=db)
 
 
@@ -254,7 +255,7 @@ def _report(store: Store, results: list[Standings], json_output: bool, standings
         for result in results:
             _print_standings(store, result.summary.tournament_id)
     for result in results:
-        if entrant_kinds(store, result.tournament.id) - {"agent"}:
+        if entrant_kinds(store, result.tournament.id) - {PlayerKind.AGENT}:
             print_tournament_faults(store, result.tournament.id)
     if len(results) == 1:
         summary, tournament = results[0].summary, results[0].tournament
@@ -302,7 +303,7 @@ def _print_summary(store: Store, results: list[Standings]) -> None:
 
 
 def _print_standings(store: Store, tournament_id: int) -> None:
-    tournament = store.tournament(tournament_id)
+    tournament = store.tournaments.get(tournament_id)
     assert tournament is not None
     lines = tournament_table(store, tournament_id)
     title = (f"#{tournament.id}{' ' + tournament.name if tournament.name else ''}: {tournament.format} "
@@ -335,7 +336,7 @@ def _print_standings(store: Store, tournament_id: int) -> None:
 def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """List stored tournaments, newest first."""
     store = open_store(db, read_only=True)
-    rows = store.tournaments()
+    rows = store.tournaments.find()
     if json_output:
         print_json([{"id": r.id, "name": r.name, "game": r.game, "pool": r.pool, "format": r.format,
                      "seed": r.seed, "rounds": r.rounds, "status": r.status, "matches": r.matches,
@@ -361,20 +362,20 @@ def show(
 ) -> None:
     """Standings, cross-table and how the matches ended."""
     store = open_store(db, read_only=True)
-    found = store.tournament(tournament)
+    found = store.tournaments.get(tournament)
     if found is None:
         fail(f"no tournament {tournament!r} (see `arena tournament list`)")
-    matches = store.tournament_matches(found.id)
+    matches = store.matches.of_tournament(found.id)
     reasons = Counter(match.reason for match in matches)
     if json_output:
-        names = store.bot_names(store.entries(found.id))
+        names = store.bots.names(store.tournaments.entries(found.id))
         print_json({"id": found.id, "name": found.name, "game": found.game, "pool": found.pool,
                     "format": found.format, "seed": found.seed, "rounds": found.rounds,
                     "status": found.status, "matches": len(matches), "reasons": dict(reasons),
                     "standings": [line.to_json(names) for line in tournament_table(store, found.id)]})
         return
     _print_standings(store, found.id)
-    if entrant_kinds(store, found.id) - {"agent"}:
+    if entrant_kinds(store, found.id) - {PlayerKind.AGENT}:
         print_tournament_faults(store, found.id)
     console.print(f"{len(matches)} match(es), {found.status}; endings: "
                   + (", ".join(f"{reason} {count}" for reason, count in reasons.most_common()) or "-"))
@@ -390,17 +391,15 @@ def export(
 ) -> None:
     """Write every stored match record of a tournament as .jsonl.gz files (`arena replay` reads them)."""
     store = open_store(db, read_only=True)
-    found = store.tournament(tournament)
+    found = store.tournaments.get(tournament)
     if found is None:
         fail(f"no tournament {tournament!r} (see `arena tournament list`)")
     folder = out or results_dir() / "records" / f"tournament-{found.id}"
     folder.mkdir(parents=True, exist_ok=True)
     count = 0
-    for match in store.tournament_matches(found.id):
-        stored = store.record(match.id)
-        assert stored is not None
+    for match in store.matches.of_tournament(found.id):
         path = folder / f"r{match.round:03d}-p{match.pairing:03d}-s{match.rotation}-{match.uid[:8]}.jsonl.gz"
-        path.write_bytes(stored[1])
+        path.write_bytes(store.matches.record(match))
         count += 1
     console.print(f"{count} record(s) written to {folder}/ (replay one with: arena replay FILE)")
 

@@ -39,10 +39,11 @@ from arena.ladder.schedule import Schedule
 from arena.ladder.state import LadderState, LastRound
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
-from arena.store.rows import MatchRow, PairingRow, TournamentRow
+from arena.store.rows import PairingRow, StoredMatch, TournamentRow
 from arena.tournament.bots import BotSpec
 from arena.referee.seeds import derive_seed, new_seed
 from arena.tournament.jobs import MatchJob
@@ -134,9 +135,10 @@ class RoundReport:
 def round_reads(store: Store, tournament_id: int) -> tuple[list[PairingRow], set[tuple[int, int, int]]]:
     """What a round reads of its ladder before planning: the open pairings and every pairing of the rounds
     the idle counts look back on (never all of them), with the keys of their stored matches."""
-    last = store.last_round(tournament_id)
+    last = store.tournaments.last_round(tournament_id)
     since = (last + 1 if last is not None else 0) - IDLE_HORIZON
-    return store.open_pairings(tournament_id, since_round=since), store.open_finished_keys(tournament_id, since)
+    return (store.tournaments.open_pairings(tournament_id, since_round=since),
+            store.tournaments.open_finished_keys(tournament_id, since))
 
 
 class LadderService:
@@ -166,17 +168,17 @@ class LadderService:
         for game in self.settings.games:
             pool = pool_name(game)
             name = ladder_name(pool)
-            existing = self.store.tournament(name)
+            existing = self.store.tournaments.get(name)
             builtins = self.settings.builtins.get(game.name, ())
-            ids = {self.store.bot_id(spec.identity()) for spec in builtins}
+            ids = {self.store.bots.register(spec.identity()) for spec in builtins}
             if existing is None:
                 seed = self.settings.seed if self.settings.seed is not None else new_seed()
                 try:
-                    tournament_id = self.store.create_tournament(
+                    tournament_id = self.store.tournaments.create(
                         name=name, game=game.name, pool=pool, options=game.options, format="ladder", seed=seed,
                         rounds=1, settings={}, bot_ids=sorted(ids))
                 except IntegrityError:  # another service made it meanwhile
-                    found = self.store.tournament(name)
+                    found = self.store.tournaments.get(name)
                     assert found is not None
                     tournament_id = found.id
             else:
@@ -190,9 +192,9 @@ class LadderService:
             if schedule and schedule != self.settings.schedule.describe():
                 self.schedule_change = (schedule, self.settings.schedule.describe())
             if state.seen_match_id is None:  # what was stored before is not news
-                seen = max((m.id for m in self.store.tournament_matches(tournament_id)), default=0)
+                seen = max((m.id for m in self.store.matches.of_tournament(tournament_id)), default=0)
                 self._update_state(tournament_id, lambda state: replace(state, seen_match_id=seen))
-        self.executors.for_kinds({"agent"}).start()  # fork the workers before any thread of ours exists
+        self.executors.for_kinds({PlayerKind.AGENT}).start()  # fork the workers before any thread of ours exists
         if self.play.network is not None:  # remote bots connect at any time, not only during rounds
             programs = self.executors.referee()
             programs.remote_lookup = self._remote_token_hash
@@ -268,12 +270,12 @@ class LadderService:
     def _pool_round(self, pool: str, game: Game, tournament_id: int, seconds: float,
                     should_stop: StopCheck) -> PoolRound:
         begun = time.perf_counter()
-        tournament = self.store.tournament(tournament_id)
+        tournament = self.store.tournaments.get(tournament_id)
         assert tournament is not None
         self._register_remotes()
         active = self.field(pool, game)
         remote_room = self._remote_room(game, active)
-        self.store.add_entries(tournament_id, sorted(active))
+        self.store.tournaments.add_entries(tournament_id, sorted(active))
         part = PoolRound(pool, tournament_id, None, len(active))
         planned, finished = round_reads(self.store, tournament_id)
         waiting = [(row, rotation) for row in planned if not row.is_bye for rotation in range(game.num_seats)
@@ -306,8 +308,8 @@ class LadderService:
                                   job_order=expected_seconds, ordered=False, on_progress=self._beat)
         summary = runner.run()
         part.stored, part.infrastructure = summary.played, runner.infra_faults
-        finished = self.store.open_finished_keys(tournament_id)
-        part.left = sum(1 for row in self.store.open_pairings(tournament_id) if not row.is_bye
+        finished = self.store.tournaments.open_finished_keys(tournament_id)
+        part.left = sum(1 for row in self.store.tournaments.open_pairings(tournament_id) if not row.is_bye
                         and set(row.bots) <= active for rotation in range(game.num_seats)
                         if (row.round, row.index, rotation) not in finished)
         part.seconds = time.perf_counter() - begun
@@ -321,9 +323,10 @@ class LadderService:
         live = set()
         online = self._open_streams(game)
         if online:
-            live |= {bot.id for bot in self.store.bots(status="live") if bot.kind == "remote" and online.get(bot.name)}
-        for bot in self.store.bots(status="live", submitted=True):
-            if bot.kind != "program" or not bot.plays(game.name, family):
+            live |= {bot.id for bot in self.store.bots.find(status="live")
+                     if bot.kind is PlayerKind.REMOTE and online.get(bot.name)}
+        for bot in self.store.bots.find(status="live", submitted=True):
+            if bot.kind is not PlayerKind.PROGRAM or not bot.plays(game.name, family):
                 continue
             if os.path.isdir(bot.spec):
                 live.add(bot.id)
@@ -344,7 +347,7 @@ class LadderService:
     def _remote_token_hash(self, name: str) -> str | None:
         """A remote bot registered since the last round (the referee asks, when it says Hello)."""
         row = self.hosting.remote_bot(name)
-        bot = self.store.bot(row.bot_id) if row is not None else None
+        bot = self.store.bots.get(row.bot_id) if row is not None else None
         return row.token_hash if row is not None and bot is not None and bot.status == "live" else None
 
     def _open_streams(self, game: Game) -> dict[str, int]:
@@ -356,17 +359,17 @@ class LadderService:
     def _remote_room(self, game: Game, active: set[int]) -> dict[int, int]:
         """Per remote bot of the field (by id): how many matches it can take at once now."""
         online = self._open_streams(game)
-        return {bot.id: online.get(bot.name, 0) for bot in self.store.bots()
-                if bot.id in active and bot.kind == "remote"}
+        return {bot.id: online.get(bot.name, 0) for bot in self.store.bots.find()
+                if bot.id in active and bot.kind is PlayerKind.REMOTE}
 
-    def _kinds(self, bots: set[int]) -> set[str]:
-        return {bot.kind for bot in self.store.bots() if bot.id in bots}
+    def _kinds(self, bots: set[int]) -> set[PlayerKind]:
+        return {bot.kind for bot in self.store.bots.find() if bot.id in bots}
 
     def _plan(self, tournament: TournamentRow, game: Game, active: set[int], planned: list[PairingRow],
               pending: Mapping[int, int]) -> tuple[int | None, int]:
         """Plan and store this round's tables; (its number, matches planned)."""
         number = max((row.round for row in planned), default=-1) + 1
-        ratings = {row.bot_id: row for row in self.store.ratings(tournament.pool)}
+        ratings = {row.bot_id: row for row in self.store.ratings.of_pool(tournament.pool)}
         idle = idle_rounds([(row.round, row.bots) for row in planned], sorted(active), number)
         candidates = [Candidate(bot, (ratings[bot].mu, ratings[bot].sigma) if bot in ratings else self.system.initial,
                                 ratings[bot].games if bot in ratings else 0, idle[bot], pending.get(bot, 0))
@@ -379,7 +382,7 @@ class LadderService:
         rows = [PairingRow(number, index, derive_seed(tournament.seed, number, index), table, "")
                 for index, table in enumerate(tables)]
         try:
-            self.store.add_pairings(tournament.id, rows)
+            self.store.tournaments.add_pairings(tournament.id, rows)
         except IntegrityError:  # another service planned this round first: play theirs
             return number, 0
         return number, len(rows) * game.num_seats
@@ -387,19 +390,19 @@ class LadderService:
     # state and results ---------------------------------------------------------------------------
 
     def _state(self, tournament_id: int) -> LadderState:
-        tournament = self.store.tournament(tournament_id)
+        tournament = self.store.tournaments.get(tournament_id)
         return LadderState.from_json((tournament.settings if tournament else {}).get("service", {}))
 
     def _update_state(self, tournament_id: int,
                       change: Callable[[LadderState], LadderState] = lambda state: state) -> None:
         """Write the ladder's state, changed by `change`, with this service's settings, heartbeat and pid (a
         stop noted earlier is cleared unless `change` notes it again)."""
-        tournament = self.store.tournament(tournament_id)
+        tournament = self.store.tournaments.get(tournament_id)
         if tournament is None:
             return
         state = change(replace(LadderState.from_json(tournament.settings.get("service", {})), stopped_at=None))
         state = replace(state, settings=self.settings.to_json(), heartbeat=_iso(utcnow()), pid=os.getpid())
-        self.store.set_settings(tournament_id, {**tournament.settings, "service": state.to_json()})
+        self.store.tournaments.set_settings(tournament_id, {**tournament.settings, "service": state.to_json()})
 
     def _beat(self, _progress: Any) -> None:
         """During a round: the heartbeat, every HEARTBEAT_S."""
@@ -420,7 +423,7 @@ class LadderService:
         """Send the round's results to the webhook, learn how long each bot's matches take, save the state."""
         state = self._state(tournament_id)
         seen = state.seen_match_id
-        fresh = sorted(self.store.tournament_matches(tournament_id, after_id=seen or 0), key=lambda m: m.id)
+        fresh = sorted(self.store.matches.of_tournament(tournament_id, after_id=seen or 0), key=lambda m: m.id)
         durations = state.match_seconds
         for match in fresh:
             if self.notifier is not None:
@@ -435,9 +438,9 @@ class LadderService:
         self._update_state(tournament_id, lambda state: replace(state, seen_match_id=seen, field=tuple(sorted(active)),
                                                                 durations=durations, last_round=last_round))
 
-    def result_document(self, pool: str, tournament_id: int, match: MatchRow) -> dict[str, Any]:
+    def result_document(self, pool: str, tournament_id: int, match: StoredMatch) -> dict[str, Any]:
         """What the webhook POSTs for one stored result."""
-        bots = {bot.id: bot for bot in self.store.bots() if bot.id in set(match.bots)}
+        bots = {bot.id: bot for bot in self.store.bots.find() if bot.id in set(match.bots)}
         seats = [{"seat": seat, "bot": bots[bot].name, "version": bots[bot].version,
                   "artifact_hash": bots[bot].artifact_hash, "owner": bots[bot].owner, "rank": match.ranking[seat],
                   "score": match.scores[seat] if seat < len(match.scores) else None}

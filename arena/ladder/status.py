@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from arena.ladder.state import LadderState, LastRound
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
@@ -54,7 +55,7 @@ class LadderBot:
 
     bot: str
     version: str
-    kind: str
+    kind: PlayerKind
     games: int
     mu: float | None
     sigma: float | None
@@ -84,28 +85,28 @@ class LadderStatus:
     recent_infrastructure_faults: list[InfrastructureFault]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self, dict_factory=_json_fields)
 
 
 def ladder_status(store: Store, pools: list[str] | None = None, recent: int = 20) -> list[LadderStatus]:
     """The status of every stored ladder (or those of `pools`)."""
-    ladders = [t for t in store.tournaments(format="ladder") if pools is None or t.pool in pools]
-    bots = {bot.id: bot for bot in store.bots()}
+    ladders = [t for t in store.tournaments.find(format="ladder") if pools is None or t.pool in pools]
+    bots = {bot.id: bot for bot in store.bots.find()}
     return [_one(store, ladder, bots, recent) for ladder in sorted(ladders, key=lambda t: t.pool)]
 
 
 def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: int) -> LadderStatus:
     state = LadderState.from_json(ladder.settings.get("service", {}))
-    entries = store.entries(ladder.id)
+    entries = store.tournaments.entries(ladder.id)
     pending, waiting, voided = _pending(store, ladder, bots)
-    faults: dict[int, list[RecentFault]] = {}
-    for fault in store.bot_faults(tournament_id=ladder.id, limit=recent):
-        faults.setdefault(fault.bot_id, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
+    faults: dict[int | None, list[RecentFault]] = {}
+    for fault in store.matches.faults(tournament_id=ladder.id, limit=recent):
+        faults.setdefault(fault.offending_bot, []).append(RecentFault(fault.uid, fault.reason, fault.detail[:300],
                                                                _iso(fault.finished_at)))
     infra = [InfrastructureFault(f.round, f.pairing, f.rotation, [bots[b].name for b in f.bots if b in bots],
                                  f.detail[:300], _iso(f.at))
-             for f in store.infra_faults(ladder.id, limit=recent)]
-    ratings = {row.bot_id: row for row in store.ratings(ladder.pool)}
+             for f in store.tournaments.infra_faults(ladder.id, limit=recent)]
+    ratings = {row.bot_id: row for row in store.ratings.of_pool(ladder.pool)}
     remotes = {row.bot_id: row for row in Hosting(store).remote_bots()}
     settings = dict(state.settings or {})
     return LadderStatus(
@@ -120,8 +121,8 @@ def _one(store: Store, ladder: TournamentRow, bots: dict[int, BotRow], recent: i
 
 def _pending(store: Store, ladder: TournamentRow, bots: dict[int, BotRow]) -> tuple[dict[int, int], int, int]:
     """The matches planned and not stored: (per live bot, those of live bots in all, those with a retired bot)."""
-    finished = store.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
-    pairings = store.open_pairings(ladder.id)
+    finished = store.tournaments.open_finished_keys(ladder.id)  # (a settled pairing has nothing waiting)
+    pairings = store.tournaments.open_pairings(ladder.id)
     seats = max((len(row.bots) for row in pairings), default=2)
     pending: dict[int, int] = {}
     waiting = voided = 0
@@ -161,6 +162,11 @@ def _ladder_bot(bot: BotRow, rating: RatingRow | None, pending: int, faults: lis
                      round(rating.mu, 3) if rating is not None else None,
                      round(rating.sigma, 3) if rating is not None else None, pending, faults,
                      bool(remote.online) if remote is not None else None, _seen(remote))
+
+
+def _json_fields(fields: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A dataclass's fields as JSON values: a bot's kind as its spelling."""
+    return {name: value.value if isinstance(value, PlayerKind) else value for name, value in fields}
 
 
 def _seen(remote: RemoteBotRow | None) -> str | None:

@@ -109,7 +109,7 @@ class ModeComparison:
 
 def find_versions(store: Store, name: str, first: str, second: str) -> tuple[BotRow, BotRow]:
     """Two versions of the bot `name`, each by its label ('3' or 'v3') or a hash prefix (4 or more)."""
-    versions = store.bots(name)
+    versions = store.bots.find(name)
     if not versions:
         raise CompareError(f"no bot named {name!r} (see `arena bot list`)")
 
@@ -128,14 +128,14 @@ def find_versions(store: Store, name: str, first: str, second: str) -> tuple[Bot
 
 def compare_versions(store: Store, a: BotRow, b: BotRow) -> list[ModeComparison]:
     """A and B compared in every mode either has played (see the module's docstring)."""
-    rated_a = {row.pool: row for row in store.bot_pools(a.id)}
-    rated_b = {row.pool: row for row in store.bot_pools(b.id)}
+    rated_a = {row.pool: row for row in store.ratings.of_bot(a.id)}
+    rated_b = {row.pool: row for row in store.ratings.of_bot(b.id)}
     found = []
     for pool in sorted(set(rated_a) | set(rated_b)):
-        pairs_a = {pair.b: pair for pair in store.pair_counts(pool, a.id)}
-        pairs_b = {pair.b: pair for pair in store.pair_counts(pool, b.id)}
+        pairs_a = {pair.b: pair for pair in store.matches.pair_counts(pool, a.id)}
+        pairs_b = {pair.b: pair for pair in store.matches.pair_counts(pool, b.id)}
         common = sorted((set(pairs_a) & set(pairs_b)) - {a.id, b.id})
-        names = store.bot_names(common)
+        names = store.bots.names(common)
         side_a = _side(a, [pairs_a[o] for o in common], rated_a.get(pool))
         side_b = _side(b, [pairs_b[o] for o in common], rated_b.get(pool))
         direct = pairs_a.get(b.id)

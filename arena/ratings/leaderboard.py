@@ -9,10 +9,11 @@ from typing import Any, cast
 
 from arena.games.base import points
 from arena.ratings import bradley_terry
+from arena.referee.players import Origin, PlayerKind
 from arena.ratings.stats import wilson_interval
 from arena.ratings.trueskill_env import conservative
-from arena.store.repository import PairCount, RatingRow, Store
-from arena.store.rows import bot_origin
+from arena.store.repository import Store
+from arena.store.rows import PairCount, RatingRow
 
 
 @dataclass(frozen=True)
@@ -30,9 +31,9 @@ class Standing:
     draws: int
     losses: int
     last_played: datetime | None
-    kind: str = "agent"  # "agent", "program" or "remote"
+    kind: PlayerKind = PlayerKind.AGENT
     owner: str = ""
-    origin: str = "built-in"  # "built-in", "submitted" or "remote" (arena.store.rows.bot_origin)
+    origin: Origin = Origin.BUILT_IN
 
     @property
     def score(self) -> float:
@@ -58,7 +59,7 @@ class Standing:
             "draws": self.draws, "losses": self.losses, "win_rate": round(self.win_rate, 4),
             "win_rate_low": round(low, 4), "win_rate_high": round(high, 4),
             "last_played": self.last_played.isoformat(timespec="seconds") + "Z" if self.last_played else None,
-            "kind": self.kind, "owner": self.owner, "origin": self.origin,
+            "kind": self.kind.value, "owner": self.owner, "origin": self.origin.value,
         }
 
 
@@ -66,19 +67,19 @@ def standings(rows: list[RatingRow]) -> list[Standing]:
     """Rows sorted by conservative score (then mu, then name), ranked from 1."""
     ordered = sorted(rows, key=lambda r: (-conservative(r.mu, r.sigma), -r.mu, r.name, r.version))
     return [Standing(rank, r.bot_id, r.name, r.version, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses,
-                     r.last_played, r.kind, r.owner, bot_origin(r.kind, r.spec))
+                     r.last_played, r.kind, r.owner, r.kind.origin(r.spec))
             for rank, r in enumerate(ordered, start=1)]
 
 
 def leaderboard(store: Store, pool: str, live_only: bool = True) -> list[Standing]:
     """The pool's current leaderboard: the live version of each bot (`live_only=False`: every version
     ever rated, retired ones too)."""
-    return standings(store.ratings(pool, live_only=live_only))
+    return standings(store.ratings.of_pool(pool, live_only=live_only))
 
 
 def bradley_terry_fit(store: Store, pool: str, prior: float = 1.0) -> dict[int, bradley_terry.StrengthEstimate]:
     """Bradley-Terry strengths of the pool's bots from every stored pairwise result, by bot id."""
-    counts: list[PairCount] = store.pair_counts(pool)
+    counts: list[PairCount] = store.matches.pair_counts(pool)
     estimates = bradley_terry.fit(((c.a, c.b, c.wins, c.draws, c.losses) for c in counts), prior=prior)
     return {cast(int, e.player): e for e in estimates}  # (the players fitted are bot ids)
 
@@ -95,7 +96,7 @@ class Leaderboards:
         self._lock = threading.Lock()
 
     def _entry(self, pool: str, live_only: bool) -> tuple[list[Standing], list[dict[str, Any]], dict[int, int]]:
-        stamp = self.store.ratings_stamp(pool)
+        stamp = self.store.ratings.stamp(pool)
         kept = self._kept.get((pool, live_only))
         if kept is None or kept[0] != stamp:
             ranked = leaderboard(self.store, pool, live_only)

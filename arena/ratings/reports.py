@@ -64,17 +64,17 @@ def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
     the pool's leaderboard read now."""
     leaderboards = leaderboards or Leaderboards(store)
     ratings = []
-    for row in store.bot_pools(bot.id):
+    for row in store.ratings.of_bot(bot.id):
         if pools is not None and row.pool not in pools:
             continue
         rank = leaderboards.rank(row.pool, bot.id)
         head_to_head = []
-        pairs = store.pair_counts(row.pool, bot.id)
-        names = store.bot_names({pair.b for pair in pairs})
+        pairs = store.matches.pair_counts(row.pool, bot.id)
+        names = store.bots.names({pair.b for pair in pairs})
         for pair in pairs:
             head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), **head_to_head_json(pair)})
-        luck_games, luck_total = store.luck_totals(bot.id, row.pool)
-        history = store.rating_history(bot.id, row.pool)
+        luck_games, luck_total = store.matches.luck_totals(bot.id, row.pool)
+        history = store.ratings.history(bot.id, row.pool)
         if history_points is not None:
             history = thin(history, history_points)
         ratings.append({

@@ -40,16 +40,16 @@ def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM,
            on_progress: Progress | None = None) -> RerateSummary:
     """Replace the pool's ratings and history with ones recomputed from its stored results."""
     started = time.perf_counter()
-    total = store.rated_match_rows(pool)
+    total = store.matches.rated_count(pool)
     initial = system.initial
     rate = system.rate
     rate_two = system.rate_two
     current: dict[int, tuple[float, float]] = {}
     tallies: dict[int, list[Any]] = {}  # games, wins, draws, losses, last match id, last played
-    lineages = store.lineages()
+    lineages = store.bots.lineages()
     matches = 0
     with tempfile.TemporaryFile(prefix="arena-rerate-") as spool:
-        for match_id, finished_at, bots, ranks in store.rated_results(pool):
+        for match_id, finished_at, bots, ranks in store.matches.rated_results(pool):
             matches += 1
             for bot in bots:
                 if bot not in current:
@@ -75,7 +75,7 @@ def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM,
                 on_progress(matches, max(total, matches))
         spool.seek(0)
         ratings = [_rating_row(pool, bot, current[bot], tally) for bot, tally in tallies.items()]
-        store.replace_ratings(pool, _history(spool, pool), ratings)
+        store.ratings.replace(pool, _history(spool, pool), ratings)
     if on_progress is not None:
         on_progress(matches, matches)
     return RerateSummary(pool, matches, len(ratings), time.perf_counter() - started)

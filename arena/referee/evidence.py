@@ -14,6 +14,8 @@ cursor to draw a fake "all passed", or turn text around with a bidirectional ove
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -44,6 +46,17 @@ def seat_evidence(extra: dict[str, Any] | None, seat: int, lines: int = OUTPUT_L
         return None
     return {"output": last_lines(str(kept.get("output", "")), lines), "usage": kept.get("usage") or {},
             "output_throttled_s": kept.get("output_throttled_s")}
+
+
+def record_header(record: bytes) -> dict[str, Any] | None:
+    """The first line of a gzip-compressed record (players, seed, `extra` with the faults' evidence), read
+    without inflating the rest; None when it is unreadable."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(record)) as stream:
+            header = json.loads(stream.readline(4 * 1024 * 1024))
+    except (OSError, EOFError, ValueError):
+        return None
+    return header if isinstance(header, dict) else None
 
 
 def last_lines(output: str, lines: int = OUTPUT_LINES) -> str:

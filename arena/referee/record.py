@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from arena.games.base import CHANCE, JSON
+from arena.referee.players import PlayerKind
 
 RECORD_FORMAT = "arena-record/1"
 _encode_line = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every line
@@ -73,14 +74,15 @@ class PlayerInfo:
     seat: int
     name: str
     version: str = "1"
-    kind: str = "agent"  # "agent" (in-process) or "bot" (a program through the referee)
+    kind: PlayerKind = PlayerKind.AGENT
 
     def to_json(self) -> JSON:
-        return {"seat": self.seat, "name": self.name, "version": self.version, "kind": self.kind}
+        return {"seat": self.seat, "name": self.name, "version": self.version, "kind": self.kind.value}
 
     @classmethod
     def from_json(cls, data: JSON) -> PlayerInfo:
-        return cls(int(data["seat"]), str(data["name"]), str(data.get("version", "1")), str(data.get("kind", "agent")))
+        return cls(int(data["seat"]), str(data["name"]), str(data.get("version", "1")),
+                   PlayerKind(str(data.get("kind", PlayerKind.AGENT.value))))
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ from arena.games.base import Game, State
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits, AgentOverran, SeatAllowance
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchResult, PlayerInfo, Termination
 
 
@@ -126,7 +127,7 @@ class AgentSeat(SeatPort):
 
     @property
     def player(self) -> PlayerInfo:
-        return PlayerInfo(0, self.agent.name, self.agent.version, "agent")
+        return PlayerInfo(0, self.agent.name, self.agent.version, PlayerKind.AGENT)
 
     async def start(self, setup: MatchSetup) -> None:
         self.allowance = SeatAllowance(self.limits)

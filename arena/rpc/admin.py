@@ -32,6 +32,7 @@ from arena.rpc.convert import (
     clock_to_message,
     options_from_map,
     options_to_map,
+    listed_kind,
     players_to_messages,
     result_to_message,
 )
@@ -158,7 +159,8 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
     async def ListBots(self, request: admin_pb2.ListBotsRequest, context: grpc.aio.ServicerContext
                        ) -> admin_pb2.ListBotsReply:
         await self._authorize(context)
-        return admin_pb2.ListBotsReply(bots=[admin_pb2.BotStatus(**row) for row in self.referee.pool.status()])
+        return admin_pb2.ListBotsReply(bots=[admin_pb2.BotStatus(**{**row, "kind": listed_kind(row["kind"])})
+                                             for row in self.referee.pool.status()])
 
     async def _live(self, match_id: str, context: grpc.aio.ServicerContext) -> LiveMatch:
         live = self.referee.matches.get(match_id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchResult, PlayerInfo, reason_of
 from arena.rpc.generated import bot_pb2, common_pb2
 
@@ -95,9 +96,22 @@ def players_to_messages(players: Sequence[PlayerInfo], target: Any) -> None:
         target.add(seat=player.seat, name=player.name, version=player.version)
 
 
-def players_from_messages(source: Sequence[bot_pb2.Player], kind: str = "bot") -> list[PlayerInfo]:
+def players_from_messages(source: Sequence[bot_pb2.Player], kind: PlayerKind = PlayerKind.BOT
+                          ) -> list[PlayerInfo]:
     """PlayerInfo values from a repeated Player field."""
     return [PlayerInfo(p.seat, p.name, p.version, kind) for p in source]
+
+
+_LISTED_KINDS = {PlayerKind.PROGRAM: "local", PlayerKind.REMOTE: "remote"}
+
+
+def listed_kind(kind: PlayerKind) -> str:
+    """A bot's kind as the admin protocol's BotStatus.kind spells it: "local" (a bot program the referee launches
+    from bots/<name>/bot.toml) or "remote"."""
+    try:
+        return _LISTED_KINDS[kind]
+    except KeyError:
+        raise ConversionError(f"a referee lists no bot of kind {kind.value!r}") from None
 
 
 def _ms(seconds: float) -> int:

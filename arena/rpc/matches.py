@@ -26,6 +26,7 @@ from arena.referee.archive import save_record
 from arena.referee.authority import new_record, referee_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError, SeatFault, void_result
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.config import ServerConfig
@@ -59,7 +60,7 @@ class LiveMatch:
         self.seed = seed
         self.clock = clock
         self.policy = policy
-        self.players = [PlayerInfo(seat, name, "", "agent" if isinstance(entry, Agent) else "bot")
+        self.players = [PlayerInfo(seat, name, "", PlayerKind.AGENT if isinstance(entry, Agent) else PlayerKind.BOT)
                         for seat, (name, entry) in enumerate(zip(self.bots, bots))]
         self.steps: list[Step] = []
         self.step_times: list[float] = []  # time.monotonic() of each step, for the watch delay
@@ -97,7 +98,7 @@ class FailedSeat(SeatPort):
     """A seat whose bot could not be brought to the table: the match records that fault."""
 
     def __init__(self, name: str, version: str, problem: BotUnavailable) -> None:
-        self._player = PlayerInfo(0, name, version, "bot")
+        self._player = PlayerInfo(0, name, version, PlayerKind.BOT)
         self.problem = problem
 
     @property

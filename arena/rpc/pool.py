@@ -29,6 +29,7 @@ import grpc
 
 from arena.admission import descriptor_headroom
 from arena.games.registry import did_you_mean
+from arena.referee.players import PlayerKind
 from arena.referee.record import Termination
 from arena.rpc.convert import PROTOCOL_VERSION
 from arena.rpc.launcher import OUTPUT_KEPT_BYTES, BotProcess, Listen
@@ -518,12 +519,13 @@ class BotPool:
         rows = []
         for name, manifest in sorted(self.manifests.items()):
             processes = [lp for lp in self._processes[name] if not lp.process.has_exited]
-            rows.append({"name": name, "version": manifest.version, "kind": "local", "games": list(manifest.games),
+            rows.append({"name": name, "version": manifest.version, "kind": PlayerKind.PROGRAM,
+                         "games": list(manifest.games),
                          "connected": sum(1 for lp in processes for session in lp.idle if session.is_alive),
                          "playing": sum(lp.reserved for lp in processes), "processes": len(processes)})
         for name, remote in sorted(self.remotes.items()):
             idle = [s for s in remote.idle if s.is_alive]
-            rows.append({"name": name, "version": idle[0].version if idle else "", "kind": "remote",
+            rows.append({"name": name, "version": idle[0].version if idle else "", "kind": PlayerKind.REMOTE,
                          "games": sorted({g for s in idle for g in s.games}), "connected": len(idle),
                          "playing": remote.playing, "processes": 0})
         return rows

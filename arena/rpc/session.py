@@ -17,6 +17,7 @@ from google.protobuf.message import DecodeError
 
 from arena.games.base import Game
 from arena.referee.faults import SeatFault
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchResult, PlayerInfo, Termination
 from arena.agents.base import OUTPUT_CHARS
 from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
@@ -103,7 +104,7 @@ class BotSession(SeatPort):
 
     @property
     def player(self) -> PlayerInfo:
-        return PlayerInfo(self._seat, self.name, self.version, "bot")
+        return PlayerInfo(self._seat, self.name, self.version, PlayerKind.BOT)
 
     async def start(self, setup: MatchSetup) -> None:
         self._seat = setup.seat

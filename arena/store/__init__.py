@@ -5,7 +5,6 @@ from arena.store.repository import Store
 from arena.store.rows import (
     BotIdentity,
     BotRow,
-    MatchRow,
     PairCount,
     PairingRow,
     PlayedMatchLike,
@@ -13,10 +12,12 @@ from arena.store.rows import (
     RatingPoint,
     RatingPolicy,
     RatingRow,
+    StoredMatch,
+    StoredSeat,
     TallyDelta,
     TournamentRow,
 )
 
-__all__ = ["DB_ENV", "BotIdentity", "BotRow", "MatchRow", "PairCount", "PairingRow", "PlayedMatchLike",
-           "RatingChanges", "RatingPoint", "RatingPolicy", "RatingRow", "Store", "StoreError", "TallyDelta",
-           "TournamentRow", "create_db_engine", "default_url", "migrate", "resolve_url"]
+__all__ = ["DB_ENV", "BotIdentity", "BotRow", "PairCount", "PairingRow", "PlayedMatchLike", "RatingChanges",
+           "RatingPoint", "RatingPolicy", "RatingRow", "Store", "StoreError", "StoredMatch", "StoredSeat",
+           "TallyDelta", "TournamentRow", "create_db_engine", "default_url", "migrate", "resolve_url"]

@@ -1,5 +1,5 @@
 """What a hosted ladder keeps beside the results: uploads over the web and their progress, owners'
-browser sessions, and remote bots. (The owners themselves and bot versions are in the repository.)"""
+browser sessions, and remote bots. (The owners themselves are `store.owners`, bot versions `store.bots`.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 
-from arena.store.models import Bot, Owner, OwnerSession, RemoteBot, Submission, utcnow
+from arena.store.models import Owner, OwnerSession, RemoteBot, Submission, utcnow
 from arena.store.repository import Store
 from arena.store.rows import RemoteBotRow, SubmissionRow
 
@@ -21,24 +21,6 @@ class Hosting:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.engine = store.engine
-
-    # owners -------------------------------------------------------------------------------------
-
-    def owner_by_token_hash(self, token_hash: str) -> str | None:
-        """The owner holding the token whose hash this is, or None."""
-        with self.engine.connect() as conn:
-            return conn.execute(select(Owner.name).where(Owner.token_hash == token_hash)).scalar()
-
-    def operators(self) -> set[str]:
-        """The owners who are operators (they see every bot's fault evidence)."""
-        return self.store.operators()
-
-    def live_names(self, owner: str) -> set[str]:
-        """The bot names an owner has live now (a submitted version or a remote bot)."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(Bot.name).where(Bot.owner == owner, Bot.status == "live",
-                                                       Bot.kind.in_(("program", "remote"))))
-            return {row.name for row in rows}
 
     # sessions -----------------------------------------------------------------------------------
 

@@ -26,6 +26,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from arena.referee.players import PlayerKind
+
 
 def utcnow() -> datetime:
     """The current time as naive UTC (what every DateTime column holds)."""
@@ -47,7 +49,7 @@ class Bot(Base):
     version: Mapped[str] = mapped_column(String(64))
     artifact_hash: Mapped[str] = mapped_column(String(64))
     owner: Mapped[str] = mapped_column(String(200), default="")
-    kind: Mapped[str] = mapped_column(String(16), default="agent")  # "agent" (in-process) or "program"
+    kind: Mapped[str] = mapped_column(String(16), default=PlayerKind.AGENT.value)  # a PlayerKind's value
     spec: Mapped[str] = mapped_column(Text)  # agent spec ("mcts:iterations=200") or program directory
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     # "live" plays; a submitted version is "pending" while its pre-flight runs, "failed" if it did not

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from arena.games.base import points
+from arena.referee.players import Origin, PlayerKind
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class BotRow:
     version: str
     artifact_hash: str
     owner: str
-    kind: str  # "agent" or "program"
+    kind: PlayerKind  # AGENT, PROGRAM or REMOTE
     spec: str
     created_at: datetime
     status: str = "live"  # "live", or for a submitted version "pending", "failed" or "retired"
@@ -37,21 +38,9 @@ class BotRow:
         return self.games is None or "*" in self.games or game_name in self.games or family in self.games
 
     @property
-    def origin(self) -> str:
-        """Where the bot comes from (see `bot_origin`)."""
-        return bot_origin(self.kind, self.spec)
-
-
-def bot_origin(kind: str, spec: str) -> str:
-    """'built-in' (Arena's agents and its own bot programs), 'remote' (run on its owner's computer) or
-    'submitted' (a bot program someone brought: uploaded, submitted or run from a folder)."""
-    if kind == "agent":
-        return "built-in"
-    if kind == "remote":
-        return "remote"
-    from arena.paths import BUILTIN_BOTS
-
-    return "built-in" if spec.startswith(str(BUILTIN_BOTS) + "/") else "submitted"
+    def origin(self) -> Origin:
+        """Where the bot comes from."""
+        return self.kind.origin(self.spec)
 
 
 @dataclass(frozen=True)
@@ -70,7 +59,7 @@ class TournamentRow:
     status: str  # "running" or "finished"
     created_at: datetime
     finished_at: datetime | None
-    matches: int = 0  # how many are stored (filled by Store.tournaments)
+    matches: int = 0  # how many are stored (filled by Tournaments.find)
 
     @property
     def label(self) -> str:
@@ -112,40 +101,71 @@ class InfraFaultRow:
 
 
 @dataclass(frozen=True)
-class FaultRow:
-    """A stored match that a bot's fault ended (timeout, crash, illegal action...)."""
+class StoredSeat:
+    """Who sat in one seat of a stored match and where they finished."""
 
-    match_id: int
-    uid: str
-    pool: str
-    tournament_id: int
-    bot_id: int  # the offender
-    reason: str
-    detail: str
-    finished_at: datetime
+    seat: int
+    bot_id: int
+    bot: str  # its name
+    version: str
+    rank: int
+    score: float | None
+    luck: float | None  # what chance gave the seat, in points (arena.luck); None: not measured
 
 
 @dataclass(frozen=True)
-class MatchRow:
-    """A stored match of a tournament, with its seats' bots."""
+class StoredMatch:
+    """A stored match: where it belongs, what was played, how it ended, and its seats. Its record is read on
+    request (`Matches.record`): the one door to a stored match."""
 
     id: int
+    uid: str  # the record's match_id
+    tournament_id: int
     round: int
     pairing: int
     rotation: int
+    game: str
+    pool: str
+    options: dict[str, Any]
     seed: int
     ranking: tuple[int, ...]
     scores: tuple[float, ...]
     reason: str
-    offender: int | None
+    offender: int | None  # the seat whose fault ended it
+    detail: str
     steps: int
+    decisions: int
     timings: dict[str, Any]
-    uid: str
     record_id: int
+    rated: bool
+    started_at: datetime
     finished_at: datetime
-    bots: tuple[int, ...]  # per seat
-    rated: bool = True
-    luck: tuple[float, ...] | None = None  # per seat, as results are corrected by it (arena.luck); None: none measured
+    seats: tuple[StoredSeat, ...]
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """(round, pairing, rotation): unique within its tournament."""
+        return (self.round, self.pairing, self.rotation)
+
+    @property
+    def bots(self) -> tuple[int, ...]:
+        """The bot id per seat."""
+        return tuple(seat.bot_id for seat in self.seats)
+
+    @property
+    def luck(self) -> tuple[float, ...] | None:
+        """The luck per seat, as results are corrected by it; None unless every seat has one."""
+        lucks = [seat.luck for seat in self.seats]
+        if not lucks or any(luck is None for luck in lucks):
+            return None
+        return tuple(float(luck) for luck in lucks if luck is not None)
+
+    @property
+    def offending_bot(self) -> int | None:
+        """The bot whose fault ended the match, or None."""
+        if self.offender is None or not 0 <= self.offender < len(self.seats):
+            return None
+        return self.seats[self.offender].bot_id
 
 
 @dataclass(frozen=True)
@@ -195,7 +215,7 @@ class BotIdentity:
     name: str
     version: str
     artifact_hash: str
-    kind: str = "agent"
+    kind: PlayerKind = PlayerKind.AGENT
     spec: str = ""
     owner: str = ""
 
@@ -256,7 +276,7 @@ class RatingRow:
     draws: int
     losses: int
     last_played: datetime | None
-    kind: str = "agent"
+    kind: PlayerKind = PlayerKind.AGENT
     owner: str = ""
     spec: str = ""
 

@@ -7,8 +7,8 @@
 3. The files' hash is the version's identity: they are moved to <bot store>/<name>/<hash>/, made
    read-only, and registered as a pending version; the bot is only ever run from there.
 4. The pre-flight (arena.submissions.preflight) decides: the version goes live (and the name's
-   previous live version is retired; its rating carries over, see Store.add_version) or is stored
-   as failed with its report, never to play.
+   previous live version is retired; its rating carries over, see store.bots.add_version) or is
+   stored as failed with its report, never to play.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.clock import ClockSettings
+from arena.referee.players import REMOTE_VERSION, PlayerKind
 from arena.rpc.manifest import BOT_NAME
 from arena.sandbox.integrity import content_hash
 from arena.sandbox.launch import SandboxSettings
@@ -102,19 +103,19 @@ def authorize(store: Store, name: str, owner: str | None, token: str | None, *, 
     required (`verified`: the caller checked the token already, as the web API does) and the name
     must be new or already theirs.
     """
-    earlier = {bot.owner for bot in store.bots(name) if bot.kind in ("program", "remote") and bot.owner}
+    earlier = {bot.owner for bot in store.bots.find(name) if bot.kind.is_program and bot.owner}
     if verified and owner:
         if earlier and owner not in earlier:
             raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
         return owner
-    if not store.owners():
+    if not store.owners.all():
         if owner and earlier and owner not in earlier:
             raise SubmissionError(f"bot {name!r} belongs to {', '.join(sorted(earlier))}; pick another name")
         return owner or (sorted(earlier)[0] if earlier else "")
     if not owner or not token:
         raise SubmissionError("this server has owners: pass --owner NAME and --token TOKEN (from `arena owner add`), "
                               "or set ARENA_OWNER and ARENA_OWNER_TOKEN")
-    stored = store.owner_token_hash(owner)
+    stored = store.owners.token_hash(owner)
     if stored is None or not hmac.compare_digest(stored, hash_token(token)):
         raise SubmissionError(f"wrong token for owner {owner!r} (an operator can issue a new one: "
                               f"`arena owner token {owner}`)")
@@ -160,10 +161,10 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
             os.rename(unpacked.root, target)
             _make_read_only(target)
         result.path = str(target)
-        bot_id, new = store.add_version(BotIdentity(manifest.name, manifest.version, digest, "program", str(target),
-                                                    owner), games=list(manifest.games))
+        identity = BotIdentity(manifest.name, manifest.version, digest, PlayerKind.PROGRAM, str(target), owner)
+        bot_id, new = store.bots.add_version(identity, games=list(manifest.games))
         result.bot_id = bot_id
-        row = store.bot(bot_id)
+        row = store.bots.get(bot_id)
         assert row is not None
         if not new and row.status in ("live", "retired"):
             result.status = "duplicate"
@@ -177,8 +178,8 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
                            startup_timeout_s=startup_timeout_s, on_step=on_step)
         result.preflight = report
         status = "live" if report.ok else "failed"
-        retired = store.set_bot_status(bot_id, status, report.to_json())
-        result.retired = [_label(store.bot(other)) for other in retired]
+        retired = store.bots.set_status(bot_id, status, report.to_json())
+        result.retired = [_label(store.bots.get(other)) for other in retired]
         result.status = status
         if report.ok:
             result.message = (f"{manifest.name} version {manifest.version} is live; ladders pair it from their next "
@@ -193,7 +194,7 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
 
 
 def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
-    """Register `name` as `owner`'s remote bot (a live bot of kind "remote", run on its owner's computer):
+    """Register `name` as `owner`'s remote bot (a live bot of kind PlayerKind.REMOTE, run on its owner's computer):
     (the name, its token, shown once: only its hash is kept). SubmissionError for a name that cannot be."""
     from arena.agents import AGENTS
     from arena.rpc.pool import new_token
@@ -203,11 +204,11 @@ def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
     if not BOT_NAME.match(name) or name in RESERVED_NAMES or name in AGENTS:
         raise SubmissionError(f"{name!r} cannot be a bot's name: lowercase letters, digits, '-', '_' or '.' (at most "
                               "64), not a built-in player's")
-    if store.bots(name):
+    if store.bots.find(name):
         raise NameTaken(f"the name {name!r} is taken; pick another")
     token = new_token()
-    identity = BotIdentity(name, "remote", hash_token(f"remote:{name}"), "remote", name, owner)
-    bot_id, _new = store.add_version(identity, games=None, status="live")
+    identity = BotIdentity(name, REMOTE_VERSION, hash_token(f"remote:{name}"), PlayerKind.REMOTE, name, owner)
+    bot_id, _new = store.bots.add_version(identity, games=None, status="live")
     Hosting(store).add_remote_bot(name, owner, hash_token(token), bot_id)
     return name, token
 
@@ -215,7 +216,7 @@ def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
 def find_version(store: Store, text: str) -> BotRow:
     """The bot version NAME (its live one) or NAME@VERSION (a version label or a hash prefix); SubmissionError."""
     name, _, wanted = text.partition("@")
-    versions = [bot for bot in store.bots(name) if bot.kind == "program"]
+    versions = [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
     if not versions:
         raise SubmissionError(f"no submitted bot named {name!r} (see `arena bot list`)")
     if not wanted:
@@ -238,8 +239,8 @@ def retire(store: Store, text: str, *, owner: str | None = None, token: str | No
     authorize(store, bot.name, owner or bot.owner or None, token)
     if bot.status == "retired":
         raise SubmissionError(f"{_label(bot)} is already retired")
-    store.set_bot_status(bot.id, "retired")
-    found = store.bot(bot.id)
+    store.bots.set_status(bot.id, "retired")
+    found = store.bots.get(bot.id)
     assert found is not None
     return found
 

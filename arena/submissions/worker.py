@@ -38,7 +38,7 @@ def run(store: Store, submission_id: int, store_dir: Path, sandbox: SandboxSetti
         hosting.add_event(submission_id, {"kind": "step", "step": step.to_json()})
 
     def admit(name: str) -> None:
-        live = hosting.live_names(row.owner)
+        live = store.bots.live_names(row.owner)
         if live_bots is not None and name not in live and len(live) >= live_bots:
             raise SubmissionError(f"{row.owner} has {len(live)} live bots, the most an owner may have here: retire "
                                   "one first (its history stays), or submit a new version of one of them")

@@ -16,7 +16,8 @@ from typing import Any, Callable
 from arena import __version__
 from arena.agents import AGENTS, UnknownAgentError, agent_name, make_agent, parse_agent_spec
 from arena.games.base import Game
-from arena.store.repository import BotIdentity
+from arena.referee.players import PlayerKind
+from arena.store.rows import BotIdentity
 
 # Search budgets the demo turns down so a field of built-in bots plays a game in seconds: the first
 # of these an agent's constructor accepts is set (an agent may instead define `demo_params`).
@@ -35,19 +36,20 @@ class BotSpec:
 
     name: str
     spec: str
-    kind: str = "agent"  # "agent" (in-process, by spec) or "program" (a directory, through the referee)
+    kind: PlayerKind = PlayerKind.AGENT  # AGENT (in-process, by spec) or PROGRAM (a directory, through the referee)
 
     def identity(self) -> BotIdentity:
         """Name, version and artifact hash for the store."""
-        if self.kind == "program":
+        if self.kind is PlayerKind.PROGRAM:
             version, owner = _program_version_and_owner(Path(self.spec))
-            return BotIdentity(self.name, version, _directory_hash(Path(self.spec)), "program", self.spec, owner)
+            return BotIdentity(self.name, version, _directory_hash(Path(self.spec)), PlayerKind.PROGRAM, self.spec,
+                               owner)
         agent = make_agent(self.spec)
         cls = type(agent)
         agent.close()
         material = f"{self.spec}|{cls.__module__}.{cls.__qualname__}|{agent.version}|arena {__version__}"
         return BotIdentity(self.name, str(agent.version), hashlib.sha256(material.encode()).hexdigest()[:16],
-                           "agent", self.spec)
+                           PlayerKind.AGENT, self.spec)
 
 
 def parse_bot(text: str) -> BotSpec:
@@ -64,12 +66,12 @@ def parse_bot(text: str) -> BotSpec:
     if ("/" in spec or spec.startswith(".")) and path.is_dir():
         if not (path / "bot.toml").is_file():
             raise BotSpecError(f"{spec}: a bot program's folder needs a bot.toml")
-        return BotSpec(name if named else spec.rstrip("/"), str(path.resolve()), "program")
+        return BotSpec(name if named else spec.rstrip("/"), str(path.resolve()), PlayerKind.PROGRAM)
     try:
         make_agent(spec).close()
     except UnknownAgentError as error:
         raise BotSpecError(f"{error}; or give a bot program's directory") from None
-    return BotSpec(name if named else agent_name(spec), spec, "agent")
+    return BotSpec(name if named else agent_name(spec), spec, PlayerKind.AGENT)
 
 
 def parse_bots(text: str) -> list[BotSpec]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.secret_files import BROKER_PASSWORD_FILE_ENV, with_password
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.referee.record import reason_of
 from arena.tournament.executor import Chunks, Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot, infrastructure_fault, play_job
@@ -34,14 +35,14 @@ def job_to_json(job: MatchJob) -> dict[str, Any]:
     """A job as JSON-ready data."""
     return {"tournament_id": job.tournament_id, "round": job.round, "pairing": job.pairing,
             "rotation": job.rotation, "game": job.game, "options": job.options, "seed": job.seed, "pool": job.pool,
-            "seats": [[seat.bot_id, seat.name, seat.version, seat.kind, seat.spec] for seat in job.seats]}
+            "seats": [[seat.bot_id, seat.name, seat.version, seat.kind.value, seat.spec] for seat in job.seats]}
 
 
 def job_from_json(data: dict[str, Any]) -> MatchJob:
     """The job `job_to_json` wrote."""
     return MatchJob(int(data["tournament_id"]), int(data["round"]), int(data["pairing"]), int(data["rotation"]),
                     str(data["game"]), dict(data["options"]), int(data["seed"]),
-                    tuple(SeatBot(int(bot), str(name), str(version), str(kind), str(spec))
+                    tuple(SeatBot(int(bot), str(name), str(version), PlayerKind(kind), str(spec))
                           for bot, name, version, kind, spec in data["seats"]), str(data.get("pool", "")))
 
 

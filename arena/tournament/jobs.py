@@ -18,6 +18,7 @@ from arena.luck import attach_luck
 from arena.referee.authority import new_record, play_match
 from arena.referee.faults import forfeit_ranking
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Reason, Termination
 
 
@@ -28,7 +29,7 @@ class SeatBot:
     bot_id: int
     name: str
     version: str
-    kind: str  # "agent", "program" (a folder, launched by the referee) or "remote" (connects by itself)
+    kind: PlayerKind  # AGENT, PROGRAM (a folder, launched by the referee) or REMOTE (connects by itself)
     spec: str
 
 
@@ -58,14 +59,14 @@ class MatchJob:
     @property
     def has_programs(self) -> bool:
         """True when a bot program (launched or remote) sits in one of the seats: it plays through the referee."""
-        return any(seat.kind != "agent" for seat in self.seats)
+        return any(seat.kind.is_program for seat in self.seats)
 
 
 @dataclass(slots=True)
 class PlayedMatch:
     """A played match: its job, the result, timing facts and the whole record, gzip-compressed.
 
-    The store takes it as it is (`Store.save_matches`). Between processes it travels as `wire()`, a
+    The store takes it as it is (`store.matches.save`). Between processes it travels as `wire()`, a
     plain tuple without the job (the sender of the job still has it): the main process of a
     tournament unpacks thousands a second.
     """
@@ -176,7 +177,7 @@ def utcnow() -> datetime:
 def play_job(job: MatchJob, limits: AgentLimits = DEFAULT_LIMITS) -> PlayedMatch:
     """Play a job of in-process agents here, each bounded by `limits` (a job with a bot program plays through
     the referee)."""
-    programs = [seat.name for seat in job.seats if seat.kind != "agent"]
+    programs = [seat.name for seat in job.seats if seat.kind.is_program]
     if programs:
         raise NotImplementedError(f"bot program(s) {', '.join(programs)} play through the referee executor")
     game = _game(job.game, job.options)

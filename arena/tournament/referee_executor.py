@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from arena.agents import Agent, make_agent
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.tournament.executor import Executor, ExecutorError, StopCheck
 from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, played_from_record, utcnow
 
@@ -142,13 +143,13 @@ class RefereeExecutor(Executor):
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[PlayedMatch]:
         """Start a job's match now (from any thread but the referee's); the future gives its played match."""
-        folders = {Path(seat.spec) for seat in job.seats if seat.kind == "program"}
+        folders = {Path(seat.spec) for seat in job.seats if seat.kind is PlayerKind.PROGRAM}
         referee = self._serve(tuple(sorted(folders | set(self._folders))))
         seats: list[Seat] = []
         for seat in job.seats:
-            if seat.kind == "program":
+            if seat.kind is PlayerKind.PROGRAM:
                 seats.append(self._manifest(Path(seat.spec)).name)
-            elif seat.kind == "remote":
+            elif seat.kind is PlayerKind.REMOTE:
                 seats.append(seat.spec)  # the referee seats it by name, on a stream it has open
             else:
                 try:
@@ -180,7 +181,7 @@ class RefereeExecutor(Executor):
         """Start playing `jobs`, `concurrency` at a time, on a feeder thread: the matches go on while the
         caller waits on something else; `InOrder.take()` gives the results in job order."""
         jobs = list(jobs)
-        folders = {Path(seat.spec) for job in jobs for seat in job.seats if seat.kind == "program"}
+        folders = {Path(seat.spec) for job in jobs for seat in job.seats if seat.kind is PlayerKind.PROGRAM}
         if folders:  # every program of the run served from the start: no restart midway
             self._serve(tuple(sorted(folders | set(self._folders))))
         return InOrder(self, jobs, should_stop)

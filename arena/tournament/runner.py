@@ -6,9 +6,10 @@ job order in transactions that also carry their rating updates. A run killed at 
 at most the matches that had not been stored; the next run plays exactly those.
 
 A match the infrastructure failed (a worker lost, the referee stopped, a sandbox that could not
-start: `PlayedMatch.is_infrastructure_fault`) is not stored: the fault is noted (Store.add_infra_fault)
-and the match is played again, up to `retries` more times, across runs; after that it is stored
-unrated with reason "infrastructure", so the tournament can end. It is never scored.
+start: `PlayedMatch.is_infrastructure_fault`) is not stored: the fault is noted
+(store.tournaments.add_infra_fault) and the match is played again, up to `retries` more times, across
+runs; after that it is stored unrated with reason "infrastructure", so the tournament can end. It is
+never scored.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from arena.games.base import Game, points
 from arena.ratings.policy import TrueSkillPolicy
 from arena.ratings.pools import pool_name
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.players import PlayerKind
 from arena.store.repository import Store
 from arena.store.rows import PairingRow, TournamentRow
 from arena.tournament.bots import BotSpec
@@ -65,17 +67,17 @@ def create_tournament(store: Store, *, game: Game, bots: list[BotSpec], format: 
     the schedule and, as the secret that keys them, every game's chance; `settings["duplicate"]` plays every
     rotation of a pairing on one seed (in-process agents only: FormatError otherwise)."""
     get_format(format).check(len(bots), game.num_seats, rounds)
-    if (settings or {}).get("duplicate") and any(bot.kind != "agent" for bot in bots):
+    if (settings or {}).get("duplicate") and any(bot.kind.is_program for bot in bots):
         raise FormatError(DUPLICATE_REFUSED)
-    bot_ids = [store.bot_id(bot.identity()) for bot in bots]
-    return store.create_tournament(name=name, game=game.name, pool=pool_name(game), options=game.options,
-                                   format=format, seed=seed, rounds=rounds, settings=settings or {}, bot_ids=bot_ids)
+    bot_ids = [store.bots.register(bot.identity()) for bot in bots]
+    return store.tournaments.create(name=name, game=game.name, pool=pool_name(game), options=game.options,
+                                    format=format, seed=seed, rounds=rounds, settings=settings or {}, bot_ids=bot_ids)
 
 
-def entrant_kinds(store: Store, tournament_id: int) -> set[str]:
-    """The kinds of bot entered: {"agent"}, {"program"} or both."""
-    entries = set(store.entries(tournament_id))
-    return {bot.kind for bot in store.bots() if bot.id in entries}
+def entrant_kinds(store: Store, tournament_id: int) -> set[PlayerKind]:
+    """The kinds of bot entered: agents, bot programs (launched or remote), or both."""
+    entries = set(store.tournaments.entries(tournament_id))
+    return {bot.kind for bot in store.bots.find() if bot.id in entries}
 
 
 def points_by_seat(ranking: list[int] | tuple[int, ...]) -> list[float]:
@@ -147,21 +149,21 @@ class TournamentRunner:
             new = self.format.plan(self._context(self.live_entries if self.format.name == "ladder" else entries,
                                                  planned))
             if not new:
-                self.store.set_status(self.tournament_id, "finished")
+                self.store.tournaments.set_status(self.tournament_id, "finished")
                 finished = True
                 break
             rows = [PairingRow(p.round, p.index, derive_seed(tournament.seed, p.round, p.index), tuple(p.bots), p.label)
                     for p in new]
             try:
-                self.store.add_pairings(self.tournament_id, rows)
+                self.store.tournaments.add_pairings(self.tournament_id, rows)
             except IntegrityError:  # another run of this tournament planned the round first: use theirs
                 planned = self._planned()
-                finished_keys = self.store.finished_keys(self.tournament_id)
+                finished_keys = self.store.tournaments.finished_keys(self.tournament_id)
                 continue
             planned = sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
                              key=lambda item: (item[0].round, item[0].index))
         if not finished and self._is_complete(expected, entries):
-            self.store.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
+            self.store.tournaments.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
             finished = True
         self._report()
         return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
@@ -170,7 +172,7 @@ class TournamentRunner:
     def _open(self) -> tuple[TournamentRow, list[int], int | None, set[tuple[int, int, int]]]:
         """Read the tournament, its game and entries, and where it stands: (its row, the entries, the matches
         it plays in all, the keys of the matches already stored)."""
-        tournament = self.store.tournament(self.tournament_id)
+        tournament = self.store.tournaments.get(self.tournament_id)
         if tournament is None:
             raise KeyError(f"no tournament {self.tournament_id}")
         self.tournament = tournament
@@ -180,16 +182,16 @@ class TournamentRunner:
         self.game = load_game(tournament.game, tournament.options)
         self.duplicate = bool(tournament.settings.get("duplicate"))  # every rotation of a pairing on its seed
         self.options = self.game.options  # one object for every stored match: encoded once per flush
-        entries = self.store.entries(self.tournament_id)
-        bots = {row.id: row for row in self.store.bots()}
+        entries = self.store.tournaments.entries(self.tournament_id)
+        bots = {row.id: row for row in self.store.bots.find()}
         self.live_entries = [bot for bot in entries if bots[bot].status == "live"]  # what a ladder pairs
         self.seat_bots = {bot: SeatBot(bot, bots[bot].name, bots[bot].version, bots[bot].kind, bots[bot].spec)
                           for bot in entries}
         expected = self.format.expected_matches(len(entries), self.game.num_seats, tournament.rounds)
         # a run that plans no rounds (a ladder service's) reads only the pairings still open
-        finished_keys = (self.store.finished_keys(self.tournament_id) if self.plan_more
-                         else self.store.open_finished_keys(self.tournament_id))
-        self.fault_counts = self.store.infra_fault_counts(self.tournament_id)
+        finished_keys = (self.store.tournaments.finished_keys(self.tournament_id) if self.plan_more
+                         else self.store.tournaments.open_finished_keys(self.tournament_id))
+        self.fault_counts = self.store.tournaments.infra_fault_counts(self.tournament_id)
         self.progress = RunProgress(self.tournament_id, len(finished_keys), expected)
         self._report()
         return tournament, entries, expected, finished_keys
@@ -214,8 +216,8 @@ class TournamentRunner:
                 and not self.format.plan(self._context(entries, self._planned())))
 
     def _planned(self) -> list[tuple[Planned, int]]:
-        rows = (self.store.pairings(self.tournament_id) if self.plan_more
-                else self.store.open_pairings(self.tournament_id))
+        rows = (self.store.tournaments.pairings(self.tournament_id) if self.plan_more
+                else self.store.tournaments.open_pairings(self.tournament_id))
         return [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows]
 
     def _jobs(self, planned: list[tuple[Planned, int]], finished: set[tuple[int, int, int]]) -> list[MatchJob]:
@@ -240,7 +242,7 @@ class TournamentRunner:
         context = PlanContext(entries, self.game.num_seats, self.tournament.rounds, self.tournament.seed,
                               [p for p, _ in planned], system=self.system)
         if self.format.dynamic:
-            for match in self.store.tournament_matches(self.tournament_id):
+            for match in self.store.matches.of_tournament(self.tournament_id):
                 key = (match.round, match.pairing)
                 points = context.points.setdefault(key, {})
                 scores = context.scores.setdefault(key, {})
@@ -249,7 +251,8 @@ class TournamentRunner:
                     if seat < len(match.scores):
                         scores[bot] = scores.get(bot, 0.0) + float(match.scores[seat])
             if self.format.name == "ladder":
-                context.ratings = {row.bot_id: (row.mu, row.sigma) for row in self.store.ratings(self.tournament.pool)}
+                context.ratings = {row.bot_id: (row.mu, row.sigma)
+                                   for row in self.store.ratings.of_pool(self.tournament.pool)}
         return context
 
     def _play(self, jobs: list[MatchJob]) -> None:
@@ -279,7 +282,7 @@ class TournamentRunner:
         """Note an infrastructure fault; True once the match has had all its tries (it is then stored,
         unrated), False while it is to be played again."""
         self.infra_faults += 1
-        self.store.add_infra_fault(self.tournament_id, outcome.key, outcome.bot_ids, outcome.detail)
+        self.store.tournaments.add_infra_fault(self.tournament_id, outcome.key, outcome.bot_ids, outcome.detail)
         count = self.fault_counts[outcome.key] = self.fault_counts.get(outcome.key, 0) + 1
         if count <= self.retries:
             return False
@@ -290,12 +293,12 @@ class TournamentRunner:
         if not played:
             return
         try:
-            self.store.save_matches(played, TrueSkillPolicy(self.system))
+            self.store.matches.save(played, TrueSkillPolicy(self.system))
         except IntegrityError:  # some were stored by a concurrent run of this tournament: keep the rest
-            stored = self.store.finished_keys(self.tournament_id)
+            stored = self.store.tournaments.finished_keys(self.tournament_id)
             self.stored_keys.update(match.key for match in played if match.key in stored)
             played = [match for match in played if match.key not in stored]
-            self.store.save_matches(played, TrueSkillPolicy(self.system))
+            self.store.matches.save(played, TrueSkillPolicy(self.system))
         self.stored_keys.update(match.key for match in played)
         self.progress.stored += len(played)
         self.progress.pending = 0

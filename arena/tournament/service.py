@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ContextManager
 
 from arena.games.base import Game
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.rows import TournamentRow
 from arena.tournament.bots import BotSpec
@@ -121,7 +122,7 @@ def create(spec: TournamentSpec, store: Store,
     names = [bot.name for bot in spec.bots]
     for game in spec.games:
         label = spec.name if spec.name is None or len(spec.games) == 1 else f"{spec.name}/{game.name}"
-        existing = store.tournament(label) if label else None
+        existing = store.tournaments.get(label) if label else None
         if existing is not None:
             finished = existing.status == "finished"
             check_same(store, existing, game, names, spec.format, None if finished else spec.rounds,
@@ -131,7 +132,7 @@ def create(spec: TournamentSpec, store: Store,
                 if not get_format(existing.format).extendable:
                     raise TournamentError(f"tournament {existing.label!r} is finished and a {existing.format} "
                                           "cannot be extended; pick another name")
-                store.extend_tournament(existing.id, existing.rounds + more)
+                store.tournaments.extend(existing.id, existing.rounds + more)
                 if extended is not None:
                     extended(existing, more)
             ids.append(existing.id)
@@ -149,7 +150,7 @@ def create(spec: TournamentSpec, store: Store,
 def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequence[str], format: str,
                rounds: int | None, duplicate: bool = False) -> None:
     """Refuse to continue a stored tournament under other settings (TournamentError)."""
-    stored_names = [store.bot_names([bot])[bot] for bot in store.entries(existing.id)]
+    stored_names = [store.bots.names([bot])[bot] for bot in store.tournaments.entries(existing.id)]
     differences = []
     if existing.game != game.name or existing.options != game.options:
         differences.append(f"game {existing.game}")
@@ -191,7 +192,7 @@ def found_ids(store: Store, tournaments: Sequence[int | str]) -> list[int]:
     """The ids of stored tournaments (not ladders) by id or name, or TournamentError naming what is not."""
     ids = []
     for tournament in tournaments:
-        found = store.tournament(tournament)
+        found = store.tournaments.get(tournament)
         if found is None:
             raise TournamentError(f"no tournament {tournament!r} (see `{{command}}`)", ("tournament", "list"))
         if found.format == "ladder":
@@ -203,10 +204,10 @@ def found_ids(store: Store, tournaments: Sequence[int | str]) -> list[int]:
 
 def standings(store: Store, summary: RunSummary) -> Standings:
     """The standings of a tournament after a run."""
-    tournament = store.tournament(summary.tournament_id)
+    tournament = store.tournaments.get(summary.tournament_id)
     assert tournament is not None
     return Standings(tournament, summary, tournament_table(store, summary.tournament_id),
-                     store.bot_names(store.entries(summary.tournament_id)))
+                     store.bots.names(store.tournaments.entries(summary.tournament_id)))
 
 
 def grace(seconds: float) -> float:
@@ -229,7 +230,7 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
     started = time.monotonic()
     try:
         for position, tournament_id in enumerate(ids):
-            tournament = store.tournament(tournament_id)
+            tournament = store.tournaments.get(tournament_id)
             if tournament is None:
                 raise TournamentError(f"no tournament {tournament_id}")
             deadline = hard_deadline = None
@@ -274,12 +275,12 @@ class Executors:
         self.agents: Executor | None = None
         self.programs: RefereeExecutor | None = None
 
-    def for_kinds(self, kinds: set[str]) -> Executor:
+    def for_kinds(self, kinds: set[PlayerKind]) -> Executor:
         """Agents alone: the pool (or Celery); programs (launched or remote) alone: the referee; both: routed
         between them."""
-        if kinds <= {"agent"}:
+        if kinds <= {PlayerKind.AGENT}:
             return self._agents()
-        if "agent" not in kinds:
+        if PlayerKind.AGENT not in kinds:
             return self.referee()
         return RoutingExecutor(self._agents(), self.referee())
 

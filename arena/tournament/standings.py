@@ -35,17 +35,17 @@ class EntrantLine:
 
 def tournament_table(store: Store, tournament_id: int) -> list[EntrantLine]:
     """Entrants ordered by (points, then wins, then seeding; knockout: by the round reached first)."""
-    tournament = store.tournament(tournament_id)
+    tournament = store.tournaments.get(tournament_id)
     if tournament is None:
         raise KeyError(f"no tournament {tournament_id}")
-    entries = store.entries(tournament_id)
-    names = store.bot_names(entries)
+    entries = store.tournaments.entries(tournament_id)
+    names = store.bots.names(entries)
     lines = {bot: EntrantLine(bot, names[bot], position) for position, bot in enumerate(entries)}
-    for pairing in store.pairings(tournament_id):
+    for pairing in store.tournaments.pairings(tournament_id):
         for bot in pairing.bots:
             if bot in lines:
                 lines[bot].reached_round = max(lines[bot].reached_round, pairing.round + 1)
-    for match in store.tournament_matches(tournament_id):
+    for match in store.matches.of_tournament(tournament_id):
         ranking = match.ranking
         bots = match.bots
         for seat, bot in enumerate(bots):

@@ -19,7 +19,7 @@ from arena.referee.evidence import public_lines
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.reports import bot_ratings, iso, standings_json, thin
-from arena.store import BotRow
+from arena.store import BotRow, StoredMatch
 from arena.store.hosting import Hosting
 from arena.web.state import leaderboards_of, store_of
 from arena.tournament.standings import tournament_table
@@ -176,8 +176,8 @@ def server(request: Request) -> dict[str, Any]:
 @router.get("/leaderboards", response_model=Pools, summary="The rating pools (one per game mode)")
 def pools(request: Request) -> dict[str, Any]:
     store = store_of(request)
-    return {"pools": [{"pool": pool, "matches": store.pool_match_count(pool),
-                       "bots": len(store.ratings(pool, live_only=True))} for pool in store.pools()]}
+    return {"pools": [{"pool": pool, "matches": store.ratings.match_count(pool),
+                       "bots": len(store.ratings.of_pool(pool, live_only=True))} for pool in store.ratings.pools()]}
 
 
 @router.get("/leaderboards/{pool:path}", response_model=Leaderboard,
@@ -191,7 +191,7 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
                                                                         "top-ranked bots (for a chart).")
                      ) -> dict[str, Any]:
     store = store_of(request)
-    known = store.pools()
+    known = store.ratings.pools()
     if pool not in known:
         raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(known) or 'none'})")
     leaderboards = leaderboards_of(request)
@@ -211,9 +211,9 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
     histories = [{"bot": standing.bot, "version": standing.version,
                   "points": [{"match": point.match_id, "at": iso(point.played_at), "mu": round(point.mu, 4),
                               "sigma": round(point.sigma, 4)}
-                             for point in thin(store.rating_history(standing.bot_id, pool), HISTORY_POINTS // 2)]}
+                             for point in thin(store.ratings.history(standing.bot_id, pool), HISTORY_POINTS // 2)]}
                  for standing in (leaderboards.standings(pool, not all_versions)[:history] if history else [])]
-    return {"pool": pool, "matches": store.pool_match_count(pool), "total": len(rows), "page": page,
+    return {"pool": pool, "matches": store.ratings.match_count(pool), "total": len(rows), "page": page,
             "per_page": per_page, "sort": sort, "order": "desc" if descending else "asc",
             "standings": rows[start:start + per_page], "history": histories}
 
@@ -223,7 +223,7 @@ def bots(request: Request, q: str | None = Query(None, max_length=200, descripti
          page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
     store = store_of(request)
     by_name: dict[str, list[BotRow]] = {}
-    for bot in store.bots():
+    for bot in store.bots.find():
         if q is None or q.lower() in bot.name.lower():
             by_name.setdefault(bot.name, []).append(bot)
     names = sorted(by_name)
@@ -235,14 +235,15 @@ def bots(request: Request, q: str | None = Query(None, max_length=200, descripti
         live = [bot for bot in versions if bot.status == "live"]
         newest = live[-1] if live else versions[-1]
         rows.append({"name": name, "versions": len(versions), "live_version": live[-1].version if live else None,
-                     "status": newest.status, "owner": newest.owner, "kind": newest.kind, "origin": newest.origin})
+                     "status": newest.status, "owner": newest.owner, "kind": newest.kind.value,
+                     "origin": newest.origin.value})
     return {"total": len(names), "page": page, "per_page": per_page, "bots": rows}
 
 
 @router.get("/bots/{name}", responses=ERRORS, summary="A bot: versions, ratings, history, head-to-head, faults")
 def bot(request: Request, name: str) -> dict[str, Any]:
     store = store_of(request)
-    versions = store.bots(name)
+    versions = store.bots.find(name)
     if not versions:
         raise HTTPException(404, f"no bot named {name!r}")
     out_versions = []
@@ -250,12 +251,13 @@ def bot(request: Request, name: str) -> dict[str, Any]:
         ratings = bot_ratings(store, version, leaderboards=leaderboards_of(request), history_points=HISTORY_POINTS)
         out_versions.append({
             "id": version.id, "version": version.version, "artifact_hash": version.artifact_hash,
-            "status": version.status, "owner": version.owner, "kind": version.kind, "origin": version.origin,
+            "status": version.status, "owner": version.owner, "kind": version.kind.value,
+            "origin": version.origin.value,
             "games_declared": list(version.games) if version.games is not None else None,
             "submitted_at": iso(version.created_at), "retired_at": iso(version.retired_at),
-            "follows": version.parent_id, "preflight": _public_report(store.bot_report(version.id)),
-            "faults": store.fault_counts(version.id), "ratings": ratings})
-    _total, recent = store.match_page(bot_id=versions[-1].id, limit=20) if versions else (0, [])
+            "follows": version.parent_id, "preflight": _public_report(store.bots.report(version.id)),
+            "faults": store.matches.fault_counts(version.id), "ratings": ratings})
+    _total, recent = store.matches.page(bot_id=versions[-1].id, limit=20) if versions else (0, [])
     owner = next((v.owner for v in reversed(versions) if v.owner), "")
     document: dict[str, Any] = {"name": name, "owner": owner, "versions": out_versions,
                                 "recent_matches": [_match_summary(row) for row in recent]}
@@ -291,10 +293,10 @@ def bot_compare(request: Request, name: str, a: str = Query(..., max_length=64),
 def bot_matches(request: Request, name: str, version: str | None = Query(None, max_length=64),
                 page: int = PAGE, per_page: int = PER_PAGE) -> dict[str, Any]:
     store = store_of(request)
-    versions = [b for b in store.bots(name) if version is None or b.version == version]
+    versions = [b for b in store.bots.find(name) if version is None or b.version == version]
     if not versions:
         raise HTTPException(404, f"no bot named {name!r}" + (f" with version {version!r}" if version else ""))
-    total, rows = store.match_page(bot_id=versions[-1].id, offset=(page - 1) * per_page, limit=per_page)
+    total, rows = store.matches.page(bot_id=versions[-1].id, offset=(page - 1) * per_page, limit=per_page)
     check_page(total, page, per_page)
     return {"total": total, "page": page, "per_page": per_page, "matches": [_match_summary(r) for r in rows]}
 
@@ -302,7 +304,7 @@ def bot_matches(request: Request, name: str, version: str | None = Query(None, m
 @router.get("/tournaments", summary="Tournaments, ladders and SPRTs, newest first")
 def tournaments(request: Request, format: str | None = Query(None, max_length=32), page: int = PAGE,
                 per_page: int = PER_PAGE) -> dict[str, Any]:
-    rows = store_of(request).tournaments(format=format)
+    rows = store_of(request).tournaments.find(format=format)
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
     return {"total": len(rows), "page": page, "per_page": per_page,
@@ -314,14 +316,14 @@ def tournament(request: Request, tournament: str, page: int = PAGE,
                per_page: int = Query(20, ge=1, le=200, description="Rounds per page (newest first).")
                ) -> dict[str, Any]:
     store = store_of(request)
-    found = store.tournament(tournament) if tournament.strip() else None
+    found = store.tournaments.get(tournament) if tournament.strip() else None
     if found is None:
         raise HTTPException(404, f"no tournament {tournament!r}")
-    names = store.bot_names(store.entries(found.id))
+    names = store.bots.names(store.tournaments.entries(found.id))
     lines = tournament_table(store, found.id)
-    pairings = store.pairings(found.id)
-    matches = store.tournament_matches(found.id)
-    all_names = {**names, **store.bot_names({bot for m in matches for bot in m.bots})}
+    pairings = store.tournaments.pairings(found.id)
+    matches = store.matches.of_tournament(found.id)
+    all_names = {**names, **store.bots.names({bot for m in matches for bot in m.bots})}
     by_key: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for match in matches:
         by_key.setdefault((match.round, match.pairing), []).append(
@@ -359,25 +361,25 @@ def matches(request: Request, pool: str | None = Query(None, max_length=300),
     store = store_of(request)
     bot_id = None
     if bot is not None:
-        versions = store.bots(bot)
+        versions = store.bots.find(bot)
         if not versions:
             raise HTTPException(404, f"no bot named {bot!r}")
         bot_id = versions[-1].id
-    total, rows = store.match_page(pool=pool, bot_id=bot_id, tournament_id=tournament,
-                                   offset=(page - 1) * per_page, limit=per_page)
+    total, rows = store.matches.page(pool=pool, bot_id=bot_id, tournament_id=tournament,
+                                     offset=(page - 1) * per_page, limit=per_page)
     check_page(total, page, per_page)
     return {"total": total, "page": page, "per_page": per_page, "matches": [_match_summary(r) for r in rows]}
 
 
 @router.get("/matches/{match}", responses=ERRORS, summary="A stored match (by id, or uid prefix)")
 def match(request: Request, match: str) -> dict[str, Any]:
-    row = store_of(request).match(match)
-    if row is None:
+    found = store_of(request).matches.get(match)
+    if found is None:
         raise HTTPException(404, f"no match {match!r}")
-    summary = _match_summary(row)
-    summary.update(options=row["options"], seed=row["seed"], timings=row["timings"], decisions=row["decisions"],
-                   started_at=iso(row["started_at"]), rotation=row["rotation"], pairing=row["pairing"],
-                   analysed=store_of(request).has_analysis(row["id"]))
+    summary = _match_summary(found)
+    summary.update(options=found.options, seed=found.seed, timings=found.timings, decisions=found.decisions,
+                   started_at=iso(found.started_at), rotation=found.rotation, pairing=found.pairing,
+                   analysed=store_of(request).analyses.exists(found.id))
     return summary
 
 
@@ -388,12 +390,12 @@ def match_analysis(request: Request, match: str) -> dict[str, Any]:
     from arena.analysis import Analysis
 
     store = store_of(request)
-    row = store.match(match)
-    if row is None:
+    found = store.matches.get(match)
+    if found is None:
         raise HTTPException(404, f"no match {match!r}")
-    data = store.analysis(row["id"])
+    data = store.analyses.get(found.id)
     if data is None:
-        raise HTTPException(404, f"match {row['id']} has no analysis yet: `arena analyse {row['id']}` makes one "
+        raise HTTPException(404, f"match {found.id} has no analysis yet: `arena analyse {found.id}` makes one "
                                  "(or a tournament or ladder run with --analyse BUDGET)")
     return Analysis.from_compressed(data).to_json()
 
@@ -401,12 +403,12 @@ def match_analysis(request: Request, match: str) -> dict[str, Any]:
 @router.get("/matches/{match}/record", responses={**ERRORS, 200: {"content": {"application/x-ndjson": {}}}},
             summary="A match's record as JSON lines (what `arena replay` reads)")
 def match_record(request: Request, match: str) -> StreamingResponse:
-    found = store_of(request).record(match)
+    store = store_of(request)
+    found = store.matches.get(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
-    row, data = found
-    return StreamingResponse(public_lines(_inflate(data)), media_type="application/x-ndjson",
-                             headers={"Content-Disposition": f'attachment; filename="{row["uid"]}.jsonl"'})
+    return StreamingResponse(public_lines(_inflate(store.matches.record(found))), media_type="application/x-ndjson",
+                             headers={"Content-Disposition": f'attachment; filename="{found.uid}.jsonl"'})
 
 
 @router.get("/matches/{match}/replay",
@@ -417,11 +419,11 @@ def match_record(request: Request, match: str) -> StreamingResponse:
                        422: {"model": ErrorReply, "description": "The record cannot be replayed"}},
             summary="A match replayed through the engine: the board after every step, streamed")
 def match_replay(request: Request, match: str) -> StreamingResponse:
-    found = store_of(request).record(match)
+    store = store_of(request)
+    found = store.matches.get(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
-    _row, data = found
-    pieces = replay_ndjson(record_lines(data), reveal=True)
+    pieces = replay_ndjson(record_lines(store.matches.record(found)), reveal=True)
     try:
         first = next(pieces)
     except ReplayError as error:
@@ -462,16 +464,15 @@ async def live_events(request: Request, match_id: str) -> StreamingResponse:
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def _match_summary(row: dict[str, Any]) -> dict[str, Any]:
-    timings = row.get("timings") or {}
-    names = _seat_names(row["game"])
-    return {"id": row["id"], "uid": row["uid"], "game": row["game"], "pool": row["pool"],
-            "tournament_id": row["tournament_id"], "round": row["round"],
-            "seats": [{"seat": s["seat"], "seat_name": names[s["seat"]] if s["seat"] < len(names) else str(s["seat"]),
-                       "bot": s["bot"], "version": s["version"], "rank": s["rank"], "score": s["score"],
-                       "luck": None if s.get("luck") is None else round(s["luck"], 4)} for s in row.get("seats", [])],
-            "reason": row["reason"], "offender": row["offender"], "detail": row["detail"], "steps": row["steps"],
-            "rated": bool(row["rated"]), "wall_ms": timings.get("wall_ms"), "finished_at": iso(row["finished_at"])}
+def _match_summary(match: StoredMatch) -> dict[str, Any]:
+    names = _seat_names(match.game)
+    return {"id": match.id, "uid": match.uid, "game": match.game, "pool": match.pool,
+            "tournament_id": match.tournament_id, "round": match.round,
+            "seats": [{"seat": s.seat, "seat_name": names[s.seat] if s.seat < len(names) else str(s.seat),
+                       "bot": s.bot, "version": s.version, "rank": s.rank, "score": s.score,
+                       "luck": None if s.luck is None else round(s.luck, 4)} for s in match.seats],
+            "reason": match.reason, "offender": match.offender, "detail": match.detail, "steps": match.steps,
+            "rated": match.rated, "wall_ms": match.timings.get("wall_ms"), "finished_at": iso(match.finished_at)}
 
 
 @functools.lru_cache(maxsize=256)

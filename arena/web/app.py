@@ -160,17 +160,17 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
 
     @app.get("/bots/{name}", include_in_schema=False)
     def bot_page(request: Request, name: str) -> HTMLResponse:
-        check(store.bots(name), f"bot named {name!r}")
+        check(store.bots.find(name), f"bot named {name!r}")
         return page(request)
 
     @app.get("/tournaments/{tournament:path}", include_in_schema=False)
     def tournament_page(request: Request, tournament: str) -> HTMLResponse:
-        check(tournament.strip() and store.tournament(tournament), f"tournament {tournament!r}")
+        check(tournament.strip() and store.tournaments.get(tournament), f"tournament {tournament!r}")
         return page(request)
 
     @app.get("/matches/{match}", include_in_schema=False)
     def match_page(request: Request, match: str) -> HTMLResponse:
-        check(store.match(match), f"match {match!r}")
+        check(store.matches.get(match), f"match {match!r}")
         return page(request)
 
     @app.get("/live/{match_id}", include_in_schema=False)

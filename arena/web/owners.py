@@ -24,12 +24,12 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from arena.admission import ClientKey
-from arena.referee.evidence import seat_evidence, seat_notes, shown
+from arena.referee.evidence import record_header, seat_evidence, seat_notes, shown
 from arena.referee.record import MatchRecord, RecordError
 from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.rpc.sdk import remote_url
-from arena.store import Store
+from arena.store import Store, StoredMatch
 from arena.web.state import hosting_of, store_of
 from arena.store.models import utcnow
 from arena.submissions.checks import RESERVED_NAMES
@@ -65,7 +65,7 @@ def caller(request: Request) -> Caller:
     """The owner making this request; 401 without a valid token or session, 403 without the CSRF token."""
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        owner = hosting_of(request).owner_by_token_hash(hash_token(header[7:].strip()))
+        owner = store_of(request).owners.by_token_hash(hash_token(header[7:].strip()))
         if owner is None:
             raise HTTPException(401, "wrong owner token (an operator can issue a new one: `arena owner token NAME`)",
                                 headers={"WWW-Authenticate": "Bearer"})
@@ -100,7 +100,7 @@ def sign_in(request: Request, response: Response, body: TokenIn) -> dict[str, An
     if not request.app.state.sign_ins.allow(address):
         raise HTTPException(429, "too many sign-in attempts from this address; try again in a minute",
                             headers={"Retry-After": "60"})
-    owner = hosting_of(request).owner_by_token_hash(hash_token(body.token.strip()))
+    owner = store_of(request).owners.by_token_hash(hash_token(body.token.strip()))
     if owner is None:
         raise HTTPException(401, "wrong owner token")
     return {"owner": owner, "csrf": _set_session(request, response, owner)}
@@ -126,7 +126,7 @@ def account(request: Request) -> dict[str, Any]:
     who = caller(request)
     limits = request.app.state.settings.owner_limits
     uploads = hosting_of(request).uploads_since(who.owner, utcnow() - timedelta(hours=1))
-    live = sorted(hosting_of(request).live_names(who.owner))
+    live = sorted(store_of(request).bots.live_names(who.owner))
     return {"owner": who.owner, "limits": limits.to_json(),
             "usage": {"uploads_last_hour": uploads, "live_bots": len(live)}, "live_bots": live}
 
@@ -135,7 +135,7 @@ def account(request: Request) -> dict[str, Any]:
 def rotate_token(request: Request, response: Response) -> dict[str, Any]:
     who = caller(request)
     token = new_token()
-    store_of(request).set_owner_token(who.owner, hash_token(token))
+    store_of(request).owners.set_token(who.owner, hash_token(token))
     hosting_of(request).end_sessions(who.owner)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return {"owner": who.owner, "token": token,
@@ -147,12 +147,12 @@ def my_bots(request: Request) -> dict[str, Any]:
     who = caller(request)
     store = store_of(request)
     names: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for bot in store.bots():
-        if bot.owner == who.owner and bot.kind in ("program", "remote"):
+    for bot in store.bots.find():
+        if bot.owner == who.owner and bot.kind.is_program:
             names[bot.name].append({"id": bot.id, "version": bot.version, "artifact_hash": bot.artifact_hash,
-                                    "status": bot.status, "kind": bot.kind, "submitted_at": _iso(bot.created_at),
-                                    "retired_at": _iso(bot.retired_at), "preflight": store.bot_report(bot.id),
-                                    "faults": store.fault_counts(bot.id)})
+                                    "status": bot.status, "kind": bot.kind.value, "submitted_at": _iso(bot.created_at),
+                                    "retired_at": _iso(bot.retired_at), "preflight": store.bots.report(bot.id),
+                                    "faults": store.matches.fault_counts(bot.id)})
     remotes = {row.name: row for row in hosting_of(request).remote_bots(who.owner)}
     bots = []
     for name in sorted(names):
@@ -169,29 +169,29 @@ def my_bots(request: Request) -> dict[str, Any]:
 def my_faults(request: Request, name: str) -> dict[str, Any]:
     who = caller(request)
     store = store_of(request)
-    versions = {bot.id: bot for bot in store.bots(name) if bot.owner == who.owner}
+    versions = {bot.id: bot for bot in store.bots.find(name) if bot.owner == who.owner}
     if not versions:
         raise HTTPException(404, f"you have no bot named {name!r}")
     faults = []
-    for fault in store.bot_faults(limit=2000):
-        if fault.bot_id not in versions:
+    for fault in store.matches.faults(limit=2000):
+        bot_id = fault.offending_bot
+        if bot_id not in versions:
             continue
-        evidence = _evidence(store, fault.match_id, fault.bot_id)
-        faults.append({"match": fault.match_id, "uid": fault.uid, "pool": fault.pool,
-                       "version": versions[fault.bot_id].version, "reason": fault.reason,
+        evidence = _evidence(store, fault, bot_id)
+        faults.append({"match": fault.id, "uid": fault.uid, "pool": fault.pool,
+                       "version": versions[bot_id].version, "reason": fault.reason,
                        "detail": shown(fault.detail), "finished_at": _iso(fault.finished_at), **evidence})
         if len(faults) >= 50:
             break
     return {"name": name, "faults": faults}
 
 
-def _evidence(store: Store, match_id: int, bot_id: int) -> dict[str, Any]:
+def _evidence(store: Store, match: StoredMatch, bot_id: int) -> dict[str, Any]:
     """What the record kept of the bot's side of a fault: its last output lines, its usage."""
-    row = store.match(match_id)
-    header = store.record_header(match_id)
-    if row is None or header is None:
+    header = record_header(store.matches.record(match))
+    if header is None:
         return {}
-    for seat in (seat["seat"] for seat in row.get("seats", []) if seat.get("bot_id") == bot_id):
+    for seat in (seat.seat for seat in match.seats if seat.bot_id == bot_id):
         evidence = seat_evidence(header.get("extra"), seat)
         if evidence is not None:
             return evidence
@@ -204,26 +204,28 @@ def match_evidence(request: Request, match: str) -> dict[str, Any]:
     last output lines and the usage of a bot that lost by its own fault."""
     who = caller(request)
     store = store_of(request)
-    row = store.match(match)
-    header = store.record_header(match)
-    if row is None or header is None:
+    found = store.matches.get(match)
+    if found is None:
         raise HTTPException(404, f"no match {match!r}")
-    operator, seats = _callers_seats(request, who, row)
+    header = record_header(store.matches.record(found))
+    if header is None:
+        raise HTTPException(404, f"no match {match!r}")
+    operator, seats = _callers_seats(request, who, found)
     for seat in seats:
         seat["evidence"] = seat_evidence(header.get("extra"), seat["seat"])
-    return {"match": row["id"], "operator": operator, "seats": seats}
+    return {"match": found.id, "operator": operator, "seats": seats}
 
 
-def _callers_seats(request: Request, who: Caller, row: dict[str, Any]) -> tuple[bool, list[dict[str, Any]]]:
+def _callers_seats(request: Request, who: Caller, match: StoredMatch) -> tuple[bool, list[dict[str, Any]]]:
     """(the caller is an operator, the match's seats the caller may see the private side of: its own bots',
     an operator's every one), each as {seat, bot, version}."""
     store = store_of(request)
-    operator = who.owner in hosting_of(request).operators()
+    operator = who.owner in store.owners.operators()
     seats = []
-    for seat in row["seats"]:
-        bot = store.bot(seat["bot_id"])
+    for seat in match.seats:
+        bot = store.bots.get(seat.bot_id)
         if operator or (bot is not None and bot.owner == who.owner):
-            seats.append({"seat": seat["seat"], "bot": seat["bot"], "version": seat["version"]})
+            seats.append({"seat": seat.seat, "bot": seat.bot, "version": seat.version})
     return operator, seats
 
 
@@ -234,28 +236,25 @@ def match_notes(request: Request, match: str) -> dict[str, Any]:
     public record and replay never hold them, nor does anyone else's view."""
     who = caller(request)
     store = store_of(request)
-    found = store.record(match)
+    found = store.matches.get(match)
     if found is None:
         raise HTTPException(404, f"no match {match!r}")
-    row = store.match(found[0]["id"])
-    if row is None:
-        raise HTTPException(404, f"no match {match!r}")
-    operator, seats = _callers_seats(request, who, row)
+    operator, seats = _callers_seats(request, who, found)
     notes: list[dict[str, Any]] = []
     if seats:
         try:
-            record = MatchRecord.from_bytes(found[1], f"match {row['id']}")
+            record = MatchRecord.from_bytes(store.matches.record(found), f"match {found.id}")
         except RecordError as error:
             raise HTTPException(422, str(error)) from None
         notes = seat_notes(record.steps, [seat["seat"] for seat in seats])
-    return {"match": row["id"], "operator": operator, "seats": seats, "notes": notes}
+    return {"match": found.id, "operator": operator, "seats": seats, "notes": notes}
 
 
 @router.post("/owner/bots/{name}/retire", summary="Retire a version (default: the live one)")
 def retire_version(request: Request, name: str, body: RetireIn | None = None) -> dict[str, Any]:
     who = caller(request)
     store = store_of(request)
-    if not any(bot.owner == who.owner for bot in store.bots(name)):
+    if not any(bot.owner == who.owner for bot in store.bots.find(name)):
         raise HTTPException(404, f"you have no bot named {name!r}")
     try:
         bot = find_version(store, f"{name}@{body.version}" if body and body.version else name)
@@ -265,7 +264,7 @@ def retire_version(request: Request, name: str, body: RetireIn | None = None) ->
         raise HTTPException(404, f"you have no such version of {name!r}")
     if bot.status == "retired":
         raise HTTPException(409, f"{bot.name}@{bot.version} is already retired")
-    store.set_bot_status(bot.id, "retired")
+    store.bots.set_status(bot.id, "retired")
     return {"name": bot.name, "version": bot.version, "artifact_hash": bot.artifact_hash, "status": "retired"}
 
 
@@ -338,7 +337,7 @@ def sign_up(request: Request, response: Response, body: NameIn) -> dict[str, Any
     if not BOT_NAME.match(name) or name in RESERVED_NAMES:
         raise HTTPException(422, f"{name!r} cannot be an owner's name: lowercase letters, digits, '-', '_' or '.'")
     token = new_token()
-    if not store_of(request).add_owner(name, hash_token(token)):
+    if not store_of(request).owners.add(name, hash_token(token)):
         raise HTTPException(409, f"the owner name {name!r} is taken; pick another")
     csrf = _set_session(request, response, name)
     return {"owner": name, "token": token, "csrf": csrf,

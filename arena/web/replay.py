@@ -68,7 +68,7 @@ def replay_items(lines: Iterable[bytes | str], reveal: bool = True) -> Iterator[
         raise ReplayError(str(error)) from None
     info = game.info
     head = {"match_id": header.match_id, "game": header.game, "title": info.title, "seed": header.seed,
-            "players": [{"seat": p.seat, "name": p.name, "version": p.version, "kind": p.kind}
+            "players": [{"seat": p.seat, "name": p.name, "version": p.version, "kind": p.kind.value}
                         for p in header.players],
             "seat_names": list(info.seat_names), "started_at": header.started_at}
     state = game.new_initial_state()

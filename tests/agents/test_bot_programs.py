@@ -11,6 +11,7 @@ from arena.agents import make_agent
 from arena.bots import BUILTIN_BOTS
 from arena.referee import play_match
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.manifest import load_manifest
 from arena.rpc.server import ServerConfig
@@ -43,4 +44,4 @@ def test_bot_programs_play_the_same_games_as_the_agents(referee: BackgroundRefer
         local = play_match("major-general", [make_agent(spec) for spec in specs], seed)
         assert [(s.seat, s.action) for s in remote.steps] == [(s.seat, s.action) for s in local.steps]
         assert remote.result == local.result
-        assert [player.kind for player in remote.players] == ["bot", "bot"]
+        assert [player.kind for player in remote.players] == [PlayerKind.BOT, PlayerKind.BOT]

@@ -111,10 +111,10 @@ def test_arena_analyse_stores_the_analysis_and_replay_shows_it(stored: tuple[str
     result = runner.invoke(app, ["analyse", "1", "--db", url, "--budget", "30", "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    row = store.match(1)
-    assert row is not None and len(document["decisions"]) == row["decisions"]
+    row = store.matches.get(1)
+    assert row is not None and len(document["decisions"]) == row.decisions
     assert {"before", "after", "best", "played", "seat"} <= set(document["decisions"][0])
-    stored_data = store.analysis(1)
+    stored_data = store.analyses.get(1)
     assert stored_data is not None and json.loads(gzip.decompress(stored_data))["decisions"] == document["decisions"]
     shown = runner.invoke(app, ["replay", "1", "--db", url])
     assert shown.exit_code == 0 and "Red" in shown.output and "->" in shown.output
@@ -122,11 +122,11 @@ def test_arena_analyse_stores_the_analysis_and_replay_shows_it(stored: tuple[str
     assert runner.invoke(app, ["replay", "1", "--db", url, "--html", str(page)]).exit_code == 0
     assert '"turning_points"' in page.read_text()
     record_file = tmp_path / "match.jsonl.gz"
-    found = store.record(2)
+    found = store.matches.get(2)
     assert found is not None
-    record_file.write_bytes(found[1])
+    record_file.write_bytes(store.matches.record(found))
     from_file = runner.invoke(app, ["analyse", str(record_file), "--budget", "30", "--json"])
-    assert from_file.exit_code == 0 and store.analysis(2) is None  # a file is analysed, not stored
+    assert from_file.exit_code == 0 and store.analyses.get(2) is None  # a file is analysed, not stored
     refused = runner.invoke(app, ["analyse", "1", "--db", url, "--budget", "1"])
     assert refused.exit_code != 0 and "a whole number of simulations" in str(refused.exception)
 
@@ -137,8 +137,8 @@ def test_a_tournament_run_analyses_its_matches_in_the_background(tmp_path: Path)
                                       "--rounds", "1", "--db", url, "--no-standings", "--analyse", "16"])
     assert result.exit_code == 0, result.output
     store = Store.open(url)
-    assert store.unanalysed_matches([1]) == [] and len(store.tournament_matches(1)) == 6
-    assert all(store.analysis(match.id) is not None for match in store.tournament_matches(1))
+    assert store.analyses.unanalysed([1]) == [] and len(store.matches.of_tournament(1)) == 6
+    assert all(store.analyses.get(match.id) is not None for match in store.matches.of_tournament(1))
 
 
 def test_arena_analyse_catches_up_with_a_tournament(stored: tuple[str, Store]) -> None:
@@ -147,7 +147,7 @@ def test_arena_analyse_catches_up_with_a_tournament(stored: tuple[str, Store]) -
     first = runner.invoke(app, ["analyse", "--tournament", "1", "--db", url, "--budget", "16", "--json"])
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout) == {"analysed": 2, "not_analysed": []}
-    assert store.unanalysed_matches([1]) == []
+    assert store.analyses.unanalysed([1]) == []
     again = runner.invoke(app, ["analyse", "--tournament", "1", "--db", url, "--json"])
     assert json.loads(again.stdout)["analysed"] == 0  # nothing left
     neither = runner.invoke(app, ["analyse", "--db", url])

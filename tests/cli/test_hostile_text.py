@@ -52,11 +52,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def record_with_hostile_players(db: str, out: Path) -> Path:
     store = Store.open(db)
-    [match, *_] = store.tournament_matches(store.tournament("played").id)  # type: ignore[union-attr]
-    found = store.record(match.id)
+    [match, *_] = store.matches.of_tournament(store.tournaments.get("played").id)  # type: ignore[union-attr]
+    found = store.matches.record(match)
     store.close()
-    assert found is not None
-    record = MatchRecord.from_jsonl(gzip.decompress(found[1]).decode())
+    record = MatchRecord.from_jsonl(gzip.decompress(found).decode())
     record = replace(record, players=[replace(player, version=HOSTILE) for player in record.players])
     path = out / "hostile.jsonl"
     path.write_text(record.to_jsonl())

@@ -91,7 +91,8 @@ def test_a_submitted_bot_is_rated_by_the_running_service_within_two_rounds(
         store = Store.open(environment["ARENA_DB"])
 
         def rated() -> bool:
-            return any(row.bot_id == submitted["bot_id"] and row.games > 0 for row in store.ratings("major-general"))
+            return any(row.bot_id == submitted["bot_id"] and row.games > 0
+                       for row in store.ratings.of_pool("major-general"))
 
         service.wait_for(lambda: rated() or len(service.rounds()) >= rounds_before + 3, 60, "the bot to be rated")
         assert rated(), "not rated within two rounds:\n" + "\n".join(service.rounds())
@@ -136,8 +137,8 @@ def test_sigkill_mid_round_then_a_restart_loses_and_duplicates_nothing(environme
         first.stop()
     assert not first.rounds()  # killed mid-round: it never logged the round's end
     store = Store.open(url)
-    [ladder] = store.tournaments(format="ladder")
-    planned = [(row.round, row.index) for row in store.pairings(ladder.id)]
+    [ladder] = store.tournaments.find(format="ladder")
+    planned = [(row.round, row.index) for row in store.tournaments.pairings(ladder.id)]
     assert len(planned) == 6 and {round_number for round_number, _ in planned} == {0}
     store.close()
     second = Service([*args, "--rounds", "1"], environment)
@@ -150,12 +151,12 @@ def test_sigkill_mid_round_then_a_restart_loses_and_duplicates_nothing(environme
     matches, keys, history = _counts(url)
     assert matches == keys  # nothing stored twice
     store = Store.open(url)
-    finished = store.finished_keys(ladder.id)
+    finished = store.tournaments.finished_keys(ladder.id)
     round_zero = {(r, p, rotation) for r, p in planned for rotation in (0, 1)}
     assert round_zero <= finished  # nothing of the killed round lost
     assert history == 2 * matches  # each stored match rated exactly once
-    assert sum(row.games for row in store.ratings("major-general")) == 2 * matches
-    assert all(m.reason != "infrastructure" for m in store.tournament_matches(ladder.id))
+    assert sum(row.games for row in store.ratings.of_pool("major-general")) == 2 * matches
+    assert all(m.reason != "infrastructure" for m in store.matches.of_tournament(ladder.id))
     store.close()
 
 
@@ -168,7 +169,7 @@ def test_the_service_analyses_its_matches_in_the_background(environment: dict[st
         def analysed() -> bool:
             with store.engine.connect() as conn:
                 ids = list(conn.execute(select(Match.id)).scalars())
-            return len(ids) >= 4 and all(store.analysis(match_id) is not None for match_id in ids[:4])
+            return len(ids) >= 4 and all(store.analyses.get(match_id) is not None for match_id in ids[:4])
 
         def caught_up() -> bool:  # (the analyser's line comes when it has caught up: after a pass, not a match)
             return any(line.startswith("analyser: ") for line in service.lines())

@@ -17,6 +17,7 @@ from arena.bots import BUILTIN_BOTS
 from arena.games.registry import load_game
 from arena.ladder import ladder_status, LadderService, LadderSettings, Schedule
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.submissions import hash_token
@@ -32,7 +33,7 @@ MISBEHAVE = Path(__file__).resolve().parents[1] / "rpc" / "bots" / "misbehave.py
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
-    assert opened.add_owner("ann", hash_token("ann-token"))
+    assert opened.owners.add("ann", hash_token("ann-token"))
     yield opened
     opened.close()
 
@@ -66,7 +67,8 @@ def remote_bot(address: str, name: str, token: str, log: Path, *command: str) ->
 
 def wait_online(service: LadderService, name: str, bot: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
-    while service.executors.for_kinds({"program"}).open_streams().get(name, 0) < 1:  # type: ignore[attr-defined]
+    programs = service.executors.for_kinds({PlayerKind.PROGRAM})
+    while programs.open_streams().get(name, 0) < 1:  # type: ignore[attr-defined]
         assert bot.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
         time.sleep(0.05)
 
@@ -79,12 +81,12 @@ def test_a_connected_remote_bot_is_seated_and_rated(store: Store, service: Ladde
         wait_online(service, name, bot, tmp_path / "far.log")
         report = service.play_round()
         assert report.pools[0].bots == 3 and report.pools[0].stored > 0, report.pools[0]
-        [far] = [row for row in store.bots(name)]
+        [far] = [row for row in store.bots.find(name)]
         ladder = service.ladders[GAME.name][1]
-        played = [m for m in store.tournament_matches(ladder) if far.id in m.bots]
+        played = [m for m in store.matches.of_tournament(ladder) if far.id in m.bots]
         assert played and all(m.reason == "score" for m in played), [(m.reason, m.detail) for m in played]
         assert len(played) <= 2 * 1  # one stream open: at most one table (its seat rotations) this round
-        [rating] = [row for row in store.ratings(GAME.name) if row.bot_id == far.id]
+        [rating] = [row for row in store.ratings.of_pool(GAME.name) if row.bot_id == far.id]
         assert rating.games == len(played)
         presence = Hosting(store).remote_bot(name)
         assert presence is not None and presence.last_seen is not None
@@ -96,17 +98,17 @@ def test_a_connected_remote_bot_is_seated_and_rated(store: Store, service: Ladde
 def test_an_offline_remote_bot_is_not_paired_and_loses_nothing(store: Store, service: LadderService) -> None:
     name, _token = register_remote(store, "ann", "sleepy-bot")
     report = service.play_round()
-    [sleepy] = store.bots(name)
+    [sleepy] = store.bots.find(name)
     ladder = service.ladders[GAME.name][1]
     assert report.pools[0].bots == 2 and report.pools[0].stored > 0
-    assert not any(sleepy.id in m.bots for m in store.tournament_matches(ladder))
-    assert not [row for row in store.ratings(GAME.name) if row.bot_id == sleepy.id]
+    assert not any(sleepy.id in m.bots for m in store.matches.of_tournament(ladder))
+    assert not [row for row in store.ratings.of_pool(GAME.name) if row.bot_id == sleepy.id]
     presence = Hosting(store).remote_bot(name)
     assert presence is not None and presence.online == 0 and presence.last_seen is None
     [status] = ladder_status(store)  # listed all the same, as offline (it was left out of the round's field)
     [listed] = [bot for bot in status.bots if bot.bot == name]
-    assert listed.online is False and listed.last_seen is None and listed.kind == "remote"
-    assert all(bot.online is None for bot in status.bots if bot.kind != "remote")
+    assert listed.online is False and listed.last_seen is None and listed.kind == PlayerKind.REMOTE
+    assert all(bot.online is None for bot in status.bots if bot.kind != PlayerKind.REMOTE)
 
 
 def test_a_remote_bot_with_a_wrong_token_is_never_seated(store: Store, service: LadderService,
@@ -131,9 +133,9 @@ def test_a_remote_bot_that_drops_in_a_match_is_scored_by_the_fault_policy(store:
     try:
         wait_online(service, name, bot, tmp_path / "drop.log")
         service.play_round()
-        [dropping] = store.bots(name)
+        [dropping] = store.bots.find(name)
         ladder = service.ladders[GAME.name][1]
-        played = [m for m in store.tournament_matches(ladder) if dropping.id in m.bots]
+        played = [m for m in store.matches.of_tournament(ladder) if dropping.id in m.bots]
         assert played, (tmp_path / "drop.log").read_text()[-2000:]
         faulted = [m for m in played if m.offender is not None and m.bots[m.offender] == dropping.id]
         assert faulted and all(m.reason == "disconnect" for m in faulted), [(m.reason, m.detail) for m in played]

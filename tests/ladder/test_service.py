@@ -57,7 +57,7 @@ def test_rounds_run_on_schedule_and_keep_their_state_in_the_database(store: Stor
     assert status.last_round is not None and status.last_round.round == 2 and status.next_round_at
     assert status.schedule == "every 200ms" and status.to_json()["last_round"]["stored"] == 6
     assert {bot.bot for bot in status.bots} == {"a", "b", "c"} and all(b.games > 0 for b in status.bots)
-    matches = store.tournament_matches(status.ladder)
+    matches = store.matches.of_tournament(status.ladder)
     assert len({(m.round, m.pairing, m.rotation) for m in matches}) == 18
 
 
@@ -71,12 +71,12 @@ def test_new_versions_join_at_the_next_round_and_retired_ones_leave(tmp_path: Pa
         first = submit(make_bot(tmp_path / "v1", "ann-bot"), store, area)
         report = service.play_round()  # joins without a restart
         assert report.pools[0].stored == 4 and report.pools[0].bots == 2
-        [row] = [r for r in store.ratings(GAME.name) if r.bot_id == first.bot_id]
+        [row] = [r for r in store.ratings.of_pool(GAME.name) if r.bot_id == first.bot_id]
         assert row.games == 4
         second = submit(make_bot(tmp_path / "v2", "ann-bot", GOOD_BOT + "# v2\n", version="2"), store, area)
         report = service.play_round()
         ladder = service.ladders[GAME.name][1]
-        latest = [m for m in store.tournament_matches(ladder) if m.round == report.pools[0].round]
+        latest = [m for m in store.matches.of_tournament(ladder) if m.round == report.pools[0].round]
         assert latest and all(second.bot_id in m.bots for m in latest)  # the new version, never the old
         assert not any(first.bot_id in m.bots for m in latest)
         retire(store, "ann-bot")
@@ -117,7 +117,7 @@ def test_the_webhook_gets_each_stored_result_once_across_restarts(store: Store, 
             service.run(max_rounds=1)
         finally:
             service.close()
-    stored = store.tournament_matches(service.ladders[GAME.name][1])
+    stored = store.matches.of_tournament(service.ladders[GAME.name][1])
     uids = [document["match"]["uid"] for document in _Hook.received]
     assert sorted(uids) == sorted(m.uid for m in stored) and len(uids) == 8
     document = _Hook.received[0]
@@ -139,10 +139,10 @@ def test_a_stalling_bot_cannot_hold_up_a_round(store: Store) -> None:
         service.close()
     part = report.pools[0]
     assert took < 3.0 + 1.0 + 3.0  # the round's time, the grace, and stopping the workers
-    slow = next(bot.id for bot in store.bots() if bot.name == "slow")
+    slow = next(bot.id for bot in store.bots.find() if bot.name == "slow")
     [status] = ladder_status(store)
     pending = {bot.bot: bot.pending for bot in status.bots}
     assert pending["slow"] == 2 and part.stored >= 2  # its table waits; the others' matches were stored
     ladder = service.ladders[GAME.name][1]
-    planned_second = [row for row in store.pairings(ladder) if row.round == part.round]
+    planned_second = [row for row in store.tournaments.pairings(ladder) if row.round == part.round]
     assert planned_second and all(slow not in row.bots for row in planned_second)  # at its cap: no new table

@@ -162,11 +162,9 @@ def test_every_stored_match_keeps_its_luck_and_the_sprt_decides_on_it(tmp_path: 
     tournament = create_tournament(store, game=load_game("general-orders-wwii/alpine"),
                                    bots=parse_bots("a=random,b=scripted"), format="round-robin", rounds=2, seed=4)
     TournamentRunner(store, tournament, InlineExecutor()).run()
-    for match in store.tournament_matches(tournament):
+    for match in store.matches.of_tournament(tournament):
         assert match.luck is not None and math.isclose(match.luck[0], -match.luck[1], abs_tol=1e-9)
-        found = store.record(match.id)
-        assert found is not None
-        record = MatchRecord.from_jsonl(gzip.decompress(found[1]).decode())
+        record = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(match)).decode())
         stored = MatchLuck.from_json(record.extra["luck"])
         assert math.isclose(stored.beta * stored.seats[0], match.luck[0], abs_tol=1e-5)
     store.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots import BUILTIN_BOTS
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from tests.conftest import PLUGIN_SITE
@@ -53,7 +54,7 @@ def test_it_plays_through_the_referee_with_a_generic_observation(tmp_path: Path)
                                                  ["trivial", "greedy", "random"]]  # every rotation of the table
     for game in games:
         record = MatchRecord.read(Path(game["record"]))
-        assert [player.kind for player in record.players] == ["bot"] * 3
+        assert [player.kind for player in record.players] == [PlayerKind.BOT] * 3
         replay(record)
 
 

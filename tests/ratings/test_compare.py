@@ -13,6 +13,7 @@ import pytest
 from arena.cli.main import main
 from arena.ratings.compare import CompareError, Measure, Verdict, compare_versions, find_versions
 from arena.ratings.policy import DEFAULT_POLICY
+from arena.referee.players import PlayerKind
 from arena.store import BotIdentity, Store
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 
@@ -27,10 +28,10 @@ def store(tmp_path: Path) -> Store:
     opened.close()
 
 
-def _bot(store: Store, name: str, version: str, content: str, kind: str = "program") -> int:
-    bot, _new = store.add_version(BotIdentity(name, version, content, kind, f"/bots/{name}/{content}", "ann"),
-                                  games=["major-general"])
-    store.set_bot_status(bot, "live")
+def _bot(store: Store, name: str, version: str, content: str, kind: PlayerKind = PlayerKind.PROGRAM) -> int:
+    bot, _new = store.bots.add_version(BotIdentity(name, version, content, kind, f"/bots/{name}/{content}", "ann"),
+                                       games=["major-general"])
+    store.bots.set_status(bot, "live")
     return bot
 
 
@@ -40,20 +41,21 @@ def _played(store: Store, tournament: int, bot: int, opponent: int, wins: int, l
     for won in [True] * wins + [False] * losses:
         number = next(_numbers)
         now = datetime(2026, 1, 1) .replace(second=number % 60, minute=number // 60 % 60)
-        seats = (SeatBot(bot, "b", "1", "program", ""), SeatBot(opponent, "o", "1", "agent", "random"))
+        seats = (SeatBot(bot, "b", "1", PlayerKind.PROGRAM, ""),
+                 SeatBot(opponent, "o", "1", PlayerKind.AGENT, "random"))
         job = MatchJob(tournament, number, 0, 0, POOL, {}, number, seats, pool=POOL)
         matches.append(PlayedMatch(job, uid=f"m{number}", ranking=(0, 1) if won else (1, 0), scores=(1.0, 0.0),
                                    reason="score", offender=None, detail="", steps=3, decisions=2, timings={},
                                    record_gz=b"x", record_size=1, started_at=now, finished_at=now,
                                    luck=None if luck is None else (luck, -luck)))
-    store.save_matches(matches, DEFAULT_POLICY)
+    store.matches.save(matches, DEFAULT_POLICY)
 
 
 def test_a_better_version_is_named_better_on_the_opponents_both_met(store: Store) -> None:
     old, new = _bot(store, "ann-bot", "2", "aaaa"), _bot(store, "ann-bot", "3", "bbbb")
-    rock, paper, easy = (_bot(store, name, "1", name * 2, "agent") for name in ("rock", "paper", "easy"))
-    tournament = store.create_tournament(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
-                                         rounds=1, settings={}, bot_ids=[old, new, rock, paper, easy])
+    rock, paper, easy = (_bot(store, name, "1", name * 2, PlayerKind.AGENT) for name in ("rock", "paper", "easy"))
+    tournament = store.tournaments.create(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
+                                          rounds=1, settings={}, bot_ids=[old, new, rock, paper, easy])
     _played(store, tournament, old, rock, wins=6, losses=14)
     _played(store, tournament, old, paper, wins=5, losses=15)
     _played(store, tournament, new, rock, wins=16, losses=4)
@@ -75,9 +77,9 @@ def test_a_better_version_is_named_better_on_the_opponents_both_met(store: Store
 def test_a_small_difference_is_not_clear_yet_and_says_how_many_games_would_settle_it(store: Store,
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     old, new = _bot(store, "bea-bot", "1", "cccc"), _bot(store, "bea-bot", "2", "dddd")
-    rock = _bot(store, "rock", "1", "rrrr", "agent")
-    tournament = store.create_tournament(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
-                                         rounds=1, settings={}, bot_ids=[old, new, rock])
+    rock = _bot(store, "rock", "1", "rrrr", PlayerKind.AGENT)
+    tournament = store.tournaments.create(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
+                                          rounds=1, settings={}, bot_ids=[old, new, rock])
     _played(store, tournament, old, rock, wins=5, losses=5, luck=0.1)
     _played(store, tournament, new, rock, wins=6, losses=4, luck=0.1)
     [mode] = compare_versions(store, *find_versions(store, "bea-bot", "1", "2"))
@@ -101,9 +103,9 @@ def test_the_web_serves_the_comparison(store: Store) -> None:
     from arena.web.app import create_app
 
     old, new = _bot(store, "cal-bot", "1", "eeee"), _bot(store, "cal-bot", "2", "ffff")
-    rock = _bot(store, "rock", "1", "rrrr", "agent")
-    tournament = store.create_tournament(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
-                                         rounds=1, settings={}, bot_ids=[old, new, rock])
+    rock = _bot(store, "rock", "1", "rrrr", PlayerKind.AGENT)
+    tournament = store.tournaments.create(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
+                                          rounds=1, settings={}, bot_ids=[old, new, rock])
     _played(store, tournament, old, rock, wins=2, losses=18)
     _played(store, tournament, new, rock, wins=18, losses=2)
     with TestClient(create_app(store)) as client:

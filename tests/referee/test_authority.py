@@ -13,6 +13,7 @@ from arena.games.registry import load_game
 from arena.referee.authority import play_match, referee_match, seat_seed
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
 from arena.referee.replay import replay
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
@@ -32,7 +33,7 @@ class ScriptedPort(SeatPort):
 
     @property
     def player(self) -> PlayerInfo:
-        return PlayerInfo(0, f"scripted-{self.how or 'good'}", "1", "bot")
+        return PlayerInfo(0, f"scripted-{self.how or 'good'}", "1", PlayerKind.BOT)
 
     async def start(self, setup: MatchSetup) -> None:
         self.setup = setup

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchResult, PlayerInfo
 from arena.rpc.convert import (
     ConversionError,
@@ -72,7 +73,7 @@ def test_result_round_trip(result: MatchResult) -> None:
 
 @given(st.lists(st.tuples(st.text(), st.text()), max_size=6))
 def test_players_round_trip(pairs: list[tuple[str, str]]) -> None:
-    players = [PlayerInfo(seat, name, version, "bot") for seat, (name, version) in enumerate(pairs)]
+    players = [PlayerInfo(seat, name, version, PlayerKind.BOT) for seat, (name, version) in enumerate(pairs)]
     start = bot_pb2.MatchStart()
     players_to_messages(players, start.players)
     assert players_from_messages(bot_pb2.MatchStart.FromString(start.SerializeToString()).players) == players

@@ -9,6 +9,7 @@ import pytest
 
 from arena.agents import GreedyAgent
 from arena.referee import play_match
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
@@ -29,7 +30,7 @@ def steps_of(record: MatchRecord) -> list[tuple[int, int, int, str]]:
 def test_a_general_orders_match_through_the_referee_replays(referee: BackgroundReferee, name: str, seed: int) -> None:
     record = referee.run_match(name, ["greedy", "greedy"], seed=seed)
     assert record.result is not None and record.result.reason in RULES_ENDINGS, record.result
-    assert [player.kind for player in record.players] == ["bot", "bot"]
+    assert [player.kind for player in record.players] == [PlayerKind.BOT, PlayerKind.BOT]
     assert {step.seat for step in record.decisions} == {0, 1}
     replay(record)
     local = play_match(name, [GreedyAgent(), GreedyAgent()], seed)

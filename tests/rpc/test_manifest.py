@@ -79,6 +79,6 @@ def test_the_owner_is_stored_with_the_bot(tmp_path: Path) -> None:
     assert load_manifest(folder).owner == "ada@example.org"
     assert load_manifest(write(tmp_path / "anon", 'name = "anon"\ncommand = ["x"]\n')).owner == ""
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
-    bot_id = store.bot_id(parse_bot(str(folder)).identity())
-    assert {bot.id: bot.owner for bot in store.bots()}[bot_id] == "ada@example.org"
+    bot_id = store.bots.register(parse_bot(str(folder)).identity())
+    assert {bot.id: bot.owner for bot in store.bots.find()}[bot_id] == "ada@example.org"
     store.close()

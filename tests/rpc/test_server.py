@@ -12,6 +12,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 
 from arena.agents import RandomAgent
 from arena.referee import play_match
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
@@ -29,7 +30,7 @@ def test_a_remote_match_equals_the_local_one_on_the_same_seed(referee: Backgroun
         local = play_match("major-general", [RandomAgent(), RandomAgent()], seed)
         assert steps_of(remote) == steps_of(local)
         assert remote.result == local.result
-        assert [p.kind for p in remote.players] == ["bot", "bot"]
+        assert [p.kind for p in remote.players] == [PlayerKind.BOT, PlayerKind.BOT]
         replay(remote)
 
 

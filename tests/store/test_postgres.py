@@ -41,14 +41,14 @@ def test_sqlite_and_postgres_store_identical_results(tmp_path: Path, postgres_ur
         store = Store.open(url)
         ids = [_run(store, "round-robin", 5), _run(store, "swiss", 6)]
         assert store.engine.dialect.name in ("sqlite", "postgresql")
-        history = {name: [(round(h.mu, 9), round(h.sigma, 9)) for h in store.rating_history(bot)]
-                   for bot, name in store.bot_names(store.entries(ids[0])).items()}
-        record = store.record(store.tournament_matches(ids[0])[0].id)
+        history = {name: [(round(h.mu, 9), round(h.sigma, 9)) for h in store.ratings.history(bot)]
+                   for bot, name in store.bots.names(store.tournaments.entries(ids[0])).items()}
+        record = store.matches.record(store.matches.of_tournament(ids[0])[0])
         outcomes.append(([signature(store, t) for t in ids], rating_table(store, GAME), history,
-                         [list(p.bots) for p in store.pairings(ids[1])], record is not None))
+                         [list(p.bots) for p in store.tournaments.pairings(ids[1])], record is not None))
         def full_history() -> list[tuple[int, int, float, float, object]]:
             return [(h.bot_id, h.match_id, round(h.mu, 9), round(h.sigma, 9), h.played_at)
-                    for bot in store.entries(ids[0]) for h in store.rating_history(bot)]
+                    for bot in store.tournaments.entries(ids[0]) for h in store.ratings.history(bot)]
 
         incremental = full_history()
         rerate(store, GAME)  # (on PostgreSQL its history goes in by COPY)

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from arena.games.registry import load_game
 from arena.ratings.rerate import rerate
 from arena.ratings.policy import DEFAULT_POLICY
+from arena.referee.players import PlayerKind
 from arena.store import BotIdentity, Store, StoreError, create_db_engine, resolve_url
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 from arena.store.models import Base, Match, Rating, RatingEvent, Record
@@ -53,10 +54,10 @@ def test_database_url_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_bot_identity(store: Store) -> None:
-    first = store.bot_id(BotIdentity("random", "1", "abc"))
-    assert store.bot_id(BotIdentity("random", "1", "abc")) == first
-    assert store.bot_id(BotIdentity("random", "2", "abc")) != first
-    assert store.bot_id(BotIdentity("random", "1", "def")) != first
+    first = store.bots.register(BotIdentity("random", "1", "abc"))
+    assert store.bots.register(BotIdentity("random", "1", "abc")) == first
+    assert store.bots.register(BotIdentity("random", "2", "abc")) != first
+    assert store.bots.register(BotIdentity("random", "1", "def")) != first
     a, b = parse_bots("random,mcts-ish=random")
     assert a.identity().artifact_hash == b.identity().artifact_hash and a.identity().name != b.identity().name
 
@@ -64,7 +65,7 @@ def test_bot_identity(store: Store) -> None:
 def _one_match(store: Store, tournament: int, bots: tuple[int, ...], key: tuple[int, int, int],
                pool: str = "major-general") -> PlayedMatch:
     now = datetime(2025, 1, 1)
-    seats = tuple(SeatBot(bot, f"bot{bot}", "1", "agent", "random") for bot in bots)
+    seats = tuple(SeatBot(bot, f"bot{bot}", "1", PlayerKind.AGENT, "random") for bot in bots)
     job = MatchJob(tournament, *key, "major-general", {}, 1, seats, pool=pool)
     return PlayedMatch(job, uid=f"u{key}", ranking=(0, 1), scores=(3.0, 1.0), reason="score", offender=None,
                        detail="", steps=10, decisions=8, timings={}, record_gz=b"x", record_size=1, started_at=now,
@@ -72,12 +73,12 @@ def _one_match(store: Store, tournament: int, bots: tuple[int, ...], key: tuple[
 
 
 def test_a_batch_lands_whole_or_not_at_all(store: Store) -> None:
-    a = store.bot_id(BotIdentity("a", "1", "1"))
-    b = store.bot_id(BotIdentity("b", "1", "1"))
-    tournament = store.create_tournament(name=None, game="major-general", pool="major-general", options={},
-                                         format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
+    a = store.bots.register(BotIdentity("a", "1", "1"))
+    b = store.bots.register(BotIdentity("b", "1", "1"))
+    tournament = store.tournaments.create(name=None, game="major-general", pool="major-general", options={},
+                                          format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
     first = _one_match(store, tournament, (a, b), (0, 0, 0))
-    store.save_matches([first], DEFAULT_POLICY)
+    store.matches.save([first], DEFAULT_POLICY)
 
     def counts() -> tuple[int, ...]:
         with store.engine.connect() as conn:
@@ -85,14 +86,14 @@ def test_a_batch_lands_whole_or_not_at_all(store: Store) -> None:
                          for table in (Match, Record, RatingEvent, Rating))
 
     before = counts()
-    ratings_before = [(r.mu, r.sigma, r.games) for r in store.ratings("major-general")]
+    ratings_before = [(r.mu, r.sigma, r.games) for r in store.ratings.of_pool("major-general")]
     fresh = _one_match(store, tournament, (b, a), (0, 0, 1))
     duplicate = replace(first, uid="other")
     with pytest.raises(IntegrityError):
-        store.save_matches([fresh, duplicate], DEFAULT_POLICY)
+        store.matches.save([fresh, duplicate], DEFAULT_POLICY)
     assert counts() == before  # the fresh match did not land either
-    assert [(r.mu, r.sigma, r.games) for r in store.ratings("major-general")] == ratings_before
-    store.save_matches([fresh], DEFAULT_POLICY)
+    assert [(r.mu, r.sigma, r.games) for r in store.ratings.of_pool("major-general")] == ratings_before
+    store.matches.save([fresh], DEFAULT_POLICY)
     assert counts() == (2, 2, 4, 2)
 
 
@@ -103,28 +104,28 @@ def test_rerate_reproduces_the_incremental_ratings(store: Store) -> None:
                                        format="round-robin", rounds=2, seed=seed)
         TournamentRunner(store, tournament, InlineExecutor()).run()
     incremental = {r.bot_id: (r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.last_played)
-                   for r in store.ratings("major-general")}
-    history = {bot: store.rating_history(bot) for bot in incremental}
+                   for r in store.ratings.of_pool("major-general")}
+    history = {bot: store.ratings.history(bot) for bot in incremental}
     summary = rerate(store, "major-general")
     assert summary.matches == 24 and summary.bots == 3
     recomputed = {r.bot_id: (r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.last_played)
-                  for r in store.ratings("major-general")}
+                  for r in store.ratings.of_pool("major-general")}
     for bot, row in incremental.items():
         assert recomputed[bot][0] == pytest.approx(row[0], abs=1e-12)
         assert recomputed[bot][1] == pytest.approx(row[1], abs=1e-12)
         assert recomputed[bot][2:] == row[2:]
-        assert [(h.match_id, round(h.mu, 9)) for h in store.rating_history(bot)] == \
+        assert [(h.match_id, round(h.mu, 9)) for h in store.ratings.history(bot)] == \
             [(h.match_id, round(h.mu, 9)) for h in history[bot]]
 
 
 def test_free_for_all_results_are_rated_by_rank(store: Store) -> None:
-    bots = [store.bot_id(BotIdentity(name, "1", "1")) for name in ("first", "second", "third")]
-    tournament = store.create_tournament(name=None, game="ffa", pool="ffa", options={}, format="round-robin",
-                                         seed=1, rounds=1, settings={}, bot_ids=bots)
+    bots = [store.bots.register(BotIdentity(name, "1", "1")) for name in ("first", "second", "third")]
+    tournament = store.tournaments.create(name=None, game="ffa", pool="ffa", options={}, format="round-robin",
+                                          seed=1, rounds=1, settings={}, bot_ids=bots)
     match = replace(_one_match(store, tournament, (bots[2], bots[0], bots[1]), (0, 0, 0), pool="ffa"),
                     ranking=(2, 0, 1), scores=(1.0, 5.0, 3.0))
-    store.save_matches([match], DEFAULT_POLICY)
-    rows = {r.name: r for r in store.ratings("ffa")}
+    store.matches.save([match], DEFAULT_POLICY)
+    rows = {r.name: r for r in store.ratings.of_pool("ffa")}
     assert rows["first"].mu > rows["second"].mu > rows["third"].mu
     assert (rows["first"].wins, rows["second"].losses, rows["third"].losses) == (1, 1, 1)
 
@@ -162,19 +163,42 @@ def test_repeated_values_in_a_batch_are_stored_for_every_row(store: Store) -> No
 
 
 def test_a_match_is_found_by_id_or_by_a_uid_prefix_even_of_digits(store: Store) -> None:
-    a = store.bot_id(BotIdentity("a", "1", "1"))
-    b = store.bot_id(BotIdentity("b", "1", "1"))
-    tournament = store.create_tournament(name=None, game="major-general", pool="major-general", options={},
-                                         format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
+    a = store.bots.register(BotIdentity("a", "1", "1"))
+    b = store.bots.register(BotIdentity("b", "1", "1"))
+    tournament = store.tournaments.create(name=None, game="major-general", pool="major-general", options={},
+                                          format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
     digits = replace(_one_match(store, tournament, (a, b), (0, 0, 0)), uid="12345678" + "a" * 24)
     hexes = replace(_one_match(store, tournament, (b, a), (0, 0, 1)), uid="abcdef01" + "2" * 24)
-    first, second = store.save_matches([digits, hexes], DEFAULT_POLICY)
+    first, second = store.matches.save([digits, hexes], DEFAULT_POLICY)
     for key, expected in ((first, first), (str(second), second), ("12345678", first), ("1234", first),
                           ("abcdef", second), (digits.uid, first)):
-        found = store.match(key)
-        assert found is not None and found["id"] == expected, key
+        found = store.matches.get(key)
+        assert found is not None and found.id == expected, key
     for nothing in ("99", "¹", "9" * 30, "zz", "abc"):  # no such id, not a digit to int(), too big, not hex, short
-        assert store.match(nothing) is None, nothing
+        assert store.matches.get(nothing) is None, nothing
+
+
+def test_one_stored_match_reads_the_same_through_every_door(store: Store) -> None:
+    """By id, by uid, in a page, among its tournament's matches and its faults: one StoredMatch, its record apart."""
+    a = store.bots.register(BotIdentity("a", "1", "1"))
+    b = store.bots.register(BotIdentity("b", "1", "1"))
+    tournament = store.tournaments.create(name=None, game="major-general", pool="major-general", options={},
+                                          format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[a, b])
+    played = replace(_one_match(store, tournament, (a, b), (0, 0, 0)), uid="abcdef01" * 4, offender=1,
+                     reason="timeout")
+    [match_id] = store.matches.save([played], DEFAULT_POLICY)
+    found = store.matches.get(match_id)
+    assert found is not None and found == store.matches.get(played.uid[:8])
+    assert [found] == store.matches.page()[1] == store.matches.of_tournament(tournament) == store.matches.faults()
+    assert found.bots == (a, b) and [seat.bot for seat in found.seats] == ["a", "b"] and found.offending_bot == b
+    assert found.key == (0, 0, 0) and found.reason == "timeout" and found.luck is None
+    assert store.matches.record(found) == played.record_gz
+
+
+def test_the_store_is_a_thin_door_to_its_aggregates() -> None:
+    """Store keeps no queries of its own: each aggregate (bots, owners, ...) is a module that owns its tables."""
+    own = [name for name, value in vars(Store).items() if callable(value) or isinstance(value, (property, classmethod))]
+    assert len(own) <= 15, own
 
 
 def test_a_database_from_before_agent_names_gets_them(tmp_path: Path) -> None:
@@ -199,7 +223,7 @@ def test_a_database_from_before_agent_names_gets_them(tmp_path: Path) -> None:
     engine.dispose()
     store = Store.open(url)
     try:
-        assert sorted(bot.name for bot in store.bots()) == ["fast", "mcts(30)", "random"]
+        assert sorted(bot.name for bot in store.bots.find()) == ["fast", "mcts(30)", "random"]
     finally:
         store.close()
 
@@ -215,17 +239,17 @@ def test_kept_leaderboards_follow_every_change_and_the_match_count_the_tallies(s
     first = kept.rows("major-general")
     assert first == [s.to_json() for s in leaderboard(store, "major-general")]
     assert kept.rows("major-general") is first  # nothing changed: not read again
-    assert store.pool_match_count("major-general") == store.rated_match_rows("major-general") == 6
+    assert store.ratings.match_count("major-general") == store.matches.rated_count("major-general") == 6
     more = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
                              format="round-robin", rounds=1, seed=4)
     TournamentRunner(store, more, InlineExecutor()).run()  # results stored: the ratings moved
     assert kept.rows("major-general") == [s.to_json() for s in leaderboard(store, "major-general")] != first
-    assert store.pool_match_count("major-general") == 12
+    assert store.ratings.match_count("major-general") == 12
     rerate(store, "major-general")  # the same tallies, other numbers: still noticed
     assert kept.rows("major-general") == [s.to_json() for s in leaderboard(store, "major-general")]
     bot = kept.standings("major-general")[0].bot_id
     assert kept.rank("major-general", bot) == 1
-    store.set_bot_status(bot, "retired")  # a version retired: off the live leaderboard at once
+    store.bots.set_status(bot, "retired")  # a version retired: off the live leaderboard at once
     assert bot not in {s.bot_id for s in kept.standings("major-general")}
     assert kept.rank("major-general", bot) == 1  # (ranked among every version)
 
@@ -245,14 +269,14 @@ def test_rerate_reports_its_progress_and_a_bots_match_pages_come_from_its_seats(
         rerating.PROGRESS_EVERY = every
     assert summary.matches == 24
     assert seen == [(5, 24), (10, 24), (15, 24), (20, 24), (24, 24)]
-    bot = store.bots("a")[0].id
-    total, everything = store.match_page(bot_id=bot, limit=100)
-    assert total == 12 == len(everything) and [m["id"] for m in everything] == sorted(
-        (m["id"] for m in everything), reverse=True)
-    assert all(bot in {seat["bot_id"] for seat in m["seats"]} for m in everything)
-    pages = [store.match_page(bot_id=bot, offset=offset, limit=5)[1] for offset in (0, 5, 10)]
-    assert [m["id"] for page in pages for m in page] == [m["id"] for m in everything]
-    assert store.match_page(bot_id=bot, pool="general-orders-wwii/island")[0] == 0
+    bot = store.bots.find("a")[0].id
+    total, everything = store.matches.page(bot_id=bot, limit=100)
+    assert total == 12 == len(everything) and [m.id for m in everything] == sorted(
+        (m.id for m in everything), reverse=True)
+    assert all(bot in m.bots for m in everything)
+    pages = [store.matches.page(bot_id=bot, offset=offset, limit=5)[1] for offset in (0, 5, 10)]
+    assert [m.id for page in pages for m in page] == [m.id for m in everything]
+    assert store.matches.page(bot_id=bot, pool="general-orders-wwii/island")[0] == 0
 
 
 def test_a_pairing_is_settled_once_every_rotation_is_stored_and_open_reads_skip_it(store: Store) -> None:
@@ -260,18 +284,19 @@ def test_a_pairing_is_settled_once_every_rotation_is_stored_and_open_reads_skip_
     tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
                                    format="round-robin", rounds=1, seed=3)
     TournamentRunner(store, tournament, InlineExecutor()).run()
-    assert store.pairings(tournament) and store.open_pairings(tournament) == []
-    assert store.open_finished_keys(tournament) == set()
-    last = store.last_round(tournament)
+    assert store.tournaments.pairings(tournament) and store.tournaments.open_pairings(tournament) == []
+    assert store.tournaments.open_finished_keys(tournament) == set()
+    last = store.tournaments.last_round(tournament)
     assert last is not None
-    assert store.open_pairings(tournament, since_round=last) == [row for row in store.pairings(tournament)
-                                                                 if row.round >= last]
-    assert store.open_finished_keys(tournament, since_round=last) == {
-        key for key in store.finished_keys(tournament) if key[0] >= last}
+    assert store.tournaments.open_pairings(tournament, since_round=last) == [
+        row for row in store.tournaments.pairings(tournament) if row.round >= last]
+    assert store.tournaments.open_finished_keys(tournament, since_round=last) == {
+        key for key in store.tournaments.finished_keys(tournament) if key[0] >= last}
     from arena.store.rows import PairingRow
 
-    store.add_pairings(tournament, [PairingRow(last + 1, 0, 7, (1, 2), ""), PairingRow(last + 1, 1, 8, (3,), "")])
-    assert store.open_pairings(tournament) == [PairingRow(last + 1, 0, 7, (1, 2), "")]  # (a bye is settled)
+    store.tournaments.add_pairings(tournament, [PairingRow(last + 1, 0, 7, (1, 2), ""),
+                                                PairingRow(last + 1, 1, 8, (3,), "")])
+    assert store.tournaments.open_pairings(tournament) == [PairingRow(last + 1, 0, 7, (1, 2), "")]  # (a bye is settled)
 
 
 def test_migration_0007_settles_the_pairings_already_played(store: Store) -> None:

@@ -105,9 +105,9 @@ def test_a_good_folder_is_stored_by_its_hash_read_only_and_goes_live(tmp_path: P
     stored = Path(result.path)
     assert stored.parent == area / "ann-bot" and stored.name == result.artifact_hash and len(stored.name) == 64
     assert (stored / "bot.py").read_text() == GOOD_BOT and not os.stat(stored / "bot.py").st_mode & 0o222
-    bot = store.bot(result.bot_id)
+    bot = store.bots.get(result.bot_id)
     assert bot.status == "live" and bot.spec == str(stored) and bot.games == ("major-general",)
-    report = store.bot_report(result.bot_id)
+    report = store.bots.report(result.bot_id)
     assert report["ok"] and [step["step"] for step in report["steps"]] == ["start", "play", "play", "play", "edge"]
     assert [step.get("seat") for step in report["steps"][1:]] == [0, 1, 0, 0]
     assert report["steps"][-2]["opponent"].startswith("mcts")
@@ -125,7 +125,7 @@ def test_a_new_version_replaces_the_live_one_and_follows_it(tmp_path: Path, stor
     first = submit(make_bot(tmp_path / "v1", "ann-bot"), store, area)
     second = submit(make_bot(tmp_path / "v2", "ann-bot", GOOD_BOT + "# v2\n", version="2"), store, area)
     assert second.status == "live" and second.retired == [f"ann-bot@1 ({first.artifact_hash[:12]})"]
-    assert store.bot(first.bot_id).status == "retired" and store.bot(second.bot_id).parent_id == first.bot_id
+    assert store.bots.get(first.bot_id).status == "retired" and store.bots.get(second.bot_id).parent_id == first.bot_id
     retired = retire(store, "ann-bot")
     assert retired.id == second.bot_id and retired.status == "retired"
     with pytest.raises(SubmissionError, match="no live version"):
@@ -144,8 +144,8 @@ def test_a_bot_that_crashes_at_start_is_stored_failed_with_its_output_and_what_t
     assert all(step.skipped for step in report.steps[1:])
     assert "FileNotFoundError: weights.bin" in report.output_tail
     assert any("ended before it connected" in fix for fix in report.fix)
-    assert store.bot(result.bot_id).status == "failed" and store.bot_report(result.bot_id)["ok"] is False
-    assert store.bots(status="live") == []
+    assert store.bots.get(result.bot_id).status == "failed" and store.bots.report(result.bot_id)["ok"] is False
+    assert store.bots.find(status="live") == []
 
 
 def test_an_illegal_action_fails_the_preflight_with_the_rule_it_broke(tmp_path: Path, store: Store) -> None:
@@ -176,15 +176,15 @@ def test_a_bot_slow_to_start_fails_with_the_start_limit(tmp_path: Path, store: S
 
 def test_on_a_server_with_owners_only_the_owner_may_submit_or_retire_a_name(tmp_path: Path, store: Store) -> None:
     area = tmp_path / "bots"
-    store.add_owner("ann", hash_token("ann-secret"))
-    store.add_owner("bob", hash_token("bob-secret"))
+    store.owners.add("ann", hash_token("ann-secret"))
+    store.owners.add("bob", hash_token("bob-secret"))
     source = make_bot(tmp_path / "src", "ann-bot")
     with pytest.raises(SubmissionError, match="pass --owner NAME and --token"):
         submit(source, store, area)
     with pytest.raises(SubmissionError, match="wrong token for owner 'ann'"):
         submit(source, store, area, owner="ann", token="bob-secret")
     assert submit(source, store, area, owner="ann", token="ann-secret").status == "live"
-    assert store.bots("ann-bot")[0].owner == "ann"
+    assert store.bots.find("ann-bot")[0].owner == "ann"
     bump = make_bot(tmp_path / "src2", "ann-bot", GOOD_BOT + "#2\n", version="2")
     with pytest.raises(SubmissionError, match="belongs to another owner"):
         submit(bump, store, area, owner="bob", token="bob-secret")
@@ -193,7 +193,7 @@ def test_on_a_server_with_owners_only_the_owner_may_submit_or_retire_a_name(tmp_
     with pytest.raises(SubmissionError, match="wrong token"):
         retire(store, "ann-bot", owner="ann", token="guess")
     assert retire(store, "ann-bot", owner="ann", token="ann-secret").status == "retired"
-    assert store.bots(status="live") == []
+    assert store.bots.find(status="live") == []
     assert not (area / "ann-bot" / "2").exists() and len(list((area / "ann-bot").iterdir())) == 1
 
 
@@ -221,7 +221,7 @@ def test_a_broken_archive_gets_a_report_naming_every_problem(tmp_path: Path, cap
     assert where == {("bot.toml:1", "name"), ("bot.toml:3", "the"), ("bot.toml:4", "no"), ("bot.toml:5", "unknown"),
                      ("bot.toml:7", "[limits]")}, report["problems"]
     assert all(problem["fix"] for problem in report["problems"])
-    assert not (tmp_path / "bots" / "Random").exists() and Store.open(url).bots() == []
+    assert not (tmp_path / "bots" / "Random").exists() and Store.open(url).bots.find() == []
     # the same archive, unsafe too: its escapes are named before anything else is looked at
     evil = tmp_path / "evil.tar.gz"
     with tarfile.open(evil, "w:gz") as packed:

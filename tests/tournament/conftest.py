@@ -19,13 +19,13 @@ def store(tmp_path: Path) -> Store:
 
 def signature(store: Store, tournament_id: int) -> list[tuple[Any, ...]]:
     """Everything that must not depend on how or where a tournament ran: keys, seeds, seats, results."""
-    names = {bot.id: bot.name for bot in store.bots()}
+    names = {bot.id: bot.name for bot in store.bots.find()}
     return [(m.round, m.pairing, m.rotation, m.seed, tuple(names[b] for b in m.bots),
              tuple(m.ranking), tuple(m.scores), m.reason, m.steps)
-            for m in store.tournament_matches(tournament_id)]
+            for m in store.matches.of_tournament(tournament_id)]
 
 
 def rating_table(store: Store, pool: str) -> dict[str, tuple[float, float, int, int, int, int]]:
     """name -> (mu, sigma, games, wins, draws, losses)."""
     return {r.name: (round(r.mu, 9), round(r.sigma, 9), r.games, r.wins, r.draws, r.losses)
-            for r in store.ratings(pool)}
+            for r in store.ratings.of_pool(pool)}

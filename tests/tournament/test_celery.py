@@ -23,6 +23,7 @@ import pytest
 from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
 from arena.games.registry import load_game
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.tournament import ExecutorError, InlineExecutor, MatchJob, SeatBot, TournamentRunner, create_tournament
 from arena.tournament import parse_bots
@@ -33,8 +34,8 @@ from tests.tournament.conftest import rating_table, signature
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/9")
 GAME = "major-general/hold-the-centre"
-SEAT_A = SeatBot(1, "a", "1", "agent", "greedy")
-SEAT_B = SeatBot(2, "b", "1", "agent", "random")
+SEAT_A = SeatBot(1, "a", "1", PlayerKind.AGENT, "greedy")
+SEAT_B = SeatBot(2, "b", "1", PlayerKind.AGENT, "random")
 
 
 def _redis_reason() -> str | None:
@@ -137,7 +138,7 @@ def test_a_match_a_worker_cannot_play_comes_back_as_an_infrastructure_fault_with
 @needs_redis
 def test_unordered_results_come_as_they_finish(queue: str) -> None:
     """What a ladder service asks for: a slow match first in the list does not keep a fast one behind it."""
-    slow = SeatBot(3, "slow", "1", "agent", "mcts:iterations=2000")
+    slow = SeatBot(3, "slow", "1", PlayerKind.AGENT, "mcts:iterations=2000")
     jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (slow, slow)),
             MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_B, SEAT_B))]
     with CeleryExecutor(REDIS_URL, 2, queue) as executor:
@@ -183,10 +184,10 @@ def test_a_mixed_field_sends_agent_matches_to_workers_and_plays_programs_here(
     report = json.loads(captured.out)["tournaments"][0]
     assert report["finished"] and report["stored"] == report["expected"] == 6
     store = Store.open(url)
-    kinds = {bot.id: bot.kind for bot in store.bots()}
-    matches = store.tournament_matches(report["id"])
-    assert sum(1 for m in matches if "program" in {kinds[b] for b in m.bots}) == 4
-    assert {row.name for row in store.ratings("major-general")} == {"a", "b", "p"}
+    kinds = {bot.id: bot.kind for bot in store.bots.find()}
+    matches = store.matches.of_tournament(report["id"])
+    assert sum(1 for m in matches if PlayerKind.PROGRAM in {kinds[b] for b in m.bots}) == 4
+    assert {row.name for row in store.ratings.of_pool("major-general")} == {"a", "b", "p"}
     store.close()
 
 
@@ -203,7 +204,8 @@ def test_local_workers_start_cleanly_after_talking_to_the_broker(queue: str) -> 
     script = f"""
 from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
 from arena.tournament.celery_executor import CeleryExecutor
-seat = SeatBot(1, "a", "1", "agent", "random")
+from arena.referee.players import PlayerKind
+seat = SeatBot(1, "a", "1", PlayerKind.AGENT, "random")
 job = MatchJob(1, 0, 0, 0, "major-general", {{}}, 7, (seat, seat))
 with CeleryExecutor({REDIS_URL!r}, 2, {queue!r}) as remote:
     assert all(remote.serving(timeout=0.3) for _ in range(3))
@@ -281,12 +283,12 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
         assert not thread.is_alive(), "the run did not finish after the worker was lost"
         [summary] = summaries
         assert summary.finished and summary.stored == 2 and runner.infra_faults >= 1
-        faults = store.infra_faults(tournament)
+        faults = store.tournaments.infra_faults(tournament)
         assert faults and all("stopped answering" in fault.detail for fault in faults)
-        matches = store.tournament_matches(tournament)
+        matches = store.matches.of_tournament(tournament)
         assert sorted((m.round, m.pairing, m.rotation) for m in matches) == [(0, 0, 0), (0, 0, 1)]
         assert all(m.reason != "infrastructure" for m in matches)  # played again: a real result, rated
-        ratings = {row.name: row.games for row in store.ratings(tournament_pool(store, tournament))}
+        ratings = {row.name: row.games for row in store.ratings.of_pool(tournament_pool(store, tournament))}
         assert ratings == {"a": 2, "b": 2}
     finally:
         executor.close()
@@ -304,7 +306,7 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
 
 
 def tournament_pool(store: Store, tournament: int) -> str:
-    row = store.tournament(tournament)
+    row = store.tournaments.get(tournament)
     assert row is not None
     return row.pool
 
@@ -315,7 +317,7 @@ def test_agents_on_workers_keep_to_the_limits_the_run_sets(queue: str) -> None:
     worker, the record says why, and the worker plays on."""
     from arena.referee.limits import AgentLimits
 
-    endless = SeatBot(4, "endless", "1", "agent", "mcts:iterations=1000000000")
+    endless = SeatBot(4, "endless", "1", PlayerKind.AGENT, "mcts:iterations=1000000000")
     jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (endless, SEAT_B)),
             MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_A, SEAT_B))]
     with CeleryExecutor(REDIS_URL, 2, queue, limits=AgentLimits(decision_s=0.5, match_s=60.0)) as executor:

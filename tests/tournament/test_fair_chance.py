@@ -92,14 +92,12 @@ def test_the_games_of_a_pairing_differ_in_their_chance_in_every_format(store: St
     tournament = create_tournament(store, game=load_game(GAME), bots=parse_bots(bots), format=format, rounds=rounds,
                                    seed=5)
     TournamentRunner(store, tournament, InlineExecutor(), max_matches=16).run()
-    matches = store.tournament_matches(tournament)
+    matches = store.matches.of_tournament(tournament)
     assert len(matches) >= 4
     assert len({match.seed for match in matches}) == len(matches)
     by_pairing: dict[tuple[int, int], list[list[tuple[int, int]]]] = {}
     for match in matches:
-        found = store.record(match.id)
-        assert found is not None
-        record = MatchRecord.from_jsonl(gzip.decompress(found[1]).decode())
+        record = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(match)).decode())
         by_pairing.setdefault((match.round, match.pairing), []).append(chance_steps(record))
     pairs = [games for games in by_pairing.values() if len(games) == 2]
     assert pairs
@@ -129,10 +127,8 @@ def test_a_bot_that_remembers_learns_nothing_across_a_tournaments_games(store: S
                                    format="round-robin", rounds=30, seed=3)
     TournamentRunner(store, tournament, InlineExecutor()).run()
     records = []
-    for match in store.tournament_matches(tournament):
-        found = store.record(match.id)
-        assert found is not None
-        records.append(MatchRecord.from_jsonl(gzip.decompress(found[1]).decode()))
+    for match in store.matches.of_tournament(tournament):
+        records.append(MatchRecord.from_jsonl(gzip.decompress(store.matches.record(match)).decode()))
     right, made = right_guesses(records)
     assert made == 59 and right <= 6, (right, made)
 

@@ -69,7 +69,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     assert 20 <= killed_at < 1400
 
     store = Store.open(url)
-    before = {m.uid: (m.round, m.pairing, m.rotation) for m in store.tournament_matches(1)}
+    before = {m.uid: (m.round, m.pairing, m.rotation) for m in store.matches.of_tournament(1)}
     assert len(before) == killed_at
     deadline = time.monotonic() + 5  # the orphaned workers notice their parent is gone and exit
     while _live_members(process.pid) and time.monotonic() < deadline:
@@ -81,7 +81,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     report = json.loads(resumed.stdout)["tournaments"][0]
     assert report["finished"] and report["stored"] == 1400 and report["played"] == 1400 - killed_at
 
-    after = store.tournament_matches(1)
+    after = store.matches.of_tournament(1)
     keys = [(m.round, m.pairing, m.rotation) for m in after]
     assert len(after) == 1400 and len(set(keys)) == 1400  # complete, no duplicate
     uids = {m.uid: (m.round, m.pairing, m.rotation) for m in after}

@@ -10,6 +10,7 @@ import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.store import Store
@@ -29,11 +30,11 @@ def test_bot_programs_play_a_round_robin_through_the_referee(capsys: pytest.Capt
     report = json.loads(captured.out)["tournaments"][0]
     assert report["finished"] and report["stored"] == 2
     store = Store.open(url)
-    assert {bot.kind for bot in store.bots()} == {"program"}
-    matches = store.tournament_matches(report["id"])
+    assert {bot.kind for bot in store.bots.find()} == {PlayerKind.PROGRAM}
+    matches = store.matches.of_tournament(report["id"])
     assert [list(m.bots) for m in matches][0] == list(reversed([list(m.bots) for m in matches][1]))
-    record = MatchRecord.from_jsonl(gzip.decompress(store.record(matches[0].id)[1]).decode())
-    assert [p.kind for p in record.players] == ["program", "program"]
+    record = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(matches[0])).decode())
+    assert [p.kind for p in record.players] == [PlayerKind.PROGRAM, PlayerKind.PROGRAM]
     replay(record)
     store.close()
 
@@ -52,15 +53,15 @@ def test_a_mixed_field_of_agents_and_programs_plays_in_one_pool(capsys: pytest.C
     assert report["finished"] and report["stored"] == report["expected"] == 12
     assert {line["bot"] for line in report["standings"]} == {"random", "greedy", "p", "t"}
     store = Store.open(url)
-    kinds = {bot.id: bot.kind for bot in store.bots()}
-    matches = store.tournament_matches(report["id"])
-    mixed = [m for m in matches if {kinds[b] for b in m.bots} == {"agent", "program"}]
+    kinds = {bot.id: bot.kind for bot in store.bots.find()}
+    matches = store.matches.of_tournament(report["id"])
+    mixed = [m for m in matches if {kinds[b] for b in m.bots} == {PlayerKind.AGENT, PlayerKind.PROGRAM}]
     assert len(mixed) == 8 and len(matches) == 12
     for match in mixed[:2]:
-        record = MatchRecord.from_jsonl(gzip.decompress(store.record(match.id)[1]).decode())
-        assert {p.kind for p in record.players} == {"agent", "program"}
+        record = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(match)).decode())
+        assert {p.kind for p in record.players} == {PlayerKind.AGENT, PlayerKind.PROGRAM}
         replay(record)
-    assert {row.name for row in store.ratings(report["pool"])} == {"random", "greedy", "p", "t"}
+    assert {row.name for row in store.ratings.of_pool(report["pool"])} == {"random", "greedy", "p", "t"}
     store.close()
     code = main(["tournament", "resume", "mixed", "--db", url, "--json"])  # finished: nothing left to play
     assert code == 0 and json.loads(capsys.readouterr().out)["tournaments"][0]["played"] == 0

@@ -9,6 +9,7 @@ import pytest
 
 from arena.agents import AGENTS, Agent, DecisionRequest
 from arena.games.registry import load_game
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.store import Store
@@ -30,7 +31,7 @@ def test_round_robin_stores_every_match_with_its_record_and_rating(store: Store)
     tournament = _tournament(store)
     summary = TournamentRunner(store, tournament, InlineExecutor()).run()
     assert summary.finished and summary.played == summary.stored == summary.expected == 12
-    matches = store.tournament_matches(tournament)
+    matches = store.matches.of_tournament(tournament)
     keys = {(m.round, m.pairing, m.rotation) for m in matches}
     assert len(keys) == 12
     by_pairing: dict[tuple[int, int], list[list[int]]] = {}
@@ -39,18 +40,16 @@ def test_round_robin_stores_every_match_with_its_record_and_rating(store: Store)
     for seats in by_pairing.values():  # a seat-swapped pair
         assert seats[1] == tuple(reversed(seats[0]))
     assert len({m.seed for m in matches}) == len(matches)  # every game its own chance
-    stored = store.record(matches[0].id)
-    assert stored is not None
-    record = MatchRecord.from_jsonl(gzip.decompress(stored[1]).decode())
+    record = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(matches[0])).decode())
     replay(record)  # the stored record reproduces the match
-    names = {b.id: b.name for b in store.bots()}
+    names = {b.id: b.name for b in store.bots.find()}
     assert [p.name for p in record.players] == [names[b] for b in matches[0].bots]
     assert record.extra["tournament"] == tournament
     table = rating_table(store, "major-general/hold-the-centre")
     assert set(table) == {"a", "b", "c"} and all(row[2] == 8 for row in table.values())
     assert all(row[3] + row[4] + row[5] == 8 for row in table.values())
-    assert len(store.rating_history(store.bots("a")[0].id)) == 8
-    assert store.tournament(tournament).status == "finished"
+    assert len(store.ratings.history(store.bots.find("a")[0].id)) == 8
+    assert store.tournaments.get(tournament).status == "finished"
 
 
 def test_results_do_not_depend_on_concurrency(tmp_path: Path) -> None:
@@ -75,10 +74,10 @@ def test_stopped_run_resumes_without_losing_or_repeating(tmp_path: Path) -> None
     tournament = _tournament(store, rounds=3)
     first = TournamentRunner(store, tournament, InlineExecutor(), max_matches=5, flush_size=2).run()
     assert not first.finished and first.stopped_by == "limit" and first.stored == 5
-    before = {m.uid for m in store.tournament_matches(tournament)}
+    before = {m.uid for m in store.matches.of_tournament(tournament)}
     second = TournamentRunner(store, tournament, InlineExecutor()).run()
     assert second.finished and second.played == 13
-    after = store.tournament_matches(tournament)
+    after = store.matches.of_tournament(tournament)
     assert before <= {m.uid for m in after} and len(after) == 18  # nothing lost, nothing replayed
     assert signature(store, tournament) == signature(whole, reference)
     assert rating_table(store, GAME) == rating_table(whole, GAME)
@@ -96,7 +95,7 @@ def test_dynamic_and_gauntlet_formats_run_to_completion(store: Store, format: st
     summary = TournamentRunner(store, tournament, InlineExecutor()).run()
     assert summary.finished and summary.stored == expected
     if format == "knockout":
-        rounds = {p.round for p in store.pairings(tournament)}
+        rounds = {p.round for p in store.tournaments.pairings(tournament)}
         assert rounds == {0, 1, 2}  # 5 bots: a bracket of 8, then 4, then the final
 
 
@@ -104,7 +103,7 @@ def test_ladder_runs_rounds_until_told_to_stop(store: Store) -> None:
     ladder = _tournament(store, bots="a=random,b=random,c=random,d=random", format="ladder", rounds=1)
     summary = TournamentRunner(store, ladder, InlineExecutor(), max_matches=12).run()
     assert not summary.finished and summary.stored == 12
-    assert {p.round for p in store.pairings(ladder)} == {0, 1, 2}
+    assert {p.round for p in store.tournaments.pairings(ladder)} == {0, 1, 2}
     more = TournamentRunner(store, ladder, InlineExecutor(), max_matches=4).run()
     assert more.stored == 16
 
@@ -122,9 +121,9 @@ def test_a_crashing_bot_forfeits_and_the_result_is_rated(store: Store, monkeypat
     monkeypatch.setitem(AGENTS, "crash", CrashingAgent)
     tournament = _tournament(store, bots="crash,random", rounds=1)
     TournamentRunner(store, tournament, InlineExecutor()).run()
-    matches = store.tournament_matches(tournament)
+    matches = store.matches.of_tournament(tournament)
     assert [m.reason for m in matches] == ["agent_error", "agent_error"]
-    names = {b.id: b.name for b in store.bots()}
+    names = {b.id: b.name for b in store.bots.find()}
     for m in matches:
         assert names[m.bots[m.offender]] == "crash"
     table = rating_table(store, GAME)
@@ -163,7 +162,7 @@ def test_a_hard_deadline_abandons_running_matches(store: Store, monkeypatch: pyt
                                    hard_deadline=started + 0.6).run()
         assert time.monotonic() - started < 5
         assert not summary.finished and summary.stopped_by == "deadline" and summary.stored == 0
-        assert store.finished_keys(tournament) == set()
+        assert store.tournaments.finished_keys(tournament) == set()
         monkeypatch.setitem(AGENTS, "sleepy", CrashingAgent)  # the executor starts fresh workers after abandoning
         assert TournamentRunner(store, tournament, executor).run().stored == 2
 
@@ -191,27 +190,26 @@ def test_a_dead_worker_is_an_infrastructure_fault_retried_then_given_up_never_sc
         runner = TournamentRunner(store, tournament, executor, retries=2)
         summary = runner.run()
     assert summary.finished and summary.stored == 12
-    matches = store.tournament_matches(tournament)
-    names = store.bot_names(store.entries(tournament))
+    matches = store.matches.of_tournament(tournament)
+    names = store.bots.names(store.tournaments.entries(tournament))
     killer = next(bot for bot, name in names.items() if name == "c")
     with_killer = [m for m in matches if killer in m.bots]
     assert len(with_killer) == 8
     assert {m.reason for m in with_killer} == {"infrastructure"}
     assert all(set(m.ranking) == {0} for m in with_killer)
     assert all(m.reason != "infrastructure" for m in matches if killer not in m.bots)
-    counts = store.infra_fault_counts(tournament)
+    counts = store.tournaments.infra_fault_counts(tournament)
     assert all(counts[(m.round, m.pairing, m.rotation)] == 3 for m in with_killer)  # the first try and 2 more
     assert runner.infra_faults == sum(counts.values())
-    rated = {row.name for row in store.ratings(store.tournament(tournament).pool)}
+    rated = {row.name for row in store.ratings.of_pool(store.tournaments.get(tournament).pool)}
     assert rated == {"a", "b"}  # never scored: the killer has no rating at all
-    [fault] = store.infra_faults(tournament, limit=1)
+    [fault] = store.tournaments.infra_faults(tournament, limit=1)
     assert "worker process died" in fault.detail and "exit status 3" in fault.detail
-    given_up = store.record(with_killer[0].id)
-    assert given_up is not None and "given up after 3 tries" in given_up[0]["detail"]
+    assert "given up after 3 tries" in with_killer[0].detail
 
 
 def test_a_match_that_cannot_be_set_up_is_an_infrastructure_fault_not_a_bots() -> None:
-    seat = SeatBot(1, "r", "1", "agent", "random")
+    seat = SeatBot(1, "r", "1", PlayerKind.AGENT, "random")
     job = MatchJob(1, 0, 0, 0, "no-such-game", {}, 7, (seat, seat))
     with LocalPoolExecutor(1) as executor:
         [outcome] = executor.run([job])
@@ -225,7 +223,7 @@ def test_a_run_stopped_as_its_last_match_is_stored_counts_the_tournament_finishe
     tournament = _tournament(store, rounds=1)
     summary = TournamentRunner(store, tournament, InlineExecutor(), max_matches=6).run()
     assert summary.stored == summary.expected == 6 and summary.finished and summary.stopped_by == ""
-    assert store.tournament(tournament).status == "finished"
+    assert store.tournaments.get(tournament).status == "finished"
 
 
 @pytest.mark.parametrize("format", ["round-robin", "gauntlet", "swiss"])
@@ -237,15 +235,15 @@ def test_a_finished_tournament_named_again_gets_more_rounds_and_keeps_what_it_pl
                           format=format, rounds=1, seed=5, name="again")
     [first] = create(spec, store)
     [summary] = play(store, [first], PlaySettings(concurrency=1))
-    before = {(m.round, m.pairing, m.rotation): (m.seed, m.bots) for m in store.tournament_matches(first)}
+    before = {(m.round, m.pairing, m.rotation): (m.seed, m.bots) for m in store.matches.of_tournament(first)}
     extended: list[tuple[str, int]] = []
     assert create(spec, store, lambda row, more: extended.append((row.label, more))) == [first]
-    assert extended == [("again", 1)] and store.tournament(first).rounds == 2
+    assert extended == [("again", 1)] and store.tournaments.get(first).rounds == 2
     [again] = play(store, [first], PlaySettings(concurrency=1))
     assert again.finished and again.played == summary.played and again.stored == 2 * summary.stored
-    after = {(m.round, m.pairing, m.rotation): (m.seed, m.bots) for m in store.tournament_matches(first)}
+    after = {(m.round, m.pairing, m.rotation): (m.seed, m.bots) for m in store.matches.of_tournament(first)}
     assert {key: after[key] for key in before} == before  # the first round is untouched
-    assert len({m.round for m in store.tournament_matches(first)}) == 2 * len({key[0] for key in before})
+    assert len({m.round for m in store.matches.of_tournament(first)}) == 2 * len({key[0] for key in before})
 
 
 def test_a_knockout_named_again_when_finished_says_so(store: Store) -> None:
@@ -267,12 +265,13 @@ def test_a_process_with_threads_starts_its_workers_from_a_fork_server() -> None:
 
     script = """
 import os, threading
+from arena.referee.players import PlayerKind
 from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
 from arena.tournament.executor import worker_start_method
 assert worker_start_method() == "fork", "a single thread forks"
 threading.Thread(target=threading.Event().wait, daemon=True).start()
 assert worker_start_method() == "forkserver"
-seat = SeatBot(1, "a", "1", "agent", "random")
+seat = SeatBot(1, "a", "1", PlayerKind.AGENT, "random")
 job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (seat, seat))
 pool = LocalPoolExecutor(2)
 played = list(pool.run([job] * 6))

@@ -28,9 +28,9 @@ def test_a_tournament_on_the_local_pool_finishes_past_a_never_answering_agent(
     with LocalPoolExecutor(2, start_method="fork", limits=QUICK) as executor:
         summary = TournamentRunner(store, tournament, executor).run()
     assert summary.finished and summary.stored == 6
-    names = store.bot_names(store.entries(tournament))
+    names = store.bots.names(store.tournaments.entries(tournament))
     looper = next(bot for bot, name in names.items() if name == "test-loop")
-    for match in store.tournament_matches(tournament):
+    for match in store.matches.of_tournament(tournament):
         if looper in match.bots:
             assert match.reason == "timeout" and match.bots[match.offender] == looper, match
         else:
@@ -49,12 +49,10 @@ def test_the_pool_stops_a_worker_its_agent_blocks_and_gives_the_match_up_once(
     with LocalPoolExecutor(2, start_method="fork", limits=limits) as executor:
         summary = TournamentRunner(store, tournament, executor, retries=1).run()
     assert summary.finished and summary.stored == 2
-    for match in store.tournament_matches(tournament):
+    for match in store.matches.of_tournament(tournament):
         assert match.reason == "infrastructure" and not match.rated, match
-        found = store.record(match.id)
-        assert found is not None
-        detail = found[0]["detail"]
+        detail = match.detail
         assert "given up after 2 tries" in detail and "the pool's watchdog stopped a worker" in detail, detail
-    assert len(store.infra_faults(tournament)) == 4
+    assert len(store.tournaments.infra_faults(tournament)) == 4
 
 

@@ -27,11 +27,9 @@ def fill(store: Store) -> None:
                           format="round-robin", rounds=1, seed=7, name="web")
     run(spec, store, PlaySettings(concurrency=1))
     for name in GAMES:
-        _total, [first] = store.match_page(pool=name, limit=1)
-        found = store.record(first["id"])
-        assert found is not None
-        analysis = analyse_record(MatchRecord.from_bytes(found[1]), Budget(simulations=8))
-        store.save_analysis(first["id"], analysis.budget, 0, analysis.seconds, analysis.compressed())
+        _total, [first] = store.matches.page(pool=name, limit=1)
+        analysis = analyse_record(MatchRecord.from_bytes(store.matches.record(first)), Budget(simulations=8))
+        store.analyses.save(first.id, analysis.budget, 0, analysis.seconds, analysis.compressed())
 
 
 @pytest.fixture(scope="session")

@@ -185,7 +185,9 @@ def damaged(web_db: str, tmp_path: Path) -> Store:
     path = tmp_path / "damaged.db"
     shutil.copy(web_db.removeprefix("sqlite:///"), path)
     store = Store.open(f"sqlite:///{path}")
-    row, data = store.record(2)  # type: ignore[misc]
+    second = store.matches.get(2)
+    assert second is not None
+    data = store.matches.record(second)
     lines = gzip.decompress(data).decode().splitlines()
     for index, line in enumerate(lines):
         item = json.loads(line)
@@ -193,10 +195,11 @@ def damaged(web_db: str, tmp_path: Path) -> Store:
             item["action"] = 10**6  # no such action
             lines[index] = json.dumps(item)
             break
-    first = store.record(1)[0]["record_id"]  # type: ignore[index]
+    first = store.matches.get(1)
+    assert first is not None
     with store.engine.begin() as conn:
-        conn.execute(update(Record).where(Record.id == first).values(data=b"this is not a record"))
-        conn.execute(update(Record).where(Record.id == row["record_id"])
+        conn.execute(update(Record).where(Record.id == first.record_id).values(data=b"this is not a record"))
+        conn.execute(update(Record).where(Record.id == second.record_id)
                      .values(data=gzip.compress("\n".join(lines).encode())))
     return store
 
@@ -225,12 +228,12 @@ def test_live_without_a_referee_says_how_to_get_one(client: TestClient) -> None:
 
 
 def test_a_matchs_analysis_is_in_the_api(client: Any, web_store: Any) -> None:
-    _total, [analysed] = web_store.match_page(pool="major-general", limit=1)  # analysed by the fixture
-    summary = client.get(f"/api/matches/{analysed['id']}").json()
+    _total, [analysed] = web_store.matches.page(pool="major-general", limit=1)  # analysed by the fixture
+    summary = client.get(f"/api/matches/{analysed.id}").json()
     assert summary["analysed"] is True
-    document = client.get(f"/api/matches/{analysed['id']}/analysis").json()
+    document = client.get(f"/api/matches/{analysed.id}/analysis").json()
     assert len(document["decisions"]) == summary["decisions"] and len(document["curve"]) == 2
     assert document["curve"][0][-1] + document["curve"][1][-1] == 1
-    _total, rows = web_store.match_page(pool="major-general", limit=2)
-    missing = client.get(f"/api/matches/{rows[-1]['id']}/analysis")
+    _total, rows = web_store.matches.page(pool="major-general", limit=2)
+    missing = client.get(f"/api/matches/{rows[-1].id}/analysis")
     assert missing.status_code == 404 and "arena analyse" in missing.json()["detail"]

@@ -27,7 +27,7 @@ from arena.games import load_game, views
 from arena.referee.clock import ClockSettings
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
-from arena.store import Store
+from arena.store import Store, StoredMatch
 from tests.processes import free_port
 from tests.web.conftest import BOTS, GAMES
 
@@ -143,14 +143,13 @@ def verdict_of(record: MatchRecord) -> str:
     return said + (f": {record.result.detail}" if record.result.detail else "")
 
 
-def stored_record(store: Store, match_id: int) -> MatchRecord:
-    _row, data = store.record(match_id)  # type: ignore[misc]
-    return MatchRecord.from_jsonl(gzip.decompress(data).decode())
+def stored_record(store: Store, match: StoredMatch) -> MatchRecord:
+    return MatchRecord.from_jsonl(gzip.decompress(store.matches.record(match)).decode())
 
 
-def engine_units(store: Store, match_id: int) -> dict[str, Any]:
+def engine_units(store: Store, match: StoredMatch) -> dict[str, Any]:
     """Units per area of the engine's final position of a stored match, replayed from its record."""
-    _row, data = store.record(match_id)  # type: ignore[misc]
+    data = store.matches.record(match)
     final = replay(MatchRecord.from_jsonl(gzip.decompress(data).decode()))
     units = views.position(final, True)["units"]
     return {area: counts for area, counts in units.items() if any(any(per_side) for per_side in counts)}
@@ -200,8 +199,8 @@ def test_a_bot_page(browser: Any, site: str) -> None:
 
 @pytest.mark.parametrize("pool", GAMES)
 def test_a_replay_steps_to_the_engines_final_position(browser: Any, site: str, web_store: Store, pool: str) -> None:
-    _total, [match] = web_store.match_page(pool=pool, limit=1)
-    open_page(browser, f"{site}/matches/{match['id']}")
+    _total, [match] = web_store.matches.page(pool=pool, limit=1)
+    open_page(browser, f"{site}/matches/{match.id}")
     viewer = browser.find_element(By.CSS_SELECTOR, "[data-step]")
     assert viewer.get_attribute("data-step") == "0"
     body = browser.find_element(By.TAG_NAME, "body")
@@ -209,30 +208,30 @@ def test_a_replay_steps_to_the_engines_final_position(browser: Any, site: str, w
     body.send_keys(Keys.ARROW_RIGHT)
     assert viewer.get_attribute("data-step") == "2" and browser.current_url.endswith("#step=2")
     body.send_keys(Keys.END)
-    assert viewer.get_attribute("data-step") == str(match["steps"])
-    assert board_units(browser) == engine_units(web_store, match["id"])
+    assert viewer.get_attribute("data-step") == str(match.steps)
+    assert board_units(browser) == engine_units(web_store, match)
     result = browser.find_element(By.CSS_SELECTOR, ".result").text
-    assert result == verdict_of(stored_record(web_store, match["id"]))  # who won and how, as the server says it
-    assert match["reason"].replace("_", " ") in result and (" wins (" in result or "draw (" in result)
+    assert result == verdict_of(stored_record(web_store, match))  # who won and how, as the server says it
+    assert match.reason.replace("_", " ") in result and (" wins (" in result or "draw (" in result)
     heading = browser.find_element(By.ID, "outcome").text  # the result is in the header from the start
-    winners = [seat["bot"] for seat in match["seats"] if seat["rank"] == 0]
+    winners = [seat.bot for seat in match.seats if seat.rank == 0]
     assert (f"{winners[0]} beat" in heading) if len(winners) == 1 else ("a draw between" in heading), heading
     assert browser.find_elements(By.CSS_SELECTOR, ".legend .item")
     screenshot(browser, f"replay-{pool.replace('/', '-')}")
     body.send_keys(Keys.ARROW_LEFT)
-    assert viewer.get_attribute("data-step") == str(match["steps"] - 1)
+    assert viewer.get_attribute("data-step") == str(match.steps - 1)
     # a permalink to a step opens there, followed on the page or loaded afresh
-    browser.get(f"{site}/matches/{match['id']}#step=3")
+    browser.get(f"{site}/matches/{match.id}#step=3")
     WebDriverWait(browser, 5, ignored_exceptions=STALE).until(lambda b: b.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == "3")
     browser.get(site + "/bots")
-    open_page(browser, f"{site}/matches/{match['id']}#step=4")
+    open_page(browser, f"{site}/matches/{match.id}#step=4")
     assert browser.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == "4"
     assert not script_errors(browser)
 
 
 def test_play_and_jump_to_a_decision(browser: Any, site: str, web_store: Store) -> None:
-    _total, [match] = web_store.match_page(pool="major-general", limit=1)
-    open_page(browser, f"{site}/matches/{match['id']}")
+    _total, [match] = web_store.matches.page(pool="major-general", limit=1)
+    open_page(browser, f"{site}/matches/{match.id}")
     viewer = browser.find_element(By.CSS_SELECTOR, "[data-step]")
     jump = browser.find_element(By.CSS_SELECTOR, "input[aria-label='jump to decision']")
     jump.send_keys("5", Keys.ENTER)
@@ -253,13 +252,13 @@ def replay_steps(site: str, match_id: int) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("pool", [game for game in GAMES if game.startswith("general-orders")])
 def test_the_order_board_and_the_map_show_each_steps_commanders(browser: Any, site: str, web_store: Store,
                                                                 pool: str) -> None:
-    _total, [match] = web_store.match_page(pool=pool, limit=1)
-    steps = replay_steps(site, match["id"])
-    open_page(browser, f"{site}/matches/{match['id']}")
+    _total, [match] = web_store.matches.page(pool=pool, limit=1)
+    steps = replay_steps(site, match.id)
+    open_page(browser, f"{site}/matches/{match.id}")
     chosen = [n for n, step in enumerate(steps, start=1) if any(any(c) for c in step["position"]["orders"])][:3]
     assert chosen, "no commander was ever placed"
     for number in chosen:
-        browser.get(f"{site}/matches/{match['id']}#step={number}")
+        browser.get(f"{site}/matches/{match.id}#step={number}")
         WebDriverWait(browser, 5, ignored_exceptions=STALE).until(
             lambda b: b.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == str(number))
         expected = steps[number - 1]["position"]["orders"]
@@ -272,15 +271,15 @@ def test_the_order_board_and_the_map_show_each_steps_commanders(browser: Any, si
         support = sum(sum(placed) for space, placed in zip(views.board(load_game(pool))["orders"], expected)
                       if space["area"] is None and space["zone"] is None)
         assert on_map == sum(map(sum, expected)) - support  # every commander on an area or zone is drawn
-    browser.get(f"{site}/matches/{match['id']}#step={chosen[-1]}")
+    browser.get(f"{site}/matches/{match.id}#step={chosen[-1]}")
     browser.execute_script("document.querySelector('.orders').scrollIntoView({block: 'center'})")
     screenshot(browser, f"order-board-{pool.replace('/', '-')}")
     assert not script_errors(browser)
 
 
 def test_island_air_zones_sit_apart_from_each_other_and_the_areas(browser: Any, site: str, web_store: Store) -> None:
-    _total, [match] = web_store.match_page(pool="general-orders-wwii/island", limit=1)
-    open_page(browser, f"{site}/matches/{match['id']}")
+    _total, [match] = web_store.matches.page(pool="general-orders-wwii/island", limit=1)
+    open_page(browser, f"{site}/matches/{match.id}")
     boxes = browser.execute_script("""
         const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
         return { zones: [...document.querySelectorAll('svg.board .group > rect')].map(box),
@@ -296,8 +295,8 @@ def test_island_air_zones_sit_apart_from_each_other_and_the_areas(browser: Any, 
 
 
 def test_the_steps_can_be_searched(browser: Any, site: str, web_store: Store) -> None:
-    _total, [match] = web_store.match_page(pool="general-orders-wwii/island", limit=1)
-    open_page(browser, f"{site}/matches/{match['id']}")
+    _total, [match] = web_store.matches.page(pool="general-orders-wwii/island", limit=1)
+    open_page(browser, f"{site}/matches/{match.id}")
     viewer = browser.find_element(By.CSS_SELECTOR, "[data-step]")
     WebDriverWait(browser, 20, ignored_exceptions=STALE).until(lambda b: b.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-loaded") == "true")
     rows = browser.find_elements(By.CSS_SELECTOR, ".steps > div")
@@ -321,7 +320,7 @@ def test_every_page_at_a_laptops_and_a_phones_width(browser: Any, site: str, web
     """Screenshots of each page; nothing wider than the window, every navigation link in sight (two rows at
     most), the board's labels readable (at least 11 px: on a phone the board scrolls sideways rather than
     shrink them), no script error."""
-    matches = {game: web_store.match_page(pool=game, limit=1)[1][0]["id"] for game in GAMES}
+    matches = {game: web_store.matches.page(pool=game, limit=1)[1][0].id for game in GAMES}
     browser.set_window_size(width, 900)
     try:
         for path in [*PAGES, *(f"/matches/{match}" for match in matches.values())]:
@@ -371,8 +370,8 @@ def test_errors_are_pages_not_tracebacks(browser: Any, site: str) -> None:
 
 
 def test_a_shared_html_replay_works_from_disk(browser: Any, web_store: Store, tmp_path: Path) -> None:
-    _total, [match] = web_store.match_page(pool="general-orders-sengoku/rivers", limit=1)
-    _row, data = web_store.record(match["id"])  # type: ignore[misc]
+    _total, [match] = web_store.matches.page(pool="general-orders-sengoku/rivers", limit=1)
+    data = web_store.matches.record(match)
     record = tmp_path / "match.jsonl"
     record.write_bytes(gzip.decompress(data))
     page = tmp_path / "match.html"
@@ -384,12 +383,12 @@ def test_a_shared_html_replay_works_from_disk(browser: Any, web_store: Store, tm
     open_page(browser, page.as_uri())
     said = browser.find_element(By.ID, "outcome").text  # who won and how, before any step is played
     assert re.fullmatch(r"(.+ wins|draw) \(.+\)", said) and "ranking" not in said, said
-    expected = verdict_of(stored_record(web_store, match["id"]))
+    expected = verdict_of(stored_record(web_store, match))
     assert expected.startswith(said)
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
-    assert browser.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == str(match["steps"])
+    assert browser.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") == str(match.steps)
     assert browser.find_element(By.CSS_SELECTOR, ".result").text == expected  # and again under the final position
-    assert board_units(browser) == engine_units(web_store, match["id"])
+    assert board_units(browser) == engine_units(web_store, match)
     screenshot(browser, "standalone-replay")
     assert not script_errors(browser)
 
@@ -439,10 +438,10 @@ def test_the_live_page_follows_a_running_match(browser: Any, web_db: str, tmp_pa
 
 
 def test_the_chance_curve_under_the_board_jumps_to_a_decision(browser: Any, site: str, web_store: Store) -> None:
-    _total, [match] = web_store.match_page(pool="general-orders-wwii/island", limit=1)  # analysed by the fixture
-    open_page(browser, f"{site}/matches/{match['id']}", ready="[data-analysed='true']")
+    _total, [match] = web_store.matches.page(pool="general-orders-wwii/island", limit=1)  # analysed by the fixture
+    open_page(browser, f"{site}/matches/{match.id}", ready="[data-analysed='true']")
     chart = browser.find_element(By.CSS_SELECTOR, "svg.chance-chart")
-    assert int(chart.get_attribute("data-decisions")) == match["decisions"]
+    assert int(chart.get_attribute("data-decisions")) == match.decisions
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chance-chart polyline")) == 2
     points = browser.find_elements(By.CSS_SELECTOR, ".turning-points li")
     if points:  # a listed turning point goes to its decision, and its step is flagged in the list
@@ -457,7 +456,7 @@ def test_the_chance_curve_under_the_board_jumps_to_a_decision(browser: Any, site
         .click().perform()  # a quarter of the way along the curve
     WebDriverWait(browser, 5, ignored_exceptions=STALE).until(
         lambda b: 0 < int(b.find_element(By.CSS_SELECTOR, "svg.chance-chart").get_attribute("data-at"))
-        < match["decisions"])
+        < match.decisions)
     screenshot(browser, "chance-curve")
     assert not script_errors(browser)
 

@@ -84,6 +84,7 @@ def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_sit
                                                                        browser: Any) -> None:  # noqa: F811
     from arena.ratings.policy import DEFAULT_POLICY
     from arena.referee.clock import ClockSettings
+    from arena.referee.players import PlayerKind
     from arena.store import BotIdentity, Store
     from arena.tournament.bots import BotSpec
     from arena.tournament.jobs import MatchJob, SeatBot
@@ -94,16 +95,18 @@ def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_sit
                        "sys.exit(3)\n")
     store = Store.open(f"sqlite:///{folder / 'arena.db'}")
     try:
-        bot = store.bot_id(BotIdentity("ann-crash", "1", "crasher-hash", "program", str(crasher), "ann"))
-        opponent = store.bot_id(BotSpec("random", "random").identity())
-        tournament = store.create_tournament(name="evidence", game="major-general", pool="major-general", options={},
-                                             format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[bot, opponent])
+        bot = store.bots.register(BotIdentity("ann-crash", "1", "crasher-hash", PlayerKind.PROGRAM, str(crasher),
+                                              "ann"))
+        opponent = store.bots.register(BotSpec("random", "random").identity())
+        tournament = store.tournaments.create(name="evidence", game="major-general", pool="major-general",
+                                              options={}, format="round-robin", seed=1, rounds=1, settings={},
+                                              bot_ids=[bot, opponent])
         job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
-                       (SeatBot(bot, "ann-crash", "1", "program", str(crasher)),
-                        SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
+                       (SeatBot(bot, "ann-crash", "1", PlayerKind.PROGRAM, str(crasher)),
+                        SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
         [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
-        store.save_matches([played], DEFAULT_POLICY)
-        [match] = store.tournament_matches(tournament)
+        store.matches.save([played], DEFAULT_POLICY)
+        [match] = store.matches.of_tournament(tournament)
     finally:
         store.close()
     assert match.reason == "crash"
@@ -149,6 +152,7 @@ def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(ow
                                                                                 browser: Any) -> None:  # noqa: F811
     from arena.ratings.policy import DEFAULT_POLICY
     from arena.referee.clock import ClockSettings
+    from arena.referee.players import PlayerKind
     from arena.referee.record import MatchRecord
     from arena.store import BotIdentity, Store
     from arena.tournament.bots import BotSpec
@@ -159,17 +163,18 @@ def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(ow
     noting = make_bot(folder / "noting", "ann-notes", NOTING)
     store = Store.open(f"sqlite:///{folder / 'arena.db'}")
     try:
-        bot = store.bot_id(BotIdentity("ann-notes", "1", "noting-hash", "program", str(noting), "ann"))
-        opponent = store.bot_id(BotSpec("random", "random").identity())
-        tournament = store.create_tournament(name="notes", game="major-general", pool="major-general", options={},
-                                             format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[bot, opponent])
+        bot = store.bots.register(BotIdentity("ann-notes", "1", "noting-hash", PlayerKind.PROGRAM, str(noting), "ann"))
+        opponent = store.bots.register(BotSpec("random", "random").identity())
+        tournament = store.tournaments.create(name="notes", game="major-general", pool="major-general",
+                                              options={}, format="round-robin", seed=1, rounds=1, settings={},
+                                              bot_ids=[bot, opponent])
         job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
-                       (SeatBot(bot, "ann-notes", "1", "program", str(noting)),
-                        SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
+                       (SeatBot(bot, "ann-notes", "1", PlayerKind.PROGRAM, str(noting)),
+                        SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
         [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)).run([job]))
-        store.save_matches([played], DEFAULT_POLICY)
-        [match] = store.tournament_matches(tournament)
-        record = MatchRecord.from_bytes(store.record(match.id)[1])
+        store.matches.save([played], DEFAULT_POLICY)
+        [match] = store.matches.of_tournament(tournament)
+        record = MatchRecord.from_bytes(store.matches.record(match))
     finally:
         store.close()
     noted = next(index for index, step in enumerate(record.steps, start=1)  # its viewer step: a note, lines printed

@@ -30,8 +30,8 @@ def hosting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Hosting]
 
 
 def _with_owner(store: Store) -> Hosting:
-    store.add_owner("ann", "0" * 64)
-    store.add_owner("bob", "1" * 64)
+    store.owners.add("ann", "0" * 64)
+    store.owners.add("bob", "1" * 64)
     return Hosting(store)
 
 

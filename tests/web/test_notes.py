@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.store import Store
 from arena.submissions import hash_token
@@ -46,17 +47,18 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
     client, store, _bots = site
     source = make_bot(tmp_path / "noting", "ann-notes", NOTING_BOT)
     assert finished(client, ANN, upload(client, ANN, packed(source)).json()["id"])["status"] == "live"
-    [bot] = store.bots("ann-notes")
-    opponent = store.bot_id(BotSpec("random", "random").identity())
-    tournament = store.create_tournament(name="t", game="major-general", pool="major-general", options={},
-                                         format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[bot.id, opponent])
+    [bot] = store.bots.find("ann-notes")
+    opponent = store.bots.register(BotSpec("random", "random").identity())
+    tournament = store.tournaments.create(name="t", game="major-general", pool="major-general",
+                                          options={}, format="round-robin", seed=1, rounds=1, settings={},
+                                          bot_ids=[bot.id, opponent])
     job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
-                   (SeatBot(bot.id, "ann-notes", "1", "program", bot.spec),
-                    SeatBot(opponent, "random", "1", "agent", "random")), pool="major-general")
+                   (SeatBot(bot.id, "ann-notes", "1", PlayerKind.PROGRAM, bot.spec),
+                    SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
     [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)).run([job]))
-    store.save_matches([played], DEFAULT_POLICY)
-    [match] = store.tournament_matches(tournament)
-    record = MatchRecord.from_bytes(store.record(match.id)[1])
+    store.matches.save([played], DEFAULT_POLICY)
+    [match] = store.matches.of_tournament(tournament)
+    record = MatchRecord.from_bytes(store.matches.record(match))
     mine = [step for step in record.steps if not step.is_chance and step.seat == 0]
     theirs = [step for step in record.steps if not step.is_chance and step.seat == 1]
     assert mine and all(step.note and step.note.startswith(f"my private plan #{i}:") for i, step in
@@ -87,6 +89,6 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
         assert "printed at decision" not in text and '"output"' not in text, public
         assert len(text.splitlines()) > len(mine)
     assert "my private plan" not in json.dumps(client.get(f"/api/matches/{match.id}").json())
-    assert store.add_owner("ops", hash_token("ops-token-0123456789"), operator=True)
+    assert store.owners.add("ops", hash_token("ops-token-0123456789"), operator=True)
     everything = client.get(url, headers=bearer("ops-token-0123456789")).json()
     assert everything["operator"] and len(everything["notes"]) == len(mine)

@@ -43,7 +43,7 @@ def client() -> Iterator[TestClient]:
         store = Store.open(url)
         run(TournamentSpec(games=(load_game("major-general"),), bots=tuple(parse_bots("random,greedy")),
                            format="round-robin", rounds=1, seed=3, name="odd"), store, PlaySettings(concurrency=1))
-        store.add_owner("ann", hash_token(TOKEN))
+        store.owners.add("ann", hash_token(TOKEN))
         with TestClient(create_app(store), raise_server_exceptions=False) as test_client:
             yield test_client
         store.close()
@@ -97,7 +97,7 @@ def test_the_first_requests_at_once_all_find_their_game(client: TestClient) -> N
     """A fresh web server (a fresh registry) answering 16 first replays at once: none says "unknown game"."""
     import arena.games.registry as registry
 
-    _total, [match] = client.app.state.store.match_page(pool="major-general", limit=1)  # type: ignore[attr-defined]
+    _total, [match] = client.app.state.store.matches.page(pool="major-general", limit=1)  # type: ignore[attr-defined]
     saved = dict(registry._FAMILIES), dict(registry._MODES)
     registry._FAMILIES.clear()
     registry._MODES.clear()
@@ -107,7 +107,7 @@ def test_the_first_requests_at_once_all_find_their_game(client: TestClient) -> N
 
     def replay() -> None:
         start.wait()
-        answers.append(client.get(f"/api/matches/{match['id']}/replay").status_code)
+        answers.append(client.get(f"/api/matches/{match.id}/replay").status_code)
 
     try:
         threads = [threading.Thread(target=replay) for _ in range(16)]

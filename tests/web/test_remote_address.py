@@ -21,7 +21,7 @@ ANN = "ann-token-0123456789"
 @pytest.mark.parametrize("address, tls", [("arena.example.org:50052", True), ("", False)])
 def test_the_server_says_where_remote_bots_connect(tmp_path: Path, address: str, tls: bool) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
-    assert store.add_owner("ann", hash_token(ANN))
+    assert store.owners.add("ann", hash_token(ANN))
     settings = WebSettings(bot_store=str(tmp_path / "bots"), preflight_workers=0, remote_address=address,
                            remote_tls=tls)
     try:

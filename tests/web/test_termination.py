@@ -15,6 +15,7 @@ from arena.agents import Agent, DecisionRequest, RandomAgent
 from arena.games import load_game
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.authority import play_match
+from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord, MatchResult, Termination, reason_of
 from arena.store import BotIdentity, Store
 from arena.tournament.jobs import MatchJob, SeatBot, played_from_record
@@ -43,19 +44,18 @@ def test_a_termination_travels_as_the_enum_from_the_referee_to_the_web(tmp_path:
 
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
     try:
-        bots = [store.bot_id(BotIdentity(name, "1", name, "agent", name)) for name in ("random", "illegal")]
-        tournament = store.create_tournament(name=None, game=GAME, pool=GAME, options={}, format="round-robin",
-                                             seed=1, rounds=1, settings={}, bot_ids=bots)
-        seats = tuple(SeatBot(bot, name, "1", "agent", name) for bot, name in zip(bots, ("random", "illegal")))
+        bots = [store.bots.register(BotIdentity(name, "1", name, PlayerKind.AGENT, name)) for name in ("random", "illegal")]
+        tournament = store.tournaments.create(name=None, game=GAME, pool=GAME, options={}, format="round-robin",
+                                               seed=1, rounds=1, settings={}, bot_ids=bots)
+        seats = tuple(SeatBot(bot, name, "1", PlayerKind.AGENT, name) for bot, name in zip(bots, ("random", "illegal")))
         job = MatchJob(tournament, 0, 0, 0, GAME, {}, 3, seats, pool=GAME)
         played = played_from_record(job, record, datetime(2026, 1, 1), 1.0)
         assert reason_of(played.reason) is Termination.ILLEGAL_ACTION
-        [match_id] = store.save_matches([played], DEFAULT_POLICY)
+        [match_id] = store.matches.save([played], DEFAULT_POLICY)
 
-        [row] = store.tournament_matches(tournament)  # the stored match, read back
+        [row] = store.matches.of_tournament(tournament)  # the stored match, read back
         assert reason_of(row.reason) is Termination.ILLEGAL_ACTION
-        _row, data = store.record(match_id)  # type: ignore[misc]
-        stored = MatchRecord.from_jsonl(gzip.decompress(data).decode())
+        stored = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(row)).decode())
         assert stored.result is not None and stored.result.termination is Termination.ILLEGAL_ACTION
 
         with TestClient(create_app(store)) as client:

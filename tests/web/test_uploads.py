@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 from arena.cli.main import main
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.clock import ClockSettings
+from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.submissions import hash_token
 from arena.tournament.bots import BotSpec
@@ -49,7 +50,7 @@ def packed(folder: Path) -> bytes:
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[tuple[TestClient, Store, Path]]:
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
-    assert store.add_owner("ann", hash_token(ANN)) and store.add_owner("bob", hash_token(BOB))
+    assert store.owners.add("ann", hash_token(ANN)) and store.owners.add("bob", hash_token(BOB))
     bots = tmp_path / "bots"
     settings = WebSettings(bot_store=str(bots), owner_limits=OwnerLimits(uploads_per_hour=5, live_bots=2,
                                                                          archive_bytes=256 * 1024),
@@ -122,7 +123,7 @@ def test_a_broken_archive_names_every_problem_and_stores_nothing(site: tuple[Tes
     assert state["status"] == "rejected"
     named = {problem["where"] for problem in state["result"]["problems"]}
     assert named == {"archive: /etc/evil", "archive: ../up.py", "archive: out", "archive: null"}
-    assert not store.bots("x")
+    assert not store.bots.find("x")
 
 
 def test_the_archive_cap_holds_by_header_and_while_streaming(site: tuple[TestClient, Store, Path]) -> None:
@@ -149,7 +150,7 @@ def test_no_token_or_a_wrong_one_stores_nothing(site: tuple[TestClient, Store, P
                          content=packed(make_bot(tmp_path / "b", "nobody-bot")), headers=headers)
     assert answer.status_code == 401 and answer.headers["www-authenticate"] == "Bearer"
     assert not (bots / ".uploads").exists() or not list((bots / ".uploads").iterdir())
-    assert not store.bots("nobody-bot")
+    assert not store.bots.find("nobody-bot")
 
 
 def test_uploads_per_hour_and_file_kinds(site: tuple[TestClient, Store, Path]) -> None:
@@ -214,16 +215,17 @@ def test_fault_evidence_is_its_owners_alone(site: tuple[TestClient, Store, Path]
                        "sys.exit(3)\n")
     state = finished(client, ANN, upload(client, ANN, packed(crasher)).json()["id"])
     assert state["status"] == "failed"  # it crashes at start: kept with its report, never on a ladder
-    [bot] = store.bots("ann-crash")
-    opponent = store.bot_id(BotSpec("random", "random").identity())
-    tournament = store.create_tournament(name="t", game="major-general", pool="major-general", options={},
-                                         format="round-robin", seed=1, rounds=1, settings={}, bot_ids=[bot.id, opponent])
+    [bot] = store.bots.find("ann-crash")
+    opponent = store.bots.register(BotSpec("random", "random").identity())
+    tournament = store.tournaments.create(name="t", game="major-general", pool="major-general",
+                                          options={}, format="round-robin", seed=1, rounds=1, settings={},
+                                          bot_ids=[bot.id, opponent])
     job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
-                   (SeatBot(bot.id, "ann-crash", "1", "program", bot.spec), SeatBot(opponent, "random", "1", "agent",
-                                                                                   "random")), pool="major-general")
+                   (SeatBot(bot.id, "ann-crash", "1", PlayerKind.PROGRAM, bot.spec),
+                    SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
     [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
-    store.save_matches([played], DEFAULT_POLICY)
-    [match] = store.tournament_matches(tournament)
+    store.matches.save([played], DEFAULT_POLICY)
+    [match] = store.matches.of_tournament(tournament)
     assert match.reason == "crash" and match.offender == 0
     public = client.get(f"/api/matches/{match.id}/record").text
     assert "my secret debug line" not in public and json.loads(public.splitlines()[0])["type"] == "header"
@@ -237,7 +239,7 @@ def test_fault_evidence_is_its_owners_alone(site: tuple[TestClient, Store, Path]
     assert "my secret debug line" in mine["seats"][0]["evidence"]["output"]
     assert client.get(url, headers=bearer(BOB)).json()["seats"] == []
     assert client.get(url).status_code == 401
-    assert store.add_owner("ops", hash_token("ops-token-0123456789"), operator=True)
+    assert store.owners.add("ops", hash_token("ops-token-0123456789"), operator=True)
     everything = client.get(url, headers=bearer("ops-token-0123456789")).json()
     assert everything["operator"] and [seat["bot"] for seat in everything["seats"]] == ["ann-crash", "random"]
     assert "my secret debug line" in everything["seats"][0]["evidence"]["output"]

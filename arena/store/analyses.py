@@ -1,0 +1,54 @@
+"""The analyses table: one stored match's analysis (arena.analysis), gzip-compressed JSON, and which of a
+tournament's matches have none yet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, delete, func, insert, select
+
+from arena.store.models import Match, MatchAnalysis, utcnow
+
+
+class Analyses:
+    """Stored matches' analyses."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def save(self, match_id: int, budget: str, seed: int, seconds: float, data: bytes) -> None:
+        """Store a match's analysis (gzip-compressed JSON), replacing any earlier one."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(MatchAnalysis).where(MatchAnalysis.match_id == match_id))
+            conn.execute(insert(MatchAnalysis).values(match_id=match_id, budget=budget, seed=seed, seconds=seconds,
+                                                      created_at=utcnow(), data=data))
+
+    def get(self, match_id: int) -> bytes | None:
+        """A stored match's analysis (gzip-compressed JSON), or None if it has none."""
+        with self.engine.connect() as conn:
+            data = conn.execute(select(MatchAnalysis.data).where(MatchAnalysis.match_id == match_id)).scalar()
+        return bytes(data) if data is not None else None
+
+    def exists(self, match_id: int) -> bool:
+        """Whether a stored match has an analysis (without reading it)."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(MatchAnalysis.match_id).where(MatchAnalysis.match_id == match_id)).first() \
+                is not None
+
+    def unanalysed(self, tournament_ids: Sequence[int], limit: int = 100) -> list[int]:
+        """Ids of the tournaments' stored matches without an analysis, oldest first."""
+        query = _unanalysed(select(Match.id), tournament_ids).order_by(Match.id).limit(limit)
+        with self.engine.connect() as conn:
+            return [int(row) for row in conn.execute(query).scalars()]
+
+    def unanalysed_count(self, tournament_ids: Sequence[int]) -> int:
+        """How many of the tournaments' stored matches have no analysis."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(_unanalysed(select(func.count()).select_from(Match), tournament_ids)).scalar_one())
+
+
+def _unanalysed(query: Any, tournament_ids: Sequence[int]) -> Any:
+    """`query` over the tournaments' matches that have no analysis (one condition for the list and the count)."""
+    return (query.outerjoin(MatchAnalysis, MatchAnalysis.match_id == Match.id)
+            .where(Match.tournament_id.in_(list(tournament_ids)), MatchAnalysis.match_id.is_(None)))

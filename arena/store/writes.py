@@ -1,0 +1,68 @@
+"""The store's fast inserts: a single row's new id, and many rows straight to the driver (the hot path of
+storing results)."""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import insert
+
+_PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+_UNSET = object()
+
+
+@functools.lru_cache(maxsize=64)
+def inserted_id(result: Any) -> int:
+    """The id a single-row INSERT made."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
+def bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
+    """executemany straight to the driver, values converted by the columns' own SQLAlchemy types.
+
+    Same rows as `conn.execute(insert(table), rows)`, without SQLAlchemy's per-row parameter
+    handling, which costs more than the database on the hot path of storing results.
+    """
+    if not rows:
+        return
+    plan = _insert_plan(table, tuple(rows[0]), conn.dialect)
+    if plan is None:  # a driver with another parameter style: the ordinary path
+        conn.execute(insert(table), rows)
+        return
+    sql, values, processors = plan
+    if not processors:
+        conn.exec_driver_sql(sql, [values(row) for row in rows])
+        return
+    params = []
+    last: list[Any] = [_UNSET] * len(processors)  # a value repeated from the previous row is converted once
+    converted_last: list[Any] = [None] * len(processors)
+    for row in rows:
+        converted = list(values(row))
+        for slot, (index, process) in enumerate(processors):
+            value = converted[index]
+            if value is not last[slot]:
+                last[slot] = value
+                converted_last[slot] = process(value)
+            converted[index] = converted_last[slot]
+        params.append(tuple(converted))
+    conn.exec_driver_sql(sql, params)
+
+
+def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str, Callable[[dict[str, Any]], tuple[Any, ...]],
+                                                                       list[tuple[int, Callable[[Any], Any]]]] | None:
+    """The INSERT statement for these columns, a row-to-values function and the values' converters."""
+    placeholder = _PLACEHOLDERS.get(dialect.paramstyle)
+    if placeholder is None:
+        return None
+    processors = [(index, process) for index, name in enumerate(names)
+                  if (process := table.c[name].type._cached_bind_processor(dialect)) is not None]
+    quote = dialect.identifier_preparer
+    sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(name) for name in names)}) "
+           f"VALUES ({', '.join([placeholder] * len(names))})")
+    values = operator.itemgetter(*names) if len(names) > 1 else (lambda row: (row[names[0]],))
+    return sql, values, processors
