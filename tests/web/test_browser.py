@@ -485,3 +485,65 @@ def test_a_bots_own_text_is_shown_visibly_not_interpreted(browser: Any, web_db: 
             assert not script_errors(browser)
     finally:
         server.stop()
+
+
+def _versions_db(path: Path) -> str:
+    """A store where ann-bot v2 and v3 met the same two opponents (v3 far better): a version report to read."""
+    from datetime import datetime
+
+    from arena.ratings.policy import DEFAULT_POLICY
+    from arena.referee.players import PlayerKind
+    from arena.store import BotIdentity
+    from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
+
+    url = f"sqlite:///{path}"
+    store = Store.open(url)
+    try:
+        def bot(name: str, version: str, content: str, kind: PlayerKind) -> int:
+            made, _new = store.bots.add_version(BotIdentity(name, version, content, kind, f"/bots/{content}", "ann"),
+                                                games=["major-general"])
+            store.bots.set_status(made, "live")
+            return made
+
+        old, new = bot("ann-bot", "2", "aaaa", PlayerKind.PROGRAM), bot("ann-bot", "3", "bbbb", PlayerKind.PROGRAM)
+        rock, paper = bot("rock", "1", "rock", PlayerKind.AGENT), bot("paper", "1", "paper", PlayerKind.AGENT)
+        tournament = store.tournaments.create(name=None, game="major-general", pool="major-general", options={},
+                                              format="ladder", seed=1, rounds=1, settings={}, bot_ids=[old, new, rock, paper])
+        played = []
+        for number, (mine, theirs, won) in enumerate([(old, rock, n < 6) for n in range(20)]
+                                                     + [(old, paper, n < 5) for n in range(20)]
+                                                     + [(new, rock, n < 16) for n in range(20)]
+                                                     + [(new, paper, n < 15) for n in range(20)], start=1):
+            at = datetime(2026, 1, 1, 0, number // 60, number % 60)
+            job = MatchJob(tournament, number, 0, 0, "major-general", {}, number,
+                           (SeatBot(mine, "ann-bot", "x", PlayerKind.PROGRAM, ""),
+                            SeatBot(theirs, "o", "1", PlayerKind.AGENT, "random")), pool="major-general")
+            played.append(PlayedMatch(job, uid=f"m{number}", ranking=(0, 1) if won else (1, 0), scores=(1.0, 0.0),
+                                      reason="score", offender=None, detail="", steps=3, decisions=2, timings={},
+                                      record_gz=b"x", record_size=1, started_at=at, finished_at=at, luck=None))
+        store.matches.save(played, DEFAULT_POLICY)
+    finally:
+        store.close()
+    return url
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_version_reports_verdict_is_in_sight_at_a_laptops_and_a_phones_width(browser: Any, tmp_path: Path,
+                                                                                width: int) -> None:
+    server = WebServer(_versions_db(tmp_path / "versions.db"))
+    browser.set_window_size(width, 900)
+    try:
+        open_page(browser, f"{server.url}/bots/ann-bot")
+        WebDriverWait(browser, 20).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#compare td.verdict"))
+        verdict = browser.find_element(By.CSS_SELECTOR, "#compare td.verdict")
+        assert verdict.text == "better", verdict.text
+        left, right, window = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.right, window.innerWidth]", verdict)
+        assert 0 <= left and right <= window, f"the verdict stands at {left:.0f}-{right:.0f} px of {window} px"
+        report = browser.find_element(By.ID, "compare").text
+        assert "+50.0 points" in report and "v3 against v2" in report, report
+        screenshot(browser, f"version-report-{width}")
+        assert not script_errors(browser)
+    finally:
+        browser.set_window_size(1280, 900)
+        server.stop()

@@ -118,13 +118,13 @@ async function botPage(name) {
     api(`/bots/${enc(bot.name)}/compare?a=${enc(older.version)}&b=${enc(newer.version)}`).then((data) => {
       const cell = (v, low, high) => (v === null ? "–" : `${pct(v)} [${pct(low)}–${pct(high)}]`);
       const side = (mode, s) => (mode.measure === "score less luck" ? cell(s.corrected, s.corrected_low, s.corrected_high) : cell(s.score, s.score_low, s.score_high));
-      holder.append(table([
+      holder.append(table([  // the verdict first: what a person came for, in sight at any width
         { title: "mode", cell: (m) => m.pool },
-        { title: "opponents both met", cell: (m) => m.opponents.length },
-        { title: `v${older.version}`, cell: (m) => `${side(m, m.a)} · ${m.a.games} games` },
-        { title: `v${newer.version}`, cell: (m) => `${side(m, m.b)} · ${m.b.games} games` },
-        { title: "difference", cell: (m) => (m.difference === null ? "–" : `${m.difference >= 0 ? "+" : ""}${(100 * m.difference).toFixed(1)} points [${(100 * m.difference_low).toFixed(1)}, ${(100 * m.difference_high).toFixed(1)}]`) },
-        { title: "verdict", cell: (m) => m.verdict + (m.more_games ? ` (about ${m.more_games} more games each)` : "") },
+        { title: "verdict", name: "verdict", wrap: true, cell: (m) => m.verdict + (m.more_games ? ` (about ${m.more_games} more games each)` : "") },
+        { title: `v${newer.version} - v${older.version}`, wrap: true, cell: (m) => (m.difference === null ? "–" : `${m.difference >= 0 ? "+" : ""}${(100 * m.difference).toFixed(1)} points [${(100 * m.difference_low).toFixed(1)}, ${(100 * m.difference_high).toFixed(1)}]`) },
+        { title: `v${older.version}`, wrap: true, cell: (m) => `${side(m, m.a)} · ${m.a.games} games` },
+        { title: `v${newer.version}`, wrap: true, cell: (m) => `${side(m, m.b)} · ${m.b.games} games` },
+        { title: "opponents both met", num: true, cell: (m) => m.opponents.length },
       ], data.modes), h("p", { class: "muted" }, "On the opponents both versions met, so an easier field does not pass for progress; scores less the luck of the dice and draws where it was measured, 95% intervals. ",
         h("code", {}, `arena bot compare ${bot.name} ${older.version} ${newer.version}`)));
     }).catch((error) => holder.append(h("p", { class: "muted" }, error.message)));

@@ -39,9 +39,9 @@ export function table(columns, rows, { sort = null, order = null, onSort = null 
   const head = h("tr", {}, columns.map((c) => {
     const sortable = onSort && c.key;
     const classes = [c.num ? "num" : "", sortable ? "sortable" : "", sort === c.key ? "sorted" : "", sort === c.key && order === "asc" ? "asc" : ""].join(" ");
-    return h("th", { class: classes, "data-key": c.key || null, onclick: sortable ? () => onSort(c.key) : null }, c.title);
+    return h("th", { class: `${classes} ${c.wrap ? "wrap" : ""}`.trim(), "data-key": c.key || null, onclick: sortable ? () => onSort(c.key) : null }, c.title);
   }));
-  const body = rows.map((row) => h("tr", {}, columns.map((c) => h("td", { class: c.num ? "num" : "" }, c.cell(row)))));
+  const body = rows.map((row) => h("tr", {}, columns.map((c) => h("td", { class: [c.num ? "num" : "", c.wrap ? "wrap" : "", c.name || ""].join(" ").trim() }, c.cell(row)))));
   return h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), h("tbody", {}, body)));
 }
 
