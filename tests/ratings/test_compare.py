@@ -113,3 +113,4 @@ def test_the_web_serves_the_comparison(store: Store) -> None:
         assert found.status_code == 200 and found.json()["modes"][0]["verdict"] == "better"
         missing = client.get("/api/bots/cal-bot/compare", params={"a": "1", "b": "7"})
         assert missing.status_code == 404 and "its versions: v1" in missing.json()["detail"]
+
