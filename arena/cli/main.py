@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -63,6 +63,9 @@ COMMANDS: dict[str, Entry] = {  # in the order `arena --help` lists them (tests/
     "bot": Entry("bot", "app", "Bots in the database: who they are and how they do."),
     "owner": Entry("owner", "app", "Owners: who may submit and retire which bot names on a shared server."),
     "sandbox": Entry("sandbox", "app", "The bot sandbox on this machine."),
+    "help": Entry("main", "help_command", "Show Arena's help, or a command's: `arena help bot submit` is `arena bot "
+                                          "submit --help`."),
+    "version": Entry("main", "version_command", "Print Arena's version."),
 }
 
 
@@ -136,6 +139,7 @@ app = typer.Typer(  # plain help (no boxes): it wraps long defaults and URLs ins
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # (every command's context inherits them)
 )
 
 
@@ -151,9 +155,28 @@ def _show_version(value: bool) -> None:
 
 
 @app.callback()
-def _arena(version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version,
+def _arena(version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_show_version,
                                         help="Print Arena's version and exit.")) -> None:
     """Arena: a referee for bot tournaments on strategy board games."""
+
+
+def version_command() -> None:
+    """Print Arena's version."""
+    typer.echo(version_line())
+
+
+def help_command(ctx: typer.Context, words: Optional[list[str]] = typer.Argument(
+        None, metavar="COMMAND", help="A command as you would type it: bot submit.")) -> None:
+    """Show Arena's help, or a command's: `arena help bot submit` is `arena bot submit --help`."""
+    context = ctx.find_root()
+    for word in words or []:
+        command = context.command
+        if not isinstance(command, TyperGroup):
+            context.fail(f"No such command {word!r}: `{context.command_path}` has no commands.")
+        _name, found, _rest = command.resolve_command(context, [word])
+        assert found is not None  # (no such command is a usage error, with its did-you-mean)
+        context = found.context_class(found, info_name=word, parent=context)
+    typer.echo(context.get_help())
 
 
 _WORDS = {"int": "N", "int range": "N", "float": "NUMBER", "float range": "NUMBER", "str": "TEXT", "path": "PATH",

@@ -1,6 +1,6 @@
 """The `arena` entry (arena/cli/main.py): its table of commands says what each command's own help says, a
-command's module is imported only when that command runs, and `--version` and `--help` import none (issue 45,
-item 9)."""
+command's module is imported only when that command runs, `--version` and `--help` import none, and -h, -V,
+`arena help [COMMAND...]` and `arena version` work everywhere (issue 45, item 9)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.main import COMMANDS, load_command, main
+from arena.cli.main import COMMANDS, load_command, main, version_line
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -31,14 +31,15 @@ def test_help_lists_every_command_from_the_table(capsys: pytest.CaptureFixture[s
     assert code == 0
     listed = [line.split()[0] for line in out.split("Commands:\n", 1)[1].splitlines() if line.startswith("  ")]
     assert listed == list(COMMANDS)
+    assert "-h, --help" in out and "-V, --version" in out
 
 
 def test_version_and_help_import_no_command(tmp_path: Path) -> None:
-    """`arena --version`, `arena --help` and a bare `arena` load neither a command's module, nor the CLI's floor,
+    """`arena --version`, `arena -h` and a bare `arena` load neither a command's module, nor the CLI's floor,
     nor the database's (CPU: `/usr/bin/time -f %U+%S arena --version`, under 0.2 s; here only what is imported)."""
     script = ("import sys; from arena.cli.main import main; main(sys.argv[1:]); "
               "print(sorted(m for m in sys.modules if m.startswith('arena.') or m in ('sqlalchemy', 'rich')))")
-    for argv in (["--version"], ["--help"], []):
+    for argv in (["--version"], ["-V"], ["version"], ["--help"], ["-h"], [], ["help"]):
         done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=tmp_path,
                               timeout=60)
         assert done.returncode == 0, done.stderr
@@ -46,6 +47,19 @@ def test_version_and_help_import_no_command(tmp_path: Path) -> None:
         assert loaded == ["arena.cli", "arena.cli.main"], (argv, loaded)
 
 
+def test_short_options_and_the_help_and_version_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "-V")[1] == run(capsys, "--version")[1] == run(capsys, "version")[1] == version_line() + "\n"
+    assert run(capsys, "-h")[1] == run(capsys, "--help")[1] == run(capsys, "help")[1]
+    assert run(capsys, "help", "bot", "submit")[1] == run(capsys, "bot", "submit", "-h")[1] \
+        == run(capsys, "bot", "submit", "--help")[1]
+    assert run(capsys, "help", "ladder")[1] == run(capsys, "ladder", "--help")[1]
+    code, out, err = run(capsys, "help", "bot", "sumbit")
+    assert code == 2 and not out and err == "arena: error: No such command 'sumbit'. Did you mean 'submit'?\n"
+    code, _, err = run(capsys, "help", "games", "more")
+    assert code == 2 and err.startswith("arena: error: No such command 'more'")
+
+
 def test_a_lazily_loaded_command_still_shows_its_values_in_words(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "play", "--help")
+    code, out, _ = run(capsys, "help", "play")
     assert code == 0 and "--games N" in out and "<int" not in out and "GAME" in out
+
