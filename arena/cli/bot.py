@@ -28,6 +28,7 @@ from arena.cli.show import (
     console,
     err_console,
     fail,
+    mark,
     print_conformance,
     print_json,
     print_submission,
@@ -384,9 +385,8 @@ def versions(
         checked = "" if preflight is None else (("passed" if preflight["ok"] else "failed") +
                                                 (f" in {preflight['seconds']:.1f} s" if preflight["seconds"] else ""))
         colour = {"live": "green", "failed": "red", "retired": "dim", "pending": "yellow"}.get(bot.status, "")
-        table.add_row(bot.version, bot.artifact_hash[:12], f"[{colour}]{bot.status}[/{colour}]" if colour else
-                      bot.status, bot.owner, ago(bot.created_at), checked, ago(bot.retired_at) if bot.retired_at
-                      else "")
+        table.add_row(bot.version, bot.artifact_hash[:12], mark(bot.status, colour), bot.owner,
+                      ago(bot.created_at), checked, ago(bot.retired_at) if bot.retired_at else "")
     console.print(table)
 
 

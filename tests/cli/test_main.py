@@ -4,6 +4,7 @@ command's module is imported only when that command runs, `--version` and `--hel
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli.main import COMMANDS, load_command, main, version_line
+from arena.referee.players import PlayerKind
+from arena.store import BotIdentity, Store
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -63,3 +66,18 @@ def test_a_lazily_loaded_command_still_shows_its_values_in_words(capsys: pytest.
     code, out, _ = run(capsys, "help", "play")
     assert code == 0 and "--games N" in out and "<int" not in out and "GAME" in out
 
+
+def test_bot_versions_prints_each_status_styled_never_its_markup(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store.open(url)
+    for version, status in (("1", "retired"), ("2", "failed"), ("3", "live")):
+        bot, _new = store.bots.add_version(BotIdentity("eve-bot", version, version * 4, PlayerKind.PROGRAM,
+                                                       f"/bots/eve-bot/{version}", "eve"), games=["major-general"])
+        store.bots.set_status(bot, status)
+    store.close()
+    code, out, _ = run(capsys, "bot", "versions", "eve-bot", "--db", url)
+    assert code == 0 and all(status in out for status in ("live", "failed", "retired"))
+    assert "[green]" not in out and "[/" not in out, out  # (issue 45, item 8)
+    code, out, _ = run(capsys, "bot", "versions", "eve-bot", "--db", url, "--json")
+    assert code == 0 and [row["status"] for row in json.loads(out)] == ["retired", "failed", "live"]
