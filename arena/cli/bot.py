@@ -176,24 +176,32 @@ def compare(
         console.print(f"neither v{a.version} nor v{b.version} of {name} has rated games yet", markup=False)
         return
 
-    def cell(figure: Interval | None) -> str:
-        return "-" if figure is None else f"{figure.value:.3f} [{figure.low:.3f}, {figure.high:.3f}]"
-
     table = Table(title=f"{name}: v{b.version} against v{a.version}, on the opponents both met", title_justify="left")
     for column in ("mode", "opponents", f"v{a.version} games", f"v{a.version} score", f"v{b.version} games",
                    f"v{b.version} score", "B - A", "verdict"):
         table.add_column(column)
     for mode in modes:
-        score_a, score_b = cell(mode.measured(mode.a)), cell(mode.measured(mode.b))
+        score_a, score_b = _score(mode.measured(mode.a)), _score(mode.measured(mode.b))
         verdict = mode.verdict + (f" (about {mode.more_games} more games each)" if mode.more_games else "")
         table.add_row(mode.pool, str(len(mode.opponents)), str(mode.a.games), score_a, str(mode.b.games), score_b,
-                      cell(mode.difference), verdict)
+                      _points(mode.difference), verdict)
     console.print(table)
     console.print("scores are a win 1, a draw 1/2, less the luck of the dice and draws where it was measured "
                   "(95% intervals); ratings mix in every opponent: "
                   + "; ".join(f"{mode.pool} mu v{a.version} {mode.a.mu if mode.a.mu is not None else '-'}, "
                               f"v{b.version} {mode.b.mu if mode.b.mu is not None else '-'}" for mode in modes),
                   markup=False, soft_wrap=True, style="dim")
+
+
+def _score(figure: Interval | None) -> str:
+    """A score as the bot's page shows it: '55.0% [50.2%–59.8%]'."""
+    return "-" if figure is None else f"{100 * figure.value:.1f}% [{100 * figure.low:.1f}%–{100 * figure.high:.1f}%]"
+
+
+def _points(figure: Interval | None) -> str:
+    """A difference of scores as the bot's page shows it: '+14.7 points [4.1, 25.3]'."""
+    return "-" if figure is None else (f"{100 * figure.value + 0.0:+.1f} points "
+                                       f"[{100 * figure.low:.1f}, {100 * figure.high:.1f}]")
 
 
 @app.command("submit")
