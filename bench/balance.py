@@ -37,7 +37,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
-from arena.cli.common import CliError, parse_options  # noqa: E402
+from arena.cli.options import parse_options  # noqa: E402
+from arena.cli.show import CliError  # noqa: E402
 from arena.games.registry import game_modes, load_game, resolve  # noqa: E402
 from arena.ratings.stats import wilson_interval  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402

@@ -2,70 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import Optional
 
 import typer
 
 from arena.analysis import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
-from arena.cli.common import console, err_console, fail, print_json, results_dir
-from arena.cli.replay import record_bytes, show_analysis
-from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, open_store
+from arena.analysis.background import analyse_pending
+from arena.cli.options import DB_OPTION, JSON_OPTION
+from arena.cli.settings import open_store, record_bytes
+from arena.cli.show import RunDisplay, console, fail, print_json, show_analysis
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
-from arena.store import resolve_url
 
 BUDGET_OPTION = typer.Option(DEFAULT_BUDGET, "--budget", metavar="SIMS|SECONDSs",
                              help="Search per decision: simulations (400; the same analysis every time) or "
                                   "seconds (0.5s).")
-
-
-ANALYSE_OPTION = typer.Option(None, "--analyse", metavar="BUDGET",
-                              help="Analyse every stored match in the background at the lowest priority (play is "
-                                   "not slowed), BUDGET per decision as in `arena analyse --budget` (400, 0.5s).")
-
-
-def analyse_budget(text: str | None) -> Budget | None:
-    """--analyse's budget, or a one-line error before anything runs."""
-    if text is None:
-        return None
-    try:
-        return Budget.parse(text)
-    except AnalysisError as error:
-        fail(f"--analyse: {error}", code=2)
-
-
-@contextmanager
-def background_analyser(budget: Budget | None, tournaments: Sequence[int], db: str | None,
-                        quiet: bool = False, drain: bool = True) -> Iterator[None]:
-    """With a budget: the analyser process (arena.analysis.background) runs beside the block; after it, it
-    analyses what is left and exits (Ctrl-C stops it: the rest waits for `arena analyse`); without `drain` (a
-    service that was asked to stop) it stops at once, and the next start analyses the rest."""
-    if budget is None or not tournaments:
-        yield
-        return
-    from arena.analysis.background import BackgroundAnalyser
-
-    analyser = BackgroundAnalyser(resolve_url(db, results_dir()), tournaments, budget, quiet=quiet)
-    analyser.start()
-    try:
-        yield
-    except BaseException:
-        analyser.stop()
-        raise
-    if not drain:
-        analyser.stop()
-        return
-    if not analyser.finish(timeout=0.5):
-        if not quiet:
-            err_console.print("analysing the matches left (Ctrl-C leaves them to `arena analyse --tournament "
-                              "NAME`)...")
-        try:
-            analyser.finish()
-        except KeyboardInterrupt:
-            analyser.stop()
-            raise
 
 
 def analyse(
@@ -131,8 +82,6 @@ def analyse(
 
 def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output: bool, db: str | None) -> None:
     """`arena analyse --tournament NAME`: the tournaments' stored matches without an analysis, oldest first."""
-    from arena.analysis.background import analyse_pending
-
     store = open_store(db)
     ids = []
     for name in names:
@@ -158,7 +107,3 @@ def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output
     console.print(f"{analysed} match(es) analysed" + (f"; {len(failed)} could not be:" if failed else "."))
     for line in failed:
         console.print(f"  {line}", markup=False)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("analyse")(analyse)

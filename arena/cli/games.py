@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, print_json
+from arena.cli.show import console, print_json
 from arena.games.registry import families
 
 
@@ -47,7 +47,3 @@ def games(json_output: bool = typer.Option(False, "--json", help="Print JSON ins
             console.print(options)
     console.print("A family name alone picks its first mode. Play one with: arena play NAME --games 3; "
                   "-o NAME=VALUE plays an option (its own rating pool).")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("games")(games)

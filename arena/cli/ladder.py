@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
@@ -15,10 +15,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, open_game, parse_options, print_json, styled
-from arena.cli.leaderboard import pool_json, print_leaderboard
-from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyser
-from arena.cli.runs import (
+from arena.cli.options import (
+    ANALYSE_OPTION,
     BROKER_OPTION,
     DB_OPTION,
     DECISION_LIMIT_OPTION,
@@ -26,28 +24,40 @@ from arena.cli.runs import (
     MATCH_LIMIT_OPTION,
     QUEUE_OPTION,
     SANDBOX_OPTION,
-    StopRequest,
     agent_limits,
-    duration,
-    open_store,
+    analyse_budget,
     parse_duration,
-    said,
+    parse_options,
 )
-from arena.cli.tournament import display_for, play_settings, resolve_bots
+from arena.cli.settings import (
+    StopRequest,
+    background_analyser,
+    open_game,
+    open_store,
+    play_settings,
+    read_token_file,
+    resolve_bots,
+)
+from arena.cli.show import console, display_for, duration, fail, pool_json, print_json, print_leaderboard, said, styled
+from arena.games.registry import game_modes
+from arena.ladder import LadderService, LadderSettings, RoundReport, Schedule, ScheduleError, ladder_status
+from arena.ladder.status import LadderStatus
 from arena.ratings.pools import pool_name
 from arena.referee.evidence import shown
 from arena.referee.players import PlayerKind
+from arena.referee.seeds import new_seed
 from arena.store.models import utcnow
 from arena.tournament.bots import builtin_bots
-from arena.referee.seeds import new_seed
 from arena.tournament.formats import FormatError, get_format
+from arena.tournament.referee_executor import NetworkSettings
 from arena.tournament.runner import create_tournament, entrant_kinds
-from arena.tournament.service import TournamentError, play
+from arena.tournament.service import PlaySettings, TournamentError, play
 
 app = typer.Typer(rich_markup_mode=None, help="The ladder: bots of a game mode paired continuously by match quality.",
                   no_args_is_help=True)
 
 
+@app.command("run")
 def run(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode (see `arena games`)."),
     duration: Optional[str] = typer.Option(None, "--for", help="How long to run, e.g. 90s, 10m, 1h "
@@ -118,6 +128,7 @@ def run(
     print_leaderboard(store, pool)
 
 
+@app.command("serve")
 def serve(
     games: str = typer.Option(..., "--games", help="Game modes to run ladders of, comma-separated (see `arena "
                                                    "games`), or 'all'."),
@@ -167,43 +178,14 @@ def serve(
 
     Everything is in the database: stopped (even killed) and started again, it carries on where it was.
     """
-    from arena.games.registry import game_modes
-    from arena.ladder import LadderService, LadderSettings, Schedule, ScheduleError, parse_duration
-
     analyser_budget = analyse_budget(analyse)
     limits = agent_limits(decision_limit, match_limit)
-    try:
-        schedule = Schedule.parse(every)
-        timeout_s = parse_duration(round_timeout)
-    except ScheduleError as error:
-        fail(str(error), code=2)
-    names = [part.strip() for part in games.split(",") if part.strip()]
-    if not names:
-        fail("--games names no game; e.g. --games major-general", code=2)
-    modes = [mode.load() for mode in game_modes()] if names == ["all"] else [open_game(name) for name in names]
-    builtin_specs = {game.name: tuple(() if builtins.strip() == "none" else resolve_bots(builtins, game))
-                     for game in modes}
-    if notify_url is not None and not notify_url.startswith(("http://", "https://")):
-        fail(f"--notify-url must be an http:// or https:// URL, not {notify_url!r}", code=2)
+    settings = _ladder_settings(games, every, round_timeout, builtins, notify_url)
+    settings = replace(settings, matches_per_round=matches_per_round, max_pending=max_pending, retries=retries,
+                       seed=seed)
     store = open_store(db, create=True)
-    settings = LadderSettings(games=tuple(modes), schedule=schedule, matches_per_round=matches_per_round,
-                              max_pending=max_pending, retries=retries, builtins=builtin_specs,
-                              round_timeout_s=timeout_s, seed=seed, notify_url=notify_url)
     play = play_settings(concurrency, broker, queue, sandbox, {PlayerKind.AGENT, PlayerKind.PROGRAM}, limits)
-    if (tls_cert is None) != (tls_key is None):
-        fail("TLS needs both --tls-cert and --tls-key", code=2)
-    if port is not None:
-        from dataclasses import replace
-
-        from arena.tournament.referee_executor import NetworkSettings
-
-        from arena.cli.common import read_token_file
-
-        play = replace(play, network=NetworkSettings(host, port, tls_cert, tls_key,
-                                                     viewer_token=read_token_file(viewer_token_file,
-                                                                                  "--viewer-token-file")))
-    elif viewer_token_file is not None:
-        fail("--viewer-token-file needs --port (the ladder's referee is watched there)", code=2)
+    play = _with_network(play, host, port, tls_cert, tls_key, viewer_token_file)
 
     def log(line: str) -> None:
         if json_output:
@@ -217,25 +199,10 @@ def serve(
         with stop.installed():
             service.prepare()
             if not json_output:
-                pools = ", ".join(service.ladders)
-                if service.schedule_change is not None:
-                    before, now = service.schedule_change
-                    log(f"the schedule changed from '{before}' (stored by an earlier run) to '{now}': this run's "
-                        "flags win")
-                log(f"ladder service for {pools}: {schedule.describe()}, {matches_per_round} match(es) a round; "
-                    f"first round {when(service.next_round_at())}")
-                if service.remote_address:
-                    log(f"remote bots connect to {service.remote_address}{' (TLS)' if tls_cert else ''} with the "
-                        "token `arena bot register NAME --remote` gave them")
-            on_round = (lambda report: print(json.dumps({"started_at": report.started_at.isoformat() + "Z",
-                                                         "seconds": round(report.seconds, 3),
-                                                         "next_round_at": report.next_at.isoformat() + "Z"
-                                                         if report.next_at else None,
-                                                         "pools": [p.to_json() for p in report.pools]}),
-                                                flush=True)) if json_output else None
+                _say_started(service, log, tls=tls_cert is not None)
             ladder_ids = [tournament_id for _game, tournament_id in service.ladders.values()]
             with background_analyser(analyser_budget, ladder_ids, db, json_output, drain=False):
-                service.run(stop, max_rounds=rounds, on_round=on_round,
+                service.run(stop, max_rounds=rounds, on_round=_print_round if json_output else None,
                             on_wait=None if json_output else Countdown(log).update)
     except (TournamentError, ValueError) as error:
         fail(f"ladder service: {error}")
@@ -245,6 +212,61 @@ def serve(
         service.close()
     if not json_output:
         log("ladder service stopped")
+
+
+def _ladder_settings(games: str, every: str, round_timeout: str, builtins: str,
+                     notify_url: str | None) -> LadderSettings:
+    """The modes, schedule, built-in players and webhook of `arena ladder serve`, or a one-line error."""
+    try:
+        schedule = Schedule.parse(every)
+    except ScheduleError as error:
+        fail(str(error), code=2)
+    timeout_s = parse_duration(round_timeout)
+    names = [part.strip() for part in games.split(",") if part.strip()]
+    if not names:
+        fail("--games names no game; e.g. --games major-general", code=2)
+    modes = [mode.load() for mode in game_modes()] if names == ["all"] else [open_game(name) for name in names]
+    builtin_specs = {game.name: tuple(() if builtins.strip() == "none" else resolve_bots(builtins, game))
+                     for game in modes}
+    if notify_url is not None and not notify_url.startswith(("http://", "https://")):
+        fail(f"--notify-url must be an http:// or https:// URL, not {notify_url!r}", code=2)
+    return LadderSettings(games=tuple(modes), schedule=schedule, builtins=builtin_specs, round_timeout_s=timeout_s,
+                          notify_url=notify_url)
+
+
+def _with_network(play: PlaySettings, host: str, port: int | None, tls_cert: Path | None, tls_key: Path | None,
+                  viewer_token_file: Path | None) -> PlaySettings:
+    """Where the ladder's referee takes remote bots (with --port), or a one-line error."""
+    if (tls_cert is None) != (tls_key is None):
+        fail("TLS needs both --tls-cert and --tls-key", code=2)
+    if port is not None:
+        return replace(play, network=NetworkSettings(host, port, tls_cert, tls_key,
+                                                     viewer_token=read_token_file(viewer_token_file,
+                                                                                  "--viewer-token-file")))
+    if viewer_token_file is not None:
+        fail("--viewer-token-file needs --port (the ladder's referee is watched there)", code=2)
+    return play
+
+
+def _say_started(service: LadderService, log: Callable[[str], None], *, tls: bool) -> None:
+    """The service's first lines: a changed schedule, what it runs and when, where remote bots connect."""
+    pools = ", ".join(service.ladders)
+    if service.schedule_change is not None:
+        before, now = service.schedule_change
+        log(f"the schedule changed from '{before}' (stored by an earlier run) to '{now}': this run's "
+            "flags win")
+    log(f"ladder service for {pools}: {service.settings.schedule.describe()}, "
+        f"{service.settings.matches_per_round} match(es) a round; first round {when(service.next_round_at())}")
+    if service.remote_address:
+        log(f"remote bots connect to {service.remote_address}{' (TLS)' if tls else ''} with the "
+            "token `arena bot register NAME --remote` gave them")
+
+
+def _print_round(report: RoundReport) -> None:
+    """A round as one JSON document on a line (--json)."""
+    print(json.dumps({"started_at": report.started_at.isoformat() + "Z", "seconds": round(report.seconds, 3),
+                      "next_round_at": report.next_at.isoformat() + "Z" if report.next_at else None,
+                      "pools": [p.to_json() for p in report.pools]}), flush=True)
 
 
 def when(moment: datetime) -> str:
@@ -283,14 +305,13 @@ class Countdown:
 COUNTDOWN_EVERY_S = 60.0
 
 
+@app.command("status")
 def status(
     games: Optional[str] = typer.Option(None, "--games", help="Only these modes (comma-separated)."),
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Each ladder's schedule, its last and next round, pending matches and recent faults per bot."""
-    from arena.ladder import ladder_status
-
     store = open_store(db, read_only=True)
     pools = None
     if games:
@@ -303,38 +324,42 @@ def status(
         console.print("no ladders yet: start one with `arena ladder serve --games GAME`")
         return
     for ladder in ladders:
-        service = ladder.service
-        running = "running" if service.running else "not running"
-        console.print(styled("[bold]{}[/bold]", ladder.pool) + f": {ladder.matches} match(es) stored; service {running}"
-                      + (f" (pid {service.pid}, seen {service.heartbeat}Z)" if service.heartbeat else ""))
-        if ladder.schedule:
-            console.print(f"  schedule: {ladder.schedule}; next round at {ladder.next_round_at}Z")
-        last = ladder.last_round
-        if last:
-            number = last.round + 1 if last.round is not None else "-"
-            console.print(f"  last round {number} at {last.started_at}Z: {last.stored} stored, "
-                          f"{last.carried} carried over, {last.infrastructure} infrastructure fault(s), "
-                          f"{last.left} left, {last.seconds:.1f}s" + (f" ({last.note})" if last.note else ""))
-        console.print(f"  pending: {ladder.pending} match(es)" +
-                      (f" (+{ladder.pending_with_retired_bots} with retired bots, never to be played)"
-                       if ladder.pending_with_retired_bots else ""))
-        table = Table(title_justify="left")
-        for column in ("bot", "version", "games", "mu", "sigma", "pending", "recent faults"):
-            table.add_column(column)
-        for bot in ladder.bots:
-            reasons = Counter(fault.reason for fault in bot.recent_faults)
-            version = bot.version if bot.online is None else (
-                "remote, online" if bot.online else f"remote, offline (last seen {bot.last_seen or 'never'})")
-            table.add_row(bot.bot, version, str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
-                          "-" if bot.sigma is None else f"{bot.sigma:.2f}", str(bot.pending),
-                          ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-")
-        console.print(table)
-        for fault in ladder.recent_infrastructure_faults[:5]:
-            console.print(f"  infrastructure fault at {fault.at}Z ({', '.join(fault.bots)}): {fault.detail}")
+        _print_ladder(ladder)
 
 
-def register(main: typer.Typer) -> None:
-    app.command("run")(run)
-    app.command("serve")(serve)
-    app.command("status")(status)
-    main.add_typer(app, name="ladder")
+def _print_ladder(ladder: LadderStatus) -> None:
+    """A ladder's service, schedule, last round and pending matches, then its bots' table and infrastructure
+    faults."""
+    service = ladder.service
+    running = "running" if service.running else "not running"
+    console.print(styled("[bold]{}[/bold]", ladder.pool) + f": {ladder.matches} match(es) stored; service {running}"
+                  + (f" (pid {service.pid}, seen {service.heartbeat}Z)" if service.heartbeat else ""))
+    if ladder.schedule:
+        console.print(f"  schedule: {ladder.schedule}; next round at {ladder.next_round_at}Z")
+    last = ladder.last_round
+    if last:
+        number = last.round + 1 if last.round is not None else "-"
+        console.print(f"  last round {number} at {last.started_at}Z: {last.stored} stored, "
+                      f"{last.carried} carried over, {last.infrastructure} infrastructure fault(s), "
+                      f"{last.left} left, {last.seconds:.1f}s" + (f" ({last.note})" if last.note else ""))
+    console.print(f"  pending: {ladder.pending} match(es)" +
+                  (f" (+{ladder.pending_with_retired_bots} with retired bots, never to be played)"
+                   if ladder.pending_with_retired_bots else ""))
+    console.print(_bots_table(ladder))
+    for fault in ladder.recent_infrastructure_faults[:5]:
+        console.print(f"  infrastructure fault at {fault.at}Z ({', '.join(fault.bots)}): {fault.detail}")
+
+
+def _bots_table(ladder: LadderStatus) -> Table:
+    """A ladder's bots: version (or a remote bot online or not), games, rating, pending matches, recent faults."""
+    table = Table(title_justify="left")
+    for column in ("bot", "version", "games", "mu", "sigma", "pending", "recent faults"):
+        table.add_column(column)
+    for bot in ladder.bots:
+        reasons = Counter(fault.reason for fault in bot.recent_faults)
+        version = bot.version if bot.online is None else (
+            "remote, online" if bot.online else f"remote, offline (last seen {bot.last_seen or 'never'})")
+        table.add_row(bot.bot, version, str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
+                      "-" if bot.sigma is None else f"{bot.sigma:.2f}", str(bot.pending),
+                      ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-")
+    return table

@@ -2,82 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from arena.cli.common import console, fail, mark, print_json, versioned
-from arena.cli.runs import DB_OPTION, JSON_OPTION, RunDisplay, ago, open_store
-from arena.games.registry import UnknownGameError
-from arena.ratings.bradley_terry import ConvergenceError
-from arena.ratings.leaderboard import bradley_terry_fit
-from arena.ratings.leaderboard import leaderboard as pool_leaderboard
-from arena.ratings.pools import pool_for
-from arena.ratings.reports import standings_json
+from arena.cli.options import DB_OPTION, JSON_OPTION
+from arena.cli.settings import open_store, pools_for
+from arena.cli.show import RunDisplay, console, pool_json, print_json, print_leaderboard
 from arena.ratings.rerate import rerate as rerate_pool
-from arena.store import Store
-
-
-def pools_for(store: Store, game: str | None) -> list[str]:
-    """The pools a GAME argument names (all stored pools when absent)."""
-    if game is None:
-        return store.ratings.pools()
-    if game in store.ratings.pools():
-        return [game]
-    try:
-        return [pool_for(game)]
-    except UnknownGameError as error:
-        fail(str(error), code=2)
-
-
-def pool_json(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> dict[str, Any]:
-    """A pool's leaderboard as JSON."""
-    try:
-        rows = standings_json(store, pool, live_only, bradley_terry)
-    except ConvergenceError as error:
-        fail(f"{pool}: {error}")
-    return {"pool": pool, "matches": store.ratings.match_count(pool), "standings": rows}
-
-
-def _fit(store: Store, pool: str) -> dict[int, Any]:
-    try:
-        return bradley_terry_fit(store, pool)
-    except ConvergenceError as error:
-        fail(f"{pool}: {error}")
-
-
-DISPLAY_WIDTH = 26  # the longest bot name a table shows whole
-
-
-def display_name(name: str, width: int = DISPLAY_WIDTH) -> str:
-    """A bot's name cut to `width` with an ellipsis (the whole name is in --json and `arena bot show`)."""
-    return name if len(name) <= width else name[:width - 1] + "…"
-
-
-def print_leaderboard(store: Store, pool: str, bradley_terry: bool = False, live_only: bool = True) -> None:
-    """A pool's leaderboard as a table."""
-    standings = pool_leaderboard(store, pool, live_only)
-    table = Table(title=f"{pool}: {store.ratings.match_count(pool)} rated match(es)", title_justify="left")
-    for column in ("#", "bot", "mu", "sigma", "score", "games", "win rate (95%)", "last played"):
-        table.add_column(column, justify="left" if column in ("bot", "win rate (95%)", "last played") else "right",
-                         no_wrap=True, overflow="ellipsis")
-    estimates = _fit(store, pool) if bradley_terry else {}
-    if bradley_terry:
-        table.add_column("Bradley-Terry Elo (95%)")
-    for s in standings:
-        low, high = s.win_rate_interval
-        name = display_name(s.bot)
-        cells: list[str | Text] = [str(s.rank), name if s.version in ("", "1") else versioned(name, s.version), f"{s.mu:.2f}",
-                 f"{s.sigma:.2f}", mark(f"{s.score:.2f}", "bold"), str(s.games),
-                 f"{100 * s.win_rate:.1f}% [{100 * low:.1f}-{100 * high:.1f}]", ago(s.last_played)]
-        if bradley_terry:
-            estimate = estimates.get(s.bot_id)
-            cells.append("-" if estimate is None else
-                         f"{estimate.elo:+.0f} [{estimate.elo_interval[0]:+.0f}, {estimate.elo_interval[1]:+.0f}]")
-        table.add_row(*cells)
-    console.print(table)
 
 
 def leaderboard(
@@ -119,8 +51,3 @@ def rerate(
         return
     for s in summaries:
         console.print(f"{s.pool}: {s.matches} match(es), {s.bots} bot(s) rerated in {s.seconds:.2f}s")
-
-
-def register(main: typer.Typer) -> None:
-    main.command("leaderboard")(leaderboard)
-    main.command("rerate")(rerate)

@@ -9,22 +9,25 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, load_bot_folder, open_game, parse_options, print_json, results_dir
-from arena.cli.serve import (
+from arena.cli.options import (
     ADMIN_TOKEN_FILE_OPTION,
     BOT_ENV_OPTION,
     SANDBOX_OPTION,
     TLS_CA_OPTION,
-    check_bot_dirs,
-    check_sandbox_here,
-    client_admin_token,
     clock_options,
     fault_policy_option,
-    sandbox_settings,
+    parse_options,
 )
-from arena.cli.runs import RunDisplay
-from arena.cli.faults import FAULT_OUTPUT_LINES, print_fault
-from arena.referee.evidence import seat_evidence, shown
+from arena.cli.settings import (
+    check_bot_dirs,
+    checked_sandbox,
+    client_admin_token,
+    load_bot_folder,
+    open_game,
+    results_dir,
+)
+from arena.cli.show import FAULT_OUTPUT_LINES, RunDisplay, console, fail, print_fault, print_json
+from arena.referee.evidence import seat_evidence
 from arena.referee.record import MatchRecord
 from arena.referee.seeds import new_seed
 from arena.tournament.series import (
@@ -86,9 +89,8 @@ def match(
         names = list(bots)
     else:
         names, extra_dirs = _local_bot_names(bots)
-        settings_sandbox = sandbox_settings(sandbox, bot_env=bot_env)
-        check_sandbox_here(settings_sandbox)
-        runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory, settings_sandbox)
+        runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory,
+                                 checked_sandbox(sandbox, bot_env))
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
         done = [0]
 
@@ -154,6 +156,16 @@ def _game_json(played: PlayedGame, labels: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _print_tables(game: str, seat_names: tuple[str, ...], series: Series) -> None:
+    console.print(_games_table(game, seat_names, series))
+    kept = [played.path for played in series.games if played.path is not None]
+    if kept:
+        console.print(f"records: {kept[0].parent}/ (replay one with: arena replay {kept[-1]})", soft_wrap=True)
+    console.print(_totals_table(series))
+    print_fault_output(series)
+
+
+def _games_table(game: str, seat_names: tuple[str, ...], series: Series) -> Table:
+    """A row per game: its seed, who sat where, the winner, scores, how it ended and its decisions."""
     table = Table(title=f"{game}: {len(series.games)} game(s) in {series.seconds:.2f}s")
     for column in ("#", "seed", *seat_names, "winner", "scores", "reason", "decisions"):
         table.add_column(column, justify="right" if column in ("#", "seed", "decisions") else "left")
@@ -167,10 +179,11 @@ def _print_tables(game: str, seat_names: tuple[str, ...], series: Series) -> Non
         scores = " - ".join(f"{s:g}" for s in result.scores) or "-"
         table.add_row(str(played.game.index + 1), str(record.seed), *seated, winner, scores, reason,
                       str(len(record.decisions)))
-    console.print(table)
-    kept = [played.path for played in series.games if played.path is not None]
-    if kept:
-        console.print(f"records: {kept[0].parent}/ (replay one with: arena replay {kept[-1]})", soft_wrap=True)
+    return table
+
+
+def _totals_table(series: Series) -> Table:
+    """A row per bot: its results, its own faults, the other endings, and its mean thinking time."""
     totals = Table(title="By bot")
     for column in ("bot", "games", "wins", "draws", "losses", "its faults", "other endings", "think ms/decision"):
         totals.add_column(column, justify="left" if column in ("bot", "its faults", "other endings") else "right")
@@ -179,9 +192,4 @@ def _print_tables(game: str, seat_names: tuple[str, ...], series: Series) -> Non
         others = ", ".join(f"{reason} {count}" for reason, count in row.endings.most_common()) or "-"
         think = f"{row.mean_think_ms:.2f}" if row.mean_think_ms is not None else "-"
         totals.add_row(row.label, str(row.games), str(row.wins), str(row.draws), str(row.losses), own, others, think)
-    console.print(totals)
-    print_fault_output(series)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("match")(match)
+    return totals

@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 
 from arena.agents import UnknownAgentError, make_agent
-from arena.cli.common import console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.runs import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, RunDisplay, agent_limits
+from arena.cli.options import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, agent_limits, parse_options
+from arena.cli.settings import open_game, results_dir
+from arena.cli.show import RunDisplay, console, fail, print_json
 from arena.games.base import Game
 from arena.tournament.series import InProcess, PlayedGame, Series, describe, labels_of, run_series, tally
 from arena.referee.seeds import new_seed
@@ -103,7 +104,3 @@ def _print_tables(game: Game, series: Series) -> None:
         summary.add_row(row.label, str(row.games), str(row.wins), str(row.draws), str(row.losses),
                         *(str(row.seats[seat]) for seat in range(len(seat_names))))
     console.print(summary)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("play")(play)

@@ -9,10 +9,12 @@ from typing import Optional
 
 import typer
 
-from arena.cli.common import console, fail
-from arena.cli.runs import DB_OPTION, open_store, results_dir
-from arena.cli.submissions import BOT_STORE_OPTION
-from arena.cli.serve import SANDBOX_OPTION, check_sandbox_here, sandbox_settings
+from arena.cli.options import BOT_STORE_OPTION, DB_OPTION, SANDBOX_OPTION
+from arena.cli.settings import checked_sandbox, open_store, results_dir
+from arena.cli.show import console, fail
+from arena.store.hosting import Hosting
+from arena.submissions import bot_store as default_bot_store
+from arena.submissions.queue import PreflightQueue
 
 
 def preflights(
@@ -26,12 +28,7 @@ def preflights(
 ) -> None:
     """Take uploaded bots from the database's queue and pre-flight them, until stopped: with `arena web
     --preflight-workers 0`, so that the web server need not write the bots' store."""
-    from arena.store.hosting import Hosting
-    from arena.submissions import bot_store as default_bot_store
-    from arena.submissions.queue import PreflightQueue
-
-    settings = sandbox_settings(sandbox)
-    check_sandbox_here(settings)
+    settings = checked_sandbox(sandbox)
     store = open_store(db)
     where = bot_store or default_bot_store(results_dir())
     try:
@@ -57,6 +54,3 @@ def preflights(
     finally:
         store.close()
 
-
-def register(app: typer.Typer) -> None:
-    app.command("preflights")(preflights)

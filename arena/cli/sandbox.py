@@ -8,12 +8,18 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.common import console, fail, mark, print_json
-from arena.cli.runs import JSON_OPTION
+from arena.cli.options import JSON_OPTION
+from arena.cli.settings import read_operator_config, sandbox_settings
+from arena.cli.show import console, fail, mark, print_json
+from arena.sandbox.check import bubblewrap_problem, describe_host, grade, run_probe
+from arena.sandbox.launch import SandboxUnavailable
 
 _MARK = {True: mark("pass", "green"), False: mark("FAIL", "red")}
 
+app = typer.Typer(rich_markup_mode=None, help="The bot sandbox on this machine.", no_args_is_help=True)
 
+
+@app.command("check")
 def check_command(
     config: Optional[Path] = typer.Option(None, "--config", help="The operator's TOML config ([sandbox] section), "
                                           "as `arena serve --config` reads it."),
@@ -21,10 +27,6 @@ def check_command(
 ) -> None:
     """Run a probe in a real bot sandbox and show each protection, pass or fail, with what to do. Exits 1 if
     any fails (a referee then refuses to launch bot programs unless run with `--sandbox none`)."""
-    from arena.cli.serve import read_operator_config, sandbox_settings
-    from arena.sandbox.check import bubblewrap_problem, describe_host, grade, run_probe
-    from arena.sandbox.launch import SandboxUnavailable
-
     settings = sandbox_settings("bwrap", config=read_operator_config(config))
     problem = bubblewrap_problem()
     if problem:
@@ -60,8 +62,3 @@ def check_command(
     if not passed:
         raise typer.Exit(1)
 
-
-def register(app: typer.Typer) -> None:
-    group = typer.Typer(rich_markup_mode=None, help="The bot sandbox on this machine.", no_args_is_help=True)
-    group.command("check")(check_command)
-    app.add_typer(group, name="sandbox")

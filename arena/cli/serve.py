@@ -5,90 +5,39 @@ from __future__ import annotations
 import asyncio
 import errno
 import signal
-import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import typer
 
-from arena.cli.common import console, err_console, fail, read_token_file, results_dir, styled
+from arena.cli.options import (
+    ADMIN_TOKEN_FILE,
+    ADMIN_TOKEN_FILE_OPTION,
+    BOT_ENV_OPTION,
+    SANDBOX_OPTION,
+    TLS_CA_OPTION,
+    clock_options,
+    fault_policy_option,
+)
+from arena.cli.settings import (
+    check_bot_dirs,
+    check_sandbox_here,
+    client_admin_token,
+    read_operator_config,
+    read_token_file,
+    results_dir,
+    sandbox_settings,
+)
+from arena.cli.show import console, err_console, fail, styled
 from arena.referee.players import PlayerKind
-
-if TYPE_CHECKING:  # (imported when called: commands load only what they run)
-    from arena.referee.clock import ClockSettings
-    from arena.referee.faults import FaultPolicy
-    from arena.rpc.server import RefereeServer
-    from arena.sandbox import SandboxSettings
+from arena.rpc.client import AdminClient, AdminError
+from arena.rpc.convert import result_from_message
+from arena.rpc.manifest import ManifestError
+from arena.rpc.pool import new_token
+from arena.rpc.server import RefereeServer, ServerConfig, listening_line
+from arena.sandbox import SandboxUnavailable
 
 DEFAULT_PORT = 50051
-ADMIN_TOKEN_FILE = "admin-token"  # under the results folder: where `arena serve` writes a token it made
-
-SANDBOX_OPTION = typer.Option(None, "--sandbox", envvar="ARENA_SANDBOX",
-                              help="How bot programs run: bwrap (the default: a bubblewrap sandbox, no network, "
-                                   "their own folder only) or none (bots you trust, as plain processes).")
-BOT_ENV_OPTION = typer.Option(None, "--bot-env", help="NAME=VALUE given to every bot program's environment "
-                                                     "(repeatable); bots see nothing else of this one.")
-TLS_CA_OPTION = typer.Option(None, "--tls-ca", envvar="ARENA_TLS_CA",
-                             help="PEM file of the CA that signed the referee's certificate (a TLS referee).")
-ADMIN_TOKEN_FILE_OPTION = typer.Option(None, "--admin-token-file",
-                                       help=f"File holding the admin token (default: results/{ADMIN_TOKEN_FILE} "
-                                            "when it exists, as `arena serve` writes it).")
-
-
-def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None, bot_env: Optional[list[str]] = None,
-                     caps: Optional[list[str]] = None, config: Optional[dict[str, Any]] = None) -> SandboxSettings:
-    """SandboxSettings from the command line over the operator's config file, or a one-line error."""
-    from arena.sandbox import DEFAULT_CAPS, SandboxSettings
-    from arena.sandbox.limits import parse_limit_settings
-
-    section = dict((config or {}).get("sandbox", {}))
-    env = {str(k): str(v) for k, v in section.get("env", {}).items()}
-    for entry in bot_env or []:
-        key, sep, value = entry.partition("=")
-        if not sep or not key:
-            fail(f"bad --bot-env {entry!r}: expected NAME=VALUE", code=2)
-        env[key] = value
-    cap_entries = [f"{k}={v}" for k, v in section.get("limit_caps", {}).items()] + list(caps or [])
-    try:
-        settings = SandboxSettings(
-            mode=mode or section.get("mode", "bwrap"),
-            read_only_paths=tuple(Path(p) for p in [*section.get("read_only_paths", []), *(read_only or [])]),
-            caps=parse_limit_settings(cap_entries, DEFAULT_CAPS), env=env,
-            cgroup_root=Path(section["cgroup_root"]) if section.get("cgroup_root") else None)
-    except (ValueError, TypeError) as error:
-        fail(str(error), code=2)
-    for path in settings.read_only_paths:
-        if not path.exists():
-            fail(f"no such path {path} (--sandbox-ro names folders every sandbox may read)", code=2)
-    if settings.mode == "none":
-        err_console.print("warning: bot programs run WITHOUT a sandbox (--sandbox none): only for bots you trust",
-                          soft_wrap=True)
-    return settings
-
-
-def check_sandbox_here(settings: SandboxSettings) -> None:
-    """Fail with one line when bot programs cannot be launched in this sandbox here."""
-    from arena.sandbox import SandboxUnavailable, quick_check
-
-    try:
-        quick_check(settings)
-    except SandboxUnavailable as error:
-        fail(str(error), code=2)
-
-
-def client_admin_token(token: Optional[str], token_file: Optional[Path]) -> Optional[str]:
-    """The admin token for a client: given, else read from the file (default results/admin-token)."""
-    if token:
-        return token
-    path = token_file or results_dir() / ADMIN_TOKEN_FILE
-    try:
-        return path.read_text().strip() or None
-    except FileNotFoundError:
-        if token_file is not None:
-            fail(f"no admin token file {token_file}", code=2)
-        return None
-    except OSError as error:
-        fail(f"cannot read the admin token file {path}: {error.strerror}", code=2)
 
 
 def network_warning(host: str, tls: bool) -> Optional[str]:
@@ -97,43 +46,6 @@ def network_warning(host: str, tls: bool) -> Optional[str]:
         return None
     return (f"warning: serving on {host} without TLS: tokens and matches cross the network in the clear "
             "(give --tls-cert and --tls-key)")
-
-
-def read_operator_config(path: Optional[Path]) -> dict[str, Any]:
-    """The referee operator's TOML file (`arena serve --config`), or a one-line error."""
-    if path is None:
-        return {}
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as error:
-        fail(f"cannot read {path}: {error.strerror}", code=2)
-    except tomllib.TOMLDecodeError as error:
-        fail(f"{path}: not valid TOML ({error})", code=2)
-    known = {"sandbox", "admin", "tls", "idle_timeout_s"}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        fail(f"{path}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})", code=2)
-    return data
-
-
-def clock_options(move_time_ms: int, bank_ms: int, grace_ms: int) -> ClockSettings:
-    """ClockSettings from the command line's milliseconds, or a one-line error."""
-    from arena.referee.clock import ClockSettings
-
-    try:
-        return ClockSettings(move_time_ms / 1000.0, bank_ms / 1000.0, grace_ms / 1000.0)
-    except ValueError as error:
-        fail(str(error), code=2)
-
-
-def fault_policy_option(text: str) -> FaultPolicy:
-    """A FaultPolicy from the command line, or a one-line error."""
-    from arena.referee.faults import FaultPolicy, FaultPolicyError
-
-    try:
-        return FaultPolicy.parse(text)
-    except FaultPolicyError as error:
-        fail(str(error), code=2)
 
 
 def serve(
@@ -184,10 +96,6 @@ def serve(
                                                "admin and tls, and idle_timeout_s); flags win over it."),
 ) -> None:
     """Run the referee server: bots connect over gRPC, matches start through the admin service."""
-    from arena.rpc.manifest import ManifestError
-    from arena.rpc.server import RefereeServer, ServerConfig
-    from arena.sandbox import SandboxUnavailable
-
     config = read_operator_config(config_file)
     tokens, printed = _remote_tokens(remote or [])
     check_bot_dirs(bots)
@@ -213,10 +121,19 @@ def serve(
         admin_token_file=token_file or results / ADMIN_TOKEN_FILE,
         viewer_token=read_token_file(viewer_token_file or admin.get("viewer_token_file"), "--viewer-token-file"),
         watch_delay_s=watch_delay if watch_delay is not None else admin.get("watch_delay_s"),
-        sandbox=settings, idle_timeout_s=idle_timeout if idle_timeout is not None else
-        float(config.get("idle_timeout_s", 600.0)), tls_cert=cert, tls_key=key)
+        sandbox=settings, idle_timeout_s=_idle_timeout(idle_timeout, config), tls_cert=cert, tls_key=key)
+    _run_server(server_config, printed, drain)
+
+
+def _idle_timeout(given: float | None, config: dict[str, Any]) -> float:
+    """--idle-timeout, else the config file's idle_timeout_s, else 600 s."""
+    return given if given is not None else float(config.get("idle_timeout_s", 600.0))
+
+
+def _run_server(config: ServerConfig, printed: list[str], drain: float) -> None:
+    """Serve until stopped, or a one-line error: a bad bot folder or TLS file, no sandbox, the port in use."""
     try:
-        server = RefereeServer(server_config)
+        server = RefereeServer(config)
     except (ManifestError, ValueError) as error:
         fail(str(error), code=2)
     try:
@@ -228,12 +145,10 @@ def serve(
     except OSError as error:
         why = ("the port is in use (pick another --port, or stop what uses it)"
                if error.errno == errno.EADDRINUSE or "address already in use" in str(error).lower() else str(error))
-        fail(f"cannot serve on {host}:{port}: {why}")
+        fail(f"cannot serve on {config.host}:{config.port}: {why}")
 
 
 async def _serve(server: RefereeServer, printed: list[str], drain: float) -> None:
-    from arena.rpc.server import listening_line
-
     address = await server.start()
     console.print(listening_line(address, server.is_tls), soft_wrap=True)
     rows = server.pool.status()
@@ -274,16 +189,7 @@ async def _report_matches(server: RefereeServer) -> None:
                               markup=False)
 
 
-def check_bot_dirs(folders: Optional[list[Path]]) -> None:
-    """Fail with one line if a --bots folder named on the command line does not exist."""
-    for folder in folders or []:
-        if not folder.is_dir():
-            fail(f"no bot folder {folder} (--bots names a folder of <name>/bot.toml)", code=2)
-
-
 def _remote_tokens(entries: list[str]) -> tuple[dict[str, str], list[str]]:
-    from arena.rpc.pool import new_token
-
     tokens: dict[str, str] = {}
     printed = []
     for entry in entries:
@@ -308,9 +214,6 @@ def watch(
     tls_ca: Optional[str] = TLS_CA_OPTION,
 ) -> None:
     """Follow a match on a running referee, decision by decision, until it ends (the public view by default)."""
-    from arena.rpc.client import AdminClient, AdminError
-    from arena.rpc.convert import result_from_message
-
     token = client_admin_token(admin_token, admin_token_file) if full else None
 
     async def follow() -> None:
@@ -350,7 +253,3 @@ def watch(
     except AdminError as error:
         fail(str(error))
 
-
-def register(app: typer.Typer) -> None:
-    app.command("serve")(serve)
-    app.command("watch")(watch)

@@ -9,18 +9,10 @@ from typing import Any, Optional
 
 import typer
 
-from arena.cli.common import console, fail, open_game, print_json
-from arena.cli.runs import (
-    BROKER_OPTION,
-    DB_OPTION,
-    JSON_OPTION,
-    QUEUE_OPTION,
-    SANDBOX_OPTION,
-    StopRequest,
-    open_store,
-    said,
-)
-from arena.cli.tournament import display_for, play_settings, resolve_bots
+from arena.cli.options import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION
+from arena.cli.settings import StopRequest, open_game, open_store, play_settings, resolve_bots
+from arena.cli.show import console, display_for, fail, print_json, said
+from arena.games.registry import UnknownGameError, resolve
 from arena.ratings.sprt import Sprt, SprtResult, pair_counts
 from arena.store import Store
 from arena.tournament.runner import RunProgress, create_tournament, entrant_kinds, points_by_seat
@@ -62,8 +54,6 @@ def verdict(test: Sprt, pairs: list[tuple[float, float | None]]) -> tuple[SprtRe
 
 def _game_first(game_name: str, bot_a: str, bot_b: str) -> None:
     """The game comes first, as in every command: say so when it came last (the order this command once had)."""
-    from arena.games.registry import UnknownGameError, resolve
-
     try:
         resolve(game_name)
     except UnknownGameError:
@@ -192,6 +182,3 @@ def _finite(value: float) -> float | None:
     """JSON has no infinity: an unbounded Elo end (a perfect score) becomes null."""
     return round(value, 2) if math.isfinite(value) else None
 
-
-def register(main: typer.Typer) -> None:
-    main.command("sprt")(sprt)

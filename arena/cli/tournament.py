@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.table import Table
 
-from arena.cli.common import command_line, console, fail, open_game, parse_options, print_json, results_dir
-from arena.cli.faults import print_tournament_faults
-from arena.cli.leaderboard import display_name
-from arena.cli.analyse import ANALYSE_OPTION, analyse_budget, background_analyser
-from arena.cli.runs import (
+from arena.cli.options import (
+    ANALYSE_OPTION,
     BROKER_OPTION,
     DB_OPTION,
     DECISION_LIMIT_OPTION,
@@ -23,29 +18,42 @@ from arena.cli.runs import (
     MATCH_LIMIT_OPTION,
     QUEUE_OPTION,
     SANDBOX_OPTION,
-    RunDisplay,
-    StopRequest,
     agent_limits,
-    ago,
-    duration as duration_text,
-    open_store,
+    analyse_budget,
     parse_duration,
-    said,
+    parse_options,
 )
-from arena.cli.serve import check_sandbox_here, sandbox_settings
+from arena.cli.settings import (
+    StopRequest,
+    background_analyser,
+    open_game,
+    open_store,
+    play_settings,
+    resolve_bots,
+    results_dir,
+)
+from arena.cli.show import (
+    ago,
+    command_line,
+    console,
+    display_for,
+    display_name,
+    fail,
+    print_json,
+    print_tournament_faults,
+    said,
+    series_display,
+)
+from arena.cli.show import duration as duration_text
 from arena.games.base import Game
 from arena.games.registry import game_modes
-from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
-from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
 from arena.referee.seeds import new_seed
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
-from arena.tournament.runner import RunProgress, entrant_kinds
+from arena.tournament.runner import entrant_kinds
 from arena.tournament.service import (
-    DisplayFactory,
-    PlaySettings,
     Standings,
     TournamentError,
     TournamentSpec,
@@ -61,67 +69,7 @@ app = typer.Typer(rich_markup_mode=None, help="Round-robin, gauntlet, Swiss and 
                   no_args_is_help=True)
 
 
-def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
-    """--bots: comma-separated specs; 'builtin' stands for every built-in agent that can play `game`,
-    with demo budgets."""
-    parts = [part.strip() for part in text.split(",") if part.strip()]
-    specs: list[BotSpec] = []
-    try:
-        for part in parts:
-            specs.extend(builtin_bots(game) if part == "builtin" else parse_bots(part))
-    except BotSpecError as error:
-        fail(str(error), code=2)
-    names = [bot.name for bot in specs]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        fail(f"bot(s) entered twice: {', '.join(duplicates)}; name copies apart, e.g. a=random,b=random", code=2)
-    return specs
-
-
-def play_settings(concurrency: int | None, broker: str | None, queue: str, sandbox: str | None,
-                  kinds: set[PlayerKind], limits: AgentLimits = DEFAULT_LIMITS) -> PlaySettings:
-    """Where the matches play; the sandbox is checked (one line if it cannot run) when bot programs enter."""
-    settings = None
-    if PlayerKind.PROGRAM in kinds:
-        settings = sandbox_settings(sandbox)
-        check_sandbox_here(settings)
-    return PlaySettings(concurrency=concurrency, broker=broker, queue=queue, sandbox=settings, limits=limits)
-
-
-def display_for(quiet: bool, seconds: float | None = None, title: str = "") -> DisplayFactory:
-    """A progress display per tournament (a bar on a terminal, lines elsewhere, silent with --json)."""
-    @contextlib.contextmanager
-    def display(tournament: TournamentRow) -> Iterator[Callable[[RunProgress], None]]:
-        label = title or f"#{tournament.id} {tournament.format} {tournament.game}"
-        with RunDisplay(label, quiet=quiet, seconds=seconds) as shown:
-            yield shown.update
-
-    return display
-
-
-@contextlib.contextmanager
-def series_display(quiet: bool, count: int) -> Iterator[DisplayFactory]:
-    """One progress display across `count` tournaments played one after another (GAME 'all'): the bar
-    names the one playing; lines come every few seconds; a summary follows."""
-    shown = RunDisplay("", quiet=quiet, series=True)
-    position = 0
-
-    @contextlib.contextmanager
-    def display(tournament: TournamentRow) -> Iterator[Callable[[RunProgress], None]]:
-        nonlocal position
-        position += 1
-        if position == 1:
-            shown.__enter__()  # (not before: executors fork their workers before the first display)
-        shown.begin(f"[{position}/{count}] {tournament.game}")
-        yield shown.update
-
-    try:
-        yield display
-    finally:
-        if position:
-            shown.__exit__(None, None, None)
-
-
+@app.command("run")
 def run(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode (see `arena games`), or 'all'."),
     bots: str = typer.Option(..., "--bots", help="Comma-separated bots: agent specs (random, mcts:iterations=200), "
@@ -157,20 +105,7 @@ def run(
     """Run a tournament, store every match and its rating update, print the standings."""
     limits = agent_limits(decision_limit, match_limit)
     analyser_budget = analyse_budget(analyse)
-    if format not in FORMAT_NAMES or format == "ladder":
-        fail(f"unknown format {format!r}; formats: {', '.join(FORMAT_NAMES[:-1])} (the ladder is `arena ladder run`)",
-             code=2)
-    options = parse_options(option)
-    games: list[Game] = ([mode.load(**options) for mode in game_modes()] if game_name == "all"
-                         else [open_game(game_name, options)])
-    resolve_bots(bots)  # fail early on a bad spec
-    tournament_seed = seed if seed is not None else new_seed()
-    # one spec per game: 'builtin' stands for the agents that can play each game
-    specs = [TournamentSpec(games=(game,), bots=tuple(resolve_bots(bots, game)), format=format, rounds=rounds,
-                            seed=tournament_seed,
-                            name=name if name is None or len(games) == 1 else f"{name}/{game.name}",
-                            settings={"duplicate": True} if duplicate else {})
-             for game in games]
+    specs = _specs(game_name, bots, format, rounds, seed, name, option, duplicate)
     kinds = {bot.kind for one in specs for bot in one.bots}
     if duplicate and kinds != {PlayerKind.AGENT}:
         fail(DUPLICATE_REFUSED, code=2)
@@ -195,6 +130,27 @@ def run(
     _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings, db=db)
 
 
+def _specs(game_name: str, bots: str, format: str, rounds: int | None, seed: int | None, name: str | None,
+           option: list[str] | None, duplicate: bool) -> list[TournamentSpec]:
+    """One tournament per game (GAME 'all': every mode), 'builtin' standing for the agents that can play each;
+    a one-line error for a bad format, option, game or bot."""
+    if format not in FORMAT_NAMES or format == "ladder":
+        fail(f"unknown format {format!r}; formats: {', '.join(FORMAT_NAMES[:-1])} (the ladder is `arena ladder run`)",
+             code=2)
+    options = parse_options(option)
+    games: list[Game] = ([mode.load(**options) for mode in game_modes()] if game_name == "all"
+                         else [open_game(game_name, options)])
+    resolve_bots(bots)  # fail early on a bad spec
+    tournament_seed = seed if seed is not None else new_seed()
+    specs = [TournamentSpec(games=(game,), bots=tuple(resolve_bots(bots, game)), format=format, rounds=rounds,
+                            seed=tournament_seed,
+                            name=name if name is None or len(games) == 1 else f"{name}/{game.name}",
+                            settings={"duplicate": True} if duplicate else {})
+             for game in games]
+    return specs
+
+
+@app.command("resume")
 def resume(
     tournaments: list[str] = typer.Argument(..., metavar="ID_OR_NAME...", help="The tournament(s) to continue."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
@@ -333,6 +289,7 @@ def _print_standings(store: Store, tournament_id: int) -> None:
         console.print(cross)
 
 
+@app.command("list")
 def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
     """List stored tournaments, newest first."""
     store = open_store(db, read_only=True)
@@ -355,6 +312,7 @@ def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPT
     console.print(table)
 
 
+@app.command("show")
 def show(
     tournament: str = typer.Argument(..., metavar="ID_OR_NAME"),
     db: Optional[str] = DB_OPTION,
@@ -384,6 +342,7 @@ def show(
                       soft_wrap=True, markup=False)
 
 
+@app.command("export")
 def export(
     tournament: str = typer.Argument(..., metavar="ID_OR_NAME"),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder (default: results/records/tournament-ID)."),
@@ -403,11 +362,3 @@ def export(
         count += 1
     console.print(f"{count} record(s) written to {folder}/ (replay one with: arena replay FILE)")
 
-
-def register(main: typer.Typer) -> None:
-    app.command("run")(run)
-    app.command("resume")(resume)
-    app.command("list")(list_tournaments)
-    app.command("show")(show)
-    app.command("export")(export)
-    main.add_typer(app, name="tournament")

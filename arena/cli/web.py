@@ -3,17 +3,29 @@ and for owners, bot uploads (pre-flighted by workers of their own), versions, fa
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from pathlib import Path
 from typing import Optional
 
 import typer
+import uvicorn
 
 from arena.admission import raise_open_file_limit
-from arena.cli.common import console, err_console, fail, results_dir
-from arena.cli.runs import DB_OPTION, SANDBOX_OPTION, open_store
-from arena.cli.serve import ADMIN_TOKEN_FILE_OPTION, TLS_CA_OPTION
-from arena.cli.submissions import BOT_STORE_OPTION
+from arena.cli.options import (
+    ADMIN_TOKEN_FILE,
+    ADMIN_TOKEN_FILE_OPTION,
+    BOT_STORE_OPTION,
+    DB_OPTION,
+    SANDBOX_OPTION,
+    TLS_CA_OPTION,
+)
+from arena.cli.settings import open_store, read_token_file, results_dir, sandbox_settings
+from arena.cli.show import console, err_console, fail
+from arena.submissions import bot_store as default_bot_store
+from arena.web.app import WebSettings, create_app
+from arena.web.guard import QuietErrors, WebLimits, guarded
+from arena.web.uploads import OwnerLimits
 
 DEFAULT_PORT = 8080
 
@@ -71,40 +83,12 @@ def web(
 ) -> None:
     """Serve Arena's pages and JSON API over the results database; owners sign in to upload bots (each
     pre-flighted in a worker process), retire versions and register remote bots."""
-    try:
-        import uvicorn
-
-        from arena.web.app import WebSettings, create_app
-        from arena.web.guard import QuietErrors, guarded
-        from arena.web.uploads import OwnerLimits
-    except ImportError as error:
-        fail(f"arena web needs its web libraries ({error.name}): pip install -e .", code=2)
-    if (tls_cert is None) != (tls_key is None):
-        fail("HTTPS needs both --tls-cert and --tls-key", code=2)
-    for path in (tls_cert, tls_key):
-        if path is not None and not path.is_file():
-            fail(f"no such file {path}", code=2)
-    from arena.cli.serve import sandbox_settings
-    from arena.submissions import bot_store as default_bot_store
-    from arena.web.guard import WebLimits
-
+    _check_tls_files(tls_cert, tls_key)
     limits = WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()),
                        per_address=connections_per_address,
                        per_network=max(connections_per_address, WebLimits.per_network), header_s=header_timeout)
-
     settings_sandbox = sandbox_settings(sandbox)
-    token = None
-    if server and viewer_token_file is not None:
-        from arena.cli.common import read_token_file
-
-        token = read_token_file(viewer_token_file, "--viewer-token-file")
-    elif server:
-        path = admin_token_file or results_dir() / "admin-token"
-        try:
-            token = path.read_text(encoding="utf-8").strip()
-        except OSError:
-            err_console.print(f"arena: warning: no admin token at {path}: the Live page cannot list the referee's "
-                              "matches (pass --viewer-token-file)", markup=False)
+    token = _referee_token(server, viewer_token_file, admin_token_file)
     store = open_store(db)  # (made by the ladder, a tournament or `arena owner add`: never by a web server)
     where = bot_store or default_bot_store(results_dir())
     app = create_app(store, WebSettings(
@@ -135,6 +119,31 @@ def web(
     uvicorn.Server(config).run(sockets=[listener])
 
 
+def _check_tls_files(tls_cert: Path | None, tls_key: Path | None) -> None:
+    """Both --tls-cert and --tls-key or neither, each a file, or a one-line error."""
+    if (tls_cert is None) != (tls_key is None):
+        fail("HTTPS needs both --tls-cert and --tls-key", code=2)
+    for path in (tls_cert, tls_key):
+        if path is not None and not path.is_file():
+            fail(f"no such file {path}", code=2)
+
+
+def _referee_token(server: str | None, viewer_token_file: Path | None, admin_token_file: Path | None) -> str | None:
+    """The token the Live page lists the referee's matches with: the viewer token's file, else the admin token
+    `arena serve` wrote (a warning where there is none); None without a referee."""
+    if server and viewer_token_file is not None:
+        return read_token_file(viewer_token_file, "--viewer-token-file")
+    if not server:
+        return None
+    path = admin_token_file or results_dir() / ADMIN_TOKEN_FILE
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        err_console.print(f"arena: warning: no admin token at {path}: the Live page cannot list the referee's "
+                          "matches (pass --viewer-token-file)", markup=False)
+        return None
+
+
 def _open_file_room() -> int:
     """Connections the process can hold: its open-file limit (raised to the hard one) less a reserve."""
     return max(16, raise_open_file_limit() - 512)
@@ -142,8 +151,6 @@ def _open_file_room() -> int:
 
 def _trusted(entries: list[str]) -> list[str]:
     """The trusted proxies, each checked (an address or a network), or a one-line error."""
-    import ipaddress
-
     for entry in entries:
         try:
             ipaddress.ip_network(entry, strict=False)
@@ -169,6 +176,3 @@ def _listen(host: str, port: int) -> socket.socket:
     listener.set_inheritable(True)
     return listener
 
-
-def register(app: typer.Typer) -> None:
-    app.command("web")(web)

@@ -6,9 +6,9 @@ from typing import Optional
 
 import typer
 
-from arena.cli.common import fail
-from arena.cli.runs import QUEUE_OPTION
-from arena.tournament.celery_executor import BROKER_ENV
+from arena.cli.options import QUEUE_OPTION
+from arena.cli.show import fail
+from arena.tournament.celery_executor import BROKER_ENV, run_worker
 
 
 def worker(
@@ -24,12 +24,6 @@ def worker(
     if not broker:
         fail("which broker? pass --broker redis://HOST:6379/0 or set ARENA_BROKER", code=2)
     try:
-        from arena.tournament.celery_executor import run_worker
-
         run_worker(broker, queue, concurrency, loglevel.upper())
-    except ImportError:
+    except ImportError:  # Celery is an extra (run_worker imports it)
         fail("arena worker needs Celery: pip install 'arena[distributed]'", code=2)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("worker")(worker)

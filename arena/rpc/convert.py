@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from arena import PROTOCOL_VERSION  # (defined beside __version__; the pool and the SDK import it from here)
 from arena.referee.clock import ClockSettings
 from arena.referee.players import PlayerKind
 from arena.referee.record import MatchResult, PlayerInfo, reason_of
 from arena.rpc.generated import bot_pb2, common_pb2
-
-PROTOCOL_VERSION = 1  # what Hello.protocol_version must say for arena.v1
 
 
 class ConversionError(ValueError):

@@ -92,7 +92,7 @@ def test_replay_of_a_corrupt_record_is_one_line(capsys, tmp_path, content):
 def test_tables_written_to_a_pipe_are_not_squeezed_to_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from arena.cli.common import PIPED_WIDTH, _width
+    from arena.cli.show import PIPED_WIDTH, _width
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from arena.agents import agent_name, make_agent
-from arena.cli.leaderboard import display_name
+from arena.cli.show import display_name
 from arena.cli.main import main
 from arena.tournament.bots import parse_bot
 

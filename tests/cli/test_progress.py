@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import runs
-from arena.cli.runs import RunDisplay
+from arena.cli import show
+from arena.cli.show import RunDisplay
 from arena.bots import BUILTIN_BOTS
 
 LINE = re.compile(r"(\d+)/(\d+) matches \((\d+)%\), [\d.ms ]+ elapsed")
@@ -55,7 +55,7 @@ def test_a_piped_match_and_bot_test_show_their_progress(tmp_path: Path) -> None:
 def test_lines_come_by_time_and_by_tenths_but_at_most_one_a_second(monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     clock = [100.0]
-    monkeypatch.setattr(runs.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(show.time, "monotonic", lambda: clock[0])
     with RunDisplay("t", unit="games") as display:
         display.interactive = False
         for done in range(1, 101):  # 100 games, one every 0.05 s: 5 s in all
@@ -70,7 +70,7 @@ def test_lines_come_by_time_and_by_tenths_but_at_most_one_a_second(monkeypatch: 
 def test_a_series_prints_by_time_across_its_parts(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     clock = [100.0]
-    monkeypatch.setattr(runs.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(show.time, "monotonic", lambda: clock[0])
     display = RunDisplay("", series=True)
     display.interactive = False
     with display:

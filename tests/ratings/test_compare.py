@@ -113,3 +113,25 @@ def test_the_web_serves_the_comparison(store: Store) -> None:
         assert found.status_code == 200 and found.json()["modes"][0]["verdict"] == "better"
         missing = client.get("/api/bots/cal-bot/compare", params={"a": "1", "b": "7"})
         assert missing.status_code == 404 and "its versions: v1" in missing.json()["detail"]
+
+
+def test_the_cli_says_scores_in_percent_and_the_difference_in_points_as_the_page_does(
+        store: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.cli.show import console
+
+    monkeypatch.setattr(console, "width", 300)  # (one line per row: the cells whole)
+    old, new = _bot(store, "dan-bot", "1", "gggg"), _bot(store, "dan-bot", "2", "hhhh")
+    rock = _bot(store, "rock", "1", "rrrr", PlayerKind.AGENT)
+    tournament = store.tournaments.create(name=None, game=POOL, pool=POOL, options={}, format="ladder", seed=1,
+                                          rounds=1, settings={}, bot_ids=[old, new, rock])
+    _played(store, tournament, old, rock, wins=11, losses=29)
+    _played(store, tournament, new, rock, wins=31, losses=9)
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    assert main(["bot", "compare", "dan-bot", "1", "2", "--db", url]) == 0
+    out = capsys.readouterr().out
+    assert "27.5% [" in out and "77.5% [" in out and "+50.0 points [" in out and "0.275" not in out, out
+    assert main(["bot", "compare", "dan-bot", "2", "1", "--db", url]) == 0
+    assert "-50.0 points [" in capsys.readouterr().out
+    assert main(["bot", "compare", "dan-bot", "1", "2", "--db", url, "--json"]) == 0
+    [mode] = json.loads(capsys.readouterr().out)["modes"]
+    assert mode["difference"] == pytest.approx(0.5)  # --json keeps its fractions
