@@ -11,30 +11,11 @@ import typer
 from rich.table import Table
 
 from arena.bottest.harness import plan_checks, run_conformance
-from arena.cli.options import (
-    BOT_ENV_OPTION,
-    BOT_STORE_OPTION,
-    DB_OPTION,
-    JSON_OPTION,
-    SANDBOX_OPTION,
-    SERVER_CA_OPTION,
-    clock_options,
-)
+from arena.cli.options import (BOT_ENV_OPTION, BOT_STORE_OPTION, DB_OPTION, JSON_OPTION, SANDBOX_OPTION,
+    SERVER_CA_OPTION, clock_options)
 from arena.cli.settings import checked_sandbox, load_bot_folder, open_store, pools_for, results_dir
-from arena.cli.show import (
-    CheckTicker,
-    StepPrinter,
-    ago,
-    console,
-    err_console,
-    fail,
-    mark,
-    print_conformance,
-    print_json,
-    print_submission,
-    styled,
-    trend_sparkline,
-)
+from arena.cli.show import (CheckTicker, StepPrinter, ago, console, err_console, fail, mark, print_conformance,
+    print_json, print_submission, styled, trend_sparkline)
 from arena.games.registry import UnknownGameError, family_of
 from arena.ratings.compare import CompareError, Interval, compare_versions, comparison_json, find_versions
 from arena.ratings.reports import bot_ratings, iso

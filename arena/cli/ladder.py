@@ -15,29 +15,10 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.options import (
-    ANALYSE_OPTION,
-    BROKER_OPTION,
-    DB_OPTION,
-    DECISION_LIMIT_OPTION,
-    JSON_OPTION,
-    MATCH_LIMIT_OPTION,
-    QUEUE_OPTION,
-    SANDBOX_OPTION,
-    agent_limits,
-    analyse_budget,
-    parse_duration,
-    parse_options,
-)
-from arena.cli.settings import (
-    StopRequest,
-    background_analyser,
-    open_game,
-    open_store,
-    play_settings,
-    read_token_file,
-    resolve_bots,
-)
+from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISION_LIMIT_OPTION, JSON_OPTION,
+    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration, parse_options)
+from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings,
+    read_token_file, resolve_bots)
 from arena.cli.show import console, display_for, duration, fail, pool_json, print_json, print_leaderboard, said, styled
 from arena.games.registry import game_modes
 from arena.ladder import LadderService, LadderSettings, RoundReport, Schedule, ScheduleError, ladder_status

@@ -9,41 +9,16 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from arena.cli.options import (
-    ADMIN_TOKEN_FILE_OPTION,
-    BOT_ENV_OPTION,
-    SANDBOX_OPTION,
-    TLS_CA_OPTION,
-    clock_options,
-    fault_policy_option,
-    parse_options,
-)
-from arena.cli.settings import (
-    check_bot_dirs,
-    checked_sandbox,
-    client_admin_token,
-    load_bot_folder,
-    open_game,
-    results_dir,
-)
+from arena.cli.options import (ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_OPTION, TLS_CA_OPTION, clock_options,
+    fault_policy_option, parse_options)
+from arena.cli.settings import (check_bot_dirs, checked_sandbox, client_admin_token, load_bot_folder, open_game,
+    results_dir)
 from arena.cli.show import FAULT_OUTPUT_LINES, RunDisplay, console, fail, print_fault, print_json
 from arena.referee.evidence import seat_evidence
 from arena.referee.record import MatchRecord
 from arena.referee.seeds import new_seed
-from arena.tournament.series import (
-    EmbeddedReferee,
-    MatchSettings,
-    PlayedGame,
-    PlayerTally,
-    RemoteReferee,
-    Runner,
-    Series,
-    SeriesError,
-    describe,
-    labels_of,
-    run_series,
-    tally,
-)
+from arena.tournament.series import (EmbeddedReferee, MatchSettings, PlayedGame, PlayerTally, RemoteReferee, Runner,
+    Series, SeriesError, describe, labels_of, run_series, tally)
 
 
 def match(

@@ -13,16 +13,7 @@ from rich.text import Text
 from arena.analysis import Analysis, TurningPoint
 from arena.cli.options import DB_OPTION
 from arena.cli.settings import open_store, record_bytes
-from arena.cli.show import (
-    FAULT_OUTPUT_LINES,
-    console,
-    fail,
-    print_fault,
-    show_analysis,
-    show_luck,
-    styled,
-    versioned,
-)
+from arena.cli.show import FAULT_OUTPUT_LINES, console, fail, print_fault, show_analysis, show_luck, styled, versioned
 from arena.games.base import Game, State
 from arena.referee.evidence import seat_evidence, shown
 from arena.referee.record import MatchRecord, RecordError, Step

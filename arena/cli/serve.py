@@ -10,24 +10,10 @@ from typing import Any, Optional
 
 import typer
 
-from arena.cli.options import (
-    ADMIN_TOKEN_FILE,
-    ADMIN_TOKEN_FILE_OPTION,
-    BOT_ENV_OPTION,
-    SANDBOX_OPTION,
-    TLS_CA_OPTION,
-    clock_options,
-    fault_policy_option,
-)
-from arena.cli.settings import (
-    check_bot_dirs,
-    check_sandbox_here,
-    client_admin_token,
-    read_operator_config,
-    read_token_file,
-    results_dir,
-    sandbox_settings,
-)
+from arena.cli.options import (ADMIN_TOKEN_FILE, ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_OPTION,
+    TLS_CA_OPTION, clock_options, fault_policy_option)
+from arena.cli.settings import (check_bot_dirs, check_sandbox_here, client_admin_token, read_operator_config,
+    read_token_file, results_dir, sandbox_settings)
 from arena.cli.show import console, err_console, fail, styled
 from arena.referee.players import PlayerKind
 from arena.rpc.client import AdminClient, AdminError

@@ -9,41 +9,12 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from arena.cli.options import (
-    ANALYSE_OPTION,
-    BROKER_OPTION,
-    DB_OPTION,
-    DECISION_LIMIT_OPTION,
-    JSON_OPTION,
-    MATCH_LIMIT_OPTION,
-    QUEUE_OPTION,
-    SANDBOX_OPTION,
-    agent_limits,
-    analyse_budget,
-    parse_duration,
-    parse_options,
-)
-from arena.cli.settings import (
-    StopRequest,
-    background_analyser,
-    open_game,
-    open_store,
-    play_settings,
-    resolve_bots,
-    results_dir,
-)
-from arena.cli.show import (
-    ago,
-    command_line,
-    console,
-    display_for,
-    display_name,
-    fail,
-    print_json,
-    print_tournament_faults,
-    said,
-    series_display,
-)
+from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISION_LIMIT_OPTION, JSON_OPTION,
+    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration, parse_options)
+from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings, resolve_bots,
+    results_dir)
+from arena.cli.show import (ago, command_line, console, display_for, display_name, fail, print_json,
+    print_tournament_faults, said, series_display)
 from arena.cli.show import duration as duration_text
 from arena.games.base import Game
 from arena.games.registry import game_modes
@@ -53,14 +24,7 @@ from arena.store import Store, TournamentRow
 from arena.referee.seeds import new_seed
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
 from arena.tournament.runner import entrant_kinds
-from arena.tournament.service import (
-    Standings,
-    TournamentError,
-    TournamentSpec,
-    create,
-    found_ids,
-    play,
-)
+from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
 from arena.tournament.service import resume as resume_tournaments
 from arena.tournament.service import standings as standings_of
 from arena.tournament.standings import tournament_table

@@ -12,14 +12,8 @@ import typer
 import uvicorn
 
 from arena.admission import raise_open_file_limit
-from arena.cli.options import (
-    ADMIN_TOKEN_FILE,
-    ADMIN_TOKEN_FILE_OPTION,
-    BOT_STORE_OPTION,
-    DB_OPTION,
-    SANDBOX_OPTION,
-    TLS_CA_OPTION,
-)
+from arena.cli.options import (ADMIN_TOKEN_FILE, ADMIN_TOKEN_FILE_OPTION, BOT_STORE_OPTION, DB_OPTION, SANDBOX_OPTION,
+    TLS_CA_OPTION)
 from arena.cli.settings import open_store, read_token_file, results_dir, sandbox_settings
 from arena.cli.show import console, err_console, fail
 from arena.submissions import bot_store as default_bot_store

@@ -45,6 +45,15 @@ class CgroupUsage:
         return data
 
 
+def kill_all(pids: list[int]) -> None:
+    """SIGKILL each process (one already gone, or not ours to kill, is passed over)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text()
@@ -155,11 +164,7 @@ class BotCgroup:
             pids = self.pids()
             if not pids:
                 return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            kill_all(pids)
             time.sleep(0.002)
 
     def remove(self) -> bool:

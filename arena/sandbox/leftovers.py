@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
 import time
 from pathlib import Path
 from typing import Optional
 
-from arena.sandbox.cgroups import V1_CONTROLLERS, cgroup_mounts, own_cgroups
+from arena.sandbox.cgroups import V1_CONTROLLERS, cgroup_mounts, kill_all, own_cgroups
 
 RUNTIME_PREFIX = "arena-referee-"
 OWNER_FILE = "owner"
@@ -133,8 +132,4 @@ def _kill_members(group: Path) -> None:
         pids = [int(line) for line in (group / "cgroup.procs").read_text().split() if line.isdigit()]
     except OSError:
         return
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    kill_all(pids)

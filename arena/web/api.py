@@ -21,7 +21,7 @@ from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.reports import bot_ratings, iso, standings_json, thin
 from arena.store import BotRow, StoredMatch
 from arena.store.hosting import Hosting
-from arena.web.state import leaderboards_of, store_of
+from arena.web.state import leaderboards_of, store_of, stored_match
 from arena.tournament.standings import tournament_table
 from arena.web.replay import ReplayError, record_lines, replay_ndjson
 
@@ -373,9 +373,7 @@ def matches(request: Request, pool: str | None = Query(None, max_length=300),
 
 @router.get("/matches/{match}", responses=ERRORS, summary="A stored match (by id, or uid prefix)")
 def match(request: Request, match: str) -> dict[str, Any]:
-    found = store_of(request).matches.get(match)
-    if found is None:
-        raise HTTPException(404, f"no match {match!r}")
+    found = stored_match(request, match)
     summary = _match_summary(found)
     summary.update(options=found.options, seed=found.seed, timings=found.timings, decisions=found.decisions,
                    started_at=iso(found.started_at), rotation=found.rotation, pairing=found.pairing,
@@ -390,9 +388,7 @@ def match_analysis(request: Request, match: str) -> dict[str, Any]:
     from arena.analysis import Analysis
 
     store = store_of(request)
-    found = store.matches.get(match)
-    if found is None:
-        raise HTTPException(404, f"no match {match!r}")
+    found = stored_match(request, match)
     data = store.analyses.get(found.id)
     if data is None:
         raise HTTPException(404, f"match {found.id} has no analysis yet: `arena analyse {found.id}` makes one "
@@ -404,9 +400,7 @@ def match_analysis(request: Request, match: str) -> dict[str, Any]:
             summary="A match's record as JSON lines (what `arena replay` reads)")
 def match_record(request: Request, match: str) -> StreamingResponse:
     store = store_of(request)
-    found = store.matches.get(match)
-    if found is None:
-        raise HTTPException(404, f"no match {match!r}")
+    found = stored_match(request, match)
     return StreamingResponse(public_lines(_inflate(store.matches.record(found))), media_type="application/x-ndjson",
                              headers={"Content-Disposition": f'attachment; filename="{found.uid}.jsonl"'})
 
@@ -420,9 +414,7 @@ def match_record(request: Request, match: str) -> StreamingResponse:
             summary="A match replayed through the engine: the board after every step, streamed")
 def match_replay(request: Request, match: str) -> StreamingResponse:
     store = store_of(request)
-    found = store.matches.get(match)
-    if found is None:
-        raise HTTPException(404, f"no match {match!r}")
+    found = stored_match(request, match)
     pieces = replay_ndjson(record_lines(store.matches.record(found)), reveal=True)
     try:
         first = next(pieces)

@@ -30,7 +30,7 @@ from arena.rpc.manifest import BOT_NAME
 from arena.rpc.pool import new_token
 from arena.rpc.sdk import remote_url
 from arena.store import Store, StoredMatch
-from arena.web.state import hosting_of, store_of
+from arena.web.state import hosting_of, store_of, stored_match
 from arena.store.models import utcnow
 from arena.submissions.checks import RESERVED_NAMES
 from arena.submissions.submit import NameTaken, SubmissionError, find_version, hash_token, register_remote
@@ -204,9 +204,7 @@ def match_evidence(request: Request, match: str) -> dict[str, Any]:
     last output lines and the usage of a bot that lost by its own fault."""
     who = caller(request)
     store = store_of(request)
-    found = store.matches.get(match)
-    if found is None:
-        raise HTTPException(404, f"no match {match!r}")
+    found = stored_match(request, match)
     header = record_header(store.matches.record(found))
     if header is None:
         raise HTTPException(404, f"no match {match!r}")
@@ -236,9 +234,7 @@ def match_notes(request: Request, match: str) -> dict[str, Any]:
     public record and replay never hold them, nor does anyone else's view."""
     who = caller(request)
     store = store_of(request)
-    found = store.matches.get(match)
-    if found is None:
-        raise HTTPException(404, f"no match {match!r}")
+    found = stored_match(request, match)
     operator, seats = _callers_seats(request, who, found)
     notes: list[dict[str, Any]] = []
     if seats:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 
 from arena.ratings.leaderboard import Leaderboards
-from arena.store import Store
+from arena.store import Store, StoredMatch
 from arena.store.hosting import Hosting
 
 
@@ -25,3 +25,11 @@ def leaderboards_of(request: Request) -> Leaderboards:
     """The app's leaderboards, kept between requests while fresh."""
     leaderboards: Leaderboards = request.app.state.leaderboards
     return leaderboards
+
+
+def stored_match(request: Request, match: str) -> StoredMatch:
+    """The stored match `match` names (an id, or a uid prefix), or a 404 that says so."""
+    found = store_of(request).matches.get(match)
+    if found is None:
+        raise HTTPException(404, f"no match {match!r}")
+    return found

@@ -13,16 +13,8 @@ the game starts the action of its space."""
 from __future__ import annotations
 
 from arena.games.general_orders.cards import spend
-from arena.games.general_orders.core import (
-    DEPLOY_BASE,
-    OVER,
-    REASON_HQ,
-    REASON_TIE,
-    REASON_VP,
-    TURN,
-    Core,
-    clear_action,
-)
+from arena.games.general_orders.core import (DEPLOY_BASE, OVER, REASON_HQ, REASON_TIE, REASON_VP, TURN, Core,
+    clear_action)
 from arena.games.general_orders.masks import BIT
 
 

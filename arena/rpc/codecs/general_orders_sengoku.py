@@ -12,20 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.rpc.codecs.general_orders import (
-    Codec,
-    Field,
-    card_table,
-    enum_table,
-    named,
-    named_list,
-    optional,
-    optional_nested,
-    repeated,
-    scalar,
-    shared_fields,
-    units,
-)
+from arena.rpc.codecs.general_orders import (Codec, Field, card_table, enum_table, named, named_list, optional,
+    optional_nested, repeated, scalar, shared_fields, units)
 from arena.rpc.codecs.general_orders import nested as nested_field
 from arena.games.general_orders.sengoku.rules import AFTER_LOSS, PHASE_NAMES, PURPOSES, WINDOWS
 from arena.games.general_orders.sengoku.board import ACTIONS, CARD_IDS, TOKENS

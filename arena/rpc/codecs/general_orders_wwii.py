@@ -10,18 +10,8 @@ both General Orders games share are codec.shared_fields; here the order of the d
 
 from __future__ import annotations
 
-from arena.rpc.codecs.general_orders import (
-    Codec,
-    card_table,
-    enum_table,
-    named,
-    named_list,
-    nested,
-    repeated,
-    scalar,
-    shared_fields,
-    units,
-)
+from arena.rpc.codecs.general_orders import (Codec, card_table, enum_table, named, named_list, nested, repeated,
+    scalar, shared_fields, units)
 from arena.games.general_orders.wwii.board import ACTIONS, CARD_IDS, TOKENS
 from arena.games.general_orders.wwii.rules import PHASE_NAMES, PURPOSES, WINDOWS
 from arena.rpc.generated.observations_pb2 import GeneralOrdersWwiiObservation

@@ -19,30 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games.general_orders.loader import (
-    BoardError,
-    BoardFormat,
-    FamilyBoard,
-    adjacency,
-    area_ids,
-    board_basics,
-    board_head,
-    bonus_pool,
-    bonus_slots,
-    check_card_ids,
-    check_linked,
-    check_names,
-    check_starting_totals,
-    check_support_board,
-    check_when,
-    hq_areas,
-    load_board,
-    load_terms,
-    mirror,
-    mode_deck,
-    read_json,
-    support_space,
-)
+from arena.games.general_orders.loader import (BoardError, BoardFormat, FamilyBoard, adjacency, area_ids,
+    board_basics, board_head, bonus_pool, bonus_slots, check_card_ids, check_linked, check_names,
+    check_starting_totals, check_support_board, check_when, hq_areas, load_board, load_terms, mirror, mode_deck,
+    read_json, support_space)
 
 LANGS = ("en",)  # no other edition of Sengoku Jidai is in shared/seeds
 FACTIONS = ("red", "black")  # seat 0, seat 1: the rulebook's example colours (Mali red, Bo black)

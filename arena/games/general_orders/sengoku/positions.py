@@ -13,16 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.general_orders.builder import (  # noqa: F401  (counter, play, reroll, target: re-exported)
-    begin_turn_of,
-    check_count,
-    counter,
-    place_cards_and_bonuses,
-    place_commanders,
-    play,
-    reroll,
-    target,
-)
+from arena.games.general_orders.builder import (begin_turn_of, check_count, counter, place_cards_and_bonuses,  # noqa: F401  (counter, play, reroll, target: re-exported)
+    place_commanders, play, reroll, target)
 from arena.games.general_orders.core import DEPLOY_BASE, MAX_N
 from arena.games.general_orders.sengoku.rules import DICE_BASE, SengokuGame, SengokuState
 from arena.games.general_orders.sengoku.board import ACTIONS

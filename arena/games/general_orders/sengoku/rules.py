@@ -56,102 +56,24 @@ import random
 from typing import Any, Callable, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
-from arena.games.general_orders.cards import (
-    can_play,
-    could_play,
-    defend_options,
-    draw,
-    open_window,
-    plan,
-    spend,
-    target_options,
-)
+from arena.games.general_orders.cards import (can_play, could_play, defend_options, draw, open_window, plan, spend,
+    target_options)
 from arena.games.general_orders.chance import chance_outcomes, chance_step_label, spectator_label
 from arena.games.general_orders.commanders import begin_turn, deploy, end_turn, hq_lost, pass_turn
-from arena.games.general_orders.core import (
-    ACCEPT,
-    CHANCE_PHASES,
-    DECLINE,
-    DEFEND,
-    DEPLOY_BASE,
-    DONE,
-    DRAW,
-    FAMILY_PHASES,
-    FIRST_GAME_PHASE,
-    MAX_N,
-    MOVE,
-    OVER,
-    PASS,
-    PLACE,
-    REROLL,
-    ROLL,
-    SETUP_BONUS,
-    TARGET,
-    TOKEN_BASE,
-    TURN,
-    WITHDRAW,
-    Core,
-    FamilyGame,
-    clear_action,
-    place_tokens,
-    rejection,
-)
+from arena.games.general_orders.core import (ACCEPT, CHANCE_PHASES, DECLINE, DEFEND, DEPLOY_BASE, DONE, DRAW,
+    FAMILY_PHASES, FIRST_GAME_PHASE, MAX_N, MOVE, OVER, PASS, PLACE, REROLL, ROLL, SETUP_BONUS, TARGET, TOKEN_BASE,
+    TURN, WITHDRAW, Core, FamilyGame, clear_action, place_tokens, rejection)
 from arena.games.general_orders.dice import MAX_DICE, dice_table, finish_roll, reroll, reroll_options, roll, start_roll
 from arena.games.general_orders.masks import BIT, bits
-from arena.games.general_orders.sengoku.board import (
-    ACTIONS,
-    ADVANCE,
-    AMBUSH,
-    ARMOURY,
-    BARRACKS,
-    BOMBARD,
-    CARD_IDS,
-    COMMANDEER,
-    COUNTERATTACK,
-    EMBARK,
-    FACTIONS,
-    GROUND_ASSAULT,
-    HIDDEN_BASE,
-    HOLD_THE_WALLS,
-    LANGS,
-    MOBILISE,
-    NUM_CARD_KINDS,
-    PIRATE_HAVEN,
-    REINFORCE,
-    RIVER_ASSAULT,
-    SAIL,
-    SAPPERS,
-    SENGOKU_BOARDS,
-    SENGOKU_CARDS,
-    SENGOKU_TERMS,
-    SHELL,
-    SHIP_STRIKE,
-    SHIPYARD,
-    SHORE_STRIKE,
-    SIEGE,
-    SIEGE_TRAIN,
-    SIEGE_WORKSHOP,
-    TOKENS,
-    WAR_ROOM,
-    SengokuBoard,
-)
+from arena.games.general_orders.sengoku.board import (ACTIONS, ADVANCE, AMBUSH, ARMOURY, BARRACKS, BOMBARD, CARD_IDS,
+    COMMANDEER, COUNTERATTACK, EMBARK, FACTIONS, GROUND_ASSAULT, HIDDEN_BASE, HOLD_THE_WALLS, LANGS, MOBILISE,
+    NUM_CARD_KINDS, PIRATE_HAVEN, REINFORCE, RIVER_ASSAULT, SAIL, SAPPERS, SENGOKU_BOARDS, SENGOKU_CARDS,
+    SENGOKU_TERMS, SHELL, SHIP_STRIKE, SHIPYARD, SHORE_STRIKE, SIEGE, SIEGE_TRAIN, SIEGE_WORKSHOP, TOKENS, WAR_ROOM,
+    SengokuBoard)
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
-from arena.games.general_orders.state_json import (
-    READ_ERRORS,
-    bad_state,
-    determinized_json,
-    full_json,
-    inconsistent,
-    observation_json,
-    public_json,
-    read_effects,
-    read_head,
-    read_roll,
-    read_shared,
-    read_tail,
-    roll_json,
-    shared_problems,
-)
+from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
+    observation_json, public_json, read_effects, read_head, read_roll, read_shared, read_tail, roll_json,
+    shared_problems)
 from arena.games.general_orders.supply import reach
 
 RED, BLACK = 0, 1

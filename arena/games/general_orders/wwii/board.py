@@ -21,29 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games.general_orders.loader import (
-    BoardError,
-    BoardFormat,
-    FamilyBoard,
-    adjacency,
-    area_ids,
-    board_basics,
-    board_head,
-    bonus_pool,
-    bonus_slots,
-    check_card_ids,
-    check_linked,
-    check_names,
-    check_starting_totals,
-    check_support_board,
-    check_when,
-    hq_areas,
-    load_terms,
-    mirror,
-    mode_deck,
-    read_json,
-    support_space,
-)
+from arena.games.general_orders.loader import (BoardError, BoardFormat, FamilyBoard, adjacency, area_ids,
+    board_basics, board_head, bonus_pool, bonus_slots, check_card_ids, check_linked, check_names,
+    check_starting_totals, check_support_board, check_when, hq_areas, load_terms, mirror, mode_deck, read_json,
+    support_space)
 from arena.games.general_orders.supply import within
 from arena.games.general_orders.loader import load_board as load_board_file
 

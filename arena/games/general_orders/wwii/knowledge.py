@@ -24,43 +24,12 @@ import random
 from typing import Callable, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.general_orders.wwii.board import (
-    Board,
-    ADVANCE,
-    BARRAGE,
-    BLITZ,
-    BOMB,
-    FLY,
-    PARADROP,
-    PLAN,
-    REINFORCE,
-    TAKE_OFF,
-)
-from arena.games.general_orders.knowledge import (  # noqa: F401  (is_lookahead_boundary, settle: read by the loader)
-    CARD_VALUE,
-    DIE_MEAN,
-    HQ_DANGER_WEIGHT,
-    INITIATIVE_VALUE,
-    WIN_GAME,
-    FamilyView,
-    Scores,
-    advance_value,
-    card_if_close,
-    defend_scores,
-    done_first,
-    is_lookahead_boundary,
-    move_in_score,
-    neighbours,
-    place_score,
-    plan_value,
-    reinforce_value,
-    reroll_scores,
-    scripted_choice,
-    settle,
-    squashed_values,
-    value_features as family_value_features,
-    vp_of,
-)
+from arena.games.general_orders.wwii.board import (Board, ADVANCE, BARRAGE, BLITZ, BOMB, FLY, PARADROP, PLAN,
+    REINFORCE, TAKE_OFF)
+from arena.games.general_orders.knowledge import (CARD_VALUE, DIE_MEAN, HQ_DANGER_WEIGHT, INITIATIVE_VALUE, WIN_GAME,  # noqa: F401  (is_lookahead_boundary, settle: read by the loader)
+    FamilyView, Scores, advance_value, card_if_close, defend_scores, done_first, is_lookahead_boundary, move_in_score,
+    neighbours, place_score, plan_value, reinforce_value, reroll_scores, scripted_choice, settle, squashed_values,
+    value_features as family_value_features, vp_of)
 from arena.games.general_orders.core import DEPLOY_BASE, DONE, MAX_N, PASS
 from arena.games.general_orders.wwii.rules import WWIIGame, WWIIState
 

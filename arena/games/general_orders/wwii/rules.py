@@ -58,106 +58,24 @@ from typing import Any, Callable, Self
 
 from arena.games.base import CHANCE, JSON, TERMINAL, IllegalActionError
 from arena.games.family import ModeOption
-from arena.games.general_orders.cards import (
-    can_play,
-    could_play,
-    defend_options,
-    draw,
-    open_window,
-    plan,
-    spend,
-    target_options,
-)
+from arena.games.general_orders.cards import (can_play, could_play, defend_options, draw, open_window, plan, spend,
+    target_options)
 from arena.games.general_orders.chance import chance_outcomes, chance_step_label, spectator_label
 from arena.games.general_orders.commanders import begin_turn, deploy, end_turn, hq_lost, pass_turn
-from arena.games.general_orders.core import (
-    ACCEPT,
-    CHANCE_PHASES,
-    DECLINE,
-    DEFEND,
-    DEPLOY_BASE,
-    DONE,
-    DRAW,
-    FAMILY_PHASES,
-    FIRST_GAME_PHASE,
-    MAX_N,
-    MOVE,
-    OVER,
-    PASS,
-    PLACE,
-    REROLL,
-    ROLL,
-    SETUP_BONUS,
-    SETUP_INITIATIVE,
-    TARGET,
-    TOKEN_BASE,
-    TURN,
-    WITHDRAW,
-    Core,
-    FamilyGame,
-    clear_action,
-    place_tokens,
-    rejection,
-)
+from arena.games.general_orders.core import (ACCEPT, CHANCE_PHASES, DECLINE, DEFEND, DEPLOY_BASE, DONE, DRAW,
+    FAMILY_PHASES, FIRST_GAME_PHASE, MAX_N, MOVE, OVER, PASS, PLACE, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE,
+    TARGET, TOKEN_BASE, TURN, WITHDRAW, Core, FamilyGame, clear_action, place_tokens, rejection)
 from arena.games.general_orders.dice import MAX_DICE, dice_table, finish_roll, reroll, reroll_options, roll, start_roll
 from arena.games.general_orders.masks import BIT, bits
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
-from arena.games.general_orders.state_json import (
-    READ_ERRORS,
-    bad_state,
-    determinized_json,
-    full_json,
-    inconsistent,
-    observation_json,
-    public_json,
-    read_effects,
-    read_head,
-    read_roll,
-    read_shared,
-    read_tail,
-    roll_json,
-    shared_problems,
-)
+from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
+    observation_json, public_json, read_effects, read_head, read_roll, read_shared, read_tail, roll_json,
+    shared_problems)
 from arena.games.general_orders.supply import remember_reach
-from arena.games.general_orders.wwii.board import (
-    ACTIONS,
-    ADVANCE,
-    AIR_CONTROL_POST,
-    AIRBORNE_ASSAULT,
-    AIRSTRIKE,
-    AMBUSH,
-    ANTI_AIR,
-    ARTILLERY_STRIKE,
-    BARRAGE,
-    BLITZ,
-    BOARDS,
-    BOMB,
-    BONUSES,
-    CARD_IDS,
-    CARDS,
-    COUNTER_ATTACK,
-    DEPOT,
-    FACTIONS,
-    FLY,
-    FORWARD_BASE,
-    GROUND_ASSAULT,
-    INTERCEPT,
-    LANGS,
-    MOBILIZE,
-    NUM_CARD_KINDS,
-    OBSERVER_POST,
-    PARADROP,
-    RECON_POST,
-    REINFORCE,
-    SIGNAL_UNIT,
-    TAKE_OFF,
-    TERMS,
-    TOKENS,
-    TOWN_CENTRE,
-    WINGMAN,
-    Board,
-    load_board_variant,
-)
+from arena.games.general_orders.wwii.board import (ACTIONS, ADVANCE, AIR_CONTROL_POST, AIRBORNE_ASSAULT, AIRSTRIKE,
+    AMBUSH, ANTI_AIR, ARTILLERY_STRIKE, BARRAGE, BLITZ, BOARDS, BOMB, BONUSES, CARD_IDS, CARDS, COUNTER_ATTACK, DEPOT,
+    FACTIONS, FLY, FORWARD_BASE, GROUND_ASSAULT, INTERCEPT, LANGS, MOBILIZE, NUM_CARD_KINDS, OBSERVER_POST, PARADROP,
+    RECON_POST, REINFORCE, SIGNAL_UNIT, TAKE_OFF, TERMS, TOKENS, TOWN_CENTRE, WINGMAN, Board, load_board_variant)
 
 BLUE, YELLOW = 0, 1
 

@@ -1,9 +1,4 @@
-"""The first schema: bots, tournaments, entries, pairings, records, matches, seats, ratings, history.
-
-Revision ID: 0001
-Revises:
-Create Date: 2025-01-01
-"""
+"""The first schema: bots, tournaments, entries, pairings, records, matches, seats, ratings, history."""
 
 from __future__ import annotations
 
@@ -12,8 +7,6 @@ from alembic import op
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,10 +1,6 @@
 """Bot versions and the hosted ladder: a bot's status (pending, failed, live, retired), its pre-flight
 report, when it was retired, the version it follows and the games it declares; owners and their
 token hashes; infrastructure faults (matches to try again, never scored).
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-11-25
 """
 
 from __future__ import annotations
@@ -14,8 +10,6 @@ from alembic import op
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

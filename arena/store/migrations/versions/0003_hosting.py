@@ -1,9 +1,5 @@
 """The ladder over the network: uploads over the web and their pre-flight progress, owners' browser
 sessions, and remote bots (their token hashes and when they were last seen).
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-11-25
 """
 
 from __future__ import annotations
@@ -13,8 +9,6 @@ from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,9 +1,5 @@
 """Built-in agents go by one name everywhere: 'openspiel-mcts:simulations=20:evaluator=arena' becomes
 'openspiel-mcts(20,arena)', as the command line has always shown it (the spec stays in `spec`).
-
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-11-25
 """
 
 from __future__ import annotations
@@ -13,8 +9,6 @@ from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 bots = sa.table("bots", sa.column("id", sa.Integer), sa.column("name", sa.String), sa.column("version", sa.String),
                 sa.column("artifact_hash", sa.String), sa.column("kind", sa.String), sa.column("spec", sa.Text))

@@ -1,9 +1,5 @@
 """Operators: an owner marked so (`arena owner add NAME --operator`) sees every bot's fault evidence on
 the match pages, as the bots' owners see their own.
-
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-11-25
 """
 
 from __future__ import annotations
@@ -13,8 +9,6 @@ from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,9 +1,4 @@
-"""A bot's ratings found by its id (its page reads them in every pool), without a scan of the pool's ratings.
-
-Revision ID: 0006
-Revises: 0005
-Create Date: 2026-11-26
-"""
+"""A bot's ratings found by its id (its page reads them in every pool), without a scan of the pool's ratings."""
 
 from __future__ import annotations
 
@@ -11,8 +6,6 @@ from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,9 +1,5 @@
 """Pairings marked settled once every seat rotation is stored (or a bye): a ladder's round reads only the
 open ones, not every pairing it ever planned. Existing pairings are settled from their stored matches.
-
-Revision ID: 0007
-Revises: 0006
-Create Date: 2026-11-26
 """
 
 from __future__ import annotations
@@ -13,8 +9,6 @@ from alembic import op
 
 revision = "0007"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

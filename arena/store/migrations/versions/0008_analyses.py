@@ -1,9 +1,4 @@
-"""Match analyses (arena analyse): a stored match's chance curve and turning points, one per match.
-
-Revision ID: 0008
-Revises: 0007
-Create Date: 2026-11-26
-"""
+"""Match analyses (arena analyse): a stored match's chance curve and turning points, one per match."""
 
 from __future__ import annotations
 
@@ -12,8 +7,6 @@ from alembic import op
 
 revision = "0008"
 down_revision = "0007"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,9 +1,4 @@
-"""Luck per seat: what chance gave each seat of a match (arena.luck), as its result is corrected by it.
-
-Revision ID: 0009
-Revises: 0008
-Create Date: 2026-11-27
-"""
+"""Luck per seat: what chance gave each seat of a match (arena.luck), as its result is corrected by it."""
 
 from __future__ import annotations
 
@@ -12,8 +7,6 @@ from alembic import op
 
 revision = "0009"
 down_revision = "0008"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

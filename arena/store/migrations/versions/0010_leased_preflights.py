@@ -1,9 +1,5 @@
 """Pre-flights are leased: a web server running one holds it until a time it keeps renewing, so a second web
 server on the same database never runs it too, and one left by a server that died is taken up again.
-
-Revision ID: 0010
-Revises: 0009
-Create Date: 2026-11-27
 """
 
 from __future__ import annotations
@@ -13,8 +9,6 @@ from alembic import op
 
 revision = "0010"
 down_revision = "0009"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
