@@ -4,6 +4,8 @@ bot), versions, retire, and test (a bot program's conformance run)."""
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -323,16 +325,18 @@ def register_command(
     console.print(f"remote bot {document['name']} registered; its token (shown once, keep it secret):")
     console.print(document["token"], markup=False, highlight=False)
     connect = document.get("connect")
+    python = shlex.quote(sys.executable)  # this Python has Arena's SDK: the one to run the bot with here
     if connect:
         err_console.print("run it on your computer (it connects to the ladder, and again by itself if the "
                           "connection is lost):", markup=False, soft_wrap=True)
-        console.print(connect["command"], markup=False, highlight=False, soft_wrap=True)
+        console.print(f"ARENA_REMOTE={connect['remote']} {python} bot.py", markup=False, highlight=False,
+                      soft_wrap=True)
     else:
         where = ("this server does not say where its ladder takes remote bots (arena web --remote-address): "
                  "ask its operator for HOST:PORT" if server else
                  "HOST:PORT: where `arena ladder serve --host ... --port ...` takes remote bots")
         err_console.print(f"run it on your computer: ARENA_REMOTE=arena://{document['name']}:TOKEN@HOST:PORT "
-                          f"python bot.py ({where}; arenas:// when that port speaks TLS)", markup=False,
+                          f"{python} bot.py ({where}; arenas:// when that port speaks TLS)", markup=False,
                           soft_wrap=True)
     err_console.print("docs/writing-a-bot.md, 'On a hosted ladder, from your own computer'", markup=False,
                       soft_wrap=True)

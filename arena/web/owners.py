@@ -287,7 +287,7 @@ def connect_line(name: str, token: str, address: str, tls: bool) -> dict[str, An
     if not address:
         return None
     remote = remote_url(name, token, address, tls)
-    return {"address": address, "tls": tls, "remote": remote, "command": f"ARENA_REMOTE={remote} python bot.py"}
+    return {"address": address, "tls": tls, "remote": remote, "command": f"ARENA_REMOTE={remote} python3 bot.py"}
 
 
 class RateLimit:

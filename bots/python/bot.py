@@ -5,11 +5,19 @@ bot. Everything else (connecting to the referee, clocks, matches one after anoth
 """
 
 import random
+import sys
 
-from arena.agents.base import Agent, DecisionRequest
-from arena.agents.knowledge import evaluate
-from arena.games.base import Game, State
-from arena.sdk import run_bot
+try:
+    from arena.agents.base import Agent, DecisionRequest
+    from arena.agents.knowledge import evaluate
+    from arena.games.base import Game, State
+    from arena.sdk import run_bot
+except ModuleNotFoundError as missing:
+    if missing.name != "arena":
+        raise
+    sys.exit(f"this bot needs Arena's SDK in the Python that runs it ({sys.executable} has none): install "
+             "Arena there (docs/writing-a-bot.md, \"Arena's SDK on your own computer\"), or run the bot with "
+             "a Python that has it")
 
 
 def heuristic(state: State, seat: int) -> float:

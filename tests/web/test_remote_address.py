@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def test_the_server_says_where_remote_bots_connect(tmp_path: Path, address: str,
         assert said["remote_bots"] == {"address": address, "tls": True,
                                        "url": "arenas://NAME:TOKEN@arena.example.org:50052"}
         assert made["connect"]["command"] == (f"ARENA_REMOTE=arenas://far-away:{made['token']}@{address} "
-                                              "python bot.py")
+                                              "python3 bot.py")
     else:
         assert said["remote_bots"] is None and made["connect"] is None
 
@@ -45,7 +46,7 @@ def test_arena_bot_register_prints_the_setting_and_a_docs_section_that_exists(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bot", "register", "far-away", "--remote", "--db", f"sqlite:///{tmp_path / 'arena.db'}"]) == 0
     captured = capsys.readouterr()
-    assert "ARENA_REMOTE=arena://far-away:TOKEN@HOST:PORT python bot.py" in captured.err
+    assert f"ARENA_REMOTE=arena://far-away:TOKEN@HOST:PORT {sys.executable} bot.py" in captured.err  # this Python
     [section] = re.findall(r"docs/writing-a-bot\.md, '([^']+)'", captured.err)
     headings = [line.lstrip("#").strip() for line in (ROOT / "docs" / "writing-a-bot.md").read_text().splitlines()
                 if line.startswith("#")]

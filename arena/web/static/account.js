@@ -191,9 +191,10 @@ function remoteCard(redraw) {
       message.replaceChildren(h("p", {}, `${made.name}'s token, shown once:`), h("pre", { class: "token" }, made.token),
         made.connect
           ? h("p", { class: "muted" }, "Run it on your computer: ", h("code", { id: "connect-command" }, made.connect.command))
-          : h("p", { class: "muted" }, "Run it with ", h("code", {}, `ARENA_REMOTE=arena://${made.name}:TOKEN@HOST:PORT python bot.py`),
+          : h("p", { class: "muted" }, "Run it with ", h("code", {}, `ARENA_REMOTE=arena://${made.name}:TOKEN@HOST:PORT python3 bot.py`),
               ": this server does not say where its ladder takes remote bots (arena web --remote-address); ask its operator for HOST:PORT."),
-        h("p", { class: "muted" }, "It says when it connects, is seated and finishes a match, and connects again by itself if the connection is lost."));
+        h("p", { class: "muted" }, "It says when it connects, is seated and finishes a match, and connects again by itself if the connection is lost."),
+        h("p", { class: "muted" }, "python3 there needs Arena's SDK: docs/writing-a-bot.md, 'Arena's SDK on your own computer', says how to install it (a clone of Arena and pip install)."));
       await redraw(false);
     } catch (error) {
       message.replaceChildren(notice(error.message, "error"));
