@@ -15,7 +15,7 @@ from rich.table import Table
 from arena.bottest.harness import plan_checks, run_conformance
 from arena.cli.options import (BOT_ENV_OPTION, BOT_STORE_OPTION, DB_OPTION, JSON_OPTION, SANDBOX_OPTION,
     SERVER_CA_OPTION, clock_options)
-from arena.cli.settings import checked_sandbox, load_bot_folder, open_store, pools_for, results_dir
+from arena.cli.settings import checked_bot_folder, checked_sandbox, open_store, pools_for, results_dir
 from arena.cli.show import (CheckTicker, StepPrinter, ago, console, err_console, fail, mark, print_conformance,
     print_json, print_submission, styled, trend_sparkline)
 from arena.games.registry import UnknownGameError, family_of
@@ -421,7 +421,7 @@ def test_command(
 ) -> None:
     """Check a bot program as the referee will run it: handshake, matches on each game it plays, and the
     protocol's edge cases. Exits 1 if any check fails; the report says what to fix."""
-    manifest = load_bot_folder(path)
+    manifest = checked_bot_folder(path)
     modes = _modes(manifest, games)
     settings = checked_sandbox(sandbox, bot_env)
     clock = clock_options(move_time_ms, bank_ms, grace_ms)

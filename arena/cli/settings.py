@@ -19,9 +19,10 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from arena.analysis import Budget
 from arena.analysis.background import BackgroundAnalyser
 from arena.cli.options import ADMIN_TOKEN_FILE
-from arena.cli.show import err_console, fail
+from arena.cli.show import err_console, fail, print_problems
 from arena.games.base import Game
 from arena.games.registry import GameOptionError, UnknownGameError, load_game
+from arena.paths import BUILTIN_BOTS
 from arena.ratings.pools import pool_for
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.players import PlayerKind
@@ -29,6 +30,7 @@ from arena.rpc.manifest import MANIFEST_NAME, BotManifest, ManifestError, load_m
 from arena.sandbox import DEFAULT_CAPS, SandboxSettings, SandboxUnavailable, quick_check
 from arena.sandbox.limits import parse_limit_settings
 from arena.store import Store, StoreError, resolve_url
+from arena.submissions.checks import check_folder
 from arena.store.db import database_name, describe
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
 from arena.tournament.service import PlaySettings
@@ -124,6 +126,20 @@ def load_bot_folder(path: Path) -> BotManifest:
         return load_manifest(path)
     except ManifestError as error:
         fail(str(error), code=2)
+
+
+def checked_bot_folder(path: Path) -> BotManifest:
+    """The BotManifest of a bot's folder (or its bot.toml) checked as `arena bot submit` checks it (every
+    problem printed on a line of its own, with its line in bot.toml and the fix), or a one-line error."""
+    folder = path.parent if path.is_file() else path
+    if not path.exists() or (path.is_dir() and not (path / MANIFEST_NAME).is_file()):
+        load_bot_folder(path)  # (says what is missing, in one line)
+    manifest, problems = check_folder(folder, own=folder.resolve().is_relative_to(BUILTIN_BOTS.resolve()))
+    if manifest is None:
+        print_problems(problems, folder / MANIFEST_NAME, err_console)
+        fail(f"{folder / MANIFEST_NAME}: {len(problems)} problem(s), each above with its fix "
+             "(docs/writing-a-bot.md has a bot.toml to start from)", code=2)
+    return manifest
 
 
 def check_bot_dirs(folders: Optional[list[Path]]) -> None:

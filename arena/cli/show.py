@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from arena.referee.record import MatchRecord
     from arena.store import Store, TournamentRow
     from arena.submissions import Step, Submission
+    from arena.submissions.archive import Problem
     from arena.tournament.runner import RunProgress
     from arena.tournament.service import DisplayFactory, TournamentError
 
@@ -597,13 +598,19 @@ def step_line(step: Step) -> Text:
         styled(" {}: {} [dim]({} s)[/dim]", step.title, step.detail, f"{step.seconds:.2f}"))
 
 
+def print_problems(problems: Sequence[Problem], source: object, out: Console | None = None) -> None:
+    """A bot's problems (a submission's, or a folder's bot.toml), each on a line with where it is and its fix."""
+    out = out or console
+    out.print(styled("[bold red]{} problem(s)[/bold red] in {}:", len(problems), source))
+    for problem in problems:
+        out.print(styled("  [bold]{}[/bold]: {}{}", problem.where, problem.message,
+                         f"\n      fix: {problem.fix}" if problem.fix else ""), highlight=False)
+
+
 def print_submission(result: Submission) -> None:
     """A submission's report: its problems, what was left out, the pre-flight, and the verdict."""
     if result.problems:
-        console.print(styled("[bold red]{} problem(s)[/bold red] in {}:", len(result.problems), result.source))
-        for problem in result.problems:
-            console.print(styled("  [bold]{}[/bold]: {}{}", problem.where, problem.message,
-                                 f"\n      fix: {problem.fix}" if problem.fix else ""), highlight=False)
+        print_problems(result.problems, result.source)
     if result.skipped:
         left_out = ", ".join(result.skipped[:5]) + (f" and {len(result.skipped) - 5} more"
                                                     if len(result.skipped) > 5 else "")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena.agents import AGENTS
-from arena.games.registry import UnknownGameError, families, resolve
+from arena.games.registry import UnknownGameError, did_you_mean, families, game_modes, resolve
 from arena.rpc.manifest import KNOWN_KEYS, MANIFEST_NAME, BotManifest, manifest_from_data, manifest_problems
 from arena.sandbox.environment import ENV_FIX, SYSTEM_PATH
 from arena.submissions.archive import Problem
@@ -60,15 +60,16 @@ def key_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def check_folder(folder: Path) -> tuple[BotManifest | None, list[Problem]]:
-    """The bot's manifest if the folder passes every check, and every problem found."""
+def check_folder(folder: Path, own: bool = False) -> tuple[BotManifest | None, list[Problem]]:
+    """The bot's manifest if the folder passes every check, and every problem found (`own`: one of Arena's
+    own bot programs, whose names are the built-in players' by right)."""
     parsed = _parsed(folder / MANIFEST_NAME, folder)
     if isinstance(parsed, Problem):
         return None, [parsed]
     text, data = parsed
     at = _locator(key_lines(text))
     problems = _field_problems(data, at)
-    problems += _name_problems(data, at)
+    problems += [] if own else _name_problems(data, at)
     problems += _game_problems(data, at)
     problems += _command_problems(data, folder, at)
     if problems:
@@ -164,7 +165,8 @@ def _game_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Probl
             resolve(game)
         except UnknownGameError:
             known = ", ".join(sorted(families()))
-            problems.append(Problem(at("games"), f"no game {game!r} here",
+            names = [*families(), *(mode.name for mode in game_modes())]
+            problems.append(Problem(at("games"), f"no game {game!r} here{did_you_mean(game, names)}",
                                     f"list modes or families that `arena games` shows (families: {known}), or '*'"))
     return problems
 

@@ -102,3 +102,21 @@ def test_bad_arguments_are_one_line(capsys: pytest.CaptureFixture[str], test_bot
     assert main(["bot", "test", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "bot.toml" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("toml, said", [
+    ('name = "mine"\nversion = "1"\ncommand = ["{python}", "bot.py"]\ngames = ["major-genral"]\n',
+     ["bot.toml:4: no game 'major-genral' here (did you mean 'major-general'?)"]),
+    ("", ["bot.toml: name is missing", "bot.toml: command is missing"]),
+])
+def test_bot_test_checks_bot_toml_as_submit_does(capsys: pytest.CaptureFixture[str], tmp_path: Path, toml: str,
+                                                 said: list[str]) -> None:
+    """`arena bot test` reads bot.toml with the checker `arena bot submit` and the web use: every problem on a
+    line of its own, with its line and its fix, and nothing run."""
+    (tmp_path / "bot.py").write_text("print('never run')\n")
+    (tmp_path / "bot.toml").write_text(toml)
+    assert main(["bot", "test", str(tmp_path)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    for line in said:
+        assert line in err, err
+    assert "fix:" in err and "wrong characters" not in err and "Traceback" not in err
