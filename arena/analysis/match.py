@@ -121,6 +121,29 @@ class TurningPoint:
 
 
 @dataclass(frozen=True)
+class Slide:
+    """How a seat lost ground with no turning point of its own: its chance from its first decision to the
+    end, what its own moves cost in all (each too little to stand clear of the search's noise), and what
+    the dice and draws gave it; the rest is the other side's play."""
+
+    seat: int
+    start: float  # its chance before its first decision
+    end: float  # its final score
+    own_moves: float  # its chance its own moves lost, summed (moves that gained count against it)
+    costly_moves: int  # its moves that lost anything
+    largest: float  # the most one of them lost
+    luck: float | None  # what chance gave it (arena.luck), where measured
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "start": round(self.start, 4), "end": round(self.end, 4),
+                "own_moves": round(self.own_moves, 4), "costly_moves": self.costly_moves,
+                "largest": round(self.largest, 4), "luck": None if self.luck is None else round(self.luck, 4)}
+
+
+SLIDE = 0.2  # a fall of a seat's chance this large, with no turning point of its own, is explained as a slide
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The analysis of one match: an entry per decision, the chance curve of both seats, the turning points."""
 
@@ -143,6 +166,25 @@ class Analysis:
         seat0 = [entry.before if entry.seat == 0 else 1.0 - entry.before for entry in self.entries]
         seat0.append(self.result[0])
         return [seat0, [1.0 - value for value in seat0]]
+
+    def slides(self) -> list[Slide]:
+        """The seats whose chance fell by SLIDE or more with no turning point of theirs: how they lost."""
+        found = []
+        marked = {point.seat for point in self.turning_points}
+        for seat, values in enumerate(self.curve()):
+            own = [entry for entry in self.entries if entry.seat == seat and not entry.forced]
+            if seat in marked or not own or values[0] - values[-1] < SLIDE:
+                continue
+            drops = [entry.drop for entry in own]
+            luck = self.luck.seats[seat] if self.luck is not None and seat < len(self.luck.seats) else None
+            found.append(Slide(seat, values[0], values[-1], sum(drops), sum(1 for drop in drops if drop > 0),
+                               max(drops), luck))
+        return found
+
+    def closer_budget(self) -> str:
+        """A budget five times this one's: its searches' noise about half, so smaller mistakes stand clear."""
+        budget = Budget.parse(self.budget)
+        return f"{5 * budget.seconds:g}s" if budget.seconds is not None else str(5 * (budget.simulations or 0))
 
     def position_sums(self) -> list[float]:
         """Where one seat's searched decision hands the position straight to the other's (no chance step, no
@@ -167,6 +209,7 @@ class Analysis:
                     "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
                                         "uncertainty": round(point.uncertainty, 4)}
                                        for point in self.turning_points],
+                    "slides": [slide.to_json() for slide in self.slides()], "closer_budget": self.closer_budget(),
                     "luck": None if self.luck is None else {
                         "seats": [round(value, 4) for value in self.luck.seats],
                         "events": [[n, round(value, 4)] for n, value in self.luck.events]}}

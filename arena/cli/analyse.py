@@ -75,7 +75,7 @@ def analyse(
             document["as"] = {"bot": as_bot, "seat": seat}
         print_json(document)
         return
-    show_analysis(analysis, seat, as_bot or "")
+    show_analysis(analysis, seat, as_bot or "", source)
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
 

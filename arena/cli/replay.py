@@ -60,7 +60,7 @@ def replay(
         console.print(Panel(state.board_text(), title="final position", expand=False))
     _show_ending(record, game)
     if analysis is not None:
-        show_analysis(analysis)
+        show_analysis(analysis, source=source)
     else:
         console.print(f"where was it won and lost? arena analyse {source}", style="dim")
 

@@ -34,6 +34,7 @@ from arena.tournament.jobs import UNRATED, PlayedMatch
 
 if TYPE_CHECKING:
     from arena.analysis import Analysis
+    from arena.analysis.match import TurningPoint
     from arena.bottest.harness import Check, ConformanceReport
     from arena.referee.record import MatchRecord
     from arena.store import Store, TournamentRow
@@ -490,10 +491,10 @@ def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
                   + (" (this model's luck does not predict results: none)" if not luck.beta else ""), style="dim")
 
 
-def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "") -> None:
+def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "", source: str = "MATCH") -> None:
     """The chance curve of both seats as sparklines (with the static evaluation's beside), and the turning
     points; with `seat` (arena analyse --as BOT), told from that seat's side: its curve and its turning points
-    first."""
+    first; `source`: how the match was named (for the command that would look closer)."""
     console.print(styled("[bold]{}[/bold]  {} decisions, budget {} per decision, {}s", analysis.game,
                          len(analysis.entries), analysis.budget, f"{analysis.seconds:.1f}"))
     console.print("a chance is the mover's expected score if both sides played on like Arena's search at this "
@@ -507,7 +508,29 @@ def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "") ->
         else analysis.turning_points
     if not points:
         console.print("no turning point: no move lost much of its mover's chance, clear of the search's noise")
-        return
+    else:
+        _show_turning_points(analysis, points, seat, bot)
+    _show_slides(analysis, seat, bot, source)
+
+
+def _show_slides(analysis: Analysis, seat: int | None, bot: str, source: str) -> None:
+    """How a seat lost ground without a turning point: a little at every move, or chance, or the other side;
+    and the budget that would look closer."""
+    slides = analysis.slides()
+    for slide in sorted(slides, key=lambda s: s.seat != seat):
+        luck = "" if slide.luck is None else f", chance {slide.luck:+.0%}"
+        console.print(f"{_seat_label(analysis, slide.seat, seat, bot)} slid from {slide.start:.0%} to {slide.end:.0%} "
+                      f"with no single turning point: its own moves cost {slide.own_moves:.0%} in all "
+                      f"({slide.costly_moves} of them lost some, at most {slide.largest:.0%} at once){luck}; the "
+                      "rest was the other side's play: out-played a little at a time", markup=False, soft_wrap=True)
+    if slides:
+        console.print(f"a larger budget looks closer: {command_line('analyse', source)} --budget "
+                      f"{analysis.closer_budget()} (its searches' noise about half, smaller mistakes stand clear)",
+                      style="dim", markup=False, soft_wrap=True)
+
+
+def _show_turning_points(analysis: Analysis, points: Sequence[TurningPoint], seat: int | None, bot: str) -> None:
+    """The turning points as a table: where, whose, what was played, what it lost, the better move."""
     table = Table(title="turning points", title_justify="left")
     table.add_column("decision", justify="right")
     table.add_column("seat")

@@ -215,3 +215,43 @@ def test_arena_analyse_as_a_bot_tells_it_from_its_side(tmp_path: Path) -> None:
     assert "'nobody' did not play" in str(refused.exception) + refused.output
     as_json = runner.invoke(app, ["analyse", str(path), "--budget", "24", "--as", "greedy", "--json"])
     assert json.loads(as_json.output)["as"] == {"bot": "greedy", "seat": 0} and "seconds" not in as_json.output
+
+
+def _slid(seat_drops: list[float], result: tuple[float, float]) -> "Analysis":
+    """An analysis where seat 0 moves every other decision, losing `seat_drops[i]` of its chance each time,
+    never enough for a turning point."""
+    from arena.analysis import Analysis
+    from arena.analysis.match import DecisionEntry
+    from arena.luck import MatchLuck
+
+    entries, chance = [], 0.7
+    for n, drop in enumerate(seat_drops):
+        entries.append(DecisionEntry(2 * n, 2 * n, 0, "a move", "a better move", chance, chance - drop, 5, 24))
+        chance -= drop
+        entries.append(DecisionEntry(2 * n + 1, 2 * n + 1, 1, "a reply", "a reply", 1 - chance, 1 - chance, 5, 24))
+    return Analysis("m1", "major-general", {}, "400", 0, ("Red", "Blue"), tuple(entries), result,
+                    luck=MatchLuck(seats=(-0.1, 0.1), events=(), model="", beta=1.0))
+
+
+def test_a_loss_without_a_turning_point_is_told_as_a_slide_and_a_closer_budget_named() -> None:
+    analysis = _slid([0.05] * 10, (0.0, 1.0))
+    [slide] = analysis.slides()  # 70% -> 0% with no move losing more than 5%
+    assert slide.seat == 0 and slide.start == pytest.approx(0.7) and slide.end == 0.0
+    assert slide.own_moves == pytest.approx(0.5) and slide.costly_moves == 10 and slide.largest == pytest.approx(0.05)
+    assert slide.luck == pytest.approx(-0.1)
+    assert analysis.closer_budget() == "2000"
+    document = analysis.to_json(timings=False)
+    assert document["slides"] == [slide.to_json()] and document["closer_budget"] == "2000"
+    assert not _slid([0.01] * 3, (0.5, 0.5)).slides()  # a small fall is no slide
+    from dataclasses import replace
+    assert replace(analysis, budget="0.5s").closer_budget() == "2.5s"
+
+
+def test_arena_analyse_says_how_a_slide_was_lost(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli.show import show_analysis
+
+    show_analysis(_slid([0.05] * 10, (0.0, 1.0)), source="42")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no turning point" in out and "Red slid from 70% to 0% with no single turning point" in out
+    assert "its own moves cost 50% in all (10 of them lost some, at most 5% at once), chance -10%" in out
+    assert "out-played a little at a time" in out and "arena analyse 42 --budget 2000" in out

@@ -547,3 +547,65 @@ def test_a_version_reports_verdict_is_in_sight_at_a_laptops_and_a_phones_width(b
     finally:
         browser.set_window_size(1280, 900)
         server.stop()
+
+
+def _slid_match_db(path: Path) -> tuple[str, int]:
+    """A store holding one match (greedy beats random) whose analysis finds no turning point but random's
+    slow slide: every move of its lost a little."""
+    from dataclasses import replace
+    from datetime import datetime
+
+    from arena.agents import make_agent
+    from arena.analysis import Budget, analyse_record
+    from arena.ratings.policy import DEFAULT_POLICY
+    from arena.referee.authority import play_match
+    from arena.referee.players import PlayerKind
+    from arena.store import BotIdentity
+    from arena.tournament.jobs import MatchJob, SeatBot, played_from_record
+
+    game = load_game("major-general")
+    record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=9)
+    url = f"sqlite:///{path}"
+    store = Store.open(url)
+    try:
+        bots = [store.bots.register(BotIdentity(name, "1", name, PlayerKind.AGENT, name)) for name in ("greedy", "random")]
+        tournament = store.tournaments.create(name=None, game=game.name, pool=game.name, options={},
+                                              format="round-robin", seed=1, rounds=1, settings={}, bot_ids=bots)
+        job = MatchJob(tournament, 0, 0, 0, game.name, {}, 9,
+                       tuple(SeatBot(bot, name, "1", PlayerKind.AGENT, name)
+                             for bot, name in zip(bots, ("greedy", "random"))), pool=game.name)
+        [match_id] = store.matches.save([played_from_record(job, record, datetime(2026, 1, 1), 1.0)], DEFAULT_POLICY)
+        analysis = analyse_record(record, Budget(simulations=8), seed=1)
+        loser = 1 - record.result.ranking.index(0) if record.result else 1
+        mine = [entry for entry in analysis.entries if entry.seat == loser]
+        chance, entries = 0.7, []
+        for entry in analysis.entries:  # the loser's chance falls 0.7 -> 0 in even steps; the winner's mirrors it
+            if entry.seat == loser:
+                step = 0.7 / len(mine)
+                entries.append(replace(entry, before=chance, after=chance - step, forced=False, uncertainty=0.05))
+                chance -= step
+            else:
+                entries.append(replace(entry, before=1 - chance, after=1 - chance, forced=False))
+        slid = replace(analysis, entries=tuple(entries), turning_points=())
+        assert [slide.seat for slide in slid.slides()] == [loser]
+        store.analyses.save(match_id, slid.budget, 1, 0.1, slid.compressed())
+    finally:
+        store.close()
+    return url, match_id
+
+
+def test_a_match_lost_by_a_slide_says_so_under_its_chance_curve(browser: Any, tmp_path: Path) -> None:
+    url, match_id = _slid_match_db(tmp_path / "slid.db")
+    server = WebServer(url)
+    try:
+        open_page(browser, f"{server.url}/matches/{match_id}")
+        WebDriverWait(browser, 30, ignored_exceptions=STALE).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "[data-analysed='true'] .slide"))
+        said = browser.find_element(By.CSS_SELECTOR, ".slide").text
+        assert "slid from 70% to 0% with no single turning point" in said and "out-played a little" in said, said
+        analysis = browser.find_element(By.CSS_SELECTOR, ".analysis").text
+        assert "No turning point" in analysis and "--budget 40" in analysis, analysis
+        screenshot(browser, "match-lost-by-a-slide")
+        assert not script_errors(browser)
+    finally:
+        server.stop()

@@ -371,11 +371,21 @@ export function mountReplay(container, doc, { hash = true } = {}) {
               h("a", { href: `#step=${p.step + 1}`, onclick: (event) => { event.preventDefault(); stop(); go(p.step + 1); } },
                 `decision ${p.decision + 1}`),
               ` ${who(p.seat)}: ${p.played} (−${Math.round(p.drop * 100)}%); better: ${p.best} (kept ${Math.round(p.kept * 100)}%)`)))
-        : h("p", {}, "No turning point: no move lost much of its mover's chance."));
+        : h("p", {}, "No turning point: no move lost much of its mover's chance."),
+      ...(analysis.slides || []).map((s) => h("p", { class: "slide" },
+        `${who(s.seat)} slid from ${pct0(s.start)} to ${pct0(s.end)} with no single turning point: its own moves cost ` +
+        `${pct0(s.own_moves)} in all (${s.costly_moves} of them lost some, at most ${pct0(s.largest)} at once)` +
+        (s.luck === null || s.luck === undefined ? "" : `, chance ${s.luck >= 0 ? "+" : "−"}${pct0(Math.abs(s.luck))}`) +
+        "; the rest was the other side's play: out-played a little at a time.")),
+      (analysis.slides || []).length
+        ? h("p", { class: "muted" }, "A larger budget looks closer (its searches' noise about half): ",
+            h("code", {}, `arena analyse ${analysis.match.slice(0, 12)} --budget ${analysis.closer_budget}`))
+        : null);
     container.setAttribute("data-analysed", "true");
     markTurning();
     chart.at(current);
   }
+  function pct0(value) { return `${Math.round(value * 100)}%`; }
   function markTurning() {
     for (const [step, p] of turning) {
       const row = list.querySelector(`[data-step="${step}"]`);
