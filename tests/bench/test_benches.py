@@ -18,7 +18,7 @@ def test_match_loop() -> None:
 
 
 def test_platform() -> None:
-    figures = run_bench("platform.py", "--smoke")
+    figures = run_bench("platform_cost.py", "--smoke")
     has_keys(figures, "loop_over_engine main_cpu_per_match_us worker_cpu_per_match_us ratio_vs_against")
     assert figures["ratio_vs_against"] is None  # (no --against)
 
