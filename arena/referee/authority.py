@@ -33,7 +33,7 @@ from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
 from arena.referee.faults import FaultPolicy, SeatFault, void_result
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination, new_match_id
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 
 StepCallback = Callable[[State, Step], None]
@@ -62,11 +62,9 @@ def seat_seed(match_seed: int, seat: int, salt: str | None = None) -> int:
 
 def new_record(game: Game, players: Sequence[PlayerInfo], seed: int, match_id: str | None = None) -> MatchRecord:
     """An empty record with the header facts of a match about to start."""
-    record = MatchRecord(game=game.name, options=game.options, seed=seed, players=list(players),
-                         versions={"arena": __version__, "rules": game.rules_version})
-    if match_id:
-        record.match_id = match_id
-    return record
+    return MatchRecord(game=game.name, options=game.options, seed=seed, players=list(players),
+                       versions={"arena": __version__, "rules": game.rules_version},
+                       match_id=match_id or new_match_id())
 
 
 def play_match(game: Game | str, agents: Sequence[Agent], seed: int, *, match_id: str | None = None,
