@@ -258,6 +258,7 @@ class Result:
     reason: str = "score"
     offender: int | None = None
     detail: str = ""
+    luck: tuple[float, ...] | None = None
     steps: int = 60
     decisions: int = 40
     timings: dict[str, Any] = field(default_factory=dict)

@@ -1,6 +1,7 @@
 """Referee speed: the per-decision round trip through the referee against raw gRPC, and throughput.
 
     .venv/bin/python bench/referee.py [--json] [--decisions N] [--matches-per-lane M] [--sandbox bwrap|none]
+                                      [--launches L]
 
 1. raw: a grpc.aio server sends a 150-byte message to a client process over one bidirectional
    stream and waits for it to come back (ping-pong): the anchor. It runs over a Unix socket, as
@@ -17,8 +18,9 @@
    wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
 4. the sandbox's cost, both ways in the same run: the launch of a bot process (spawn to its first
    stream's Hello) with and without bubblewrap, and the decision round trip with bots in their
-   sandboxes against bots without one (alternating batches).
-`--sandbox` chooses how the bots of 2. and 3. run (default bwrap, as a referee runs them).
+   sandboxes against bots without one (alternating batches), --launches launches of each.
+`--sandbox` chooses how the bots of 2. and 3. run (default bwrap, as a referee runs them); with `--sandbox none`
+bubblewrap is never started (where it cannot run) and the sandbox's figures of 4. are null.
 
 Targets (issue 3): referee p50 <= 1.5 x raw p50; >= 3,000 decisions/s with 8 matches on 2 cores.
 Targets (issue 26): referee and SDK CPU per decision <= 200 us each (printed beside the raw gRPC anchor:
@@ -217,16 +219,45 @@ async def launch_time(sandbox: str) -> float:
         await server.stop(drain_s=0.0)
 
 
-async def measure(decisions: int, matches_per_lane: int, sandbox: str) -> dict:
-    launches: dict[str, list[float]] = {mode: [] for mode in SANDBOX_MODES}
-    for _ in range(LAUNCHES):  # alternate the modes, so both see the same load
-        for mode in SANDBOX_MODES:
+def compared_modes(sandbox: str) -> tuple[str, ...]:
+    """The sandbox modes measured: both with bwrap (the sandbox's cost beside none), only none with none (where
+    bubblewrap may not start at all)."""
+    return SANDBOX_MODES if sandbox == "bwrap" else (sandbox,)
+
+
+def p50_of(times: dict[str, list[float]], mode: str, scale: float) -> float | None:
+    """The median of a mode's times, scaled (None for a mode not measured)."""
+    return percentile(times[mode], 0.5) * scale if times.get(mode) else None
+
+
+def sandbox_figures(launches: dict[str, list[float]], trips: dict[str, list[float]]) -> dict[str, float | None]:
+    """The sandbox's cost, both ways (None where only one mode was measured)."""
+    launch_bwrap, launch_none = p50_of(launches, "bwrap", 1000.0), p50_of(launches, "none", 1000.0)
+    trip_bwrap, trip_none = p50_of(trips, "bwrap", 1e6), p50_of(trips, "none", 1e6)
+    figures: dict[str, float | None] = {
+        "launch_ms_p50_bwrap": None, "launch_ms_p50_none": None, "launch_extra_ms_sandbox": None,
+        "round_trip_p50_us_bwrap": None, "round_trip_p50_us_none": None, "round_trip_ratio_sandbox": None}
+    if launch_none is not None and trip_none is not None:
+        figures.update(launch_ms_p50_none=round(launch_none, 1), round_trip_p50_us_none=round(trip_none, 1))
+        if launch_bwrap is not None and trip_bwrap is not None:
+            figures.update(launch_ms_p50_bwrap=round(launch_bwrap, 1),
+                           launch_extra_ms_sandbox=round(launch_bwrap - launch_none, 1),
+                           round_trip_p50_us_bwrap=round(trip_bwrap, 1),
+                           round_trip_ratio_sandbox=round(trip_bwrap / trip_none, 3))
+    return figures
+
+
+async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_count: int = LAUNCHES) -> dict:
+    modes = compared_modes(sandbox)
+    launches: dict[str, list[float]] = {mode: [] for mode in modes}
+    for _ in range(launch_count):  # alternate the modes, so both see the same load
+        for mode in modes:
             launches[mode].append(await launch_time(mode))
     raw = RawPingPong()
     await raw.start()
-    servers = {mode: referee_server(mode) for mode in SANDBOX_MODES}
+    servers = {mode: referee_server(mode) for mode in modes}
     raw_times: list[float] = []
-    by_mode: dict[str, list[float]] = {mode: [] for mode in SANDBOX_MODES}
+    by_mode: dict[str, list[float]] = {mode: [] for mode in modes}
     cycle_times: list[float] = []
     try:
         for server in servers.values():
@@ -250,16 +281,9 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str) -> dict:
     referee_times = by_mode[sandbox]
     raw_p50, referee_p50 = percentile(raw_times, 0.5), percentile(referee_times, 0.5)
     cpu_per_decision = referee_cpu + bots_cpu
-    launch_p50 = {mode: percentile(times, 0.5) * 1000.0 for mode, times in launches.items()}
-    trip_p50 = {mode: percentile(times, 0.5) * 1e6 for mode, times in by_mode.items()}
     return {
         "sandbox": sandbox,
-        "launch_ms_p50_bwrap": round(launch_p50["bwrap"], 1),
-        "launch_ms_p50_none": round(launch_p50["none"], 1),
-        "launch_extra_ms_sandbox": round(launch_p50["bwrap"] - launch_p50["none"], 1),
-        "round_trip_p50_us_bwrap": round(trip_p50["bwrap"], 1),
-        "round_trip_p50_us_none": round(trip_p50["none"], 1),
-        "round_trip_ratio_sandbox": round(trip_p50["bwrap"] / trip_p50["none"], 3),
+        **sandbox_figures(launches, by_mode),
         "raw_p50_us": round(raw_p50 * 1e6, 1),
         "raw_p99_us": round(percentile(raw_times, 0.99) * 1e6, 1),
         "referee_p50_us": round(referee_p50 * 1e6, 1),
@@ -291,13 +315,16 @@ def main() -> int:
     parser.add_argument("--decisions", type=int, default=3000, help="round trips measured for each p50")
     parser.add_argument("--matches-per-lane", type=int, default=12, help="matches per lane in the 8-match run")
     parser.add_argument("--sandbox", choices=SANDBOX_MODES, default="bwrap",
-                        help="how the bots of the round-trip and throughput runs are launched")
+                        help="how the bots of the round-trip and throughput runs are launched (bwrap: also "
+                             "measured without, for the sandbox's cost; none: bwrap is never started)")
+    parser.add_argument("--launches", type=int, default=LAUNCHES, help=f"launches timed per mode (default {LAUNCHES})")
     parser.add_argument("--raw-client", metavar="ADDRESS", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.raw_client:
         asyncio.run(raw_client(arguments.raw_client))
         return 0
-    figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane, arguments.sandbox))
+    figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane, arguments.sandbox,
+                                  arguments.launches))
     if arguments.json:
         print(json.dumps(figures))
         return 0
@@ -318,11 +345,16 @@ def main() -> int:
     print(f"    raw grpc.aio CPU per round trip (the anchor): server {figures['raw_server_cpu_us_per_round_trip']:.0f} us "
           f"(referee {figures['referee_cpu_ratio_to_raw']:.2f}x), client {figures['raw_client_cpu_us_per_round_trip']:.0f}"
           f" us (bot SDK {figures['bots_cpu_ratio_to_raw']:.2f}x)")
-    print(f"sandbox cost (bots of the runs above: {figures['sandbox']})")
-    print(f"  launch to Hello p50        bwrap {figures['launch_ms_p50_bwrap']:.1f} ms, none "
-          f"{figures['launch_ms_p50_none']:.1f} ms: {figures['launch_extra_ms_sandbox']:+.1f} ms (target <= +100)")
-    print(f"  decision round trip p50    bwrap {figures['round_trip_p50_us_bwrap']:.1f} us, none "
-          f"{figures['round_trip_p50_us_none']:.1f} us: ratio {figures['round_trip_ratio_sandbox']:.3f} (target <= 1.1)")
+    if figures["launch_extra_ms_sandbox"] is None:
+        print(f"sandbox cost: not measured (--sandbox {figures['sandbox']}: bwrap was not started); launch to Hello "
+              f"p50 {figures['launch_ms_p50_none']:.1f} ms")
+    else:
+        print(f"sandbox cost (bots of the runs above: {figures['sandbox']})")
+        print(f"  launch to Hello p50        bwrap {figures['launch_ms_p50_bwrap']:.1f} ms, none "
+              f"{figures['launch_ms_p50_none']:.1f} ms: {figures['launch_extra_ms_sandbox']:+.1f} ms (target <= +100)")
+        print(f"  decision round trip p50    bwrap {figures['round_trip_p50_us_bwrap']:.1f} us, none "
+              f"{figures['round_trip_p50_us_none']:.1f} us: ratio {figures['round_trip_ratio_sandbox']:.3f} "
+              "(target <= 1.1)")
     print(f"load average (1 min) at the end: {figures['load_average_1min']}")
     return 0
 

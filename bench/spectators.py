@@ -2,7 +2,7 @@
 """What anonymous spectators cost a running match: the referee's added time per decision with 0, 1,000 and
 10,000 anonymous watchers (WatchMatch, no token) trying to follow it, in one run.
 
-    python bench/spectators.py [--matches M] [--watchers 0,1000,10000] [--json]
+    python bench/spectators.py [--matches M] [--watchers 0,1000,10000] [--smoke] [--json]
 
 Starts `arena serve` on a free loopback port in a process of its own (its own bots: Arena's MCTS bot
 program at a fixed budget, so a decision takes tens of milliseconds), and plays M matches of Major General
@@ -16,7 +16,8 @@ Only the decisions played once every watcher is in (or was refused) count. Goal 
 with 10,000 watchers, the mean added time at most 10% above the run without, and no match lost on time; the
 whole decision time (the bot's thinking and the added time) is printed beside. With --json: {"watchers":
 {N: {"matches", "decisions", "added_ms_mean", "added_ms_p95", "vs_none", "decision_ms_mean",
-"decision_vs_none", "timeouts", "admitted", "refused", "other"}}, "goal_met", "command"}.
+"decision_vs_none", "timeouts", "admitted", "refused", "other"}}, "goal_met", "command"}. With --smoke (the test
+suite's run: its figures mean nothing) the bots search 5 iterations a decision, not 400.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from arena.rpc.generated import admin_pb2, admin_pb2_grpc  # noqa: E402
 from bench.network import SourceAddresses  # noqa: E402
 
 MCTS_SPEC = "mcts:iterations=400"
+SMOKE_MCTS_SPEC = "mcts:iterations=5"
 GAME = "general-orders-sengoku/fortress"  # long matches (about 150 decisions): the flood is in place for most
 CLOCK = ClockSettings(move_time_s=1.0, bank_s=5.0, grace_s=0.25)
 ADDRESSES = [f"127.0.{network}.{host}" for network in range(1, 11) for host in range(2, 12)]  # 100, in 10 /24s
@@ -143,6 +145,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--matches", type=int, default=4, help="matches per watcher count (default 4)")
     parser.add_argument("--watchers", default="0,1000,10000", help="watcher counts, comma-separated")
+    parser.add_argument("--smoke", action="store_true", help="bots of 5 iterations a decision (the tests' run)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--flood", nargs=3, metavar=("ADDRESS", "MATCH", "N"), help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -158,7 +161,7 @@ def main() -> int:
         server = subprocess.Popen(
             [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port),
              "--bots", str(Path(folder) / "bots"), "--out", folder, "--admin-token-file", str(token_file),
-             "--bot-env", f"ARENA_MCTS_SPEC={MCTS_SPEC}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--bot-env", f"ARENA_MCTS_SPEC={SMOKE_MCTS_SPEC if arguments.smoke else MCTS_SPEC}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 60
             while not token_file.exists():
@@ -199,6 +202,7 @@ def main() -> int:
         row["decision_vs_none"] = round(row["decision_ms_mean"] / base["decision_ms_mean"], 3) if base else None
     goal = all((row["vs_none"] is None or row["vs_none"] <= 1.10) and not row["timeouts"] for row in report.values())
     command = f"python bench/spectators.py --matches {arguments.matches} --watchers {arguments.watchers}"
+    command += " --smoke" if arguments.smoke else ""
     if arguments.json:
         print(json.dumps({"watchers": report, "goal_met": goal, "command": command}, indent=2))
         return 0

@@ -8,7 +8,7 @@ archives of a Python bot (copies of arena/bots/random under different names) at 
 threads; each is followed to the end by polling its status. Printed: the status call's latency (p50,
 p99) over every poll made while the queue was busy, and per upload the wall time from the POST to
 live with the pre-flight's own seconds (its share). The anchor: one upload alone, measured the same
-way first.
+way first. With --uploads 0 only that anchor is measured (the figures of uploads at once are null).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import shutil
 import socket
 import statistics
@@ -120,18 +121,20 @@ def main() -> None:
         server.terminate()
         server.wait(30)
         shutil.rmtree(work, ignore_errors=True)
-    ordered = sorted(status_times)
-    walls = sorted(wall for wall, _, _ in results)
+    ordered = sorted(status_times) or [float("nan")]  # (no uploads at once: their figures are null)
+    walls = sorted(wall for wall, _, _ in results) or [float("nan")]
     figures = {
         "uploads": arguments.uploads, "preflight_workers": arguments.workers,
         "alone_upload_to_live_s": round(alone[0], 3), "alone_preflight_s": round(alone[1], 3),
         "alone_preflight_share": round(alone[1] / alone[0], 3) if alone[0] else None, "alone_status": alone[2],
         "status_p50_ms": round(1000 * ordered[len(ordered) // 2], 2),
         "status_p99_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 2),
-        "status_calls": len(ordered), "status_p50_ms_alone": round(1000 * statistics.median(alone_times), 2),
+        "status_calls": len(status_times), "status_p50_ms_alone": round(1000 * statistics.median(alone_times), 2),
         "all_uploads_done_s": round(elapsed, 2), "upload_to_live_p50_s": round(walls[len(walls) // 2], 2),
         "live": sum(1 for _, _, status in results if status == "live"),
     }
+    figures = {key: None if isinstance(value, float) and math.isnan(value) else value  # (NaN: not measured)
+               for key, value in figures.items()}
     if arguments.json:
         print(json.dumps(figures))
         return

@@ -1,6 +1,6 @@
 """The web pages' answer times over a big store, measured through a real `arena web` over HTTP.
 
-    python bench/web.py [--json] [--bots 100] [--results 100000] [--requests 30]
+    python bench/web.py [--json] [--bots 100] [--results 100000] [--requests 30] [--smoke]
 
 1. A SQLite store of `--results` stored two-seat Major General results between `--bots` bots (bulk
    insert, as bench/tournament.py does; then rated from scratch by `arena rerate`), plus a small real
@@ -17,6 +17,8 @@
    figures for 1,000 decisions scale what grows with the length (the document, every step loaded)
    by the steps of a 1,000-decision match of the same kind (target: opens in <= 1 s); both the
    measured match and the scaled figures are printed.
+With --smoke (the test suite's run: its figures mean nothing) the replay's tournament plays one round, not 8, and
+the browser opens the page once, not 5 times.
 """
 
 from __future__ import annotations
@@ -99,8 +101,8 @@ def timed(port: int, path: str, requests: int) -> dict[str, float]:
             "bytes": size}
 
 
-def browser_open_ms(url: str, steps: int) -> dict[str, float] | None:
-    """Headless Chromium, median of 5 opens: ms from navigation to the board drawn (the first line of the
+def browser_open_ms(url: str, steps: int, tries: int = 5) -> dict[str, float] | None:
+    """Headless Chromium, median of `tries` opens: ms from navigation to the board drawn (the first line of the
     streamed replay) and to every step loaded (the page's own performance marks), and to the last step
     shown after End (timed from here, so with the driver's round trips)."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
@@ -119,7 +121,7 @@ def browser_open_ms(url: str, steps: int) -> dict[str, float] | None:
     driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
     try:
         opens, loads, ends = [], [], []
-        for _ in range(5):
+        for _ in range(tries):
             driver.get("about:blank")
             driver.get(url)
             WebDriverWait(driver, 30, poll_frequency=0.01).until(
@@ -147,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots", type=int, default=100)
     parser.add_argument("--results", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--smoke", action="store_true", help="one round of the replay's tournament, one browser open")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="arena-bench-web-") as folder:
         db = f"sqlite:///{Path(folder) / 'web.db'}"
@@ -155,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         fill_results(store, args.results, args.bots)
         rerate(store, "major-general")
         spec = TournamentSpec(games=(load_game(REPLAY_GAME),), bots=tuple(parse_bots("random,greedy")),
-                              format="round-robin", rounds=8, seed=3)
+                              format="round-robin", rounds=1 if args.smoke else 8, seed=3)
         run(spec, store, PlaySettings(concurrency=1))
         _total, matches = store.matches.page(pool=REPLAY_GAME, limit=100)
         longest = max(matches, key=lambda m: m.steps)
@@ -165,10 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             anchor = timed(port, "/favicon.ico", args.requests)
             board = timed(port, f"/api/leaderboards/major-general?per_page={min(args.bots, 200)}", args.requests)
-            bot = timed(port, "/api/bots/bot7", args.requests)
+            bot = timed(port, f"/api/bots/bot{min(7, args.bots - 1)}", args.requests)
             shell = timed(port, "/", args.requests)
             replay = timed(port, f"/api/matches/{longest.id}/replay", max(5, args.requests // 3))
-            browser = browser_open_ms(f"http://127.0.0.1:{port}/matches/{longest.id}", longest.steps)
+            browser = browser_open_ms(f"http://127.0.0.1:{port}/matches/{longest.id}", longest.steps,
+                                      1 if args.smoke else 5)
         finally:
             process.terminate()
             process.wait(10)

@@ -112,14 +112,10 @@ def make_agent(spec: str) -> Agent:
     try:
         factory = AGENTS[name]
     except KeyError:
-        if "/" in name or name.startswith(".") or os.path.isdir(name) or name.endswith("bot.toml"):
-            raise UnknownAgentError(f"{name!r} is a bot program, not a built-in agent: play it with `arena match "
-                                    f"GAME {name} greedy` (bot programs play through the referee); built-in "
-                                    f"agents: {', '.join(sorted(AGENTS))}") from None
-        raise UnknownAgentError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; built-in agents: "
-                                f"{', '.join(sorted(AGENTS))}") from None
+        raise _unknown_agent(name) from None
     try:
-        check_parameters(f"agent {name!r}", factory, params)
+        if params:  # (none to check: a tournament makes its agents for every match, and reading a signature costs)
+            check_parameters(f"agent {name!r}", factory, params)
     except ParameterError as error:
         raise UnknownAgentError(str(error)) from None
     try:
@@ -129,6 +125,17 @@ def make_agent(spec: str) -> Agent:
     if params:
         agent.name = agent_name(spec)
     return agent
+
+
+def _unknown_agent(name: str) -> UnknownAgentError:
+    """The error for a name no built-in agent goes by (a bot program's folder named where an agent is asked for,
+    or a misspelling)."""
+    if "/" in name or name.startswith(".") or os.path.isdir(name) or name.endswith("bot.toml"):
+        return UnknownAgentError(f"{name!r} is a bot program, not a built-in agent: play it with `arena match "
+                                 f"GAME {name} greedy` (bot programs play through the referee); built-in "
+                                 f"agents: {', '.join(sorted(AGENTS))}")
+    return UnknownAgentError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; built-in agents: "
+                             f"{', '.join(sorted(AGENTS))}")
 
 
 __all__ = ["AGENTS", "Agent", "DecisionRequest", "GreedyAgent", "MCTSAgent", "RandomAgent", "ScriptedAgent",

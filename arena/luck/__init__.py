@@ -10,10 +10,11 @@ of a chance event for seat 0 is
 (seat 1's is its negation). Its expectation is zero at every chance node, whatever V is: so a result less
 the summed luck (times a coefficient fixed with the model) is an unbiased estimate of the result, with
 less variance as V sees more of what chance changes (a control variate: AIVAT, Burch et al. 2018; GNU
-Backgammon's luck rate). `measure_luck(record)` gives a match's luck, event by event.
+Backgammon's luck rate). `measure_luck(record)` gives a match's luck, event by event; a `LuckMeter` measures it
+while the match is played (no replay).
 """
 
-from arena.luck.measure import MatchLuck, attach_luck, measure_luck
+from arena.luck.measure import LuckMeter, MatchLuck, attach_luck, keep_luck, measure_luck
 from arena.luck.model import ValueModel, model_for
 
-__all__ = ["MatchLuck", "ValueModel", "attach_luck", "measure_luck", "model_for"]
+__all__ = ["LuckMeter", "MatchLuck", "ValueModel", "attach_luck", "keep_luck", "measure_luck", "model_for"]

@@ -1,14 +1,14 @@
-"""A match's luck, event by event, from its record (see arena/luck/__init__.py for what luck is)."""
+"""A match's luck, event by event: from its record, or as it is played (see arena/luck/__init__.py for what luck is)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from arena.games.base import CHANCE, Game
+from arena.games.base import CHANCE, Game, State
 from arena.games.registry import load_game
 from arena.luck.model import ValueModel, model_for
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, Step
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,59 @@ class MatchLuck:
                    tuple(float(luck) for luck in data["seats"]))
 
 
+class LuckMeter:
+    """A match's luck measured as it is played, with no replay: `observe` is the match loop's `on_step` (arena.referee
+    play_match). Before each chance event, from the position it happens in, every outcome's value and their
+    expectation; when the event comes, its outcome's value less that expectation is seat 0's luck."""
+
+    __slots__ = ("game", "model", "probabilities", "events", "total", "_values", "_expected")
+
+    def __init__(self, game: Game, model: ValueModel | None, probabilities: Any = None) -> None:
+        self.game, self.model, self.probabilities = game, model, probabilities
+        self.events: list[tuple[int, float]] = []
+        self.total = 0.0
+        self._values: dict[int, float] = {}
+        self._expected = 0.0
+        self._before(game.new_initial_state())  # (the match loop shows each position after a step: not the first)
+
+    @classmethod
+    def of(cls, game: Game) -> LuckMeter:
+        """A meter for a match of `game` by its family's model (one that measures nothing where there is none)."""
+        return cls(game, model_for(game))
+
+    def observe(self, state: State, step: Step) -> None:
+        """After each step of the match, `state` the position it left: the luck of a chance step, and the values of
+        the next one's outcomes if a chance event comes next."""
+        if self.model is None:
+            return
+        if step.seat == CHANCE:
+            luck = self._values.get(step.action, 0.0) - self._expected
+            self.events.append((step.n, luck))
+            self.total += luck
+        self._before(state)
+
+    def _before(self, state: State) -> None:
+        if self.model is None or state.is_terminal() or state.current_player() != CHANCE:
+            return
+        outcomes = state.chance_outcomes()
+        if self.probabilities is not None:
+            outcomes = self.probabilities(state, outcomes)
+        values: dict[int, float] = {}
+        expected = 0.0
+        for outcome, probability in outcomes:
+            child = state.clone()
+            child.apply_action(outcome)
+            value = values[outcome] = self.model.chance(self.game, child)
+            expected += probability * value
+        self._values, self._expected = values, expected
+
+    def luck(self) -> MatchLuck | None:
+        """The luck measured so far (None without a model)."""
+        if self.model is None:
+            return None
+        return MatchLuck(self.model.label, self.model.beta, tuple(self.events), (self.total, -self.total))
+
+
 def measure_luck(record: MatchRecord, game: Game | None = None, model: ValueModel | None = None,
                  probabilities: Any = None) -> MatchLuck | None:
     """The luck of every chance event of a record (replayed), or None where there is no model (see
@@ -45,35 +98,24 @@ def measure_luck(record: MatchRecord, game: Game | None = None, model: ValueMode
     model = model or model_for(game)
     if model is None or record.result is None:
         return None
+    meter = LuckMeter(game, model, probabilities)
     state = game.new_initial_state()
-    events: list[tuple[int, float]] = []
-    total = 0.0
     for step in record.steps:
-        if step.seat == CHANCE:
-            outcomes = state.chance_outcomes()
-            if probabilities is not None:
-                outcomes = probabilities(state, outcomes)
-            expected = 0.0
-            after = 0.0
-            for outcome, probability in outcomes:
-                child = state.clone()
-                child.apply_action(outcome)
-                value = model.chance(game, child)
-                expected += probability * value
-                if outcome == step.action:
-                    after = value
-            luck = after - expected
-            events.append((step.n, luck))
-            total += luck
         state.apply_action(step.action)
-    return MatchLuck(model.label, model.beta, tuple(events), (total, -total))
+        meter.observe(state, step)
+    return meter.luck()
 
 
 def attach_luck(record: MatchRecord, game: Game | None = None) -> MatchLuck | None:
     """The record's luck, measured once and kept in the record (`extra["luck"]`), or None where none is."""
     if "luck" in record.extra:
         return MatchLuck.from_json(record.extra["luck"])
-    luck = measure_luck(record, game)
+    return keep_luck(record, measure_luck(record, game))
+
+
+def keep_luck(record: MatchRecord, luck: MatchLuck | None) -> MatchLuck | None:
+    """`luck` (measured by `measure_luck`, or by a LuckMeter while the match was played) kept in the record
+    (`extra["luck"]`) where there is any; returns it."""
     if luck is not None:
         record.extra["luck"] = luck.to_json()
     return luck

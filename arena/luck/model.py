@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from operator import mul
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -50,7 +51,7 @@ class ValueModel:
             return points(returns[0] > returns[1], returns[0] == returns[1])
         assert knowledge.value_features is not None
         weights = self.weights
-        z = weights[0] + sum(w * x for w, x in zip(weights[1:], knowledge.value_features(state)))
+        z = weights[0] + sum(map(mul, weights[1:], knowledge.value_features(state)))  # (as w * x summed in order)
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
     def to_json(self) -> dict[str, Any]:

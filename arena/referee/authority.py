@@ -33,7 +33,7 @@ from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
 from arena.referee.faults import FaultPolicy, SeatFault, void_result
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination, new_match_id
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 
 StepCallback = Callable[[State, Step], None]
@@ -62,11 +62,9 @@ def seat_seed(match_seed: int, seat: int, salt: str | None = None) -> int:
 
 def new_record(game: Game, players: Sequence[PlayerInfo], seed: int, match_id: str | None = None) -> MatchRecord:
     """An empty record with the header facts of a match about to start."""
-    record = MatchRecord(game=game.name, options=game.options, seed=seed, players=list(players),
-                         versions={"arena": __version__, "rules": game.rules_version})
-    if match_id:
-        record.match_id = match_id
-    return record
+    return MatchRecord(game=game.name, options=game.options, seed=seed, players=list(players),
+                       versions={"arena": __version__, "rules": game.rules_version},
+                       match_id=match_id or new_match_id())
 
 
 def play_match(game: Game | str, agents: Sequence[Agent], seed: int, *, match_id: str | None = None,
@@ -156,13 +154,14 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     outputs = NoteAllowance(game.num_seats, OUTPUT_CHARS, OUTPUT_CHARS_PER_MATCH, keep_end=True)
     try:
         while not state.is_terminal():
-            if len(steps) >= limit:
+            number = len(steps)
+            if number >= limit:
                 return MatchResult(tuple([0] * game.num_seats), Termination.MAX_LENGTH,
                                    detail=f"no result after {limit} steps")
             player = state.current_player()
             if player == CHANCE:
                 outcome = state.sample_chance(chance_rng)
-                step = Step(len(steps), CHANCE, outcome, state.action_to_string(outcome), {},
+                step = Step(number, CHANCE, outcome, state.action_to_string(outcome), {},
                             state.spectator_label(outcome) if public_view else None)
                 state.apply_action(outcome)
             else:
@@ -170,7 +169,7 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 answer_now = at_once[player]
                 if answer_now is not None:
                     action, think, note = answer_now(player, state.legal_actions(), state)
-                    timing, printed = {"think_ms": round(think * 1000.0, 3)}, ""
+                    timing, printed = {"think_ms": int(think * 1e6 + 0.5) / 1000}, ""  # (round(ms, 3), cheaper)
                 else:
                     action, timing, note, printed = await _ask(seats[player], player, sequence, state, clock,
                                                                clocks[player] if clocks is not None else None,
@@ -181,7 +180,7 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                     state.apply_action(action)
                 except (IllegalActionError, TypeError) as error:
                     raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
-                step = Step(len(steps), player, action, label, timing, hidden)
+                step = Step(number, player, action, label, timing, hidden)
                 if note:
                     step.note = notes.keep(player, note)
                 if printed:
@@ -259,13 +258,11 @@ class NoteAllowance:
         self.each, self.per_match, self.keep_end = each, per_match, keep_end
 
     def keep(self, seat: int, note: str) -> str | None:
+        """What is kept of `note` (None: nothing, or a note that is not text: an in-process agent's is its own)."""
         left = self.left[seat]
-        if left <= 0:
+        if left <= 0 or not isinstance(note, str):
             return None
-        if len(note) <= self.each:
-            kept = note
-        else:
-            kept = "…" + note[-(self.each - 1):] if self.keep_end else note[:self.each - 1] + "…"
+        kept = self._cut(note)
         if len(kept) >= left:
             end = f"… (kept up to here: {self.per_match} characters a match)"
             if left <= len(end):  # (no room left even to say so)
@@ -274,6 +271,12 @@ class NoteAllowance:
             kept = kept[:left - len(end)] + end
         self.left[seat] = left - len(kept)
         return kept
+
+    def _cut(self, note: str) -> str:
+        """One note cut to `each` characters: its start, or with `keep_end` its end."""
+        if len(note) <= self.each:
+            return note
+        return "…" + note[-(self.each - 1):] if self.keep_end else note[:self.each - 1] + "…"
 
 
 async def _timed_decision(port: SeatPort, player: int, sequence: int, state: State, seat_clock: SeatClock,

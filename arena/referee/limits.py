@@ -14,6 +14,7 @@ executors stop the whole match past its bound (`match_bound_s`) as a last resort
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import threading
 import time
@@ -78,6 +79,8 @@ class _Slot:
         self.deadline: float | None = None  # time.monotonic() at which the decision is overdue
         self.fired = False
 
+
+_NO_SLOT = _Slot(-1)  # a seat's slot before its first decision: no thread's
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
@@ -164,24 +167,28 @@ class AgentOverran(Exception):
 class SeatAllowance:
     """One seat's thinking time over a match under `limits`, and the watchdog on each of its decisions."""
 
-    __slots__ = ("limits", "left_s", "_slot")
+    __slots__ = ("limits", "decision_s", "left_s", "_slot")
 
     def __init__(self, limits: AgentLimits) -> None:
         self.limits = limits
+        self.decision_s = limits.decision_s
         self.left_s = limits.match_s
-        self._slot: _Slot | None = None
+        self._slot = _NO_SLOT
 
-    def decide(self, act: Callable[[Any], int], request: Any, cap_s: float | None = None) -> tuple[int, float]:
+    def decide(self, act: Callable[[Any], int], request: Any, cap_s: float = math.inf) -> tuple[int, float]:
         """`act(request)` on this thread, interrupted past its allowance (the decision limit, what is left of
         the match limit, and `cap_s` if given: what the seat's clock leaves it): (the action, the seconds it
-        took). AgentOverran when it ran past; the agent's own exceptions pass through."""
+        took). AgentOverran when it ran past; the agent's own exceptions pass through.
+
+        Every decision of every in-process match comes here: the watchdog's part is a deadline written before and
+        cleared after (no lock and no other thread, unless a sweep may have seen it: _Watchdog.disarm)."""
         slot = self._slot
-        if slot is None or slot.thread_id != get_ident():
+        if slot.thread_id != get_ident():
             slot = self._slot = _WATCHDOG.slot()
-        granted = self.limits.decision_s
+        granted = self.decision_s
         if self.left_s < granted:
             granted = self.left_s
-        if cap_s is not None and cap_s < granted:
+        if cap_s < granted:
             granted = cap_s
         started = monotonic()
         slot.deadline = started + granted

@@ -27,6 +27,11 @@ RECORD_FORMAT = "arena-record/1"
 _encode_line = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every line
 
 
+def new_match_id() -> str:
+    """A fresh match id: 32 hex digits from the operating system's randomness (a UUID4's)."""
+    return uuid.uuid4().hex
+
+
 class RecordError(ValueError):
     """A record file is missing, truncated or not a match record."""
 
@@ -200,7 +205,7 @@ class MatchRecord:
     seed: int
     players: list[PlayerInfo]
     versions: dict[str, str]
-    match_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    match_id: str = field(default_factory=new_match_id)
     started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     extra: dict[str, Any] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)

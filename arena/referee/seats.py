@@ -8,14 +8,13 @@ lives in arena.rpc.session. Ports raise SeatFault for anything the seat did wron
 from __future__ import annotations
 
 import asyncio
-import time
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Callable
 
 from arena.agents.base import Agent, DecisionRequest
-from arena.games.base import Game, State
+from arena.games.base import JSON, Game, State
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits, AgentOverran, SeatAllowance
@@ -107,6 +106,28 @@ class SeatPort(ABC):
         return fault, {}
 
 
+class StateRequest(DecisionRequest):
+    """A decision request whose observation is the referee's state's for the seat, built on first use: what an
+    in-process agent is asked (no closure made for every decision)."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seat: int, legal_actions: list[int], state: State, time_left_s: float | None = None) -> None:
+        self.seat = seat
+        self.legal_actions = legal_actions
+        self.time_left_s = time_left_s
+        self.note = ""
+        self._observation = None
+        self._state = state
+
+    @property
+    def observation(self) -> JSON:
+        """All the seat may know (see `State.observation`)."""
+        if self._observation is None:
+            self._observation = self._state.observation(self.seat)
+        return self._observation
+
+
 class AgentSeat(SeatPort):
     """An in-process agent as a seat: its methods never wait, so a match of them needs no event loop.
 
@@ -142,30 +163,24 @@ class AgentSeat(SeatPort):
         return self._decide(ask)
 
     def _decide(self, ask: Ask) -> Answer:
-        state, seat = ask.state, ask.seat
-        request = DecisionRequest(seat, ask.legal_actions, partial(state.observation, seat), ask.time_left_s)
-        clock_cap = None if ask.time_left_s is None else ask.time_left_s + CLOCK_MARGIN_S
-        action, think = self._think(seat, request, clock_cap)
-        return Answer(ask.sequence, action, think, _note_of(request))
+        action, think, note = self.answer_now(ask.seat, ask.legal_actions, ask.state, ask.time_left_s)
+        return Answer(ask.sequence, action, think, note)
 
-    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float, str]:
-        request = DecisionRequest(seat, legal_actions, partial(state.observation, seat))
-        action, think = self._think(seat, request, None)
-        return action, think, _note_of(request)
-
-    def _think(self, seat: int, request: DecisionRequest, cap_s: float | None) -> tuple[int, float]:
-        """The agent's action and the seconds it took, under the watchdog (arena.referee.limits)."""
+    def answer_now(self, seat: int, legal_actions: list[int], state: State,
+                   time_left_s: float | None = None) -> tuple[int, float, str]:
+        """The agent's decision under the watchdog (arena.referee.limits), stopped past its clock's `time_left_s`
+        (and a margin) too if given: (action, seconds it thought, its note). Every decision of every in-process
+        match comes here: one call between the loop and the agent's."""
+        request = StateRequest(seat, legal_actions, state, time_left_s)
+        clock_cap = math.inf if time_left_s is None else time_left_s + CLOCK_MARGIN_S
         try:
-            return self.allowance.decide(self.agent.act, request, cap_s)
+            action, think = self.allowance.decide(self.agent.act, request, clock_cap)
         except AgentOverran as overran:
             raise SeatFault(seat, Termination.TIMEOUT, str(overran)) from None
         except Exception as error:  # the agent is at fault, not the referee
             raise SeatFault(seat, Termination.AGENT_ERROR, f"{type(error).__name__}: {error}") from None
+        return action, think, request.note  # (a note that is not text is not kept: NoteAllowance.keep)
 
     async def finish(self, result: MatchResult) -> None:
         return None
 
-
-def _note_of(request: DecisionRequest) -> str:
-    """The note an in-process agent left with its decision ("" for none, or for one that is not text)."""
-    return request.note if isinstance(request.note, str) else ""

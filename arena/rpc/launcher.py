@@ -148,23 +148,32 @@ class BotProcess:
                 await asyncio.sleep(pause)
 
     async def drain_output(self, timeout_s: float = 0.5) -> None:
-        """Wait (a little) until what the program has already written is read: its last words."""
+        """Wait until what the program had written when this is called is read: its last words, however long a
+        busy machine takes to read them. What is waited for is fixed now (a bot that writes on cannot hold this
+        up); `timeout_s` only bounds a reader that makes no progress."""
+        written = self._written()
+        read, deadline = self.output.total, time.monotonic() + timeout_s
+        while written is not None and self.output.total < written and self._pump is not None and not self._pump.done():
+            if self.output.total > read:  # progress: the bound is on a reader that makes none
+                read, deadline = self.output.total, time.monotonic() + timeout_s
+            elif time.monotonic() >= deadline:
+                return
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0)
+
+    def _written(self) -> int | None:
+        """The bytes the program has written so far: read, read from its pipe but not yet taken by the reader task
+        (on a busy machine it runs later), and still in the pipe; None when the pipe cannot be asked."""
         stream = self.process.stdout if self.process is not None else None
         transport = getattr(stream, "_transport", None)
         pipe = transport.get_extra_info("pipe") if transport is not None else None
-        deadline = time.monotonic() + timeout_s
-        while pipe is not None and time.monotonic() < deadline:
-            try:
-                pending = int.from_bytes(fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"), "little")
-            except (OSError, ValueError):
-                return
-            # read from the pipe but not yet taken by the reader task (on a busy machine it runs later):
-            # once the stream's buffer is empty too, everything written is in the tail
-            buffered = len(getattr(stream, "_buffer", b""))
-            if pending == 0 and buffered == 0:
-                await asyncio.sleep(0)
-                return
-            await asyncio.sleep(0.01 if pending else 0.001)
+        if pipe is None:
+            return None
+        try:
+            pending = int.from_bytes(fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"), "little")
+        except (OSError, ValueError):
+            return None
+        return self.output.total + pending + len(getattr(stream, "_buffer", b""))
 
     def launch_failure(self) -> str:
         """Why the launch itself failed before the program ran ('' if it did not): a place no bot can write."""

@@ -1,11 +1,12 @@
 """Spectators: a match's public view fanned out to whoever watches, at no cost to the match's clocks.
 
-The match loop only notes that a step happened (`PublicFeed.note`, constant time). At most every
-`FLUSH_S` a flush on the event loop builds and serializes the new steps' public events once (a message
-per step, and one StepBatch of them for batched watchers) and the board's public position once, and
-wakes the watchers in `LANES` groups spread over the interval (so a decision arriving meanwhile waits
-behind one group's sends at most); each watcher then sends the bytes it has not sent yet, at its own
-pace, from the one shared list (nothing is built or copied per watcher). A watcher more than `MAX_LAG` events behind (its
+The match loop only notes that a step happened (`PublicFeed.note`, constant time; nothing at all until someone
+comes to watch: the first watcher's arrival builds what was played by then). At most every `FLUSH_S` a flush
+on the event loop builds and serializes the new steps' public events once (a message per step, and one
+StepBatch of them for batched watchers) and the board's public position once, and wakes the watchers in
+`LANES` groups spread over the interval (so a decision arriving meanwhile waits behind one group's sends at
+most); each watcher then sends the bytes it has not sent yet, at its own pace, from the one shared list
+(nothing is built or copied per watcher). A watcher more than `MAX_LAG` events behind (its
 client does not read, and gRPC's flow control holds its writes) is dropped. Anonymous watchers are
 admitted up to caps per address (an IPv4 address or an IPv6 /64), per network (an IPv4 /24 or an
 IPv6 /48) and in all (`SpectatorLimits`, counted in a budget of arena.admission); a caller with the
@@ -118,7 +119,9 @@ class PublicFeed:
         self._lanes = [asyncio.Event() for _ in range(LANES)]
         self._joined = 0  # watchers so far: each follows the lane of its number
         self._next_position = 0.0  # time.monotonic() from which the next flush carries the position
-        self._scheduled = False
+        # a flush is scheduled, or nobody has come to watch yet: nothing is built for a match no one watches (every
+        # decision of every match notes its step); the first watcher's _prepare builds what was played by then
+        self._scheduled = True
 
     def note(self) -> None:
         """A step was played, or the match ended (the match loop's side: nothing more)."""
@@ -155,6 +158,7 @@ class PublicFeed:
 
     def _lane(self) -> int:
         self._joined += 1
+        self._scheduled = False  # (a watcher came: the match's steps are flushed from now on)
         return self._joined % LANES
 
     def _with_position(self, steps: list[admin_pb2.StepEvent]) -> bytes:

@@ -14,7 +14,7 @@ from arena import __version__
 from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
-from arena.luck import attach_luck
+from arena.luck import LuckMeter, attach_luck, keep_luck
 from arena.referee.authority import new_record, play_match
 from arena.referee.faults import forfeit_ranking
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
@@ -184,6 +184,7 @@ def play_job(job: MatchJob, limits: AgentLimits = DEFAULT_LIMITS) -> PlayedMatch
     started_at = utcnow()
     started = time.perf_counter()
     agents: list[Agent] = []
+    meter = None
     try:
         for seat, bot in enumerate(job.seats):
             try:
@@ -194,32 +195,29 @@ def play_job(job: MatchJob, limits: AgentLimits = DEFAULT_LIMITS) -> PlayedMatch
                                             offender=seat, detail=f"could not start: {type(error).__name__}: {error}")
                 break
         else:
-            record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex, limits=limits)
+            meter = LuckMeter.of(game)  # the luck measured as the match is played: no replay of it afterwards
+            record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex, limits=limits,
+                                on_step=meter.observe)
     finally:
         for agent in agents:
             agent.close()
-    return played_from_record(job, record, started_at, (time.perf_counter() - started) * 1000.0)
+    return played_from_record(job, record, started_at, (time.perf_counter() - started) * 1000.0, game, meter)
 
 
-def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime, wall_ms: float) -> PlayedMatch:
-    """A finished match's outcome: its result, per-seat timing sums and the compressed record."""
+def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime, wall_ms: float,
+                       game: Game | None = None, meter: LuckMeter | None = None) -> PlayedMatch:
+    """A finished match's outcome: its result, per-seat timing sums and the compressed record. Its luck is kept in
+    the record: as `meter` measured it while the match was played, else measured now (on `game`, if given)."""
     record.players = [PlayerInfo(seat, bot.name, bot.version, bot.kind) for seat, bot in enumerate(job.seats)]
     record.extra = {**record.extra, "tournament": job.tournament_id, "round": job.round, "pairing": job.pairing,
                     "rotation": job.rotation}
     result = record.result
     assert result is not None
-    luck = None if result.reason in UNRATED else attach_luck(record)
-    seats = len(job.seats)
-    think = [0.0] * seats
-    longest = [0.0] * seats
-    decisions = [0] * seats
-    for step in record.steps:
-        if step.seat >= 0:
-            ms = step.timing.get("think_ms", 0.0)
-            think[step.seat] += ms
-            decisions[step.seat] += 1
-            if ms > longest[step.seat]:
-                longest[step.seat] = ms
+    if result.reason in UNRATED:
+        luck = None
+    else:
+        luck = attach_luck(record, game) if meter is None else keep_luck(record, meter.luck())
+    think, longest, decisions = _seat_timings(record, len(job.seats))
     text = record.to_jsonl().encode("utf-8")
     return PlayedMatch(
         job=job, uid=record.match_id, ranking=tuple(result.ranking), scores=tuple(result.scores),
@@ -232,6 +230,21 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
         # (a model whose luck does not help, beta 0, corrects nothing: no luck stored for the results)
         luck=tuple(round(luck.beta * seat, 6) for seat in luck.seats) if luck is not None and luck.beta else None,
     )
+
+
+def _seat_timings(record: MatchRecord, seats: int) -> tuple[list[float], list[float], list[int]]:
+    """Per seat: its thinking in all and its longest decision (ms), and its decisions."""
+    think = [0.0] * seats
+    longest = [0.0] * seats
+    decisions = [0] * seats
+    for step in record.steps:
+        if step.seat >= 0:
+            ms = step.timing.get("think_ms", 0.0)
+            think[step.seat] += ms
+            decisions[step.seat] += 1
+            if ms > longest[step.seat]:
+                longest[step.seat] = ms
+    return think, longest, decisions
 
 
 def infrastructure_fault(job: MatchJob, detail: str, started_at: datetime | None = None) -> PlayedMatch:

@@ -161,8 +161,12 @@ def test_sigkill_mid_round_then_a_restart_loses_and_duplicates_nothing(environme
 
 
 def test_the_service_analyses_its_matches_in_the_background(environment: dict[str, str]) -> None:
-    """`--analyse`: the stored matches get their analysis while the service runs, in a process of its own."""
-    service = Service(["--games", "major-general", "--every", "1s", "--matches-per-round", "4",
+    """`--analyse`: the stored matches get their analysis while the service runs, in a process of its own.
+
+    One round is played (the next is ten minutes away) and the analyser, at the lowest priority, takes what the
+    machine leaves it: on a busy machine that is little, so the test waits for it as long as it takes (a round
+    every second would plan more matches than a starved analyser ever catches up with)."""
+    service = Service(["--games", "major-general", "--every", "10m", "--matches-per-round", "4",
                        "--builtins", "random,greedy", "--analyse", "8", "-j", "1"], environment)
     store = Store.open(environment["ARENA_DB"])
     try:
@@ -174,7 +178,7 @@ def test_the_service_analyses_its_matches_in_the_background(environment: dict[st
         def caught_up() -> bool:  # (the analyser's line comes when it has caught up: after a pass, not a match)
             return any(line.startswith("analyser: ") for line in service.lines())
 
-        service.wait_for(lambda: analysed() and caught_up(), 120, "four matches stored and analysed, and said")
+        service.wait_for(lambda: analysed() and caught_up(), 240, "four matches stored and analysed, and said")
     finally:
         assert service.stop() in (0, 130, -signal.SIGTERM)
         store.close()

@@ -18,7 +18,7 @@ from arena.agents import RandomAgent, make_agent
 from arena.cli.main import main
 from arena.games.base import CHANCE, State
 from arena.games.registry import load_game
-from arena.luck import MatchLuck, measure_luck, model_for
+from arena.luck import LuckMeter, MatchLuck, measure_luck, model_for
 from arena.luck.model import ValueModel
 from arena.referee.authority import play_match
 from arena.referee.record import MatchRecord
@@ -149,11 +149,40 @@ def test_luck_is_measured_per_chance_event_and_sums_to_the_seats() -> None:
     assert MatchLuck.from_json(json.loads(json.dumps(luck.to_json()))).seats == tuple(round(s, 6) for s in luck.seats)
 
 
+@pytest.mark.parametrize("mode", ["major-general", "general-orders-wwii/alpine", "general-orders-sengoku/fortress"])
+def test_luck_measured_as_the_match_is_played_is_the_records_luck_exactly(mode: str) -> None:
+    """A LuckMeter on the match loop (a tournament worker's way: no replay) gives the very figures measure_luck
+    gives from the record, event by event, a match ended by a fault included."""
+    game = load_game(mode)
+    for seed in range(4):
+        meter = LuckMeter.of(game)
+        agents = [make_agent("greedy" if seed % 2 else "random"), RandomAgent()]
+        record = play_match(game, agents, seed, on_step=meter.observe)
+        assert meter.luck() == measure_luck(record, game)
+    meter = LuckMeter.of(game)
+    record = play_match(game, [RandomAgent(), _Illegal(after=5)], 9, on_step=meter.observe)
+    assert record.result is not None and record.result.reason == "illegal_action"
+    assert meter.luck() == measure_luck(record, game)
+
+
+class _Illegal(RandomAgent):
+    """Random, then an action that is never legal."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__()
+        self.left = after
+
+    def act(self, request: Any) -> int:
+        self.left -= 1
+        return -7 if self.left < 0 else super().act(request)
+
+
 def test_a_game_without_a_value_model_has_no_luck() -> None:
     odd = load_game("odd-one-out")  # three seats, from a plug-in: no model
     assert model_for(odd) is None
-    record = play_match(odd, [RandomAgent(), RandomAgent(), RandomAgent()], 3)
-    assert measure_luck(record) is None
+    meter = LuckMeter.of(odd)
+    record = play_match(odd, [RandomAgent(), RandomAgent(), RandomAgent()], 3, on_step=meter.observe)
+    assert measure_luck(record) is None and meter.luck() is None
 
 
 def test_every_stored_match_keeps_its_luck_and_the_sprt_decides_on_it(tmp_path: Any,

@@ -24,6 +24,7 @@ Chance outcomes (15 ids): 0..7 draw card 0..7; 8, 9 Yellow / Red starts; 10..14 
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Any
 
 from arena.games.base import (
@@ -106,6 +107,68 @@ def card_name(card: int) -> str:
     return f"{COMMANDS[first].title()}/{COMMANDS[second].title()}"
 
 
+# Labels are pure functions of an action (and of the seat or the space it is for): each is made once. A match labels
+# every step it plays (the record's "label"), so this is on the match loop's path.
+
+@lru_cache(maxsize=None)
+def _action_label(action: int) -> str:
+    """What a decision's action does, in words ("play Move/Charge on spaces 1-2: ...")."""
+    if 0 <= action < PLAY_ACTIONS:
+        card, position, orientation = placement(action)
+        mine, theirs = CARDS[card][orientation], CARDS[card][1 - orientation]
+        return (
+            f"play {card_name(card)} on spaces {position + 1}-{position + 2}: "
+            f"{COMMANDS[mine]} for you, {COMMANDS[theirs]} for your opponent"
+        )
+    if action in (TARGET_YELLOW, TARGET_RED):
+        return f"choose a {SEAT_NAMES[action - TARGET_YELLOW]} unit"
+    if MOVE_BASE <= action < RALLY_BASE:
+        count = action - MOVE_BASE + 1
+        return f"move {count} unit{'s' if count > 1 else ''} ahead"
+    if RALLY_BASE <= action < STOP_PUSHING:
+        return f"rally a unit from space {action - RALLY_BASE + 1}"
+    if action == STOP_PUSHING:
+        return "stop pushing"
+    raise IllegalActionError(f"action {action} is outside the action space 0..{NUM_ACTIONS - 1}")
+
+
+@lru_cache(maxsize=None)
+def _chance_label(outcome: int) -> str:
+    """What a chance outcome is, in words ("draw Move/Charge", "Red starts")."""
+    if 0 <= outcome < NUM_CARDS:
+        return f"draw {card_name(outcome)}"
+    if FIRST_PLAYER_BASE <= outcome < SCENARIO_BASE:
+        return f"{SEAT_NAMES[outcome - FIRST_PLAYER_BASE]} starts"
+    if SCENARIO_BASE <= outcome < NUM_CHANCE_OUTCOMES:
+        return f"scenario: {SCENARIOS[outcome - SCENARIO_BASE].name}"
+    raise IllegalActionError(f"chance outcome {outcome} is outside 0..{NUM_CHANCE_OUTCOMES - 1}")
+
+
+@lru_cache(maxsize=None)
+def _draw_label(seat: int, card: int) -> str:
+    """A card drawn by a seat, as the record says it (spectators read State.spectator_label instead)."""
+    return f"{SEAT_NAMES[seat]} draws {card_name(card)}"
+
+
+@lru_cache(maxsize=None)
+def _play_label(player: int, action: int) -> str:
+    """A seat's play of a card, as the record says it."""
+    name = SEAT_NAMES[player]
+    card, position, orientation = placement(action)
+    near, far = (position, position + 1) if player == YELLOW else (position + 1, position)
+    mine, theirs = CARDS[card][orientation], CARDS[card][1 - orientation]
+    return (
+        f"{name} plays {card_name(card)}: {COMMANDS[mine]} for {name} on space {near + 1}, "
+        f"{COMMANDS[theirs]} for {SEAT_NAMES[1 - player]} on space {far + 1}"
+    )
+
+
+@lru_cache(maxsize=None)
+def _choice_label(player: int, command: int, space: int, action: int) -> str:
+    """A seat's choice in a command it executes on a space."""
+    return f"{SEAT_NAMES[player]} {COMMANDS[command]} on space {space + 1}: {_action_label(action)}"
+
+
 # the cards of every mask, for the hot path (observations): 2^NUM_CARDS small tuples
 _CARDS_IN = tuple(tuple(card for card in range(NUM_CARDS) if mask >> card & 1) for mask in range(1 << NUM_CARDS))
 
@@ -180,32 +243,10 @@ class MajorGeneralGame(Game):
         return state
 
     def action_label(self, action: int) -> str:
-        if 0 <= action < PLAY_ACTIONS:
-            card, position, orientation = placement(action)
-            mine, theirs = CARDS[card][orientation], CARDS[card][1 - orientation]
-            return (
-                f"play {card_name(card)} on spaces {position + 1}-{position + 2}: "
-                f"{COMMANDS[mine]} for you, {COMMANDS[theirs]} for your opponent"
-            )
-        if action in (TARGET_YELLOW, TARGET_RED):
-            return f"choose a {SEAT_NAMES[action - TARGET_YELLOW]} unit"
-        if MOVE_BASE <= action < RALLY_BASE:
-            count = action - MOVE_BASE + 1
-            return f"move {count} unit{'s' if count > 1 else ''} ahead"
-        if RALLY_BASE <= action < STOP_PUSHING:
-            return f"rally a unit from space {action - RALLY_BASE + 1}"
-        if action == STOP_PUSHING:
-            return "stop pushing"
-        raise IllegalActionError(f"action {action} is outside the action space 0..{NUM_ACTIONS - 1}")
+        return _action_label(action)
 
     def chance_label(self, outcome: int) -> str:
-        if 0 <= outcome < NUM_CARDS:
-            return f"draw {card_name(outcome)}"
-        if FIRST_PLAYER_BASE <= outcome < SCENARIO_BASE:
-            return f"{SEAT_NAMES[outcome - FIRST_PLAYER_BASE]} starts"
-        if SCENARIO_BASE <= outcome < NUM_CHANCE_OUTCOMES:
-            return f"scenario: {SCENARIOS[outcome - SCENARIO_BASE].name}"
-        raise IllegalActionError(f"chance outcome {outcome} is outside 0..{NUM_CHANCE_OUTCOMES - 1}")
+        return _chance_label(outcome)
 
     def state_from_json(self, data: JSON) -> MajorGeneralState:
         return MajorGeneralState.from_json(self, data)
@@ -360,25 +401,16 @@ class MajorGeneralState(State):
     def action_to_string(self, action: int) -> str:
         player = self.current_player()
         if player == CHANCE:
-            label = self._game.chance_label(action)
             if self.phase in (DEAL, DRAW) and 0 <= action < NUM_CARDS:
-                return f"{SEAT_NAMES[self._drawing_seat()]} draws {card_name(action)}"
-            return label
+                return _draw_label(self._drawing_seat(), action)
+            return _chance_label(action)
         if player == TERMINAL:
-            return self._game.action_label(action)
-        name = SEAT_NAMES[player]
+            return _action_label(action)
         if 0 <= action < PLAY_ACTIONS:
-            card, position, orientation = placement(action)
-            near, far = (position, position + 1) if player == YELLOW else (position + 1, position)
-            mine, theirs = CARDS[card][orientation], CARDS[card][1 - orientation]
-            return (
-                f"{name} plays {card_name(card)}: {COMMANDS[mine]} for {name} on space {near + 1}, "
-                f"{COMMANDS[theirs]} for {SEAT_NAMES[1 - player]} on space {far + 1}"
-            )
+            return _play_label(player, action)
         if self.phase == CHOICE:
-            command, space = self.pending >> 1, self._execution_space()
-            return f"{name} {COMMANDS[command]} on space {space + 1}: {self._game.action_label(action)}"
-        return f"{name}: {self._game.action_label(action)}"
+            return _choice_label(player, self.pending >> 1, self._execution_space(), action)
+        return f"{SEAT_NAMES[player]}: {_action_label(action)}"
 
     # --- scoring -----------------------------------------------------------------------------
 

@@ -1,0 +1,70 @@
+"""Every bench in bench/ that starts a referee, a web server or a ladder runs here at its smallest size (with
+--smoke where its smallest size would still take long), so that none rots: a smoke test each, asserting the keys of
+its --json output, never its figures."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.bench.run import has_keys, run_bench
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (pre-flights)")
+
+
+def test_referee_without_the_sandbox() -> None:
+    """--sandbox none never starts bubblewrap: the sandbox's own figures are null, every other one is there."""
+    figures = run_bench("referee.py", "--decisions", "12", "--matches-per-lane", "1", "--sandbox", "none",
+                        "--launches", "1")
+    has_keys(figures, "raw_p50_us referee_p50_us ratio_p50 referee_cycle_p50_us decisions_per_s_8_matches "
+                      "referee_cpu_us_per_decision_8_matches raw_server_cpu_us_per_round_trip referee_cpu_ratio_to_raw "
+                      "launch_ms_p50_none round_trip_p50_us_none")
+    assert figures["launch_ms_p50_bwrap"] is None and figures["round_trip_ratio_sandbox"] is None
+
+
+def test_ladder() -> None:
+    figures = run_bench("ladder.py", "--rounds", "1", "--matches", "2", "--sandbox", "none")
+    assert [field["field"] for field in figures["fields"]] == ["agents", "programs"]
+    has_keys(figures["fields"][0], "rounds matches_per_round match_ms overhead_ms_per_match overhead_per_match_time")
+
+
+def test_ladder_scale() -> None:
+    figures = run_bench("ladder_scale.py", "--bots", "10", "--matches", "100", "--db", "sqlite", "--requests", "2")
+    has_keys(figures, "sizes plan_round_s store_round_s leaderboard_ms bot_page_ms rerate_s db_bytes_per_match command")
+    assert len(figures["sizes"]) == 3
+
+
+def test_hello_flood() -> None:
+    has_keys(run_bench("hello_flood.py", "--streams", "10", "--rounds", "1", "--smoke"),
+             "streams rss_mb_before rounds rss_mb_growth")
+
+
+def test_archives() -> None:
+    figures = run_bench("archives.py", "--smoke")
+    has_keys(figures, "shapes goal_met command")
+    assert figures["shapes"]["ok"]["accepted"] and not figures["shapes"]["hidden-count"]["accepted"]
+
+
+@needs_bwrap
+def test_uploads() -> None:
+    has_keys(run_bench("uploads.py", "--uploads", "0", "--workers", "1"),
+             "alone_upload_to_live_s alone_preflight_s alone_status status_p50_ms status_p50_ms_alone live")
+
+
+def test_web() -> None:
+    has_keys(run_bench("web.py", "--bots", "5", "--results", "100", "--requests", "2", "--smoke"),
+             "anchor_ms leaderboard_ms bot_page_ms page_shell_ms replay_doc_ms replay_browser_open_ms "
+             "replay_1000_decisions_server_ms command")
+
+
+def test_spectators() -> None:
+    figures = run_bench("spectators.py", "--matches", "1", "--watchers", "0,10", "--smoke")
+    has_keys(figures, "watchers goal_met command")
+    has_keys(figures["watchers"]["10"], "matches decisions added_ms_mean vs_none timeouts admitted refused")
+
+
+def test_web_attack() -> None:
+    figures = run_bench("web_attack.py", "--requests", "3", "--slow", "10", "--smoke")
+    has_keys(figures, "idle attacks memory_mb goal_met failures command")
+    assert sorted(figures["attacks"]) == ["body", "slow", "streams", "uploads"]

@@ -1,0 +1,76 @@
+"""Every bench in bench/ that plays or computes runs here at its smallest size, so that none rots: a smoke test
+each, asserting the keys of its --json output, never its figures (a busy machine makes timings mean nothing).
+The benches that start servers are in test_bench_servers.py (a file each runs on a worker of its own)."""
+
+from __future__ import annotations
+
+from tests.bench.run import REPO, has_keys, run_bench
+
+MODE = "major-general"
+
+
+def test_engine() -> None:
+    has_keys(run_bench("engine.py", "--seconds", "0.05", "--game", MODE)[MODE], "games_per_s decisions_per_s")
+
+
+def test_match_loop() -> None:
+    has_keys(run_bench("match_loop.py", "--seconds", "0.05", "--game", MODE)[MODE], "matches_per_s steps_per_s matches")
+
+
+def test_platform_cost() -> None:
+    figures = run_bench("platform_cost.py", "--smoke")
+    has_keys(figures, "loop_over_engine main_cpu_per_match_us worker_cpu_per_match_us ratio_vs_against")
+    assert figures["ratio_vs_against"] is None  # (no --against)
+    assert figures["modes"][MODE]["same_games"]  # the engine's games are the loop's
+
+
+def test_platform_cost_against_a_second_checkout() -> None:
+    figures = run_bench("platform_cost.py", "--smoke", "--against", str(REPO))  # (this one again: the keys)
+    has_keys(figures["ratio_vs_against"], "match_loop main worker")
+    has_keys(figures["against"], "modes loop_over_engine tournament")
+
+
+def test_agents() -> None:
+    figures = run_bench("agents.py", "--games", "1", "--modes", MODE, "--players", "random", "-j", "1", "--seed", "1")
+    has_keys(figures, "seed games players goals failures ok")
+    has_keys(figures["players"]["random"][MODE], "decisions median_s p99_s max_s max_over_median worst")
+
+
+def test_balance() -> None:
+    figures = run_bench("balance.py", "--games", "2", "--modes", MODE, "-j", "1")[MODE]
+    has_keys(figures, "games first_seat_win_rate interval draw_rate decisions_mean steps_mean endings flags")
+
+
+def test_luck() -> None:
+    figures = run_bench("luck.py", "--games", "2", "--modes", MODE, "--pairs", "random:greedy", "--resamples", "2",
+                        "-j", "1")
+    has_keys(figures, "seed games modes goal_met command")
+    has_keys(figures["modes"][MODE]["random:greedy"], "games variance_raw variance_corrected ratio sprt_ratio model")
+
+
+def test_strength() -> None:
+    figures = run_bench("strength.py", "--games", "2", "--game", MODE, "--bots", "random,greedy", "--anchor", "none",
+                        "--jobs", "1")
+    has_keys(figures[MODE]["random vs greedy"], "games win_rate_a low high")
+
+
+def test_mcts() -> None:
+    has_keys(run_bench("mcts.py", "--iterations", "10", "--repeat", "1", "--game", MODE)[MODE],
+             "arena_sims_per_s openspiel_sims_per_s ratio")
+
+
+def test_analysis() -> None:
+    has_keys(run_bench("analysis.py", "--budget", "10", "--game", MODE)[MODE],
+             "decisions seconds ms_per_decision turning_points")
+
+
+def test_analysis_quality() -> None:
+    figures = run_bench("analysis_quality.py", "--matches", "1", "--budget", "10", "--game", MODE)[MODE]
+    has_keys(figures, "equal unequal")
+    has_keys(figures["equal"], "decisions brier brier_static bias sum jaccard")
+
+
+def test_tournament() -> None:
+    has_keys(run_bench("tournament.py", "--matches", "10", "--results", "100", "--repeat", "1"),
+             "matches_per_s_c1 matches_per_s_c2 scaling rerate_100k_s cpu_ms_per_match_main cpu_ms_per_match_workers "
+             "host_scaling command")
