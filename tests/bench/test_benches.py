@@ -17,15 +17,15 @@ def test_match_loop() -> None:
     has_keys(run_bench("match_loop.py", "--seconds", "0.05", "--game", MODE)[MODE], "matches_per_s steps_per_s matches")
 
 
-def test_platform_cost() -> None:
-    figures = run_bench("platform_cost.py", "--smoke")
+def test_platform() -> None:
+    figures = run_bench("platform.py", "--smoke")
     has_keys(figures, "loop_over_engine main_cpu_per_match_us worker_cpu_per_match_us ratio_vs_against")
     assert figures["ratio_vs_against"] is None  # (no --against)
     assert figures["modes"][MODE]["same_games"]  # the engine's games are the loop's
 
 
-def test_platform_cost_against_a_second_checkout() -> None:
-    figures = run_bench("platform_cost.py", "--smoke", "--against", str(REPO))  # (this one again: the keys)
+def test_platform_against_a_second_checkout() -> None:
+    figures = run_bench("platform.py", "--smoke", "--against", str(REPO))  # (this one again: the keys)
     has_keys(figures["ratio_vs_against"], "match_loop main worker")
     has_keys(figures["against"], "modes loop_over_engine tournament")
 

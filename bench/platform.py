@@ -2,7 +2,7 @@
 """The platform's own cost: CPU time per match and per decision of the match loop, of a tournament's main process
 (the serial part) and of a worker, beside the rules engine's own cost for the same games.
 
-    python bench/platform_cost.py [--modes NAME,...] [--games N] [--matches M] [--repeat R] [--against PATH] [--smoke]
+    python bench/platform.py [--modes NAME,...] [--games N] [--matches M] [--repeat R] [--against PATH] [--smoke]
                              [--json]
 
 1. The match loop, per mode (default: every registered mode): --games games of random players played on the rules
@@ -34,14 +34,29 @@ stored match.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+if __name__ == "platform":
+    # A script in bench/ (its folder leads sys.path) imported the standard library's `platform`, as uuid and
+    # SQLAlchemy do, and found this file: become that module for it (the import hands over what sys.modules holds
+    # once this file has run), so every bench runs as if this file were not here. What follows only defines.
+    import importlib.util
+    import sysconfig
+
+    _spec = importlib.util.spec_from_file_location("platform", Path(sysconfig.get_paths()["stdlib"]) / "platform.py")
+    assert _spec is not None and _spec.loader is not None
+    sys.modules["platform"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["platform"])
+elif sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path[0] = str(Path(__file__).resolve().parents[1])  # run as a script: the repository first, not bench/
+
 import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +162,7 @@ def run_child(task: dict[str, Any]) -> dict[str, Any] | None:
     """One measurement in a fresh process (None where that checkout cannot play the mode)."""
     done = subprocess.run([sys.executable, __file__, "--child", json.dumps(task)], capture_output=True, text=True)
     if done.returncode != 0:
-        print(f"bench/platform_cost.py: {task} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+        print(f"bench/platform.py: {task} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
         return None
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
@@ -274,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
               "main_cpu_per_match_us": ours["tournament"]["main_cpu_per_match_us"],
               "worker_cpu_per_match_us": ours["tournament"]["worker_cpu_per_match_us"],
               "against": against, "ratio_vs_against": compared,
-              "command": " ".join(["python", "bench/platform_cost.py", *(argv if argv is not None else sys.argv[1:])])}
+              "command": " ".join(["python", "bench/platform.py", *(argv if argv is not None else sys.argv[1:])])}
     if arguments.json:
         print(json.dumps(report, indent=2))
         return 0
