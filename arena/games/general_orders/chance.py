@@ -5,6 +5,7 @@ outcomes of the node under way and their labels, which hide a card drawn from sp
 from __future__ import annotations
 
 from arena.games.general_orders.cards import draw_outcomes
+from arena.games.base import CHANCE
 from arena.games.general_orders.core import DRAW, ROLL, SETUP_BONUS, SETUP_INITIATIVE, TOKEN_BASE, Core
 from arena.games.general_orders.dice import roll_outcomes
 from arena.games.general_orders.setup import bonus_label, bonus_outcomes, initiative_outcomes
@@ -25,7 +26,18 @@ def chance_outcomes(core: Core) -> list[tuple[int, float]]:
 
 
 def chance_step_label(core: Core, action: int) -> str:
-    """A chance outcome's label at this step: who rolls how many pips, who draws, where a token goes."""
+    """A chance outcome's label at this step: who rolls how many pips, who draws, where a token goes (a
+    roll's and a draw's remembered by what they depend on)."""
+    game = core._game
+    phase = core.phase
+    key = (CHANCE, phase, core.roller, core.dice, core.active, action)
+    if phase != SETUP_BONUS:
+        known = game.labels.get(key)
+        return known if known is not None else game.remember_label(key, _chance_step_label(core, action))
+    return _chance_step_label(core, action)
+
+
+def _chance_step_label(core: Core, action: int) -> str:
     game = core._game
     label = game.chance_label(action)
     phase = core.phase

@@ -102,6 +102,16 @@ class FamilyGame(Game):
         # Supply cache: control bitmask -> supplied bitmask, per seat (GO-D3, SJ-D3). Pure
         # functions of the mask, so states share them safely.
         self.supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        # A step's label, by what it depends on (`remember_label`): a match labels every step it plays.
+        self.labels: dict[tuple[int, ...], str] = {}
+
+    def remember_label(self, key: tuple[int, ...], label: str) -> str:
+        """Keep `label` under `key` (what it depends on, as a game's action_to_string keys it) and return it;
+        the memo is emptied when it grows past 100,000 labels."""
+        if len(self.labels) > 100_000:
+            self.labels.clear()
+        self.labels[key] = label
+        return label
 
     def _make_info(self, name: str | None, num_actions: int, variants: Mapping[str, str] | None = None) -> GameInfo:
         """The GameInfo of this mode, once the subclass has laid out its action ids (`variants`: the

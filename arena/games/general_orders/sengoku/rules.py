@@ -341,7 +341,11 @@ class SengokuState(Core):
             return self._game.action_label(action)
         if player == CHANCE:
             return chance_step_label(self, action)
-        return f"{self._game.seat_name(player)}: {self._contextual_label(action)}"
+        key = (player, self.phase, self.link, self.loss_area, self.loss_count, action)  # what its label depends on
+        known = self._game.labels.get(key)
+        if known is not None:
+            return known
+        return self._game.remember_label(key, f"{self._game.seat_name(player)}: {self._contextual_label(action)}")
 
     def spectator_label(self, action: int) -> str | None:
         return spectator_label(self, action)
