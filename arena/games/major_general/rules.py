@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from arena.games.base import (
     CHANCE,
@@ -543,7 +543,7 @@ class MajorGeneralState(State):
         pending = self.pending
         if pending == EMPTY:
             return []
-        return self._OPTIONS_OF[pending >> 1](self, pending & 1, self._execution_space())
+        return _OPTIONS_OF[pending >> 1](self, pending & 1, self._execution_space())
 
     # Each command's options for `seat` executing it on `space` (the first three act on that space, the others
     # on the one ahead, so they have none when the seat has no unit there or nothing is ahead).
@@ -586,10 +586,6 @@ class MajorGeneralState(State):
         if self.steps and targets:
             targets.append(STOP_PUSHING)
         return targets
-
-    _OPTIONS_OF = tuple(options for _command, options in sorted({
-        DEPLOY: _deploy_options, SABOTAGE: _sabotage_options, RALLY: _rally_options, MOVE: _move_options,
-        CHARGE: _charge_options, PUSH: _push_options}.items()))  # indexed by command
 
     def _resolve(self, choice: int) -> None:
         """Carry out one choice of the pending command (already known to be legal)."""
@@ -806,6 +802,14 @@ class MajorGeneralState(State):
 def scenario_by_id(scenario_id: str) -> Scenario:
     """The scenario card with this id."""
     return SCENARIOS[SCENARIO_IDS.index(scenario_id)]
+
+
+# Each command's options (MajorGeneralState._choices), indexed by command: a global, the cheapest look-up.
+_OPTIONS: dict[int, Callable[[MajorGeneralState, int, int], list[int]]] = {
+    DEPLOY: MajorGeneralState._deploy_options, SABOTAGE: MajorGeneralState._sabotage_options,
+    RALLY: MajorGeneralState._rally_options, MOVE: MajorGeneralState._move_options,
+    CHARGE: MajorGeneralState._charge_options, PUSH: MajorGeneralState._push_options}
+_OPTIONS_OF = tuple(options for _command, options in sorted(_OPTIONS.items()))
 
 
 def new_game(**options: Any) -> MajorGeneralGame:
