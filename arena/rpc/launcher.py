@@ -161,6 +161,11 @@ class BotProcess:
             await asyncio.sleep(0.001)
         await asyncio.sleep(0)
 
+    def has_unread_output(self) -> bool:
+        """True when the program has written something not read yet (in its pipe, or read from it but not taken)."""
+        written = self._written()
+        return written is not None and written > self.output.total
+
     def _written(self) -> int | None:
         """The bytes the program has written so far: read, read from its pipe but not yet taken by the reader task
         (on a busy machine it runs later), and still in the pipe; None when the pipe cannot be asked."""

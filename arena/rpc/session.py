@@ -32,6 +32,7 @@ MAX_MESSAGE_BYTES = 64 * 1024  # a Decision is a few bytes; anything near this i
 TRANSPORT_MESSAGE_LIMIT = 4 * 1024 * 1024
 CUT_WAIT_S = 0.25  # after the stream's end, how long to wait to see whether the transport cut it
 CRASH_WAIT_S = 2.0  # after a lost stream, how long to wait for the process to show it exited
+OUTPUT_SETTLE_S = 0.5  # how long a decision waits for its lines to be read while no progress is made
 
 _EOF = grpc.aio.EOF
 _MAYBE_A_LIMIT = (Termination.DISCONNECT, Termination.CRASH, Termination.TIMEOUT)
@@ -167,6 +168,9 @@ class BotSession(SeatPort):
                             f"{len(raw)} bytes that are not an arena.v1.BotMessage ({error})") from None
         if reply.HasField("decision"):
             decision = reply.decision
+            process = self.process
+            if process is not None and process.manifest.concurrency == 1 and process.has_unread_output():
+                await process.drain_output(OUTPUT_SETTLE_S)  # what it wrote before it answered is this decision's
             return Answer(decision.sequence, decision.action, decision.think_us / 1e6, decision.note,
                           self._output_of_decision())
         kind = reply.WhichOneof("kind")
@@ -177,9 +181,9 @@ class BotSession(SeatPort):
                         f"sent {kind} while decision {ask.sequence} was awaited")
 
     def _output_of_decision(self) -> str:
-        """What the bot wrote since its last decision (read so far: nothing waits for it, so a line written just
-        before the answer may go with the next one); '' for a process that plays several matches at once (its
-        lines cannot be told apart) or a bot that is not a local process."""
+        """What the bot wrote since its last decision (what it had written when its answer came is read first:
+        a line written just before the answer goes with it); '' for a process that plays several matches at once
+        (its lines cannot be told apart) or a bot that is not a local process."""
         process = self.process
         if process is None or process.manifest.concurrency > 1:
             return ""
