@@ -18,7 +18,7 @@ from arena.referee.evidence import seat_evidence
 from arena.referee.record import MatchRecord
 from arena.referee.seeds import new_seed
 from arena.tournament.series import (EmbeddedReferee, MatchSettings, PlayedGame, PlayerTally, RemoteReferee, Runner,
-    Series, SeriesError, describe, labels_of, run_series, tally)
+    Series, SeriesError, describe, labels_of, run_series, storage_problem, tally)
 
 
 def match(
@@ -82,8 +82,11 @@ def match(
         print_json({"game": game.name, "bots": names, "first_seed": first_seed, "seconds": round(series.seconds, 3),
                     "games": [_game_json(played, series.labels) for played in series.games],
                     "summary": {row.label: _tally_json(row) for row in tally(series)}})
-        return
-    _print_tables(game.name, game.info.seat_names, series)
+    else:
+        _print_tables(game.name, game.info.seat_names, series)
+    problem = storage_problem(series)
+    if problem is not None:
+        fail(problem)
 
 
 def _local_bot_names(arguments: list[str]) -> tuple[list[str], list[Path]]:

@@ -13,7 +13,8 @@ from arena.cli.options import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, agent_l
 from arena.cli.settings import open_game, results_dir
 from arena.cli.show import RunDisplay, console, fail, print_json
 from arena.games.base import Game
-from arena.tournament.series import InProcess, PlayedGame, Series, describe, labels_of, run_series, tally
+from arena.tournament.series import (InProcess, PlayedGame, Series, describe, labels_of, run_series, storage_problem,
+    tally)
 from arena.referee.seeds import new_seed
 
 
@@ -59,8 +60,11 @@ def play(
             "seconds": round(series.seconds, 3), "by_player": _by_player(game, series),
             "games": [_game_json(played, series.labels) for played in series.games],
         })
-        return
-    _print_tables(game, series)
+    else:
+        _print_tables(game, series)
+    problem = storage_problem(series)
+    if problem is not None:
+        fail(problem)
 
 
 def _game_json(played: PlayedGame, labels: tuple[str, ...]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ A record holds everything needed to replay the match exactly (`arena.referee.rep
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import uuid
@@ -34,6 +35,14 @@ def new_match_id() -> str:
 
 class RecordError(ValueError):
     """A record file is missing, truncated or not a match record."""
+
+
+class RecordWriteError(OSError):
+    """A record that could not be written (a full disk, a folder that may not be written, ...): its errno is the
+    cause's, its filename the record's; nothing of it was left behind."""
+
+    def __str__(self) -> str:
+        return f"cannot write the record {self.filename}: {self.strerror}"
 
 
 class Termination(StrEnum):
@@ -251,15 +260,21 @@ class MatchRecord:
         return "\n".join(self.lines()) + "\n"
 
     def write(self, path: str | Path) -> Path:
-        """Write the record (gzip-compressed when the name ends in .gz); returns the path."""
+        """Write the record (gzip-compressed when the name ends in .gz); returns the path. RecordWriteError when
+        it cannot be (the disk full, the folder not writable): then no file of it is left, not even a part."""
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         data = self.to_jsonl().encode("utf-8")
         if target.suffix == ".gz":
             data = gzip.compress(data, mtime=0)
         temporary = target.with_name(target.name + ".part")
-        temporary.write_bytes(data)
-        temporary.replace(target)  # never leave a half-written record behind
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(data)
+            temporary.replace(target)  # never leave a half-written record behind
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise RecordWriteError(error.errno, error.strerror or str(error), str(target)) from error
         return target
 
     @classmethod

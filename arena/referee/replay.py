@@ -6,7 +6,7 @@ from typing import Callable, Iterable, Iterator
 
 from arena.games.base import CHANCE, Game, IllegalActionError, State
 from arena.games.registry import load_game
-from arena.referee.record import MatchRecord, Step
+from arena.referee.record import MatchRecord, Step, Termination
 
 HEADER_LINES = 1  # steps start on line 2 of a record file
 
@@ -73,8 +73,8 @@ def check_result(record: MatchRecord, state: State, steps: int) -> None:
     result = record.result
     if result is None:
         raise ReplayDivergence(line, "the record has no result line")
-    if result.is_fault:
-        if state.is_terminal():
+    if result.is_fault:  # (the infrastructure may fail after the game is over: a record the referee could not store)
+        if state.is_terminal() and result.termination is not Termination.INFRASTRUCTURE:
             raise ReplayDivergence(line, f"the record ends by {result.reason}, but the game was already over")
         return
     outcome = state.outcome()

@@ -22,17 +22,18 @@ from arena import __version__
 from arena.agents.base import Agent
 from arena.games.base import Game, State
 from arena.games.registry import GameOptionError, UnknownGameError, family_of, load_game
-from arena.referee.archive import save_record
+from arena.referee.archive import mark_unstored, save_record
 from arena.referee.authority import new_record, referee_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError, SeatFault, void_result
 from arena.referee.players import PlayerKind
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, RecordWriteError, Step, Termination
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.config import ServerConfig
 from arena.rpc.observations import NoObservationCodec, codec_for_game
 from arena.rpc.pool import BotPool, BotUnavailable
 from arena.rpc.spectators import PublicFeed
+from arena.rpc.storage import RecordStorage
 
 Seat = Union[str, Agent, SeatPort]  # how a match request names who sits where
 
@@ -130,6 +131,7 @@ class Matches:
         self._slots: Optional[asyncio.Semaphore] = None
         self._games: dict[tuple[str, str], tuple[Game, str]] = {}
         self._finished: deque[str] = deque()
+        self.storage = RecordStorage(config.results_dir)  # whether records can be stored now
 
     def open(self, seed_salt: Optional[str]) -> None:
         """Accept matches from now on (in the server's event loop)."""
@@ -217,14 +219,19 @@ class Matches:
         return record
 
     async def _save(self, record: MatchRecord) -> Optional[Path]:
-        """Store the record under results/records/ (a failure is noted in the record, never lost silently)."""
+        """Store the record under results/records/. One that cannot be (a full disk...) is never lost without a
+        word: the match ends as an infrastructure fault saying why (what its watchers and GetMatch get), the
+        server logs one line, and its health check says so (arena.rpc.storage)."""
         if self.config.results_dir is None:
             return None
         try:
-            return await asyncio.to_thread(save_record, self.config.results_dir, record)
-        except OSError as error:
-            record.extra["storage_error"] = str(error)
+            path = await asyncio.to_thread(save_record, self.config.results_dir, record)
+        except RecordWriteError as error:
+            mark_unstored(record, error)
+            self.storage.failed(record.match_id, error)
             return None
+        self.storage.stored()
+        return path
 
     async def _seat(self, name: Seat, game_name: str, family: str) -> SeatPort:
         if isinstance(name, SeatPort):

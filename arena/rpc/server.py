@@ -19,6 +19,7 @@ Listeners, each with only what its callers need:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import shutil
@@ -44,6 +45,7 @@ from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError,
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT
 from arena.rpc.spectators import Admission
+from arena.rpc.storage import RecordStorage
 from arena.sandbox.check import quick_check
 from arena.sandbox.launch import Launcher
 from arena.sandbox.leftovers import new_runtime_folder
@@ -135,7 +137,7 @@ class RefereeServer:
         server = grpc.aio.server(options=options)
         server.add_generic_rpc_handlers([self.bots.handler()])
         add_admin_service(AdminService(self), server)
-        self._health = health.aio.HealthServicer()
+        self._health = RefereeHealth(self.games.storage)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         services = [BOT_SERVICE, ADMIN_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]
         reflection.enable_server_reflection(services, server)
@@ -206,6 +208,32 @@ class RefereeServer:
                         **settings: Any) -> MatchRecord:
         """Play one match and return its record."""
         return await self.games.run_match(game_name, bots, seed, **settings)
+
+
+class RefereeHealth(health.aio.HealthServicer):
+    """grpc.health.v1.Health: the server ("") and its admin service answer NOT_SERVING while the referee cannot
+    store its records (arena.rpc.storage), checked again (a probe file written) at each Check meanwhile."""
+
+    def __init__(self, storage: RecordStorage) -> None:
+        super().__init__()
+        self.storage = storage
+        self._changes: set[asyncio.Task[None]] = set()
+        storage.on_change = self._changed
+
+    async def Check(self, request: health_pb2.HealthCheckRequest, context: Any) -> Any:
+        if request.service in ("", ADMIN_SERVICE) and not self.storage.healthy and await self.storage.recheck():
+            await self._follow(True)  # (before this answer, not after it)
+        return await super().Check(request, context)
+
+    def _changed(self, healthy: bool) -> None:
+        task = asyncio.get_running_loop().create_task(self._follow(healthy))
+        self._changes.add(task)
+        task.add_done_callback(self._changes.discard)
+
+    async def _follow(self, healthy: bool) -> None:
+        status = health_pb2.HealthCheckResponse.SERVING if healthy else health_pb2.HealthCheckResponse.NOT_SERVING
+        for service in ("", ADMIN_SERVICE):
+            await self.set(service, status)
 
 
 def listening_line(address: str, tls: bool = False) -> str:

@@ -33,7 +33,7 @@ from arena.referee.authority import play_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, RecordWriteError
 from arena.referee.seeds import game_seed
 from arena.tournament.formats import DUPLICATE_REFUSED
 
@@ -114,7 +114,7 @@ class InProcess(Runner):
                    ) -> tuple[MatchRecord, Path | None]:
         record = play_match(self.game, [self.by_label[label] for label in seats], seed, limits=self.limits)
         attach_luck(record, self.game)
-        return record, save_record(self.results, record) if self.results is not None else None
+        return record, keep_record(self.results, record) if self.results is not None else None
 
 
 class EmbeddedReferee(Runner):
@@ -191,7 +191,17 @@ class RemoteReferee(Runner):
             record = await self.client.record(match_id)
         except AdminError as error:
             raise SeriesError(str(error)) from None
-        return record, save_record(self.results, record)
+        return record, keep_record(self.results, record)
+
+
+def keep_record(results: Path, record: MatchRecord) -> Path | None:
+    """Save the record under `results`; its path, or None when it cannot be (the disk full...): then the
+    record says why in extra["storage_error"] (PlayedGame.storage_error), unless the referee's copy already did."""
+    try:
+        return save_record(results, record)
+    except RecordWriteError as error:
+        record.extra.setdefault("storage_error", str(error))
+        return None
 
 
 @dataclass(frozen=True)
@@ -206,6 +216,12 @@ class PlayedGame:
         """Who sat where, by label."""
         return [labels[player] for player in self.game.order]
 
+    @property
+    def storage_error(self) -> str | None:
+        """Why its record could not be stored (here, or by the referee that played it); None when it was."""
+        error = self.record.extra.get("storage_error")
+        return str(error) if error is not None else None
+
 
 @dataclass(frozen=True)
 class Series:
@@ -214,6 +230,7 @@ class Series:
     labels: tuple[str, ...]
     games: list[PlayedGame]
     seconds: float
+    planned: int = 0  # the games asked for (more than `games` when a record could not be stored: see storage_problem)
 
 
 def labels_of(names: Sequence[str]) -> tuple[str, ...]:
@@ -236,23 +253,40 @@ def run_series(runner: Runner, game: str, names: Sequence[str], games: int, firs
     seat_names = labels if isinstance(runner, InProcess) else tuple(names)  # a referee knows bots by name
     planned = schedule(len(names), games, first_seed, rotate, duplicate)
     started = time.perf_counter()
+    unstored: list[PlayedGame] = []  # a record not stored stops the series: no game is started after it
 
-    async def play_all() -> list[PlayedGame]:
+    async def play_all() -> list[PlayedGame | None]:
         slots = asyncio.Semaphore(parallel)
         async with runner:
-            async def one(planned_game: SeriesGame) -> PlayedGame:
+            async def one(planned_game: SeriesGame) -> PlayedGame | None:
                 async with slots:
+                    if unstored:
+                        return None
                     seats = [seat_names[player] for player in planned_game.order]
                     record, path = await runner.play(game, seats, planned_game.seed, settings)
                 played = PlayedGame(planned_game, record, path)
+                if played.storage_error is not None:
+                    unstored.append(played)
                 if on_game is not None:
                     on_game(played, labels)
                 return played
 
             return list(await asyncio.gather(*(one(planned_game) for planned_game in planned)))
 
-    played = asyncio.run(play_all())
-    return Series(labels, played, time.perf_counter() - started)
+    played = [game for game in asyncio.run(play_all()) if game is not None]
+    return Series(labels, played, time.perf_counter() - started, planned=len(planned))
+
+
+def storage_problem(series: Series) -> str | None:
+    """One line when a record of the series could not be stored (the series then stopped): which, why, and
+    what was stored; None when every record was (or none was to be)."""
+    failed = [played for played in series.games if played.storage_error is not None]
+    if not failed:
+        return None
+    stored = sum(1 for played in series.games if played.path is not None and played.storage_error is None)
+    return (f"the record of game {failed[0].game.index + 1} was not stored ({failed[0].storage_error}); "
+            f"stopped after {len(series.games)} of {series.planned} game(s): {stored} record(s) stored, "
+            f"{len(failed)} not")
 
 
 @dataclass
