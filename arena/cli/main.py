@@ -238,6 +238,8 @@ def _failed(error: Exception) -> int:
 
     if isinstance(error, CliError):
         return _said(f"arena: error: {error}", error.code)
+    if type(error).__module__ == "arena.store.db":  # a store that failed mid-command (a full disk): one line too
+        return _said(f"arena: error: {error}", 1)
     raise error
 
 

@@ -25,6 +25,15 @@ class StoreError(Exception):
     """The database cannot be opened or is not an Arena database."""
 
 
+class StoreFull(StoreError):
+    """The database cannot be written: its disk is full (what was stored before is intact: each write is one
+    transaction)."""
+
+
+_FULL = ("database or disk is full", "no space left on device", "disk quota exceeded")
+_DISK_FULL_SQLSTATE = "53100"  # PostgreSQL's disk_full
+
+
 def default_url(results: str | Path) -> str:
     """sqlite:///<results>/arena.db"""
     return f"sqlite:///{Path(results) / 'arena.db'}"
@@ -99,13 +108,14 @@ def create_db_engine(url: str, *, create: bool = True, busy_timeout_s: float = 6
             check_sqlite_file(Path(database), create)
         engine = create_engine(url, connect_args={"timeout": busy_timeout_s}, **kwargs)
         _configure_sqlite(engine, busy_timeout_s)
+        _say_when_full(engine)
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
     if parsed.get_backend_name() == "postgresql":
         kwargs.setdefault("connect_args", {"connect_timeout": 10})
     try:
-        return create_engine(url, pool_pre_ping=True, **kwargs)
+        return _say_when_full(create_engine(url, pool_pre_ping=True, **kwargs))
     except NoSuchModuleError:
         raise StoreError(f"unknown database kind {parsed.drivername!r} in the URL; use sqlite:///PATH or "
                          "postgresql+psycopg://USER@HOST/DB") from None
@@ -144,6 +154,29 @@ def describe(error: DBAPIError, url: str) -> str:
     if "file is not a database" in text or "malformed" in text:
         return f"{where} is not an SQLite database (corrupt, or another kind of file); it was left as it is"
     return f"cannot open the database {where}: {text}"
+
+
+def full_disk_line(error: BaseException, url: str) -> str | None:
+    """One line when `error` (a driver's) says the database's disk is full; None for any other error."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    if getattr(error, "sqlstate", None) != _DISK_FULL_SQLSTATE and not any(word in text.lower() for word in _FULL):
+        return None
+    return (f"the database {database_name(url)} is full: its disk has no room left ({text}); what was stored "
+            "before is intact: free some space and run the command again (`arena tournament resume` continues "
+            "a tournament)")
+
+
+def _say_when_full(engine: Engine) -> Engine:
+    """`engine`, raising StoreFull (one line) instead of the driver's error when the database's disk is full."""
+    url = engine.url.render_as_string(hide_password=False)
+
+    @event.listens_for(engine, "handle_error")
+    def on_error(context: Any) -> None:
+        line = full_disk_line(context.original_exception, url)
+        if line is not None:
+            raise StoreFull(line) from None
+
+    return engine
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_s: float = 60.0) -> None:
