@@ -238,7 +238,8 @@ def _failed(error: Exception) -> int:
 
     if isinstance(error, CliError):
         return _said(f"arena: error: {error}", error.code)
-    if type(error).__module__ == "arena.store.db":  # a store that failed mid-command (a full disk): one line too
+    store = sys.modules.get("arena.store.db")  # (loaded by any command that opened one)
+    if store is not None and isinstance(error, store.StoreError):  # a store failing mid-command (its disk full)
         return _said(f"arena: error: {error}", 1)
     raise error
 

@@ -27,7 +27,6 @@ class RecordStorage:
         self.results = results
         self.problem: Optional[str] = None
         self.on_change = on_change
-        self.lost = 0  # records that could not be stored since the server started
 
     @property
     def healthy(self) -> bool:
@@ -35,7 +34,6 @@ class RecordStorage:
 
     def failed(self, match_id: str, error: RecordWriteError) -> None:
         """A record could not be stored: say so in one line (the log) and become unhealthy."""
-        self.lost += 1
         log.error("match %s: its record was not stored: %s", match_id, error)
         self._set(str(error))
 

@@ -12,6 +12,7 @@ import pytest
 from arena.cli.main import main
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
+from arena.store.db import full_disk_line
 from tests.small_disk import parts, roomier_disk, small_disk  # noqa: F401 (fixtures)
 
 
@@ -47,3 +48,13 @@ def test_a_tournament_whose_database_fills(roomier_disk: Path, capsys: pytest.Ca
     with sqlite3.connect(database) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert connection.execute("SELECT count(*) FROM matches").fetchone()[0] > 0
+
+
+def test_postgresqls_disk_full_is_the_same_line() -> None:
+    class DiskFull(Exception):
+        sqlstate = "53100"
+
+    line = full_disk_line(DiskFull('could not extend file "base/16384/2619": No space left on device'),
+                          "postgresql+psycopg://arena:secret@db/arena")
+    assert line is not None and line.startswith("the database postgresql+psycopg://arena:***@db/arena is full: ")
+    assert full_disk_line(Exception("database is locked"), "sqlite:///x.db") is None
