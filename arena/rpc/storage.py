@@ -27,6 +27,7 @@ class RecordStorage:
         self.results = results
         self.problem: Optional[str] = None
         self.on_change = on_change
+        self._probing: Optional[asyncio.Lock] = None  # one probe at a time (made in the server's loop)
 
     @property
     def healthy(self) -> bool:
@@ -44,8 +45,11 @@ class RecordStorage:
     async def recheck(self) -> bool:
         """While unhealthy, try writing a probe file to the records' folder (healthy again if it can be);
         whether records can be stored."""
-        if self.problem is not None and self.results is not None:
-            if await asyncio.to_thread(_probe, self.results / "records"):
+        if self._probing is None:
+            self._probing = asyncio.Lock()
+        async with self._probing:
+            if self.problem is not None and self.results is not None \
+                    and await asyncio.to_thread(_probe, self.results / "records"):
                 log.warning("records can be stored again under %s", self.results)
                 self._set(None)
         return self.healthy
