@@ -24,7 +24,8 @@ With --json: {"mode", "seed", "pairs", "runs", "slip", "elo0", "elo1", "alpha", 
 "variance_corrected"}}, "false_h1_at_elo0", "false_h0_at_gap", "min_pairs_at_decision" (the "corrected"
 test's: {"count", "runs", "rate", "low", "high"}, the last {"pairs", "minimum", "count" (runs that decided
 before the minimum), "runs", "rate", "low", "high"}), "tests": {TEST: the same three, "mean_pairs_elo0",
-"mean_pairs_gap"}, "goal_met", "failures", "command", "seconds"}. Intervals: Wilson, 95%.
+"mean_pairs_gap", "undecided_elo0", "undecided_gap" (runs that reached --max-pairs)}, "goal_met", "failures",
+"command", "seconds"}. Intervals: Wilson, 95%.
 """
 
 from __future__ import annotations
@@ -136,7 +137,9 @@ def figures(outcomes: dict[str, list[tuple[str | None, int]]], minimum: int) -> 
             "min_pairs_at_decision": {"pairs": min(decided, default=None), "minimum": minimum,
                                       **share(early, len(decided))},
             "mean_pairs_elo0": round(statistics.fmean(pairs for _, pairs in outcomes["equal"]), 1),
-            "mean_pairs_gap": round(statistics.fmean(pairs for _, pairs in outcomes["gap"]), 1)}
+            "mean_pairs_gap": round(statistics.fmean(pairs for _, pairs in outcomes["gap"]), 1),
+            "undecided_elo0": sum(1 for decision, _ in outcomes["equal"] if decision is None),
+            "undecided_gap": sum(1 for decision, _ in outcomes["gap"] if decision is None)}
 
 
 def population_figures(pairs: list[Pair]) -> dict[str, Any]:
@@ -221,7 +224,8 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"{name:20s} false H1 at Elo 0: {h1['count']}/{h1['runs']} [{h1['low']:.3f}, {h1['high']:.3f}]; "
               f"false H0 at the gap: {h0['count']}/{h0['runs']} [{h0['low']:.3f}, {h0['high']:.3f}]; "
               f"first decision at {first['pairs']} pairs ({first['count']} runs before {first['minimum']}); "
-              f"mean pairs {data['mean_pairs_elo0']:.0f} at Elo 0, {data['mean_pairs_gap']:.0f} at the gap")
+              f"mean pairs {data['mean_pairs_elo0']:.0f} at Elo 0 ({data['undecided_elo0']} runs undecided), "
+              f"{data['mean_pairs_gap']:.0f} at the gap ({data['undecided_gap']} undecided)")
     print("goal met" if report["goal_met"] else "goal NOT met:\n  " + "\n  ".join(report["failures"]))
     print(f"{report['seconds']:.0f} s; command: {report['command']}")
 

@@ -87,7 +87,12 @@ def sprt(
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
-    """Is A stronger than B? A GSPRT over seat-swapped pairs (pentanomial), as fishtest runs it."""
+    """Is A stronger than B? A GSPRT over seat-swapped pairs (pentanomial), as fishtest runs it.
+
+    Where the game has a value model it decides on luck-corrected pair scores (the normal GSPRT, the raw
+    pentanomial beside). It decides nothing before --min-pairs pairs (30): `python bench/sprt_check.py` measures
+    its error rates on resampled real pairs (docs/fair-play.md has the figures).
+    """
     try:
         test = Sprt(elo0, elo1, alpha, beta, min_pairs)
     except ValueError as error:
