@@ -161,6 +161,8 @@ def _report(result: SprtResult, raw: SprtResult, a: str, b: str, test: Sprt, tou
                     "H0": f"{a} is not stronger: H0 (elo <= {test.elo0:g}) accepted",
                     None: "undecided"}[result.decision]
     pairs = int(sum(raw.counts))
+    if pairs < test.min_pairs:
+        verdict_text += f" (no decision before {test.min_pairs} pairs: --min-pairs)"
     luck = result is not raw  # decided on luck-corrected scores
     if json_output:
         data: dict[str, Any] = {
