@@ -8,14 +8,18 @@ For each mode and pair: N games (default 1000) as seat-swapped pairs, each game 
 (keyed by --seed, never the value models' corpus). Per game, A's points (1 a win, 1/2 a draw) and the same less
 its luck (arena.luck: the chance events' luck by the family's value model, times its beta). Then the variance
 of each, the ratio (raw over corrected: how many times fewer games the same precision needs), and an SPRT run
-on both (elo0 0, elo1 --elo1, alpha = beta = 0.05; pentanomial on the raw pairs, the normal GSPRT on the
-corrected ones) over --resamples random orders of the pairs: the mean number of games until it decides (a
-run the pairs do not decide counts all of them). Both from the same games, in one run. A family with no value
-model is reported as such.
+on both, like for like (elo0 0, elo1 --elo1, alpha = beta = 0.05; the same test, `arena sprt`'s normal GSPRT
+with its minimum of pairs and its pseudo-pairs at the raw pairs' pentanomial variance, on the raw pair scores
+and on the corrected ones; the raw pentanomial's beside, for reference) over --resamples random orders of the
+pairs: the mean number of games until it decides (a run the pairs do not decide counts all of them). Both
+from the same games, in one run. A family with no value model is reported as such. (Before issue 47 the
+ratio set the pentanomial on raw pairs against the normal test on corrected ones, which decided from 2 pairs:
+it reported gains where the correction changes nothing, beta = 0.)
 
 Goal (issue 33): at least 2x fewer games on every General Orders mode. With --json: {"seed", "games",
 "modes": {MODE: {"A:B": {"games", "mean_raw", "mean_corrected", "variance_raw", "variance_corrected",
-"ratio", "sprt_games_raw", "sprt_games_corrected", "sprt_ratio", "model"}}}, "goal_met", "command"}.
+"ratio", "sprt_games_raw", "sprt_games_corrected", "sprt_ratio", "sprt_games_pentanomial", "model"}}},
+"goal_met", "command"}.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.agents import make_agent  # noqa: E402
 from arena.games.registry import family_of, game_modes, load_game  # noqa: E402
 from arena.luck import measure_luck, model_for  # noqa: E402
-from arena.ratings.sprt import Sprt, pair_counts  # noqa: E402
+from arena.ratings.sprt import Sprt, pentanomial_variance  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402
 from arena.referee.seeds import game_seed  # noqa: E402
 
@@ -60,27 +64,39 @@ def play_pair(task: tuple[str, str, str, int, int]) -> tuple[float, float, float
     return out[0], out[1], out[2], out[3]
 
 
-def sprt_games(pairs: list[tuple[float, float]], corrected: bool, elo1: float, resamples: int, seed: int) -> float:
-    """The mean number of games an SPRT needs to decide, over random orders of `pairs` (raw pair points or
-    corrected pair scores)."""
+def sprt_games(pairs: list[tuple[float, float]], scores: str, elo1: float, resamples: int, seed: int) -> float:
+    """The mean number of games an SPRT needs to decide, over random orders of `pairs` (raw pair points and
+    corrected pair points): `scores` "raw" or "corrected" for the normal test on those, "pentanomial" for the
+    pentanomial on the raw ones."""
     test = Sprt(0.0, elo1, 0.05, 0.05)
     rng = random.Random(seed)
     used = []
     for _ in range(resamples):
         order = pairs[:]
         rng.shuffle(order)
-        games = 2 * len(order)
-        for count in range(2, len(order) + 1):
-            sample = order[:count]
-            if corrected:
-                result = test.normal([(first + second) / 2 for first, second in sample])
-            else:
-                result = test.pentanomial(pair_counts([first + second for first, second in sample]))
-            if result.decision is not None:
-                games = 2 * count
-                break
-        used.append(games)
+        used.append(2 * decided_at(test, order, scores))
     return statistics.fmean(used)
+
+
+def decided_at(test: Sprt, order: list[tuple[float, float]], scores: str) -> int:
+    """The pairs after which the test decides on these pairs in this order (all of them when it does not)."""
+    counts = [0] * 5
+    total = squares = 0.0
+    for count, (raw, corrected) in enumerate(order, start=1):
+        counts[min(4, max(0, round(raw * 2)))] += 1
+        score = (corrected if scores == "corrected" else raw) / 2
+        total, squares = total + score, squares + score * score
+        if count < test.min_pairs:
+            continue
+        if scores == "pentanomial":
+            result = test.pentanomial(counts)
+        else:
+            mean = total / count
+            result = test.normal_moments(count, mean, max(squares / count - mean * mean, 0.0),
+                                         pentanomial_variance(counts))
+        if result.decision is not None:
+            return count
+    return len(order)
 
 
 def main() -> int:
@@ -109,12 +125,11 @@ def main() -> int:
                 played = pool.map(play_pair, tasks, chunksize=4)
                 raw = [value for row in played for value in (row[0], row[2])]
                 corrected = [value for row in played for value in (row[1], row[3])]
-                raw_pairs = [(row[0], row[2]) for row in played]
-                corrected_pairs = [(row[1], row[3]) for row in played]
+                pairs_both = [(row[0] + row[2], row[1] + row[3]) for row in played]
                 variance_raw, variance_corrected = statistics.pvariance(raw), statistics.pvariance(corrected)
-                games_raw = sprt_games(raw_pairs, False, arguments.elo1, arguments.resamples, arguments.seed)
-                games_corrected = sprt_games(corrected_pairs, True, arguments.elo1, arguments.resamples,
-                                             arguments.seed)
+                games_raw, games_corrected, games_pentanomial = (
+                    sprt_games(pairs_both, scores, arguments.elo1, arguments.resamples, arguments.seed)
+                    for scores in ("raw", "corrected", "pentanomial"))
                 row = report[mode][f"{a}:{b}"] = {
                     "games": len(raw), "mean_raw": round(statistics.fmean(raw), 4),
                     "mean_corrected": round(statistics.fmean(corrected), 4),
@@ -122,13 +137,15 @@ def main() -> int:
                     "ratio": round(variance_raw / variance_corrected, 3) if variance_corrected > 0 else None,
                     "sprt_games_raw": round(games_raw, 1), "sprt_games_corrected": round(games_corrected, 1),
                     "sprt_ratio": round(games_raw / games_corrected, 3) if games_corrected else None,
+                    "sprt_games_pentanomial": round(games_pentanomial, 1),
                     "model": model.label if model is not None else None}
                 if family_of(mode).name.startswith("general-orders") and (row["sprt_ratio"] or 0) < 2.0:
                     failures.append(f"{mode} {a}:{b}: {row['sprt_ratio']}x fewer SPRT games (goal 2x)")
                 if not arguments.json:
                     print(f"{mode:34s} {a + ':' + b:18s} var {variance_raw:.4f} -> {variance_corrected:.4f} "
                           f"(x{row['ratio']}); SPRT games {games_raw:.0f} -> {games_corrected:.0f} "
-                          f"(x{row['sprt_ratio']}); model {row['model']}", flush=True)
+                          f"(x{row['sprt_ratio']}; pentanomial {games_pentanomial:.0f}); model {row['model']}",
+                          flush=True)
     command = (f"python bench/luck.py --games {arguments.games} --pairs {arguments.pairs} --elo1 {arguments.elo1:g} "
                f"--seed {arguments.seed}" + (f" --modes {arguments.modes}" if arguments.modes else ""))
     if arguments.json:

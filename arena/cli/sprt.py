@@ -13,7 +13,7 @@ from arena.cli.options import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTIO
 from arena.cli.settings import StopRequest, open_game, open_store, play_settings, resolve_bots
 from arena.cli.show import console, display_for, fail, print_json, said
 from arena.games.registry import UnknownGameError, resolve
-from arena.ratings.sprt import Sprt, SprtResult, pair_counts
+from arena.ratings.sprt import MIN_PAIRS, Sprt, SprtResult, pair_counts, pentanomial_variance
 from arena.store import Store
 from arena.tournament.runner import RunProgress, create_tournament, entrant_kinds, points_by_seat
 from arena.tournament.service import TournamentError, play
@@ -45,10 +45,13 @@ def _pair(games: list[tuple[float, float | None]]) -> tuple[float, float | None]
 
 def verdict(test: Sprt, pairs: list[tuple[float, float | None]]) -> tuple[SprtResult, SprtResult]:
     """(the test that decides, the raw pentanomial one): on luck-corrected pair scores where every pair has them
-    (the normal GSPRT), else the raw pentanomial."""
-    raw = test.pentanomial(pair_counts([points for points, _adjusted in pairs]))
+    (the normal GSPRT, its variance with pseudo-pairs at the raw pairs' pentanomial variance), else the raw
+    pentanomial. Neither decides before the test's minimum of pairs."""
+    counts = pair_counts([points for points, _adjusted in pairs])
+    raw = test.pentanomial(counts)
     if pairs and all(adjusted is not None for _points, adjusted in pairs):
-        return test.normal([adjusted / 2 for _points, adjusted in pairs if adjusted is not None]), raw
+        return test.normal([adjusted / 2 for _points, adjusted in pairs if adjusted is not None],
+                           pentanomial_variance(counts)), raw
     return raw, raw
 
 
@@ -73,6 +76,8 @@ def sprt(
     alpha: float = typer.Option(0.05, "--alpha", help="False-positive rate."),
     beta: float = typer.Option(0.05, "--beta", help="False-negative rate."),
     max_pairs: int = typer.Option(5000, "--max-pairs", min=1, help="Give up undecided after this many pairs."),
+    min_pairs: int = typer.Option(MIN_PAIRS, "--min-pairs", min=1,
+                                  help="Decide nothing before this many pairs (bench/sprt_check.py measures why)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256),
     seed: Optional[int] = typer.Option(None, "--seed", min=0),
     name: Optional[str] = typer.Option(None, "--name", help="Name the test; the same name again resumes it."),
@@ -82,9 +87,14 @@ def sprt(
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
-    """Is A stronger than B? A GSPRT over seat-swapped pairs (pentanomial), as fishtest runs it."""
+    """Is A stronger than B? A GSPRT over seat-swapped pairs (pentanomial), as fishtest runs it.
+
+    Where the game has a value model it decides on luck-corrected pair scores (the normal GSPRT, the raw
+    pentanomial beside). It decides nothing before --min-pairs pairs (30): `python bench/sprt_check.py` measures
+    its error rates on resampled real pairs (docs/fair-play.md has the figures).
+    """
     try:
-        test = Sprt(elo0, elo1, alpha, beta)
+        test = Sprt(elo0, elo1, alpha, beta, min_pairs)
     except ValueError as error:
         fail(str(error), code=2)
     _game_first(game_name, bot_a, bot_b)
@@ -102,7 +112,7 @@ def sprt(
         tournament_id = create_tournament(
             store, game=game, bots=bots, format="gauntlet", rounds=max_pairs,
             seed=seed if seed is not None else new_seed(), name=name,
-            settings={"sprt": {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta}})
+            settings={"sprt": {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "min_pairs": min_pairs}})
     a_id, _ = store.tournaments.entries(tournament_id)
     points = pair_points(store, tournament_id, a_id)
     pending: dict[tuple[int, int], list[tuple[float, float | None]]] = {}
@@ -151,11 +161,14 @@ def _report(result: SprtResult, raw: SprtResult, a: str, b: str, test: Sprt, tou
                     "H0": f"{a} is not stronger: H0 (elo <= {test.elo0:g}) accepted",
                     None: "undecided"}[result.decision]
     pairs = int(sum(raw.counts))
+    if pairs < test.min_pairs:
+        verdict_text += f" (no decision before {test.min_pairs} pairs: --min-pairs)"
     luck = result is not raw  # decided on luck-corrected scores
     if json_output:
         data: dict[str, Any] = {
             "bot_a": a, "bot_b": b, "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
-            "model": result.model, "luck_corrected": luck, "pairs": pairs, "games": 2 * pairs,
+            "model": result.model, "luck_corrected": luck, "pairs": pairs, "min_pairs": test.min_pairs,
+            "games": 2 * pairs,
             "pentanomial": list(raw.counts), "llr": round(result.llr, 4), "lower": round(result.lower, 4),
             "upper": round(result.upper, 4), "decision": result.decision, "elo": _finite(result.elo),
             "elo_low": _finite(result.elo_interval[0]), "elo_high": _finite(result.elo_interval[1]),
@@ -168,7 +181,7 @@ def _report(result: SprtResult, raw: SprtResult, a: str, b: str, test: Sprt, tou
     how = ("on luck-corrected scores (GSPRT, normal approximation over seat-swapped pairs)" if luck
            else "GSPRT, pentanomial over seat-swapped pairs")
     console.print(f"SPRT {a} vs {b}: elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, "
-                  f"beta {test.beta:g} ({how})")
+                  f"beta {test.beta:g}, at least {test.min_pairs} pairs ({how})")
     console.print(f"pairs {pairs} ({2 * pairs} games), pentanomial {list(raw.counts)}")
     console.print(f"LLR {result.llr:.3f} in [{result.lower:.3f}, {result.upper:.3f}]; "
                   f"Elo {result.elo:+.1f} [{result.elo_interval[0]:+.1f}, {result.elo_interval[1]:+.1f}]")

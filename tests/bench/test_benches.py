@@ -45,7 +45,20 @@ def test_luck() -> None:
     figures = run_bench("luck.py", "--games", "2", "--modes", MODE, "--pairs", "random:greedy", "--resamples", "2",
                         "-j", "1")
     has_keys(figures, "seed games modes goal_met command")
-    has_keys(figures["modes"][MODE]["random:greedy"], "games variance_raw variance_corrected ratio sprt_ratio model")
+    has_keys(figures["modes"][MODE]["random:greedy"], "games variance_raw variance_corrected ratio sprt_games_raw "
+             "sprt_games_corrected sprt_ratio sprt_games_pentanomial model")
+
+
+def test_sprt_check() -> None:
+    figures = run_bench("sprt_check.py", "--smoke")
+    has_keys(figures, "populations false_h1_at_elo0 false_h0_at_gap min_pairs_at_decision tests goal_met command")
+    for key in ("false_h1_at_elo0", "false_h0_at_gap", "min_pairs_at_decision"):
+        has_keys(figures[key], "count runs rate low high")
+    has_keys(figures["min_pairs_at_decision"], "pairs minimum")
+    assert figures["min_pairs_at_decision"]["count"] == 0  # (none before the minimum, at any size)
+    has_keys(figures["tests"], "corrected raw corrected_unguarded raw_unguarded")
+    assert figures["false_h1_at_elo0"] == figures["tests"]["corrected"]["false_h1_at_elo0"]  # what `arena sprt` runs
+    has_keys(figures["populations"]["gap"], "pairs elo_raw elo_corrected variance_raw variance_corrected")
 
 
 def test_strength() -> None:

@@ -104,8 +104,22 @@ def test_sprt_decides_when_one_bot_is_clearly_stronger(capsys: pytest.CaptureFix
                          "--max-pairs", "200", "-j", "1", "--seed", "1", "--db", db, "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["decision"] == "H1" and data["llr"] >= data["upper"] and data["pairs"] < 200
+    assert data["decision"] == "H1" and data["llr"] >= data["upper"] and 30 == data["min_pairs"] <= data["pairs"] < 200
     assert data["elo_low"] > 0
+
+
+def test_sprt_decides_nothing_before_its_minimum_of_pairs(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    code, out, err = run(capsys, "sprt", "major-general", "greedy", "random", "--elo0", "0", "--elo1", "50",
+                         "--min-pairs", "45", "--max-pairs", "200", "-j", "1", "--seed", "1", "--db", db, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["min_pairs"] == 45 and data["decision"] == "H1" and 45 <= data["pairs"] < 200
+    code, out, err = run(capsys, "sprt", "major-general", "greedy", "random", "--elo0", "0", "--elo1", "50",
+                         "--max-pairs", "3", "-j", "1", "--seed", "1", "--db", db)
+    assert code == 0, err
+    assert "at least 30 pairs" in out and "undecided (no decision before 30 pairs: --min-pairs)" in out
+    code, out, err = run(capsys, "sprt", "major-general", "greedy", "random", "--min-pairs", "0", "--db", db)
+    assert code == 2 and "--min-pairs" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("argv,message", [
