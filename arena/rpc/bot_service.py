@@ -7,11 +7,19 @@ streams by the thousand only blocks itself; over the network, streams that never
 limited per peer address (`max_pending_hellos_per_peer`; per /64 for IPv6, see arena.rpc.gate),
 never by one budget shared by everybody. Each stream has `hello_timeout_s` to say it. A Hello's
 free text is bounded.
+
+Guessing a remote bot's token (48 hex digits: 192 bits, beyond any search) is slowed anyway, per address:
+its first wrong tokens are free, each one after shuts the address out for a pause that doubles up to five
+minutes (arena.admission.Strikes; a network, an IPv4 /24 or IPv6 /48, has four times the free ones). A
+stream from a shut address, or from one opening more than `HELLOS_PER_S` streams a second after a burst,
+is refused as it opens, before its Hello is read; the gate refuses the address's new connections too. So a
+refused call costs the referee a dictionary look-up; another address is not affected.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import hmac
 from collections import Counter
@@ -21,6 +29,7 @@ from typing import Any, Awaitable, Callable, Optional
 import grpc
 from google.protobuf.message import DecodeError
 
+from arena.admission import ClientKey, Rates, Strikes
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import bot_pb2
 from arena.rpc.manifest import VERSION, VERSION_RULE
@@ -30,6 +39,8 @@ from arena.rpc.session import MAX_MESSAGE_BYTES, TRANSPORT_MESSAGE_LIMIT, BotSes
 BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name  # "arena.v1.Bot"
 PROCESS_CONNECTIONS = 8  # connections one launched process may hold to its own socket
 PROCESS_PENDING_HELLOS = 16  # streams one launched process may hold open before saying Hello
+HELLOS_PER_S = 20.0  # new streams one network address may open a second...
+HELLO_BURST = 100  # ... after a burst of this many
 
 
 class BotService:
@@ -42,6 +53,8 @@ class BotService:
         self.peer_of = peer_of  # a transport peer -> the network address it stands for (arena.rpc.gate)
         self.vouch = vouch  # a transport peer proved who it is (an admitted bot): off the anonymous share
         self.pending_hellos: Counter[str] = Counter()
+        self.strikes = Strikes()  # wrong tokens per network address (and network)
+        self.hello_rates = Rates(HELLOS_PER_S, HELLO_BURST)  # new network streams per address
 
     def handler(self, *, token: Optional[str] = None) -> grpc.GenericRpcHandler:
         """The generic handler of arena.v1.Bot/Play: for the network listener, or (`token`) for the socket
@@ -54,12 +67,28 @@ class BotService:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
                 return
+            refusal = self.network_refusal(context.peer()) if token is None else ""
+            if refusal:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+                return
             try:
                 await self.serve_stream(context, token=token, pending=self.pending_hellos if own is None else own)
             except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
                 pass
 
         return grpc.method_handlers_generic_handler(BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(play)})
+
+    def network_refusal(self, grpc_peer: str) -> str:
+        """Why a new network stream is refused as it opens (its address is shut out for wrong tokens, or opens
+        streams too fast), or ''."""
+        key = ClientKey.of_peer(self.peer_of(grpc_peer))
+        shut = self.strikes.shut_for(key)
+        if shut > 0:
+            return (f"too many wrong tokens from {key.address}: try again in {math.ceil(shut)} s (a bot's token is "
+                    "the one `arena bot register --remote` printed)")
+        if not self.hello_rates.take(key.address):
+            return f"more than {HELLOS_PER_S:g} new streams a second from {key.address}"
+        return ""
 
     async def listen_for(self, path: Path, token: str) -> Callable[[], Awaitable[None]]:
         """Serve arena.v1.Bot on a launched process's own socket, for that process alone; returns its closer."""
@@ -121,6 +150,8 @@ class BotService:
             name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
                                           on_bot_socket=on_bot_socket)
         except AdmissionError as error:
+            if error.code == grpc.StatusCode.UNAUTHENTICATED and not on_bot_socket:
+                self.strikes.failed(ClientKey.of_peer(peer))
             await context.abort(error.code, error.message)
             return
         if not on_bot_socket:

@@ -22,6 +22,11 @@ The descriptor budget: the process's open-file limit is raised to its hard limit
 own work (bot processes, their sockets and pipes, records, the database): each gated connection costs
 three (its socket, the socket to gRPC, and gRPC's end of that). The connections are counted in a budget
 of arena.admission, the anonymous ones open to eviction.
+
+What a connection costs before anyone knows who it is (a TLS handshake, HTTP/2's set-up) is spent only on
+addresses in good standing: a connection is refused at once, before a byte is read, from an address (or
+network) `shut` out for guessing tokens (arena.rpc.bot_service), and from an address opening connections
+faster than `CONNECTIONS_PER_S` after a burst of `connection_burst` (a reconnect storm).
 """
 
 from __future__ import annotations
@@ -32,14 +37,15 @@ import socket
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
-from arena.admission import Budget, Caps, ClientKey, raise_open_file_limit
+from arena.admission import Budget, Caps, ClientKey, Rates, raise_open_file_limit
 
 RESERVED_DESCRIPTORS = 512  # kept free for the referee's own work
 DESCRIPTORS_PER_CONNECTION = 3
 CHUNK = 1 << 16
 ANONYMOUS_AGE_S = 900.0  # an anonymous connection is closed after this, whatever it streams
+CONNECTIONS_PER_S = 16.0  # new connections an address may open a second, after a burst (2 * per_address, >= 64)
 
 
 class ConnectionGate:
@@ -47,8 +53,11 @@ class ConnectionGate:
 
     def __init__(self, inner_socket: Path, client_dir: Path, *, per_address: int, per_network: Optional[int] = None,
                  total: Optional[int] = None, reserve: Optional[int] = None,
-                 anonymous_age_s: float = ANONYMOUS_AGE_S) -> None:
+                 anonymous_age_s: float = ANONYMOUS_AGE_S,
+                 shut: Optional[Callable[[ClientKey], float]] = None) -> None:
         self.inner_socket = inner_socket
+        self.shut = shut  # seconds an address is still shut out (for guessing tokens); None: none ever is
+        self.connection_rate = Rates(CONNECTIONS_PER_S, max(64, 2 * per_address))
         self.client_dir = client_dir
         self.per_address = per_address
         self.per_network = per_network if per_network is not None else 4 * per_address
@@ -104,6 +113,13 @@ class ConnectionGate:
         """Connections being forwarded now, per address (what the hostile tests watch)."""
         return self._budget.by_address
 
+    def _shut_out(self, client: ClientKey) -> bool:
+        """Whether a connection from `client` is refused before anything else: its address (or network) is shut
+        out for guessing tokens, or it opens connections faster than its rate."""
+        if self.shut is not None and self.shut(client) > 0:
+            return True
+        return not self.connection_rate.take(client.address)
+
     async def _sweep(self) -> None:
         """Close anonymous connections past their age, now and then."""
         while True:
@@ -116,7 +132,7 @@ class ConnectionGate:
         # over its address's or its network's cap: refused; when the gate is full, or its anonymous share is, the
         # oldest anonymous connection makes room (whoever this one is, it may be the operator's), and only with
         # none to close (all vouched for) is this one refused
-        if self._budget.admit(client) is not None:
+        if self._shut_out(client) or self._budget.admit(client) is not None:
             self.refused += 1
             writer.transport.abort()
             return

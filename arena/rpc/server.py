@@ -151,7 +151,8 @@ class RefereeServer:
         self._server = server
         self.gate = ConnectionGate(inner, runtime_dir / "gate", per_address=self.config.max_connections_per_peer,
                                    per_network=self.config.max_connections_per_network,
-                                   total=self.config.max_connections, reserve=self.config.reserved_connections)
+                                   total=self.config.max_connections, reserve=self.config.reserved_connections,
+                                   shut=self.bots.strikes.shut_for)
         self.port = await self.gate.start(host, port or 0)
         self.address = f"{host}:{self.port}"
         for service in ("", BOT_SERVICE, ADMIN_SERVICE):
