@@ -214,15 +214,17 @@ class _Record:
 class Strikes:
     """Failures (wrong tokens) per address and per network. An address's first `free` failures cost it nothing;
     each one after shuts it out for a pause that doubles from `first_pause_s` up to `max_pause_s`; a network
-    (an IPv4 /24, an IPv6 /48: many addresses of one owner) has `network_factor` times the free failures.
+    (an IPv4 /24, an IPv6 /48: many addresses of one owner) has `network_factor` times the free failures (or
+    `network_free`).
     Failures are forgotten after `forget_s` without one. A success forgets nothing (one good token does not
     buy more guesses at another)."""
 
     def __init__(self, free: int = 8, first_pause_s: float = 1.0, max_pause_s: float = 300.0,
-                 forget_s: float = 600.0, network_factor: int = 4,
+                 forget_s: float = 600.0, network_factor: int = 4, network_free: Optional[int] = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.free, self.first_pause_s, self.max_pause_s = free, first_pause_s, max_pause_s
-        self.forget_s, self.network_factor, self.clock = forget_s, network_factor, clock
+        self.network_free = network_free if network_free is not None else free * network_factor
+        self.forget_s, self.clock = forget_s, clock
         self._records: dict[str, _Record] = {}
 
     def shut_for(self, key: ClientKey) -> float:
@@ -240,7 +242,7 @@ class Strikes:
         now = self.clock()
         self._fail(key.address, self.free, now)
         if key.network != key.address:
-            self._fail(key.network, self.free * self.network_factor, now)
+            self._fail(key.network, self.network_free, now)
         return self.shut_for(key)
 
     def _fail(self, bucket: str, free: int, now: float) -> None:

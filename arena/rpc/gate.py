@@ -72,6 +72,7 @@ class ConnectionGate:
         self._budget = Budget(Caps(per_address=self.per_address, per_network=self.per_network, total=self.total,
                                    reserve=self.reserve))
         self._peers: dict[str, ClientKey] = {}  # gRPC's peer name of a forwarded connection -> its client
+        self._closers: dict[str, Callable[[], None]] = {}  # ... -> how to close it (`drop`)
         self._numbers = itertools.count(1)
         self._server: Optional[asyncio.AbstractServer] = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -88,6 +89,13 @@ class ConnectionGate:
         """The address a stream came from (for a stream that did not come through the gate: itself)."""
         client = self._peers.get(grpc_peer)
         return client.address if client is not None else grpc_peer
+
+    def drop(self, grpc_peer: str) -> None:
+        """Close a forwarded connection now (its address is shut out, or opens streams in a storm): what it
+        would send next costs gRPC nothing, and its reconnections meet `_shut_out` first."""
+        close = self._closers.get(grpc_peer)
+        if close is not None:
+            close()
 
     def vouch(self, grpc_peer: str) -> None:
         """The server knows who is on this connection (the admin, a bot it admitted): it is no longer anonymous."""
@@ -141,6 +149,7 @@ class ConnectionGate:
         grpc_peer = f"unix:{path}"
         # counted before the first await: connections arriving together see each other
         self._peers[grpc_peer] = client
+        self._closers[grpc_peer] = writer.transport.abort
         self._budget.open_to_eviction(grpc_peer, writer.transport.abort, since=time.monotonic())
         inner: Optional[socket.socket] = None
         try:
@@ -164,6 +173,7 @@ class ConnectionGate:
             if inner is not None:
                 inner.close()
             self._peers.pop(grpc_peer, None)
+            self._closers.pop(grpc_peer, None)
             self._budget.spare(grpc_peer)
             path.unlink(missing_ok=True)
             self._budget.leave(client)

@@ -78,7 +78,10 @@ def test_repeated_wrong_tokens_from_one_address_are_refused_while_another_addres
     with BackgroundReferee(config, drain_s=0.0) as referee:
         token = referee.register_remote("far-bot")
         host, port = referee.address.rsplit(":", 1)
-        strikes = referee.server.bots.strikes
+        # (a first pause a busy machine cannot outlast; and the attacker's connection kept open, so that its next
+        # streams show the refusal's reason: by default it is closed 0.1 s after the pause begins)
+        strikes = referee.server.bots.strikes = Strikes(first_pause_s=60.0)
+        referee.server.bots.drop = lambda peer: None
         gate = referee.server.gate
         assert gate is not None
 
@@ -115,8 +118,10 @@ def test_a_storm_of_hellos_from_one_address_is_refused_as_it_opens() -> None:
     with BackgroundReferee(config, drain_s=0.0) as referee:
         token = referee.register_remote("far-bot")
         host, port = referee.address.rsplit(":", 1)
+        # (a pause a busy machine cannot outlast between the storm and the checks: the default's first is 1 s)
+        referee.server.bots.storms = Strikes(free=0, first_pause_s=60.0, network_free=8)
 
-        async def storm() -> tuple[dict[grpc.StatusCode, int], grpc.StatusCode]:
+        async def storm() -> tuple[dict[grpc.StatusCode, int], grpc.StatusCode, grpc.StatusCode]:
             async with SourceAddresses(host, int(port), [ATTACKER, NEIGHBOUR]) as entrances:
                 async with grpc.aio.insecure_channel(entrances[ATTACKER]) as channel:
                     async def hello_and_leave() -> grpc.StatusCode:
@@ -134,10 +139,19 @@ def test_a_storm_of_hellos_from_one_address_is_refused_as_it_opens() -> None:
                     codes: dict[grpc.StatusCode, int] = {}
                     for code in await asyncio.gather(*(hello_and_leave() for _ in range(3 * HELLO_BURST))):
                         codes[code] = codes.get(code, 0) + 1
+                async with grpc.aio.insecure_channel(entrances[ATTACKER], options=[
+                        ("grpc.use_local_subchannel_pool", 1)]) as again:  # its reconnection: refused at the gate
+                    reconnected = (await _hello(again, "far-bot", token))[0]
                 async with grpc.aio.insecure_channel(entrances[NEIGHBOUR]) as neighbour:
                     other = (await _hello(neighbour, "far-bot", token))[0]
-                return codes, other
+                return codes, reconnected, other
 
-        codes, other = asyncio.run(storm())
-        assert codes.get(grpc.StatusCode.RESOURCE_EXHAUSTED, 0) > 0, codes  # past its burst
+        gate = referee.server.gate
+        assert gate is not None
+        codes, reconnected, other = asyncio.run(storm())
+        assert codes.get(grpc.StatusCode.RESOURCE_EXHAUSTED, 0) > 0, codes  # past its burst, with the reason
+        admitted = codes.get(grpc.StatusCode.OK, 0) + codes.get(grpc.StatusCode.CANCELLED, 0)
+        assert admitted <= HELLO_BURST + 20, codes  # (the burst, and what the rate refilled meanwhile, at most)
+        assert reconnected == grpc.StatusCode.UNAVAILABLE and gate.refused > 0  # its reconnection: at the gate
+        assert referee.server.bots.shut_for(ClientKey.of(ATTACKER)) > 0  # shut for a while
         assert other == grpc.StatusCode.OK
