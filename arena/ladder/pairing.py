@@ -215,6 +215,7 @@ class _Round:
         self.first_seats = WeightedDraw(_near_worths(self.in_order, [self.weight[c.bot] for c in self.in_order],
                                                      spread))
         self.tables: list[tuple[int, ...]] = []
+        self.open_by_owner = Counter(self.owner[c.bot] for c in self.in_order if c.bot in self.owner)
 
     def seat(self, table: tuple[int, ...]) -> None:
         """Add a table: its bots' room shrinks (a bot with none left closes) and its pairs count as met."""
@@ -232,6 +233,15 @@ class _Round:
         self.room[bot] = 0
         self.open_bots.remove(bot)
         self.first_seats.set(self.index_of[bot], 0.0)
+        owner = self.owner.get(bot)
+        if owner is not None:
+            self.open_by_owner[owner] -= 1
+            if not self.open_by_owner[owner]:
+                del self.open_by_owner[owner]
+
+    def one_owner_left(self) -> bool:
+        """Whether every open bot is one owner's (then no table can be made: the round is planned)."""
+        return len(self.open_by_owner) == 1 and next(iter(self.open_by_owner.values())) == self.open_bots.count
 
     def may_join(self, bot: int, table: Sequence[int]) -> bool:
         """True unless `bot`'s owner already has a bot at the table (bots of no owner are anyone's opponents)."""
@@ -253,7 +263,7 @@ class _Round:
 
     def pair(self, tables_wanted: int, rng: random.Random) -> None:
         """Seat drawn tables until `tables_wanted` are planned or too few bots are open."""
-        while len(self.tables) < tables_wanted and self.open_bots.count >= self.seats:
+        while len(self.tables) < tables_wanted and self.open_bots.count >= self.seats and not self.one_owner_left():
             table = [self.first_seat(rng)]
             while len(table) < self.seats:
                 others = self.opponents(table, rng)
