@@ -26,7 +26,9 @@ of arena.admission, the anonymous ones open to eviction.
 What a connection costs before anyone knows who it is (a TLS handshake, HTTP/2's set-up) is spent only on
 addresses in good standing: a connection is refused at once, before a byte is read, from an address (or
 network) `shut` out for guessing tokens (arena.rpc.bot_service), and from an address opening connections
-faster than `CONNECTIONS_PER_S` after a burst of `connection_burst` (a reconnect storm).
+faster than `CONNECTIONS_PER_S` after a burst of twice its cap (at least 64: a reconnect storm). `drop` closes
+a connection whose address the Bot service refused (arena.rpc.bot_service), so that what it would send next
+never reaches gRPC.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class ConnectionGate:
                  anonymous_age_s: float = ANONYMOUS_AGE_S,
                  shut: Optional[Callable[[ClientKey], float]] = None) -> None:
         self.inner_socket = inner_socket
-        self.shut = shut  # seconds an address is still shut out (for guessing tokens); None: none ever is
+        self.shut = shut  # seconds an address is still shut out (wrong tokens, a storm of streams); None: never
         self.connection_rate = Rates(CONNECTIONS_PER_S, max(64, 2 * per_address))
         self.client_dir = client_dir
         self.per_address = per_address
