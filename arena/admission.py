@@ -7,6 +7,11 @@ its network: an IPv4 /24 or an IPv6 /48) and counts it in a `Budget` (per addres
 Where a server holds connections that may be closed to make room (those that have not shown who they are
 yet), the budget keeps them oldest first and closes the oldest when a newcomer needs its place.
 
+Two more budgets count what clients do rather than what they hold: `Strikes`, failures (wrong tokens) per
+address and per network, each failure past a free few shutting the address (or network) out for a pause
+that doubles; and `Rates`, a token bucket per address (new connections, new streams). Both answer in a
+dictionary look-up, so a refusal costs next to nothing, and both keep a bounded number of addresses.
+
 The open-file limit bounds the connections a process can hold: `raise_open_file_limit` raises it to the
 hard limit at start, and `descriptor_headroom` says what is left of it. Both edges import this module: it
 imports neither gRPC nor the web framework.
@@ -16,12 +21,14 @@ from __future__ import annotations
 
 import enum
 import ipaddress
+import itertools
 import os
 import resource
+import time
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 UNLIMITED_FILES = 1 << 20  # what an unlimited open-file limit counts as
 
@@ -185,6 +192,91 @@ class Budget:
         if total is None or (self.count < total and len(self._evictable) < total - self.caps.reserve):
             return True
         return self.evict_oldest() or self.count < total
+
+
+MAX_TRACKED = 65_536  # addresses (and networks) a Strikes or Rates keeps at most; past it, the oldest quarter goes
+
+
+def _trim(table: dict[str, Any]) -> None:
+    """Keep a per-address table bounded: past MAX_TRACKED entries, drop the oldest quarter (insertion order)."""
+    if len(table) >= MAX_TRACKED:
+        for stale in list(itertools.islice(table, MAX_TRACKED // 4)):
+            del table[stale]
+
+
+@dataclass
+class _Record:
+    failures: int = 0
+    last: float = 0.0
+    until: float = 0.0  # shut until then
+
+
+class Strikes:
+    """Failures (wrong tokens) per address and per network. An address's first `free` failures cost it nothing;
+    each one after shuts it out for a pause that doubles from `first_pause_s` up to `max_pause_s`; a network
+    (an IPv4 /24, an IPv6 /48: many addresses of one owner) has `network_factor` times the free failures (or
+    `network_free`).
+    Failures are forgotten after `forget_s` without one. A success forgets nothing (one good token does not
+    buy more guesses at another)."""
+
+    def __init__(self, free: int = 8, first_pause_s: float = 1.0, max_pause_s: float = 300.0,
+                 forget_s: float = 600.0, network_factor: int = 4, network_free: Optional[int] = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.free, self.first_pause_s, self.max_pause_s = free, first_pause_s, max_pause_s
+        self.network_free = network_free if network_free is not None else free * network_factor
+        self.forget_s, self.clock = forget_s, clock
+        self._records: dict[str, _Record] = {}
+
+    def shut_for(self, key: ClientKey) -> float:
+        """Seconds `key`'s address (or its network) is still shut out; 0.0 when it may try."""
+        now = self.clock()
+        left = 0.0
+        for bucket in (key.address, key.network):
+            record = self._records.get(bucket)
+            if record is not None:
+                left = max(left, record.until - now)
+        return left
+
+    def failed(self, key: ClientKey) -> float:
+        """Count a failure from `key`; the seconds it is now shut out for (0.0 while it had free ones left)."""
+        now = self.clock()
+        self._fail(key.address, self.free, now)
+        if key.network != key.address:
+            self._fail(key.network, self.network_free, now)
+        return self.shut_for(key)
+
+    def _fail(self, bucket: str, free: int, now: float) -> None:
+        record = self._records.pop(bucket, None)  # (put back last: the table stays oldest first)
+        if record is None or now - record.last > self.forget_s:
+            _trim(self._records)
+            record = _Record()
+        record.failures += 1
+        record.last = now
+        over = record.failures - free
+        if over > 0:
+            record.until = now + min(self.first_pause_s * 2.0 ** min(over - 1, 30), self.max_pause_s)
+        self._records[bucket] = record
+
+
+class Rates:
+    """A token bucket per address: `burst` at once, then `per_s` a second (new connections, new streams)."""
+
+    def __init__(self, per_s: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_s, self.burst, self.clock = per_s, burst, clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, when counted)
+
+    def take(self, address: str) -> bool:
+        """One for `address`, if its bucket has one."""
+        now = self.clock()
+        found = self._buckets.pop(address, None)
+        if found is None:
+            _trim(self._buckets)
+            tokens = float(self.burst)
+        else:
+            tokens = min(float(self.burst), found[0] + (now - found[1]) * self.per_s)
+        taken = tokens >= 1.0
+        self._buckets[address] = (tokens - 1.0 if taken else tokens, now)
+        return taken
 
 
 def raise_open_file_limit() -> int:

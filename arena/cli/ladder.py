@@ -131,6 +131,8 @@ def serve(
                                                                        "until stopped)."),
     notify_url: Optional[str] = typer.Option(None, "--notify-url", help="POST each stored result as JSON here."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of new ladders (default: random)."),
+    same_owner: bool = typer.Option(False, "--same-owner", help="Let two bots of one owner meet (by default they "
+                                                                "never do: one could throw its games to the other)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     broker: Optional[str] = BROKER_OPTION,
@@ -163,7 +165,7 @@ def serve(
     limits = agent_limits(decision_limit, match_limit)
     settings = _ladder_settings(games, every, round_timeout, builtins, notify_url)
     settings = replace(settings, matches_per_round=matches_per_round, max_pending=max_pending, retries=retries,
-                       seed=seed)
+                       seed=seed, same_owner=same_owner)
     store = open_store(db, create=True)
     play = play_settings(concurrency, broker, queue, sandbox, {PlayerKind.AGENT, PlayerKind.PROGRAM}, limits)
     play = _with_network(play, host, port, tls_cert, tls_key, viewer_token_file)

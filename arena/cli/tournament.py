@@ -222,12 +222,13 @@ def _print_summary(store: Store, results: list[Standings]) -> None:
                       markup=False, soft_wrap=True)
 
 
-def _print_standings(store: Store, tournament_id: int) -> None:
+def _print_standings(store: Store, tournament_id: int, show_secret: bool = False) -> None:
+    """The standings table (its title names the series secret only with `show_secret`: see SHOW_SECRET_OPTION)."""
     tournament = store.tournaments.get(tournament_id)
     assert tournament is not None
     lines = tournament_table(store, tournament_id)
     title = (f"#{tournament.id}{' ' + tournament.name if tournament.name else ''}: {tournament.format} "
-             f"{tournament.game} (seed {tournament.seed})")
+             f"{tournament.game}{f' (seed {tournament.seed})' if show_secret else ''}")
     table = Table(title=title, title_justify="left")
     for column in ("#", "bot", "games", "points", "score", "W", "D", "L", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
@@ -253,26 +254,39 @@ def _print_standings(store: Store, tournament_id: int) -> None:
         console.print(cross)
 
 
+SHOW_SECRET_OPTION = typer.Option(
+    False, "--show-secret", help="Also print the tournament's seed: the secret every game's deal, draws and dice "
+                                 "are computed from. Whoever knows it knows every game to come: for the operator's "
+                                 "eyes only, never in a pasted status.")
+
+
+def _secret(row: TournamentRow, show_secret: bool) -> dict[str, int]:
+    """The `seed` key of a tournament's JSON: only when asked for (`--show-secret`)."""
+    return {"seed": row.seed} if show_secret else {}
+
+
 @app.command("list")
-def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION) -> None:
+def list_tournaments(db: Optional[str] = DB_OPTION, json_output: bool = JSON_OPTION,
+                     show_secret: bool = SHOW_SECRET_OPTION) -> None:
     """List stored tournaments, newest first."""
     store = open_store(db, read_only=True)
     rows = store.tournaments.find()
     if json_output:
         print_json([{"id": r.id, "name": r.name, "game": r.game, "pool": r.pool, "format": r.format,
-                     "seed": r.seed, "rounds": r.rounds, "status": r.status, "matches": r.matches,
+                     **_secret(r, show_secret), "rounds": r.rounds, "status": r.status, "matches": r.matches,
                      "created_at": r.created_at.isoformat(timespec="seconds") + "Z"} for r in rows])
         return
     if not rows:
         console.print("no tournaments yet; start one with: arena tournament run GAME --bots a,b,c")
         return
     table = Table(title="Tournaments")
-    for column in ("id", "name", "format", "game", "rounds", "matches", "status", "created"):
+    for column in ("id", "name", "format", "game", "rounds", "matches", "status", "created",
+                   *(("seed",) if show_secret else ())):
         table.add_column(column, justify="right" if column in ("id", "rounds", "matches") else "left",
                          overflow="fold")  # a name is what `resume` takes: shown whole
     for r in rows:
         table.add_row(str(r.id), r.name or "", r.format, r.game, str(r.rounds), str(r.matches),
-                      r.status, ago(r.created_at))
+                      r.status, ago(r.created_at), *((str(r.seed),) if show_secret else ()))
     console.print(table)
 
 
@@ -281,6 +295,7 @@ def show(
     tournament: str = typer.Argument(..., metavar="ID_OR_NAME"),
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
+    show_secret: bool = SHOW_SECRET_OPTION,
 ) -> None:
     """Standings, cross-table and how the matches ended."""
     store = open_store(db, read_only=True)
@@ -292,11 +307,11 @@ def show(
     if json_output:
         names = store.bots.names(store.tournaments.entries(found.id))
         print_json({"id": found.id, "name": found.name, "game": found.game, "pool": found.pool,
-                    "format": found.format, "seed": found.seed, "rounds": found.rounds,
+                    "format": found.format, **_secret(found, show_secret), "rounds": found.rounds,
                     "status": found.status, "matches": len(matches), "reasons": dict(reasons),
                     "standings": [line.to_json(names) for line in tournament_table(store, found.id)]})
         return
-    _print_standings(store, found.id)
+    _print_standings(store, found.id, show_secret)
     if entrant_kinds(store, found.id) - {PlayerKind.AGENT}:
         print_tournament_faults(store, found.id)
     console.print(f"{len(matches)} match(es), {found.status}; endings: "

@@ -17,6 +17,11 @@ with the gap between the ratings, so a bot's opponents are drawn among its `WIND
 on each side in rating order (a linked list over the sorted field), plus `FAR_DRAWS` drawn from the
 whole field by their worth so that a far rating can still be met; the first seats are drawn from a
 Fenwick tree of weights. On a field of at most 2 * WINDOW + 1 bots every bot is near every other.
+
+Two bots of one owner never share a table (a bot could throw its games to a sibling): a table's next seat
+is drawn only among bots of owners not yet at it, a new version is placed only against anchors of other
+owners, and a bot that no open bot of another owner is left for sits the round out. A bot with no owner
+(the built-in players) is of no owner's. `same_owner=True` lifts the rule (an operator's choice).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class Candidate:
     games: int = 0
     idle_rounds: int = 0
     pending: int = 0
+    owner: str = ""  # who submitted it ("": no one's, as a built-in player)
 
 
 def eagerness(candidate: Candidate, system: RatingSystem) -> float:
@@ -168,7 +174,8 @@ def placement_anchors(candidates: Sequence[Candidate]) -> list[int]:
 
 
 def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: random.Random,
-                system: RatingSystem, max_pending: int, starve_rounds: int = STARVE_ROUNDS) -> list[tuple[int, ...]]:
+                system: RatingSystem, max_pending: int, starve_rounds: int = STARVE_ROUNDS,
+                same_owner: bool = False) -> list[tuple[int, ...]]:
     """Tables for one round: about `matches` matches (each table is played once per seat rotation, so
     it is `seats` matches), each bot kept within `max_pending` matches not yet played.
 
@@ -176,9 +183,10 @@ def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: 
     table is drawn in proportion to the worth of the pairs it could make with the bots near it at the
     start of the round; the second among the bots near it and a few far ones in proportion to the
     pair's worth; each further seat in proportion to its eagerness times the quality of the table with
-    it. A pair already seated this round is worth a fifth as much again.
+    it. A pair already seated this round is worth a fifth as much again. No table seats two bots of one
+    owner unless `same_owner`.
     """
-    round_ = _Round(candidates, seats, system, max_pending, starve_rounds)
+    round_ = _Round(candidates, seats, system, max_pending, starve_rounds, same_owner)
     tables_wanted = max(1, -(-matches // seats))
     if seats == 2:
         round_.place_new_versions(candidates, tables_wanted)
@@ -190,8 +198,9 @@ class _Round:
     """One round being planned: each bot's room left, the open bots, the pairs met so far and the tables."""
 
     def __init__(self, candidates: Sequence[Candidate], seats: int, system: RatingSystem, max_pending: int,
-                 starve_rounds: int) -> None:
+                 starve_rounds: int, same_owner: bool = False) -> None:
         self.seats = seats
+        self.owner = {} if same_owner else {c.bot: c.owner for c in candidates if c.owner}
         self.system = system
         self.room = {c.bot: max(0, (max_pending - c.pending) // seats) for c in candidates}
         self.rating = {c.bot: c.rating for c in candidates}
@@ -206,18 +215,38 @@ class _Round:
         self.first_seats = WeightedDraw(_near_worths(self.in_order, [self.weight[c.bot] for c in self.in_order],
                                                      spread))
         self.tables: list[tuple[int, ...]] = []
+        self.open_by_owner = Counter(self.owner[c.bot] for c in self.in_order if c.bot in self.owner)
 
     def seat(self, table: tuple[int, ...]) -> None:
         """Add a table: its bots' room shrinks (a bot with none left closes) and its pairs count as met."""
         for bot in table:
             self.room[bot] -= 1
             if self.room[bot] == 0:
-                self.open_bots.remove(bot)
-                self.first_seats.set(self.index_of[bot], 0.0)
+                self.close(bot)
         for index, bot in enumerate(table):
             for other in table[index + 1:]:
                 self.met[min(bot, other), max(bot, other)] += 1
         self.tables.append(table)
+
+    def close(self, bot: int) -> None:
+        """No more tables for `bot` this round."""
+        self.room[bot] = 0
+        self.open_bots.remove(bot)
+        self.first_seats.set(self.index_of[bot], 0.0)
+        owner = self.owner.get(bot)
+        if owner is not None:
+            self.open_by_owner[owner] -= 1
+            if not self.open_by_owner[owner]:
+                del self.open_by_owner[owner]
+
+    def one_owner_left(self) -> bool:
+        """Whether every open bot is one owner's (then no table can be made: the round is planned)."""
+        return len(self.open_by_owner) == 1 and next(iter(self.open_by_owner.values())) == self.open_bots.count
+
+    def may_join(self, bot: int, table: Sequence[int]) -> bool:
+        """True unless `bot`'s owner already has a bot at the table (bots of no owner are anyone's opponents)."""
+        owner = self.owner.get(bot)
+        return bot not in table and (owner is None or all(self.owner.get(seated) != owner for seated in table))
 
     def place_new_versions(self, candidates: Sequence[Candidate], tables_wanted: int) -> None:
         """Placement (two seats a table): each new version against its next anchor with room (see the
@@ -228,17 +257,22 @@ class _Round:
                 break
             start = (new.games // self.seats) % len(anchors)
             turn = anchors[start:] + anchors[:start]
-            anchor = next((bot for bot in turn if bot != new.bot and self.room[bot] > 0), None)
+            anchor = next((bot for bot in turn if self.may_join(bot, (new.bot,)) and self.room[bot] > 0), None)
             if anchor is not None and self.room[new.bot] > 0:
                 self.seat((new.bot, anchor))
 
     def pair(self, tables_wanted: int, rng: random.Random) -> None:
         """Seat drawn tables until `tables_wanted` are planned or too few bots are open."""
-        while len(self.tables) < tables_wanted and self.open_bots.count >= self.seats:
+        while len(self.tables) < tables_wanted and self.open_bots.count >= self.seats and not self.one_owner_left():
             table = [self.first_seat(rng)]
             while len(table) < self.seats:
                 others = self.opponents(table, rng)
+                if not others:  # only its owner's bots are left open: this seat sits the round out
+                    break
                 table.append(weighted_choice(others, self.scores(table, others), rng))
+            if len(table) < self.seats:
+                self.close(table[0])
+                continue
             self.seat(tuple(table))
 
     def first_seat(self, rng: random.Random) -> int:
@@ -253,15 +287,16 @@ class _Round:
 
     def opponents(self, table: Sequence[int], rng: random.Random) -> list[int]:
         """The bots a table's next seat is drawn among: the open bots near its first seat and FAR_DRAWS far
-        ones (every open bot when none of those is free)."""
+        ones (every open bot when none of those is free), of owners not at the table yet; [] when none is."""
         first = table[0]
-        others = [bot for bot in self.open_bots.near(first, WINDOW) if bot not in table]
+        others = [bot for bot in self.open_bots.near(first, WINDOW) if self.may_join(bot, table)]
         for _ in range(FAR_DRAWS):
             drawn = self.first_seats.draw(rng)
-            if drawn is not None and self.in_order[drawn].bot not in table and self.in_order[drawn].bot not in others:
+            if drawn is not None and self.in_order[drawn].bot not in others \
+                    and self.may_join(self.in_order[drawn].bot, table):
                 others.append(self.in_order[drawn].bot)
         if not others:
-            others = [bot for bot in self.open_bots.near(first, self.open_bots.count) if bot not in table]
+            others = [bot for bot in self.open_bots.near(first, self.open_bots.count) if self.may_join(bot, table)]
         return others
 
     def scores(self, table: Sequence[int], others: Sequence[int]) -> list[float]:

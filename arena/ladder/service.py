@@ -73,11 +73,12 @@ class LadderSettings:
     round_timeout_s: float = 1800.0  # a round's matches not done by then wait for the next round
     seed: int | None = None  # of new ladders (default: random)
     notify_url: str | None = None
+    same_owner: bool = False  # may two bots of one owner meet (by default never: one could feed the other)
 
     def to_json(self) -> dict[str, Any]:
         return {"schedule": self.schedule.describe(), "matches_per_round": self.matches_per_round,
                 "max_pending": self.max_pending, "retries": self.retries, "round_timeout_s": self.round_timeout_s,
-                "notify": bool(self.notify_url)}
+                "notify": bool(self.notify_url), "same_owner": self.same_owner}
 
 
 @dataclass
@@ -371,12 +372,14 @@ class LadderService:
         number = max((row.round for row in planned), default=-1) + 1
         ratings = {row.bot_id: row for row in self.store.ratings.of_pool(tournament.pool)}
         idle = idle_rounds([(row.round, row.bots) for row in planned], sorted(active), number)
+        owners = {bot.id: bot.owner for bot in self.store.bots.find() if bot.id in active}
         candidates = [Candidate(bot, (ratings[bot].mu, ratings[bot].sigma) if bot in ratings else self.system.initial,
-                                ratings[bot].games if bot in ratings else 0, idle[bot], pending.get(bot, 0))
+                                ratings[bot].games if bot in ratings else 0, idle[bot], pending.get(bot, 0),
+                                owners.get(bot, ""))
                       for bot in sorted(active)]
         rng = random.Random(derive_seed(tournament.seed, number, 0x1ADDE7))
         tables = plan_tables(candidates, self.settings.matches_per_round, game.num_seats, rng, self.system,
-                             self.settings.max_pending)
+                             self.settings.max_pending, same_owner=self.settings.same_owner)
         if not tables:
             return None, 0
         rows = [PairingRow(number, index, derive_seed(tournament.seed, number, index), table, "")

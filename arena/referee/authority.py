@@ -47,6 +47,19 @@ def _seated(player: PlayerInfo, seat: int) -> PlayerInfo:
     return PlayerInfo(seat, player.name, player.version, player.kind)
 
 
+OPPONENT = "opponent"  # what a seat is told of the others' names when the referee hides them
+
+
+def players_seen_by(players: Sequence[PlayerInfo], seat: int, named: bool = True) -> tuple[PlayerInfo, ...]:
+    """The players as `seat` is told of them: every seat's name and version, or (not `named`) its own alone and
+    the others as OPPONENT with no version, so a bot cannot tell whose bot it faces (a sibling it could throw
+    its games to, issue 46). The record keeps the real names."""
+    if named:
+        return tuple(players)
+    return tuple(player if player.seat == seat else PlayerInfo(player.seat, OPPONENT, "", player.kind)
+                 for player in players)
+
+
 def seat_seed(match_seed: int, seat: int, salt: str | None = None) -> int:
     """The seed a seat's player gets: fixed by the match seed and the seat, keyed by `salt` if given.
 
@@ -107,10 +120,12 @@ async def referee_match(
     on_step: StepCallback | None = None,
     extra: dict[str, Any] | None = None,
     public_view: bool = False,
+    named_opponents: bool = True,
 ) -> MatchRecord:
     """Referee one match between `seats`; always returns a record with a result.
 
-    With `public_view` each step also carries what a spectator may read of it (Step.spectator_label).
+    With `public_view` each step also carries what a spectator may read of it (Step.spectator_label). Without
+    `named_opponents` a seat is not told who sits in the others (`players_seen_by`).
     """
     if len(seats) != game.num_seats:
         raise ValueError(f"{game.name} needs {game.num_seats} seats, got {len(seats)}")
@@ -120,7 +135,8 @@ async def referee_match(
     if clock is not None or extra:
         record.extra["referee"] = {"clock": (clock or ClockSettings()).to_json(), "fault_policy": str(policy),
                                    **(extra or {})}
-    setups = [MatchSetup(record.match_id, game, seat, tuple(players), clock or ClockSettings(),
+    setups = [MatchSetup(record.match_id, game, seat, players_seen_by(players, seat, named_opponents),
+                         clock or ClockSettings(),
                          seat_seed(seed, seat, seed_salt)) for seat in range(game.num_seats)]
     try:
         result = await _play(game, seats, setups, seed, record, clock, on_step, public_view)

@@ -7,11 +7,21 @@ streams by the thousand only blocks itself; over the network, streams that never
 limited per peer address (`max_pending_hellos_per_peer`; per /64 for IPv6, see arena.rpc.gate),
 never by one budget shared by everybody. Each stream has `hello_timeout_s` to say it. A Hello's
 free text is bounded.
+
+Guessing a remote bot's token (48 hex digits: 192 bits, beyond any search) is slowed anyway, per address:
+its first wrong tokens are free, each one after shuts the address out for a pause that doubles up to five
+minutes (arena.admission.Strikes; a network, an IPv4 /24 or IPv6 /48, has four times the free ones). A
+stream from a shut address, or from one opening more than `HELLOS_PER_S` streams a second after a burst,
+is refused as it opens, before its Hello is read, and its connection is closed at the gate, which refuses
+the address's new connections while it is shut (and past a rate of new connections): so the streams of a
+storm mostly never reach gRPC, and each refused one costs the referee a look-up. Another address is not
+affected.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import hmac
 from collections import Counter
@@ -21,6 +31,7 @@ from typing import Any, Awaitable, Callable, Optional
 import grpc
 from google.protobuf.message import DecodeError
 
+from arena.admission import ClientKey, Rates, Strikes
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import bot_pb2
 from arena.rpc.manifest import VERSION, VERSION_RULE
@@ -30,18 +41,27 @@ from arena.rpc.session import MAX_MESSAGE_BYTES, TRANSPORT_MESSAGE_LIMIT, BotSes
 BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name  # "arena.v1.Bot"
 PROCESS_CONNECTIONS = 8  # connections one launched process may hold to its own socket
 PROCESS_PENDING_HELLOS = 16  # streams one launched process may hold open before saying Hello
+HELLOS_PER_S = 20.0  # new streams one network address may open a second...
+HELLO_BURST = 100  # ... after a burst of this many
+DROP_AFTER_S = 0.1  # a refused address's connection is closed this long after the refusal is sent
 
 
 class BotService:
     """The Bot service of one server, on its bot socket (launched bots) and its network port (remote ones)."""
 
     def __init__(self, config: ServerConfig, pool: BotPool, peer_of: Callable[[str], str] = lambda peer: peer,
-                 vouch: Callable[[str], None] = lambda peer: None) -> None:
+                 vouch: Callable[[str], None] = lambda peer: None,
+                 drop: Callable[[str], None] = lambda peer: None) -> None:
         self.config = config
         self.pool = pool
         self.peer_of = peer_of  # a transport peer -> the network address it stands for (arena.rpc.gate)
         self.vouch = vouch  # a transport peer proved who it is (an admitted bot): off the anonymous share
+        self.drop = drop  # close a transport peer's network connection (an address shut out, or in a storm)
         self.pending_hellos: Counter[str] = Counter()
+        self.strikes = Strikes()  # wrong tokens per network address (and network)
+        self.hello_rates = Rates(HELLOS_PER_S, HELLO_BURST)  # new network streams per address
+        # an address past its rate of new streams is shut out (its connections too) for a pause that doubles
+        self.storms = Strikes(free=0, first_pause_s=1.0, max_pause_s=60.0, forget_s=120.0, network_free=8)
 
     def handler(self, *, token: Optional[str] = None) -> grpc.GenericRpcHandler:
         """The generic handler of arena.v1.Bot/Play: for the network listener, or (`token`) for the socket
@@ -54,12 +74,45 @@ class BotService:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
                 return
+            refusal = self.network_refusal(context.peer()) if token is None else ""
+            if refusal:
+                self.drop_soon(context.peer())
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+                return
             try:
                 await self.serve_stream(context, token=token, pending=self.pending_hellos if own is None else own)
             except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
                 pass
 
         return grpc.method_handlers_generic_handler(BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(play)})
+
+    def network_refusal(self, grpc_peer: str) -> str:
+        """Why a new network stream is refused as it opens (its address is shut out for wrong tokens, or opens
+        streams too fast), or ''."""
+        key = ClientKey.of_peer(self.peer_of(grpc_peer))
+        shut = self.strikes.shut_for(key)
+        if shut > 0:
+            return (f"too many wrong tokens from {key.address}: try again in {math.ceil(shut)} s (a bot's token is "
+                    "the one `arena bot register --remote` printed)")
+        if self.storms.shut_for(key) <= 0 and self.hello_rates.take(key.address):
+            return ""
+        if self.storms.shut_for(key) <= 0:
+            self.storms.failed(key)
+        return (f"more than {HELLOS_PER_S:g} new streams a second from {key.address}: wait "
+                f"{math.ceil(self.storms.shut_for(key))} s")
+
+    def shut_for(self, key: ClientKey) -> float:
+        """Seconds an address is still shut out, for wrong tokens or a storm of streams (the gate asks)."""
+        return max(self.strikes.shut_for(key), self.storms.shut_for(key))
+
+    def wrong_token(self, address: str, grpc_peer: str) -> None:
+        """A wrong token came over the network from `address`: a strike; past the free ones, its connection goes."""
+        if self.strikes.failed(ClientKey.of_peer(address)) > 0:
+            self.drop_soon(grpc_peer)
+
+    def drop_soon(self, grpc_peer: str) -> None:
+        """Close the peer's connection once the refusal now being sent has had a moment to leave."""
+        asyncio.get_running_loop().call_later(DROP_AFTER_S, self.drop, grpc_peer)
 
     async def listen_for(self, path: Path, token: str) -> Callable[[], Awaitable[None]]:
         """Serve arena.v1.Bot on a launched process's own socket, for that process alone; returns its closer."""
@@ -121,6 +174,8 @@ class BotService:
             name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
                                           on_bot_socket=on_bot_socket)
         except AdmissionError as error:
+            if error.code == grpc.StatusCode.UNAUTHENTICATED and not on_bot_socket:
+                self.wrong_token(peer, context.peer())
             await context.abort(error.code, error.message)
             return
         if not on_bot_socket:

@@ -45,6 +45,7 @@ class ServerConfig:
     finished_kept: int = 1000  # finished matches the admin service can still show (records stay on disk)
     seed_salt: Optional[str] = None  # keys bots' seeds (authority.seat_seed); None: a secret one made at start
     public_seeds: bool = False  # bots' seeds from the match seed alone (as in local play): trusted bots only
+    named_opponents: bool = True  # MatchStart.players names every seat; False: the others are "opponent" (a ladder)
     admin_token: Optional[str] = None  # admin calls need "authorization: Bearer <token>"; None: one is made
     admin_token_file: Optional[Path] = None  # where a made token is written (0600), for admin clients here
     viewer_token: Optional[str] = None  # lists and watches matches without the caps on watchers, nothing else

@@ -22,6 +22,13 @@ The descriptor budget: the process's open-file limit is raised to its hard limit
 own work (bot processes, their sockets and pipes, records, the database): each gated connection costs
 three (its socket, the socket to gRPC, and gRPC's end of that). The connections are counted in a budget
 of arena.admission, the anonymous ones open to eviction.
+
+What a connection costs before anyone knows who it is (a TLS handshake, HTTP/2's set-up) is spent only on
+addresses in good standing: a connection is refused at once, before a byte is read, from an address (or
+network) `shut` out for guessing tokens (arena.rpc.bot_service), and from an address opening connections
+faster than `CONNECTIONS_PER_S` after a burst of twice its cap (at least 64: a reconnect storm). `drop` closes
+a connection whose address the Bot service refused (arena.rpc.bot_service), so that what it would send next
+never reaches gRPC.
 """
 
 from __future__ import annotations
@@ -32,14 +39,15 @@ import socket
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
-from arena.admission import Budget, Caps, ClientKey, raise_open_file_limit
+from arena.admission import Budget, Caps, ClientKey, Rates, raise_open_file_limit
 
 RESERVED_DESCRIPTORS = 512  # kept free for the referee's own work
 DESCRIPTORS_PER_CONNECTION = 3
 CHUNK = 1 << 16
 ANONYMOUS_AGE_S = 900.0  # an anonymous connection is closed after this, whatever it streams
+CONNECTIONS_PER_S = 16.0  # new connections an address may open a second, after a burst (2 * per_address, >= 64)
 
 
 class ConnectionGate:
@@ -47,8 +55,11 @@ class ConnectionGate:
 
     def __init__(self, inner_socket: Path, client_dir: Path, *, per_address: int, per_network: Optional[int] = None,
                  total: Optional[int] = None, reserve: Optional[int] = None,
-                 anonymous_age_s: float = ANONYMOUS_AGE_S) -> None:
+                 anonymous_age_s: float = ANONYMOUS_AGE_S,
+                 shut: Optional[Callable[[ClientKey], float]] = None) -> None:
         self.inner_socket = inner_socket
+        self.shut = shut  # seconds an address is still shut out (wrong tokens, a storm of streams); None: never
+        self.connection_rate = Rates(CONNECTIONS_PER_S, max(64, 2 * per_address))
         self.client_dir = client_dir
         self.per_address = per_address
         self.per_network = per_network if per_network is not None else 4 * per_address
@@ -63,6 +74,7 @@ class ConnectionGate:
         self._budget = Budget(Caps(per_address=self.per_address, per_network=self.per_network, total=self.total,
                                    reserve=self.reserve))
         self._peers: dict[str, ClientKey] = {}  # gRPC's peer name of a forwarded connection -> its client
+        self._closers: dict[str, Callable[[], None]] = {}  # ... -> how to close it (`drop`)
         self._numbers = itertools.count(1)
         self._server: Optional[asyncio.AbstractServer] = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -79,6 +91,13 @@ class ConnectionGate:
         """The address a stream came from (for a stream that did not come through the gate: itself)."""
         client = self._peers.get(grpc_peer)
         return client.address if client is not None else grpc_peer
+
+    def drop(self, grpc_peer: str) -> None:
+        """Close a forwarded connection now (its address is shut out, or opens streams in a storm): what it
+        would send next costs gRPC nothing, and its reconnections meet `_shut_out` first."""
+        close = self._closers.get(grpc_peer)
+        if close is not None:
+            close()
 
     def vouch(self, grpc_peer: str) -> None:
         """The server knows who is on this connection (the admin, a bot it admitted): it is no longer anonymous."""
@@ -104,6 +123,13 @@ class ConnectionGate:
         """Connections being forwarded now, per address (what the hostile tests watch)."""
         return self._budget.by_address
 
+    def _shut_out(self, client: ClientKey) -> bool:
+        """Whether a connection from `client` is refused before anything else: its address (or network) is shut
+        out for guessing tokens, or it opens connections faster than its rate."""
+        if self.shut is not None and self.shut(client) > 0:
+            return True
+        return not self.connection_rate.take(client.address)
+
     async def _sweep(self) -> None:
         """Close anonymous connections past their age, now and then."""
         while True:
@@ -116,7 +142,7 @@ class ConnectionGate:
         # over its address's or its network's cap: refused; when the gate is full, or its anonymous share is, the
         # oldest anonymous connection makes room (whoever this one is, it may be the operator's), and only with
         # none to close (all vouched for) is this one refused
-        if self._budget.admit(client) is not None:
+        if self._shut_out(client) or self._budget.admit(client) is not None:
             self.refused += 1
             writer.transport.abort()
             return
@@ -125,6 +151,7 @@ class ConnectionGate:
         grpc_peer = f"unix:{path}"
         # counted before the first await: connections arriving together see each other
         self._peers[grpc_peer] = client
+        self._closers[grpc_peer] = writer.transport.abort
         self._budget.open_to_eviction(grpc_peer, writer.transport.abort, since=time.monotonic())
         inner: Optional[socket.socket] = None
         try:
@@ -148,6 +175,7 @@ class ConnectionGate:
             if inner is not None:
                 inner.close()
             self._peers.pop(grpc_peer, None)
+            self._closers.pop(grpc_peer, None)
             self._budget.spare(grpc_peer)
             path.unlink(missing_ok=True)
             self._budget.leave(client)

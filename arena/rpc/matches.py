@@ -208,6 +208,7 @@ class Matches:
                 record = await referee_match(
                     live.game, ports, live.seed, clock=live.clock, policy=live.policy, match_id=live.match_id,
                     seed_salt=self.seed_salt, on_step=live.on_step, public_view=True,
+                    named_opponents=self.config.named_opponents,
                     extra={"transport": "grpc", "server": f"arena {__version__}"})
         except asyncio.CancelledError:  # stopped before the match began: still leave a record
             record = new_record(live.game, live.players, live.seed, live.match_id)

@@ -76,7 +76,7 @@ class RefereeServer:
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
                             idle_timeout_s=self.config.idle_timeout_s)
-        self.bots = BotService(self.config, self.pool, peer_of=self.peer_of, vouch=self.vouch)
+        self.bots = BotService(self.config, self.pool, peer_of=self.peer_of, vouch=self.vouch, drop=self.drop)
         self.pool.listen = self.bots.listen_for
         self.games = Matches(self.config, self.pool)
         self.address = ""  # host:port of the network listener ("" without one)
@@ -126,6 +126,11 @@ class RefereeServer:
         if self.gate is not None:
             self.gate.vouch(peer)
 
+    def drop(self, peer: str) -> None:
+        """Close the network connection a gRPC peer stands for (an address shut out, or in a storm), at the gate."""
+        if self.gate is not None:
+            self.gate.drop(peer)
+
     def peer_of(self, peer: str) -> str:
         """The network address a gRPC peer stands for (through the gate), or the peer itself."""
         return self.gate.peer_of(peer) if self.gate is not None else peer
@@ -153,7 +158,8 @@ class RefereeServer:
         self._server = server
         self.gate = ConnectionGate(inner, runtime_dir / "gate", per_address=self.config.max_connections_per_peer,
                                    per_network=self.config.max_connections_per_network,
-                                   total=self.config.max_connections, reserve=self.config.reserved_connections)
+                                   total=self.config.max_connections, reserve=self.config.reserved_connections,
+                                   shut=self.bots.shut_for)
         self.port = await self.gate.start(host, port or 0)
         self.address = f"{host}:{self.port}"
         for service in ("", BOT_SERVICE, ADMIN_SERVICE):

@@ -100,7 +100,7 @@ class RefereeExecutor(Executor):
 
         config = ServerConfig(port=None, bot_dirs=(), results_dir=None,
                               bot_manifests=[self._manifest(folder) for folder in folders],
-                              max_matches=self.concurrency)
+                              max_matches=self.concurrency, named_opponents=False)
         network = self.network
         if network is not None:
             config = replace(config, port=network.port, host=network.host, tls_cert=network.tls_cert,

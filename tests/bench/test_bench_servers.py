@@ -40,6 +40,12 @@ def test_hello_flood() -> None:
              "streams rss_mb_before rounds rss_mb_growth")
 
 
+def test_hello_storm() -> None:
+    figures = run_bench("hello_storm.py", "--hellos", "20")
+    has_keys(figures, "wrong_token right_token command")
+    has_keys(figures["wrong_token"], "hellos wall_s referee_cpu_s referee_cpu_us_per_hello codes")
+
+
 def test_archives() -> None:
     figures = run_bench("archives.py", "--smoke")
     has_keys(figures, "shapes goal_met command")

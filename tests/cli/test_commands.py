@@ -90,11 +90,11 @@ def test_play_and_replay_bad_input(capsys: pytest.CaptureFixture[str], argv: lis
 
 def test_tournament_run_list_show_export_resume(capsys: pytest.CaptureFixture[str], db: str, tmp_path: Path) -> None:
     listed = run_json(capsys, "tournament", "list", "--db", db)
-    assert set(listed[0]) == {"id", "name", "game", "pool", "format", "seed", "rounds", "status", "matches",
-                              "created_at"}
+    assert set(listed[0]) == {"id", "name", "game", "pool", "format", "rounds", "status", "matches",
+                              "created_at"}  # the seed only with --show-secret (below)
     assert listed[0]["name"] == "rr" and listed[0]["matches"] == 6
     shown = run_json(capsys, "tournament", "show", "rr", "--db", db)
-    assert set(shown) == {"id", "name", "game", "pool", "format", "seed", "rounds", "status", "matches", "reasons",
+    assert set(shown) == {"id", "name", "game", "pool", "format", "rounds", "status", "matches", "reasons",
                           "standings"}
     assert set(shown["standings"][0]) == {"bot", "seed_position", "games", "wins", "draws", "losses", "points",
                                           "faults", "score_pct", "against"}
@@ -106,6 +106,24 @@ def test_tournament_run_list_show_export_resume(capsys: pytest.CaptureFixture[st
     assert code == 0 and len(list(tmp_path.glob("*.jsonl.gz"))) == 6
     code, out, _ = run(capsys, "tournament", "show", "rr", "--db", db)
     assert code == 0 and "greedy" in out and "endings" in out
+
+
+def test_a_status_command_never_prints_the_series_secret(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 46: every game's seed is computed from the tournament's seed, so a pasted `tournament show` or
+    `list` would give away every deal to come. They print it only with --show-secret, for the operator."""
+    secret = "7316093351827405"
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    code, out, _ = run(capsys, "tournament", "run", GAME, "--bots", "random,greedy", "--rounds", "1", "--seed", secret,
+                       "--name", "hidden", "-j", "1", "--db", db)
+    assert code == 0 and secret not in out
+    for command in (("list",), ("show", "hidden")):
+        for json_flag in ((), ("--json",)):
+            code, out, _ = run(capsys, "tournament", *command, *json_flag, "--db", db)
+            assert code == 0 and "hidden" in out and secret not in out, (command, json_flag)
+            code, out, _ = run(capsys, "tournament", *command, *json_flag, "--show-secret", "--db", db)
+            assert code == 0 and secret in out, (command, json_flag)
+    assert run_json(capsys, "tournament", "show", "hidden", "--show-secret", "--db", db)["seed"] == int(secret)
+    assert run_json(capsys, "tournament", "list", "--show-secret", "--db", db)[0]["seed"] == int(secret)
 
 
 @pytest.mark.parametrize("argv, words", [

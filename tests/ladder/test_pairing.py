@@ -158,3 +158,43 @@ def test_open_bots_give_the_nearest_open_ones(size: int, removed: list[int], pro
     right = [bot for bot in range(probe + 1, size) if bot not in gone][:width]
     assert sorted(open_bots.near(probe, width)) == sorted(left + right)
     assert open_bots.count == size - len(gone)
+
+
+def _owned(bot: int, mu: float, owner: str, games: int = 200) -> Candidate:
+    return Candidate(bot, (mu, 1.5), games=games, owner=owner)
+
+
+def _same_owner_tables(tables: list[tuple[int, ...]], owner: dict[int, str]) -> list[tuple[int, ...]]:
+    return [table for table in tables if len({owner[bot] for bot in table if owner[bot]})
+            < len([bot for bot in table if owner[bot]])]
+
+
+def test_two_bots_of_one_owner_never_share_a_table_unless_the_operator_allows_it() -> None:
+    """A bot could throw its games to a sibling: the plan never seats two bots of one owner together (bots of no
+    owner, the built-in players, meet anyone); `same_owner=True` is the operator's way to allow it."""
+    field = [_owned(bot, 25.0 + (bot % 3), "ann" if bot <= 6 else "bob" if bot <= 12 else "") for bot in range(1, 15)]
+    field.append(_owned(20, 25.0, "ann", games=0))  # a new version of ann's: placed against others' anchors only
+    owner = {c.bot: c.owner for c in field}
+    allowed = 0
+    for seeded in range(50):
+        for seats in (2, 3):
+            tables = plan_tables(field, 30, seats, random.Random(seeded), SYSTEM, max_pending=8)
+            assert tables and not _same_owner_tables(tables, owner)
+            allowed += len(_same_owner_tables(plan_tables(field, 30, seats, random.Random(seeded), SYSTEM,
+                                                          max_pending=8, same_owner=True), owner))
+    assert allowed > 0
+
+
+def test_a_bot_whose_only_open_opponents_are_its_owners_sits_the_round_out() -> None:
+    one_owner = [_owned(bot, 25.0, "ann") for bot in range(1, 5)]
+    assert plan_tables(one_owner, 10, 2, random.Random(1), SYSTEM, max_pending=8) == []
+    tables = plan_tables([*one_owner, _owned(9, 25.0, "bob")], 10, 2, random.Random(1), SYSTEM, max_pending=8)
+    assert tables and all(9 in table for table in tables)  # bob's bot meets ann's until it has no room left
+    assert len(tables) == 4  # its cap: 8 pending matches, two a table
+
+
+def test_a_field_of_one_owner_but_a_few_is_planned_without_trying_every_bot() -> None:
+    """When the other owners' bots have no room left, the round ends: the one owner's bots are not each tried."""
+    field = [_owned(bot, 25.0 + bot / 1000, "ann") for bot in range(1, 3001)] + [_owned(9001, 25.0, "bob")]
+    tables = plan_tables(field, 1000, 2, random.Random(3), SYSTEM, max_pending=8)
+    assert len(tables) == 4 and all(9001 in table for table in tables)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -59,6 +60,32 @@ def test_rounds_run_on_schedule_and_keep_their_state_in_the_database(store: Stor
     assert {bot.bot for bot in status.bots} == {"a", "b", "c"} and all(b.games > 0 for b in status.bots)
     matches = store.matches.of_tournament(status.ladder)
     assert len({(m.round, m.pairing, m.rotation) for m in matches}) == 18
+
+
+def _owned_builtins(store: Store, owners: dict[str, str], specs: str) -> None:
+    """Register built-in players under owners (as if two owners had submitted two bots each)."""
+    for spec in parse_bots(specs):
+        store.bots.register(replace(spec.identity(), owner=owners[spec.name]))
+
+
+@pytest.mark.parametrize("same_owner", [False, True])
+def test_the_ladder_never_seats_two_bots_of_one_owner_together(store: Store, same_owner: bool) -> None:
+    """Issue 46: an owner's bots could feed each other (a thrown game is +0.11 mu). Two owners with two bots
+    each, rounds played: no stored match seats two bots of one owner, unless the operator allows it
+    (`--same-owner`), and then they do meet."""
+    specs = "ann1=random,ann2=greedy,bob1=scripted,bob2=random"
+    owners = {"ann1": "ann", "ann2": "ann", "bob1": "bob", "bob2": "bob"}
+    _owned_builtins(store, owners, specs)
+    service = _service(store, specs, matches_per_round=8, same_owner=same_owner)
+    try:
+        assert service.run(max_rounds=3) == 3
+    finally:
+        service.close()
+    owner_of = {bot.id: bot.owner for bot in store.bots.find()}
+    matches = store.matches.of_tournament(service.ladders[GAME.name][1])
+    assert len(matches) == 24
+    siblings = [m for m in matches if len({owner_of[bot] for bot in m.bots}) < len(m.bots)]
+    assert bool(siblings) is same_owner
 
 
 def test_new_versions_join_at_the_next_round_and_retired_ones_leave(tmp_path: Path, store: Store) -> None:

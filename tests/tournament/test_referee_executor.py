@@ -81,3 +81,52 @@ def test_a_ladder_and_an_sprt_take_programs_beside_agents(capsys: pytest.Capture
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert json.loads(captured.out)["pairs"] == 2
+
+
+SPY_BOT = r'''
+import asyncio
+import json
+import os
+
+from arena.agents import RandomAgent
+from arena.rpc.sdk import serve_matches, settings_from_environment
+
+
+def told(start, result):
+    with open(os.environ["TOLD"], "a") as out:  # (unsandboxed here, to tell the test)
+        out.write(json.dumps({"seat": start.seat, "players": [[p.seat, p.name, p.version] for p in start.players]})
+                  + "\n")
+
+
+agent = RandomAgent()
+asyncio.run(serve_matches(agent, settings_from_environment(agent), on_match_end=told))
+'''
+
+
+def test_a_bot_in_a_tournament_is_not_told_whom_it_faces(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 46: a bot told its opponent's name knows its owner (a sibling it could throw its games to). In a
+    tournament or a ladder MatchStart.players names the bot's own seat only; the others are "opponent"."""
+    told = tmp_path / "told.jsonl"
+    for name, owner in (("spy-ann", "ann"), ("spy-bob", "bob")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(SPY_BOT)
+        (folder / "bot.toml").write_text(f'name = "{name}"\nversion = "7"\nowner = "{owner}"\n'
+                                         f'command = ["{{python}}", "bot.py"]\n[env]\nTOLD = "{told}"\n')
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    code = main(["tournament", "run", "major-general", "--bots", f"a={tmp_path / 'spy-ann'},b={tmp_path / 'spy-bob'}",
+                 "--rounds", "1", "-j", "2", "--seed", "3", "--sandbox", "none", "--db", url, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    starts = [json.loads(line) for line in told.read_text().splitlines()]
+    assert len(starts) == 4  # two matches, each told to both seats
+    for start in starts:
+        own, other = sorted(start["players"], key=lambda player: player[0] != start["seat"])
+        assert own[1].startswith("spy-") and other == [1 - start["seat"], "opponent", ""]
+        theirs = "bob" if "ann" in own[1] else "ann"
+        assert theirs not in json.dumps(start)  # nor the opponent's owner
+    store = Store.open(url)
+    for match in store.matches.of_tournament(json.loads(captured.out)["tournaments"][0]["id"]):  # the record: named
+        record = MatchRecord.from_jsonl(gzip.decompress(store.matches.record(match)).decode())
+        assert sorted(player.name.split("@")[0] for player in record.players) == ["a", "b"]
+    store.close()
