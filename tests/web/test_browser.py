@@ -330,6 +330,13 @@ def test_every_page_at_a_laptops_and_a_phones_width(browser: Any, site: str, web
                 sizes = browser.execute_script("return [...document.querySelectorAll('svg.board .area text.name')]"
                                                ".map((t) => t.getBoundingClientRect().height)")
                 assert sizes and min(sizes) >= 11, f"{path}: board labels {min(sizes):.1f} px high at {width} px"
+                if path.endswith(f"/{matches['major-general']}"):  # a line base to base: all of it in sight
+                    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.board g.area.hq")) == 2
+                    cut = browser.execute_script(
+                        "const w = document.querySelector('.board-wrap').getBoundingClientRect(); return [...document"
+                        ".querySelectorAll('svg.board g.area')].filter((g) => { const r = g.getBoundingClientRect(); "
+                        "return r.left < w.left - 1 || r.right > w.right + 1; }).map((g) => g.textContent)")
+                    assert not cut, f"{path}: areas out of sight at {width} px: {cut}"
             overflow = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, f"{path} is {overflow}px wider than a {width} px window"
             header = browser.find_element(By.CSS_SELECTOR, "header.top").size["height"]

@@ -48,7 +48,21 @@ def test_an_owner_signs_in_uploads_watches_the_preflight_and_retires(owned_site:
                                      and b.find_elements(By.ID, "archive"))
     assert "ann's bots" in browser.find_element(By.TAG_NAME, "h1").text
     assert browser.get_cookie("arena_session")["httpOnly"] is True  # the page's scripts cannot read it
+    command = browser.find_element(By.CSS_SELECTOR, "#upload #pack-command")  # a command alone, no full stop after it
+    assert command.text == "tar czf my-bot.tar.gz -C my-bot ." and command.find_element(By.TAG_NAME, "code")
+    assert "-C my-bot .." not in browser.find_element(By.ID, "upload").text
     screenshot(browser, "account-signed-in")
+    browser.set_window_size(390, 900)  # a phone: the file field inside its drop zone, the page no wider than it
+    try:
+        WebDriverWait(browser, 10).until(lambda b: b.execute_script("return window.innerWidth") <= 400)
+        spill = browser.execute_script(
+            "const z = document.getElementById('dropzone').getBoundingClientRect(), f = document.getElementById("
+            "'archive').getBoundingClientRect(); return [f.left - z.left, z.right - f.right, "
+            "document.documentElement.scrollWidth - window.innerWidth]")
+        assert spill[0] >= 0 and spill[1] >= 0 and spill[2] <= 1, spill
+        screenshot(browser, "390/account-signed-in")
+    finally:
+        browser.set_window_size(1280, 900)
 
     bot = make_bot(folder / "web-bot", "web-bot")
     archive = folder / "web-bot.tar.gz"
