@@ -222,6 +222,14 @@ async function tournamentPage(id) {
   await draw();
 }
 
+// A ladder bot's version, or, for a bot on its owner's computer, whether it is connected (as `arena ladder
+// status` says: "remote, online" or "remote, offline (last seen …)"): one offline is not paired.
+function ladderVersion(bot) {
+  if (bot.online === null || bot.online === undefined) return bot.version;
+  return h("span", { class: "presence" }, "remote ", pill(bot.online ? "online" : "offline"),
+    bot.online ? null : bot.last_seen ? ` · last seen ${ago(bot.last_seen)}` : " · never seen");
+}
+
 async function ladders() {
   document.title = "Arena — ladders";
   const { ladders: rows } = await api("/ladders");
@@ -235,7 +243,7 @@ async function ladders() {
       last ? h("p", { class: "muted" }, `last round ${last.round === null || last.round === undefined ? "–" : last.round + 1}: ${last.stored} stored, ${last.carried} carried over, ${last.infrastructure} infrastructure fault(s), ${num(last.seconds, 1)} s ${last.note ? "· " + last.note : ""}`) : null,
       table([
         { title: "bot", cell: (b) => botLink(b.bot) },
-        { title: "version", cell: (b) => b.version },
+        { title: "version", cell: ladderVersion },
         { title: "games", num: true, cell: (b) => b.games },
         { title: "mu", num: true, cell: (b) => num(b.mu) },
         { title: "sigma", num: true, cell: (b) => num(b.sigma) },
