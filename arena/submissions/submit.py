@@ -128,18 +128,19 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
            owner_verified: bool = False, sandbox: SandboxSettings | None = None, clock: ClockSettings | None = None,
            limits: SubmissionLimits = DEFAULT_SUBMISSION_LIMITS, startup_timeout_s: float = 30.0,
            on_step: StepCallback | None = None, on_stage: Callable[[str], None] | None = None,
-           admit: Callable[[str], None] | None = None) -> Submission:
+           admit: Callable[[str], None] | None = None, named: str | None = None) -> Submission:
     """Check, store and pre-flight one submission (see the module's docstring). `admit(name)` may refuse
-    the bot's name with a SubmissionError before anything is stored (an owner's quota of live bots)."""
+    the bot's name with a SubmissionError before anything is stored (an owner's quota of live bots).
+    `named`: the name its person knows `source` by (an upload's own file name), in what it reports."""
     stage = on_stage or (lambda _text: None)
-    result = Submission("rejected", str(source))
+    result = Submission("rejected", named or str(source))
     store_dir.mkdir(parents=True, exist_ok=True)
     staging_root = store_dir / ".staging"
     staging_root.mkdir(exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=staging_root))
     try:
         stage("unpacking and checking the files")
-        unpacked = unpack(source, staging / "upload", limits)
+        unpacked = unpack(source, staging / "upload", limits, named)
         result.skipped = unpacked.skipped
         result.problems = list(unpacked.problems)
         manifest = None
