@@ -41,6 +41,7 @@ from arena.agents.base import NOTE_CHARS, Agent, DecisionRequest
 from arena.games.base import Game
 from arena.games.registry import game_modes, load_game
 from arena.referee.record import MatchResult
+from arena.rpc.crash import readable_traceback
 from arena.rpc.convert import PROTOCOL_VERSION, options_from_map, result_from_message
 from arena.rpc.generated.bot_pb2 import BotMessage, Hello, MatchStart
 from arena.rpc.generated.bot_pb2_grpc import BotStub
@@ -373,6 +374,9 @@ def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: 
         sys.exit(3)
     except KeyboardInterrupt:
         pass
+    except Exception as error:  # the agent's own (or the SDK's): its frames, the SDK's folded, short paths
+        print(readable_traceback(error), file=sys.stderr, end="", flush=True)
+        sys.exit(1)
     finally:
         for one in agents:
             one.close()
