@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.games.registry import did_you_mean
 from arena.referee.clock import ClockSettings
 from arena.referee.players import REMOTE_VERSION, PlayerKind
 from arena.rpc.manifest import BOT_NAME
@@ -219,7 +220,8 @@ def find_version(store: Store, text: str) -> BotRow:
     name, _, wanted = text.partition("@")
     versions = [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
     if not versions:
-        raise SubmissionError(f"no submitted bot named {name!r} (see `arena bot list`)")
+        submitted = {bot.name for bot in store.bots.find() if bot.kind is PlayerKind.PROGRAM}
+        raise SubmissionError(f"no submitted bot named {name!r}{did_you_mean(name, submitted)} (see `arena bot list`)")
     if not wanted:
         live = [bot for bot in versions if bot.status == "live"]
         if not live:

@@ -189,6 +189,26 @@ def test_ratings_bad_input(capsys: pytest.CaptureFixture[str], db: str, argv: li
     assert words in err, err
 
 
+@pytest.mark.parametrize("command", [["show"], ["versions"], ["compare", "{bot}", "1", "2"], ["retire"]],
+                         ids=["show", "versions", "compare", "retire"])
+def test_every_bot_command_says_did_you_mean_on_a_near_miss(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           command: list[str]) -> None:
+    from arena.referee.players import PlayerKind
+    from arena.store import BotIdentity, Store
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store.open(url)
+    store.bots.register(BotIdentity("my-bot", "1", "a" * 64, PlayerKind.PROGRAM, str(tmp_path), ""))
+    store.close()
+    argv = ["bot", command[0], *(part.format(bot="my-bott") for part in command[1:])]
+    if len(argv) == 2:
+        argv.append("my-bott")
+    code, _, err = run(capsys, *argv, "--db", url)
+    assert code != 0
+    one_line(err)
+    assert "'my-bott' (did you mean 'my-bot'?)" in err, err
+
+
 @pytest.mark.parametrize("url, words", [
     ("sqlite:///{tmp}/a-file/arena.db", "a-file"),
     ("postgresql+psycopg://nobody@127.0.0.1:1/nothing", "cannot open the database"),
