@@ -220,8 +220,7 @@ def find_version(store: Store, text: str) -> BotRow:
     name, _, wanted = text.partition("@")
     versions = [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
     if not versions:
-        submitted = {bot.name for bot in store.bots.find() if bot.kind is PlayerKind.PROGRAM}
-        raise SubmissionError(f"no submitted bot named {name!r}{did_you_mean(name, submitted)} (see `arena bot list`)")
+        raise SubmissionError(f"no submitted bot named {name!r}{_near_miss(store, name)} (see `arena bot list`)")
     if not wanted:
         live = [bot for bot in versions if bot.status == "live"]
         if not live:
@@ -234,6 +233,11 @@ def find_version(store: Store, text: str) -> BotRow:
         raise SubmissionError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; "
                               f"its versions: {listed}" + ("; give a hash prefix instead" if found else ""))
     return found[0]
+
+
+def _near_miss(store: Store, name: str) -> str:
+    """" (did you mean 'my-bot'?)" when a submitted bot's name is close to `name`."""
+    return did_you_mean(name, {bot.name for bot in store.bots.find() if bot.kind is PlayerKind.PROGRAM})
 
 
 def retire(store: Store, text: str, *, owner: str | None = None, token: str | None = None) -> BotRow:
