@@ -130,10 +130,12 @@ def _print_rating(rating: dict[str, Any]) -> None:
         corrected = h["corrected"]
         table.add_row(h["opponent"], str(h["games"]), str(h["wins"]), str(h["draws"]), str(h["losses"]),
                       f"{100 * h['score']:.1f}% [{100 * h['score_low']:.1f}-{100 * h['score_high']:.1f}]",
-                      "-" if corrected is None else
+                      "not measured" if corrected is None else
                       f"{100 * corrected['score']:.1f}% [{100 * corrected['score_low']:.1f}-"
                       f"{100 * corrected['score_high']:.1f}]")
     console.print(table)
+    for why in dict.fromkeys(h.get("corrected_why") for h in rating["head_to_head"] if h.get("corrected_why")):
+        console.print(f"  less luck: {why}", style="dim", markup=False, soft_wrap=True)
 
 
 @app.command("compare")

@@ -156,10 +156,13 @@ def test_bot_list_and_show(capsys: pytest.CaptureFixture[str], db: str) -> None:
                            "last_played", "history", "head_to_head", "luck"}
     assert set(rating["history"][0]) == {"match", "mu", "sigma", "at"}
     assert set(rating["head_to_head"][0]) == {"opponent", "games", "wins", "draws", "losses", "score", "score_low",
-                                              "score_high", "corrected"}
+                                              "score_high", "corrected", "corrected_why"}
     assert set(rating["luck"]) == {"games", "total", "per_game"}
     code, out, _ = run(capsys, "bot", "show", "greedy", "--db", db)
     assert code == 0 and "head-to-head" in out
+    # Major General's luck model does not predict results (beta 0): the column says so, and why, not a bare dash
+    assert all(pair["corrected"] is None and "beta 0" in pair["corrected_why"] for pair in rating["head_to_head"])
+    assert "not measured" in out and "luck is not measured for major-general" in " ".join(out.split())
 
 
 def test_ladder_and_sprt(capsys: pytest.CaptureFixture[str], db: str) -> None:

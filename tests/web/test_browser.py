@@ -194,6 +194,16 @@ def test_a_bot_page(browser: Any, site: str) -> None:
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == len(GAMES)  # a rating chart per pool
     for holder in browser.find_elements(By.CSS_SELECTOR, ".rating .scroll"):  # the head-to-head shown whole
         assert browser.execute_script("return arguments[0].scrollWidth - arguments[0].clientWidth", holder) <= 1
+    for card in browser.find_elements(By.CSS_SELECTOR, ".rating"):  # "less luck": a figure, or why there is none
+        cells = [row.find_elements(By.TAG_NAME, "td")[-1].text for row in card.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert cells and not any(cell in ("", "–", "-") for cell in cells), cells
+        if card.get_attribute("data-pool") == "major-general":  # its luck model does not predict results (beta 0)
+            assert set(cells) == {"not measured"}, cells
+            assert "luck is not measured for major-general" in card.find_element(By.CSS_SELECTOR, ".luck-why").text
+            browser.execute_script("arguments[0].scrollIntoView()", card)
+            screenshot(browser, "bot-greedy-less-luck-not-measured")
+        else:  # the General Orders games: measured
+            assert all(cell.endswith("]") and "%" in cell for cell in cells), cells
     assert not script_errors(browser)
 
 
