@@ -41,24 +41,27 @@ def _where(filename: str, folder: Path) -> tuple[str, str]:
     return "other", filename
 
 
+def _frame_lines(shown: str, frame: traceback.FrameSummary) -> list[str]:
+    lines = [f'  File "{shown}", line {frame.lineno}, in {frame.name}']
+    return lines + [f"    {frame.line.strip()}"] if frame.line else lines
+
+
 def _frames(tb: Optional[traceback.StackSummary], folder: Path) -> list[str]:
-    """The frames' lines: each run of the SDK's frames (and the library frames between them) as one line."""
+    """The frames' lines: each run of the SDK's frames (and the library frames between them) that calls the
+    bot's code as one line; a run the error came from (the SDK's own) written out, paths short."""
     lines: list[str] = []
-    folded = 0
+    folded: list[str] = []
     for frame in tb or []:
         kind, shown = _where(frame.filename, folder)
         if kind == "sdk" or (kind == "python" and folded):
-            folded += 1
+            folded += _frame_lines(shown, frame)
             continue
         if folded:
-            lines.append(f"  [{folded} frame(s) of Arena's SDK, <arena sdk>, calling your code]")
-            folded = 0
-        lines.append(f'  File "{shown}", line {frame.lineno}, in {frame.name}')
-        if frame.line:
-            lines.append(f"    {frame.line.strip()}")
-    if folded:
-        lines.append(f"  [{folded} frame(s) of Arena's SDK, <arena sdk>]")
-    return lines
+            count = sum(1 for line in folded if line.startswith("  File "))
+            lines.append(f"  [{count} frame(s) of Arena's SDK, <arena sdk>, calling your code]")
+            folded = []
+        lines += _frame_lines(shown, frame)
+    return lines + folded
 
 
 def readable_traceback(error: BaseException, folder: Path | str | None = None) -> str:

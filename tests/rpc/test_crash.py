@@ -64,3 +64,14 @@ def test_a_chain_and_a_frame_outside_every_known_folder(tmp_path: Path) -> None:
         text = readable_traceback(error, tmp_path)
     assert text.index("KeyError: 'first'") < text.index("During handling") < text.index("ValueError: second")
     assert f'File "{Path(__file__).resolve()}"' in text and "in inner" in text  # elsewhere: as it was
+
+
+def test_an_error_raised_in_the_sdk_itself_keeps_its_frames(tmp_path: Path) -> None:
+    """Folded only where the SDK calls the bot's code: an error of the SDK's own shows where, paths short."""
+    from arena.rpc.sdk import parse_remote
+
+    try:
+        parse_remote("not a remote address")
+    except ValueError as error:
+        text = readable_traceback(error, tmp_path)
+    assert 'File "<arena sdk>/rpc/sdk.py"' in text and "in parse_remote" in text and str(ARENA) not in text, text
