@@ -18,7 +18,7 @@ from arena.cli.options import (BOT_ENV_OPTION, BOT_STORE_OPTION, DB_OPTION, JSON
 from arena.cli.settings import checked_bot_folder, checked_sandbox, open_store, pools_for, results_dir
 from arena.cli.show import (CheckTicker, StepPrinter, ago, console, err_console, fail, mark, print_conformance,
     print_json, print_submission, styled, trend_sparkline)
-from arena.games.registry import UnknownGameError, family_of
+from arena.games.registry import UnknownGameError, did_you_mean, family_of
 from arena.ratings.compare import CompareError, Interval, compare_versions, comparison_json, find_versions
 from arena.ratings.reports import bot_ratings, iso
 from arena.rpc.manifest import BotManifest
@@ -94,7 +94,7 @@ def _named_bots(store: Store, name: str) -> tuple[str, list[BotRow]]:
     variants = [known for known in names if known.startswith(f"{name}(")]
     if len(variants) == 1:
         return variants[0], store.bots.find(variants[0])
-    hint = f" (with its settings: {', '.join(variants)})" if variants else ""
+    hint = f" (with its settings: {', '.join(variants)})" if variants else did_you_mean(name, names)
     fail(f"no bot named {name!r}{hint}; known bots: {', '.join(names[:20]) or 'none yet'}")
 
 
@@ -130,10 +130,12 @@ def _print_rating(rating: dict[str, Any]) -> None:
         corrected = h["corrected"]
         table.add_row(h["opponent"], str(h["games"]), str(h["wins"]), str(h["draws"]), str(h["losses"]),
                       f"{100 * h['score']:.1f}% [{100 * h['score_low']:.1f}-{100 * h['score_high']:.1f}]",
-                      "-" if corrected is None else
+                      "not measured" if corrected is None else
                       f"{100 * corrected['score']:.1f}% [{100 * corrected['score_low']:.1f}-"
                       f"{100 * corrected['score_high']:.1f}]")
     console.print(table)
+    for why in dict.fromkeys(h.get("corrected_why") for h in rating["head_to_head"] if h.get("corrected_why")):
+        console.print(f"  less luck: {why}", style="dim", markup=False, soft_wrap=True)
 
 
 @app.command("compare")
@@ -362,10 +364,7 @@ def versions(
 ) -> None:
     """Every version of a bot, oldest first: its status, hash, pre-flight and when it was retired."""
     store = open_store(db, read_only=True)
-    found = store.bots.find(name)
-    if not found:
-        known = ", ".join(sorted({b.name for b in store.bots.find()})[:20]) or "none yet"
-        fail(f"no bot named {name!r}; known bots: {known}")
+    name, found = _named_bots(store, name)
     rows = [_version_json(bot, store) for bot in found]
     if json_output:
         print_json(rows)

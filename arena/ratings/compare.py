@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from arena.games.registry import did_you_mean
 from arena.ratings.stats import Z95, mean_interval, sample_variance, wilson_interval
 from arena.store import BotRow, Store
 from arena.store.rows import PairCount
@@ -111,7 +112,8 @@ def find_versions(store: Store, name: str, first: str, second: str) -> tuple[Bot
     """Two versions of the bot `name`, each by its label ('3' or 'v3') or a hash prefix (4 or more)."""
     versions = store.bots.find(name)
     if not versions:
-        raise CompareError(f"no bot named {name!r} (see `arena bot list`)")
+        known = {bot.name for bot in store.bots.find()}
+        raise CompareError(f"no bot named {name!r}{did_you_mean(name, known)} (see `arena bot list`)")
 
     def one(wanted: str) -> BotRow:
         label = wanted[1:] if wanted[:1] in ("v", "V") and wanted[1:] else wanted

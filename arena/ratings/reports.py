@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from arena.games.registry import UnknownGameError, load_game
+from arena.luck import model_for
 from arena.ratings.leaderboard import Leaderboards, bradley_terry_fit, leaderboard
 from arena.ratings.stats import mean_interval, wilson_interval
 from arena.ratings.trueskill_env import conservative
@@ -43,9 +45,25 @@ def thin(points: list[T], most: int) -> list[T]:
     return [points[int(i * step)] for i in range(most - 1)] + [points[-1]]
 
 
-def head_to_head_json(pair: PairCount) -> dict[str, Any]:
+def luck_unmeasured(pool: str) -> str:
+    """Why the games of `pool` have no score less luck, in a sentence a person reads under the column."""
+    try:
+        game = load_game(pool)
+    except (UnknownGameError, ValueError):
+        return f"{pool} is not a game known here, so its luck is not measured"
+    model = model_for(game)
+    if model is None:
+        return f"luck is not measured for {pool}: Arena has no luck model for it (or it has more than two seats)"
+    if not model.beta:
+        return (f"luck is not measured for {pool}: its luck model ({model.label}) was found not to predict "
+                "results (beta 0), so taking luck off would leave every score as it is")
+    return f"luck was not measured for these {pool} games (played before it was, or by a run that did not)"
+
+
+def head_to_head_json(pair: PairCount, pool: str | None = None) -> dict[str, Any]:
     """A's results against B: games, wins, draws, losses, the score with its Wilson interval, and the score less
-    the luck (arena.luck) over the games that have it, with its interval (`corrected`: None where none has)."""
+    the luck (arena.luck) over the games that have it, with its interval (`corrected`: None where none has,
+    and then `corrected_why` says why, given the `pool`)."""
     low, high = wilson_interval(pair.points, pair.games)
     corrected = None
     if pair.luck_games:
@@ -54,7 +72,8 @@ def head_to_head_json(pair: PairCount) -> dict[str, Any]:
                      "score_high": round(above, 4)}
     return {"games": pair.games, "wins": pair.wins, "draws": pair.draws, "losses": pair.losses,
             "score": round(pair.points / pair.games, 4) if pair.games else None,
-            "score_low": round(low, 4), "score_high": round(high, 4), "corrected": corrected}
+            "score_low": round(low, 4), "score_high": round(high, 4), "corrected": corrected,
+            "corrected_why": luck_unmeasured(pool) if corrected is None and pool is not None else None}
 
 
 def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
@@ -72,7 +91,7 @@ def bot_ratings(store: Store, bot: BotRow, pools: list[str] | None = None,
         pairs = store.matches.pair_counts(row.pool, bot.id)
         names = store.bots.names({pair.b for pair in pairs})
         for pair in pairs:
-            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), **head_to_head_json(pair)})
+            head_to_head.append({"opponent": names.get(pair.b, str(pair.b)), **head_to_head_json(pair, row.pool)})
         luck_games, luck_total = store.matches.luck_totals(bot.id, row.pool)
         history = store.ratings.history(bot.id, row.pool)
         if history_points is not None:

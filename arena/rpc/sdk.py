@@ -41,6 +41,7 @@ from arena.agents.base import NOTE_CHARS, Agent, DecisionRequest
 from arena.games.base import Game
 from arena.games.registry import game_modes, load_game
 from arena.referee.record import MatchResult
+from arena.rpc.crash import readable_traceback
 from arena.rpc.convert import PROTOCOL_VERSION, options_from_map, result_from_message
 from arena.rpc.generated.bot_pb2 import BotMessage, Hello, MatchStart
 from arena.rpc.generated.bot_pb2_grpc import BotStub
@@ -373,24 +374,33 @@ def run_bot(agent: AgentSource, argv: Sequence[str] | None = None, **overrides: 
         sys.exit(3)
     except KeyboardInterrupt:
         pass
+    except Exception as error:  # the agent's own (or the SDK's): its frames, the SDK's folded, short paths
+        print(readable_traceback(error), file=sys.stderr, end="", flush=True)
+        sys.exit(1)
     finally:
         for one in agents:
             one.close()
 
 
-RECONNECT_S = (1.0, 60.0)  # a remote bot's first pause before it connects again, and the longest
+RETRY_S = 5.0  # a remote bot that lost its referee tries again at least this often, each try waiting this long
 
 
 def _serve_until_done(agents: list[Agent], settings: BotSettings) -> None:
-    """Serve matches; a remote bot (settings.reconnect) connects again, after a pause that doubles up to a
-    minute, whenever the connection is lost or the referee closes, until its --matches are played."""
-    pause = RECONNECT_S[0]
+    """Serve matches; a remote bot (settings.reconnect) connects again whenever the connection is lost or the
+    referee closes (or was not there), until its --matches are played: it says each try, which waits at
+    most RETRY_S to connect, after a pause of 1, 2, 4, then RETRY_S seconds. (One event loop for every
+    try: gRPC's poller outlives a loop, and complains when the next try's is a new one.)"""
+    asyncio.run(_serve_and_retry(agents, settings))
+
+
+async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
     left = settings.max_matches
+    tries = 0  # failed in a row
+    if settings.reconnect:
+        settings = replace(settings, connect_timeout_s=min(settings.connect_timeout_s, RETRY_S))
     while True:
         try:
-            played = asyncio.run(serve_matches(_handing_out(agents), replace(settings, max_matches=left)))
-            if played:
-                pause = RECONNECT_S[0]
+            played = await serve_matches(_handing_out(agents), replace(settings, max_matches=left))
             why = "the referee closed the connection"
         except ConnectionError as error:
             if not settings.reconnect:
@@ -399,17 +409,18 @@ def _serve_until_done(agents: list[Agent], settings: BotSettings) -> None:
         except grpc.aio.AioRpcError as error:
             if not settings.reconnect or error.code() not in _GONE:
                 raise
-            played, why = 0, f"the connection was lost ({error.code().name})"
+            played, why = 0, f"lost the referee ({error.code().name})"
         if left is not None:
             left -= played
             if left <= 0:
                 return
         if not settings.reconnect:
             return
+        tries = 1 if played else tries + 1
+        pause = min(2.0 ** (tries - 1), RETRY_S)
         if settings.say is not None:
-            settings.say(f"{why}; connecting again in {pause:g} s")
-        time.sleep(pause)
-        pause = min(pause * 2, RECONNECT_S[1])
+            settings.say(f"{why}; trying again in {pause:g} s (try {tries + 1})")
+        await asyncio.sleep(pause)
 
 
 def _handing_out(agents: list[Agent]) -> AgentFactory:

@@ -126,8 +126,11 @@ def kind_of(path: str | Path) -> str:
     return ""
 
 
-def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_SUBMISSION_LIMITS) -> Unpacked:
-    """Copy or unpack `source` into the empty folder `destination`, checking every entry."""
+def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_SUBMISSION_LIMITS,
+           named: str | None = None) -> Unpacked:
+    """Copy or unpack `source` into the empty folder `destination`, checking every entry. `named`: the name
+    its person knows it by, in the problems (an upload's own file name, not the server's copy's)."""
+    label = named or source.name
     destination.mkdir(parents=True, exist_ok=True)
     result = Unpacked(destination)
     kind = kind_of(source)
@@ -139,7 +142,7 @@ def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_S
                                        "submit the bot's folder, or pack it with `tar czf bot.tar.gz -C bot .`"))
         return result
     if kind != "folder" and source.stat().st_size > limits.archive_bytes:
-        result.problems.append(Problem(source.name, f"the archive is {_mb(source.stat().st_size)}, over the "
+        result.problems.append(Problem(label, f"the archive is {_mb(source.stat().st_size)}, over the "
                                        f"{_mb(limits.archive_bytes)} an upload may be", ENTRY_FIX))
         return result
     budget = _Budget(limits)
@@ -153,10 +156,10 @@ def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_S
     except _Stop:
         pass
     except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error) as error:
-        reason = " ".join(str(error).split())  # one line, whatever the library said
-        result.problems.append(Problem(source.name, f"cannot be read: {reason}", REPACK_FIX))
+        reason = " ".join(str(error).replace(str(source), label).split())  # one line, whatever the library said
+        result.problems.append(Problem(label, f"cannot be read: {reason}", REPACK_FIX))
     except RecursionError:  # (a structure the bounds above do not foresee: still one line, never a traceback)
-        result.problems.append(Problem(source.name, "cannot be read: its structure is nested too deeply", REPACK_FIX))
+        result.problems.append(Problem(label, "cannot be read: its structure is nested too deeply", REPACK_FIX))
     finally:
         os.close(root)
     result.files, result.bytes = budget.entries, budget.bytes

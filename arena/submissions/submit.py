@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.games.registry import did_you_mean
 from arena.referee.clock import ClockSettings
 from arena.referee.players import REMOTE_VERSION, PlayerKind
 from arena.rpc.manifest import BOT_NAME
@@ -128,18 +129,19 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
            owner_verified: bool = False, sandbox: SandboxSettings | None = None, clock: ClockSettings | None = None,
            limits: SubmissionLimits = DEFAULT_SUBMISSION_LIMITS, startup_timeout_s: float = 30.0,
            on_step: StepCallback | None = None, on_stage: Callable[[str], None] | None = None,
-           admit: Callable[[str], None] | None = None) -> Submission:
+           admit: Callable[[str], None] | None = None, named: str | None = None) -> Submission:
     """Check, store and pre-flight one submission (see the module's docstring). `admit(name)` may refuse
-    the bot's name with a SubmissionError before anything is stored (an owner's quota of live bots)."""
+    the bot's name with a SubmissionError before anything is stored (an owner's quota of live bots).
+    `named`: the name its person knows `source` by (an upload's own file name), in what it reports."""
     stage = on_stage or (lambda _text: None)
-    result = Submission("rejected", str(source))
+    result = Submission("rejected", named or str(source))
     store_dir.mkdir(parents=True, exist_ok=True)
     staging_root = store_dir / ".staging"
     staging_root.mkdir(exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=staging_root))
     try:
         stage("unpacking and checking the files")
-        unpacked = unpack(source, staging / "upload", limits)
+        unpacked = unpack(source, staging / "upload", limits, named)
         result.skipped = unpacked.skipped
         result.problems = list(unpacked.problems)
         manifest = None
@@ -218,7 +220,7 @@ def find_version(store: Store, text: str) -> BotRow:
     name, _, wanted = text.partition("@")
     versions = [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
     if not versions:
-        raise SubmissionError(f"no submitted bot named {name!r} (see `arena bot list`)")
+        raise SubmissionError(f"no submitted bot named {name!r}{_near_miss(store, name)} (see `arena bot list`)")
     if not wanted:
         live = [bot for bot in versions if bot.status == "live"]
         if not live:
@@ -231,6 +233,11 @@ def find_version(store: Store, text: str) -> BotRow:
         raise SubmissionError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; "
                               f"its versions: {listed}" + ("; give a hash prefix instead" if found else ""))
     return found[0]
+
+
+def _near_miss(store: Store, name: str) -> str:
+    """" (did you mean 'my-bot'?)" when a submitted bot's name is close to `name`."""
+    return did_you_mean(name, {bot.name for bot in store.bots.find() if bot.kind is PlayerKind.PROGRAM})
 
 
 def retire(store: Store, text: str, *, owner: str | None = None, token: str | None = None) -> BotRow:

@@ -45,7 +45,7 @@ def run(store: Store, submission_id: int, store_dir: Path, sandbox: SandboxSetti
 
     try:
         result = submit(upload, store, store_dir, owner=row.owner, owner_verified=True, sandbox=sandbox,
-                        on_step=on_step, on_stage=on_stage, admit=admit)
+                        on_step=on_step, on_stage=on_stage, admit=admit, named=row.filename)
     except SubmissionError as error:
         hosting.finish(submission_id, "rejected", {"status": "rejected", "source": row.filename, "problems": [],
                                                    "message": str(error)})

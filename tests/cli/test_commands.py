@@ -174,10 +174,13 @@ def test_bot_list_and_show(capsys: pytest.CaptureFixture[str], db: str) -> None:
                            "last_played", "history", "head_to_head", "luck"}
     assert set(rating["history"][0]) == {"match", "mu", "sigma", "at"}
     assert set(rating["head_to_head"][0]) == {"opponent", "games", "wins", "draws", "losses", "score", "score_low",
-                                              "score_high", "corrected"}
+                                              "score_high", "corrected", "corrected_why"}
     assert set(rating["luck"]) == {"games", "total", "per_game"}
     code, out, _ = run(capsys, "bot", "show", "greedy", "--db", db)
     assert code == 0 and "head-to-head" in out
+    # Major General's luck model does not predict results (beta 0): the column says so, and why, not a bare dash
+    assert all(pair["corrected"] is None and "beta 0" in pair["corrected_why"] for pair in rating["head_to_head"])
+    assert "not measured" in out and "luck is not measured for major-general" in " ".join(out.split())
 
 
 def test_ladder_and_sprt(capsys: pytest.CaptureFixture[str], db: str) -> None:
@@ -205,6 +208,26 @@ def test_ratings_bad_input(capsys: pytest.CaptureFixture[str], db: str, argv: li
     assert code != 0, err
     one_line(err)
     assert words in err, err
+
+
+@pytest.mark.parametrize("command", [["show"], ["versions"], ["compare", "{bot}", "1", "2"], ["retire"]],
+                         ids=["show", "versions", "compare", "retire"])
+def test_every_bot_command_says_did_you_mean_on_a_near_miss(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           command: list[str]) -> None:
+    from arena.referee.players import PlayerKind
+    from arena.store import BotIdentity, Store
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store.open(url)
+    store.bots.register(BotIdentity("my-bot", "1", "a" * 64, PlayerKind.PROGRAM, str(tmp_path), ""))
+    store.close()
+    argv = ["bot", command[0], *(part.format(bot="my-bott") for part in command[1:])]
+    if len(argv) == 2:
+        argv.append("my-bott")
+    code, _, err = run(capsys, *argv, "--db", url)
+    assert code != 0
+    one_line(err)
+    assert "'my-bott' (did you mean 'my-bot'?)" in err, err
 
 
 @pytest.mark.parametrize("url, words", [

@@ -10,6 +10,7 @@ from arena.referee.faults import FaultPolicy
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
+from arena.rpc.crash import ARENA
 
 FAULTS = [
     # (bot, reason, words the detail must contain)
@@ -45,6 +46,10 @@ def test_fault_ends_the_match_and_the_server_goes_on(referee: BackgroundReferee,
     if bot == "crash":
         output = record.extra["evidence"]["1"]["output"]
         assert "boom from the crash bot" in output and "something went badly wrong" in output
+        # the owner reads the bot's own frames, its folder's paths relative, the SDK's frames in one line
+        tail = "\n".join(output.rstrip().splitlines()[-12:])  # (as `arena match` shows a fault's output)
+        assert 'File "misbehave.py"' in tail and "in act" in tail and "frame(s) of Arena's SDK" in tail, output
+        assert str(ARENA) not in output and "site-packages" not in output, output
     check_normal(referee, seed=12)
 
 

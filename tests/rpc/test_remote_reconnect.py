@@ -1,9 +1,11 @@
 """A bot its owner runs against a hosted ladder (ARENA_REMOTE) says what happens on its stderr (connected,
-seated, the result) and, when the referee goes away and comes back, connects again by itself (issue 37, item 3)."""
+seated, the result) and, when the referee goes away and comes back, connects again by itself (issue 37, item 3),
+saying each try, which come a few seconds apart at most (issue 45)."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -11,6 +13,7 @@ from pathlib import Path
 
 from arena.bots import BUILTIN_BOTS
 from arena.rpc.background import BackgroundReferee
+from arena.rpc.sdk import RETRY_S
 from arena.rpc.server import ServerConfig
 from tests.processes import free_port
 
@@ -46,8 +49,13 @@ def test_a_remote_bot_says_what_happens_and_comes_back_after_the_referee_restart
         except BaseException:
             bot.kill()
             raise
-    try:  # the referee is gone: the bot waits and tries again, and says so
-        said = _wait_for(log, "connecting again in", 1, bot)
+    try:  # the referee is gone: the bot says each try, a few seconds apart at most, and comes back
+        said = _wait_for(log, "(try 3)", 1, bot)
+        tries = re.findall(r"; trying again in ([0-9.]+) s \(try (\d+)\)", said)
+        assert [int(number) for _pause, number in tries][:2] == [2, 3], said
+        assert all(0 < float(pause) <= RETRY_S for pause, _number in tries), said
+        assert "lost the referee" in said or "the referee closed the connection" in said, said
+        assert f"no referee at 127.0.0.1:{port} within {RETRY_S:g}s; trying again" in said, said  # each try says
         with BackgroundReferee(config, drain_s=0.0) as again:
             _wait_for(log, "connected to 127.0.0.1", 2, bot)
             record = again.run_match("major-general", ["random", "far-py"], seed=4)

@@ -48,7 +48,21 @@ def test_an_owner_signs_in_uploads_watches_the_preflight_and_retires(owned_site:
                                      and b.find_elements(By.ID, "archive"))
     assert "ann's bots" in browser.find_element(By.TAG_NAME, "h1").text
     assert browser.get_cookie("arena_session")["httpOnly"] is True  # the page's scripts cannot read it
+    command = browser.find_element(By.CSS_SELECTOR, "#upload #pack-command")  # a command alone, no full stop after it
+    assert command.text == "tar czf my-bot.tar.gz -C my-bot ." and command.find_element(By.TAG_NAME, "code")
+    assert "-C my-bot .." not in browser.find_element(By.ID, "upload").text
     screenshot(browser, "account-signed-in")
+    browser.set_window_size(390, 900)  # a phone: the file field inside its drop zone, the page no wider than it
+    try:
+        WebDriverWait(browser, 10).until(lambda b: b.execute_script("return window.innerWidth") <= 400)
+        spill = browser.execute_script(
+            "const z = document.getElementById('dropzone').getBoundingClientRect(), f = document.getElementById("
+            "'archive').getBoundingClientRect(); return [f.left - z.left, z.right - f.right, "
+            "document.documentElement.scrollWidth - window.innerWidth]")
+        assert spill[0] >= 0 and spill[1] >= 0 and spill[2] <= 1, spill
+        screenshot(browser, "390/account-signed-in")
+    finally:
+        browser.set_window_size(1280, 900)
 
     bot = make_bot(folder / "web-bot", "web-bot")
     archive = folder / "web-bot.tar.gz"
@@ -206,3 +220,42 @@ def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(ow
     assert not browser.find_elements(By.CSS_SELECTOR, "[data-notes]")
     assert "NOTE-for-ann-only" not in browser.find_element(By.ID, "main").text
     assert not script_errors(browser)
+
+
+def test_the_ladder_page_says_a_remote_bot_is_offline(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+    """As `arena ladder status` does: a remote bot not connected reads 'remote offline · never seen'."""
+    from arena.games.registry import load_game
+    from arena.ladder import LadderService, LadderSettings, Schedule
+    from arena.store import Store
+    from arena.submissions import hash_token
+    from arena.submissions.submit import register_remote
+    from arena.tournament import parse_bots
+    from arena.tournament.referee_executor import NetworkSettings
+    from arena.tournament.service import PlaySettings
+
+    game = load_game("major-general")
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
+    try:
+        assert store.owners.add("ann", hash_token("ann-token"))
+        settings = LadderSettings(games=(game,), schedule=Schedule.parse("1s"), matches_per_round=2, max_pending=2,
+                                  builtins={game.name: tuple(parse_bots("random,greedy"))}, seed=5)
+        ladder = LadderService(store, settings, PlaySettings(concurrency=1, network=NetworkSettings("127.0.0.1", 0)),
+                               log=lambda _line: None)
+        ladder.prepare()
+        register_remote(store, "ann", "sleepy-bot")
+        ladder.play_round()
+        ladder.close()
+    finally:
+        store.close()
+    server = WebServer(str(tmp_path / "arena.db"))
+    try:
+        open_page(browser, f"{server.url}/ladders")
+        WebDriverWait(browser, 20).until(lambda b: "sleepy-bot" in b.find_element(By.ID, "main").text)
+        [row] = [row for row in browser.find_elements(By.CSS_SELECTOR, "tr") if "sleepy-bot" in row.text]
+        assert "remote offline · never seen" in row.text, row.text
+        greedy = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "tr") if "greedy" in row.text]
+        assert greedy and not any("offline" in text or "online" in text for text in greedy), greedy
+        screenshot(browser, "ladder-remote-offline")
+        assert not script_errors(browser)
+    finally:
+        server.stop()

@@ -126,6 +126,17 @@ def test_a_broken_archive_names_every_problem_and_stores_nothing(site: tuple[Tes
     assert not store.bots.find("x")
 
 
+def test_a_fake_zip_is_named_by_the_owners_own_file_name(site: tuple[TestClient, Store, Path]) -> None:
+    """Not a zip, uploaded as one: the problem names the file the owner sent, not the server's copy of it."""
+    client, _store, bots = site
+    state = finished(client, ANN, upload(client, ANN, b"these are not the bytes of a zip\n" * 20, "my-bot.zip").json()["id"])
+    assert state["status"] == "rejected"
+    [problem] = state["result"]["problems"]
+    assert problem["where"] == "my-bot.zip" and problem["message"].startswith("cannot be read: "), problem
+    assert state["result"]["source"] == "my-bot.zip"
+    assert ".uploads" not in json.dumps(state) and str(bots) not in json.dumps(state)
+
+
 def test_the_archive_cap_holds_by_header_and_while_streaming(site: tuple[TestClient, Store, Path]) -> None:
     client, store, bots = site
     big = os.urandom(300 * 1024)

@@ -147,7 +147,9 @@ function uploadCard(onEnd) {
   zone.addEventListener("dragleave", () => zone.classList.remove("over"));
   zone.addEventListener("drop", (event) => { event.preventDefault(); zone.classList.remove("over"); upload(event.dataTransfer.files[0]); });
   return h("section", { class: "card", id: "upload" }, h("h2", {}, "Submit a bot"),
-    h("p", { class: "muted" }, "Pack the bot's folder (with its bot.toml at the top): ", h("code", {}, "tar czf my-bot.tar.gz -C my-bot ."), ". It is checked and pre-flighted in the sandbox; you see each step here as it runs."),
+    h("p", { class: "muted" }, "Pack the bot's folder (with its bot.toml at the top) with this command:"),
+    h("pre", { id: "pack-command" }, h("code", {}, "tar czf my-bot.tar.gz -C my-bot .")),
+    h("p", { class: "muted" }, "It is checked and pre-flighted in the sandbox; you see each step here as it runs."),
     zone, progress);
 }
 

@@ -143,12 +143,18 @@ async function botPage(name) {
             { title: "games", num: true, cell: (r) => r.games },
             { title: "W-D-L", cell: (r) => `${r.wins}-${r.draws}-${r.losses}` },
             { title: "score (95%)", cell: (r) => `${pct(r.score)} [${pct(r.score_low)}–${pct(r.score_high)}]` },
-            { title: "less luck (95%)", cell: (r) => (r.corrected ? `${pct(r.corrected.score)} [${pct(r.corrected.score_low)}–${pct(r.corrected.score_high)}]` : "–") },
-          ], rating.head_to_head))),
+            { title: "less luck (95%)", cell: (r) => (r.corrected ? `${pct(r.corrected.score)} [${pct(r.corrected.score_low)}–${pct(r.corrected.score_high)}]` : "not measured") },
+          ], rating.head_to_head), unmeasured(rating.head_to_head))),
         rating.luck && rating.luck.games ? h("p", { class: "muted luck" }, `Luck over its ${rating.luck.games} matches: ${rating.luck.total >= 0 ? "+" : ""}${rating.luck.total.toFixed(2)} points (${rating.luck.per_game >= 0 ? "+" : ""}${rating.luck.per_game.toFixed(3)} a match).`) : null));
     }
   }
   main.append(h("h2", {}, "Recent matches"), matchTable(bot.recent_matches), h("p", {}, h("a", { href: `/matches?bot=${enc(bot.name)}` }, "all matches")));
+}
+
+// Why a head-to-head's "less luck" column reads "not measured" (each reason once), or nothing.
+function unmeasured(rows) {
+  const why = [...new Set(rows.map((r) => r.corrected_why).filter(Boolean))];
+  return why.length ? h("p", { class: "muted luck-why" }, `Less luck: ${why.join("; ")}.`) : null;
 }
 
 function matchTable(rows) {
@@ -222,6 +228,14 @@ async function tournamentPage(id) {
   await draw();
 }
 
+// A ladder bot's version, or, for a bot on its owner's computer, whether it is connected (as `arena ladder
+// status` says: "remote, online" or "remote, offline (last seen …)"): one offline is not paired.
+function ladderVersion(bot) {
+  if (bot.online === null || bot.online === undefined) return bot.version;
+  return h("span", { class: "presence" }, "remote ", pill(bot.online ? "online" : "offline"),
+    bot.online ? null : bot.last_seen ? ` · last seen ${ago(bot.last_seen)}` : " · never seen");
+}
+
 async function ladders() {
   document.title = "Arena — ladders";
   const { ladders: rows } = await api("/ladders");
@@ -235,7 +249,7 @@ async function ladders() {
       last ? h("p", { class: "muted" }, `last round ${last.round === null || last.round === undefined ? "–" : last.round + 1}: ${last.stored} stored, ${last.carried} carried over, ${last.infrastructure} infrastructure fault(s), ${num(last.seconds, 1)} s ${last.note ? "· " + last.note : ""}`) : null,
       table([
         { title: "bot", cell: (b) => botLink(b.bot) },
-        { title: "version", cell: (b) => b.version },
+        { title: "version", cell: ladderVersion },
         { title: "games", num: true, cell: (b) => b.games },
         { title: "mu", num: true, cell: (b) => num(b.mu) },
         { title: "sigma", num: true, cell: (b) => num(b.sigma) },

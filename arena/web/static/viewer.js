@@ -72,18 +72,43 @@ function label(parent, text, y, cls) {
   return node;
 }
 
-// The board with no units: areas, edges, air zones. Returns the SVG and where each area is.
-export function drawBoard(board) {
+// A board of a few areas in one row (Major General's line, base to base).
+function oneRow(board) {
+  return board.areas.length >= 3 && board.areas.length <= 6 && mapHeight(board) === 300;
+}
+
+// On a phone a one-row board is folded into two rows (a snake: left to right, then back), so that the
+// whole line, both ends (the bases) included, fits the screen with readable labels; `compact` says so.
+function snake(board, radius) {
+  const columns = Math.ceil(board.areas.length / 2), cell = 2 * radius + 40;
+  const order = board.areas.map((a, i) => i).sort((a, b) => board.areas[a].x - board.areas[b].x);
+  const place = [];
+  order.forEach((area, k) => {
+    const row = k < columns ? 0 : 1, column = row === 0 ? k : 2 * columns - 1 - k;
+    place[area] = { x: column * cell + cell / 2, y: row * cell + cell / 2 };
+  });
+  return { width: columns * cell, map: 2 * cell, place, compact: true };
+}
+
+// Where each area goes: the board's own coordinates on a 1000-wide map (a one-row board on one line).
+function layout(board, radius) {
+  if (oneRow(board) && window.matchMedia && window.matchMedia("(max-width: 720px)").matches) return snake(board, radius);
   const width = 1000, map = mapHeight(board);
-  const zones = board.groups || [];
-  const height = map + (zones.length ? ZONE_STRIP : 0);
-  const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "board", role: "img",
-                          "aria-label": board.title || "board" });
-  const n = Math.max(board.areas.length, 1);
-  const radius = board.areas.length <= 6 ? 70 : Math.max(30, Math.min(58, 430 / Math.sqrt(n)));
   const inside = (v, size) => Math.max(radius + 8, Math.min(size - radius - 8, v));
   const place = board.areas.map((a) => ({ x: inside(a.x * width, width),
                                           y: board.areas.length <= 6 ? map / 2 : inside(a.y * map, map) }));
+  return { width, map, place, compact: false };
+}
+
+// The board with no units: areas, edges, air zones. Returns the SVG and where each area is.
+export function drawBoard(board) {
+  const n = Math.max(board.areas.length, 1);
+  const radius = board.areas.length <= 6 ? 70 : Math.max(30, Math.min(58, 430 / Math.sqrt(n)));
+  const { width, map, place, compact } = layout(board, radius);
+  const zones = board.groups || [];
+  const height = map + (zones.length ? ZONE_STRIP : 0);
+  const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: compact ? "board compact" : "board", role: "img",
+                          "aria-label": board.title || "board" });
   const zoneOf = {};
   zones.forEach((zone, z) => zone.areas.forEach((i) => { zoneOf[i] = z; }));
   const edges = el("g", { class: "edges" }, svg);
