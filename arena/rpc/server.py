@@ -61,7 +61,9 @@ class RefereeServer:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
-        manifests = discover_manifests(d for d in self.config.bot_dirs if Path(d).exists())
+        self.unavailable: list[str] = []  # what is wrong with each bot.toml left out (config.skip_bad_bots)
+        manifests = discover_manifests((d for d in self.config.bot_dirs if Path(d).exists()),
+                                       self.unavailable if self.config.skip_bad_bots else None)
         for manifest in self.config.bot_manifests:
             if manifest.name in manifests and manifests[manifest.name].directory != manifest.directory:
                 raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "

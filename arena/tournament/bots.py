@@ -66,12 +66,24 @@ def parse_bot(text: str) -> BotSpec:
     if ("/" in spec or spec.startswith(".")) and path.is_dir():
         if not (path / "bot.toml").is_file():
             raise BotSpecError(f"{spec}: a bot program's folder needs a bot.toml")
+        _check_manifest(path)
         return BotSpec(name if named else spec.rstrip("/"), str(path.resolve()), PlayerKind.PROGRAM)
     try:
         make_agent(spec).close()
     except UnknownAgentError as error:
         raise BotSpecError(f"{error}; or give a bot program's directory") from None
     return BotSpec(name if named else agent_name(spec), spec, PlayerKind.AGENT)
+
+
+def _check_manifest(folder: Path) -> None:
+    """BotSpecError, with what is wrong, if the folder's bot.toml has problems: a tournament that cannot read its
+    bots is refused before it is created."""
+    from arena.rpc.manifest import ManifestError, load_manifest
+
+    try:
+        load_manifest(folder)
+    except ManifestError as error:
+        raise BotSpecError(str(error)) from None
 
 
 def parse_bots(text: str) -> list[BotSpec]:
