@@ -65,3 +65,21 @@ def test_the_help_says_what_the_seed_fixes(capsys: pytest.CaptureFixture[str], f
     assert main(["tournament", "run", *flag]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "Fixes the schedule and every match" in text and "bot programs' too" in text
+
+
+def test_arena_match_with_a_seed_plays_the_same_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena match --seed` through a referee started here: Arena's own random bot program plays by its seed."""
+    import json
+
+    from arena.bots import BUILTIN_BOTS
+
+    def games(out: str) -> list[list[tuple[int, int]]]:
+        code = main(["match", "major-general", "random", str(BUILTIN_BOTS / "trivial"), "--games", "2", "--seed", "9",
+                     "--bots", str(BUILTIN_BOTS), "--out", str(tmp_path / out), "--json"])
+        assert code == 0
+        played = json.loads(capsys.readouterr().out)["games"]
+        records = [MatchRecord.read(game["record"]) for game in played]
+        assert all(record.result is not None and record.result.reason != "crash" for record in records)
+        return [[(step.seat, step.action) for step in record.steps] for record in records]
+
+    assert games("first") == games("again")
