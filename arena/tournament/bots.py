@@ -76,14 +76,15 @@ def parse_bot(text: str) -> BotSpec:
 
 
 def _check_manifest(folder: Path) -> None:
-    """BotSpecError, with what is wrong, if the folder's bot.toml has problems: a tournament that cannot read its
-    bots is refused before it is created."""
-    from arena.rpc.manifest import ManifestError, load_manifest
+    """BotSpecError, with every problem on one line, if the folder fails the checks `arena bot submit` makes of a
+    bot.toml (arena.submissions.checks; its name may be a built-in player's, as it plays under its folder's): a
+    tournament that cannot read its bots is refused before it is created."""
+    from arena.submissions.checks import check_folder
 
-    try:
-        load_manifest(folder)
-    except ManifestError as error:
-        raise BotSpecError(str(error)) from None
+    manifest, problems = check_folder(folder, own=True)
+    if manifest is None:
+        raise BotSpecError("; ".join(f"{folder / problem.where}: {problem.message}"
+                                     + (f" (fix: {problem.fix})" if problem.fix else "") for problem in problems))
 
 
 def parse_bots(text: str) -> list[BotSpec]:

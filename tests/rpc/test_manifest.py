@@ -104,7 +104,9 @@ def test_the_owner_is_stored_with_the_bot(tmp_path: Path) -> None:
     from arena.store import Store
     from arena.tournament.bots import parse_bot
 
-    folder = write(tmp_path / "bots" / "mine", 'name = "mine"\ncommand = ["x"]\nowner = "ada@example.org"\n')
+    folder = write(tmp_path / "bots" / "mine", 'name = "mine"\ncommand = ["{python}", "bot.py"]\n'
+                                               'owner = "ada@example.org"\n')
+    (folder / "bot.py").write_text("")  # (a tournament's bot folder passes the checks a submission does)
     assert load_manifest(folder).owner == "ada@example.org"
     assert load_manifest(write(tmp_path / "anon", 'name = "anon"\ncommand = ["x"]\n')).owner == ""
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
