@@ -16,7 +16,7 @@ from arena.cli.settings import (check_bot_dirs, checked_sandbox, client_admin_to
 from arena.cli.show import FAULT_OUTPUT_LINES, RunDisplay, console, fail, print_fault, print_json
 from arena.referee.evidence import seat_evidence
 from arena.referee.record import MatchRecord
-from arena.referee.seeds import new_seed
+from arena.referee.seeds import new_seed, seat_salt
 from arena.tournament.series import (EmbeddedReferee, MatchSettings, PlayedGame, PlayerTally, RemoteReferee, Runner,
     Series, SeriesError, describe, labels_of, run_series, storage_problem, tally)
 
@@ -27,7 +27,9 @@ def match(
                                      "scripted, mcts, trivial; ./bots/<name>/bot.toml; or registered on --server), or "
                                      "paths to bot folders; one per seat."),
     games: int = typer.Option(2, "--games", min=1, max=100_000, help="How many games (seat-swapped pairs)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the first pair (pair i uses seed+i)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Fixes every game, the bots' seeds too (default: a secret random "
+                                     "one): each game's chance is keyed by it. With --server, that referee's own "
+                                     "secret keys the bots' seeds."),
     server: Optional[str] = typer.Option(None, "--server", help="Use a running `arena serve` at host:port "
                                          "instead of starting a referee here."),
     bot_dirs: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of <name>/bot.toml (repeatable;"
@@ -65,7 +67,7 @@ def match(
     else:
         names, extra_dirs = _local_bot_names(bots)
         runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory,
-                                 checked_sandbox(sandbox, bot_env))
+                                 checked_sandbox(sandbox, bot_env), seat_salt(seed) if seed is not None else None)
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
         done = [0]
 

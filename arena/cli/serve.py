@@ -12,8 +12,8 @@ import typer
 
 from arena.cli.options import (ADMIN_TOKEN_FILE, ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_OPTION,
     TLS_CA_OPTION, clock_options, fault_policy_option)
-from arena.cli.settings import (check_bot_dirs, check_sandbox_here, client_admin_token, read_operator_config,
-    read_token_file, results_dir, sandbox_settings)
+from arena.cli.settings import (check_bot_dirs, check_sandbox_here, client_admin_token, folder_problems,
+                                read_operator_config, read_token_file, results_dir, sandbox_settings)
 from arena.cli.show import console, err_console, fail, styled
 from arena.referee.players import PlayerKind
 from arena.rpc.client import AdminClient, AdminError
@@ -99,7 +99,8 @@ def serve(
         err_console.print(warning, soft_wrap=True)
     token_file = admin_token_file or (Path(admin["token_file"]) if admin.get("token_file") else None)
     server_config = ServerConfig(
-        host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), remote_tokens=tokens,
+        host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), skip_bad_bots=True, bot_check=folder_problems,
+        remote_tokens=tokens,
         results_dir=results, clock=clock_options(move_time_ms, bank_ms, grace_ms),
         fault_policy=fault_policy_option(fault_policy), max_matches=max_matches, seed_salt=seed_salt,
         public_seeds=public_seeds,
@@ -142,6 +143,9 @@ async def _serve(server: RefereeServer, printed: list[str], drain: float) -> Non
     launcher = server.pool.launcher
     console.print(f"local bots: {', '.join(local) or 'none'} ({launcher.describe() if launcher else 'no launcher'})",
                   soft_wrap=True)
+    for problem in server.unavailable:
+        err_console.print(f"arena: warning: a bot left out (fix it, then restart): {problem}",
+                          markup=False, soft_wrap=True)
     if server.admin_token_path is not None:
         console.print(f"admin token: in {server.admin_token_path} (readable by this user only)", soft_wrap=True)
     for line in printed:

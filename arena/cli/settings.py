@@ -142,6 +142,12 @@ def checked_bot_folder(path: Path) -> BotManifest:
     return manifest
 
 
+def folder_problems(folder: Path) -> str:
+    """What `arena bot submit`'s checks find wrong with a bot's folder, on one line ("" when nothing)."""
+    _manifest, problems = check_folder(folder, own=True)
+    return "; ".join(f"{folder / problem.where}: {problem.message}" for problem in problems)
+
+
 def check_bot_dirs(folders: Optional[list[Path]]) -> None:
     """Fail with one line if a --bots folder named on the command line does not exist."""
     for folder in folders or []:

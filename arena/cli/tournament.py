@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -21,7 +22,7 @@ from arena.games.registry import game_modes
 from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
-from arena.referee.seeds import new_seed
+from arena.referee.seeds import new_seed, seat_salt
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
 from arena.tournament.runner import entrant_kinds
 from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
@@ -45,8 +46,9 @@ def run(
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0,
-                                       help="Fixes the schedule and every match (default: a secret random one). It is "
-                                            "the key of every game's chance: keep it to yourself on a shared ladder."),
+                                       help="Fixes the schedule and every match, bot programs' too: each game's chance "
+                                            "and every seat's seed (default: a secret random one). It is the key of "
+                                            "them all: keep it to yourself on a shared ladder."),
     duplicate: bool = typer.Option(False, "--duplicate",
                                    help="Play every rotation of a pairing on one deal and the same dice (cuts the luck "
                                         "between built-in agents, which cannot remember; refused with bot programs)."),
@@ -75,6 +77,8 @@ def run(
         fail(DUPLICATE_REFUSED, code=2)
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
+    if seed is not None:  # the seats' seeds beside (and of) bot programs fixed by it too
+        settings = replace(settings, seed_salt=seat_salt(seed))
     stop = StopRequest()
     ids: list[int] = []
     extended: list[tuple[TournamentRow, int]] = []

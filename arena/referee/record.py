@@ -25,6 +25,10 @@ from arena.games.base import CHANCE, JSON
 from arena.referee.players import PlayerKind
 
 RECORD_FORMAT = "arena-record/1"
+#: Bounds on what a record's reader takes: a line's length (a header with its evidence, a decision with what its bot
+#: printed, are far shorter) and how deep its JSON nests (Arena writes at most 4 levels).
+MAX_LINE_CHARS = 16 * 1024 * 1024
+MAX_DEPTH = 32
 _encode_line = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every line
 
 
@@ -328,14 +332,7 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"line {number}: not JSON ({error.msg})") from None
-        except UnicodeDecodeError:
-            raise RecordError(f"line {number}: not UTF-8 text") from None
-        if not isinstance(data, dict):
-            raise RecordError(f"line {number}: expected a JSON object")
+        data = _parsed_line(number, line)
         kind = data.get("type")
         try:
             if not header_seen:
@@ -356,6 +353,38 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
             raise
         except (KeyError, TypeError, ValueError) as error:
             raise RecordError(f"line {number}: bad {kind or 'record'} line ({error!r})") from None
+
+
+def _parsed_line(number: int, line: str | bytes) -> dict[str, Any]:
+    """A record line's JSON object, read within the bounds (MAX_LINE_CHARS, MAX_DEPTH); RecordError if not."""
+    if len(line) > MAX_LINE_CHARS:
+        raise RecordError(f"line {number}: longer than {MAX_LINE_CHARS:,} characters (no record of Arena's is)")
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"line {number}: not JSON ({error.msg})") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"line {number}: not UTF-8 text") from None
+    except RecursionError:
+        data = None
+    if data is None or _deeper_than(data, MAX_DEPTH, line):
+        raise RecordError(f"line {number}: JSON nested more than {MAX_DEPTH} deep (no record of Arena's is)")
+    if not isinstance(data, dict):
+        raise RecordError(f"line {number}: expected a JSON object")
+    return data
+
+
+def _deeper_than(value: Any, limit: int, line: str | bytes) -> bool:
+    """True when the parsed value nests deeper than `limit` (`{}` is 1 deep); a line with no more opening brackets
+    than that (counted by str.count, in C) cannot, and is not walked."""
+    opening = line.count(b"[") + line.count(b"{") if isinstance(line, bytes) else line.count("[") + line.count("{")
+    if opening <= limit:
+        return False
+    level: list[Any] = [value]  # the values inside as many containers as the walk has gone down
+    for _depth in range(limit):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+    return any(isinstance(item, (dict, list)) for item in level)
 
 
 def _header(number: int, data: dict[str, Any]) -> MatchRecord:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Callable, Iterable, Iterator
 
 from arena.games.base import CHANCE, Game, IllegalActionError, State
@@ -38,15 +39,19 @@ def replay_steps(record: MatchRecord) -> Iterator[tuple[State, Step]]:
     """Yield (state after the step, step) for each recorded step; raise ReplayDivergence on a mismatch."""
     game = game_of(record)
     state = None
-    for state, step in replay_stream(game, record.steps):
+    for state, step in replay_stream(game, record.steps, seed=record.seed):
         yield state, step
     check_result(record, state if state is not None else game.new_initial_state(), len(record.steps))
 
 
-def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None) -> Iterator[tuple[State, Step]]:
+def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None, seed: int | None = None
+                  ) -> Iterator[tuple[State, Step]]:
     """Apply steps one at a time from the initial position (or `state`), checking each against the
-    engine: (state after the step, step). The steps may come from a stream (arena.referee.record.read_lines)."""
+    engine: (state after the step, step). The steps may come from a stream (arena.referee.record.read_lines).
+    Given the header's `seed`, each chance outcome must be the one the referee draws from it (as
+    arena.referee.authority does: random.Random(seed), one draw per chance node, from the initial position)."""
     state = state if state is not None else game.new_initial_state()
+    chance = random.Random(seed) if seed is not None else None
     for index, step in enumerate(steps):
         line = HEADER_LINES + 1 + index
         if state.is_terminal():
@@ -57,6 +62,8 @@ def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None)
             raise ReplayDivergence(line, f"expected {expected}, the record has {step.to_json()['type']}")
         if not step.is_chance and step.seat != player:
             raise ReplayDivergence(line, f"expected a decision of seat {player}, the record has seat {step.seat}")
+        if step.is_chance and chance is not None:
+            _check_chance(state, step, chance, line)
         try:
             label = state.action_to_string(step.action)
             state.apply_action(step.action)
@@ -65,6 +72,15 @@ def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None)
         if label != step.label:
             raise ReplayDivergence(line, f"label differs: engine says {label!r}, record says {step.label!r}")
         yield state, step
+
+
+def _check_chance(state: State, step: Step, chance: random.Random, line: int) -> None:
+    """ReplayDivergence unless the step's chance outcome is the one the header's seed draws here."""
+    drawn = state.sample_chance(chance)
+    if drawn != step.action:
+        raise ReplayDivergence(line, "chance differs from the header's seed: it draws "
+                                     f"{state.action_to_string(drawn)!r}, the record has {step.label!r} (the seed or "
+                                     "the outcome was changed)")
 
 
 def check_result(record: MatchRecord, state: State, steps: int) -> None:

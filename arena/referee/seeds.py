@@ -29,6 +29,15 @@ def game_seed(secret: int, *place: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
+def seat_salt(secret: int) -> str:
+    """The referee's key of its seats' seeds (arena.referee.authority.seat_seed) for a series whose secret seed was
+    chosen (`--seed`): derived from the secret, so that the same seed plays the same matches with bot programs too,
+    and, like each game's seed, keyed by it (no seed a bot is handed, nor any game's seed, tells it). Without a
+    chosen seed the referee makes a secret of its own at each start."""
+    key = secret.to_bytes(16, "big")
+    return hashlib.blake2b(b"seats", digest_size=16, key=key, person=b"arena-seat-salt").hexdigest()
+
+
 def new_seed() -> int:
     """A fresh secret seed of 63 bits (too many to search for the one behind a game's seed)."""
     return secrets.randbits(63)

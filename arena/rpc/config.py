@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
@@ -31,6 +31,8 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: Optional[int] = 0  # 0 = a free port; None = no network listener (local bots on the bot socket only)
     bot_dirs: Sequence[Path] = (Path("bots"),)  # folders of <name>/bot.toml; those missing are skipped
+    skip_bad_bots: bool = False  # a bad bot.toml in bot_dirs leaves that bot out (RefereeServer.unavailable)
+    bot_check: Optional[Callable[[Path], str]] = None  # with skip_bad_bots: what is wrong with a bot's folder ("": ok)
     builtin_bots: bool = True  # also serve Arena's own bot programs (arena/bots/) under names not taken above
     bot_manifests: Sequence[BotManifest] = ()  # served besides those found in bot_dirs (e.g. under aliases)
     remote_tokens: dict[str, str] = field(default_factory=dict)  # remote bot name -> token

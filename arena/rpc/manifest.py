@@ -83,11 +83,25 @@ def read_manifest_text(path: str | Path) -> tuple[Path, str]:
     if source.is_dir():
         source = source / MANIFEST_NAME
     try:
-        return source, source.read_text(encoding="utf-8")
+        return source, manifest_text(source.read_bytes())
     except FileNotFoundError:
         raise ManifestError(f"no bot manifest at {source}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ManifestError(f"cannot read {source}: {error}") from None
+
+
+def manifest_text(raw: bytes) -> str:
+    """A bot.toml's text: UTF-8, a byte-order mark (as some editors write) dropped; CRLF lines are TOML's own.
+    UnicodeDecodeError if it is not UTF-8."""
+    return raw.decode("utf-8").removeprefix("\ufeff")
+
+
+def parse_manifest(source: Path, text: str) -> dict[str, Any]:
+    """The parsed bot.toml; ManifestError if it is not TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{source}: not valid TOML ({error})") from None
 
 
 def _has_controls(text: str) -> bool:
@@ -136,21 +150,24 @@ def _command_of(data: dict[str, Any]) -> Any:
 
 
 def _games_of(data: dict[str, Any]) -> Any:
-    """bot.toml's games as a list when it names one; as written otherwise (every game when absent)."""
-    games = data.get("games", ["*"])
-    return [games] if isinstance(games, str) else games
+    """bot.toml's games as written (every game when absent)."""
+    return data.get("games", ["*"])
 
 
 def _command_problems(data: dict[str, Any]) -> Problems:
     command = _command_of(data)
-    return _unless(isinstance(command, list) and bool(command) and all(isinstance(p, str) for p in command),
+    return _unless(isinstance(command, list) and 0 < len(command) <= 256
+                   and all(isinstance(p, str) and "\x00" not in p and len(p) <= 4096 for p in command),
                    "command", "command must be a non-empty list of strings (or one command line)")
 
 
 def _games_problems(data: dict[str, Any]) -> Problems:
     games = _games_of(data)
-    return _unless(isinstance(games, list) and bool(games) and all(isinstance(g, str) and g for g in games),
-                   "games", "games must list game names or families, or '*'")
+    if isinstance(games, str):
+        return [("games", f"games must be a list, in brackets: games = [{games[:64]!r}]".replace("'", '"'))]
+    return _unless(isinstance(games, list) and 0 < len(games) <= 100
+                   and all(_is_short_text(g, 100) and g for g in games),
+                   "games", "games must list game names or families (at most 100), or '*'")
 
 
 def _env_problems(data: dict[str, Any]) -> Problems:
@@ -204,10 +221,7 @@ def manifest_from_data(data: dict[str, Any], directory: Path) -> BotManifest:
 def load_manifest(path: str | Path) -> BotManifest:
     """Read and check one bot.toml (or the bot.toml inside a folder)."""
     source, text = read_manifest_text(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ManifestError(f"{source}: not valid TOML ({error})") from None
+    data = parse_manifest(source, text)
     problems = manifest_problems(data)
     if problems:
         raise ManifestError(f"{source}: " + "; ".join(message for _key, message in problems))
@@ -222,10 +236,13 @@ def served_as(manifest: BotManifest, key: str) -> BotManifest:
     return replace(manifest, name=f"{manifest.name}@{key}")
 
 
-def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManifest]:
+def discover_manifests(directories: Iterable[str | Path], unavailable: list[str] | None = None
+                       ) -> dict[str, BotManifest]:
     """Every <dir>/<bot>/bot.toml under the given folders, by bot name (a name may appear once). A folder that
     is itself a bot's (named on purpose) wins over a bot of the same name found in a folder of bots (say,
-    `arena match GAME ./my-copy random` beside a ./bots/ holding the original); two of a kind conflict."""
+    `arena match GAME ./my-copy random` beside a ./bots/ holding the original); two of a kind conflict.
+    A bad bot.toml is a ManifestError, or, given `unavailable`, what is wrong with it is added there and the
+    other bots are still found."""
     found: dict[str, BotManifest] = {}
     named: set[str] = set()  # names of bots whose own folder was given
     for directory in directories:
@@ -233,7 +250,13 @@ def discover_manifests(directories: Iterable[str | Path]) -> dict[str, BotManife
         single = (root / MANIFEST_NAME).is_file()
         paths = [root / MANIFEST_NAME] if single else sorted(root.glob(f"*/{MANIFEST_NAME}"))
         for path in paths:
-            manifest = load_manifest(path)
+            try:
+                manifest = load_manifest(path)
+            except ManifestError as error:
+                if unavailable is None:
+                    raise
+                unavailable.append(str(error))
+                continue
             earlier = found.get(manifest.name)
             if earlier is not None and earlier.directory != manifest.directory:
                 if single and manifest.name not in named:

@@ -40,7 +40,7 @@ from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
 from arena.rpc.gate import ConnectionGate
 from arena.rpc.generated import admin_pb2
-from arena.rpc.manifest import discover_manifests
+from arena.rpc.manifest import BotManifest, discover_manifests
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT
@@ -63,7 +63,11 @@ class RefereeServer:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
-        manifests = discover_manifests(d for d in self.config.bot_dirs if Path(d).exists())
+        self.unavailable: list[str] = []  # what is wrong with each bot.toml left out (config.skip_bad_bots)
+        manifests = discover_manifests((d for d in self.config.bot_dirs if Path(d).exists()),
+                                       self.unavailable if self.config.skip_bad_bots else None)
+        if self.config.skip_bad_bots:
+            manifests = self._checked(manifests)
         for manifest in self.config.bot_manifests:
             if manifest.name in manifests and manifests[manifest.name].directory != manifest.directory:
                 raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "
@@ -92,6 +96,21 @@ class RefereeServer:
         self.spectators = Admission(self.config.spectators)  # anonymous watchers, counted against their caps
         self._server: Optional[grpc.aio.Server] = None
         self._health: Optional[health.aio.HealthServicer] = None
+
+    def _checked(self, manifests: dict[str, BotManifest]) -> dict[str, BotManifest]:
+        """The bots whose folders pass `config.bot_check` (the CLI's: the checks `arena bot submit` makes); each of
+        the others left out, what is wrong with it added to `unavailable`."""
+        check = self.config.bot_check
+        if check is None:
+            return manifests
+        kept = {}
+        for name, manifest in manifests.items():
+            problem = check(manifest.directory)
+            if problem:
+                self.unavailable.append(problem)
+            else:
+                kept[name] = manifest
+        return kept
 
     @property
     def matches(self) -> dict[str, LiveMatch]:

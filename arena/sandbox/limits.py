@@ -46,6 +46,9 @@ DEFAULT_CAPS = Limits(memory_mb=4096, processes=256, open_files=4096, cpu_second
 
 LIMIT_NAMES = tuple(f.name for f in fields(Limits))
 _MINIMUM = {"memory_mb": 16, "processes": 1, "open_files": 16, "cpu_seconds": 1, "scratch_mb": 1}
+#: The most a bot.toml may ask for (the referee's caps then apply): beyond any machine, within every kernel's limits.
+_MAXIMUM = {"memory_mb": 1 << 24, "processes": 1 << 22, "open_files": 1 << 20, "cpu_seconds": 1 << 31,
+            "scratch_mb": 1 << 24}
 
 
 def limits_from_table(table: Any, base: Limits = DEFAULT_LIMITS) -> tuple[Limits, list[str]]:
@@ -59,8 +62,8 @@ def limits_from_table(table: Any, base: Limits = DEFAULT_LIMITS) -> tuple[Limits
     for key, value in table.items():
         if key not in LIMIT_NAMES:
             problems.append(f"[limits] has an unknown key {key!r} (known: {', '.join(LIMIT_NAMES)})")
-        elif isinstance(value, bool) or not isinstance(value, int) or value < _MINIMUM[key]:
-            problems.append(f"[limits] {key} must be a whole number of at least {_MINIMUM[key]}")
+        elif isinstance(value, bool) or not isinstance(value, int) or not _MINIMUM[key] <= value <= _MAXIMUM[key]:
+            problems.append(f"[limits] {key} must be a whole number from {_MINIMUM[key]} to {_MAXIMUM[key]:,}")
         else:
             values[key] = value
     return replace(base, **values), problems

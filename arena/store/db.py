@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +152,9 @@ def describe(error: DBAPIError, url: str) -> str:
     if "readonly" in text or "read-only" in text or "unable to open database file" in text:
         return (f"cannot open {where} for writing: its folder or the file is read-only (SQLite writes its -wal and "
                 "-shm files beside the database); copy it somewhere writable or fix the permissions")
-    if "file is not a database" in text or "malformed" in text:
+    if "malformed" in text:
+        return damaged(where, text)
+    if "file is not a database" in text:
         return f"{where} is not an SQLite database (corrupt, or another kind of file); it was left as it is"
     return f"cannot open the database {where}: {text}"
 
@@ -177,6 +180,43 @@ def _say_when_full(engine: Engine) -> Engine:
             raise StoreFull(line) from None
 
     return engine
+
+
+def damaged(where: str, problem: str) -> str:
+    """One line for an SQLite file whose pages are damaged: nothing written, and how to recover what is left."""
+    return (f"{where} is damaged ({problem}); nothing was written to it. Recover what can be read into a new file "
+            f"(sqlite3 {where} .recover | sqlite3 {where}.recovered) and pass --db {where}.recovered")
+
+
+def check_pages(engine: Engine) -> None:
+    """StoreError if an SQLite file's pages are damaged (PRAGMA quick_check, which only reads), so that a damaged
+    store is refused before anything is written to it. Other errors (locked, read-only) are DBAPIError."""
+    database = engine.url.database
+    if engine.url.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
+        return
+    try:
+        problems = _quick_check(engine)
+    except sqlite3.Error as error:  # (the raw connection's errors are the DB-API's own, not wrapped)
+        if not _is_damage(str(error)):
+            raise DBAPIError("PRAGMA quick_check", None, error) from None
+        problems = [str(error)]
+    if problems != ["ok"]:
+        lines = [line.strip() for text in problems for line in text.splitlines()
+                 if line.strip() and not line.startswith("***")]
+        first = lines[0] if lines else "no answer"
+        raise StoreError(damaged(str(database), f"quick_check: {first[:160]}"))
+
+
+def _quick_check(engine: Engine) -> list[str]:
+    raw = engine.raw_connection()
+    try:
+        return [str(row[0]) for row in raw.cursor().execute("PRAGMA quick_check(1)").fetchall()]
+    finally:
+        raw.close()
+
+
+def _is_damage(text: str) -> bool:
+    return "malformed" in text or "file is not a database" in text or "corrupt" in text
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_s: float = 60.0) -> None:

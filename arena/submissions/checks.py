@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from arena.agents import AGENTS
 from arena.games.registry import UnknownGameError, did_you_mean, families, game_modes, resolve
-from arena.rpc.manifest import KNOWN_KEYS, MANIFEST_NAME, BotManifest, manifest_from_data, manifest_problems
+from arena.rpc.manifest import (KNOWN_KEYS, MANIFEST_NAME, BotManifest, manifest_from_data, manifest_problems,
+                                manifest_text)
 from arena.sandbox.environment import ENV_FIX, SYSTEM_PATH
 from arena.submissions.archive import Problem
 
@@ -85,7 +86,7 @@ def _parsed(source: Path, folder: Path) -> tuple[str, dict[str, Any]] | Problem:
                        (f" (found: {', '.join(found)})" if found else ""),
                        "see docs/writing-a-bot.md for a bot.toml to start from")
     try:
-        text = source.read_text(encoding="utf-8")
+        text = manifest_text(source.read_bytes())
     except (OSError, UnicodeDecodeError) as error:
         return Problem("bot.toml", f"cannot be read: {error}", "save it as UTF-8 text")
     try:
@@ -153,8 +154,6 @@ def _name_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Probl
 
 def _game_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Problem]:
     games = data.get("games", ["*"])
-    if isinstance(games, str):
-        games = [games]
     if not isinstance(games, list):
         return []
     problems = []

@@ -66,12 +66,25 @@ def parse_bot(text: str) -> BotSpec:
     if ("/" in spec or spec.startswith(".")) and path.is_dir():
         if not (path / "bot.toml").is_file():
             raise BotSpecError(f"{spec}: a bot program's folder needs a bot.toml")
+        _check_manifest(path)
         return BotSpec(name if named else spec.rstrip("/"), str(path.resolve()), PlayerKind.PROGRAM)
     try:
         make_agent(spec).close()
     except UnknownAgentError as error:
         raise BotSpecError(f"{error}; or give a bot program's directory") from None
     return BotSpec(name if named else agent_name(spec), spec, PlayerKind.AGENT)
+
+
+def _check_manifest(folder: Path) -> None:
+    """BotSpecError, with every problem on one line, if the folder fails the checks `arena bot submit` makes of a
+    bot.toml (arena.submissions.checks; its name may be a built-in player's, as it plays under its folder's): a
+    tournament that cannot read its bots is refused before it is created."""
+    from arena.submissions.checks import check_folder
+
+    manifest, problems = check_folder(folder, own=True)
+    if manifest is None:
+        raise BotSpecError("; ".join(f"{folder / problem.where}: {problem.message}"
+                                     + (f" (fix: {problem.fix})" if problem.fix else "") for problem in problems))
 
 
 def parse_bots(text: str) -> list[BotSpec]:

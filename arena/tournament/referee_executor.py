@@ -59,8 +59,9 @@ class RefereeExecutor(Executor):
                  fault_policy: FaultPolicy | None = None, sandbox: SandboxSettings | None = None,
                  network: NetworkSettings | None = None,
                  remote_lookup: Callable[[str], str | None] | None = None,
-                 limits: AgentLimits = DEFAULT_LIMITS) -> None:
+                 limits: AgentLimits = DEFAULT_LIMITS, seed_salt: str | None = None) -> None:
         self.concurrency = max(1, concurrency or os.cpu_count() or 1)
+        self.seed_salt = seed_salt  # keys the seats' seeds (None: the referee's own secret, new at each start)
         self.limits = limits  # of the built-in agents seated beside programs
         self.clock = clock
         self.fault_policy = fault_policy
@@ -100,7 +101,7 @@ class RefereeExecutor(Executor):
 
         config = ServerConfig(port=None, bot_dirs=(), results_dir=None,
                               bot_manifests=[self._manifest(folder) for folder in folders],
-                              max_matches=self.concurrency, named_opponents=False)
+                              max_matches=self.concurrency, named_opponents=False, seed_salt=self.seed_salt)
         network = self.network
         if network is not None:
             config = replace(config, port=network.port, host=network.host, tls_cert=network.tls_cert,

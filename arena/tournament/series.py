@@ -121,10 +121,12 @@ class EmbeddedReferee(Runner):
     """A referee started here with no network port (bots reach it on its socket), launching bot programs from
     their manifests in their sandboxes; records kept under `results`."""
 
-    def __init__(self, bot_dirs: Sequence[Path], results: Path, sandbox: SandboxSettings) -> None:
+    def __init__(self, bot_dirs: Sequence[Path], results: Path, sandbox: SandboxSettings,
+                 seed_salt: str | None = None) -> None:
         self.bot_dirs = list(bot_dirs)
         self.results = results
         self.sandbox = sandbox
+        self.seed_salt = seed_salt  # keys the seats' seeds (seeds.seat_salt of a chosen seed; None: a new secret)
         self.server: RefereeServer | None = None
 
     async def __aenter__(self) -> EmbeddedReferee:
@@ -133,7 +135,8 @@ class EmbeddedReferee(Runner):
 
         try:
             self.server = RefereeServer(ServerConfig(port=None, bot_dirs=tuple(self.bot_dirs),
-                                                     results_dir=self.results, sandbox=self.sandbox))
+                                                     results_dir=self.results, sandbox=self.sandbox,
+                                                     seed_salt=self.seed_salt))
         except (ManifestError, ValueError) as error:
             raise SeriesError(str(error)) from None
         await self.server.start()

@@ -74,6 +74,9 @@ class PlaySettings:
     pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
     network: NetworkSettings | None = None  # the referee also takes remote bots there (a hosted ladder)
     limits: AgentLimits = DEFAULT_LIMITS  # how long a built-in agent may think: per decision, per match
+    # keys the seats' seeds in matches with programs (seeds.seat_salt of a chosen seed); None: the referee's own
+    # secret, new at each start
+    seed_salt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -303,7 +306,8 @@ class Executors:
         if self.programs is None:
             settings = self.settings
             self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox,
-                                            network=settings.network, limits=settings.limits)
+                                            network=settings.network, limits=settings.limits,
+                                            seed_salt=settings.seed_salt)
         return self.programs
 
     def abandon(self) -> None:

@@ -86,7 +86,7 @@ def replay_items(lines: Iterable[bytes | str], reveal: bool = True) -> Iterator[
                 result = item
 
     try:
-        for state, step in replay_stream(game, step_items(), state):
+        for state, step in replay_stream(game, step_items(), state, seed=header.seed):
             yield {"n": step.n, "seat": step.seat, "label": step.label, "think_ms": step.timing.get("think_ms"),
                    "position": views.position(state, reveal)}
             steps += 1

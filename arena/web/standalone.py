@@ -10,15 +10,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from arena.web.replay import replay_document
+from arena.web.replay import ReplayError, replay_document
 
 STATIC = Path(__file__).parent / "static"
 
 
 def standalone_html(lines: Iterable[bytes | str], analysis: dict[str, Any] | None = None) -> str:
-    """The page for a record's lines, with its analysis if given (ReplayError if it cannot start to replay)."""
+    """The page for a record's lines, with its analysis if given (ReplayError if it does not replay: a page is only
+    made of a record the engine reproduces)."""
     document = "".join(replay_document(lines, reveal=True))
     parsed = json.loads(document)
+    if parsed.get("error"):
+        raise ReplayError(f"does not replay: {parsed['error']}")
     header = parsed["header"]
     if analysis is not None:
         parsed["analysis"] = analysis

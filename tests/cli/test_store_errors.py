@@ -132,3 +132,44 @@ def test_a_postgresql_server_that_does_not_answer(capsys: pytest.CaptureFixture[
     assert "password is on the command line" in warning and "ARENA_DB" in warning  # (it is, here: ps shows it)
     one_line(error, "127.0.0.1:1")
     assert "secret" not in err  # the password stays hidden
+
+
+DAMAGED_COMMANDS = [
+    ["tournament", "show", "1"], ["tournament", "list"], ["bot", "show", "random"], ["ladder", "status"],
+    ["rerate", "major-general"], ["tournament", "resume", "1"], ["leaderboard"],
+    ["tournament", "run", "major-general", "--bots", "random,greedy", "--rounds", "1"],
+]
+
+
+@pytest.fixture(scope="module")
+def played_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real store holding a played tournament (the WAL checkpointed into the file)."""
+    path = tmp_path_factory.mktemp("played") / "arena.db"
+    assert main(["tournament", "run", "major-general", "--bots", "random,greedy,scripted", "--rounds", "4",
+                 "--db", f"sqlite:///{path}"]) == 0
+    return path
+
+
+def damage_middle_pages(path: Path) -> None:
+    """Overwrite the pages from the fifth to the middle of the file with garbage (the header, page 1, intact)."""
+    with sqlite3.connect(path) as connection:
+        page_size, pages = connection.execute("PRAGMA page_size").fetchone()[0], \
+            connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.close()
+    assert pages >= 40, pages
+    with open(path, "r+b") as handle:
+        handle.seek(page_size * 4)
+        handle.write(b"\xab" * page_size * (pages // 2 - 4))
+
+
+@pytest.mark.parametrize("command", DAMAGED_COMMANDS, ids=lambda c: " ".join(c[:2]))
+def test_damaged_pages_are_refused_before_anything_is_written(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                              played_store: Path, command: list[str]) -> None:
+    path = tmp_path / "arena.db"
+    shutil.copyfile(played_store, path)
+    damage_middle_pages(path)
+    before = fingerprint(tmp_path)
+    code, err = run(capsys, *command, "--db", f"sqlite:///{path}")
+    assert code == 2
+    one_line(err, str(path), "is damaged", "quick_check", "nothing was written", f"sqlite3 {path} .recover")
+    assert fingerprint(tmp_path) == before  # no "running" tournament added, no -wal, no -shm

@@ -128,3 +128,38 @@ def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str],
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def test_serve_starts_with_the_good_bots_and_names_the_bad(tmp_path: Path) -> None:
+    """One bad bot.toml in --bots leaves that bot out, not every other."""
+    shutil.copytree(BUILTIN_BOTS / "trivial", tmp_path / "bots" / "good")
+    manifest = tmp_path / "bots" / "good" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "trivial"', 'name = "good-one"'))
+    shutil.copytree(tmp_path / "bots" / "good", tmp_path / "bots" / "bad")
+    bad = tmp_path / "bots" / "bad" / "bot.toml"
+    bad.write_text(manifest.read_text().replace('name = "good-one"', 'name = "bad-one"')
+                   + "[limits]\nmemory_mb = 100000000000000000000\n")
+    unbuilt = tmp_path / "bots" / "unbuilt"
+    unbuilt.mkdir()
+    (unbuilt / "bot.toml").write_text('name = "unbuilt"\ncommand = ["./starter-bot"]\n')
+    port = free_port()
+    command = [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port),
+               "--bots", str(tmp_path / "bots"), "--out", str(tmp_path / "server")]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        lines: list[str] = []
+        while not any(line.startswith("records:") for line in lines):
+            line = server.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        [local] = [line for line in lines if line.startswith("local bots:")]
+        assert "good-one" in local and "bad-one" not in local
+        assert "good-one" in local and "bad-one" not in local and "unbuilt" not in local
+        [warning, other] = sorted(line for line in lines if "a bot left out" in line)
+        assert str(bad) in warning and "memory_mb must be a whole number" in warning
+        assert f"{unbuilt / 'bot.toml'}:2: the program './starter-bot' is not in the folder" in other
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

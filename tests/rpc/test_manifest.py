@@ -46,11 +46,40 @@ def test_games_restrict_what_a_bot_plays(tmp_path: Path) -> None:
     ('name = "ok"\ncommand = ["x"]\n[env]\nARENA_TOKEN_FILE = "/tmp/t"\n', "may not set ARENA_TOKEN_FILE"),
     ('name = "ok"\ncommand = ["x"]\n[limits]\nmemory_mb = "lots"\n', "memory_mb must be a whole number"),
     ('name = "ok"\ncommand = ["x"]\n[limits]\ngpus = 1\n', "unknown key 'gpus'"),
-    ('name = "ok"\ncommand = ["x"]\n[limits]\nprocesses = 0\n', "processes must be a whole number of at least 1"),
+    ('name = "ok"\ncommand = ["x"]\n[limits]\nprocesses = 0\n', "processes must be a whole number from 1 to"),
+    ('name = "ok"\ncommand = ["x"]\n[limits]\nmemory_mb = 100000000000000000000\n',
+     "memory_mb must be a whole number from 16 to 16,777,216"),
+    ('name = "ok"\ncommand = ["x"]\ngames = "major-general"\n', 'games must be a list, in brackets: games = \\["major'),
+    ('name = "ok"\ncommand = ["x"]\ngames = [1]\n', "games must list"),
+    ('name = "ok"\ncommand = ["x", "a\\u0000b"]\n', "command must be"),
 ])
 def test_bad_manifests_say_what_is_wrong(tmp_path: Path, text: str, problem: str) -> None:
     with pytest.raises(ManifestError, match=problem):
         load_manifest(write(tmp_path / "bot", text))
+
+
+def test_a_byte_order_mark_and_crlf_lines_are_read(tmp_path: Path) -> None:
+    folder = tmp_path / "windows"
+    folder.mkdir()
+    (folder / "bot.toml").write_bytes('\ufeffname = "windows"\r\ncommand = ["{python}", "bot.py"]\r\n'
+                                      'games = ["*"]\r\n'.encode())
+    (folder / "bot.py").write_text("")
+    manifest = load_manifest(folder)
+    assert (manifest.name, manifest.command, manifest.games) == ("windows", ("{python}", "bot.py"), ("*",))
+    from arena.submissions.checks import check_folder
+
+    checked, problems = check_folder(folder)  # the submission's checks read it the same way
+    assert checked is not None and checked.name == "windows", problems
+
+
+def test_a_bad_bot_toml_leaves_the_others_found_when_asked(tmp_path: Path) -> None:
+    write(tmp_path / "good", 'name = "good"\ncommand = ["x"]\n')
+    write(tmp_path / "bad", 'name = "bad"\ncommand = ["x"]\ngames = "major-general"\n')
+    with pytest.raises(ManifestError, match="games must be a list"):
+        discover_manifests([tmp_path])
+    unavailable: list[str] = []
+    assert list(discover_manifests([tmp_path], unavailable)) == ["good"]
+    assert len(unavailable) == 1 and str(tmp_path / "bad" / "bot.toml") in unavailable[0]
 
 
 def test_two_bots_may_not_share_a_name(tmp_path: Path) -> None:
@@ -75,7 +104,9 @@ def test_the_owner_is_stored_with_the_bot(tmp_path: Path) -> None:
     from arena.store import Store
     from arena.tournament.bots import parse_bot
 
-    folder = write(tmp_path / "bots" / "mine", 'name = "mine"\ncommand = ["x"]\nowner = "ada@example.org"\n')
+    folder = write(tmp_path / "bots" / "mine", 'name = "mine"\ncommand = ["{python}", "bot.py"]\n'
+                                               'owner = "ada@example.org"\n')
+    (folder / "bot.py").write_text("")  # (a tournament's bot folder passes the checks a submission does)
     assert load_manifest(folder).owner == "ada@example.org"
     assert load_manifest(write(tmp_path / "anon", 'name = "anon"\ncommand = ["x"]\n')).owner == ""
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")

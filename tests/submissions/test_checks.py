@@ -42,7 +42,7 @@ def test_a_missing_manifest_lists_what_is_there(tmp_path: Path) -> None:
 
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
-    folder = _folder(tmp_path, 'version = "1"\ngames = "major-general/no-such-mode"\nconcurrency = 0\n'
+    folder = _folder(tmp_path, 'version = "1"\ngames = ["major-general/no-such-mode"]\nconcurrency = 0\n'
                                'sandbox = "none"\n[env]\nARENA_TOKEN_FILE = "/etc/shadow"\n')
     _, problems = check_folder(folder)
     found = {problem.where: problem.message for problem in problems}

@@ -143,3 +143,29 @@ def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], db: str, argv: 
     code, _, err = run(capsys, *argv)
     assert code != 0
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_tournament_that_cannot_read_its_bots_is_not_created(capsys: pytest.CaptureFixture[str], db: str,
+                                                               tmp_path: Path) -> None:
+    bot = tmp_path / "bad-bot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("")
+    (bot / "bot.toml").write_text('name = "bad-bot"\ncommand = ["{python}", "bot.py"]\ngames = "major-general"\n')
+    code, out, err = run(capsys, "tournament", "run", "major-general", "--bots", f"{bot},random", "--db", db)
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert str(bot / "bot.toml") in err and "games must be a list" in err and "resume" not in err
+    assert not Path(db.removeprefix("sqlite:///")).exists()  # no tournament left "running"
+
+
+def test_a_bot_folder_is_checked_as_a_submission_is(capsys: pytest.CaptureFixture[str], db: str,
+                                                    tmp_path: Path) -> None:
+    """The checks `arena bot submit` makes: a program that is not in the folder, a game that does not exist."""
+    bot = tmp_path / "unbuilt"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('\ufeffname = "unbuilt"\r\ncommand = ["./starter-bot"]\r\ngames = ["no-such-game"]\r\n',
+                                  encoding="utf-8")
+    code, _, err = run(capsys, "tournament", "run", "major-general", "--bots", f"{bot},random", "--db", db)
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert f"{bot / 'bot.toml'}:2: the program './starter-bot' is not in the folder" in err
+    assert f"{bot / 'bot.toml'}:3: no game 'no-such-game'" in err
+    assert not Path(db.removeprefix("sqlite:///")).exists()
