@@ -223,7 +223,12 @@ def test_streams_that_never_say_hello_are_limited_per_peer() -> None:
         assert counts.get("RESOURCE_EXHAUSTED", 0) > 0 and refused + counts.get("DEADLINE_EXCEEDED", 0) == 3000, \
             counts
         assert 0 < waiting.peak <= 32, waiting.peak
-        assert not waiting  # nothing left behind
+        # nothing left behind, once the server has ended the streams still waiting when the client let go (each
+        # within its hello_timeout_s; a busy machine may take a while to run them)
+        deadline = time.monotonic() + 60.0
+        while waiting and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not waiting
         record = server.run_match("major-general", ["random", "random"], seed=9)
         assert record.result is not None and record.result.reason == "score"
 
