@@ -32,7 +32,7 @@ from arena.agents import RandomAgent
 from arena.games.registry import family_of, load_game
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination, decision_name
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.launcher import BotProcess
 from arena.rpc.manifest import BotManifest
@@ -299,7 +299,8 @@ class ConformanceRun:
         else:
             answered = _decision_count(record, seat)
             check.ok = True
-            check.detail = f"MatchEnd came with decision {answered + 1} open (the bot had answered {answered})"
+            check.detail = (f"MatchEnd came with {_open_decision(record)} open (the bot had answered {answered} "
+                            f"decision(s))")
 
     def next_match(self, check: Check, game: str, seat: int) -> None:
         record = self.play(check, game, seat)
@@ -388,8 +389,7 @@ class ConformanceRun:
             check.detail = f"the referee could not play the match: {result.detail}"
         elif result.offender == seat:
             check.ok, check.reason = False, result.reason
-            check.detail = f"seat {seat}, decision {_decision_count(record, seat) + 1}: {result.reason}: " \
-                           f"{result.detail}"
+            check.detail = f"seat {seat}, at {_open_decision(record)}: {result.reason}: {result.detail}"
         else:
             check.ok = True
             first = [index for index, rank in enumerate(result.ranking) if rank == 0]
@@ -400,6 +400,11 @@ class ConformanceRun:
 
 def _decision_count(record: MatchRecord, seat: int) -> int:
     return sum(1 for step in record.steps if step.seat == seat)
+
+
+def _open_decision(record: MatchRecord) -> str:
+    """The decision the match was at when it ended, named by the match's numbering: "decision 10 (step 21)"."""
+    return decision_name(len(record.decisions) + 1, len(record.steps) + 1)
 
 
 class _Probe(SeatPort):
