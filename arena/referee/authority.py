@@ -181,7 +181,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                     hidden = state.spectator_label(action) if public_view else None
                     state.apply_action(action)
                 except (IllegalActionError, TypeError) as error:
-                    raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
+                    raise SeatFault(player, Termination.ILLEGAL_ACTION,
+                                    f"{decision_name(sequence, number + 1)}: {error}") from None
                 step = Step(number, player, action, label, timing, hidden)
                 if note:
                     step.note = notes.keep(player, note)
