@@ -81,6 +81,9 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
     assert notes["notes"][0]["note"].startswith("my private plan #1: \\x1b]52;c;evil\\x07 ")  # shown, not sent raw
     assert notes["notes"][0]["decision"] == 1 + sum(1 for step in record.steps[:mine[0].n]
                                                      if not step.is_chance and step.seat == 1)
+    numbers = record.decision_numbers()  # a note's moment named as the page and the bot's request name it
+    assert [(note["step"], note["decision"]) for note in notes["notes"]] == [(step.n + 1, numbers[step.n])
+                                                                             for step in mine]
     assert client.get(url, headers=bearer(BOB)).json() == {"match": match.id, "operator": False, "seats": [],
                                                            "notes": []}
     assert client.get(url).status_code == 401
