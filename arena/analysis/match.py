@@ -88,7 +88,8 @@ class DecisionEntry:
     """One decision of the match as the analysis sees it (chances are the mover's, in [0, 1])."""
 
     decision: int  # its index among the match's decisions (from 0: its decision number is decision + 1)
-    step: int  # its index among the record's steps (from 0: its step number, the viewer's position after it, is step + 1)
+    step: int  # its index among the record's steps (from 0: its step number, the viewer's position after it, is
+    # step + 1)
     seat: int
     played: str  # the move made, as the record labels it
     best: str  # the move the search would have made

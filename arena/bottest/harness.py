@@ -43,6 +43,7 @@ from arena.sandbox.launch import SandboxSettings
 OPPONENT = "random"
 MAX_CONCURRENT = 4  # matches at once in the concurrency check, whatever bot.toml allows
 LEAVE_AT = 2  # the bot's decision during which the opponent leaves (it has answered one by then)
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}  # (the bot's own count, told apart from the match's decision numbers)
 CheckCallback = Callable[["Check"], None]
 MISSING_MODULE = ("Cannot find module", "ModuleNotFoundError", "No module named", "cannot load such file")
 
@@ -139,7 +140,8 @@ def plan_checks(manifest: BotManifest, games: list[str], matches_per_game: int) 
                             game=game))
     first = games[0] if games else None
     checks.append(Check("labels-omitted", "a match whose requests carry no legal_labels", game=first, seat=1))
-    checks.append(Check("opponent-leaves", f"the opponent leaves during the bot's decision {LEAVE_AT}: MatchEnd "
+    leave_at = _ORDINALS.get(LEAVE_AT, f"{LEAVE_AT}th")
+    checks.append(Check("opponent-leaves", f"the opponent leaves during the bot's {leave_at} decision: MatchEnd "
                         "comes with the request open", game=first, seat=0))
     checks.append(Check("next-match", "one more match on the same process", game=first, seat=1))
     checks.append(Check("concurrent", f"bot.toml's concurrency ({manifest.concurrency}): that many matches at "

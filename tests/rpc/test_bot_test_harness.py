@@ -37,7 +37,8 @@ def test_a_good_bot_passes_every_check(capsys: pytest.CaptureFixture[str]) -> No
         assert row["timing"]["max_ms"] >= row["timing"]["mean_ms"] > 0
     assert rows["labels-omitted"]["ok"]
     assert rows["opponent-leaves"]["ok"]  # the open decision named by the match's numbering, as its replay names it
-    assert re.search(r"decision \d+ \(step \d+\) open \(the bot had answered 1 decision", rows["opponent-leaves"]["detail"])
+    assert re.search(r"decision \d+ \(step \d+\) open \(the bot had answered 1 decision",
+                     rows["opponent-leaves"]["detail"])
     assert rows["opponent-leaves"]["decisions"] == 1
     assert rows["next-match"]["ok"] and "same process" in rows["next-match"]["detail"]
     assert rows["concurrent"]["skipped"] and "concurrency = 1" in rows["concurrent"]["detail"]

@@ -673,7 +673,8 @@ def test_one_moment_has_the_same_numbers_on_the_page_in_replay_and_in_the_analys
         open_page(browser, f"{server.url}/matches/{match_id}#decision={TURNING_DECISION}",
                   ready="[data-analysed='true']")
         WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
-            lambda b: b.find_element(By.CSS_SELECTOR, "[data-step][data-analysed]").get_attribute("data-step") == str(at))
+            lambda b: b.find_element(By.CSS_SELECTOR, "[data-step][data-analysed]").get_attribute("data-step")
+            == str(at))
         counter = browser.find_element(By.CSS_SELECTOR, ".counter").text
         assert counter == f"step {at} of {len(record.steps)} · decision {TURNING_DECISION}", counter
         assert browser.current_url.endswith(f"#step={at}")

@@ -365,7 +365,10 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     slider.max = steps.length;
     jump.max = Math.max(1, decisions);
     container.setAttribute("data-steps", steps.length);
-    if (wantedDecision !== null && stepOfDecision(wantedDecision)) { wanted = stepOfDecision(wantedDecision); wantedDecision = null; }
+    if (wantedDecision !== null && stepOfDecision(wantedDecision)) {  // #decision=N: its step has come
+      wanted = stepOfDecision(wantedDecision);
+      wantedDecision = null;
+    }
     if (wanted !== null && wanted <= steps.length) { const to = wanted; wanted = null; go(to); }
     else counter.textContent = counterText();
   }
