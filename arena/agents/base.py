@@ -21,9 +21,14 @@ class DecisionRequest:
     `note` while it decides (its evaluation, principal variation, any text): the note is kept with the match
     at this decision for the bot's owner and the operators only (never the opponent or the public);
     at most NOTE_CHARS characters of it, and NOTE_CHARS_PER_MATCH over a match.
+
+    `decision` and `step` name this moment of the match as its record, `arena replay`, the match page and the
+    analysis do (arena.referee.record): decision 14 is the match's 14th decision (the protocol's
+    `sequence`), step 28 the 28th step (decisions and chance events); 0 where the asker does not say.
     """
 
-    __slots__ = ("seat", "legal_actions", "time_left_s", "note", "_observation", "_make_observation")
+    __slots__ = ("seat", "legal_actions", "time_left_s", "note", "decision", "step", "_observation",
+                 "_make_observation")
 
     def __init__(
         self,
@@ -31,11 +36,15 @@ class DecisionRequest:
         legal_actions: list[int],
         observation: JSON | Callable[[], JSON],
         time_left_s: float | None = None,
+        decision: int = 0,
+        step: int = 0,
     ) -> None:
         self.seat = seat
         self.legal_actions = legal_actions
         self.time_left_s = time_left_s
         self.note = ""
+        self.decision = decision
+        self.step = step
         if callable(observation):
             self._observation: JSON | None = None
             self._make_observation: Callable[[], JSON] | None = observation

@@ -39,7 +39,7 @@ from arena.analysis.calibration import optimism
 from arena.games.base import Game, State, points
 from arena.games.registry import family_of
 from arena.luck.measure import MatchLuck, measure_luck
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, decision_name
 from arena.referee.replay import game_of, replay
 from arena.referee.seeds import Search, search_seed
 
@@ -87,8 +87,9 @@ class Budget:
 class DecisionEntry:
     """One decision of the match as the analysis sees it (chances are the mover's, in [0, 1])."""
 
-    decision: int  # its index among the match's decisions
-    step: int  # its index among the record's steps (the viewer's position after it is step + 1)
+    decision: int  # its index among the match's decisions (from 0: its decision number is decision + 1)
+    step: int  # its index among the record's steps (from 0: its step number, the viewer's position after it, is
+    # step + 1)
     seat: int
     played: str  # the move made, as the record labels it
     best: str  # the move the search would have made
@@ -104,6 +105,11 @@ class DecisionEntry:
     def drop(self) -> float:
         return self.before - self.after
 
+    @property
+    def moment(self) -> str:
+        """This decision named as the match's moments are everywhere: "decision 14 (step 28)"."""
+        return decision_name(self.decision + 1, self.step + 1)
+
 
 @dataclass(frozen=True)
 class TurningPoint:
@@ -118,6 +124,11 @@ class TurningPoint:
     kept: float  # the chance the better move would have kept (its value: `before`)
     uncertainty: float = 0.0  # the drop's standard error
     confidence: str = "likely"  # "clear" (3 standard errors or more) or "likely" (CLEAR_SE or more)
+
+    @property
+    def moment(self) -> str:
+        """This decision named as the match's moments are everywhere: "decision 14 (step 28)"."""
+        return decision_name(self.decision + 1, self.step + 1)
 
 
 @dataclass(frozen=True)
@@ -204,10 +215,11 @@ class Analysis:
                     "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
                     "decisions": [{**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
                                    "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
-                                   "static": None if entry.static is None else round(entry.static, 4)}
+                                   "static": None if entry.static is None else round(entry.static, 4),
+                                   "moment": entry.moment}
                                   for entry in self.entries],
                     "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
-                                        "uncertainty": round(point.uncertainty, 4)}
+                                        "uncertainty": round(point.uncertainty, 4), "moment": point.moment}
                                        for point in self.turning_points],
                     "slides": [slide.to_json() for slide in self.slides()], "closer_budget": self.closer_budget(),
                     "luck": None if self.luck is None else {

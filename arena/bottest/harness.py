@@ -32,7 +32,7 @@ from arena.agents import RandomAgent
 from arena.games.registry import family_of, load_game
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import SeatFault
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination
+from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Termination, decision_name
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.launcher import BotProcess
 from arena.rpc.manifest import BotManifest
@@ -43,6 +43,7 @@ from arena.sandbox.launch import SandboxSettings
 OPPONENT = "random"
 MAX_CONCURRENT = 4  # matches at once in the concurrency check, whatever bot.toml allows
 LEAVE_AT = 2  # the bot's decision during which the opponent leaves (it has answered one by then)
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}  # (the bot's own count, told apart from the match's decision numbers)
 CheckCallback = Callable[["Check"], None]
 MISSING_MODULE = ("Cannot find module", "ModuleNotFoundError", "No module named", "cannot load such file")
 
@@ -139,7 +140,8 @@ def plan_checks(manifest: BotManifest, games: list[str], matches_per_game: int) 
                             game=game))
     first = games[0] if games else None
     checks.append(Check("labels-omitted", "a match whose requests carry no legal_labels", game=first, seat=1))
-    checks.append(Check("opponent-leaves", f"the opponent leaves during the bot's decision {LEAVE_AT}: MatchEnd "
+    leave_at = _ORDINALS.get(LEAVE_AT, f"{LEAVE_AT}th")
+    checks.append(Check("opponent-leaves", f"the opponent leaves during the bot's {leave_at} decision: MatchEnd "
                         "comes with the request open", game=first, seat=0))
     checks.append(Check("next-match", "one more match on the same process", game=first, seat=1))
     checks.append(Check("concurrent", f"bot.toml's concurrency ({manifest.concurrency}): that many matches at "
@@ -299,7 +301,8 @@ class ConformanceRun:
         else:
             answered = _decision_count(record, seat)
             check.ok = True
-            check.detail = f"MatchEnd came with decision {answered + 1} open (the bot had answered {answered})"
+            check.detail = (f"MatchEnd came with {_open_decision(record)} open (the bot had answered {answered} "
+                            f"decision(s))")
 
     def next_match(self, check: Check, game: str, seat: int) -> None:
         record = self.play(check, game, seat)
@@ -388,8 +391,7 @@ class ConformanceRun:
             check.detail = f"the referee could not play the match: {result.detail}"
         elif result.offender == seat:
             check.ok, check.reason = False, result.reason
-            check.detail = f"seat {seat}, decision {_decision_count(record, seat) + 1}: {result.reason}: " \
-                           f"{result.detail}"
+            check.detail = f"seat {seat}, at {_open_decision(record)}: {result.reason}: {result.detail}"
         else:
             check.ok = True
             first = [index for index, rank in enumerate(result.ranking) if rank == 0]
@@ -400,6 +402,11 @@ class ConformanceRun:
 
 def _decision_count(record: MatchRecord, seat: int) -> int:
     return sum(1 for step in record.steps if step.seat == seat)
+
+
+def _open_decision(record: MatchRecord) -> str:
+    """The decision the match was at when it ended, named by the match's numbering: "decision 10 (step 21)"."""
+    return decision_name(len(record.decisions) + 1, len(record.steps) + 1)
 
 
 class _Probe(SeatPort):

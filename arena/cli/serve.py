@@ -210,6 +210,7 @@ def watch(
         async with AdminClient(server, token, tls_ca) as admin:
             seat_names: list[str] = []
             player_names: list[str] = []
+            decisions = 0  # numbered as the match's record, replay and page number them
             async for event in admin.watch(match_id, full=full):
                 kind = event.WhichOneof("kind")
                 if kind == "header":
@@ -225,10 +226,11 @@ def watch(
                 elif kind == "step":
                     step = event.step
                     if step.seat < 0:
-                        console.print(f"  {step.n:4d} chance: {step.label}", style="dim")
+                        console.print(f"  {step.n + 1:4d}. chance: {step.label}", style="dim")
                     else:
-                        console.print(styled("  {} {}  [dim]({} ms)[/dim]", f"{step.n:4d}", step.label,
-                                             f"{step.think_ms:.1f}"))
+                        decisions += 1
+                        console.print(styled("  {}. {}  (decision {})  [dim]({} ms)[/dim]", f"{step.n + 1:4d}",
+                                             step.label, decisions, f"{step.think_ms:.1f}"))
                 else:
                     finished = event.finished
                     result = finished.result

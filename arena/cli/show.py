@@ -486,7 +486,7 @@ def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
     for n, value in biggest:
         if abs(value) >= 0.01:
             who = seat_names[0] if value > 0 else seat_names[1]
-            console.print(f"  step {n}: {labels.get(n, '')} (+{abs(value):.2f} for {who})", soft_wrap=True)
+            console.print(f"  step {n + 1}: {labels.get(n, '')} (+{abs(value):.2f} for {who})", soft_wrap=True)
     console.print(f"  measured by {luck.model}; results are corrected by {luck.beta:g} times it"
                   + (" (this model's luck does not predict results: none)" if not luck.beta else ""), style="dim")
 
@@ -532,7 +532,7 @@ def _show_slides(analysis: Analysis, seat: int | None, bot: str, source: str) ->
 def _show_turning_points(analysis: Analysis, points: Sequence[TurningPoint], seat: int | None, bot: str) -> None:
     """The turning points as a table: where, whose, what was played, what it lost, the better move."""
     table = Table(title="turning points", title_justify="left")
-    table.add_column("decision", justify="right")
+    table.add_column("when")
     table.add_column("seat")
     table.add_column("played")
     table.add_column("lost", justify="right")
@@ -540,7 +540,7 @@ def _show_turning_points(analysis: Analysis, points: Sequence[TurningPoint], sea
     table.add_column("kept", justify="right")
     table.add_column("how sure")
     for point in points:
-        table.add_row(str(point.decision + 1), _seat_label(analysis, point.seat, seat, bot), Text(point.played),
+        table.add_row(point.moment, _seat_label(analysis, point.seat, seat, bot), Text(point.played),
                       f"-{point.drop:.0%}", Text(point.best), f"{point.kept:.0%}",
                       f"{point.confidence} (±{point.uncertainty:.0%})")
     console.print(table)
@@ -572,7 +572,7 @@ def _show_seat_summaries(analysis: Analysis, order: list[int], seat: int | None,
             luck = analysis.luck.seats[one]
             parts.append(f"{'gained' if luck >= 0 else 'lost'} {abs(luck):.2f} of a game to the dice and draws")
         if worst is not None:
-            parts.append(f"lost {worst.drop:.2f} at decision {worst.decision + 1} (its largest turning point)")
+            parts.append(f"lost {worst.drop:.2f} at {worst.moment} (its largest turning point)")
         result = {1.0: "won", 0.5: "drew", 0.0: "lost"}.get(analysis.result[one], str(analysis.result[one]))
         console.print(f"{_seat_label(analysis, one, seat, bot)} {result}" + (": " + ", ".join(parts) if parts else ""),
                       markup=False)

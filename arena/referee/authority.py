@@ -24,7 +24,7 @@ import hmac
 import random
 import time
 from functools import partial
-from typing import Any, Callable, Coroutine, Sequence, TypeVar
+from typing import Any, Callable, Coroutine, NamedTuple, Sequence, TypeVar
 
 from arena import __version__
 from arena.agents.base import NOTE_CHARS, NOTE_CHARS_PER_MATCH, OUTPUT_CHARS, OUTPUT_CHARS_PER_MATCH, Agent
@@ -33,7 +33,8 @@ from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings, SeatClock
 from arena.referee.faults import FaultPolicy, SeatFault, void_result
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
-from arena.referee.record import MatchRecord, MatchResult, PlayerInfo, Step, Termination, new_match_id
+from arena.referee.record import (MatchRecord, MatchResult, PlayerInfo, Step, Termination, decision_name,
+                                  new_match_id)
 from arena.referee.seats import AgentSeat, Answer, Ask, MatchSetup, SeatPort
 
 StepCallback = Callable[[State, Step], None]
@@ -184,10 +185,11 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                 sequence += 1
                 answer_now = at_once[player]
                 if answer_now is not None:
-                    action, think, note = answer_now(player, state.legal_actions(), state)
+                    action, think, note = answer_now(player, state.legal_actions(), state, None, sequence, number + 1)
                     timing, printed = {"think_ms": int(think * 1e6 + 0.5) / 1000}, ""  # (round(ms, 3), cheaper)
                 else:
-                    action, timing, note, printed = await _ask(seats[player], player, sequence, state, clock,
+                    action, timing, note, printed = await _ask(seats[player], player, Moment(sequence, number + 1),
+                                                               state, clock,
                                                                clocks[player] if clocks is not None else None,
                                                                watchdog)
                 try:
@@ -195,7 +197,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                     hidden = state.spectator_label(action) if public_view else None
                     state.apply_action(action)
                 except (IllegalActionError, TypeError) as error:
-                    raise SeatFault(player, Termination.ILLEGAL_ACTION, str(error)) from None
+                    raise SeatFault(player, Termination.ILLEGAL_ACTION,
+                                    f"{decision_name(sequence, number + 1)}: {error}") from None
                 step = Step(number, player, action, label, timing, hidden)
                 if note:
                     step.note = notes.keep(player, note)
@@ -238,22 +241,33 @@ class _Seating:
                 port.on_lost = None
 
 
-async def _ask(port: SeatPort, player: int, sequence: int, state: State, clock: ClockSettings | None,
+class Moment(NamedTuple):
+    """A decision's place in the match: its decision number (the request's sequence) and its step number."""
+
+    decision: int
+    step: int
+
+    def __str__(self) -> str:
+        return decision_name(self.decision, self.step)
+
+
+async def _ask(port: SeatPort, player: int, moment: Moment, state: State, clock: ClockSettings | None,
                seat_clock: SeatClock | None, watchdog: _Watchdog | None) -> tuple[int, dict[str, float], str, str]:
     """A decision through the port, under the seat's clock if the match has one: (action, timing, note, what
     the bot printed with it)."""
     if port.failure is not None:
         raise port.failure
+    sequence = moment.decision
     if seat_clock is None:
         started = time.perf_counter()
-        answer = await port.decide(Ask(sequence, player, state.legal_actions(), state, None, None))
+        answer = await port.decide(Ask(sequence, player, state.legal_actions(), state, None, None, moment.step))
         elapsed = time.perf_counter() - started
     else:
         assert clock is not None
-        answer, elapsed = await _timed_decision(port, player, sequence, state, seat_clock, clock, watchdog)
+        answer, elapsed = await _timed_decision(port, player, moment, state, seat_clock, clock, watchdog)
     if answer.sequence != sequence:
         raise SeatFault(player, Termination.WRONG_SEQUENCE,
-                        f"answered sequence number {answer.sequence}, expected {sequence}")
+                        f"answered sequence number {answer.sequence} to {moment}, expected {sequence}")
     think = min(max(answer.think_s, 0.0), elapsed)
     if not port.is_remote:
         return answer.action, {"think_ms": round(think * 1000.0, 3)}, answer.note, answer.output
@@ -295,11 +309,12 @@ class NoteAllowance:
         return "…" + note[-(self.each - 1):] if self.keep_end else note[:self.each - 1] + "…"
 
 
-async def _timed_decision(port: SeatPort, player: int, sequence: int, state: State, seat_clock: SeatClock,
+async def _timed_decision(port: SeatPort, player: int, moment: Moment, state: State, seat_clock: SeatClock,
                           clock: ClockSettings, watchdog: _Watchdog | None) -> tuple[Answer, float]:
     """Ask a seat under its clock: a remote seat past its deadline is cancelled, any seat over its time
     left times out."""
-    ask = Ask(sequence, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s)
+    ask = Ask(moment.decision, player, state.legal_actions(), state, seat_clock.time_left_s, seat_clock.bank_s,
+              moment.step)
     deadline = seat_clock.deadline_s
     started = time.perf_counter()
     if watchdog is not None and port.is_remote:
@@ -313,7 +328,7 @@ async def _timed_decision(port: SeatPort, player: int, sequence: int, state: Sta
             if not watchdog.has_expired():  # a stop from outside, not the clock
                 raise
             raise SeatFault(player, Termination.TIMEOUT,
-                            f"no decision {sequence} within {deadline:.3f}s ({clock.describe()}; "
+                            f"no {moment} within {deadline:.3f}s ({clock.describe()}; "
                             f"{seat_clock.bank_s:.3f}s left in the bank)") from None
         watchdog.disarm()
     else:
@@ -321,7 +336,7 @@ async def _timed_decision(port: SeatPort, player: int, sequence: int, state: Sta
     elapsed = time.perf_counter() - started
     if not seat_clock.charge(elapsed):
         raise SeatFault(player, Termination.TIMEOUT,
-                        f"decision {sequence} took {elapsed:.3f}s, over the time left ({clock.describe()})")
+                        f"{moment} took {elapsed:.3f}s, over the time left ({clock.describe()})")
     return answer, elapsed
 
 

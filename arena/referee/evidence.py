@@ -95,8 +95,9 @@ def _public_line(line: bytes) -> bytes:
 
 
 def seat_notes(steps: Iterable[Any], seats: Iterable[int]) -> list[dict[str, Any]]:
-    """The notes the given seats left with their decisions and what they printed with them, in order: {n, seat,
-    decision, note, output} (escaped: `shown`), `decision` counting the match's decisions from 1."""
+    """The notes the given seats left with their decisions and what they printed with them, in order: {n, step,
+    seat, decision, note, output} (escaped: `shown`): `n` the record's index of the step (from 0), `step` and
+    `decision` its step and decision numbers (from 1), as `arena replay` and the match page number them."""
     wanted = set(seats)
     found = []
     decision = 0
@@ -105,6 +106,6 @@ def seat_notes(steps: Iterable[Any], seats: Iterable[int]) -> list[dict[str, Any
             continue
         decision += 1
         if step.seat in wanted and (step.note or step.output):
-            found.append({"n": step.n, "seat": step.seat, "decision": decision, "note": shown(step.note or ""),
-                          "output": shown(step.output or "")})
+            found.append({"n": step.n, "step": step.n + 1, "seat": step.seat, "decision": decision,
+                          "note": shown(step.note or ""), "output": shown(step.output or "")})
     return found

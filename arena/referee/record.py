@@ -7,6 +7,13 @@
     {"type": "result", "ranking": [1, 0], "reason": "score", "scores": [4, 14], "offender": null}
 
 A record holds everything needed to replay the match exactly (`arena.referee.replay`).
+
+A match's moments have one numbering, wherever they are named (`arena replay`, the match page, the analysis,
+the SDK's DecisionRequest, the fault messages): its steps, every line of play (decisions and chance events),
+are numbered from 1 (the step of the line with "n": k is step k + 1: the viewer's position after it), and its
+decisions, the seats' decisions only, are numbered from 1 over the whole match (decision d is the referee's
+d-th DecisionRequest, its `sequence`). A moment is named by both: "step 28 (decision 14)", "decision 14
+(step 28)" (`step_name`, `decision_name`).
 """
 
 from __future__ import annotations
@@ -30,6 +37,17 @@ RECORD_FORMAT = "arena-record/1"
 MAX_LINE_CHARS = 16 * 1024 * 1024
 MAX_DEPTH = 32
 _encode_line = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every line
+
+
+def step_name(step: int, decision: int | None) -> str:
+    """A step named by the match's one numbering: "step 28 (decision 14)", or "step 29 (chance)" for a chance
+    event (`decision` None)."""
+    return f"step {step} (decision {decision})" if decision is not None else f"step {step} (chance)"
+
+
+def decision_name(decision: int, step: int) -> str:
+    """A decision named by the match's one numbering: "decision 14 (step 28)"."""
+    return f"decision {decision} (step {step})"
 
 
 def new_match_id() -> str:
@@ -111,7 +129,7 @@ class Step:
     object.__setattr__): treat it as a value and never change one.
     """
 
-    n: int
+    n: int  # its index among the match's steps, from 0: its step number is n + 1
     seat: int
     action: int
     label: str
@@ -234,6 +252,26 @@ class MatchRecord:
     def decisions(self) -> list[Step]:
         """The steps that were seats' decisions (not chance)."""
         return [step for step in self.steps if not step.is_chance]
+
+    def decision_numbers(self) -> list[int | None]:
+        """Per step (in order), its decision number (1, 2, ... over the match), None for a chance step."""
+        numbers: list[int | None] = []
+        count = 0
+        for step in self.steps:
+            if step.is_chance:
+                numbers.append(None)
+            else:
+                count += 1
+                numbers.append(count)
+        return numbers
+
+    def step_of_decision(self, decision: int) -> int | None:
+        """The step number (from 1) of decision number `decision` (from 1); None when the match has no such
+        decision."""
+        if decision < 1:
+            return None
+        return next((index for index, number in enumerate(self.decision_numbers(), start=1) if number == decision),
+                    None)
 
     def header_json(self) -> JSON:
         data: JSON = {

@@ -42,11 +42,12 @@ class Ask:
     """One decision asked of one seat. `state` is the referee's own: ports only read it. The times are
     None in an untimed match."""
 
-    __slots__ = ("sequence", "seat", "legal_actions", "state", "time_left_s", "bank_s")
+    __slots__ = ("sequence", "seat", "legal_actions", "state", "time_left_s", "bank_s", "step")
 
     def __init__(self, sequence: int, seat: int, legal_actions: list[int], state: State, time_left_s: float | None,
-                 bank_s: float | None) -> None:
-        self.sequence = sequence
+                 bank_s: float | None, step: int = 0) -> None:
+        self.sequence = sequence  # the match's decision number (1, 2, ...: arena.referee.record)
+        self.step = step  # the match's step number of this decision (0: not said)
         self.seat = seat
         self.legal_actions = legal_actions
         self.state = state
@@ -93,8 +94,10 @@ class SeatPort(ABC):
     async def decide(self, ask: Ask) -> Answer:
         """Ask for a decision; raise SeatFault for a broken answer. The loop enforces the clock."""
 
-    def answer_now(self, seat: int, legal_actions: list[int], state: State) -> tuple[int, float, str]:
-        """An untimed in-process seat's decision, without await: (action, seconds it thought, its note)."""
+    def answer_now(self, seat: int, legal_actions: list[int], state: State, time_left_s: float | None = None,
+                   decision: int = 0, step: int = 0) -> tuple[int, float, str]:
+        """An untimed in-process seat's decision (the match's `decision` number, at its `step`), without await:
+        (action, seconds it thought, its note)."""
         raise NotImplementedError(f"{type(self).__name__} is remote: await decide()")
 
     @abstractmethod
@@ -112,11 +115,14 @@ class StateRequest(DecisionRequest):
 
     __slots__ = ("_state",)
 
-    def __init__(self, seat: int, legal_actions: list[int], state: State, time_left_s: float | None = None) -> None:
+    def __init__(self, seat: int, legal_actions: list[int], state: State, time_left_s: float | None = None,
+                 decision: int = 0, step: int = 0) -> None:
         self.seat = seat
         self.legal_actions = legal_actions
         self.time_left_s = time_left_s
         self.note = ""
+        self.decision = decision
+        self.step = step
         self._observation = None
         self._state = state
 
@@ -163,15 +169,16 @@ class AgentSeat(SeatPort):
         return self._decide(ask)
 
     def _decide(self, ask: Ask) -> Answer:
-        action, think, note = self.answer_now(ask.seat, ask.legal_actions, ask.state, ask.time_left_s)
+        action, think, note = self.answer_now(ask.seat, ask.legal_actions, ask.state, ask.time_left_s, ask.sequence,
+                                              ask.step)
         return Answer(ask.sequence, action, think, note)
 
-    def answer_now(self, seat: int, legal_actions: list[int], state: State,
-                   time_left_s: float | None = None) -> tuple[int, float, str]:
+    def answer_now(self, seat: int, legal_actions: list[int], state: State, time_left_s: float | None = None,
+                   decision: int = 0, step: int = 0) -> tuple[int, float, str]:
         """The agent's decision under the watchdog (arena.referee.limits), stopped past its clock's `time_left_s`
         (and a margin) too if given: (action, seconds it thought, its note). Every decision of every in-process
         match comes here: one call between the loop and the agent's."""
-        request = StateRequest(seat, legal_actions, state, time_left_s)
+        request = StateRequest(seat, legal_actions, state, time_left_s, decision, step)
         clock_cap = math.inf if time_left_s is None else time_left_s + CLOCK_MARGIN_S
         try:
             action, think = self.allowance.decide(self.agent.act, request, clock_cap)

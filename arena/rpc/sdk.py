@@ -226,7 +226,8 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
             request = message.decision_request
             started = clock()
             asked = DecisionRequest(request.seat, list(request.legal_actions),
-                                    partial(_decode, decode, request.observation, field), request.time_left_ms / 1000.0)
+                                    partial(_decode, decode, request.observation, field), request.time_left_ms / 1000.0,
+                                    request.sequence, request.step)
             action = act(asked)
             think_us = int((clock() - started) * 1e6)
             reply = BotMessage()

@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 from arena.games.base import Game
 from arena.referee.faults import SeatFault
 from arena.referee.players import PlayerKind
-from arena.referee.record import MatchResult, PlayerInfo, Termination
+from arena.referee.record import MatchResult, PlayerInfo, Termination, decision_name
 from arena.agents.base import OUTPUT_CHARS
 from arena.referee.seats import Answer, Ask, MatchSetup, SeatPort
 from arena.rpc.convert import clock_to_message, options_to_map, players_to_messages, result_to_message
@@ -72,7 +72,7 @@ class BotSession(SeatPort):
         self._field = ""
         self._output_mark = 0
         self._decision_mark = 0  # the output read by the last decision: what came after is the next one's
-        self._awaited = 0  # the sequence number of the decision last asked for
+        self._awaited = ""  # the decision last asked for, named ("decision 10 (step 21)": arena.referee.record)
 
     # --- life of the stream --------------------------------------------------------------------
 
@@ -149,7 +149,7 @@ class BotSession(SeatPort):
 
     async def read_answer(self, ask: Ask) -> Answer:
         """The second half of decide(): the bot's next message, which must be the Decision."""
-        self._awaited = ask.sequence
+        self._awaited = awaited = decision_name(ask.sequence, ask.step)
         try:
             raw = await self._context.read()
         except asyncio.CancelledError:
@@ -157,7 +157,7 @@ class BotSession(SeatPort):
         except Exception as error:
             raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
         if raw is _EOF:
-            raise self._lost(await self._why_the_stream_ended(ask.sequence))
+            raise self._lost(await self._why_the_stream_ended(awaited))
         if len(raw) > MAX_MESSAGE_BYTES:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"a message of {len(raw)} bytes, over the {MAX_MESSAGE_BYTES}-byte limit")
@@ -178,7 +178,7 @@ class BotSession(SeatPort):
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"{len(raw)} bytes that carry no known BotMessage field")
         raise SeatFault(self._seat, Termination.PROTOCOL_ERROR,
-                        f"sent {kind} while decision {ask.sequence} was awaited")
+                        f"sent {kind} while {awaited} was awaited")
 
     def _output_of_decision(self) -> str:
         """What the bot wrote since its last decision (what it had written when its answer came is read first:
@@ -222,8 +222,8 @@ class BotSession(SeatPort):
                 fault = SeatFault(fault.seat, reason, detail if ended else f"{detail} ({fault.detail})")
             elif ended and process.exited_abnormally:  # the stream went with the process: say so, nothing else
                 fault = SeatFault(fault.seat, Termination.CRASH,
-                                  f"the bot process {process.exit_description()} while decision "
-                                  f"{self._awaited} was awaited")
+                                  f"the bot process {process.exit_description()} while "
+                                  f"{self._awaited or 'no decision'} was awaited")
             elif ended:
                 fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; then the bot process exited (status 0)")
         await process.drain_output(2.0)  # its last words are in the record, however the fault came (a busy
@@ -257,15 +257,15 @@ class BotSession(SeatPort):
         except Exception as error:
             raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
 
-    async def _why_the_stream_ended(self, sequence: int) -> str:
+    async def _why_the_stream_ended(self, awaited: str) -> str:
         """A stream the bot half-closed stays up; one the transport ends at once was cut: the bot sent a
         message over the transport's limit (gRPC refuses it before reading it whole) or cancelled, or its
         process ended (examine() then says how, in place of this)."""
         try:
             await asyncio.wait_for(self._rpc_ended.wait(), CUT_WAIT_S)
         except TimeoutError:
-            return f"the bot closed its stream (half-close) while decision {sequence} was awaited"
-        return (f"the bot's stream was cut while decision {sequence} was awaited: it sent a message over the "
+            return f"the bot closed its stream (half-close) while {awaited} was awaited"
+        return (f"the bot's stream was cut while {awaited} was awaited: it sent a message over the "
                 f"{TRANSPORT_MESSAGE_LIMIT}-byte transport limit, or cancelled the stream")
 
     def _lost(self, detail: str) -> SeatFault:
@@ -284,6 +284,7 @@ def encode_decision_request(ask: Ask, fill: Callable[[Any, Any], None], field: s
     message = RefereeMessage()
     request = message.decision_request
     request.sequence = ask.sequence
+    request.step = ask.step
     request.seat = ask.seat
     legal = ask.legal_actions
     request.legal_actions.extend(legal)

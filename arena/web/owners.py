@@ -230,7 +230,8 @@ def _callers_seats(request: Request, who: Caller, match: StoredMatch) -> tuple[b
 @router.get("/owner/matches/{match}/notes", summary="The notes the caller's bots left with their decisions")
 def match_notes(request: Request, match: str) -> dict[str, Any]:
     """Each of the caller's bots' seats (an operator: every seat) with the notes its decisions carried
-    (DecisionRequest.note, the protocol's Decision.note): {n (the record's step), seat, decision, note}. The
+    (DecisionRequest.note, the protocol's Decision.note): {n (the record's index of the step), step and decision
+    (its numbers, from 1, as the match page shows them), seat, note, output}. The
     public record and replay never hold them, nor does anyone else's view."""
     who = caller(request)
     store = store_of(request)

@@ -255,3 +255,33 @@ def test_arena_analyse_says_how_a_slide_was_lost(capsys: pytest.CaptureFixture[s
     assert "no turning point" in out and "Red slid from 70% to 0% with no single turning point" in out
     assert "its own moves cost 50% in all (10 of them lost some, at most 5% at once), chance -10%" in out
     assert "out-played a little at a time" in out and "arena analyse 42 --budget 2000" in out
+
+
+def test_a_turning_point_is_named_as_the_match_numbers_its_moments(capsys: pytest.CaptureFixture[str]) -> None:
+    """One numbering (issue 45): `arena analyse` and its JSON name a turning point "decision 14 (step 28)", the
+    decision counted over the match from 1 and the step as `arena replay` and the page number it (chance steps
+    counted); the JSON keeps its indexes (from 0) beside it."""
+    from arena.analysis import Analysis
+    from arena.analysis.match import DecisionEntry, turning_points
+    from arena.cli.show import show_analysis
+
+    record = play_match(load_game("major-general"), [make_agent("random"), make_agent("random")], seed=5)
+    at = record.step_of_decision(14)
+    assert at is not None and at > 14  # (chance steps came before it: the two numbers differ)
+    entries = []
+    for index, (step, decision) in enumerate(zip(record.steps, record.decision_numbers())):
+        if decision is not None:
+            after = 0.2 if decision == 14 else 0.5
+            entries.append(DecisionEntry(decision - 1, index, step.seat, step.label, "a better move" if decision == 14
+                                         else step.label, 0.5 if decision != 14 else 0.8, after, 5, 24, 0.01))
+    analysis = Analysis(record.match_id, record.game, {}, "24", 0, ("Yellow", "Red"), tuple(entries), (1.0, 0.0),
+                        turning_points=tuple(turning_points(entries)))
+    [point] = analysis.turning_points
+    assert point.moment == f"decision 14 (step {at})"
+    document = analysis.to_json(timings=False)
+    [shown] = document["turning_points"]
+    assert shown["moment"] == f"decision 14 (step {at})" and shown["decision"] == 13 and shown["step"] == at - 1
+    assert document["decisions"][13]["moment"] == f"decision 14 (step {at})"
+    show_analysis(analysis, source="m")
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"decision 14 (step {at})" in out and f"at decision 14 (step {at}) (its largest turning point)" in out

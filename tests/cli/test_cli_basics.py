@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from arena.cli.main import main
+from arena.referee.record import MatchRecord
 from arena.referee.seeds import game_seed
 
 
@@ -103,3 +105,31 @@ def test_tables_written_to_a_pipe_are_not_squeezed_to_80_columns(monkeypatch: py
     assert _width(Terminal()) is None  # a terminal: its own width
     monkeypatch.setenv("COLUMNS", "70")
     assert _width(io.StringIO()) is None  # COLUMNS wins (rich reads it)
+
+
+def test_replay_numbers_steps_and_decisions_as_the_match_does_and_starts_at_a_decision(capsys, tmp_path):
+    """One numbering of a match's moments (issue 45): every step numbered from 1 (chance events too), each
+    decision marked with its decision number over the match; --decision N starts there, out of range one line."""
+    code, out, _ = run(capsys, "play", "major-general", "--games", "1", "--seed", "5", "--out", str(tmp_path), "--json")
+    path = json.loads(out)["games"][0]["record"]
+    record = MatchRecord.read(path)
+    numbers = record.decision_numbers()
+    assert None in numbers  # (the match has chance steps: its steps and decisions are two counts)
+    code, out, _ = run(capsys, "replay", path)
+    assert code == 0
+    for index, (step, decision) in enumerate(zip(record.steps, numbers), start=1):
+        if decision is None:
+            assert f"{index}. chance: {step.label}" in out
+        else:
+            assert re.search(rf"─ {index}\. .*\(decision {decision}\)", out), (index, decision)
+    wanted = 5
+    at = record.step_of_decision(wanted)
+    assert at is not None and at > wanted  # (chance steps came before it)
+    code, out, _ = run(capsys, "replay", path, "--decision", str(wanted))
+    assert code == 0 and "replay reproduces the record" in out
+    assert f"before step {at} (decision {wanted})" in out
+    assert re.search(rf"─ {at}\. .*\(decision {wanted}\)", out)
+    assert f"─ {at - 1}. " not in out and f"(decision {wanted - 1})" not in out  # nothing drawn before it
+    code, out, err = run(capsys, "replay", path, "--decision", str(len(record.decisions) + 1))
+    assert code == 2 and f"its decisions are 1 to {len(record.decisions)}" in out + err
+    assert "record" not in out  # the error comes before anything is drawn

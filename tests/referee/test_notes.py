@@ -11,6 +11,26 @@ from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
 
 
+class Counting(RandomAgent):
+    """Notes the moment its request names (DecisionRequest.decision and .step)."""
+
+    name = "counting"
+
+    def act(self, request: DecisionRequest) -> int:
+        request.note = f"d{request.decision} s{request.step}"
+        return super().act(request)
+
+
+def test_a_request_names_its_moment_as_the_record_numbers_it() -> None:
+    """One numbering (issue 45): the agent's decision number is the match's (both seats' decisions counted),
+    its step the record's step number (chance steps counted), not a count of its own."""
+    record = play_match("major-general", [Counting(), Counting()], seed=5)
+    numbers = record.decision_numbers()
+    assert None in numbers  # (chance steps make the two counts differ)
+    assert [step.note for step in record.steps if not step.is_chance] == \
+        [f"d{numbers[index]} s{index + 1}" for index, step in enumerate(record.steps) if not step.is_chance]
+
+
 class Chatty(RandomAgent):
     name = "chatty"
 

@@ -4,6 +4,7 @@ what to fix, those that do not."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ def test_a_good_bot_passes_every_check(capsys: pytest.CaptureFixture[str]) -> No
         assert row["ok"] and row["matches"] == 2 and row["decisions"] > 0
         assert row["timing"]["max_ms"] >= row["timing"]["mean_ms"] > 0
     assert rows["labels-omitted"]["ok"]
-    assert rows["opponent-leaves"]["ok"] and "decision 2 open" in rows["opponent-leaves"]["detail"]
+    assert rows["opponent-leaves"]["ok"]  # the open decision named by the match's numbering, as its replay names it
+    assert re.search(r"decision \d+ \(step \d+\) open \(the bot had answered 1 decision",
+                     rows["opponent-leaves"]["detail"])
     assert rows["opponent-leaves"]["decisions"] == 1
     assert rows["next-match"]["ok"] and "same process" in rows["next-match"]["detail"]
     assert rows["concurrent"]["skipped"] and "concurrency = 1" in rows["concurrent"]["detail"]
@@ -54,7 +57,9 @@ def test_wrong_sequence_numbers_fail_with_the_reason(capsys: pytest.CaptureFixtu
     assert code == 1 and not report["ok"]
     play = checks(report)["play"]
     assert play["ok"] is False and play["reason"] == "wrong_sequence"
-    assert "decision 3: wrong_sequence: answered sequence number" in play["detail"]
+    # the moment named as its replay names it: the match's decision and step (the bot's 3rd decision)
+    assert re.search(r"at decision (\d+) \(step \d+\): wrong_sequence: answered sequence number \d+ to decision "
+                     r"\1 \(step \d+\), expected \1", play["detail"]), play["detail"]
     assert play["fix"].startswith("Echo the sequence number of the decision request you answer")
     assert checks(report)["handshake"]["ok"]  # the rest still ran: one run shows everything wrong
 

@@ -14,6 +14,7 @@ import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.cli.main import main
+from arena.referee.record import MatchRecord
 from arena.referee.seeds import game_seed
 from tests.processes import free_port
 
@@ -118,6 +119,9 @@ def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str],
                              "--admin-token-file", str(token_file))
         assert code == 0, err
         assert "draws a card" not in out and re.search(r"draws \w+/\w+", out) and f"seed {games[0]['seed']}" in out
+        record = MatchRecord.read(games[0]["record"])  # its steps and decisions numbered as the record's replay
+        at = record.step_of_decision(5)
+        assert at is not None and re.search(rf"\b{at}\. .*\(decision 5\)", out), out
         server.send_signal(signal.SIGTERM)
         output, _ = server.communicate(timeout=60)
         assert server.returncode == 0, output

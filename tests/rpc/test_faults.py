@@ -7,7 +7,7 @@ import pytest
 
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, decision_name
 from arena.referee.replay import replay
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.crash import ARENA
@@ -22,6 +22,8 @@ FAULTS = [
     ("disconnect", "disconnect", "stream"),
     ("oversized", "malformed_message", "over the 65536-byte limit"),
 ]
+
+NAMES_THE_MOMENT = {"sleep", "illegal", "stale", "crash"}  # (the others' faults are about the message, not a moment)
 
 
 def check_normal(referee: BackgroundReferee, seed: int) -> None:
@@ -42,6 +44,8 @@ def test_fault_ends_the_match_and_the_server_goes_on(referee: BackgroundReferee,
     assert result.ranking == (0, 1)  # forfeit: the offender last
     assert words in result.detail, result.detail
     assert sum(1 for step in record.decisions if step.seat == 1) == 2  # two good decisions, then the fault
+    if bot in NAMES_THE_MOMENT:  # the decision it failed at, named as its replay and page name it
+        assert decision_name(len(record.decisions) + 1, len(record.steps) + 1) in result.detail, result.detail
     replay(record)  # a faulted record replays up to the fault
     if bot == "crash":
         output = record.extra["evidence"]["1"]["output"]

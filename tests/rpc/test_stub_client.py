@@ -50,13 +50,15 @@ def test_stub_only_bot_plays_and_requests_hold_no_secrets(referee: BackgroundRef
         assert codec.decode(request.observation) == observation
         assert list(request.legal_actions) == state.legal_actions()
         assert list(request.legal_labels) == [state.action_to_string(a) for a in state.legal_actions()]
+        # the request names its moment as the record numbers it: decision `sequence`, at step `step`
+        assert request.sequence >= 1 and record.step_of_decision(request.sequence) == request.step
         sent = message.SerializeToString()
         for _ in range(4):  # the same request whatever the opponent holds and the decks contain
             other = game.determinize(observation, rng)
             if other.to_json()["hands"][1] != state.to_json()["hands"][1]:
                 hidden_cards_differed += 1
             ask = Ask(request.sequence, 0, other.legal_actions(), other, request.time_left_ms / 1000.0,
-                      request.bank_ms / 1000.0)
+                      request.bank_ms / 1000.0, request.step)
             assert encode_decision_request(ask, codec.fill, codec.field, omit_labels=False) == sent
     assert hidden_cards_differed > 0  # the check had hidden cards to leak
 

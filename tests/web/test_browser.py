@@ -566,10 +566,8 @@ def test_a_version_reports_verdict_is_in_sight_at_a_laptops_and_a_phones_width(b
         server.stop()
 
 
-def _slid_match_db(path: Path) -> tuple[str, int]:
-    """A store holding one match (greedy beats random) whose analysis finds no turning point but random's
-    slow slide: every move of its lost a little."""
-    from dataclasses import replace
+def _stored_match_db(path: Path, reshaped: Any) -> tuple[str, int]:
+    """A store holding one match (greedy against random) with an analysis: `reshaped(analysis, record)`."""
     from datetime import datetime
 
     from arena.agents import make_agent
@@ -592,23 +590,37 @@ def _slid_match_db(path: Path) -> tuple[str, int]:
                        tuple(SeatBot(bot, name, "1", PlayerKind.AGENT, name)
                              for bot, name in zip(bots, ("greedy", "random"))), pool=game.name)
         [match_id] = store.matches.save([played_from_record(job, record, datetime(2026, 1, 1), 1.0)], DEFAULT_POLICY)
-        analysis = analyse_record(record, Budget(simulations=8), seed=1)
-        loser = 1 - record.result.ranking.index(0) if record.result else 1
-        mine = [entry for entry in analysis.entries if entry.seat == loser]
-        chance, entries = 0.7, []
-        for entry in analysis.entries:  # the loser's chance falls 0.7 -> 0 in even steps; the winner's mirrors it
-            if entry.seat == loser:
-                step = 0.7 / len(mine)
-                entries.append(replace(entry, before=chance, after=chance - step, forced=False, uncertainty=0.05))
-                chance -= step
-            else:
-                entries.append(replace(entry, before=1 - chance, after=1 - chance, forced=False))
-        slid = replace(analysis, entries=tuple(entries), turning_points=())
-        assert [slide.seat for slide in slid.slides()] == [loser]
-        store.analyses.save(match_id, slid.budget, 1, 0.1, slid.compressed())
+        analysis = reshaped(analyse_record(record, Budget(simulations=8), seed=1), record)
+        store.analyses.save(match_id, analysis.budget, 1, 0.1, analysis.compressed())
     finally:
         store.close()
     return url, match_id
+
+
+def _slid(analysis: Any, record: MatchRecord) -> Any:
+    """The analysis reshaped so that it finds no turning point but random's slow slide: every move of its lost a
+    little."""
+    from dataclasses import replace
+
+    loser = 1 - record.result.ranking.index(0) if record.result else 1
+    mine = [entry for entry in analysis.entries if entry.seat == loser]
+    chance, entries = 0.7, []
+    for entry in analysis.entries:  # the loser's chance falls 0.7 -> 0 in even steps; the winner's mirrors it
+        if entry.seat == loser:
+            step = 0.7 / len(mine)
+            entries.append(replace(entry, before=chance, after=chance - step, forced=False, uncertainty=0.05))
+            chance -= step
+        else:
+            entries.append(replace(entry, before=1 - chance, after=1 - chance, forced=False))
+    slid = replace(analysis, entries=tuple(entries), turning_points=())
+    assert [slide.seat for slide in slid.slides()] == [loser]
+    return slid
+
+
+def _slid_match_db(path: Path) -> tuple[str, int]:
+    """A store holding one match (greedy beats random) whose analysis finds no turning point but random's
+    slow slide: every move of its lost a little."""
+    return _stored_match_db(path, _slid)
 
 
 def test_a_match_lost_by_a_slide_says_so_under_its_chance_curve(browser: Any, tmp_path: Path) -> None:
@@ -626,3 +638,77 @@ def test_a_match_lost_by_a_slide_says_so_under_its_chance_curve(browser: Any, tm
         assert not script_errors(browser)
     finally:
         server.stop()
+
+
+TURNING_DECISION = 14  # the decision made a turning point by `_turning_at`
+
+
+def _turning_at(analysis: Any, record: MatchRecord) -> Any:
+    """The analysis reshaped so that decision TURNING_DECISION (and no other) is a clear turning point."""
+    from dataclasses import replace
+
+    from arena.analysis.match import turning_points
+
+    entries = [replace(entry, before=0.8 if entry.decision == TURNING_DECISION - 1 else 0.5,
+                       after=0.2 if entry.decision == TURNING_DECISION - 1 else 0.5, uncertainty=0.01, forced=False,
+                       best="a better move" if entry.decision == TURNING_DECISION - 1 else entry.played)
+               for entry in analysis.entries]
+    return replace(analysis, entries=tuple(entries), turning_points=tuple(turning_points(entries)))
+
+
+def test_one_moment_has_the_same_numbers_on_the_page_in_replay_and_in_the_analysis(
+        browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One numbering of a match's moments (issue 45): decision 14, at step S of the record, is "S." in the step
+    list and `arena replay`, "step S of N · decision 14" on the counter, #step=S in the address (#decision=14
+    opens it), and "decision 14 (step S)" in the analysis, on the page and in `arena analyse`."""
+    from arena.analysis import Analysis
+    from arena.cli.main import main
+    from arena.cli.show import show_analysis
+
+    url, match_id = _stored_match_db(tmp_path / "turning.db", _turning_at)
+    store = Store.open(url)
+    record = MatchRecord.from_bytes(store.matches.record(store.matches.get(match_id)))
+    store.close()
+    at = record.step_of_decision(TURNING_DECISION)
+    assert at is not None and at > TURNING_DECISION  # (chance steps before it: two different numbers)
+    name = f"decision {TURNING_DECISION} (step {at})"
+    label = record.steps[at - 1].label
+    path = tmp_path / "match.jsonl"
+    record.write(path)
+    assert main(["replay", str(path), "--decision", str(TURNING_DECISION)]) == 0
+    replayed = capsys.readouterr().out
+    assert f"{at}. {label}  (decision {TURNING_DECISION})" in replayed
+    assert main(["replay", "1", "--db", url]) == 0  # the stored match: its turning point, named the same
+    assert f"turning point at {name}" in " ".join(capsys.readouterr().out.split())
+    store = Store.open(url)
+    analysis = Analysis.from_compressed(store.analyses.get(match_id) or b"")
+    store.close()
+    show_analysis(analysis)  # what `arena analyse` prints of it
+    assert f"{name} " in " ".join(capsys.readouterr().out.split())
+    server = WebServer(url)
+    try:
+        open_page(browser, f"{server.url}/matches/{match_id}#decision={TURNING_DECISION}",
+                  ready="[data-analysed='true']")
+        WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
+            lambda b: b.find_element(By.CSS_SELECTOR, "[data-step][data-analysed]").get_attribute("data-step")
+            == str(at))
+        counter = browser.find_element(By.CSS_SELECTOR, ".counter").text
+        assert counter == f"step {at} of {len(record.steps)} · decision {TURNING_DECISION}", counter
+        assert browser.current_url.endswith(f"#step={at}")
+        shown = browser.find_element(By.CSS_SELECTOR, ".step-label").text
+        assert shown.startswith(f"{at}. ") and shown.endswith(f"(decision {TURNING_DECISION})"), shown
+        row = browser.find_element(By.CSS_SELECTOR, f".steps [data-step='{at}']").text
+        assert row.startswith(f"{at}. ") and f"(decision {TURNING_DECISION})" in row, row
+        point = browser.find_element(By.CSS_SELECTOR, ".turning-points li")
+        assert point.text.startswith(name) and point.get_attribute("data-step") == str(at), point.text
+        chance = next(index for index, step in enumerate(record.steps, start=1) if step.is_chance and index > 1)
+        before = sum(1 for step in record.steps[:chance] if not step.is_chance)
+        browser.get(f"{server.url}/matches/{match_id}#step={chance}")  # a chance step: after which decision
+        WebDriverWait(browser, 10, ignored_exceptions=STALE).until(
+            lambda b: b.find_element(By.CSS_SELECTOR, ".counter").text
+            == f"step {chance} of {len(record.steps)} · chance" + (f", after decision {before}" if before else ""))
+        assert browser.find_element(By.CSS_SELECTOR, f".steps [data-step='{chance}']").text.startswith(f"{chance}. ⚄")
+        assert not script_errors(browser)
+    finally:
+        server.stop()
+

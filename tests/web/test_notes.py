@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.clock import ClockSettings
 from arena.referee.players import PlayerKind
-from arena.referee.record import MatchRecord
+from arena.referee.record import MatchRecord, decision_name
 from arena.store import Store
 from arena.submissions import hash_token
 from arena.tournament.bots import BotSpec
@@ -33,7 +33,8 @@ class Noting(Agent):
     def act(self, request):
         self.decisions = getattr(self, "decisions", 0) + 1
         print(f"printed at decision {self.decisions}", file=sys.stderr, flush=True)
-        request.note = f"my private plan #{self.decisions}: \\x1b]52;c;evil\\x07 " + "x" * 2000
+        request.note = (f"my private plan #{self.decisions}: \\x1b]52;c;evil\\x07 at decision {request.decision} "
+                        f"(step {request.step}) " + "x" * 2000)
         return request.legal_actions[0]
 
 
@@ -46,7 +47,8 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
                                                                         tmp_path: Path) -> None:
     client, store, _bots = site
     source = make_bot(tmp_path / "noting", "ann-notes", NOTING_BOT)
-    assert finished(client, ANN, upload(client, ANN, packed(source)).json()["id"])["status"] == "live"
+    state = finished(client, ANN, upload(client, ANN, packed(source)).json()["id"])
+    assert state["status"] == "live", json.dumps(state)[:3000]
     [bot] = store.bots.find("ann-notes")
     opponent = store.bots.register(BotSpec("random", "random").identity())
     tournament = store.tournaments.create(name="t", game="major-general", pool="major-general",
@@ -64,6 +66,8 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
     assert mine and all(step.note and step.note.startswith(f"my private plan #{i}:") for i, step in
                         enumerate(mine, start=1))
     assert all(len(step.note or "") <= 1024 for step in mine)  # a decision's note is cut at 1,024 characters
+    numbers = record.decision_numbers()  # the SDK's request names its moment as the record and replay do
+    assert all(f" at {decision_name(numbers[step.n], step.n + 1)} " in (step.note or "") for step in mine)
     assert all(step.note is None for step in theirs)  # (random leaves none)
     printed = [step.output or "" for step in mine]  # what it printed, decision by decision: a line written
     for number, out in enumerate(printed, start=1):  # before its answer goes with that answer, the last one's too
@@ -77,6 +81,9 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
     assert notes["notes"][0]["note"].startswith("my private plan #1: \\x1b]52;c;evil\\x07 ")  # shown, not sent raw
     assert notes["notes"][0]["decision"] == 1 + sum(1 for step in record.steps[:mine[0].n]
                                                      if not step.is_chance and step.seat == 1)
+    numbers = record.decision_numbers()  # a note's moment named as the page and the bot's request name it
+    assert [(note["step"], note["decision"]) for note in notes["notes"]] == [(step.n + 1, numbers[step.n])
+                                                                             for step in mine]
     assert client.get(url, headers=bearer(BOB)).json() == {"match": match.id, "operator": False, "seats": [],
                                                            "notes": []}
     assert client.get(url).status_code == 401

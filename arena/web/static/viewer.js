@@ -46,6 +46,16 @@ function stepText(board, step) {
   return side && !label.startsWith(side) ? `${side}: ${label}` : label;
 }
 
+// A match's moments have one numbering (arena/referee/record.py): its steps (decisions and chance events) from 1,
+// the record line with "n": k being step k + 1, and its decisions from 1 over the whole match. A step's row in
+// the list, its label and `arena replay` read "28. Red: ... (decision 14)"; the counter "step 28 of 60 ·
+// decision 14"; the address "#step=28" ("#decision=14" is taken too); the analysis "decision 14 (step 28)".
+function rowText(board, step, decision) {
+  return `${step.n + 1}. ${stepText(board, step)}${decision ? ` (decision ${decision})` : ""}`;
+}
+
+export function decisionName(decision, step) { return `decision ${decision} (step ${step})`; }
+
 // Scroll a list (not the page) so that `row` is in view.
 function reveal(list, row) {
   const top = row.offsetTop - list.offsetTop;
@@ -304,6 +314,8 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   const positions = [doc.start];
   const drawn = drawBoard(board);
   let current = 0, timer = null, decisions = 0, wanted = null, done = false;
+  const decisionOf = [];  // per step (from 0), its decision number (0: a chance step)
+  let wantedDecision = null;  // the decision the address asked for (#decision=14), until its step has come
   const counter = h("span", { class: "counter muted" });
   const slider = h("input", { type: "range", min: 0, max: 0, value: 0, "aria-label": "step" });
   const speed = h("select", { "aria-label": "speed" }, ["0.5", "1", "2", "4", "8"].map((v) => h("option", { value: v }, `${v}×`)));
@@ -330,10 +342,9 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     panels.replaceChildren(infoPanel(position), sidePanels(board, position, names));
     orders.replaceChildren(orderBoard(board, position, names) || "");
     slider.value = current;
-    const upTo = steps.slice(0, current).filter((s) => s.seat >= 0).length;
-    counter.textContent = `step ${current} of ${steps.length}${done ? "" : "…"} · decision ${upTo}`;
+    counter.textContent = counterText();
     const step = steps[current - 1];
-    stepLabel.textContent = step ? `${step.n}. ${stepText(board, step)}` : "the start";
+    stepLabel.textContent = step ? rowText(board, step, decisionOf[current - 1]) : "the start";
     const note = step ? notes.get(step.n) : undefined;
     noteCard.style.display = note ? "" : "none";
     if (note) noteCard.replaceChildren(...[h("strong", {}, `${names[note.seat] ?? `seat ${note.seat}`}'s note`),
@@ -349,15 +360,28 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     if (hash && location.protocol !== "file:") history.replaceState(null, "", `#step=${current}`);
     else if (hash) location.hash = `step=${current}`;
   }
+  // "step 28 of 60 · decision 14", "step 29 of 60 · chance, after decision 14", "step 0 of 60 · the start".
+  function counterText() {
+    const of = `step ${current} of ${steps.length}${done ? "" : "…"}`;
+    if (current === 0) return `${of} · the start`;
+    if (decisionOf[current - 1]) return `${of} · decision ${decisionOf[current - 1]}`;
+    let before = 0;
+    for (let i = current - 1; i >= 0 && !before; i--) before = decisionOf[i];
+    return `${of} · chance${before ? `, after decision ${before}` : ""}`;
+  }
+  // The step of decision `number` (0 when the match, so far, has none such).
+  function stepOfDecision(number) { return decisionOf.indexOf(number) + 1; }
   function addSteps(more) {
     const rows = [];
     for (const step of more) {
       steps.push(step);
       positions.push(step.position);
       if (step.seat >= 0) decisions += 1;
+      decisionOf.push(step.seat >= 0 ? decisions : 0);
       const index = steps.length;
-      rows.push(h("div", { class: step.seat < 0 ? "chance" : "", "data-step": index, onclick: () => { stop(); go(index); } },
-        h("span", {}, `${step.n}. ${stepText(board, step)}`),
+      rows.push(h("div", { class: step.seat < 0 ? "chance" : "", "data-step": index,
+                           "data-decision": step.seat >= 0 ? decisions : null, onclick: () => { stop(); go(index); } },
+        h("span", {}, rowText(board, step, decisionOf[index - 1])),
         h("span", { class: "t" }, step.think_ms !== null && step.think_ms !== undefined ? `${step.think_ms.toFixed(1)} ms` : "")));
     }
     list.append(...rows);
@@ -366,8 +390,12 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     slider.max = steps.length;
     jump.max = Math.max(1, decisions);
     container.setAttribute("data-steps", steps.length);
+    if (wantedDecision !== null && stepOfDecision(wantedDecision)) {  // #decision=N: its step has come
+      wanted = stepOfDecision(wantedDecision);
+      wantedDecision = null;
+    }
     if (wanted !== null && wanted <= steps.length) { const to = wanted; wanted = null; go(to); }
-    else counter.textContent = `step ${current} of ${steps.length}… · decision ${steps.slice(0, current).filter((s) => s.seat >= 0).length}`;
+    else counter.textContent = counterText();
   }
   function finish(end) {
     done = true;
@@ -377,6 +405,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     container.setAttribute("data-loaded", "true");
     go(wanted !== null ? wanted : current);
     wanted = null;
+    wantedDecision = null;
   }
   function stop() { if (timer) clearInterval(timer); timer = null; play.textContent = "▶"; }
   // The analysis (arena analyse): the chance curve under the board, its turning points marked on it, listed,
@@ -394,7 +423,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
         ? h("ol", { class: "turning-points" }, analysis.turning_points.map((p) =>
             h("li", { "data-step": p.step + 1 },
               h("a", { href: `#step=${p.step + 1}`, onclick: (event) => { event.preventDefault(); stop(); go(p.step + 1); } },
-                `decision ${p.decision + 1}`),
+                decisionName(p.decision + 1, p.step + 1)),
               ` ${who(p.seat)}: ${p.played} (−${Math.round(p.drop * 100)}%); better: ${p.best} (kept ${Math.round(p.kept * 100)}%)`)))
         : h("p", {}, "No turning point: no move lost much of its mover's chance."),
       ...(analysis.slides || []).map((s) => h("p", { class: "slide" },
@@ -448,9 +477,8 @@ export function mountReplay(container, doc, { hash = true } = {}) {
   slider.addEventListener("input", () => { stop(); go(Number(slider.value)); });
   speed.addEventListener("change", () => { if (timer) { stop(); toggle(); } });
   jump.addEventListener("change", () => {
-    const want = Number(jump.value);
-    let seen = 0;
-    for (let i = 0; i < steps.length; i++) if (steps[i].seat >= 0 && ++seen === want) { stop(); return go(i + 1); }
+    const to = stepOfDecision(Number(jump.value));
+    if (to) { stop(); go(to); }
   });
   play.addEventListener("click", toggle);
   document.addEventListener("keydown", (event) => {
@@ -476,12 +504,14 @@ export function mountReplay(container, doc, { hash = true } = {}) {
           h("kbd", {}, "Home"), " ", h("kbd", {}, "End"), "; the address keeps the step.")),
       h("div", {}, panels, h("h2", {}, "Steps"), h("div", { class: "controls" }, search, found), list)));
   requestAnimationFrame(() => { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; });  // a narrow screen: the middle
-  const asked = /step=(\d+)/.exec(location.hash);
+  const asked = /step=(\d+)/.exec(location.hash), askedDecision = /decision=(\d+)/.exec(location.hash);
   wanted = asked ? Number(asked[1]) : null;
+  wantedDecision = !asked && askedDecision ? Number(askedDecision[1]) : null;  // #decision=14: its step, once loaded
   go(0);
   if (hash) window.addEventListener("hashchange", () => {  // a permalink followed on this page
-    const step = /step=(\d+)/.exec(location.hash);
-    if (step && Number(step[1]) !== current) { stop(); go(Number(step[1])); }
+    const step = /step=(\d+)/.exec(location.hash), decision = /decision=(\d+)/.exec(location.hash);
+    const to = step ? Number(step[1]) : decision ? stepOfDecision(Number(decision[1])) : null;
+    if (to !== null && (step || to) && to !== current) { stop(); go(to); }
   });
   if (doc.steps) { addSteps(doc.steps); finish(doc); }
   if (doc.analysis) showAnalysis(doc.analysis);
@@ -534,7 +564,7 @@ export function chanceChart(analysis, names, onPick, sides = []) {
     const value = curve[p.seat][p.decision];
     const dot = add("circle", { cx: x(p.decision).toFixed(1), cy: y(value).toFixed(1), r: 5, class: `turning seat${p.seat}`, "data-step": p.step + 1 });
     const title = document.createElementNS(SVG, "title");
-    title.textContent = `decision ${p.decision + 1}: ${p.played} (−${Math.round(p.drop * 100)}%)`;
+    title.textContent = `${decisionName(p.decision + 1, p.step + 1)}: ${p.played} (−${Math.round(p.drop * 100)}%)`;
     dot.append(title);
   }
   const cursor = add("line", { x1: x(0), x2: x(0), y1: y(1), y2: y(0), class: "cursor" });
@@ -571,7 +601,7 @@ export function chanceChart(analysis, names, onPick, sides = []) {
 
 // The live view: a board that follows a running match's public events.
 export function mountLive(container) {
-  let board = null, drawn = null, names = [];
+  let board = null, drawn = null, names = [], decisions = 0;
   const panels = h("div", {});
   const orders = h("div", {});
   const list = h("div", { class: "steps" });
@@ -586,8 +616,9 @@ export function mountLive(container) {
       if (board) { drawn = drawBoard(board); holder.replaceChildren(drawn.svg); holder.after(legend(board)); }
     },
     step(event) {
-      const row = h("div", { class: event.seat < 0 ? "chance" : "", "data-step": event.n },
-        h("span", {}, `${event.n}. ${stepText(board, event)}`),
+      if (event.seat >= 0) decisions += 1;  // (a watcher catches up on every step first: the count is the match's)
+      const row = h("div", { class: event.seat < 0 ? "chance" : "", "data-step": event.n + 1 },
+        h("span", {}, rowText(board, event, event.seat >= 0 ? decisions : 0)),
         h("span", { class: "t" }, event.seat >= 0 ? `${event.think_ms.toFixed(1)} ms` : ""));
       list.appendChild(row);
       reveal(list, row);
