@@ -5,7 +5,8 @@ Four places admit clients under caps: the web's connections (arena.web.guard), t
 matches (arena.web.live). Each names a client by a `ClientKey` (its address: an IPv4 address or an IPv6 /64;
 its network: an IPv4 /24 or an IPv6 /48) and counts it in a `Budget` (per address, per network, in all).
 Where a server holds connections that may be closed to make room (those that have not shown who they are
-yet), the budget keeps them oldest first and closes the oldest when a newcomer needs its place.
+yet), the budget keeps them oldest first and closes the oldest when a newcomer needs its place; when none is
+left, it closes the slowest of those still sending (a request body, at a pace they report).
 
 The open-file limit bounds the connections a process can hold: `raise_open_file_limit` raises it to the
 hard limit at start, and `descriptor_headroom` says what is left of it. Both edges import this module: it
@@ -98,6 +99,8 @@ class _Evictable:
 
     since: float
     close: Callable[[], None]
+    pace: Optional[Callable[[], float]] = None  # how fast it sends now (bytes a second); None: not sending
+
 
 
 class Budget:
@@ -112,6 +115,7 @@ class Budget:
         self.count = 0  # clients counted now
         self.evicted = 0  # clients closed to make room, or for their age
         self._evictable: dict[Hashable, _Evictable] = {}  # a client's handle -> how to close it, oldest first
+        self._sending: dict[Hashable, _Evictable] = {}  # ... of those sending at a pace (the slowest goes first)
 
     @property
     def full(self) -> bool:
@@ -121,7 +125,7 @@ class Budget:
     @property
     def evictable(self) -> int:
         """Clients now open to eviction."""
-        return len(self._evictable)
+        return len(self._evictable) + len(self._sending)
 
     def over_cap(self, key: ClientKey) -> Optional[Refusal]:
         """The cap a client from `key` would go over now: its address's, then its network's (None: neither)."""
@@ -151,21 +155,29 @@ class Budget:
             if counter[bucket] <= 0:
                 del counter[bucket]
 
-    def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0) -> None:
+    def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0,
+                         pace: Optional[Callable[[], float]] = None) -> None:
         """A counted client (`client`: its handle) may be closed to make room, after those before it; `close`
-        closes it (it is counted out when it leaves)."""
-        self._evictable[client] = _Evictable(since, close)
+        closes it (it is counted out when it leaves). With `pace` (what it sends a second now) it is one of those
+        sending: closed only when none is left that has not shown who it is, the slowest first."""
+        self.spare(client)
+        (self._evictable if pace is None else self._sending)[client] = _Evictable(since, close, pace)
 
     def spare(self, client: Hashable) -> None:
-        """`client` is no longer open to eviction (it has shown who it is, or it is gone)."""
+        """`client` is no longer open to eviction (it has shown who it is, sent what it had to, or it is gone)."""
         self._evictable.pop(client, None)
+        self._sending.pop(client, None)
 
     def evict_oldest(self) -> bool:
-        """Close the oldest client open to eviction; False when there is none."""
-        if not self._evictable:
-            return False
-        self._evict(next(iter(self._evictable)))
-        return True
+        """Close the oldest client open to eviction that is not sending, else the slowest sending; False when
+        there is none."""
+        if self._evictable:
+            self._evict(next(iter(self._evictable)))
+            return True
+        if self._sending:
+            self._evict(min(self._sending, key=self._pace_of))
+            return True
+        return False
 
     def evict_older_than(self, cutoff: float) -> None:
         """Close every client open to eviction since before `cutoff`."""
@@ -173,8 +185,12 @@ class Budget:
             if held.since < cutoff:
                 self._evict(client)
 
+    def _pace_of(self, client: Hashable) -> float:
+        pace = self._sending[client].pace
+        return pace() if pace is not None else 0.0
+
     def _evict(self, client: Hashable) -> None:
-        held = self._evictable.pop(client)
+        held = self._evictable.pop(client, None) or self._sending.pop(client)
         self.evicted += 1
         held.close()
 
@@ -182,7 +198,7 @@ class Budget:
         """When the total is reached, or the evictable share of it, close the oldest client open to eviction;
         False when the total is reached and none could be closed."""
         total = self.caps.total
-        if total is None or (self.count < total and len(self._evictable) < total - self.caps.reserve):
+        if total is None or (self.count < total and self.evictable < total - self.caps.reserve):
             return True
         return self.evict_oldest() or self.count < total
 

@@ -97,6 +97,24 @@ def test_a_full_budget_evicts_its_oldest_open_client_for_a_newcomer() -> None:
     assert closed == ["a"]
 
 
+def test_a_full_budget_evicts_those_without_headers_first_then_the_slowest_sender() -> None:
+    closed: list[str] = []
+    budget = Budget(Caps(per_address=10, total=3))
+    paces = {"fast": 50_000.0, "slow": 3.0}
+    for name in ("fast", "slow", "waiting"):
+        assert budget.admit(ClientKey.of(name)) is None
+    for name, pace in paces.items():  # (sending a body: closed only after any still to send headers)
+        budget.open_to_eviction(name, lambda name=name: closed.append(name), pace=lambda pace=pace: pace)
+    budget.open_to_eviction("waiting", lambda: closed.append("waiting"))
+    assert budget.evictable == 3
+    assert budget.admit(ClientKey.of("new")) is None and closed == ["waiting"]
+    budget.leave(ClientKey.of("waiting"))
+    assert budget.admit(ClientKey.of("newer")) is None and closed == ["waiting", "slow"]
+    budget.spare("fast")  # its body is in
+    budget.leave(ClientKey.of("slow"))
+    assert budget.admit(ClientKey.of("newest")) is Refusal.TOTAL and budget.evictable == 0
+
+
 def test_the_address_cap_refuses_before_anyone_is_evicted() -> None:
     closed: list[str] = []
     budget = Budget(Caps(per_address=1, total=1))
