@@ -19,6 +19,7 @@ from arena.cli.show import console, err_console, fail
 from arena.submissions import bot_store as default_bot_store
 from arena.web.app import WebSettings, create_app
 from arena.web.guard import QuietErrors, WebLimits, guarded
+from arena.web.streams import StreamLimits
 from arena.web.uploads import OwnerLimits
 
 DEFAULT_PORT = 8080
@@ -76,6 +77,10 @@ def web(
                                                           help="Connections one network (an IPv4 /24, an IPv6 /48) "
                                                                "may hold open (default 256, never under the cap per "
                                                                "address)."),
+    max_streams: int = typer.Option(StreamLimits.total, "--max-streams", min=2,
+                                    help="Live views and upload progress streams open at once, in all (when "
+                                         "reached, the oldest of the network holding the most is ended for a "
+                                         "newcomer)."),
     header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
                                          help="Seconds a client has to send a request's headers."),
     request_timeout: float = typer.Option(300.0, "--request-timeout", min=1.0,
@@ -104,7 +109,8 @@ def web(
         uploads=str(uploads) if uploads else "",
         owner_limits=OwnerLimits(uploads_per_hour=uploads_per_hour, live_bots=live_bots), open_signup=open_signup,
         preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits,
-        remote_address=(remote_address or "").strip(), remote_tls=remote_tls))
+        remote_address=(remote_address or "").strip(), remote_tls=remote_tls,
+        live_limits=StreamLimits(total=max_streams)))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     scheme = "https" if tls_cert else "http"
     if host in ("0.0.0.0", "::") and not tls_cert and not proxies:
