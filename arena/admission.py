@@ -19,6 +19,7 @@ import enum
 import ipaddress
 import os
 import resource
+import time
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -100,6 +101,7 @@ class _Evictable:
     since: float
     close: Callable[[], None]
     pace: Optional[Callable[[], float]] = None  # how fast it sends now (bytes a second); None: not sending
+    key: Optional[ClientKey] = None  # whom it counts against (a sender is evicted only for a smaller holder)
 
 
 
@@ -108,8 +110,12 @@ class Budget:
     oldest first: when the total is reached, or their share of it (the total less the reserve), the oldest of
     them is closed to make room for a newcomer."""
 
-    def __init__(self, caps: Caps) -> None:
+    def __init__(self, caps: Caps, waiting_grace_s: float = 0.0) -> None:
         self.caps = caps
+        # a client that has not shown who it is yet goes before those sending only once it has waited this long
+        # (since its `since`, on time.monotonic's clock): a visitor's request comes at once, and is not taken
+        # for a slow one in the moment before it does
+        self.waiting_grace_s = waiting_grace_s
         self.by_address: Counter[str] = Counter()
         self.by_network: Counter[str] = Counter()
         self.count = 0  # clients counted now
@@ -139,7 +145,7 @@ class Budget:
         """Count a client from `key`; or the cap it is over (its address's, its network's, the total), and it is
         not counted. The total refuses only when the oldest client open to eviction cannot make room."""
         refusal = self.over_cap(key)
-        if refusal is None and not self._make_room():
+        if refusal is None and not self._make_room(key):
             refusal = Refusal.TOTAL
         if refusal is None:
             self.count += 1
@@ -156,28 +162,39 @@ class Budget:
                 del counter[bucket]
 
     def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0,
-                         pace: Optional[Callable[[], float]] = None) -> None:
+                         pace: Optional[Callable[[], float]] = None, key: Optional[ClientKey] = None) -> None:
         """A counted client (`client`: its handle) may be closed to make room, after those before it; `close`
         closes it (it is counted out when it leaves). With `pace` (what it sends a second now) it is one of those
-        sending: closed only when none is left that has not shown who it is, the slowest first."""
+        sending: closed only when none is left that has not shown who it is, the slowest first, and only for a
+        newcomer whose address holds at least two fewer than its own (`key`'s), so that a crowd's clients,
+        closed, cannot take each other's places in an endless round while a visitor always finds one."""
         self.spare(client)
-        (self._evictable if pace is None else self._sending)[client] = _Evictable(since, close, pace)
+        (self._evictable if pace is None else self._sending)[client] = _Evictable(since, close, pace, key)
 
     def spare(self, client: Hashable) -> None:
         """`client` is no longer open to eviction (it has shown who it is, sent what it had to, or it is gone)."""
         self._evictable.pop(client, None)
         self._sending.pop(client, None)
 
-    def evict_oldest(self) -> bool:
-        """Close the oldest client open to eviction that is not sending, else the slowest sending; False when
+    def evict_oldest(self, newcomer: Optional[ClientKey] = None) -> bool:
+        """Close the oldest client open to eviction that is not sending (once it has waited `waiting_grace_s`),
+        else the slowest sending (one `newcomer` may take the place of), else the oldest not sending; False when
         there is none."""
-        if self._evictable:
-            self._evict(next(iter(self._evictable)))
-            return True
-        if self._sending:
-            self._evict(min(self._sending, key=self._pace_of))
-            return True
-        return False
+        oldest = next(iter(self._evictable), None)
+        waited = oldest is not None and self._evictable[oldest].since <= time.monotonic() - self.waiting_grace_s
+        slowest = None if waited else self._slowest_for(newcomer)
+        victim = slowest if slowest is not None else oldest
+        if victim is None:
+            return False
+        self._evict(victim)
+        return True
+
+    def _slowest_for(self, newcomer: Optional[ClientKey]) -> Optional[Hashable]:
+        """The slowest client sending whose address holds at least two more than `newcomer`'s (any, without)."""
+        held = self.by_address[newcomer.address] if newcomer is not None else -2
+        candidates = [client for client, sending in self._sending.items()
+                      if sending.key is None or self.by_address[sending.key.address] > held + 1]
+        return min(candidates, key=self._pace_of) if candidates else None
 
     def evict_older_than(self, cutoff: float) -> None:
         """Close every client open to eviction since before `cutoff`."""
@@ -194,13 +211,13 @@ class Budget:
         self.evicted += 1
         held.close()
 
-    def _make_room(self) -> bool:
+    def _make_room(self, newcomer: Optional[ClientKey] = None) -> bool:
         """When the total is reached, or the evictable share of it, close the oldest client open to eviction;
         False when the total is reached and none could be closed."""
         total = self.caps.total
         if total is None or (self.count < total and self.evictable < total - self.caps.reserve):
             return True
-        return self.evict_oldest() or self.count < total
+        return self.evict_oldest(newcomer) or self.count < total
 
 
 def raise_open_file_limit() -> int:

@@ -9,7 +9,8 @@ reads a request's whole body before a route decides whether to accept it. So:
   headers within `header_s` of its first byte (or of opening); a body may stall at most `body_idle_s` between
   chunks, must keep up `body_rate` bytes a second on average after its first `body_grace_s`, and the whole
   request must be in within `request_s` of its first byte; then it is closed. When the server is full, a
-  newcomer takes the place of the oldest connection that has not sent its headers, else of the slowest body.
+  newcomer takes the place of the oldest connection that has not sent its headers, else of the slowest body
+  of an address holding at least two more connections than the newcomer's.
   An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
 - Behind a trusted proxy (`trusted_proxies`: `arena web --trusted-proxy`) a connection from the proxy counts
   only while it carries a request, as the client its X-Forwarded-For (or X-Real-IP) names, which becomes the
@@ -30,6 +31,7 @@ import functools
 import ipaddress
 import json
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -44,6 +46,7 @@ from uvicorn.server import ServerState
 from arena.admission import Budget, Caps, ClientKey
 
 
+WAITING_GRACE_S = 1.0  # a connection without headers goes before a slow body only once it has waited this long
 OVER_CAP = "arena.over_cap"  # a request's scope key: why its client is over a cap (RequestLimits answers 429)
 
 
@@ -68,12 +71,14 @@ class Connections:
     """The open connections of one server, under its caps (a `Budget`). Those that have not sent a request's
     headers yet are open to eviction, in order of arrival, and after them those sending a body, the slowest
     first: when the server is full, one of them is closed to make room, so that a crowd of slow clients (each
-    within its caps) never keeps out a visitor whose request comes at once."""
+    within its caps) never keeps out a visitor whose request comes at once. (One without headers goes first
+    once it has waited `WAITING_GRACE_S`: a visitor's own connection, in the moment before its request comes,
+    is not taken for a slow one.)"""
 
     def __init__(self, limits: WebLimits) -> None:
         self.limits = limits
         self.budget = Budget(Caps(per_address=limits.per_address, per_network=limits.per_network,
-                                  total=limits.connections))
+                                  total=limits.connections), waiting_grace_s=WAITING_GRACE_S)
         self.proxies = tuple(ipaddress.ip_network(entry, strict=False) for entry in limits.trusted_proxies)
         self.refused = 0
         self.timed_out = 0
@@ -144,7 +149,7 @@ class GuardedProtocol(H11Protocol):
         if not self._count():
             transport.abort()
             return
-        self._connections.budget.open_to_eviction(self, transport.abort)
+        self._connections.budget.open_to_eviction(self, transport.abort, since=time.monotonic())
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -179,7 +184,7 @@ class GuardedProtocol(H11Protocol):
         if waiting is not h11.SEND_BODY or self._body_began is None:
             self._body_began, self._body_bytes = now, 0
             if self._counted:  # the slowest body goes when the server is full (after any without headers)
-                self._connections.budget.open_to_eviction(self, self._abort, pace=self._pace)
+                self._connections.budget.open_to_eviction(self, self._abort, pace=self._pace, key=self._key)
         else:
             self._body_bytes += size
         limits = self.limits

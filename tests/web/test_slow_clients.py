@@ -1,6 +1,6 @@
 """`arena web` against slow bodies and behind a proxy, for real (a server in a process of its own, clients on
 sockets): when the server is full of bodies trickling in, a fresh visitor is answered and the slowest body makes
-room; a body that falls behind the minimum rate is cut off though it never stalls; a whole request is cut off
+room (a crowd's own, closed, cannot take each other's places); a body that falls behind the minimum rate is cut off though it never stalls; a whole request is cut off
 at its deadline however steadily it comes; and the address a trusted proxy forwards is what the caps count,
 from that proxy only."""
 
@@ -59,7 +59,7 @@ def test_a_full_server_of_slow_bodies_answers_a_fresh_visitor_and_closes_the_slo
                                                                                          servers: list[Web]) -> None:
     web = start(tmp_path, "--max-connections", "16", "--connections-per-address", "4")
     servers.append(web)
-    slow = [slow_body(web, f"127.0.{7 + n // 4}.{1 + n % 4}") for n in range(16)]  # the whole server, in bodies
+    slow = [slow_body(web, f"127.0.7.{1 + n % 4}") for n in range(16)]  # the whole server, in bodies
     try:
         assert web.request("GET", "/api/games", source="127.0.20.1")[0] == 200
         assert closed_among(slow, 30)  # the room it took: a slow body's
