@@ -68,22 +68,28 @@ def test_a_full_server_of_slow_bodies_answers_a_fresh_visitor_and_closes_the_slo
             conn.close()
 
 
+def trickle(conn: socket.socket, piece: bytes, every_s: float, most: int) -> int:
+    """Send `piece` every `every_s` seconds until the server answers or closes, or `most` bytes are sent (two
+    minutes at most); the bytes sent (the one byte `slow_body` sent included)."""
+    sent, deadline = 1, time.monotonic() + 120
+    while time.monotonic() < deadline and sent + len(piece) <= most:
+        try:
+            conn.sendall(piece)
+        except OSError:
+            break
+        sent += len(piece)
+        if select.select([conn], [], [], every_s)[0]:
+            break
+    return sent
+
+
 def test_a_body_below_the_minimum_rate_is_cut_off_though_it_never_stalls(tmp_path: Path,
                                                                            servers: list[Web]) -> None:
     web = start(tmp_path, "--body-min-rate", "4096")
     servers.append(web)
     conn = slow_body(web, "127.0.7.1", length=60000)
-    sent, deadline = 1, time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline:  # a byte a fifth of a second: never idle for long, never fast enough
-            try:
-                conn.sendall(b" ")
-            except OSError:
-                break
-            sent += 1
-            if select.select([conn], [], [], 0.2)[0]:
-                break
-        assert closed_by_server(conn, 10) and sent < 60000
+    try:  # a byte a fifth of a second: never idle for long, never fast enough
+        assert trickle(conn, b" ", 0.2, 59000) < 59000 and closed_by_server(conn, 10)
         assert web.request("GET", "/api/games")[0] == 200
     finally:
         conn.close()
@@ -94,17 +100,8 @@ def test_a_whole_request_is_cut_off_at_its_deadline_however_steadily_it_comes(tm
     web = start(tmp_path, "--request-timeout", "3", "--body-min-rate", "1")
     servers.append(web)
     conn = slow_body(web, "127.0.7.1", length=60000)
-    sent, deadline = 1, time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline and sent < 59000:  # 500 bytes a tenth of a second: well over the rate
-            try:
-                conn.sendall(b" " * 500)
-            except OSError:
-                break
-            sent += 500
-            if select.select([conn], [], [], 0.1)[0]:
-                break
-        assert closed_by_server(conn, 10) and sent < 59000
+    try:  # 500 bytes a tenth of a second: well over the rate, never done within the deadline
+        assert trickle(conn, b" " * 500, 0.1, 59000) < 59000 and closed_by_server(conn, 10)
     finally:
         conn.close()
 
