@@ -5,7 +5,8 @@ Four places admit clients under caps: the web's connections (arena.web.guard), t
 matches (arena.web.live). Each names a client by a `ClientKey` (its address: an IPv4 address or an IPv6 /64;
 its network: an IPv4 /24 or an IPv6 /48) and counts it in a `Budget` (per address, per network, in all).
 Where a server holds connections that may be closed to make room (those that have not shown who they are
-yet), the budget keeps them oldest first and closes the oldest when a newcomer needs its place.
+yet), the budget keeps them oldest first and closes the oldest when a newcomer needs its place; when none is
+left, it closes the slowest of those still sending (a request body, at a pace they report).
 
 Two more budgets count what clients do rather than what they hold: `Strikes`, failures (wrong tokens) per
 address and per network, each failure past a free few shutting the address (or network) out for a pause
@@ -105,6 +106,9 @@ class _Evictable:
 
     since: float
     close: Callable[[], None]
+    pace: Optional[Callable[[], float]] = None  # how fast it sends now (bytes a second); None: not sending
+    key: Optional[ClientKey] = None  # whom it counts against (a sender is evicted only for a smaller holder)
+
 
 
 class Budget:
@@ -112,13 +116,18 @@ class Budget:
     oldest first: when the total is reached, or their share of it (the total less the reserve), the oldest of
     them is closed to make room for a newcomer."""
 
-    def __init__(self, caps: Caps) -> None:
+    def __init__(self, caps: Caps, waiting_grace_s: float = 0.0) -> None:
         self.caps = caps
+        # a client that has not shown who it is yet goes before those sending only once it has waited this long
+        # (since its `since`, on time.monotonic's clock): a visitor's request comes at once, and is not taken
+        # for a slow one in the moment before it does
+        self.waiting_grace_s = waiting_grace_s
         self.by_address: Counter[str] = Counter()
         self.by_network: Counter[str] = Counter()
         self.count = 0  # clients counted now
         self.evicted = 0  # clients closed to make room, or for their age
         self._evictable: dict[Hashable, _Evictable] = {}  # a client's handle -> how to close it, oldest first
+        self._sending: dict[Hashable, _Evictable] = {}  # ... of those sending at a pace (the slowest goes first)
 
     @property
     def full(self) -> bool:
@@ -128,7 +137,7 @@ class Budget:
     @property
     def evictable(self) -> int:
         """Clients now open to eviction."""
-        return len(self._evictable)
+        return len(self._evictable) + len(self._sending)
 
     def over_cap(self, key: ClientKey) -> Optional[Refusal]:
         """The cap a client from `key` would go over now: its address's, then its network's (None: neither)."""
@@ -142,7 +151,7 @@ class Budget:
         """Count a client from `key`; or the cap it is over (its address's, its network's, the total), and it is
         not counted. The total refuses only when the oldest client open to eviction cannot make room."""
         refusal = self.over_cap(key)
-        if refusal is None and not self._make_room():
+        if refusal is None and not self._make_room(key):
             refusal = Refusal.TOTAL
         if refusal is None:
             self.count += 1
@@ -158,21 +167,40 @@ class Budget:
             if counter[bucket] <= 0:
                 del counter[bucket]
 
-    def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0) -> None:
+    def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0,
+                         pace: Optional[Callable[[], float]] = None, key: Optional[ClientKey] = None) -> None:
         """A counted client (`client`: its handle) may be closed to make room, after those before it; `close`
-        closes it (it is counted out when it leaves)."""
-        self._evictable[client] = _Evictable(since, close)
+        closes it (it is counted out when it leaves). With `pace` (what it sends a second now) it is one of those
+        sending: closed only when none is left that has not shown who it is, the slowest first, and only for a
+        newcomer whose address holds at least two fewer than its own (`key`'s), so that a crowd's clients,
+        closed, cannot take each other's places in an endless round while a visitor always finds one."""
+        self.spare(client)
+        (self._evictable if pace is None else self._sending)[client] = _Evictable(since, close, pace, key)
 
     def spare(self, client: Hashable) -> None:
-        """`client` is no longer open to eviction (it has shown who it is, or it is gone)."""
+        """`client` is no longer open to eviction (it has shown who it is, sent what it had to, or it is gone)."""
         self._evictable.pop(client, None)
+        self._sending.pop(client, None)
 
-    def evict_oldest(self) -> bool:
-        """Close the oldest client open to eviction; False when there is none."""
-        if not self._evictable:
+    def evict_oldest(self, newcomer: Optional[ClientKey] = None) -> bool:
+        """Close the oldest client open to eviction that is not sending (once it has waited `waiting_grace_s`),
+        else the slowest sending (one `newcomer` may take the place of), else the oldest not sending; False when
+        there is none."""
+        oldest = next(iter(self._evictable), None)
+        waited = oldest is not None and self._evictable[oldest].since <= time.monotonic() - self.waiting_grace_s
+        slowest = None if waited else self._slowest_for(newcomer)
+        victim = slowest if slowest is not None else oldest
+        if victim is None:
             return False
-        self._evict(next(iter(self._evictable)))
+        self._evict(victim)
         return True
+
+    def _slowest_for(self, newcomer: Optional[ClientKey]) -> Optional[Hashable]:
+        """The slowest client sending whose address holds at least two more than `newcomer`'s (any, without)."""
+        held = self.by_address[newcomer.address] if newcomer is not None else -2
+        candidates = [client for client, sending in self._sending.items()
+                      if sending.key is None or self.by_address[sending.key.address] > held + 1]
+        return min(candidates, key=self._pace_of) if candidates else None
 
     def evict_older_than(self, cutoff: float) -> None:
         """Close every client open to eviction since before `cutoff`."""
@@ -180,18 +208,22 @@ class Budget:
             if held.since < cutoff:
                 self._evict(client)
 
+    def _pace_of(self, client: Hashable) -> float:
+        pace = self._sending[client].pace
+        return pace() if pace is not None else 0.0
+
     def _evict(self, client: Hashable) -> None:
-        held = self._evictable.pop(client)
+        held = self._evictable.pop(client, None) or self._sending.pop(client)
         self.evicted += 1
         held.close()
 
-    def _make_room(self) -> bool:
+    def _make_room(self, newcomer: Optional[ClientKey] = None) -> bool:
         """When the total is reached, or the evictable share of it, close the oldest client open to eviction;
         False when the total is reached and none could be closed."""
         total = self.caps.total
-        if total is None or (self.count < total and len(self._evictable) < total - self.caps.reserve):
+        if total is None or (self.count < total and self.evictable < total - self.caps.reserve):
             return True
-        return self.evict_oldest() or self.count < total
+        return self.evict_oldest(newcomer) or self.count < total
 
 
 MAX_TRACKED = 65_536  # addresses (and networks) a Strikes or Rates keeps at most; past it, the oldest quarter goes

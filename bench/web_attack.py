@@ -14,7 +14,9 @@ own (127.0.N.x, other networks than the visitor's):
    when the server closes it, from 200 addresses in 40 networks;
 2. body: clients that each declare a 256 MB body and send it as fast as they can, one after another;
 3. streams: 300 browsers following the live match (server-sent events) from 30 addresses;
-4. uploads: 50 uploads at once by one owner (20 an hour is its limit), their pre-flights run.
+4. uploads: 50 uploads at once by one owner (20 an hour is its limit), their pre-flights run;
+5. slow_bodies: --slow connections that each send a small POST's headers and drip its body a byte a second,
+   each opened again when the server closes it, from 68 addresses in 17 networks (issue 46).
 
 Goal (issue 34): the visitor's p95 during each attack within 3x its idle p95, the server's memory growth under
 100 MB, and no 5xx to the visitor. With --json: {"idle": {"p50_ms", "p95_ms", "errors"}, "attacks": {NAME:
@@ -143,6 +145,42 @@ def attack_body(port: int, _count: int, stop: Any, report: Any) -> None:
     report.put(sent)
 
 
+def attack_slow_bodies(port: int, connections: int, stop: Any, report: Any) -> None:
+    addresses = [f"127.0.{80 + n // 4}.{2 + n % 4}" for n in range(68)]  # 68 addresses in 17 networks
+
+    async def one(address: str) -> tuple[int, int]:
+        opened = closed = 0
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+            except OSError:
+                await asyncio.sleep(0.05)
+                continue
+            opened += 1
+            try:
+                writer.write(b"POST /api/owner/session HTTP/1.1\r\nHost: arena\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 1000\r\n\r\n")
+                while not stop.is_set() and not reader.at_eof():
+                    writer.write(b" ")
+                    await writer.drain()
+                    try:
+                        await asyncio.wait_for(reader.read(1), 1.0)  # (a byte a second, until it is closed)
+                    except TimeoutError:
+                        continue
+            except OSError:
+                pass
+            closed += not stop.is_set()  # (closed by the server, not by the attack's end)
+            writer.close()
+            await asyncio.sleep(0.05)  # (opened again soon, as the slow attack does: not a flood of connections)
+        return opened, closed
+
+    async def main() -> list[tuple[int, int]]:
+        return list(await asyncio.gather(*(one(addresses[n % len(addresses)]) for n in range(connections))))
+
+    ends = asyncio.run(main())
+    report.put({"opened": sum(opened for opened, _closed in ends), "closed by the server": sum(c for _o, c in ends)})
+
+
 def attack_streams(port: int, match_id: str, stop: Any, report: Any, browsers: int = 300) -> None:
     async def one(address: str) -> int:
         events = 0
@@ -250,7 +288,8 @@ def main() -> int:
             idle_p95 = report["idle"]["p95_ms"]
             attacks: list[tuple[str, Callable[..., None], Any]] = [
                 ("slow", attack_slow, arguments.slow), ("body", attack_body, 0),
-                ("streams", partial(attack_streams, browsers=browsers), None), ("uploads", attack_uploads, uploads)]
+                ("streams", partial(attack_streams, browsers=browsers), None), ("uploads", attack_uploads, uploads),
+                ("slow_bodies", attack_slow_bodies, arguments.slow)]
             context = multiprocessing.get_context("fork")
             for name, attack, parameter in attacks:
                 if name == "streams":  # a match to follow live, started now (the slow bots take about 10 s)

@@ -97,6 +97,49 @@ def test_a_full_budget_evicts_its_oldest_open_client_for_a_newcomer() -> None:
     assert closed == ["a"]
 
 
+def test_a_full_budget_evicts_those_without_headers_first_then_the_slowest_sender() -> None:
+    closed: list[str] = []
+    budget = Budget(Caps(per_address=10, total=3))
+    paces = {"fast": 50_000.0, "slow": 3.0}
+    for name in ("fast", "slow", "waiting"):
+        assert budget.admit(ClientKey.of(name)) is None
+    for name, pace in paces.items():  # (sending a body: closed only after any still to send headers)
+        budget.open_to_eviction(name, lambda name=name: closed.append(name), pace=lambda pace=pace: pace)
+    budget.open_to_eviction("waiting", lambda: closed.append("waiting"))
+    assert budget.evictable == 3
+    assert budget.admit(ClientKey.of("new")) is None and closed == ["waiting"]
+    budget.leave(ClientKey.of("waiting"))
+    assert budget.admit(ClientKey.of("newer")) is None and closed == ["waiting", "slow"]
+    budget.spare("fast")  # its body is in
+    budget.leave(ClientKey.of("slow"))
+    assert budget.admit(ClientKey.of("newest")) is Refusal.TOTAL and budget.evictable == 0
+
+
+def test_a_client_without_headers_goes_before_a_slow_sender_only_once_it_has_waited() -> None:
+    import time
+
+    closed: list[str] = []
+    budget = Budget(Caps(per_address=10, total=2), waiting_grace_s=3600.0)
+    for name in ("sending", "fresh"):
+        assert budget.admit(ClientKey.of(name)) is None
+    budget.open_to_eviction("sending", lambda: closed.append("sending"), pace=lambda: 1.0)
+    budget.open_to_eviction("fresh", lambda: closed.append("fresh"), since=time.monotonic())
+    assert budget.admit(ClientKey.of("new")) is None and closed == ["sending"]  # the fresh one is spared
+    budget.leave(ClientKey.of("sending"))
+    assert budget.admit(ClientKey.of("newer")) is None and closed == ["sending", "fresh"]  # (none else left)
+
+
+def test_a_sender_makes_room_only_for_a_newcomer_whose_address_holds_two_fewer() -> None:
+    closed: list[str] = []
+    budget = Budget(Caps(per_address=10, total=4))
+    crowd = [ClientKey.of("10.0.0.1")] * 2 + [ClientKey.of("10.0.0.2")] * 2
+    for n, key in enumerate(crowd):
+        assert budget.admit(key) is None
+        budget.open_to_eviction(n, lambda n=n: closed.append(f"{n}"), pace=lambda n=n: float(n), key=key)
+    assert budget.admit(ClientKey.of("10.0.0.2")) is Refusal.TOTAL  # 2 against 2: no endless round of a crowd
+    assert budget.admit(ClientKey.of("10.0.0.9")) is None and closed == ["0"]  # a visitor: the slowest goes
+
+
 def test_the_address_cap_refuses_before_anyone_is_evicted() -> None:
     closed: list[str] = []
     budget = Budget(Caps(per_address=1, total=1))

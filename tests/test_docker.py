@@ -232,3 +232,49 @@ def test_the_docker_client_reads_the_compose_file_where_it_has_compose() -> None
     checked = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True,
                              text=True, env=env)
     assert checked.returncode == 0, checked.stderr
+
+
+def _nginx_map(variable: str) -> list[tuple[re.Pattern[str], str]]:
+    """docker/nginx.conf's `map $remote_addr $variable` as (pattern, value) pairs, in its order, read as nginx
+    reads them (PCRE's named groups in Python's spelling)."""
+    text = (ROOT / "docker" / "nginx.conf").read_text()
+    block = text.split(f"map $remote_addr ${variable} {{", 1)[1].split("}\n", 1)[0]
+    rules = []
+    for line in block.strip().splitlines():
+        match = re.match(r'\s*"~(.*)"\s+(\S+);', line)
+        if match:
+            rules.append((re.compile(match[1].replace("(?<", "(?P<")), match[2]))
+    return rules
+
+
+def _mapped(rules: list[tuple[re.Pattern[str], str]], address: str) -> str:
+    for pattern, value in rules:
+        found = pattern.search(address)
+        if found:
+            return re.sub(r"\$(\w+)", lambda name: found[name[1]], value)
+    return address
+
+
+def test_the_proxys_limits_count_an_ipv4_address_or_an_ipv6_64_and_their_networks() -> None:
+    import ipaddress
+    import random
+
+    client, network = _nginx_map("client"), _nginx_map("client_network")
+    pick = random.Random(46)
+    for _ in range(4000):  # addresses written as nginx writes them (the longest run of 2+ zero groups as "::")
+        groups = [pick.choice([0, 0, 0, 1, pick.randrange(1 << 16)]) for _ in range(8)]
+        written = ipaddress.IPv6Address(sum(group << (16 * (7 - n)) for n, group in enumerate(groups))).compressed
+        assert _mapped(client, written) == ":".join(f"{group:x}" for group in groups[:4]), written  # its /64
+        assert _mapped(network, written) == ":".join(f"{group:x}" for group in groups[:3]), written  # its /48
+    assert _mapped(client, "203.0.113.7") == "203.0.113.7" and _mapped(network, "203.0.113.7") == "203.0.113"
+    assert _mapped(client, "::ffff:203.0.113.7") == "203.0.113.7"
+
+
+def test_the_proxy_streams_bodies_to_the_web_and_counts_per_client() -> None:
+    nginx = (ROOT / "docker" / "nginx.conf").read_text()
+    assert "proxy_request_buffering off;" in nginx  # (server-wide: an upload never waits on this proxy's disk)
+    assert "limit_conn_zone $client zone=per_address" in nginx and "limit_req_zone $client " in nginx
+    assert "limit_conn_zone $client_network zone=per_network" in nginx
+    argv = [_expand(part) for part in _compose()["services"]["web"]["command"]]
+    per_address = re.search(r"limit_conn per_address (\d+);", nginx)
+    assert per_address and argv[argv.index("--connections-per-address") + 1] == per_address[1]

@@ -19,6 +19,7 @@ from arena.cli.show import console, err_console, fail
 from arena.submissions import bot_store as default_bot_store
 from arena.web.app import WebSettings, create_app
 from arena.web.guard import QuietErrors, WebLimits, guarded
+from arena.web.streams import StreamLimits
 from arena.web.uploads import OwnerLimits
 
 DEFAULT_PORT = 8080
@@ -64,23 +65,40 @@ def web(
                                                                 "(arenas://)."),
     trusted_proxy: Optional[list[str]] = typer.Option(
         None, "--trusted-proxy", metavar="ADDRESS",
-        help="A reverse proxy whose X-Forwarded-For header names the client (repeatable; an address or a network "
-             "such as 10.0.0.0/8). Without one the header is ignored: every limit per address counts the address "
-             "that connects."),
+        help="A reverse proxy whose X-Forwarded-For (or X-Real-IP) header names the client (repeatable; an address "
+             "or a network such as 10.0.0.0/8): every limit per address, connections included, counts that client. "
+             "Without one the headers are ignored: every limit per address counts the address that connects."),
     max_connections: Optional[int] = typer.Option(None, "--max-connections", min=16,
                                                   help="Connections open at once, in all (default 4096; kept under "
                                                        "the open-file limit)."),
     connections_per_address: int = typer.Option(64, "--connections-per-address", min=1,
                                                 help="Connections one address (an IPv6 /64) may hold open."),
+    connections_per_network: Optional[int] = typer.Option(None, "--connections-per-network", min=1,
+                                                          help="Connections one network (an IPv4 /24, an IPv6 /48) "
+                                                               "may hold open (default 256, never under the cap per "
+                                                               "address)."),
+    max_streams: int = typer.Option(StreamLimits.total, "--max-streams", min=2,
+                                    help="Live views and upload progress streams open at once, in all (when "
+                                         "reached, the oldest of the network holding the most is ended for a "
+                                         "newcomer)."),
     header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
                                          help="Seconds a client has to send a request's headers."),
+    request_timeout: float = typer.Option(300.0, "--request-timeout", min=1.0,
+                                          help="Seconds a whole request (headers and body) may take, from its first "
+                                               "byte."),
+    body_min_rate: int = typer.Option(4096, "--body-min-rate", min=1,
+                                      help="Bytes a second a request body must keep up on average after its first "
+                                           "10 seconds; a slower one is cut off."),
 ) -> None:
     """Serve Arena's pages and JSON API over the results database; owners sign in to upload bots (each
     pre-flighted in a worker process), retire versions and register remote bots."""
     _check_tls_files(tls_cert, tls_key)
+    proxies = _trusted(trusted_proxy or [])
     limits = WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()),
                        per_address=connections_per_address,
-                       per_network=max(connections_per_address, WebLimits.per_network), header_s=header_timeout)
+                       per_network=max(connections_per_address, connections_per_network or WebLimits.per_network),
+                       header_s=header_timeout, request_s=request_timeout, body_rate=body_min_rate,
+                       trusted_proxies=tuple(proxies))
     settings_sandbox = sandbox_settings(sandbox)
     token = _referee_token(server, viewer_token_file, admin_token_file)
     store = open_store(db)  # (made by the ladder, a tournament or `arena owner add`: never by a web server)
@@ -91,10 +109,10 @@ def web(
         uploads=str(uploads) if uploads else "",
         owner_limits=OwnerLimits(uploads_per_hour=uploads_per_hour, live_bots=live_bots), open_signup=open_signup,
         preflight_workers=preflight_workers, sandbox=settings_sandbox.mode, limits=limits,
-        remote_address=(remote_address or "").strip(), remote_tls=remote_tls))
+        remote_address=(remote_address or "").strip(), remote_tls=remote_tls,
+        live_limits=StreamLimits(total=max_streams)))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     scheme = "https" if tls_cert else "http"
-    proxies = _trusted(trusted_proxy or [])
     if host in ("0.0.0.0", "::") and not tls_cert and not proxies:
         err_console.print("arena: warning: listening on every interface without TLS: owner tokens and sessions would "
                           "cross the network in the clear; use --tls-cert/--tls-key or a reverse proxy "
@@ -103,7 +121,7 @@ def web(
                             ssl_certfile=str(tls_cert) if tls_cert else None,
                             ssl_keyfile=str(tls_key) if tls_key else None,
                             http=guarded(limits), timeout_keep_alive=int(limits.keep_alive_s),
-                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+                            proxy_headers=False,  # (the guard reads a trusted proxy's headers: arena.web.guard)
                             server_header=False)
     try:
         listener = _listen(host, port)

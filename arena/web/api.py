@@ -441,17 +441,18 @@ async def live(request: Request) -> dict[str, Any]:
 async def live_events(request: Request, match_id: str) -> StreamingResponse:
     from arena.web.live import event_stream
 
-    release = request.app.state.live.admit(request.client.host if request.client else "unknown")  # 429 over a cap
+    # a place in the web's streams (an older one of this client's, or of the fullest network, ended for it)
+    ticket = request.app.state.streams.admit(request.client.host if request.client else "unknown")
 
     async def stream() -> AsyncIterator[str]:
         try:
-            async for text in event_stream(request, match_id):
+            async for text in event_stream(request, match_id, ticket.ended):
                 yield text
         finally:
-            release()
+            ticket.release()
 
     events = stream()
-    weakref.finalize(events, release)  # (a stream never started is never finished either)
+    weakref.finalize(events, ticket.release)  # (a stream never started is never finished either)
     return StreamingResponse(events, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

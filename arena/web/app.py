@@ -32,7 +32,8 @@ from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.web import api, owners, uploads
 from arena.web.guard import RequestLimits, WebLimits
-from arena.web.live import LiveHub, LiveLimits
+from arena.web.live import LiveHub
+from arena.web.streams import StreamLimits, Streams
 from arena.submissions.queue import PreflightQueue
 from arena.web.uploads import OwnerLimits
 
@@ -57,7 +58,7 @@ class WebSettings:
     sandbox: str = "bwrap"  # how the pre-flights run bots
     remote_address: str = ""  # where remote bots connect (the ladder's port as reachable from outside), if said
     remote_tls: bool = False  # ... and whether that port speaks TLS
-    live_limits: LiveLimits = LiveLimits()  # browsers following live matches at once
+    live_limits: StreamLimits = StreamLimits()  # streams at once (live matches, uploads' progress)
     limits: WebLimits = WebLimits()  # on clients: connections, header and body times, body sizes
 
 
@@ -89,7 +90,8 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     app.state.leaderboards = Leaderboards(store)
     app.state.hosting = hosting
     app.state.settings = settings
-    app.state.live = LiveHub(settings.live_limits)
+    app.state.live = LiveHub()
+    app.state.streams = Streams(settings.live_limits)
     app.state.signups = owners.RateLimit(settings.signups_per_hour, 3600.0)
     app.state.sign_ins = owners.RateLimit(settings.sign_ins_per_minute, 60.0)
     app.add_middleware(GZipMiddleware, minimum_size=2048)

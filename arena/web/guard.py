@@ -6,9 +6,16 @@ reads a request's whole body before a route decides whether to accept it. So:
 - `GuardedProtocol` (uvicorn's h11 protocol with guards) counts connections in all, per address (an IPv4
   address, an IPv6 /64) and per network (an IPv4 /24, an IPv6 /48) in its server's `Connections` (a budget of
   arena.admission), and closes at once a connection over a cap; a connection must send a whole request's
-  headers within `header_s` of its first byte (or of opening), and a body may stall at most `body_idle_s`
-  between chunks and take at most `body_s` in all; then it is closed. An idle kept-alive connection is closed
-  by uvicorn's keep-alive timeout.
+  headers within `header_s` of its first byte (or of opening); a body may stall at most `body_idle_s` between
+  chunks, must keep up `body_rate` bytes a second on average after its first `body_grace_s`, and the whole
+  request must be in within `request_s` of its first byte; then it is closed. When the server is full, a
+  newcomer takes the place of the oldest connection that has not sent its headers, else of the slowest body
+  of an address holding at least two more connections than the newcomer's.
+  An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
+- Behind a trusted proxy (`trusted_proxies`: `arena web --trusted-proxy`) a connection from the proxy counts
+  only while it carries a request, as the client its X-Forwarded-For (or X-Real-IP) names, which becomes the
+  request's client for the application too; a client over its caps there is answered 429. From any other
+  address those headers are ignored.
 - `RequestLimits` (ASGI middleware) refuses a path or query with a control character (NUL...), and refuses a body over its route's limit before reading it: a declared length
   over it is a 413 at once, and a body without one is counted as it comes and cut at the limit. JSON
   routes take `json_bytes`, the upload route the upload cap.
@@ -21,8 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import ipaddress
 import json
 import logging
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote_to_bytes
@@ -36,6 +46,10 @@ from uvicorn.server import ServerState
 from arena.admission import Budget, Caps, ClientKey
 
 
+WAITING_GRACE_S = 1.0  # a connection without headers goes before a slow body only once it has waited this long
+OVER_CAP = "arena.over_cap"  # a request's scope key: why its client is over a cap (RequestLimits answers 429)
+
+
 @dataclass(frozen=True)
 class WebLimits:
     """The web server's limits on its clients."""
@@ -45,21 +59,27 @@ class WebLimits:
     per_network: int = 256
     header_s: float = 10.0  # a request's headers, from its first byte (or the connection's opening)
     body_idle_s: float = 30.0  # the longest a body may stall between chunks
-    body_s: float = 600.0  # the longest a body may take in all
+    request_s: float = 300.0  # the longest a whole request (headers and body) may take, from its first byte
+    body_rate: int = 4096  # bytes a second a body must keep up on average, after its first `body_grace_s`
+    body_grace_s: float = 10.0
     keep_alive_s: float = 5.0  # an idle kept-alive connection
     json_bytes: int = 64 * 1024  # a request body to any route but the upload
+    trusted_proxies: tuple[str, ...] = ()  # networks whose X-Forwarded-For / X-Real-IP names the client
 
 
 class Connections:
     """The open connections of one server, under its caps (a `Budget`). Those that have not sent a request's
-    headers yet are open to eviction, in order of arrival: when the server is full, the oldest of them is closed
-    to make room, so that a crowd of slow clients (each within its caps) never keeps out a visitor whose request
-    comes at once."""
+    headers yet are open to eviction, in order of arrival, and after them those sending a body, the slowest
+    first: when the server is full, one of them is closed to make room, so that a crowd of slow clients (each
+    within its caps) never keeps out a visitor whose request comes at once. (One without headers goes first
+    once it has waited `WAITING_GRACE_S`: a visitor's own connection, in the moment before its request comes,
+    is not taken for a slow one.)"""
 
     def __init__(self, limits: WebLimits) -> None:
         self.limits = limits
         self.budget = Budget(Caps(per_address=limits.per_address, per_network=limits.per_network,
-                                  total=limits.connections))
+                                  total=limits.connections), waiting_grace_s=WAITING_GRACE_S)
+        self.proxies = tuple(ipaddress.ip_network(entry, strict=False) for entry in limits.trusted_proxies)
         self.refused = 0
         self.timed_out = 0
 
@@ -70,10 +90,39 @@ class Connections:
             return False
         return True
 
+    def trusts(self, host: str) -> bool:
+        """Whether `host` is a trusted proxy's address."""
+        try:
+            ip = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        return any(ip in network for network in self.proxies)
+
+    def forwarded(self, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+        """The client a trusted proxy's request names: the last address of X-Forwarded-For that is no trusted
+        proxy (the first, when all are), else X-Real-IP; None when it names none that is an IP address."""
+        named = dict(headers)
+        chain = [part.strip() for part in named.get(b"x-forwarded-for", b"").decode("latin-1").split(",")]
+        chain = [host for host in chain if _is_ip(host)]
+        untrusted = [host for host in chain if not self.trusts(host)]
+        if untrusted or chain:
+            return (untrusted or chain)[-1 if untrusted else 0]
+        real = named.get(b"x-real-ip", b"").decode("latin-1").strip()
+        return real if _is_ip(real) else None
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
 
 class GuardedProtocol(H11Protocol):
     """uvicorn's h11 protocol, with caps on connections and deadlines on headers and bodies (see above); its
-    server's connections are `connections` (one `Connections` for every connection of one server)."""
+    server's connections are `connections` (one `Connections` for every connection of one server). A connection
+    from a trusted proxy is counted only while it carries a request, as the client the request names."""
 
     def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None, *, connections: Connections) -> None:
@@ -82,48 +131,105 @@ class GuardedProtocol(H11Protocol):
         self._connections = connections
         self._key = ClientKey.as_given("unknown")  # (known once the connection is made)
         self._counted = False
+        self._proxied = False  # from a trusted proxy: each request counts as the client it names
         self._deadline: asyncio.TimerHandle | None = None
-        self._body_ends: float | None = None
+        self._began: float | None = None  # when the request under way sent its first byte
+        self._body_began: float | None = None  # ... and its body
+        self._body_bytes = 0
+        self._seen: object = None  # the last request's scope looked at
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._key = ClientKey.of(self.client[0] if self.client else "unknown")
-        self._counted = self._connections.admit(self._key)
-        if not self._counted:
+        host = self.client[0] if self.client else "unknown"
+        self._proxied = self._connections.trusts(host)
+        self._arm(self.limits.header_s)
+        if self._proxied:
+            return
+        self._key = ClientKey.of(host)
+        if not self._count():
             transport.abort()
             return
-        self._connections.budget.open_to_eviction(self, transport.abort)
-        self._arm(self.limits.header_s)
+        self._connections.budget.open_to_eviction(self, transport.abort, since=time.monotonic())
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        if self._counted:
-            self._counted = False
-            self._connections.budget.spare(self)
-            self._connections.budget.leave(self._key)
+        self._uncount()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        now = self.loop.time()
+        self._began = now if self._began is None else self._began
         waiting = self.conn.their_state
         super().data_received(data)
+        self._look_at_request()
         state = self.conn.their_state
-        if state is h11.SEND_BODY:  # a body under way: each chunk must come soon, the whole in time
-            now = self.loop.time()
-            if waiting is not h11.SEND_BODY or self._body_ends is None:
-                self._body_ends = now + self.limits.body_s
-            self._arm(min(self.limits.body_idle_s, self._body_ends - now))
+        if state is h11.SEND_BODY:  # a body under way: it must keep coming, at a pace, and the whole in time
+            self._body_chunk(now, waiting, len(data))
         elif state is h11.IDLE and self.conn.our_state is h11.IDLE:
             if waiting is not h11.IDLE or self._deadline is None:  # the first bytes of a request's headers
                 self._arm(self.limits.header_s)
         else:  # the request is in: what follows is the application's (and uvicorn's keep-alive)
-            self._body_ends = None
+            self._began = self._body_began = None
             self._disarm()
-        if state is not h11.IDLE:  # it has sent a request's headers: no longer first to go when the server is full
-            self._connections.budget.spare(self)
+            self._connections.budget.spare(self)  # no longer to be closed when the server is full
 
     def on_response_complete(self) -> None:
+        if self._proxied:  # its client no longer holds this connection
+            self._uncount()
         super().on_response_complete()
         self._disarm()  # (the keep-alive timeout runs until the next request's first bytes)
+        self._look_at_request()  # (a pipelined request, begun now)
+
+    def _body_chunk(self, now: float, waiting: Any, size: int) -> None:
+        if waiting is not h11.SEND_BODY or self._body_began is None:
+            self._body_began, self._body_bytes = now, 0
+            if self._counted:  # the slowest body goes when the server is full (after any without headers)
+                self._connections.budget.open_to_eviction(self, self._abort, pace=self._pace, key=self._key)
+        else:
+            self._body_bytes += size
+        limits = self.limits
+        behind = self._body_began + limits.body_grace_s + self._body_bytes / limits.body_rate
+        ends = min(now + limits.body_idle_s, (self._began or now) + limits.request_s, behind)
+        self._arm(ends - now)
+
+    def _pace(self) -> float:
+        """The body's bytes a second so far (a first second's kilobyte counted in, so that one just begun is
+        not taken for the slowest)."""
+        elapsed = self.loop.time() - (self._body_began if self._body_began is not None else self.loop.time())
+        return (self._body_bytes + 1024) / (elapsed + 1.0)
+
+    def _look_at_request(self) -> None:
+        """A new request from a trusted proxy counts as the client it names (its scope's client, too): over that
+        client's caps it is answered 429 (see RequestLimits)."""
+        scope = cast("dict[str, Any] | None", self.scope)
+        if scope is None or scope is self._seen:
+            return
+        self._seen = scope
+        if not self._proxied:
+            return
+        client = self._connections.forwarded(scope["headers"])
+        if client is not None:
+            scope["client"] = (client, 0)
+            proto = dict(scope["headers"]).get(b"x-forwarded-proto", b"").decode("latin-1").strip().lower()
+            scope["scheme"] = proto if proto in ("http", "https") else scope["scheme"]
+        self._uncount()
+        self._key = ClientKey.of(client or (self.client[0] if self.client else "unknown"))
+        if not self._count():
+            scope[OVER_CAP] = "too many connections from your address now: try again shortly"
+
+    def _count(self) -> bool:
+        self._counted = self._connections.admit(self._key)
+        return self._counted
+
+    def _uncount(self) -> None:
+        self._connections.budget.spare(self)
+        if self._counted:
+            self._counted = False
+            self._connections.budget.leave(self._key)
+
+    def _abort(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.abort()
 
     def _arm(self, seconds: float) -> None:
         self._disarm()
@@ -137,8 +243,7 @@ class GuardedProtocol(H11Protocol):
     def _too_slow(self) -> None:
         self._deadline = None
         self._connections.timed_out += 1
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.abort()
+        self._abort()
 
 
 def guarded(limits: WebLimits) -> type[GuardedProtocol]:
@@ -163,6 +268,9 @@ class RequestLimits:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope.get(OVER_CAP):
+            await _refuse(send, 429, scope[OVER_CAP])
             return
         if _has_controls(scope.get("path", "")):
             await _refuse(send, 404, "no such page: its address holds a control character")

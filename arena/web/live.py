@@ -5,35 +5,29 @@ stays on the server.
 
 However many browsers watch a match, the web follows it once (`LiveHub`: one stream from the referee
 per match, its events kept as ready-made server-sent-event text); each browser reads that shared list
-at its own pace, and one that falls `MAX_LAG` events behind is dropped. Browsers watching live are
-capped per address (as the request gives it) and in all (`LiveLimits`, counted in a budget of
-arena.admission), so watchers cannot crowd the web or the referee.
+at its own pace, and one that falls `MAX_LAG` events behind is dropped. Browsers watching live share the
+web's budget of streams (arena.web.streams: per address, per network and in all, the oldest ended to make
+room), so watchers cannot crowd the web or the referee, nor lock a newcomer out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from typing import Any, Optional
 
 from fastapi import HTTPException, Request
 
-from arena.admission import Budget, Caps, ClientKey
 from arena.rpc.client import AdminClient, AdminError, event_json
+from arena.web.streams import ENDED, StreamLimits, changed_or_ended
 
 NO_REFEREE = "no referee to watch: start the web server with --server HOST:PORT (the referee's address)"
 MAX_LAG = 2000  # events a browser may be behind before it is dropped
 KEEP_FINISHED = 32  # finished matches whose events stay in memory (late visitors get them at once)
 
 
-@dataclass(frozen=True)
-class LiveLimits:
-    """Browsers that may follow live matches at once: in all and per address."""
-
-    total: int = 1000
-    per_address: int = 16
+LiveLimits = StreamLimits  # (its former name: browsers following live matches, now every stream)
 
 
 async def running_matches(settings: Any) -> dict[str, Any]:
@@ -68,32 +62,10 @@ class _Relay:
 
 
 class LiveHub:
-    """The web's relays of the referee's matches, and the count of browsers following them."""
+    """The web's relays of the referee's matches."""
 
-    def __init__(self, limits: LiveLimits = LiveLimits()) -> None:
-        self.limits = limits
+    def __init__(self) -> None:
         self.relays: dict[str, _Relay] = {}
-        self.browsers = Budget(Caps(per_address=limits.per_address, total=limits.total))
-
-    def admit(self, address: str) -> Callable[[], None]:
-        """Count a browser from `address` (HTTPException 429 over a cap); returns its release, which may be
-        called more than once."""
-        client = ClientKey.as_given(address)  # (the address as the request gives it)
-        if self.browsers.full:
-            raise HTTPException(429, f"{self.limits.total} browsers follow live matches now, the most this server "
-                                     "takes; try again later", headers={"Retry-After": "30"})
-        if self.browsers.admit(client) is not None:
-            raise HTTPException(429, f"{self.limits.per_address} live views from one address is the most",
-                                headers={"Retry-After": "30"})
-        released = False
-
-        def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
-                self.browsers.leave(client)
-
-        return release
 
     def relay(self, settings: Any, match_id: str) -> _Relay:
         """The match's relay, started on first use."""
@@ -132,9 +104,10 @@ class LiveHub:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def event_stream(request: Request, match_id: str) -> AsyncIterator[str]:
+async def event_stream(request: Request, match_id: str, ended: asyncio.Event) -> AsyncIterator[str]:
     """Server-sent events of a match's public view: header, then each step (the newest with the board
-    position), then finished; an `error` event if the referee cannot be watched."""
+    position), then finished; an `error` event if the referee cannot be watched, or when `ended` is set (the
+    stream ended to make room)."""
     settings = request.app.state.settings
     if not settings.referee:
         yield _sse("error", {"detail": NO_REFEREE})
@@ -154,9 +127,10 @@ async def event_stream(request: Request, match_id: str) -> AsyncIterator[str]:
             return
         if await request.is_disconnected():
             return
-        try:
-            await asyncio.wait_for(changed.wait(), timeout=15.0)
-        except TimeoutError:
+        if ended.is_set():
+            yield _sse("error", {"detail": ENDED})
+            return
+        if not await changed_or_ended(changed, ended, 15.0):
             yield ": keep-alive\n\n"  # (a comment line: it tells a vanished browser apart)
 
 

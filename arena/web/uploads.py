@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import secrets
+import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -28,6 +29,7 @@ from arena.store.rows import SubmissionRow
 from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, kind_of
 from arena.web.owners import caller
 from arena.web.state import hosting_of
+from arena.web.streams import ENDED
 
 router = APIRouter()
 EVENT_POLL_S = 0.2  # how often a followed submission's events are looked for
@@ -136,24 +138,41 @@ def my_submission(request: Request, submission_id: int, since: int = Query(0, ge
 async def my_submission_events(request: Request, submission_id: int) -> StreamingResponse:
     _own_submission(request, submission_id)
     store_hosting = hosting_of(request)
+    # a place in the web's streams, shared with live views (an older one of this client's ended for it)
+    ticket = request.app.state.streams.admit(request.client.host if request.client else "unknown")
 
     async def events() -> AsyncIterator[str]:
-        sent = 0
-        while True:
-            row = await asyncio.to_thread(store_hosting.submission, submission_id)
-            if row is None:
-                return
-            for event in row.events[sent:]:
-                yield f"event: progress\ndata: {json.dumps(event)}\n\n"
-            sent = len(row.events)
-            if row.is_final:
-                yield f"event: end\ndata: {json.dumps(submission_json(row, sent))}\n\n"
-                return
-            if await request.is_disconnected():
-                return
-            await asyncio.sleep(EVENT_POLL_S)
+        try:
+            async for text in _progress(request, store_hosting, submission_id, ticket.ended):
+                yield text
+        finally:
+            ticket.release()
 
-    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    stream = events()
+    weakref.finalize(stream, ticket.release)  # (a stream never started is never finished either)
+    return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+async def _progress(request: Request, store_hosting: Any, submission_id: int,
+                    ended: asyncio.Event) -> AsyncIterator[str]:
+    """An upload's progress events, then its end (or an `error` when `ended` is set: ended to make room)."""
+    sent = 0
+    while True:
+        row = await asyncio.to_thread(store_hosting.submission, submission_id)
+        if row is None:
+            return
+        for event in row.events[sent:]:
+            yield f"event: progress\ndata: {json.dumps(event)}\n\n"
+        sent = len(row.events)
+        if row.is_final:
+            yield f"event: end\ndata: {json.dumps(submission_json(row, sent))}\n\n"
+            return
+        if await request.is_disconnected():
+            return
+        if ended.is_set():
+            yield f"event: error\ndata: {json.dumps({'detail': ENDED})}\n\n"
+            return
+        await asyncio.sleep(EVENT_POLL_S)
 
 
 def _iso(moment: Any) -> str | None:

@@ -73,4 +73,4 @@ def test_spectators() -> None:
 def test_web_attack() -> None:
     figures = run_bench("web_attack.py", "--requests", "3", "--slow", "10", "--smoke")
     has_keys(figures, "idle attacks memory_mb goal_met failures command")
-    assert sorted(figures["attacks"]) == ["body", "slow", "streams", "uploads"]
+    assert sorted(figures["attacks"]) == ["body", "slow", "slow_bodies", "streams", "uploads"]
