@@ -152,7 +152,9 @@ class LadderService:
         self.play = play
         self.log = log
         self.system = system
-        self.executors = Executors(replace(play, pipeline=1))  # no match waits behind a stalling one
+        # no match waits behind a stalling one; while no worker serves the broker's queue, the round waits
+        self.executors = Executors(replace(play, pipeline=1, on_wait=self._on_workers))
+        self.waiting: str | None = None  # what the round waits for (no worker serves), while it does
         self.notifier = Notifier(settings.notify_url, log) if settings.notify_url else None
         self.ladders: dict[str, tuple[Game, int]] = {}  # pool -> (game, tournament id)
         self._builtin_ids: dict[str, set[int]] = {}
@@ -189,6 +191,8 @@ class LadderService:
             self.ladders[pool] = (game, tournament_id)
             self._builtin_ids[pool] = ids
             state = self._state(tournament_id)
+            if state.waiting is not None:  # what an earlier run waited for is not this one's
+                self._update_state(tournament_id, lambda state: replace(state, waiting=None))
             schedule = (state.settings or {}).get("schedule")
             if schedule and schedule != self.settings.schedule.describe():
                 self.schedule_change = (schedule, self.settings.schedule.describe())
@@ -417,6 +421,16 @@ class LadderService:
         """During a round: the heartbeat, every HEARTBEAT_S."""
         if time.monotonic() - self._last_beat > HEARTBEAT_S:
             self._heartbeat()
+
+    def _on_workers(self, line: str | None) -> None:
+        """The executor waits for a worker (`line` says why, every few seconds) or has one again (None): said
+        once each way, in the log and in the ladders' state (`arena ladder status`); the heartbeat goes on."""
+        if line != self.waiting:
+            self.waiting = line
+            self.log(f"ladder: {line}" if line else "ladder: a worker serves the queue again: carrying on")
+            for _game, tournament_id in self.ladders.values():
+                self._update_state(tournament_id, lambda state: replace(state, waiting=line))
+        self._beat(None)
 
     def _heartbeat(self) -> None:
         self._last_beat = time.monotonic()

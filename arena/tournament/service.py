@@ -77,6 +77,8 @@ class PlaySettings:
     pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
     network: NetworkSettings | None = None  # the referee also takes remote bots there (a hosted ladder)
     limits: AgentLimits = DEFAULT_LIMITS  # how long a built-in agent may think: per decision, per match
+    on_wait: Callable[[str | None], None] | None = None  # told while no worker serves the broker's queue (and
+    # None when one does again): see CeleryExecutor
 
 
 @dataclass(frozen=True)
@@ -294,7 +296,7 @@ class Executors:
             if settings.broker:
                 try:
                     self.agents = CeleryExecutor(settings.broker, settings.concurrency, settings.queue,
-                                                 limits=settings.limits)
+                                                 limits=settings.limits, on_wait=settings.on_wait)
                 except ImportError:
                     raise TournamentError("--broker needs Celery: pip install 'arena[distributed]'") from None
             else:
