@@ -246,13 +246,22 @@ class CeleryExecutor(Executor):
         """Of `tasks`, those no live worker holds, if the queue is empty (else none: they may be queued)."""
         try:
             with self.app.connection_for_write() as connection:
-                if connection.default_channel.queue_declare(self.queue, passive=True).message_count:
+                if self._queued(connection):
                     return set()
                 replies = self.app.control.inspect(timeout=1.0, connection=connection).query_task(*tasks) or {}
         except Exception:  # the broker is unreachable: not these chunks' loss
             return set()
         held = {task for reply in replies.values() for task in (reply or {})}
         return set(tasks) - held
+
+    def _queued(self, connection: Any) -> int:
+        """How many messages wait in the queue (Redis keeps no empty queue: none there, none waiting)."""
+        from kombu.exceptions import ChannelError
+
+        try:
+            return int(connection.default_channel.queue_declare(self.queue, passive=True).message_count)
+        except ChannelError:
+            return 0
 
     def _workers_serve(self) -> bool:
         """Whether a worker consumes the queue; if none does, the run waits for one and says so."""
