@@ -1,7 +1,11 @@
 """Analysing a run's matches in the background (`--analyse BUDGET` of a tournament run or a ladder service).
 
-The analyser is a process of its own at the lowest CPU priority (nice 19): play keeps the cores it asks
-for, and the analyses take what is left. It analyses the stored matches of its tournaments that have no
+The analyser is a process of its own, at the ordinary CPU priority but holding itself to a share of a core
+(SHARE, a fifth) while the machine is busy: when it finds it had to wait for a core, it rests between the
+decisions it searches until its use is back to that share; when a core is free it takes it whole. Play keeps
+nearly all the cores it asks for, and a busy machine slows the analyses but cannot starve them (at the
+lowest priority, nice 19, it got nothing while a ladder played a round every second beside one CPU-bound
+process, and never caught up). It analyses the stored matches of its tournaments that have no
 analysis yet, oldest first, and stores each with its match; when it has caught up it looks again every
 `poll_s` seconds. Its standard input is its leash: once the parent closes it (or dies), the analyser
 finishes what is stored by then and exits.
@@ -12,7 +16,6 @@ finishes what is stored by then and exits.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import threading
@@ -25,14 +28,41 @@ from arena.referee.replay import ReplayDivergence
 from arena.store import Store
 
 POLL_S = 1.0
+SHARE = 0.2  # of a core, at least, while the machine is busy (when it had to wait for one)
+BUSY = 0.9  # it had to wait: it got less CPU time than this share of the wall time that passed
+WINDOW_S = 0.25  # its use is measured over this long (at least), between two decisions
+LONGEST_REST_S = 5.0
+
+
+class CpuShare:
+    """Called between decisions (analyse_record's on_progress): keeps this process to `share` of a core while the
+    machine is busy, by resting; never rests while it gets a core whole."""
+
+    def __init__(self, share: float = SHARE, cpu: Callable[[], float] = time.process_time,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.share, self.cpu, self.clock, self.sleep = share, cpu, clock, sleep
+        self.rested_s = 0.0  # in all (for tests and the curious)
+        self._since = (cpu(), clock())
+
+    def __call__(self, *_progress: object) -> None:
+        used, elapsed = self.cpu() - self._since[0], self.clock() - self._since[1]
+        if elapsed < WINDOW_S:
+            return
+        if used < BUSY * elapsed:  # it waited for a core: rest until its use is back to its share
+            rest = min(used / self.share - elapsed, LONGEST_REST_S)
+            if rest > 0:
+                self.sleep(rest)
+                self.rested_s += rest
+        self._since = (self.cpu(), self.clock())
 
 
 def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, seed: int = 0,
                     should_stop: Callable[[], bool] = lambda: False,
-                    on_match: Callable[[int, bool, str], None] = lambda _match, _analysed, _line: None) -> int:
+                    on_match: Callable[[int, bool, str], None] = lambda _match, _analysed, _line: None,
+                    between: Callable[[int, int], None] | None = None) -> int:
     """Analyse the tournaments' stored matches that have none yet (oldest first); how many were analysed. Each
     match is told to `on_match(match id, analysed, a line saying it)`; one that cannot be analysed gets no
-    analysis and is not tried again."""
+    analysis and is not tried again. `between(done, total)` is called after each decision searched."""
     done = 0
     failed: set[int] = set()
     while not should_stop():
@@ -49,7 +79,7 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
                 continue
             try:
                 analysis = analyse_record(MatchRecord.from_bytes(store.matches.record(found), f"match {match_id}"),
-                                          budget, seed)
+                                          budget, seed, on_progress=between)
             except (AnalysisError, ReplayDivergence, RecordError) as error:
                 failed.add(match_id)
                 on_match(match_id, False, f"match {match_id} not analysed: {error}")
@@ -109,10 +139,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--poll", type=float, default=POLL_S)
     args = parser.parse_args(argv)
-    try:
-        os.nice(19)
-    except OSError:
-        pass
     released = threading.Event()
 
     def leash() -> None:  # the parent closed our standard input, or died
@@ -122,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     threading.Thread(target=leash, name="arena-analyser-leash", daemon=True).start()
     budget = Budget.parse(args.budget)
     store = Store.open(args.db, create=False)
+    share = CpuShare()
     def say(_match: int, analysed: bool, line: str) -> None:  # a match that could not be: a line of its own
         if not args.quiet and not analysed:
             print(f"analyser: {line}", file=sys.stderr, flush=True)
@@ -130,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         while True:
             finishing = released.is_set()  # read before the pass: what was stored by then is all analysed
             started = time.perf_counter()
-            done = analyse_pending(store, args.tournament, budget, args.seed, on_match=say)
+            done = analyse_pending(store, args.tournament, budget, args.seed, on_match=say, between=share)
             if done and not args.quiet:  # one line per catch-up (a round's matches), not one per match
                 print(f"analyser: {done} match(es) analysed in {time.perf_counter() - started:.1f}s",
                       file=sys.stderr, flush=True)

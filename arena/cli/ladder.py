@@ -317,6 +317,8 @@ def _print_ladder(ladder: LadderStatus) -> None:
     running = "running" if service.running else "not running"
     console.print(styled("[bold]{}[/bold]", ladder.pool) + f": {ladder.matches} match(es) stored; service {running}"
                   + (f" (pid {service.pid}, seen {service.heartbeat}Z)" if service.heartbeat else ""))
+    if service.waiting:
+        console.print(f"  waiting: {service.waiting}", markup=False)
     if ladder.schedule:
         console.print(f"  schedule: {ladder.schedule}; next round at {ladder.next_round_at}Z")
     last = ladder.last_round

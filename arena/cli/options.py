@@ -51,8 +51,9 @@ MATCH_LIMIT_OPTION = typer.Option(
     None, "--match-limit", metavar="DURATION",
     help=f"How long a built-in agent may think over a whole match (e.g. 10m; default {DEFAULT_MATCH_S:g}s).")
 ANALYSE_OPTION = typer.Option(None, "--analyse", metavar="BUDGET",
-                              help="Analyse every stored match in the background at the lowest priority (play is "
-                                   "not slowed), BUDGET per decision as in `arena analyse --budget` (400, 0.5s).")
+                              help="Analyse every stored match in the background (a fifth of a core while play keeps "
+                                   "the machine busy, idle cores whole), BUDGET per decision as in `arena analyse "
+                                   "--budget` (400, 0.5s).")
 
 
 def parse_duration(text: str) -> float:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from arena.games.base import Game
 from arena.games.registry import family_of
@@ -43,6 +43,7 @@ from arena.referee.players import PlayerKind
 from arena.store import Store
 from arena.store.hosting import Hosting
 from arena.store.models import utcnow
+from arena.store.retry import connection_lost, first_line
 from arena.store.rows import PairingRow, StoredMatch, TournamentRow
 from arena.tournament.bots import BotSpec
 from arena.referee.seeds import derive_seed, new_seed
@@ -152,7 +153,9 @@ class LadderService:
         self.play = play
         self.log = log
         self.system = system
-        self.executors = Executors(replace(play, pipeline=1))  # no match waits behind a stalling one
+        # no match waits behind a stalling one; while no worker serves the broker's queue, the round waits
+        self.executors = Executors(replace(play, pipeline=1, on_wait=self._on_workers))
+        self.waiting: str | None = None  # what the round waits for (no worker serves), while it does
         self.notifier = Notifier(settings.notify_url, log) if settings.notify_url else None
         self.ladders: dict[str, tuple[Game, int]] = {}  # pool -> (game, tournament id)
         self._builtin_ids: dict[str, set[int]] = {}
@@ -189,6 +192,8 @@ class LadderService:
             self.ladders[pool] = (game, tournament_id)
             self._builtin_ids[pool] = ids
             state = self._state(tournament_id)
+            if state.waiting is not None:  # what an earlier run waited for is not this one's
+                self._update_state(tournament_id, lambda state: replace(state, waiting=None))
             schedule = (state.settings or {}).get("schedule")
             if schedule and schedule != self.settings.schedule.describe():
                 self.schedule_change = (schedule, self.settings.schedule.describe())
@@ -233,6 +238,7 @@ class LadderService:
         while it waits (for a countdown)."""
         played = 0
         next_at = self.next_round_at()
+        pause = 1.0
         while not should_stop() and (max_rounds is None or played < max_rounds):
             now = utcnow()
             if now < next_at:
@@ -241,13 +247,20 @@ class LadderService:
                     on_wait(next_at)
                 sleep(min(0.2, (next_at - now).total_seconds()))
                 continue
-            report = self.play_round(should_stop)
-            played += 1
-            next_at = self.settings.schedule.next_after(report.started_at)
-            if next_at <= utcnow():  # the round took longer than the schedule allows: the next starts now
-                next_at = utcnow()
-            report.next_at = next_at
-            self._save_schedule(next_at)
+            try:
+                report = self.play_round(should_stop)
+                played += 1
+                next_at = max(self.settings.schedule.next_after(report.started_at), utcnow())  # (late: now)
+                report.next_at = next_at
+                self._save_schedule(next_at)
+            except DBAPIError as error:  # the store tried again for minutes: wait on, the round is replayed
+                if not connection_lost(error, self.store.engine.dialect.name):
+                    raise
+                self.log(f"ladder: lost the database ({first_line(error)}); trying again in {pause:.0f}s")
+                _sleep_unless(should_stop, pause, sleep)
+                pause = min(2 * pause, 60.0)
+                continue
+            pause = 1.0
             if on_round is not None:
                 on_round(report)
             else:
@@ -412,6 +425,16 @@ class LadderService:
         if time.monotonic() - self._last_beat > HEARTBEAT_S:
             self._heartbeat()
 
+    def _on_workers(self, line: str | None) -> None:
+        """The executor waits for a worker (`line` says why, every few seconds) or has one again (None): said
+        once each way, in the log and in the ladders' state (`arena ladder status`); the heartbeat goes on."""
+        if line != self.waiting:
+            self.waiting = line
+            self.log(f"ladder: {line}" if line else "ladder: a worker serves the queue again: carrying on")
+            for _game, tournament_id in self.ladders.values():
+                self._update_state(tournament_id, lambda state: replace(state, waiting=line))
+        self._beat(None)
+
     def _heartbeat(self) -> None:
         self._last_beat = time.monotonic()
         self._register_remotes()
@@ -454,6 +477,13 @@ class LadderService:
             "seats": seats, "reason": match.reason, "offender": offender, "steps": match.steps,
             "rated": match.rated,
             "finished_at": _iso(match.finished_at)}}
+
+
+def _sleep_unless(should_stop: StopCheck, seconds: float, sleep: Callable[[float], None]) -> None:
+    """Sleep `seconds`, in short naps, unless told to stop."""
+    until = time.monotonic() + seconds
+    while not should_stop() and time.monotonic() < until:
+        sleep(min(0.2, until - time.monotonic()))
 
 
 def _iso(moment: datetime) -> str:

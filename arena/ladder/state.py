@@ -50,6 +50,7 @@ class LadderState:
     last_round: LastRound | None = None
     next_round_at: str | None = None
     stopped_at: str | None = None  # set when the service stopped (cleared by its next write)
+    waiting: str | None = None  # what its round waits for (no worker serves its queue), while it does
 
     @property
     def match_seconds(self) -> dict[int, float]:
@@ -70,7 +71,7 @@ class LadderState:
                    durations=None if durations is None else {int(bot): float(seconds)
                                                              for bot, seconds in durations.items()},
                    last_round=LastRound.from_json(last) if last else None, next_round_at=data.get("next_round_at"),
-                   stopped_at=data.get("stopped_at"))
+                   stopped_at=data.get("stopped_at"), waiting=data.get("waiting"))
 
     def to_json(self) -> dict[str, Any]:
         """The stored form: what has been written, in the order the service first writes it."""
@@ -79,5 +80,5 @@ class LadderState:
             "pid": self.pid, "field": None if self.field is None else list(self.field),
             "durations": None if self.durations is None else {str(bot): value for bot, value in self.durations.items()},
             "last_round": None if self.last_round is None else self.last_round.to_json(),
-            "next_round_at": self.next_round_at, "stopped_at": self.stopped_at}
+            "next_round_at": self.next_round_at, "stopped_at": self.stopped_at, "waiting": self.waiting}
         return {key: value for key, value in data.items() if value is not None}

@@ -25,6 +25,7 @@ class ServiceState:
     heartbeat: str | None  # naive UTC, ISO
     pid: int | None
     stopped_at: str | None
+    waiting: str | None = None  # while running: what its round waits for (no worker serves its queue)
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def _service(state: LadderState) -> ServiceState:
     heartbeat = state.heartbeat
     alive = bool(heartbeat is not None and not state.stopped_at
                  and (utcnow() - datetime.fromisoformat(heartbeat)).total_seconds() < ALIVE_S)
-    return ServiceState(alive, heartbeat, state.pid, state.stopped_at)
+    return ServiceState(alive, heartbeat, state.pid, state.stopped_at, state.waiting if alive else None)
 
 
 def _ladder_bot(bot: BotRow, rating: RatingRow | None, pending: int, faults: list[RecentFault],

@@ -9,8 +9,10 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, insert, select
 
 from arena.store.models import Match, MatchAnalysis, utcnow
+from arena.store.retry import retried_on_lost_connection
 
 
+@retried_on_lost_connection
 class Analyses:
     """Stored matches' analyses."""
 

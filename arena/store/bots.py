@@ -13,6 +13,7 @@ from arena.referee.players import PlayerKind
 from arena.store.models import Bot, utcnow
 from arena.store.rows import BotIdentity, BotRow
 from arena.store.writes import inserted_id
+from arena.store.retry import retried_on_lost_connection
 
 _BOT_ROWS = select(Bot.id, Bot.name, Bot.version, Bot.artifact_hash, Bot.owner, Bot.kind, Bot.spec, Bot.created_at,
                    Bot.status, Bot.retired_at, Bot.parent_id, Bot.games)
@@ -20,6 +21,7 @@ _PARENTS = select(Bot.id, Bot.parent_id).where(Bot.id.in_(bindparam("p_bots", ex
                                                Bot.parent_id.is_not(None))
 
 
+@retried_on_lost_connection
 class Bots:
     """Registered bots: built-in agents, bot programs and their submitted versions, remote bots."""
 

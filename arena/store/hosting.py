@@ -11,10 +11,12 @@ from sqlalchemy import and_, delete, func, insert, or_, select, update
 from arena.store.models import Owner, OwnerSession, RemoteBot, Submission, utcnow
 from arena.store.repository import Store
 from arena.store.rows import RemoteBotRow, SubmissionRow
+from arena.store.retry import retried_on_lost_connection
 
 FINAL = ("live", "failed", "rejected", "duplicate", "error")
 
 
+@retried_on_lost_connection
 class Hosting:
     """Uploads, sessions and remote bots, over a Store's database."""
 

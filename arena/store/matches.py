@@ -15,6 +15,7 @@ from arena.store.ratings import apply_ratings
 from arena.store.rows import PairCount, PlayedMatchLike, RatingPolicy, StoredMatch, StoredSeat
 from arena.store.tournaments import settle_pairings
 from arena.store.writes import bulk_insert
+from arena.store.retry import retried_on_lost_connection
 
 _MATCHES = Match.__table__
 _SEATS = MatchSeat.__table__
@@ -28,6 +29,7 @@ _INSERT_RETURNING_ID = {table: insert(table).returning(table.id, sort_by_paramet
                         for table in (Record, Match)}
 
 
+@retried_on_lost_connection
 class Matches:
     """Finished matches: stored with their records and rating changes, read as `StoredMatch` values."""
 

@@ -9,8 +9,10 @@ from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.models import Owner, utcnow
+from arena.store.retry import retried_on_lost_connection
 
 
+@retried_on_lost_connection
 class Owners:
     """Owners and their tokens."""
 

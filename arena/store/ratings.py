@@ -14,6 +14,7 @@ from arena.store.bots import lineage
 from arena.store.models import Bot, Match, Rating, RatingEvent
 from arena.store.rows import PlayedMatchLike, RatingPoint, RatingPolicy, RatingRow
 from arena.store.writes import bulk_insert
+from arena.store.retry import retried_on_lost_connection
 
 _HISTORY = RatingEvent.__table__
 
@@ -29,6 +30,7 @@ _ADD_TO_RATINGS = (update(Rating).where(Rating.pool == bindparam("p_pool"), Rati
                            last_match_id=bindparam("p_last_match_id"), last_played=bindparam("p_last_played")))
 
 
+@retried_on_lost_connection
 class Ratings:
     """The pools' ratings, tallies and rating histories."""
 

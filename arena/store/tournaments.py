@@ -11,10 +11,12 @@ from sqlalchemy import ColumnElement, Engine, Table, and_, bindparam, func, inse
 from arena.store.models import Entry, InfraFault, Match, Pairing, Tournament, utcnow
 from arena.store.rows import InfraFaultRow, PairingRow, PlayedMatchLike, TournamentRow
 from arena.store.writes import inserted_id
+from arena.store.retry import retried_on_lost_connection
 
 _MATCHES = Match.__table__
 
 
+@retried_on_lost_connection
 class Tournaments:
     """Tournaments (a ladder or an SPRT is one too) and what their schedules plan."""
 

@@ -10,8 +10,9 @@ the referee executor and cannot be played this way.
 from __future__ import annotations
 
 import base64
+import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 BROKER_ENV = "ARENA_BROKER"
 DEFAULT_QUEUE = "arena"
 TASK = "arena.play_chunk"
+log = logging.getLogger("arena.workers")
 
 
 def job_to_json(job: MatchJob) -> dict[str, Any]:
@@ -105,10 +107,14 @@ class CeleryExecutor(Executor):
     """Sends chunks of jobs to `arena worker` processes through the broker, yields outcomes in order.
 
     `concurrency` is the number of worker processes expected to serve (it sets the chunks in flight:
-    two each); if nothing has answered after `stall_s` and no worker consumes the queue, the run
-    stops with an error that says how to start one. A chunk whose worker is lost (killed, its machine
-    gone: it no longer answers a ping), that fails on its worker, or that no worker has taken up after
-    `lost_after_s` comes back as infrastructure faults, which the runner plays again.
+    two each). If nothing has answered after `stall_s` and no worker consumes the queue (none started yet,
+    or every one killed), the run waits for one: `on_wait(line)` says why and how to start one, when the
+    wait begins and again every `lost_check_s` while it lasts, and `on_wait(None)` once a worker serves
+    again (without `on_wait`, the start and the end of the wait are logged once each, logger
+    "arena.workers"); `waiting` holds the line meanwhile. A chunk whose worker is lost (killed, its machine
+    gone: it no longer answers a ping), that fails on its worker, or that no worker has taken up within
+    `lost_after_s` of being sent while workers serve comes back as infrastructure faults, which the runner
+    plays again.
 
     Agents are bounded by `limits` on the workers; as a last resort each chunk carries a hard time limit
     (every match's `limits.match_bound_s`), past which Celery kills the worker process playing it and the
@@ -117,7 +123,8 @@ class CeleryExecutor(Executor):
 
     def __init__(self, broker: str, concurrency: int | None = None, queue: str = DEFAULT_QUEUE,
                  chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 10.0,
-                 lost_check_s: float = 3.0, lost_after_s: float = 600.0, limits: AgentLimits = DEFAULT_LIMITS) -> None:
+                 lost_check_s: float = 3.0, lost_after_s: float = 600.0, limits: AgentLimits = DEFAULT_LIMITS,
+                 on_wait: Callable[[str | None], None] | None = None) -> None:
         self.broker = broker
         self.limits = limits
         self.concurrency = max(1, concurrency or 8)
@@ -127,6 +134,10 @@ class CeleryExecutor(Executor):
         self.stall_s = stall_s
         self.lost_check_s = lost_check_s
         self.lost_after_s = lost_after_s
+        self.on_wait = on_wait
+        self.waiting: str | None = None  # why the run waits for a worker, while it does
+        self._served_since = 0.0  # when a worker last came back (time.monotonic())
+        self._suspects: set[str] = set()  # chunks in no live worker's hands at the last check
         self.app = make_app(broker, queue)
         from kombu.utils.url import maybe_sanitize_url
 
@@ -148,7 +159,7 @@ class CeleryExecutor(Executor):
                     in_flight.append((self._send(chunk), chunk, time.monotonic()))
                 if not in_flight:
                     return
-                found = self._wait(in_flight[:1] if ordered else in_flight, should_abandon)
+                found = self._wait(in_flight[:1] if ordered else in_flight, should_abandon, should_stop)
                 if found is None:
                     return
                 index, lost = found
@@ -186,35 +197,100 @@ class CeleryExecutor(Executor):
             raise ExecutorError(f"cannot reach the broker {self.shown_broker}: {type(error).__name__}: {error}") \
                 from None
 
-    def _wait(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]],
-              should_abandon: StopCheck) -> tuple[int, str] | None:
+    def _wait(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]], should_abandon: StopCheck,
+              should_stop: StopCheck = lambda: False) -> tuple[int, str] | None:
         """Wait for one of `waiting` (in order: the first only): (its index, "") once it is ready, (its
-        index, why) once it is known lost (an infrastructure fault), or None if the run is abandoned first."""
+        index, why) once it is known lost (an infrastructure fault), or None if the run is abandoned first (or
+        asked to stop while no worker serves: nothing is being played)."""
         started = time.monotonic()
-        checked = False
+        check_workers_at: float | None = started + self.stall_s  # None: a worker was seen to serve
         next_check = started + self.lost_check_s
         while True:
             for index, (result, _chunk, _sent) in enumerate(waiting):
                 if self._ready(result):
+                    self._served()  # (a worker answered: if the run was waiting, it is over)
                     return index, ""
-            if should_abandon():
+            if should_abandon() or (self.waiting is not None and should_stop()):
                 return None
             now = time.monotonic()
-            if not checked and now - started > self.stall_s:
-                checked = True
-                if not self.serving():
-                    raise ExecutorError(f"no Arena worker consumes queue {self.queue!r} on {self.shown_broker}; start "
-                                        f"one with `arena worker --broker {self.shown_broker} --queue {self.queue}`")
+            if check_workers_at is not None and now >= check_workers_at:
+                check_workers_at = None if self._workers_serve() else now + self.lost_check_s
             if now >= next_check:
                 for index, (result, _chunk, sent) in enumerate(waiting):
-                    lost = self._lost(result, now - sent)
+                    lost = self._lost(result, now - sent, now - max(sent, self._served_since))
                     if lost:
                         return index, lost
+                orphan = self._orphan(waiting, now)
+                if orphan is not None:
+                    return orphan
                 next_check = time.monotonic() + self.lost_check_s
             time.sleep(0.02)
 
-    def _lost(self, result: AsyncResult, waited_s: float) -> str:
-        """Why a chunk not answered yet will never be: its worker no longer answers, or none took it up."""
+    def _orphan(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]], now: float) -> tuple[int, str] | None:
+        """A chunk not taken up (PENDING) that is in no live worker's hands while the queue is empty, at two checks
+        running: (its index, why). A worker killed after it took a chunk and before it started it held it
+        (Redis hands such a message out again only after an hour)."""
+        if self.waiting is not None:
+            return None
+        pending = {result.id: index for index, (result, _chunk, sent) in enumerate(waiting)
+                   if now - sent > self.lost_check_s and _state(result) == "PENDING"}
+        suspects = self._unheld(list(pending)) if pending else set()
+        again = suspects & self._suspects
+        self._suspects = suspects
+        if not again:
+            return None
+        return pending[min(again, key=pending.__getitem__)], ("the worker that took the match up stopped answering "
+                                                               "before it started it (killed, or its machine lost)")
+
+    def _unheld(self, tasks: list[str]) -> set[str]:
+        """Of `tasks`, those no live worker holds, if the queue is empty (else none: they may be queued)."""
+        try:
+            with self.app.connection_for_write() as connection:
+                if self._queued(connection):
+                    return set()
+                replies = self.app.control.inspect(timeout=1.0, connection=connection).query_task(*tasks) or {}
+        except Exception:  # the broker is unreachable: not these chunks' loss
+            return set()
+        held = {task for reply in replies.values() for task in (reply or {})}
+        return set(tasks) - held
+
+    def _queued(self, connection: Any) -> int:
+        """How many messages wait in the queue (Redis keeps no empty queue: none there, none waiting)."""
+        from kombu.exceptions import ChannelError
+
+        try:
+            return int(connection.default_channel.queue_declare(self.queue, passive=True).message_count)
+        except ChannelError:
+            return 0
+
+    def _workers_serve(self) -> bool:
+        """Whether a worker consumes the queue; if none does, the run waits for one and says so."""
+        if self.serving():
+            self._served()
+            return True
+        line = (f"no Arena worker consumes queue {self.queue!r} on {self.shown_broker}: waiting for one (start one "
+                f"with `arena worker --broker {self.shown_broker} --queue {self.queue}`)")
+        if self.on_wait is not None:
+            self.on_wait(line)
+        elif self.waiting is None:
+            log.warning(line)
+        self.waiting = line
+        return False
+
+    def _served(self) -> None:
+        """A worker serves: a wait for one, if there was one, is over."""
+        if self.waiting is None:
+            return
+        self.waiting = None
+        self._served_since = time.monotonic()  # what was queued meanwhile is not lost: it was not taken up yet
+        if self.on_wait is not None:
+            self.on_wait(None)
+        else:
+            log.warning(f"a worker consumes queue {self.queue!r} again: carrying on")
+
+    def _lost(self, result: AsyncResult, waited_s: float, served_s: float) -> str:
+        """Why a chunk not answered yet will never be: its worker no longer answers, or none took it up
+        although workers served (`served_s`: how long it has waited while they did)."""
         try:
             state, info = result.state, result.info
         except Exception:  # the backend is unreachable: _ready says so
@@ -224,7 +300,7 @@ class CeleryExecutor(Executor):
             if not self.answers(hostname):
                 return (f"the worker {hostname} playing the match stopped answering (killed, or its machine lost) "
                         f"after {waited_s:.0f}s")
-        elif state == "PENDING" and waited_s > self.lost_after_s:
+        elif state == "PENDING" and self.waiting is None and served_s > self.lost_after_s:
             return f"no worker took the match up within {self.lost_after_s:g}s (a worker lost with it queued?)"
         return ""
 
@@ -275,6 +351,14 @@ class CeleryExecutor(Executor):
 
     def close(self) -> None:
         self.app.close()
+
+
+def _state(result: AsyncResult) -> str:
+    """A chunk's state, or "" if the backend cannot say."""
+    try:
+        return str(result.state)
+    except Exception:
+        return ""
 
 
 class _ChunkFailed(Exception):

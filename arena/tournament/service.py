@@ -19,10 +19,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ContextManager
 
+from sqlalchemy.exc import DBAPIError
+
 from arena.games.base import Game
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.players import PlayerKind
 from arena.store import Store
+from arena.store.retry import first_line
 from arena.store.rows import TournamentRow
 from arena.tournament.bots import BotSpec
 from arena.tournament.celery_executor import DEFAULT_QUEUE, CeleryExecutor
@@ -77,6 +80,8 @@ class PlaySettings:
     # keys the seats' seeds in matches with programs (seeds.seat_salt of a chosen seed); None: the referee's own
     # secret, new at each start
     seed_salt: str | None = None
+    on_wait: Callable[[str | None], None] | None = None  # told while no worker serves the broker's queue (and
+    # None when one does again): see CeleryExecutor
 
 
 @dataclass(frozen=True)
@@ -251,8 +256,9 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
                                           max_matches=max_matches, min_matches=least)
                 try:
                     summaries.append(runner.run())
-                except ExecutorError as error:
-                    raise TournamentError(f"tournament {tournament_id}: {error}; what was played is stored, resume "
+                except (ExecutorError, DBAPIError) as error:
+                    why = f"lost the database ({first_line(error)})" if isinstance(error, DBAPIError) else str(error)
+                    raise TournamentError(f"tournament {tournament_id}: {why}; what was played is stored, resume "
                                           "with `{command}`", ("tournament", "resume", str(tournament_id))) from None
             if stop():
                 break
@@ -293,7 +299,7 @@ class Executors:
             if settings.broker:
                 try:
                     self.agents = CeleryExecutor(settings.broker, settings.concurrency, settings.queue,
-                                                 limits=settings.limits)
+                                                 limits=settings.limits, on_wait=settings.on_wait)
                 except ImportError:
                     raise TournamentError("--broker needs Celery: pip install 'arena[distributed]'") from None
             else:

@@ -285,3 +285,30 @@ def test_a_turning_point_is_named_as_the_match_numbers_its_moments(capsys: pytes
     show_analysis(analysis, source="m")
     out = " ".join(capsys.readouterr().out.split())
     assert f"decision 14 (step {at})" in out and f"at decision 14 (step {at}) (its largest turning point)" in out
+
+
+def test_the_analysers_share_rests_only_when_the_machine_is_busy() -> None:
+    """CpuShare: while the process gets a core whole it never rests; once it had to wait for one (CPU time
+    behind wall time), it rests until its use is back to its share, and no further."""
+    from arena.analysis.background import CpuShare
+
+    now = {"cpu": 0.0, "wall": 0.0}
+    rests: list[float] = []
+
+    def rest(seconds: float) -> None:
+        rests.append(seconds)
+        now["wall"] += seconds
+
+    share = CpuShare(0.2, cpu=lambda: now["cpu"], clock=lambda: now["wall"], sleep=rest)
+    for _ in range(10):  # a free core: a second of CPU per second of wall time
+        now["cpu"] += 1.0
+        now["wall"] += 1.0
+        share()
+    assert rests == []
+    for _ in range(10):  # a busy machine: a third of a core got
+        now["cpu"] += 1 / 3
+        now["wall"] += 1.0
+        share(1, 10)
+    assert rests and all(value == pytest.approx(1 / 3 / 0.2 - 1.0) for value in rests)  # back to a fifth, exactly
+    busy_cpu, busy_wall = 10 / 3, 10.0 + sum(rests)
+    assert busy_cpu / busy_wall == pytest.approx(0.2)

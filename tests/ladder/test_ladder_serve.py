@@ -185,3 +185,27 @@ def test_the_service_analyses_its_matches_in_the_background(environment: dict[st
     said = [line for line in service.lines() if line.startswith("analyser: ")]
     assert said and all(re.fullmatch(r"analyser: \d+ match\(es\) analysed in [\d.]+s", line.strip())
                         for line in said), said  # one line per catch-up, not one per match
+
+
+def test_the_analyser_keeps_up_with_a_busy_ladder_beside_cpu_bound_work(environment: dict[str, str]) -> None:
+    """A round every second, two workers busy with mcts and a CPU-bound process beside the service: the analyser
+    still gets its share of a core (at the lowest priority it got next to nothing where nice counts, and never
+    caught up), so the ladder's matches get their analyses while the ladder goes on playing."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])]  # one CPU-bound process beside it
+    service = Service(["--games", "major-general", "--every", "1s", "--matches-per-round", "8",
+                       "--builtins", "random,greedy,scripted,mcts", "--analyse", "8", "-j", "2"], environment)
+    store = Store.open(environment["ARENA_DB"])  # (its two workers play all the time: mcts thinks)
+    try:
+        def analysed() -> int:
+            with store.engine.connect() as conn:
+                ids = list(conn.execute(select(Match.id)).scalars())
+            return sum(store.analyses.get(match_id) is not None for match_id in ids)
+
+        service.wait_for(lambda: analysed() >= 6, 600, "six matches analysed while rounds are played")
+        assert service.process.poll() is None  # the ladder plays on
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        assert service.stop() in (0, 130, -signal.SIGTERM)
+        store.close()

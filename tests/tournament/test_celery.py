@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -147,13 +148,17 @@ def test_unordered_results_come_as_they_finish(queue: str) -> None:
 
 
 @needs_redis
-def test_no_worker_on_the_queue_is_reported_with_how_to_start_one() -> None:
+def test_no_worker_on_the_queue_is_waited_for_and_said_with_how_to_start_one() -> None:
+    """No worker: the run waits for one (saying why and how to start one) until it is asked to stop."""
     job = MatchJob(1, 0, 0, 0, "major-general", {}, 7, (SEAT_A, SEAT_B))
     nobody = f"arena-nobody-{uuid.uuid4().hex[:8]}"
+    said: list[str | None] = []
     try:
-        with CeleryExecutor(REDIS_URL, 1, nobody, stall_s=0.5) as executor:
-            with pytest.raises(ExecutorError, match="no Arena worker consumes queue .*arena worker --broker"):
-                list(executor.run([job]))
+        with CeleryExecutor(REDIS_URL, 1, nobody, stall_s=0.5, lost_check_s=0.2, on_wait=said.append) as executor:
+            outcomes = list(executor.run([job], should_stop=lambda: len(said) >= 3))  # said, and said again
+        assert outcomes == [] and len(said) == 3 and len(set(said)) == 1
+        assert re.fullmatch(r"no Arena worker consumes queue .* waiting for one \(start one with `arena worker "
+                            r"--broker .* --queue arena-nobody-\w+`\)", str(said[0])), said
     finally:
         _forget_queue(nobody)  # and the message nobody took
 

@@ -1,0 +1,72 @@
+"""A tournament on Celery workers whose only worker is SIGKILLed mid-match waits for one (saying so once) instead
+of ending; when a worker is started again it carries on and stores every match exactly once."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from arena.games.registry import load_game
+from arena.store import Store
+from arena.tournament import TournamentRunner, create_tournament, parse_bots
+from arena.tournament.celery_executor import CeleryExecutor
+from tests.workers import REDIS_URL, forget_queue, kill_worker, needs_redis, start_worker, stop_worker
+
+
+def _until(condition: object, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@needs_redis
+def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_path: Path) -> None:
+    queue = f"arena-test-gone-{uuid.uuid4().hex[:8]}"
+    log = tempfile.TemporaryFile()
+    store = Store.open(f"sqlite:///{tmp_path / 'gone.db'}")
+    slow = "mcts:iterations=3000"  # a few seconds a match: time to kill the worker in the middle of one
+    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b={slow}"),
+                                   format="round-robin", rounds=2, seed=4)
+    said: list[str | None] = []
+    first = start_worker(queue, log)
+    second = None
+    executor = CeleryExecutor(REDIS_URL, 1, queue, stall_s=1.0, lost_check_s=0.5, on_wait=said.append)
+    try:
+        _until(lambda: executor.serving(timeout=0.5) or first.poll() is not None, 60, "the first worker")
+        runner = TournamentRunner(store, tournament, executor, retries=2)
+        summaries = []
+        thread = threading.Thread(target=lambda: summaries.append(runner.run()), daemon=True)
+        thread.start()
+
+        def playing() -> bool:
+            with executor.app.connection_for_write() as connection:
+                active = executor.app.control.inspect(timeout=0.5, connection=connection).active() or {}
+            return any(active.values())
+
+        _until(playing, 60, "a match started on the worker")
+        kill_worker(first)  # the only worker: nobody serves the queue now
+        _until(lambda: executor.waiting is not None, 60, "the run to wait for a worker")
+        assert thread.is_alive(), "the run ended when its worker was lost"
+        assert said[0] is not None and "no Arena worker consumes queue" in said[0] and "arena worker --broker" in said[0]
+        second = start_worker(queue, log)
+        thread.join(timeout=300)
+        assert not thread.is_alive(), "the run did not finish after a worker came back"
+        [summary] = summaries
+        assert summary.finished and summary.stored == 4
+        assert said[-1] is None and executor.waiting is None  # the wait is over, and said so
+        matches = store.matches.of_tournament(tournament)
+        assert sorted((m.round, m.pairing, m.rotation) for m in matches) == [(0, 0, 0), (0, 0, 1), (1, 0, 0),
+                                                                               (1, 0, 1)]
+        assert all(m.reason != "infrastructure" for m in matches)  # the lost match was played again, and rated
+        assert {row.name: row.games for row in store.ratings.of_pool("major-general")} == {"a": 4, "b": 4}
+    finally:
+        executor.close()
+        stop_worker(first)
+        stop_worker(second)
+        log.close()
+        store.close()
+        forget_queue(queue)
