@@ -20,6 +20,7 @@ OUTPUT_KEPT_BYTES = 64 * 1024  # the tail of a process's output kept in memory
 EVIDENCE_BYTES = 16 * 1024  # at most this much output goes into a match record
 OUTPUT_RATE = 256 * 1024  # bytes a second the referee reads of a bot's output, once its burst is spent
 OUTPUT_BURST = 4 * 2**20  # bytes a bot may write at once before its output is read at OUTPUT_RATE
+DRAIN_TURNS = 20  # event-loop turns a drain gives the output reader before finding it makes no progress
 #: Opens the referee's end of a launched process's own socket (before the process starts): (socket, token) -> closer.
 Listen = Callable[[Path, str], Awaitable[Callable[[], Awaitable[None]]]]
 
@@ -152,13 +153,15 @@ class BotProcess:
         busy machine takes to read them. What is waited for is fixed now (a bot that writes on cannot hold this
         up); `timeout_s` only bounds a reader that makes no progress."""
         written = self._written()
-        read, deadline = self.output.total, time.monotonic() + timeout_s
+        read, deadline, turns = self.output.total, time.monotonic() + timeout_s, 0
         while written is not None and self.output.total < written and self._pump is not None and not self._pump.done():
             if self.output.total > read:  # progress: the bound is on a reader that makes none
-                read, deadline = self.output.total, time.monotonic() + timeout_s
-            elif time.monotonic() >= deadline:
-                return
+                read, deadline, turns = self.output.total, time.monotonic() + timeout_s, 0
+            elif time.monotonic() >= deadline and turns >= DRAIN_TURNS:
+                return  # (a busy machine may hold this process off for longer than timeout_s between two turns:
+                # the reader gets its turns on the event loop before it is found to make no progress)
             await asyncio.sleep(0.001)
+            turns += 1
         await asyncio.sleep(0)
 
     def has_unread_output(self) -> bool:
