@@ -262,6 +262,14 @@ for role in arena_referee arena_ladder arena_web arena_preflights arena_worker; 
     refused "$role can empty a table at once" as_role "$role" "$role" "truncate matches cascade"
 done
 as_role arena_web arena_web "update owners set name = name where false" >/dev/null || fail "the web's role cannot write owners"
+as_role arena_web arena_web "update bots set status = status where false" >/dev/null || fail "the web's role cannot write bots"
+for statement in "update ratings set mu = mu where false" "delete from matches where false" \
+        "insert into tournaments select * from tournaments where false" "update rating_history set mu = mu where false"; do
+    refused "the web's role may: $statement" as_role arena_web arena_web "$statement"  # (docker/migrate.py)
+done
+as_role arena_ladder arena_ladder "update ratings set mu = mu where false" >/dev/null || fail "the ladder's role cannot write ratings"
+refused "a service's role can write the schema's revision" \
+    as_role arena_ladder arena_ladder "update alembic_version set version_num = version_num where false"
 refused "the web's password opens the schema owner's role" as_role arena arena_web "select 1"
 refused "the web's role reads as another service" as_role arena_ladder arena_web "select 1"
 # the web runs no bots: Docker's defaults hold for it (no unconfined options, no privileges, no added capabilities)
@@ -271,11 +279,11 @@ web_options=$(docker inspect -f '{{json .HostConfig.SecurityOpt}} {{.HostConfig.
 [ "$(compose exec -T web awk '/^Seccomp:/ {print $2}' /proc/self/status)" = 2 ] \
     || fail "the web container has no seccomp filter"
 refused "the web container can make a user namespace" compose exec -T web unshare --user true
-say "each service mounts only its own secrets; a database role per service, none can drop, alter or create a table; the web runs under Docker's seccomp profile"
+say "each service mounts only its own secrets; a database role per service, none can drop, alter or create a table, the web's writes no result; the web runs under Docker's seccomp profile"
 compose exec -T referee arena sandbox check >"$WORK/sandbox-check.txt" 2>&1 \
     || fail "arena sandbox check inside the referee's container: $(grep -i fail "$WORK/sandbox-check.txt" | head -5)"
 say "arena sandbox check inside the referee's container: $(tail -1 "$WORK/sandbox-check.txt")"
-say "safe as shipped: Redis refuses without its password, the role is not a superuser, only the proxy is published (TLS), the web reads neither the admin token nor other services' secrets nor writes the bots"
+say "safe as shipped: Redis refuses without its password, no role is a superuser, only the proxy is published (TLS), the web reads neither the admin token nor other services' secrets nor writes the bots"
 
 TOKEN=""
 for _ in $(seq 1 10); do  # (the services migrate the new database at once: a first try may meet that)

@@ -167,24 +167,43 @@ def test_the_migrate_service_brings_a_new_database_to_the_newest_schema(tmp_path
     import os
     import sys
 
+    from sqlalchemy import inspect
+
     from arena.store.repository import Store
 
     migrate = _compose()["services"]["migrate"]
-    assert migrate["entrypoint"][:2] == ["python", "-c"] and migrate["restart"] == "no"
+    assert migrate["entrypoint"] == ["python", "/opt/arena/docker/migrate.py"] and migrate["restart"] == "no"
+    assert "docker/migrate.py" in DOCKERFILE.read_text()
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     env = {**os.environ, "ARENA_DB": url, "PYTHONPATH": str(ROOT)}
     env.pop("ARENA_DB_PASSWORD_FILE", None)
-    done = subprocess.run([sys.executable, "-c", migrate["entrypoint"][2]], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, str(ROOT / "docker" / "migrate.py")], env=env, capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    from sqlalchemy import inspect
-
     store = Store.open(url, create=False)  # (no migration left: it would fail on a role that may not create)
     try:
         assert {"alembic_version", "owners", "bots", "matches"} <= set(inspect(store.engine).get_table_names())
         assert store.owners.all() == []
     finally:
         store.close()
+
+
+def test_the_webs_role_writes_no_result_and_every_table_is_one_or_the_other() -> None:
+    import importlib.util
+
+    from arena.store.models import Base
+
+    spec = importlib.util.spec_from_file_location("docker_migrate", ROOT / "docker" / "migrate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    web_writes = {"bots", "owners", "owner_sessions", "submissions", "remote_bots"}  # what owners do through it
+    assert set(module.RESULTS) | web_writes == set(Base.metadata.tables), "a new table: does the web write it?"
+    assert not set(module.RESULTS) & web_writes
+    assert set(module.SERVICE_ROLES) == set(ROLES.values()) - {"arena"}
+    revokes = module.revokes()
+    assert revokes[0].endswith("ON alembic_version FROM " + ", ".join(module.SERVICE_ROLES))
+    assert revokes[1] == f"REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON {', '.join(module.RESULTS)} FROM arena_web"
 
 
 def test_every_service_has_memory_and_process_limits_and_its_own_user() -> None:
