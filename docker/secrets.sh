@@ -31,16 +31,19 @@ own() {  # own OWNER:GROUP MODE PATH...
     spec=$1 mode=$2; shift 2
     chown "$spec" "$@" && chmod "$mode" "$@"
 }
-clear_volume() {  # clear_volume SERVICE: the service's volume emptied (a file it no longer reads goes)
-    mkdir -p "$V/$1"
-    find "$V/$1" -mindepth 1 -delete
-    own 0:0 0755 "$V/$1"
-}
 place() {  # place SERVICE OWNER:GROUP MASTER-FILE NAME: a copy in SERVICE's volume that only OWNER:GROUP reads
     mkdir -p "$(dirname "$V/$1/$4")"
-    chmod 0755 "$(dirname "$V/$1/$4")"
-    cp "$S/$3" "$V/$1/$4"
-    own "$2" 0440 "$V/$1/$4"
+    chmod 0755 "$V/$1" "$(dirname "$V/$1/$4")"
+    cp "$S/$3" "$V/$1/$4.new"
+    own "$2" 0440 "$V/$1/$4.new"
+    mv -f "$V/$1/$4.new" "$V/$1/$4"  # (replaced whole: a service starting meanwhile reads the old or the new)
+    echo "$V/$1/$4" >> /tmp/placed
+}
+prune() {  # prune SERVICE...: what their volumes hold and was not placed now goes (a secret no longer theirs)
+    for service in "$@"; do
+        find "$V/$service" -mindepth 1 -type f | grep -vxF -f /tmp/placed | while read -r path; do rm -f "$path"; done
+        find "$V/$service" -mindepth 1 -type d -empty -delete
+    done
 }
 
 mkdir -p "$S/tls" "$S/postgres" "$S/db"
@@ -72,7 +75,7 @@ fi
 own 0:0 0700 "$S"
 
 # each service's volume: only what it reads (docs/security.md, "The deployment: safe as shipped")
-for service in postgres redis referee ladder web preflights worker proxy arena; do clear_volume "$service"; done
+: > /tmp/placed
 place postgres 999:999 postgres/superuser-password postgres/superuser-password
 for role in $ROLES; do place postgres 999:999 "db/$role" "postgres/roles/$role"; done
 place redis 999:999 redis.conf redis/redis.conf
@@ -95,6 +98,7 @@ place arena 0:"$(group_id arena-db)" db/arena db-password
 place arena 0:"$(group_id arena-db)" broker-password broker-password
 place arena 0:"$(group_id arena-db)" viewer-token viewer-token
 chmod 0444 "$V/proxy/tls/cert.pem" "$V/ladder/tls/cert.pem"  # (public)
+prune postgres redis referee ladder web preflights worker proxy arena
 
 # the shared volumes: each writer in the volume's group (the image's entrypoint sets umask 002)
 own 0:"$(group_id arena-results)" 2775 /data/results

@@ -245,6 +245,11 @@ expect_secrets web db-password viewer-token
 expect_secrets preflights db-password
 expect_secrets worker db-password broker-password
 expect_secrets proxy tls/cert.pem tls/key.pem
+# run again (as each `up` does), the secrets service takes from a volume what is no longer that service's
+compose run --rm -T --no-deps --entrypoint sh secrets -c \
+    'touch /run/arena-volumes/web/broker-password && exec sh /opt/arena/docker/secrets.sh' >"$WORK/secrets-again.log" 2>&1 \
+    || fail "the secrets service did not run again: $(tail -3 "$WORK/secrets-again.log")"
+expect_secrets web db-password viewer-token
 # a database role per service (docker/postgres-init.sh): only the owner may change the schema
 as_role() {  # as_role ROLE PASSWORD-OF SQL: psql over TCP as ROLE, with the password PASSWORD-OF's file holds
     compose exec -T -e ROLE="$1" -e KEY="$2" -e SQL="$3" postgres sh -c \
