@@ -1,11 +1,42 @@
 #!/bin/sh
-# Run once by PostgreSQL's entrypoint when it makes the cluster (/docker-entrypoint-initdb.d/): the role
-# Arena's services log in as, `arena`, owns the database `arena` and is not a superuser; its password is the
-# file the `secrets` service made. The superuser's password (POSTGRES_PASSWORD_FILE) is for no service.
+# Run once by PostgreSQL's entrypoint when it makes the cluster (/docker-entrypoint-initdb.d/), and safe to run
+# again (a deployment made before these roles: `docker compose exec -T postgres sh
+# /docker-entrypoint-initdb.d/arena.sh`). The database's roles, none a superuser, each with the password the
+# `secrets` service made for it (/run/arena-secrets/postgres/roles/<role>):
+#
+#   arena              owns the database and its schema: the `migrate` service brings the schema to the newest
+#                      revision with it, and the operator's command line (`docker compose run --rm arena`) uses it
+#   arena_referee, arena_ladder, arena_web, arena_preflights, arena_worker
+#                      one per service: read and write the rows of Arena's tables, and nothing else: they cannot
+#                      create, alter, drop or truncate a table (they own none and may create nothing in the
+#                      schema), nor make roles or databases
+#
+# The superuser's password (POSTGRES_PASSWORD_FILE) is for no service.
 set -eu
-password=$(cat /run/arena-secrets/postgres/arena-password)
-psql -v ON_ERROR_STOP=1 -q --username "${POSTGRES_USER:-postgres}" --dbname "${POSTGRES_DB:-arena}" <<SQL
-CREATE ROLE arena LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '$password';
-ALTER DATABASE "${POSTGRES_DB:-arena}" OWNER TO arena;
+roles=/run/arena-secrets/postgres/roles
+database=${POSTGRES_DB:-arena}
+services="arena_referee, arena_ladder, arena_web, arena_preflights, arena_worker"
+sql() { psql -v ON_ERROR_STOP=1 -q --username "${POSTGRES_USER:-postgres}" --dbname "$database"; }
+
+for role in arena arena_referee arena_ladder arena_web arena_preflights arena_worker; do
+    password=$(cat "$roles/$role")
+    sql <<SQL
+DO \$\$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$role') THEN CREATE ROLE $role; END IF;
+END \$\$;
+ALTER ROLE $role LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '$password';
+SQL
+done
+sql <<SQL
+ALTER DATABASE "$database" OWNER TO arena;
 ALTER SCHEMA public OWNER TO arena;
+REVOKE ALL ON DATABASE "$database" FROM PUBLIC;
+REVOKE ALL ON SCHEMA public FROM PUBLIC;
+GRANT CONNECT ON DATABASE "$database" TO $services;
+GRANT USAGE ON SCHEMA public TO $services;
+ALTER DEFAULT PRIVILEGES FOR ROLE arena IN SCHEMA public
+    GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO $services;
+ALTER DEFAULT PRIVILEGES FOR ROLE arena IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO $services;
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO $services;
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO $services;
 SQL

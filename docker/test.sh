@@ -13,7 +13,8 @@
 #    password, the database role is not a superuser, only the proxy publishes a port (TLS, the stand-in
 #    certificate with its warning), the web runs as its own user and can read neither the admin token nor
 #    the other services' secrets, nor write the bots' store, and every container has memory and process
-#    limits; an owner added, a bot uploaded through the proxy (`arena bot submit --server https://...`),
+#    limits; each service mounts only its own secrets, each database role (one per service) cannot drop,
+#    alter or create a table, and the web runs under Docker's seccomp profile, unable to make namespaces; an owner added, a bot uploaded through the proxy (`arena bot submit --server https://...`),
 #    checked by the pre-flight service, the ladder's leaderboard read over HTTPS until the bot is rated;
 # 6. everything torn down: the stack and its volumes, our daemon, the network interfaces it made, and the
 #    host's forwarding and firewall as they were. Images and the daemon's data stay, as a cache.
@@ -227,10 +228,67 @@ for container in $(docker ps -q --filter "label=com.docker.compose.project=$PROJ
     docker inspect -f '{{.Name}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}' "$container" \
         | awk '$2 <= 0 || $3 == "<no" || $3 <= 0 { exit 1 }' || fail "no memory or process limit: $(docker inspect -f '{{.Name}}' "$container")"
 done
+# each service mounts its own secrets and nothing else (docker/secrets.sh)
+expect_secrets() {  # expect_secrets SERVICE FILE...: exactly the files the service finds under /run/arena-secrets
+    local service=$1 found want; shift
+    found=$(compose exec -T "$service" find /run/arena-secrets -type f 2>&1 | sed 's|^/run/arena-secrets/||' \
+        | sort | paste -sd' ' -)
+    want=$(printf '%s\n' "$@" | sort | paste -sd' ' -)
+    [ "$found" = "$want" ] || fail "$service mounts the secrets '$found', not only its own: '$want'"
+}
+expect_secrets postgres postgres/superuser-password postgres/roles/arena postgres/roles/arena_referee \
+    postgres/roles/arena_ladder postgres/roles/arena_web postgres/roles/arena_preflights postgres/roles/arena_worker
+expect_secrets redis redis/redis.conf redis/password
+expect_secrets referee db-password viewer-token
+expect_secrets ladder db-password broker-password tls/cert.pem tls/key.pem
+expect_secrets web db-password viewer-token
+expect_secrets preflights db-password
+expect_secrets worker db-password broker-password
+expect_secrets proxy tls/cert.pem tls/key.pem
+# run again (as each `up` does), the secrets service takes from a volume what is no longer that service's
+compose run --rm -T --no-deps --entrypoint sh secrets -c \
+    'touch /run/arena-volumes/web/broker-password && exec sh /opt/arena/docker/secrets.sh' >"$WORK/secrets-again.log" 2>&1 \
+    || fail "the secrets service did not run again: $(tail -3 "$WORK/secrets-again.log")"
+expect_secrets web db-password viewer-token
+# a database role per service (docker/postgres-init.sh): only the owner may change the schema
+as_role() {  # as_role ROLE PASSWORD-OF SQL: psql over TCP as ROLE, with the password PASSWORD-OF's file holds
+    compose exec -T -e ROLE="$1" -e KEY="$2" -e SQL="$3" postgres sh -c \
+        'PGPASSWORD=$(cat "/run/arena-secrets/postgres/roles/$KEY") psql -h 127.0.0.1 -U "$ROLE" -d arena -v ON_ERROR_STOP=1 -tAc "$SQL"'
+}
+roles=$(compose exec -T postgres psql -U postgres -d arena -tAc "select string_agg(rolname || ':' || (rolsuper or
+    rolcreaterole or rolcreatedb)::text, ' ' order by rolname) from pg_roles where rolname like 'arena%'")
+[ "$roles" = "arena:false arena_ladder:false arena_preflights:false arena_referee:false arena_web:false arena_worker:false" ] \
+    || fail "the database roles are not one per service, none a superuser nor able to make roles or databases: $roles"
+for role in arena_referee arena_ladder arena_web arena_preflights arena_worker; do
+    as_role "$role" "$role" "select count(*) from bots" >/dev/null || fail "$role cannot read the bots table"
+    refused "$role can drop a table" as_role "$role" "$role" "drop table rating_history"
+    refused "$role can alter a table" as_role "$role" "$role" "alter table owners add column taken text"
+    refused "$role can create a table" as_role "$role" "$role" "create table was_here (x int)"
+    refused "$role can empty a table at once" as_role "$role" "$role" "truncate matches cascade"
+done
+as_role arena_web arena_web "update owners set name = name where false" >/dev/null || fail "the web's role cannot write owners"
+as_role arena_web arena_web "update bots set status = status where false" >/dev/null || fail "the web's role cannot write bots"
+for statement in "update ratings set mu = mu where false" "delete from matches where false" \
+        "insert into tournaments select * from tournaments where false" "update rating_history set mu = mu where false"; do
+    refused "the web's role may: $statement" as_role arena_web arena_web "$statement"  # (docker/migrate.py)
+done
+as_role arena_ladder arena_ladder "update ratings set mu = mu where false" >/dev/null || fail "the ladder's role cannot write ratings"
+refused "a service's role can write the schema's revision" \
+    as_role arena_ladder arena_ladder "update alembic_version set version_num = version_num where false"
+refused "the web's password opens the schema owner's role" as_role arena arena_web "select 1"
+refused "the web's role reads as another service" as_role arena_ladder arena_web "select 1"
+# the web runs no bots: Docker's defaults hold for it (no unconfined options, no privileges, no added capabilities)
+web_options=$(docker inspect -f '{{json .HostConfig.SecurityOpt}} {{.HostConfig.Privileged}} {{json .HostConfig.CapAdd}}' \
+    "$(compose ps -q web)")
+[ "$web_options" = "null false null" ] || fail "the web container runs with $web_options"
+[ "$(compose exec -T web awk '/^Seccomp:/ {print $2}' /proc/self/status)" = 2 ] \
+    || fail "the web container has no seccomp filter"
+refused "the web container can make a user namespace" compose exec -T web unshare --user true
+say "each service mounts only its own secrets; a database role per service, none can drop, alter or create a table, the web's writes no result; the web runs under Docker's seccomp profile"
 compose exec -T referee arena sandbox check >"$WORK/sandbox-check.txt" 2>&1 \
     || fail "arena sandbox check inside the referee's container: $(grep -i fail "$WORK/sandbox-check.txt" | head -5)"
 say "arena sandbox check inside the referee's container: $(tail -1 "$WORK/sandbox-check.txt")"
-say "safe as shipped: Redis refuses without its password, the role is not a superuser, only the proxy is published (TLS), the web reads neither the admin token nor other services' secrets nor writes the bots"
+say "safe as shipped: Redis refuses without its password, no role is a superuser, only the proxy is published (TLS), the web reads neither the admin token nor other services' secrets nor writes the bots"
 
 TOKEN=""
 for _ in $(seq 1 10); do  # (the services migrate the new database at once: a first try may meet that)

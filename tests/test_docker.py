@@ -52,29 +52,36 @@ def _resolve(argv: list[str]) -> tuple[Any, list[str]]:
 
 
 ARENA_SERVICES = ("referee", "ladder", "worker", "web", "preflights", "arena")
+ROLES = {"migrate": "arena", "arena": "arena", "referee": "arena_referee", "ladder": "arena_ladder",
+         "web": "arena_web", "preflights": "arena_preflights", "worker": "arena_worker"}  # each service's database role
+BOTS = ("referee", "ladder", "preflights", "arena")  # the services that run bot programs (bubblewrap)
 
 
 def test_compose_has_the_promised_services_and_volumes() -> None:
     compose = _compose()
     services = compose["services"]
-    assert {"secrets", "postgres", "redis", "referee", "ladder", "worker", "web", "preflights", "proxy",
+    assert {"secrets", "postgres", "redis", "migrate", "referee", "ladder", "worker", "web", "preflights", "proxy",
             "arena"} == set(services)
-    assert set(compose["volumes"]) == {"secrets", "admin", "results", "bots", "uploads", "postgres-data"}
+    assert set(compose["volumes"]) == {"secrets", "admin", "results", "bots", "uploads", "postgres-data"} | {
+        f"secrets-{name}" for name in ("postgres", "redis", "referee", "ladder", "web", "preflights", "worker",
+                                       "proxy", "arena")}
     for name in ARENA_SERVICES:
         service = services[name]
         assert service["image"] == "arena:latest" and service["build"]["dockerfile"] == "docker/Dockerfile"
         assert _expand(service["build"]["args"]["BASE_IMAGE"]) == "python:3.11-slim-bookworm"
         environment = {key: _expand(str(value)) for key, value in service["environment"].items()}
-        assert environment["ARENA_DB"] == "postgresql+psycopg://arena@postgres:5432/arena"  # no password in it
+        assert environment["ARENA_DB"] == f"postgresql+psycopg://{ROLES[name]}@postgres:5432/arena"  # no password
         assert environment["ARENA_DB_PASSWORD_FILE"] == "/run/arena-secrets/db-password"
         assert environment["ARENA_BROKER_PASSWORD_FILE"] == "/run/arena-secrets/broker-password"
         assert environment["ARENA_BOT_STORE"].startswith("/data/")
-        assert {"secrets", "postgres", "redis"} <= set(service["depends_on"])
+        assert {"secrets", "postgres", "redis", "migrate"} <= set(service["depends_on"])
+        assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["user"].split(":")[0] not in ("0", "root")
-    for name in ("referee", "ladder", "web", "preflights", "arena"):  # they run bots: namespaces, /proc
+    for name in BOTS:  # they run bots: namespaces, /proc
         assert {"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"} <= set(
             services[name]["security_opt"])
-    assert "security_opt" not in services["worker"]  # the workers run agents only: Docker's defaults hold
+    for name in set(services) - set(BOTS):  # the web and the workers run no bot program: Docker's defaults hold
+        assert not {"security_opt", "privileged", "cap_add"} & set(services[name]), name
     assert _expand(services["postgres"]["image"]) == "postgres:16-bookworm"
     assert _expand(services["redis"]["image"]) == "redis:7-bookworm"
     assert services["worker"]["deploy"]["replicas"] >= 1
@@ -94,9 +101,109 @@ def test_no_default_secret_anywhere_in_the_deployment() -> None:
     assert redis["command"] == ["redis-server", "/run/arena-secrets/redis/redis.conf"]
     script = (ROOT / "docker" / "secrets.sh").read_text()
     assert "requirepass" in script and script.count("openssl rand -hex 32") == 1
-    for secret in ("db-password", "broker-password", "viewer-token", "postgres/superuser-password"):
+    for secret in ("db/$role", "broker-password", "viewer-token", "postgres/superuser-password"):
         assert f'secret "$S/{secret}"' in script  # made at the first start, never shipped
     assert "WARNING" in script  # a self-signed stand-in certificate says so
+
+
+def _mounted_secrets(service: dict[str, Any]) -> list[str]:
+    return [volume.split(":")[0] for volume in service.get("volumes", []) if volume.startswith("secrets")]
+
+
+def _placed() -> dict[str, dict[str, str]]:
+    """What docker/secrets.sh puts in each service's volume: {service: {file there: master file}}."""
+    placed: dict[str, dict[str, str]] = {}
+    for line in (ROOT / "docker" / "secrets.sh").read_text().splitlines():
+        words = shlex.split(line) if line.startswith("place ") else line.split()
+        if words[:1] == ["place"]:
+            placed.setdefault(words[1], {})[words[4]] = words[3]
+        elif line.startswith("for role in $ROLES; do place "):
+            placed.setdefault(words[6], {}).update({f"postgres/roles/{role}": f"db/{role}" for role in (
+                "arena", "arena_referee", "arena_ladder", "arena_web", "arena_preflights", "arena_worker")})
+    return placed
+
+
+def test_each_service_mounts_only_its_own_secrets() -> None:
+    services = _compose()["services"]
+    assert _mounted_secrets(services["secrets"])[0] == "secrets"  # the master copy, for the secrets service only
+    for name, service in services.items():
+        if name != "secrets":
+            assert _mounted_secrets(service) == [f"secrets-{'arena' if name == 'migrate' else name}"], name
+            assert f"secrets-{name}:/run/arena-secrets:ro" in service["volumes"] or name == "migrate"
+            assert f"secrets-{name}:/run/arena-volumes/{name}" in services["secrets"]["volumes"] or name == "migrate"
+    placed = _placed()
+    assert {name: set(files) for name, files in placed.items()} == {
+        "postgres": {"postgres/superuser-password"} | {f"postgres/roles/{role}" for role in set(ROLES.values())},
+        "redis": {"redis/redis.conf", "redis/password"},
+        "referee": {"db-password", "viewer-token"},
+        "ladder": {"db-password", "broker-password", "tls/cert.pem", "tls/key.pem"},
+        "web": {"db-password", "viewer-token"},
+        "preflights": {"db-password"},
+        "worker": {"db-password", "broker-password"},
+        "proxy": {"tls/cert.pem", "tls/key.pem"},  # nginx's master runs as root: it finds nothing else there
+        "arena": {"db-password", "broker-password", "viewer-token"},
+    }
+    for name, role in ROLES.items():  # each service's password file is its own role's
+        assert placed["arena" if name == "migrate" else name]["db-password"] == f"db/{role}"
+    remote = yaml.safe_load((ROOT / "docker" / "compose.remote-bots.yaml").read_text())["services"]["ladder"]
+    assert {part.removeprefix("/run/arena-secrets/") for part in remote["command"] if "arena-secrets" in part} \
+        <= set(placed["ladder"])
+
+
+def test_a_database_role_per_service_and_only_the_owner_changes_the_schema() -> None:
+    script = (ROOT / "docker" / "postgres-init.sh").read_text()
+    made = re.search(r"^for role in (.*); do$", script, re.M)
+    assert made and set(made[1].split()) == set(ROLES.values())
+    granted = re.search(r'^services="(.*)"$', script, re.M)
+    assert granted and set(granted[1].split(", ")) == set(ROLES.values()) - {"arena"}  # not the owner's
+    assert "NOSUPERUSER NOCREATEDB NOCREATEROLE" in script
+    assert "OWNER TO arena;" in script and "REVOKE ALL ON SCHEMA public FROM PUBLIC;" in script
+    grants = re.findall(r"GRANT (.*?) ON", script.replace("\n    ", " "))
+    assert grants and all(set(grant.split(", ")) <= {"SELECT", "INSERT", "UPDATE", "DELETE", "USAGE", "CONNECT"}
+                          for grant in grants), grants  # no CREATE, TRUNCATE, REFERENCES, TRIGGER or ALL
+
+
+def test_the_migrate_service_brings_a_new_database_to_the_newest_schema(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    from sqlalchemy import inspect
+
+    from arena.store.repository import Store
+
+    migrate = _compose()["services"]["migrate"]
+    assert migrate["entrypoint"] == ["python", "/opt/arena/docker/migrate.py"] and migrate["restart"] == "no"
+    assert "docker/migrate.py" in DOCKERFILE.read_text()
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    env = {**os.environ, "ARENA_DB": url, "PYTHONPATH": str(ROOT)}
+    env.pop("ARENA_DB_PASSWORD_FILE", None)
+    done = subprocess.run([sys.executable, str(ROOT / "docker" / "migrate.py")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    store = Store.open(url, create=False)  # (no migration left: it would fail on a role that may not create)
+    try:
+        assert {"alembic_version", "owners", "bots", "matches"} <= set(inspect(store.engine).get_table_names())
+        assert store.owners.all() == []
+    finally:
+        store.close()
+
+
+def test_the_webs_role_writes_no_result_and_every_table_is_one_or_the_other() -> None:
+    import importlib.util
+
+    from arena.store.models import Base
+
+    spec = importlib.util.spec_from_file_location("docker_migrate", ROOT / "docker" / "migrate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    web_writes = {"bots", "owners", "owner_sessions", "submissions", "remote_bots"}  # what owners do through it
+    assert set(module.RESULTS) | web_writes == set(Base.metadata.tables), "a new table: does the web write it?"
+    assert not set(module.RESULTS) & web_writes
+    assert set(module.SERVICE_ROLES) == set(ROLES.values()) - {"arena"}
+    revokes = module.revokes()
+    assert revokes[0].endswith("ON alembic_version FROM " + ", ".join(module.SERVICE_ROLES))
+    assert revokes[1] == f"REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON {', '.join(module.RESULTS)} FROM arena_web"
 
 
 def test_every_service_has_memory_and_process_limits_and_its_own_user() -> None:
