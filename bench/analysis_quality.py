@@ -2,7 +2,7 @@
 """How far the analysis can be trusted: calibration, bias, consistency, planted blunders and seed stability.
 
     python bench/analysis_quality.py [--matches 8] [--budget 400] [--game NAME ...] [--playouts 16]
-        [--first-games 40] [--first-analysed 6] [--smoke] [--json]
+        [--first-games 40] [--first-analysed 6] [--skip-settings] [--smoke] [--json]
 
 On recorded matches between built-in players, equal (greedy against greedy) and unequal (greedy against
 random), in each game (default: Major General and WWII Alpine), every match analysed at --budget, and one
@@ -314,50 +314,101 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
             "difference": None if chance is None else round(chance - score, 3)}
 
 
+def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs: tuple[str, str]) -> dict[str, Any]:
+    """Calibration, bias, consistency and seed stability on `matches` matches of `specs` (seats alternating)."""
+    rows, sums, jaccards, close_jaccards = [], [], [], []
+    anchor_rows, anchor_sums = [], []
+    for index in range(matches):
+        agents = [make_agent(spec) for spec in (specs if index % 2 == 0 else specs[::-1])]
+        record = play_match(game, agents, seed=rng.randrange(2 ** 62))
+        first = analyse_record(record, budget, seed=0)
+        second = analyse_record(record, budget, seed=1)
+        rows += _entries_with_results(first)
+        sums += first.position_sums()
+        anchor = _anchor(record, budget)
+        anchor_rows += _entries_with_results(anchor)
+        anchor_sums += anchor.position_sums()
+        a = {p.decision for p in first.turning_points}
+        b = {p.decision for p in second.turning_points}
+        if a or b:
+            jaccards.append(len(a & b) / len(a | b))
+            if abs(first.curve()[0][len(first.curve()[0]) // 2] - 0.5) < 0.25:
+                close_jaccards.append(len(a & b) / len(a | b))
+    base = {seat: statistics.fmean(result for entry, result in rows if entry.seat == seat) for seat in (0, 1)}
+    return {
+        "decisions": len(rows),
+        "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
+        "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
+        "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
+        "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
+        "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
+        "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
+        "jaccard_close": round(statistics.fmean(close_jaccards), 3) if close_jaccards else None,
+        "anchor": {"brier": round(statistics.fmean((e.before - r) ** 2 for e, r in anchor_rows), 4),
+                   "bias": round(statistics.fmean(e.before - r for e, r in anchor_rows), 4),
+                   "sum": round(statistics.fmean(anchor_sums), 4) if anchor_sums else None},
+    }
+
+
 def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: int = PLAYOUTS,
-        first_games: int = FIRST_GAMES, first_analysed: int = FIRST_ANALYSED) -> dict[str, Any]:
+        first_games: int = FIRST_GAMES, first_analysed: int = FIRST_ANALYSED,
+        settings: bool = True) -> dict[str, Any]:
+    """Every figure of every game (`settings` False: the planted blunders and the first position alone)."""
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
     for name in games:
         game = load_game(name)
         per: dict[str, Any] = {}
-        for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
-            rows, sums, jaccards, close_jaccards = [], [], [], []
-            anchor_rows, anchor_sums = [], []
-            for index in range(matches):
-                agents = [make_agent(spec) for spec in (specs if index % 2 == 0 else specs[::-1])]
-                record = play_match(game, agents, seed=rng.randrange(2 ** 62))
-                first = analyse_record(record, budget, seed=0)
-                second = analyse_record(record, budget, seed=1)
-                rows += _entries_with_results(first)
-                sums += first.position_sums()
-                anchor = _anchor(record, budget)
-                anchor_rows += _entries_with_results(anchor)
-                anchor_sums += anchor.position_sums()
-                a = {p.decision for p in first.turning_points}
-                b = {p.decision for p in second.turning_points}
-                if a or b:
-                    jaccards.append(len(a & b) / len(a | b))
-                    if abs(first.curve()[0][len(first.curve()[0]) // 2] - 0.5) < 0.25:
-                        close_jaccards.append(len(a & b) / len(a | b))
-            base = {seat: statistics.fmean(result for entry, result in rows if entry.seat == seat) for seat in (0, 1)}
-            per[setting] = {
-                "decisions": len(rows),
-                "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
-                "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
-                "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
-                "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
-                "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
-                "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
-                "jaccard_close": round(statistics.fmean(close_jaccards), 3) if close_jaccards else None,
-                "anchor": {"brier": round(statistics.fmean((e.before - r) ** 2 for e, r in anchor_rows), 4),
-                           "bias": round(statistics.fmean(e.before - r for e, r in anchor_rows), 4),
-                           "sum": round(statistics.fmean(anchor_sums), 4) if anchor_sums else None},
-            }
+        if settings:
+            for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
+                per[setting] = _setting(game, rng, matches, budget, specs)
         per["planted"] = _planted(game, rng, matches, budget, playouts)
         per["first_position"] = _first_position(game, rng, first_games, first_analysed, budget)
         figures[name] = per
     return figures
+
+
+def _goals(per: dict[str, Any]) -> dict[str, bool]:
+    goals = {}
+    if "equal" in per:
+        settings = [per["equal"], per["unequal"]]
+        goals.update({
+            "bias within 0.01": all(abs(s["bias"]) <= 0.01 for s in settings),
+            "sum within 1 +- 0.01": all(s["sum"] is not None and abs(s["sum"] - 1) <= 0.01 for s in settings),
+            "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"]})
+    first = per["first_position"]["difference"]
+    goals.update({
+        "recall >= 0.95": (per["planted"]["recall"] or 0) >= 0.95,
+        "precision >= 0.80": (per["planted"]["precision"] or 0) >= 0.80,
+        "recall vs playouts >= 0.90": (per["planted"]["recall_vs_playouts"]["rate"] or 0) >= 0.90,
+        "first position within 0.05": first is not None and abs(first) <= 0.05})
+    if "equal" in per:
+        goals["jaccard (close) >= 0.8"] = (per["equal"]["jaccard_close"] or 0) >= 0.8
+    return goals
+
+
+def _print_game(name: str, per: dict[str, Any]) -> None:
+    for setting in ("equal", "unequal"):
+        if setting not in per:
+            continue
+        s = per[setting]
+        print(f"{name} {setting:8}: brier {s['brier']} (static {s['brier_static']}, base rate "
+              f"{s['brier_base_rate']}), bias {s['bias']:+}, sum {s['sum']} ({s['sums']}), "
+              f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions; the "
+              f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
+              f"sum {s['anchor']['sum']}")
+    planted = per["planted"]
+    print(f"{name} planted : recall among its own drops >= 0.10 {planted['recall']} of {planted['costly']}, "
+          f"precision {planted['precision']} of {planted['turning_points']} turning points")
+    recall, precision = planted["recall_vs_playouts"], planted["precision_vs_playouts"]
+    print(f"{name} playouts: {planted['costly_by_playouts']} of {planted['planted']} planted costly by "
+          f"{planted['playouts']} paired playouts; recall {recall['rate']} [{recall['low']}, "
+          f"{recall['high']}] (missed drops {planted['missed_drops']}); precision {precision['rate']} "
+          f"[{precision['low']}, {precision['high']}] of {precision['of']}")
+    first = per["first_position"]
+    print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} (of "
+          f"{first['analysed']}), first movers scored {first['first_mover_score']} [{first['low']}, "
+          f"{first['high']}] over {first['games']} games of greedy against greedy")
 
 
 def main() -> int:
@@ -370,6 +421,8 @@ def main() -> int:
     parser.add_argument("--first-games", type=int, default=FIRST_GAMES, help="games measuring the first movers' score")
     parser.add_argument("--first-analysed", type=int, default=FIRST_ANALYSED,
                         help="of which the first decision is analysed")
+    parser.add_argument("--skip-settings", action="store_true",
+                        help="no equal/unequal figures: the planted blunders and the first position alone")
     parser.add_argument("--smoke", action="store_true", help="the smallest run (the test suite's): " + " ".join(SMOKE))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -377,51 +430,18 @@ def main() -> int:
         args = parser.parse_args(SMOKE + sys.argv[1:])
     started = time.perf_counter()
     figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed, args.playouts,
-                  args.first_games, args.first_analysed)
+                  args.first_games, args.first_analysed, not args.skip_settings)
     figures["budget"] = args.budget
+    figures["command"] = "python bench/analysis_quality.py " + " ".join(sys.argv[1:])
     figures["seconds"] = round(time.perf_counter() - started, 1)
-    goals = {}
-    for name, per in figures.items():
-        if not isinstance(per, dict):
-            continue
-        settings = [per["equal"], per["unequal"]]
-        goals[name] = {
-            "bias within 0.01": all(abs(s["bias"]) <= 0.01 for s in settings),
-            "sum within 1 +- 0.01": all(s["sum"] is not None and abs(s["sum"] - 1) <= 0.01 for s in settings),
-            "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"],
-            "recall >= 0.95": (per["planted"]["recall"] or 0) >= 0.95,
-            "precision >= 0.80": (per["planted"]["precision"] or 0) >= 0.80,
-            "recall vs playouts >= 0.90": (per["planted"]["recall_vs_playouts"]["rate"] or 0) >= 0.90,
-            "first position within 0.05": per["first_position"]["difference"] is not None
-            and abs(per["first_position"]["difference"]) <= 0.05,
-            "jaccard (close) >= 0.8": (per["equal"]["jaccard_close"] or 0) >= 0.8,
-        }
-    figures["goals"] = goals
+    figures["goals"] = {name: _goals(per) for name, per in figures.items() if isinstance(per, dict)}
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         for name, per in figures.items():
             if isinstance(per, dict) and name != "goals":
-                for setting in ("equal", "unequal"):
-                    s = per[setting]
-                    print(f"{name} {setting:8}: brier {s['brier']} (static {s['brier_static']}, base rate "
-                          f"{s['brier_base_rate']}), bias {s['bias']:+}, sum {s['sum']} ({s['sums']}), "
-                          f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions; the "
-                          f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
-                          f"sum {s['anchor']['sum']}")
-                planted = per["planted"]
-                print(f"{name} planted : recall among its own drops >= 0.10 {planted['recall']} of {planted['costly']}, "
-                      f"precision {planted['precision']} of {planted['turning_points']} turning points")
-                recall, precision = planted["recall_vs_playouts"], planted["precision_vs_playouts"]
-                print(f"{name} playouts: {planted['costly_by_playouts']} of {planted['planted']} planted costly by "
-                      f"{planted['playouts']} paired playouts; recall {recall['rate']} [{recall['low']}, "
-                      f"{recall['high']}] (missed drops {planted['missed_drops']}); precision {precision['rate']} "
-                      f"[{precision['low']}, {precision['high']}] of {precision['of']}")
-                first = per["first_position"]
-                print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} (of "
-                      f"{first['analysed']}), first movers scored {first['first_mover_score']} [{first['low']}, "
-                      f"{first['high']}] over {first['games']} games of greedy against greedy")
-        for name, met in goals.items():
+                _print_game(name, per)
+        for name, met in figures["goals"].items():
             print(f"{name} goals: " + ", ".join(f"{goal} {'met' if ok else 'NOT met'}" for goal, ok in met.items()))
         print(f"{figures['seconds']} s")
     return 0
