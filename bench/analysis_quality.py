@@ -2,7 +2,7 @@
 """How far the analysis can be trusted: calibration, bias, consistency, planted blunders and seed stability.
 
     python bench/analysis_quality.py [--matches 8] [--budget 400] [--game NAME ...] [--playouts 16]
-        [--first-games 40] [--first-analysed 6] [--skip-settings] [--smoke] [--json]
+        [--playout-noise 0.1] [--first-games 40] [--first-analysed 6] [--skip-settings] [--smoke] [--json]
 
 On recorded matches between built-in players, equal (greedy against greedy) and unequal (greedy against
 random), in each game (default: Major General and WWII Alpine), every match analysed at --budget, and one
@@ -18,9 +18,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   points ("recall": circular, the analysis judging its own drops; goal 95%), and of the blunderer's turning
   points, the share that are planted ("precision"; goal 80%);
 - planted, against an outside truth: each planted blunder and the move greedy liked most there, each played on
-  by --playouts paired playouts (greedy against greedy from the true position, one chance seed per pair:
-  common random numbers); the blunder is costly when its mean cost is COSTLY or more and Z standard errors clear
-  of zero. "recall_vs_playouts": the share of the costly ones found as turning points (Wilson 95% interval;
+  by --playouts paired playouts (greedy against greedy from the true position, each playing a random move with
+  probability --playout-noise; one seed per pair for the chance and the players: common random numbers); the
+  blunder is costly when its mean cost is COSTLY or more and Z standard errors clear of zero. "recall_vs_playouts": the share of the costly ones found as turning points (Wilson 95% interval;
   goal 90%); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
   (against the analysis' best move) find costly; "missed_drops": the analysed drops of the costly ones missed;
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
@@ -45,7 +45,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -68,6 +68,7 @@ COSTLY = 0.10  # a move is costly when the playouts find it costs its mover this
 Z = 1.96  # ... and that cost is this many standard errors clear of zero
 FIRST_GAMES = 40  # greedy against greedy games measuring the first movers' score, per game
 FIRST_ANALYSED = 6  # of which the first decision is analysed
+NOISE = 0.1  # the playout players' chance of a random move (a spread of continuations where no chance is left)
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1"]
 
 
@@ -168,13 +169,40 @@ def _score(state: Any, seat: int) -> float:
     return points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat])
 
 
-def playout(game: Any, state: Any, seed: int) -> Any:
-    """`state` played to its end by greedy against greedy, the chance drawn from `seed` (one draw per chance
-    step, in order) and each greedy seeded from it: two playouts of one seed from two states share their chance
-    draws (common random numbers)."""
+class Playouts(NamedTuple):
+    """How moves are judged by playouts: pairs per move, and the players' chance of a random move."""
+
+    pairs: int = PLAYOUTS
+    noise: float = NOISE
+
+
+class NoisyGreedy(GreedyAgent):
+    """Greedy, but with probability `noise` a legal move at random (from a generator of its own, so that two
+    playouts of one seed draw alike): a spread of plausible continuations, where greedy against greedy with no
+    chance left would play one line only."""
+
+    def __init__(self, noise: float) -> None:
+        super().__init__()
+        self.noise = noise
+        self.noise_rng = random.Random(0)
+
+    def reset(self, game: Any, seat: int, seed: int) -> None:
+        super().reset(game, seat, seed)
+        self.noise_rng = random.Random(derive_seed(seed, 1))
+
+    def act(self, request: DecisionRequest) -> int:
+        if self.noise and self.noise_rng.random() < self.noise:
+            return self.noise_rng.choice(request.legal_actions)
+        return super().act(request)
+
+
+def playout(game: Any, state: Any, seed: int, noise: float = 0.0) -> Any:
+    """`state` played to its end by greedy against greedy (each a random move with probability `noise`), the
+    chance drawn from `seed` (one draw per chance step, in order) and each greedy seeded from it: two playouts
+    of one seed from two states share their chance draws (common random numbers)."""
     state = state.clone()
     chance = random.Random(seed)
-    agents = [GreedyAgent(), GreedyAgent()]
+    agents = [NoisyGreedy(noise), NoisyGreedy(noise)]
     for seat, agent in enumerate(agents):
         agent.reset(game, seat, derive_seed(seed, seat))
     for _ in range(game.info.max_game_length):
@@ -189,8 +217,8 @@ def playout(game: Any, state: Any, seed: int) -> Any:
     return state
 
 
-def paired_cost(game: Any, state: Any, seat: int, worse: int, better: int, playouts: int,
-                seed: int) -> tuple[float, float]:
+def paired_cost(game: Any, state: Any, seat: int, worse: int, better: int, playouts: int, seed: int,
+                noise: float = 0.0) -> tuple[float, float]:
     """What playing `worse` rather than `better` at `state` costs `seat` (its expected score), by `playouts`
     paired playouts (one seed for both moves of a pair): (the mean difference, its standard error)."""
     differences = []
@@ -200,7 +228,7 @@ def paired_cost(game: Any, state: Any, seat: int, worse: int, better: int, playo
         for move in (better, worse):
             child = state.clone()
             child.apply_action(move)
-            scores.append(_score(playout(game, child, pair_seed), seat))
+            scores.append(_score(playout(game, child, pair_seed, noise), seat))
         differences.append(scores[0] - scores[1])
     mean = statistics.fmean(differences)
     spread = statistics.stdev(differences) if len(differences) > 1 else 1.0
@@ -222,7 +250,7 @@ def _action_labelled(state: Any, label: str) -> int:
     return next(action for action in state.legal_actions() if state.action_to_string(action) == label)
 
 
-def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playouts: int) -> dict[str, Any]:
+def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playouts: Playouts) -> dict[str, Any]:
     """The planted blunders: recall and precision as the analysis' own drops judge them (the old, circular
     figures), and against paired playouts of the planted move and greedy's own (recall) and of each turning
     point's move and the analysis' best (precision)."""
@@ -252,7 +280,7 @@ def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playou
     by_playouts = [mistake for mistake in mistakes if mistake["costly"]]
     return {"costly": costly, "recall": round(found / costly, 3) if costly else None,
             "turning_points": flagged, "precision": round(planted_flags / flagged, 3) if flagged else None,
-            "playouts": playouts, "cost_threshold": COSTLY, "planted": len(mistakes),
+            "playouts": playouts.pairs, "playout_noise": playouts.noise, "cost_threshold": COSTLY, "planted": len(mistakes),
             "costly_by_playouts": len(by_playouts),
             "recall_vs_playouts": _rate(sum(mistake["found"] for mistake in by_playouts), len(by_playouts)),
             "precision_vs_playouts": _rate(sum(points_judged), len(points_judged)),
@@ -261,22 +289,23 @@ def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playou
 
 
 def _judged_mistake(game: Any, record: MatchRecord, entry: Any, better: int, found: bool,
-                    playouts: int) -> dict[str, Any]:
+                    playouts: Playouts) -> dict[str, Any]:
     """One planted blunder judged by paired playouts of it and of the move greedy liked most there."""
     state = _state_at(game, record, entry.step)
     worse = record.steps[entry.step].action
-    cost, error = (0.0, 0.0) if worse == better else paired_cost(game, state, entry.seat, worse, better, playouts,
-                                                                 derive_seed(record.seed, entry.decision))
+    cost, error = (0.0, 0.0) if worse == better else paired_cost(game, state, entry.seat, worse, better, playouts.pairs,
+                                                                 derive_seed(record.seed, entry.decision),
+                                                                 playouts.noise)
     return {"decision": entry.decision, "drop": round(entry.drop, 3), "cost": round(cost, 3),
             "error": round(error, 3), "costly": is_costly(cost, error), "found": found}
 
 
-def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: int) -> bool:
+def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: Playouts) -> bool:
     """Whether paired playouts of a turning point's move and of the analysis' best move find it costly."""
     state = _state_at(game, record, point.step)
     worse, better = record.steps[point.step].action, _action_labelled(state, point.best)
-    return is_costly(*paired_cost(game, state, point.seat, worse, better, playouts,
-                                  derive_seed(record.seed, point.decision)))
+    return is_costly(*paired_cost(game, state, point.seat, worse, better, playouts.pairs,
+                                  derive_seed(record.seed, point.decision), playouts.noise))
 
 
 def _first_unforced(game: Any, record: MatchRecord) -> tuple[int, int, int]:
@@ -350,7 +379,7 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
     }
 
 
-def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: int = PLAYOUTS,
+def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: Playouts = Playouts(),
         first_games: int = FIRST_GAMES, first_analysed: int = FIRST_ANALYSED,
         settings: bool = True) -> dict[str, Any]:
     """Every figure of every game (`settings` False: the planted blunders and the first position alone)."""
@@ -418,6 +447,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--game", action="append", default=[])
     parser.add_argument("--playouts", type=int, default=PLAYOUTS, help="paired playouts per judged move")
+    parser.add_argument("--playout-noise", type=float, default=NOISE,
+                        help="the playout players' chance of a random move")
     parser.add_argument("--first-games", type=int, default=FIRST_GAMES, help="games measuring the first movers' score")
     parser.add_argument("--first-analysed", type=int, default=FIRST_ANALYSED,
                         help="of which the first decision is analysed")
@@ -429,7 +460,8 @@ def main() -> int:
     if args.smoke:
         args = parser.parse_args(SMOKE + sys.argv[1:])
     started = time.perf_counter()
-    figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed, args.playouts,
+    figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed,
+                  Playouts(args.playouts, args.playout_noise),
                   args.first_games, args.first_analysed, not args.skip_settings)
     figures["budget"] = args.budget
     figures["command"] = "python bench/analysis_quality.py " + " ".join(sys.argv[1:])
