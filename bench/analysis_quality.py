@@ -26,6 +26,9 @@ the move greedy's lookahead likes least. Printed, in one run:
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
   --first-analysed games, calibrated as `arena analyse` is) against the first movers' score over --first-games
   games of greedy against greedy (normal 95% interval; goal: within 0.05);
+- continuity: where one seat decides twice running with no chance between, "after" of the first decision less
+  "before" of the second (one position searched twice by one seat; goal 0), in the first EARLY decisions and
+  later (early optimism at the first decisions shows here, where the sum, both sides sharing it, may not);
 - jaccard: the same matches analysed with two seeds, the overlap of their turning points (matches where
   either has one; goal on close matches, 0.8);
 - anchor: brier, bias and sum of the analysis as it was before (one search of the whole budget valuing the
@@ -69,6 +72,7 @@ Z = 1.96  # ... and that cost is this many standard errors clear of zero
 FIRST_GAMES = 40  # greedy against greedy games measuring the first movers' score, per game
 FIRST_ANALYSED = 6  # of which the first decision is analysed
 NOISE = 0.1  # the playout players' chance of a random move (a spread of continuations where no chance is left)
+EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1"]
 
 
@@ -343,10 +347,31 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
             "difference": None if chance is None else round(chance - score, 3)}
 
 
+def _continuity(analysis: Analysis, record: MatchRecord) -> tuple[list[float], list[float]]:
+    """Where one seat decides twice running with no chance step between, "after" of the first less "before" of
+    the second (two searches of one position by one seat: 0 on average if the chances are consistent), in the
+    match's first EARLY decisions and after."""
+    early: list[float] = []
+    later: list[float] = []
+    entries = analysis.entries
+    for one, two in zip(entries, entries[1:]):
+        if one.forced or two.forced or one.seat != two.seat:
+            continue
+        if not any(step.is_chance for step in record.steps[one.step + 1:two.step]):
+            (early if one.decision < EARLY else later).append(one.after - two.before)
+    return early, later
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
 def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs: tuple[str, str]) -> dict[str, Any]:
     """Calibration, bias, consistency and seed stability on `matches` matches of `specs` (seats alternating)."""
     rows, sums, jaccards, close_jaccards = [], [], [], []
     anchor_rows, anchor_sums = [], []
+    early: list[float] = []
+    later: list[float] = []
     for index in range(matches):
         agents = [make_agent(spec) for spec in (specs if index % 2 == 0 else specs[::-1])]
         record = play_match(game, agents, seed=rng.randrange(2 ** 62))
@@ -354,6 +379,9 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
         second = analyse_record(record, budget, seed=1)
         rows += _entries_with_results(first)
         sums += first.position_sums()
+        more_early, more_later = _continuity(first, record)
+        early += more_early
+        later += more_later
         anchor = _anchor(record, budget)
         anchor_rows += _entries_with_results(anchor)
         anchor_sums += anchor.position_sums()
@@ -373,6 +401,8 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
         "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
         "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
         "jaccard_close": round(statistics.fmean(close_jaccards), 3) if close_jaccards else None,
+        "continuity": {"early": _mean(early), "early_pairs": len(early), "later": _mean(later),
+                       "later_pairs": len(later)},
         "anchor": {"brier": round(statistics.fmean((e.before - r) ** 2 for e, r in anchor_rows), 4),
                    "bias": round(statistics.fmean(e.before - r for e, r in anchor_rows), 4),
                    "sum": round(statistics.fmean(anchor_sums), 4) if anchor_sums else None},
@@ -425,7 +455,8 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
               f"{s['brier_base_rate']}), bias {s['bias']:+}, sum {s['sum']} ({s['sums']}), "
               f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions; the "
               f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
-              f"sum {s['anchor']['sum']}")
+              f"sum {s['anchor']['sum']}; continuity early {s['continuity']['early']} "
+              f"({s['continuity']['early_pairs']}), later {s['continuity']['later']} ({s['continuity']['later_pairs']})")
     planted = per["planted"]
     print(f"{name} planted : recall among its own drops >= 0.10 {planted['recall']} of {planted['costly']}, "
           f"precision {planted['precision']} of {planted['turning_points']} turning points")

@@ -80,7 +80,8 @@ def test_analysis() -> None:
 def test_analysis_quality() -> None:
     figures = run_bench("analysis_quality.py", "--smoke", "--game", MODE)[MODE]
     has_keys(figures, "equal unequal planted first_position")
-    has_keys(figures["equal"], "decisions brier brier_static bias sum jaccard")
+    has_keys(figures["equal"], "decisions brier brier_static bias sum jaccard continuity")
+    has_keys(figures["equal"]["continuity"], "early early_pairs later later_pairs")
     has_keys(figures["planted"], "costly recall turning_points precision playouts costly_by_playouts "
              "playout_noise recall_vs_playouts precision_vs_playouts missed_drops mistakes")
     has_keys(figures["planted"]["recall_vs_playouts"], "hits of rate low high")
