@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How far the analysis can be trusted: calibration, bias, consistency, planted blunders and seed stability.
 
-    python bench/analysis_quality.py [--matches 8] [--budget 400] [--game NAME ...] [--json]
+    python bench/analysis_quality.py [--matches 8] [--budget 400] [--game NAME ...] [--playouts 16]
+        [--playout-noise 0.1] [--first-games 40] [--first-analysed 6] [--skip-settings] [--smoke] [--json]
 
 On recorded matches between built-in players, equal (greedy against greedy) and unequal (greedy against
 random), in each game (default: Major General and WWII Alpine), every match analysed at --budget, and one
@@ -14,8 +15,20 @@ the move greedy's lookahead likes least. Printed, in one run:
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
   plus "before" of the second (two estimates of one position from both sides; goal: within 1 +- 0.01);
 - planted: of the planted blunders whose drop (as analysed) is at least 0.10, the share found as turning
-  points (recall; goal 95%), and of the blunderer's turning points, the share that are planted (precision;
-  goal 80%);
+  points ("recall": circular, the analysis judging its own drops; goal 95%), and of the blunderer's turning
+  points, the share that are planted ("precision"; goal 80%);
+- planted, against an outside truth: each planted blunder and the move greedy liked most there, each played on
+  by --playouts paired playouts (greedy against greedy from the true position, each playing a random move with
+  probability --playout-noise; one seed per pair for the chance and the players: common random numbers); the
+  blunder is costly when its mean cost is COSTLY or more and Z standard errors clear of zero. "recall_vs_playouts": the share of the costly ones found as turning points (Wilson 95% interval;
+  goal 90%); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
+  (against the analysis' best move) find costly; "missed_drops": the analysed drops of the costly ones missed;
+- first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
+  --first-analysed games, calibrated as `arena analyse` is) against the first movers' score over --first-games
+  games of greedy against greedy (normal 95% interval; goal: within 0.05);
+- continuity: where one seat decides twice running with no chance between, "after" of the first decision less
+  "before" of the second (one position searched twice by one seat; goal 0), in the first EARLY decisions and
+  later (early optimism at the first decisions shows here, where the sum, both sides sharing it, may not);
 - jaccard: the same matches analysed with two seeds, the overlap of their turning points (matches where
   either has one; goal on close matches, 0.8);
 - anchor: brier, bias and sum of the analysis as it was before (one search of the whole budget valuing the
@@ -29,24 +42,38 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import GreedyAgent, make_agent  # noqa: E402
 from arena.agents.base import DecisionRequest  # noqa: E402
 from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
-from arena.games.registry import load_game  # noqa: E402
+from arena.analysis.calibration import optimism  # noqa: E402
+from arena.analysis.match import analyse_decision  # noqa: E402
+from arena.games.base import CHANCE, points  # noqa: E402
+from arena.games.registry import family_of, load_game  # noqa: E402
+from arena.ratings.stats import mean_interval, wilson_interval  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402
 from arena.referee.record import MatchRecord  # noqa: E402
+from arena.referee.seeds import derive_seed  # noqa: E402
 
 GAMES = ("major-general", "general-orders-wwii/alpine")
 PLANTED = 3  # blunders per match
+PLAYOUTS = 16  # paired playouts judging each planted blunder (and each of the blunderer's turning points)
+COSTLY = 0.10  # a move is costly when the playouts find it costs its mover this much expected score or more ...
+Z = 1.96  # ... and that cost is this many standard errors clear of zero
+FIRST_GAMES = 40  # greedy against greedy games measuring the first movers' score, per game
+FIRST_ANALYSED = 6  # of which the first decision is analysed
+NOISE = 0.1  # the playout players' chance of a random move (a spread of continuations where no chance is left)
+EARLY = 6  # the continuity figure's "early": the match's first this many decisions
+SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1"]
 
 
 class Blunderer(GreedyAgent):
@@ -59,6 +86,8 @@ class Blunderer(GreedyAgent):
         self.planted = planted
         self.count = 0
         self.blunders: list[int] = []  # its decisions' indices among the match's decisions where it blundered
+        self.better: dict[int, int] = {}  # per blunder (its index among its counted decisions): the move its
+        # lookahead liked most there (what greedy would have played, ties to the least action), no draw of its rng
         self.decision_index = -1
 
     def act(self, request: DecisionRequest) -> int:
@@ -72,19 +101,21 @@ class Blunderer(GreedyAgent):
         values = self.action_values(world, request.seat, legal)
         worst = min(values, key=lambda action: (values[action], action))
         self.blunders.append(self.count - 1)
+        self.better[self.count - 1] = max(values, key=lambda action: (values[action], -action))
         return worst
 
 
-def _decision_index_of_planted(record: MatchRecord, seat: int, planted: set[int]) -> set[int]:
-    """The match-wide decision indices of the seat's planted decisions (its decisions with 3+ legal moves)."""
+def _decision_index_of_planted(record: MatchRecord, seat: int, planted: set[int]) -> dict[int, int]:
+    """The match-wide decision indices of the seat's planted decisions (its decisions with 3+ legal moves), each
+    by its index among the seat's counted decisions."""
     game = load_game(record.game, record.options)
     state = game.new_initial_state()
-    found, decision, counted = set(), 0, 0
+    found, decision, counted = {}, 0, 0
     for step in record.steps:
         if not step.is_chance:
             if state.current_player() == seat and len(state.legal_actions()) >= 3:
                 if counted in planted:
-                    found.add(decision)
+                    found[counted] = decision
                 counted += 1
             decision += 1
         state.apply_action(step.action)
@@ -125,65 +156,319 @@ def _anchor(record: MatchRecord, budget: Budget) -> Analysis:
         match.analyse_decision = current  # type: ignore[assignment]
 
 
-def run(games: list[str], matches: int, budget: Budget, seed: int) -> dict[str, Any]:
+def _state_at(game: Any, record: MatchRecord, step: int) -> Any:
+    """The true state before the record's `step` (an index among its steps)."""
+    state = game.new_initial_state()
+    for played in record.steps[:step]:
+        state.apply_action(played.action)
+    return state
+
+
+def _score(state: Any, seat: int) -> float:
+    """The seat's result at a finished state (a win 1, a draw 1/2); a game cut off by its length limit, 1/2."""
+    outcome = state.outcome()
+    if outcome is None:
+        return 0.5
+    ranking = outcome.ranking
+    return points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat])
+
+
+class Playouts(NamedTuple):
+    """How moves are judged by playouts: pairs per move, and the players' chance of a random move."""
+
+    pairs: int = PLAYOUTS
+    noise: float = NOISE
+
+
+class NoisyGreedy(GreedyAgent):
+    """Greedy, but with probability `noise` a legal move at random (from a generator of its own, so that two
+    playouts of one seed draw alike): a spread of plausible continuations, where greedy against greedy with no
+    chance left would play one line only."""
+
+    def __init__(self, noise: float) -> None:
+        super().__init__()
+        self.noise = noise
+        self.noise_rng = random.Random(0)
+
+    def reset(self, game: Any, seat: int, seed: int) -> None:
+        super().reset(game, seat, seed)
+        self.noise_rng = random.Random(derive_seed(seed, 1))
+
+    def act(self, request: DecisionRequest) -> int:
+        if self.noise and self.noise_rng.random() < self.noise:
+            return self.noise_rng.choice(request.legal_actions)
+        return super().act(request)
+
+
+def playout(game: Any, state: Any, seed: int, noise: float = 0.0) -> Any:
+    """`state` played to its end by greedy against greedy (each a random move with probability `noise`), the
+    chance drawn from `seed` (one draw per chance step, in order) and each greedy seeded from it: two playouts
+    of one seed from two states share their chance draws (common random numbers)."""
+    state = state.clone()
+    chance = random.Random(seed)
+    agents = [NoisyGreedy(noise), NoisyGreedy(noise)]
+    for seat, agent in enumerate(agents):
+        agent.reset(game, seat, derive_seed(seed, seat))
+    for _ in range(game.info.max_game_length):
+        if state.is_terminal():
+            break
+        player = state.current_player()
+        if player == CHANCE:
+            state.apply_action(state.sample_chance(chance))
+        else:
+            request = DecisionRequest(player, state.legal_actions(), state.observation(player))
+            state.apply_action(agents[player].act(request))
+    return state
+
+
+def paired_cost(game: Any, state: Any, seat: int, worse: int, better: int, playouts: int, seed: int,
+                noise: float = 0.0) -> tuple[float, float]:
+    """What playing `worse` rather than `better` at `state` costs `seat` (its expected score), by `playouts`
+    paired playouts (one seed for both moves of a pair): (the mean difference, its standard error)."""
+    differences = []
+    for index in range(playouts):
+        pair_seed = derive_seed(seed, index)
+        scores = []
+        for move in (better, worse):
+            child = state.clone()
+            child.apply_action(move)
+            scores.append(_score(playout(game, child, pair_seed, noise), seat))
+        differences.append(scores[0] - scores[1])
+    mean = statistics.fmean(differences)
+    spread = statistics.stdev(differences) if len(differences) > 1 else 1.0
+    return mean, spread / math.sqrt(len(differences))
+
+
+def is_costly(cost: float, error: float) -> bool:
+    """Costly by the playouts: a mean cost of COSTLY or more, and clear of zero (Z standard errors)."""
+    return cost >= COSTLY and cost - Z * error > 0
+
+
+def _rate(hits: int, trials: int) -> dict[str, Any]:
+    low, high = wilson_interval(hits, trials)
+    return {"hits": hits, "of": trials, "rate": round(hits / trials, 3) if trials else None,
+            "low": round(low, 3), "high": round(high, 3)}
+
+
+def _action_labelled(state: Any, label: str) -> int:
+    return next(action for action in state.legal_actions() if state.action_to_string(action) == label)
+
+
+def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playouts: Playouts) -> dict[str, Any]:
+    """The planted blunders: recall and precision as the analysis' own drops judge them (the old, circular
+    figures), and against paired playouts of the planted move and greedy's own (recall) and of each turning
+    point's move and the analysis' best (precision)."""
+    found = costly = flagged = planted_flags = 0
+    mistakes: list[dict[str, Any]] = []
+    points_judged: list[bool] = []
+    for index in range(matches):
+        planted = set(rng.sample(range(12), PLANTED))
+        blunderer = Blunderer(planted)
+        seat = index % 2
+        agents = [blunderer, make_agent("greedy")] if seat == 0 else [make_agent("greedy"), blunderer]
+        record = play_match(game, agents, seed=rng.randrange(2 ** 62))
+        analysis = analyse_record(record, budget, seed=0)
+        at = _decision_index_of_planted(record, seat, set(blunderer.blunders))
+        points = {p.decision for p in analysis.turning_points if p.seat == seat}
+        for counted, decision in sorted(at.items()):
+            entry = analysis.entries[decision]
+            if entry.drop >= 0.10:
+                costly += 1
+                found += decision in points
+            mistakes.append(_judged_mistake(game, record, entry, blunderer.better[counted], decision in points,
+                                            playouts))
+        flagged += len(points)
+        planted_flags += len(points & set(at.values()))
+        points_judged += [_judged_point(game, record, point, playouts) for point in analysis.turning_points
+                          if point.seat == seat]
+    by_playouts = [mistake for mistake in mistakes if mistake["costly"]]
+    return {"costly": costly, "recall": round(found / costly, 3) if costly else None,
+            "turning_points": flagged, "precision": round(planted_flags / flagged, 3) if flagged else None,
+            "playouts": playouts.pairs, "playout_noise": playouts.noise, "cost_threshold": COSTLY, "planted": len(mistakes),
+            "costly_by_playouts": len(by_playouts),
+            "recall_vs_playouts": _rate(sum(mistake["found"] for mistake in by_playouts), len(by_playouts)),
+            "precision_vs_playouts": _rate(sum(points_judged), len(points_judged)),
+            "missed_drops": sorted(mistake["drop"] for mistake in by_playouts if not mistake["found"]),
+            "mistakes": mistakes}
+
+
+def _judged_mistake(game: Any, record: MatchRecord, entry: Any, better: int, found: bool,
+                    playouts: Playouts) -> dict[str, Any]:
+    """One planted blunder judged by paired playouts of it and of the move greedy liked most there."""
+    state = _state_at(game, record, entry.step)
+    worse = record.steps[entry.step].action
+    cost, error = (0.0, 0.0) if worse == better else paired_cost(game, state, entry.seat, worse, better, playouts.pairs,
+                                                                 derive_seed(record.seed, entry.decision),
+                                                                 playouts.noise)
+    return {"decision": entry.decision, "drop": round(entry.drop, 3), "cost": round(cost, 3),
+            "error": round(error, 3), "costly": is_costly(cost, error), "found": found}
+
+
+def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: Playouts) -> bool:
+    """Whether paired playouts of a turning point's move and of the analysis' best move find it costly."""
+    state = _state_at(game, record, point.step)
+    worse, better = record.steps[point.step].action, _action_labelled(state, point.best)
+    return is_costly(*paired_cost(game, state, point.seat, worse, better, playouts.pairs,
+                                  derive_seed(record.seed, point.decision), playouts.noise))
+
+
+def _first_unforced(game: Any, record: MatchRecord) -> tuple[int, int, int]:
+    """(its index among the decisions, its step, its seat) of the record's first decision with 2+ moves."""
+    state, decision = game.new_initial_state(), 0
+    for index, step in enumerate(record.steps):
+        if not step.is_chance:
+            if len(state.legal_actions()) > 1:
+                return decision, index, state.current_player()
+            decision += 1
+        state.apply_action(step.action)
+    raise ValueError("no decision with two or more moves")
+
+
+def _first_position(game: Any, rng: random.Random, games: int, analysed: int, budget: Budget) -> dict[str, Any]:
+    """The analysis' chance for the first mover at the first decision (of `analysed` of the games, calibrated
+    as `arena analyse` calibrates) against the first movers' real score over `games` of greedy against greedy."""
+    scores, chances = [], []
+    shift = optimism(family_of(game.name).name, budget.simulations)
+    for index in range(games):
+        record = play_match(game, [make_agent("greedy"), make_agent("greedy")], seed=rng.randrange(2 ** 62))
+        decision, step, seat = _first_unforced(game, record)
+        ranking = record.result.ranking if record.result is not None else (0, 0)
+        scores.append(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]))
+        if index < analysed:
+            state = _state_at(game, record, step)
+            entry = analyse_decision(game, state, record.steps[step].action, budget, 0, decision=decision, step=step)
+            chances.append(min(1.0, max(0.0, entry.before - shift)))
+    score, low, high = mean_interval(sum(scores), sum(x * x for x in scores), len(scores))
+    chance = statistics.fmean(chances) if chances else None
+    return {"games": games, "first_mover_score": round(score, 3), "low": round(max(0.0, low), 3),
+            "high": round(min(1.0, high), 3),
+            "analysed": len(chances), "analysis_chance": None if chance is None else round(chance, 3),
+            "chances": [round(c, 3) for c in chances], "optimism_taken_off": shift,
+            "difference": None if chance is None else round(chance - score, 3)}
+
+
+def _continuity(analysis: Analysis, record: MatchRecord) -> tuple[list[float], list[float]]:
+    """Where one seat decides twice running with no chance step between, "after" of the first less "before" of
+    the second (two searches of one position by one seat: 0 on average if the chances are consistent), in the
+    match's first EARLY decisions and after."""
+    early: list[float] = []
+    later: list[float] = []
+    entries = analysis.entries
+    for one, two in zip(entries, entries[1:]):
+        if one.forced or two.forced or one.seat != two.seat:
+            continue
+        if not any(step.is_chance for step in record.steps[one.step + 1:two.step]):
+            (early if one.decision < EARLY else later).append(one.after - two.before)
+    return early, later
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
+def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs: tuple[str, str]) -> dict[str, Any]:
+    """Calibration, bias, consistency and seed stability on `matches` matches of `specs` (seats alternating)."""
+    rows, sums, jaccards, close_jaccards = [], [], [], []
+    anchor_rows, anchor_sums = [], []
+    early: list[float] = []
+    later: list[float] = []
+    for index in range(matches):
+        agents = [make_agent(spec) for spec in (specs if index % 2 == 0 else specs[::-1])]
+        record = play_match(game, agents, seed=rng.randrange(2 ** 62))
+        first = analyse_record(record, budget, seed=0)
+        second = analyse_record(record, budget, seed=1)
+        rows += _entries_with_results(first)
+        sums += first.position_sums()
+        more_early, more_later = _continuity(first, record)
+        early += more_early
+        later += more_later
+        anchor = _anchor(record, budget)
+        anchor_rows += _entries_with_results(anchor)
+        anchor_sums += anchor.position_sums()
+        a = {p.decision for p in first.turning_points}
+        b = {p.decision for p in second.turning_points}
+        if a or b:
+            jaccards.append(len(a & b) / len(a | b))
+            if abs(first.curve()[0][len(first.curve()[0]) // 2] - 0.5) < 0.25:
+                close_jaccards.append(len(a & b) / len(a | b))
+    base = {seat: statistics.fmean(result for entry, result in rows if entry.seat == seat) for seat in (0, 1)}
+    return {
+        "decisions": len(rows),
+        "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
+        "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
+        "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
+        "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
+        "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
+        "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
+        "jaccard_close": round(statistics.fmean(close_jaccards), 3) if close_jaccards else None,
+        "continuity": {"early": _mean(early), "early_pairs": len(early), "later": _mean(later),
+                       "later_pairs": len(later)},
+        "anchor": {"brier": round(statistics.fmean((e.before - r) ** 2 for e, r in anchor_rows), 4),
+                   "bias": round(statistics.fmean(e.before - r for e, r in anchor_rows), 4),
+                   "sum": round(statistics.fmean(anchor_sums), 4) if anchor_sums else None},
+    }
+
+
+def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: Playouts = Playouts(),
+        first_games: int = FIRST_GAMES, first_analysed: int = FIRST_ANALYSED,
+        settings: bool = True) -> dict[str, Any]:
+    """Every figure of every game (`settings` False: the planted blunders and the first position alone)."""
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
     for name in games:
         game = load_game(name)
         per: dict[str, Any] = {}
-        for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
-            rows, sums, jaccards, close_jaccards = [], [], [], []
-            anchor_rows, anchor_sums = [], []
-            for index in range(matches):
-                agents = [make_agent(spec) for spec in (specs if index % 2 == 0 else specs[::-1])]
-                record = play_match(game, agents, seed=rng.randrange(2 ** 62))
-                first = analyse_record(record, budget, seed=0)
-                second = analyse_record(record, budget, seed=1)
-                rows += _entries_with_results(first)
-                sums += first.position_sums()
-                anchor = _anchor(record, budget)
-                anchor_rows += _entries_with_results(anchor)
-                anchor_sums += anchor.position_sums()
-                a = {p.decision for p in first.turning_points}
-                b = {p.decision for p in second.turning_points}
-                if a or b:
-                    jaccards.append(len(a & b) / len(a | b))
-                    if abs(first.curve()[0][len(first.curve()[0]) // 2] - 0.5) < 0.25:
-                        close_jaccards.append(len(a & b) / len(a | b))
-            base = {seat: statistics.fmean(result for entry, result in rows if entry.seat == seat) for seat in (0, 1)}
-            per[setting] = {
-                "decisions": len(rows),
-                "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
-                "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
-                "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
-                "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
-                "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
-                "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
-                "jaccard_close": round(statistics.fmean(close_jaccards), 3) if close_jaccards else None,
-                "anchor": {"brier": round(statistics.fmean((e.before - r) ** 2 for e, r in anchor_rows), 4),
-                           "bias": round(statistics.fmean(e.before - r for e, r in anchor_rows), 4),
-                           "sum": round(statistics.fmean(anchor_sums), 4) if anchor_sums else None},
-            }
-        found = costly = flagged = planted_flags = 0
-        for index in range(matches):
-            planted = set(rng.sample(range(12), PLANTED))
-            blunderer = Blunderer(planted)
-            seat = index % 2
-            agents = [blunderer, make_agent("greedy")] if seat == 0 else [make_agent("greedy"), blunderer]
-            record = play_match(game, agents, seed=rng.randrange(2 ** 62))
-            analysis = analyse_record(record, budget, seed=0)
-            at = _decision_index_of_planted(record, seat, set(blunderer.blunders))
-            points = {p.decision for p in analysis.turning_points if p.seat == seat}
-            for decision in at:
-                if analysis.entries[decision].drop >= 0.10:
-                    costly += 1
-                    found += decision in points
-            flagged += len(points)
-            planted_flags += len(points & at)
-        per["planted"] = {"costly": costly, "recall": round(found / costly, 3) if costly else None,
-                          "turning_points": flagged, "precision": round(planted_flags / flagged, 3) if flagged else None}
+        if settings:
+            for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
+                per[setting] = _setting(game, rng, matches, budget, specs)
+        per["planted"] = _planted(game, rng, matches, budget, playouts)
+        per["first_position"] = _first_position(game, rng, first_games, first_analysed, budget)
         figures[name] = per
     return figures
+
+
+def _goals(per: dict[str, Any]) -> dict[str, bool]:
+    goals = {}
+    if "equal" in per:
+        settings = [per["equal"], per["unequal"]]
+        goals.update({
+            "bias within 0.01": all(abs(s["bias"]) <= 0.01 for s in settings),
+            "sum within 1 +- 0.01": all(s["sum"] is not None and abs(s["sum"] - 1) <= 0.01 for s in settings),
+            "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"]})
+    first = per["first_position"]["difference"]
+    goals.update({
+        "recall >= 0.95": (per["planted"]["recall"] or 0) >= 0.95,
+        "precision >= 0.80": (per["planted"]["precision"] or 0) >= 0.80,
+        "recall vs playouts >= 0.90": (per["planted"]["recall_vs_playouts"]["rate"] or 0) >= 0.90,
+        "first position within 0.05": first is not None and abs(first) <= 0.05})
+    if "equal" in per:
+        goals["jaccard (close) >= 0.8"] = (per["equal"]["jaccard_close"] or 0) >= 0.8
+    return goals
+
+
+def _print_game(name: str, per: dict[str, Any]) -> None:
+    for setting in ("equal", "unequal"):
+        if setting not in per:
+            continue
+        s = per[setting]
+        print(f"{name} {setting:8}: brier {s['brier']} (static {s['brier_static']}, base rate "
+              f"{s['brier_base_rate']}), bias {s['bias']:+}, sum {s['sum']} ({s['sums']}), "
+              f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions; the "
+              f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
+              f"sum {s['anchor']['sum']}; continuity early {s['continuity']['early']} "
+              f"({s['continuity']['early_pairs']}), later {s['continuity']['later']} ({s['continuity']['later_pairs']})")
+    planted = per["planted"]
+    print(f"{name} planted : recall among its own drops >= 0.10 {planted['recall']} of {planted['costly']}, "
+          f"precision {planted['precision']} of {planted['turning_points']} turning points")
+    recall, precision = planted["recall_vs_playouts"], planted["precision_vs_playouts"]
+    print(f"{name} playouts: {planted['costly_by_playouts']} of {planted['planted']} planted costly by "
+          f"{planted['playouts']} paired playouts; recall {recall['rate']} [{recall['low']}, "
+          f"{recall['high']}] (missed drops {planted['missed_drops']}); precision {precision['rate']} "
+          f"[{precision['low']}, {precision['high']}] of {precision['of']}")
+    first = per["first_position"]
+    print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} (of "
+          f"{first['analysed']}), first movers scored {first['first_mover_score']} [{first['low']}, "
+          f"{first['high']}] over {first['games']} games of greedy against greedy")
 
 
 def main() -> int:
@@ -192,42 +477,34 @@ def main() -> int:
     parser.add_argument("--budget", default="400")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--game", action="append", default=[])
+    parser.add_argument("--playouts", type=int, default=PLAYOUTS, help="paired playouts per judged move")
+    parser.add_argument("--playout-noise", type=float, default=NOISE,
+                        help="the playout players' chance of a random move")
+    parser.add_argument("--first-games", type=int, default=FIRST_GAMES, help="games measuring the first movers' score")
+    parser.add_argument("--first-analysed", type=int, default=FIRST_ANALYSED,
+                        help="of which the first decision is analysed")
+    parser.add_argument("--skip-settings", action="store_true",
+                        help="no equal/unequal figures: the planted blunders and the first position alone")
+    parser.add_argument("--smoke", action="store_true", help="the smallest run (the test suite's): " + " ".join(SMOKE))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.smoke:
+        args = parser.parse_args(SMOKE + sys.argv[1:])
     started = time.perf_counter()
-    figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed)
+    figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed,
+                  Playouts(args.playouts, args.playout_noise),
+                  args.first_games, args.first_analysed, not args.skip_settings)
     figures["budget"] = args.budget
+    figures["command"] = "python bench/analysis_quality.py " + " ".join(sys.argv[1:])
     figures["seconds"] = round(time.perf_counter() - started, 1)
-    goals = {}
-    for name, per in figures.items():
-        if not isinstance(per, dict):
-            continue
-        settings = [per["equal"], per["unequal"]]
-        goals[name] = {
-            "bias within 0.01": all(abs(s["bias"]) <= 0.01 for s in settings),
-            "sum within 1 +- 0.01": all(s["sum"] is not None and abs(s["sum"] - 1) <= 0.01 for s in settings),
-            "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"],
-            "recall >= 0.95": (per["planted"]["recall"] or 0) >= 0.95,
-            "precision >= 0.80": (per["planted"]["precision"] or 0) >= 0.80,
-            "jaccard (close) >= 0.8": (per["equal"]["jaccard_close"] or 0) >= 0.8,
-        }
-    figures["goals"] = goals
+    figures["goals"] = {name: _goals(per) for name, per in figures.items() if isinstance(per, dict)}
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         for name, per in figures.items():
             if isinstance(per, dict) and name != "goals":
-                for setting in ("equal", "unequal"):
-                    s = per[setting]
-                    print(f"{name} {setting:8}: brier {s['brier']} (static {s['brier_static']}, base rate "
-                          f"{s['brier_base_rate']}), bias {s['bias']:+}, sum {s['sum']} ({s['sums']}), "
-                          f"jaccard {s['jaccard']} (close {s['jaccard_close']}), {s['decisions']} decisions; the "
-                          f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
-                          f"sum {s['anchor']['sum']}")
-                planted = per["planted"]
-                print(f"{name} planted : recall {planted['recall']} of {planted['costly']} costly, precision "
-                      f"{planted['precision']} of {planted['turning_points']} turning points")
-        for name, met in goals.items():
+                _print_game(name, per)
+        for name, met in figures["goals"].items():
             print(f"{name} goals: " + ", ".join(f"{goal} {'met' if ok else 'NOT met'}" for goal, ok in met.items()))
         print(f"{figures['seconds']} s")
     return 0

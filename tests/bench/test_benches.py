@@ -78,9 +78,15 @@ def test_analysis() -> None:
 
 
 def test_analysis_quality() -> None:
-    figures = run_bench("analysis_quality.py", "--matches", "1", "--budget", "10", "--game", MODE)[MODE]
-    has_keys(figures, "equal unequal")
-    has_keys(figures["equal"], "decisions brier brier_static bias sum jaccard")
+    figures = run_bench("analysis_quality.py", "--smoke", "--game", MODE)[MODE]
+    has_keys(figures, "equal unequal planted first_position")
+    has_keys(figures["equal"], "decisions brier brier_static bias sum jaccard continuity")
+    has_keys(figures["equal"]["continuity"], "early early_pairs later later_pairs")
+    has_keys(figures["planted"], "costly recall turning_points precision playouts costly_by_playouts "
+             "playout_noise recall_vs_playouts precision_vs_playouts missed_drops mistakes")
+    has_keys(figures["planted"]["recall_vs_playouts"], "hits of rate low high")
+    has_keys(figures["first_position"], "games first_mover_score low high analysed analysis_chance difference")
+    assert figures["first_position"]["games"] == 2 and figures["planted"]["playouts"] == 2  # (--smoke's sizes)
 
 
 def test_tournament() -> None:
