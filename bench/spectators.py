@@ -14,9 +14,12 @@ the answer, less the time the bot says it thought (`transport_ms` in the record)
 
 Only the decisions played once every watcher is in (or was refused) count. Goal (issue 33): with 1,000 and
 with 10,000 watchers, the mean added time at most 10% above the run without, and no match lost on time; the
-whole decision time (the bot's thinking and the added time) is printed beside. With --json: {"watchers":
+whole decision time (the bot's thinking and the added time) is printed beside, and the referee's own CPU
+(its threads, not the bots') per decision, the messages the watchers read per decision, and the referee's CPU
+over the run without watchers per message a watcher read. With --json: {"watchers":
 {N: {"matches", "decisions", "added_ms_mean", "added_ms_p95", "vs_none", "decision_ms_mean",
-"decision_vs_none", "timeouts", "admitted", "refused", "other"}}, "goal_met", "command"}. With --smoke (the test
+"decision_vs_none", "timeouts", "admitted", "refused", "other", "referee_cpu_ms_per_decision",
+"messages_per_decision", "cpu_us_per_message"}}, "goal_met", "command"}. With --smoke (the test
 suite's run: its figures mean nothing) the bots search 5 iterations a decision, not 400.
 """
 
@@ -58,7 +61,7 @@ def free_port() -> int:
 
 
 async def _watcher(channel: grpc.aio.Channel, match_id: str, batched: bool, started: asyncio.Event | None = None,
-                   begun: list[int] | None = None, total: int = 0) -> str:
+                   begun: list[int] | None = None, total: int = 0, received: list[int] | None = None) -> str:
     """One watcher: follows the match to its end; tells `begun` once it is in (its header came) or refused."""
     stub = admin_pb2_grpc.RefereeAdminStub(channel)
     counted = False
@@ -74,6 +77,8 @@ async def _watcher(channel: grpc.aio.Channel, match_id: str, batched: bool, star
     try:
         async for _event in stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id=match_id, batched=batched)):
             count()
+            if received is not None:
+                received[0] += 1
     except grpc.aio.AioRpcError as error:
         count()
         return error.code().name
@@ -83,18 +88,19 @@ async def _watcher(channel: grpc.aio.Channel, match_id: str, batched: bool, star
 
 
 async def _flood(host: str, port: int, match_id: str, watchers: int) -> dict[str, Any]:
-    started, begun = asyncio.Event(), [0]
+    started, begun, received = asyncio.Event(), [0], [0]
     async with SourceAddresses(host, port, ADDRESSES) as entrances:
         channels = [grpc.aio.insecure_channel(target) for target in entrances.values()]
         try:
             calls = [asyncio.ensure_future(_watcher(channels[index % len(channels)], match_id, index % 2 == 0, started, begun,
-                                                    watchers)) for index in range(watchers)]
+                                                    watchers, received)) for index in range(watchers)]
             await started.wait()
             # from here on at the idle priority (only on CPU the others leave): what is measured is what the
             # referee does for the watchers, not what their client costs the machine (on a real server they are
             # elsewhere); getting in was at the normal priority, so that it is done early in the match
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
             print(json.dumps({"ready": True}), flush=True)  # every watcher is in, or was refused
+            received[0] = 0  # (the messages counted are those sent while the referee's CPU is measured)
             ends = await asyncio.gather(*calls)
         finally:
             for channel in channels:
@@ -102,7 +108,8 @@ async def _flood(host: str, port: int, match_id: str, watchers: int) -> dict[str
     codes: dict[str, int] = {}
     for end in ends:
         codes[end] = codes.get(end, 0) + 1
-    return {"admitted": codes.pop("OK", 0), "refused": codes.pop("RESOURCE_EXHAUSTED", 0), "other": codes}
+    return {"admitted": codes.pop("OK", 0), "refused": codes.pop("RESOURCE_EXHAUSTED", 0), "other": codes,
+            "messages": received[0]}
 
 
 def flood_main(address: str, match_id: str, watchers: int) -> None:
@@ -111,9 +118,17 @@ def flood_main(address: str, match_id: str, watchers: int) -> None:
     print(json.dumps(asyncio.run(_flood(host, int(port), match_id, watchers))), flush=True)
 
 
-async def _play(address: str, token: str, seed: int, watchers: int) -> dict[str, Any]:
+def cpu_s(pid: int) -> float:
+    """The CPU seconds process `pid` itself has used (its threads, not its children: the bots)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _play(address: str, token: str, seed: int, watchers: int, server: int) -> dict[str, Any]:
     """One match with `watchers` trying to follow it: the added time of the decisions played once the
-    flood is in place (all of them without one)."""
+    flood is in place (all of them without one), the referee's CPU seconds over those decisions and the
+    messages the watchers read meanwhile."""
+    begun = cpu_s(server)
     async with AdminClient(address, token) as admin:
         match_id = await admin.start_match(GAME, ["mcts", "mcts"], seed=seed, clock=CLOCK)
         flood = None
@@ -127,10 +142,12 @@ async def _play(address: str, token: str, seed: int, watchers: int) -> dict[str,
                 raise SystemExit(f"the flood did not start: {ready!r}")
             status = await admin.status(match_id)
             from_step = status.steps
+            begun = cpu_s(server)
         async for _event in admin.watch(match_id):
             pass
         record = await admin.record(match_id)
-    counts: dict[str, Any] = {"admitted": 0, "refused": 0, "other": {}}
+    cpu = cpu_s(server) - begun
+    counts: dict[str, Any] = {"admitted": 0, "refused": 0, "other": {}, "messages": 0}
     if flood is not None:
         out, _ = flood.communicate(timeout=300)
         counts = json.loads(out.strip().splitlines()[-1])
@@ -138,7 +155,7 @@ async def _play(address: str, token: str, seed: int, watchers: int) -> dict[str,
     assert record.result is not None
     return {"added": [step.timing.get("transport_ms", 0.0) for step in decisions],
             "decision": [step.timing.get("think_ms", 0.0) + step.timing.get("transport_ms", 0.0) for step in decisions],
-            "timeout": record.result.reason == "timeout", **counts}
+            "timeout": record.result.reason == "timeout", "cpu_s": cpu, **counts}
 
 
 def main() -> int:
@@ -169,10 +186,10 @@ def main() -> int:
                     raise SystemExit("the referee did not start")
                 time.sleep(0.1)
             address, token = f"127.0.0.1:{port}", token_file.read_text().strip()
-            asyncio.run(_play(address, token, 1, 0))  # warm the bots' processes
+            asyncio.run(_play(address, token, 1, 0, server.pid))  # warm the bots' processes
             for index in range(arguments.matches):
                 for count in counts:
-                    rows[count].append(asyncio.run(_play(address, token, 100 + index, count)))
+                    rows[count].append(asyncio.run(_play(address, token, 100 + index, count, server.pid)))
                     if not arguments.json:
                         last = rows[count][-1]
                         if not last["added"]:
@@ -195,11 +212,18 @@ def main() -> int:
                          "timeouts": sum(row["timeout"] for row in played),
                          "admitted": max(row["admitted"] for row in played),
                          "refused": max(row["refused"] for row in played),
-                         "other": played[-1]["other"]}
+                         "other": played[-1]["other"],
+                         "referee_cpu_ms_per_decision": round(
+                             1000 * sum(row["cpu_s"] for row in played) / max(1, len(added)), 3),
+                         "messages_per_decision": round(sum(row["messages"] for row in played) / max(1, len(added)), 1)}
     base = report.get(0)
     for row in report.values():
         row["vs_none"] = round(row["added_ms_mean"] / base["added_ms_mean"], 3) if base else None
         row["decision_vs_none"] = round(row["decision_ms_mean"] / base["decision_ms_mean"], 3) if base else None
+        # the referee's CPU a message to a watcher: over the run without watchers, shared by the messages sent
+        extra_ms = row["referee_cpu_ms_per_decision"] - (base["referee_cpu_ms_per_decision"] if base else 0.0)
+        per_decision = row["messages_per_decision"]
+        row["cpu_us_per_message"] = round(extra_ms * 1000 / per_decision, 1) if per_decision else None
     goal = all((row["vs_none"] is None or row["vs_none"] <= 1.10) and not row["timeouts"] for row in report.values())
     command = f"python bench/spectators.py --matches {arguments.matches} --watchers {arguments.watchers}"
     command += " --smoke" if arguments.smoke else ""
@@ -207,11 +231,14 @@ def main() -> int:
         print(json.dumps({"watchers": report, "goal_met": goal, "command": command}, indent=2))
         return 0
     print(f"{'watchers':>9} {'matches':>8} {'decisions':>10} {'added ms':>9} {'p95 ms':>8} {'vs none':>8} "
-          f"{'decision ms':>12} {'vs none':>8} {'timeouts':>9} {'admitted':>9} {'refused':>8}")
+          f"{'decision ms':>12} {'vs none':>8} {'timeouts':>9} {'admitted':>9} {'refused':>8} {'CPU ms/d':>9} "
+          f"{'msgs/d':>7} {'us/msg':>7}")
     for count, row in report.items():
         print(f"{count:>9} {row['matches']:>8} {row['decisions']:>10} {row['added_ms_mean']:>9.2f} "
               f"{row['added_ms_p95']:>8.2f} {row['vs_none'] or '-':>8} {row['decision_ms_mean']:>12.2f} "
-              f"{row['decision_vs_none'] or '-':>8} {row['timeouts']:>9} {row['admitted']:>9} {row['refused']:>8}")
+              f"{row['decision_vs_none'] or '-':>8} {row['timeouts']:>9} {row['admitted']:>9} {row['refused']:>8} "
+              f"{row['referee_cpu_ms_per_decision']:>9.2f} {row['messages_per_decision']:>7} "
+              f"{row['cpu_us_per_message'] or '-':>7}")
     print(f"goal (at most 10% more, no timeout): {'met' if goal else 'NOT met'}; command: {command}")
     return 0
 

@@ -128,7 +128,8 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
         try:
             async for event in feed(_header(live)):
                 try:  # (a watcher whose client does not read holds its write: past a while it is dropped)
-                    await asyncio.wait_for(context.write(event), WATCHER_WRITE_TIMEOUT_S)
+                    async with asyncio.timeout(WATCHER_WRITE_TIMEOUT_S):  # (no task a write, as wait_for makes)
+                        await context.write(event)
                 except TimeoutError:
                     raise WatcherTooSlow(f"its client read nothing for {WATCHER_WRITE_TIMEOUT_S:g}s") from None
         except WatcherTooSlow as slow:

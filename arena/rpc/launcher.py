@@ -20,6 +20,8 @@ OUTPUT_KEPT_BYTES = 64 * 1024  # the tail of a process's output kept in memory
 EVIDENCE_BYTES = 16 * 1024  # at most this much output goes into a match record
 OUTPUT_RATE = 256 * 1024  # bytes a second the referee reads of a bot's output, once its burst is spent
 OUTPUT_BURST = 4 * 2**20  # bytes a bot may write at once before its output is read at OUTPUT_RATE
+TINY_CHUNK = 512  # a read this small: the pipe is left to fill for COALESCE_S before the next (tiny writes)
+COALESCE_S = 0.005  # so a bot writing a byte a write costs the referee a read per 5 ms, not a read per byte
 DRAIN_TURNS = 20  # event-loop turns a drain gives the output reader before finding it makes no progress
 #: Opens the referee's end of a launched process's own socket (before the process starts): (socket, token) -> closer.
 Listen = Callable[[Path, str], Awaitable[Callable[[], Awaitable[None]]]]
@@ -48,12 +50,14 @@ class OutputTail:
         self.limit = limit
         self.total = 0
         self.throttled_s = 0.0  # how long the referee held off reading a flood (the bot waited, not the referee)
+        self.reads = 0  # the reads it took (tiny writes are read several at once)
         self._buffer = bytearray()
 
     def feed(self, data: bytes) -> None:
         """Append output, dropping the oldest bytes beyond the limit."""
         self._buffer += data
         self.total += len(data)
+        self.reads += 1
         excess = len(self._buffer) - self.limit
         if excess > 0:
             del self._buffer[:excess]
@@ -82,6 +86,7 @@ class BotProcess:
         self.launched_at = time.monotonic()
         self.process: Optional[asyncio.subprocess.Process] = None
         self._pump: Optional[asyncio.Task[None]] = None
+        self._hurry = asyncio.Event()  # set: a coalescing pause ends now (someone waits for the output)
         self._cleaned = False
         self.final_usage: Optional[CgroupUsage] = None  # what it used, read just before its cgroup went
 
@@ -131,7 +136,9 @@ class BotProcess:
 
     async def _read_output(self) -> None:
         """Read what the program writes, at most OUTPUT_RATE bytes a second after a burst: a flood waits
-        in its pipe, so the program blocks on its own writes (its clock, not the referee's CPU, pays)."""
+        in its pipe, so the program blocks on its own writes (its clock, not the referee's CPU, pays). After a
+        tiny read the pipe is not watched for COALESCE_S (unless drain_output waits): tiny writes are read
+        together, not each with a wake-up and a read of the referee's."""
         assert self.process is not None and self.process.stdout is not None
         allowance = float(OUTPUT_BURST)
         last = time.monotonic()
@@ -147,12 +154,30 @@ class BotProcess:
                 pause = -allowance / OUTPUT_RATE
                 self.output.throttled_s += pause
                 await asyncio.sleep(pause)
+            elif len(chunk) < TINY_CHUNK:
+                await self._let_the_pipe_fill()
+
+    async def _let_the_pipe_fill(self) -> None:
+        """Stop watching the output pipe for COALESCE_S, or until drain_output asks for what is in it."""
+        transport = getattr(self.process.stdout if self.process is not None else None, "_transport", None)
+        if transport is None or self._hurry.is_set():
+            self._hurry.clear()
+            return
+        transport.pause_reading()
+        try:
+            timer = asyncio.get_running_loop().call_later(COALESCE_S, self._hurry.set)
+            await self._hurry.wait()
+            timer.cancel()
+        finally:
+            self._hurry.clear()
+            transport.resume_reading()
 
     async def drain_output(self, timeout_s: float = 0.5) -> None:
         """Wait until what the program had written when this is called is read: its last words, however long a
         busy machine takes to read them. What is waited for is fixed now (a bot that writes on cannot hold this
         up); `timeout_s` only bounds a reader that makes no progress."""
         written = self._written()
+        self._hurry.set()  # (a coalescing pause ends: what is in the pipe is read now)
         read, deadline, turns = self.output.total, time.monotonic() + timeout_s, 0
         while written is not None and self.output.total < written and self._pump is not None and not self._pump.done():
             if self.output.total > read:  # progress: the bound is on a reader that makes none
@@ -160,6 +185,7 @@ class BotProcess:
             elif time.monotonic() >= deadline and turns >= DRAIN_TURNS:
                 return  # (a busy machine may hold this process off for longer than timeout_s between two turns:
                 # the reader gets its turns on the event loop before it is found to make no progress)
+            self._hurry.set()
             await asyncio.sleep(0.001)
             turns += 1
         await asyncio.sleep(0)

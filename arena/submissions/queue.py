@@ -25,8 +25,9 @@ class PreflightQueue:
     """Runs queued submissions in worker processes, `workers` at a time (an asyncio task of `arena web` or of
     `arena preflights`).
 
-    Fair between owners: a free worker takes the oldest waiting upload of the owner with the fewest running,
-    so one owner's many slow uploads delay another's by at most one pre-flight. Each pre-flight is stopped
+    Fair between owners: a free worker takes the oldest waiting upload of the owner with the fewest running, and
+    the last free worker is kept for an owner with nothing running (with two workers or more), so one owner's
+    many slow uploads never make another's wait (with one worker, by one pre-flight at most). Each pre-flight is stopped
     after `timeout_s` (and fails with that reason). Each is leased to this web server (`holder`) while it runs,
     the lease renewed, so a second web server on the same database never runs it too, and one whose server
     died is taken up again once its lease runs out. The worker gets the database URL through its environment
@@ -66,10 +67,12 @@ class PreflightQueue:
                 process.kill()
 
     def next_up(self, waiting: list[tuple[int, str]]) -> tuple[int, str] | None:
-        """The submission a free worker takes: the oldest of the owner with the fewest running."""
+        """The submission a free worker takes: the oldest of the owner with the fewest running; none of an owner
+        with one running already when it would take the last free worker (kept for another owner's upload)."""
         busy = Counter(owner for owner, _process in self.running.values())
+        last_free = len(self.running) + 1 >= self.workers > 1
         candidates = [(busy[owner], index, (submission, owner)) for index, (submission, owner) in enumerate(waiting)
-                      if submission not in self.running]
+                      if submission not in self.running and not (last_free and busy[owner])]
         return min(candidates)[2] if candidates else None
 
     async def _run(self) -> None:

@@ -67,7 +67,8 @@ def test_web() -> None:
 def test_spectators() -> None:
     figures = run_bench("spectators.py", "--matches", "1", "--watchers", "0,10", "--smoke")
     has_keys(figures, "watchers goal_met command")
-    has_keys(figures["watchers"]["10"], "matches decisions added_ms_mean vs_none timeouts admitted refused")
+    has_keys(figures["watchers"]["10"], "matches decisions added_ms_mean vs_none timeouts admitted refused "
+             "referee_cpu_ms_per_decision messages_per_decision cpu_us_per_message")
 
 
 def test_web_attack() -> None:

@@ -165,3 +165,49 @@ def test_a_watcher_whose_client_reads_nothing_is_dropped_and_counted_out(
     assert client.written == 3 and client.aborted is not None
     code, details = client.aborted
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "read nothing for 0.3s" in details
+
+
+class CountedMessages:
+    """arena.rpc.generated.admin_pb2 as the feed sees it, counting the MatchEvents it builds (each is serialized)."""
+
+    def __init__(self) -> None:
+        self.built = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(admin_pb2, name)
+
+    def MatchEvent(self, **fields: Any) -> Any:  # noqa: N802 - the message's own name
+        if "header" not in fields:  # (the header is each watcher's own)
+            self.built += 1
+        return admin_pb2.MatchEvent(**fields)
+
+
+def test_watchers_are_sent_the_one_serialized_feed(referee: BackgroundReferee, monkeypatch: pytest.MonkeyPatch) -> None:
+    """48 watchers through gRPC (8 of them a message a step) see every step, and what the referee serialized for them does not grow with
+    them: at most a step event, a newest step and a batch per step played (a flush), and one catch-up per
+    watcher; 48 watchers of a message each per step would have needed far more."""
+    from arena.rpc import spectators
+
+    counted = CountedMessages()
+    monkeypatch.setattr(spectators, "admin_pb2", counted)
+    host, port = referee.address.rsplit(":", 1)
+    addresses = [f"127.0.{network}.{host_part}" for network in range(1, 9) for host_part in (2, 3, 4)]
+    live = referee.call(_started(referee))
+
+    async def watch() -> list[tuple[str, int, bool]]:
+        async with SourceAddresses(host, int(port), addresses) as entrances:
+            targets = [entrances[address] for address in addresses for _twice in range(2)]
+            return list(await asyncio.gather(*[_watch(target, live.match_id, batched=number >= LIMITS.unbatched)
+                                               for number, target in enumerate(targets)]))
+
+    results = asyncio.run(watch())
+    record = live.task.result() if live.task is not None and live.task.done() else None
+    assert record is not None and record.result is not None
+    steps = len(record.steps)
+    assert len(results) == 48 and all(result == ("OK", steps, True) for result in results), results
+    assert counted.built <= 3 * (steps + 2) + 48 + 1, (counted.built, steps)
+    assert counted.built < steps * 48 // 4  # (a serialization a watcher and step: steps * 48)
+
+
+async def _started(referee: BackgroundReferee) -> Any:
+    return referee.server.start_match("major-general", ["slow", "slow"], seed=11)
