@@ -49,6 +49,25 @@ async def flood(address: str, streams: int, deadline_s: float | None = None) -> 
         return Counter(await asyncio.gather(*(silent() for _ in range(streams))))
 
 
+def start_referee(folder: str, tries: int = 3) -> tuple[subprocess.Popen, int]:
+    """`arena serve` on a free port, once it listens (another port when the one picked was taken meanwhile, as on
+    a busy machine running other servers); its process and port."""
+    said: list[str] = []
+    for _ in range(tries):
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port",
+                                   str(port), "--bots", f"{folder}/bots", "--out", f"{folder}/results"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert server.stdout is not None
+        said = []
+        while line := server.stdout.readline():  # (the end of its output: it stopped without listening)
+            said.append(line)
+            if "listening" in line:
+                return server, port
+        server.wait()
+    raise SystemExit(f"arena serve did not start ({tries} tries); it said: {''.join(said)[-2000:]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--streams", type=int, default=3000)
@@ -57,16 +76,10 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     arguments = parser.parse_args()
     deadline_s, pause_s = (1.0, 0.1) if arguments.smoke else (None, 1.0)
-    port = free_port()
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "bots").mkdir()
-        server = subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port",
-                                   str(port), "--bots", f"{folder}/bots", "--out", f"{folder}/results"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        server, port = start_referee(folder)
         try:
-            assert server.stdout is not None
-            while "listening" not in server.stdout.readline():
-                pass
             time.sleep(pause_s)
             figures: dict = {"streams": arguments.streams, "rss_mb_before": round(resident_mb(server.pid), 1),
                              "rounds": []}
@@ -79,7 +92,11 @@ def main() -> int:
                                           "codes": dict(codes)})
         finally:
             server.terminate()
-            server.wait()
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
     figures["rss_mb_growth"] = round(figures["rounds"][-1]["rss_mb_after"] - figures["rss_mb_before"], 1)
     if arguments.json:
         print(json.dumps(figures))

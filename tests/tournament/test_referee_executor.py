@@ -88,18 +88,34 @@ import asyncio
 import json
 import os
 
+import arena.rpc.sdk as sdk
 from arena.agents import RandomAgent
-from arena.rpc.sdk import serve_matches, settings_from_environment
 
 
-def told(start, result):
-    with open(os.environ["TOLD"], "a") as out:  # (unsandboxed here, to tell the test)
-        out.write(json.dumps({"seat": start.seat, "players": [[p.seat, p.name, p.version] for p in start.players]})
-                  + "\n")
+class Spying:
+    """The stream as the SDK reads it, each MatchStart written down as it comes (before the match is played, so
+    the line is there however soon the tournament ends and stops this process)."""
+
+    def __init__(self, call):
+        self.call = call
+
+    async def read(self):
+        message = await self.call.read()
+        if getattr(message, "WhichOneof", None) is not None and message.WhichOneof("kind") == "match_start":
+            start = message.match_start
+            with open(os.environ["TOLD"], "a") as out:  # (unsandboxed here, to tell the test)
+                out.write(json.dumps({"seat": start.seat,
+                                      "players": [[p.seat, p.name, p.version] for p in start.players]}) + "\n")
+        return message
+
+    def __getattr__(self, name):
+        return getattr(self.call, name)
 
 
+play_one = sdk._play_one
+sdk._play_one = lambda call, *args, **kwargs: play_one(Spying(call), *args, **kwargs)
 agent = RandomAgent()
-asyncio.run(serve_matches(agent, settings_from_environment(agent), on_match_end=told))
+asyncio.run(sdk.serve_matches(agent, sdk.settings_from_environment(agent)))
 '''
 
 
