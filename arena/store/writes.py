@@ -4,7 +4,6 @@ storing results)."""
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -22,27 +21,28 @@ def inserted_id(result: Any) -> int:
     return int(key[0])
 
 
-def bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
-    """executemany straight to the driver, values converted by the columns' own SQLAlchemy types.
+def bulk_insert_values(conn: Any, table: Any, names: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """executemany straight to the driver of rows given as tuples of values (in the order of the columns
+    `names`), values converted by the columns' own SQLAlchemy types.
 
     Same rows as `conn.execute(insert(table), rows)`, without SQLAlchemy's per-row parameter
-    handling, which costs more than the database on the hot path of storing results.
+    handling (nor a dict per row), which costs more than the database on the hot path of storing results.
     """
     if not rows:
         return
-    plan = _insert_plan(table, tuple(rows[0]), conn.dialect)
+    plan = _insert_plan(table, names, conn.dialect)
     if plan is None:  # a driver with another parameter style: the ordinary path
-        conn.execute(insert(table), rows)
+        conn.execute(insert(table), [dict(zip(names, row)) for row in rows])
         return
-    sql, values, processors = plan
+    sql, processors = plan
     if not processors:
-        conn.exec_driver_sql(sql, [values(row) for row in rows])
+        conn.exec_driver_sql(sql, rows)
         return
     params = []
     last: list[Any] = [_UNSET] * len(processors)  # a value repeated from the previous row is converted once
     converted_last: list[Any] = [None] * len(processors)
     for row in rows:
-        converted = list(values(row))
+        converted = list(row)
         for slot, (index, process) in enumerate(processors):
             value = converted[index]
             if value is not last[slot]:
@@ -53,9 +53,10 @@ def bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
     conn.exec_driver_sql(sql, params)
 
 
-def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str, Callable[[dict[str, Any]], tuple[Any, ...]],
-                                                                       list[tuple[int, Callable[[Any], Any]]]] | None:
-    """The INSERT statement for these columns, a row-to-values function and the values' converters."""
+@functools.lru_cache(maxsize=64)
+def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str, list[tuple[int, Callable[[Any], Any]]]] | None:
+    """The INSERT statement for these columns and the values' converters (made once per table, columns and
+    dialect: making them costs more than a batch of rows)."""
     placeholder = _PLACEHOLDERS.get(dialect.paramstyle)
     if placeholder is None:
         return None
@@ -64,5 +65,4 @@ def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str,
     quote = dialect.identifier_preparer
     sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(name) for name in names)}) "
            f"VALUES ({', '.join([placeholder] * len(names))})")
-    values = operator.itemgetter(*names) if len(names) > 1 else (lambda row: (row[names[0]],))
-    return sql, values, processors
+    return sql, processors
