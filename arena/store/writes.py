@@ -38,19 +38,23 @@ def bulk_insert_values(conn: Any, table: Any, names: tuple[str, ...], rows: list
     if not processors:
         conn.exec_driver_sql(sql, rows)
         return
-    params = []
-    last: list[Any] = [_UNSET] * len(processors)  # a value repeated from the previous row is converted once
-    converted_last: list[Any] = [None] * len(processors)
-    for row in rows:
-        converted = list(row)
-        for slot, (index, process) in enumerate(processors):
-            value = converted[index]
-            if value is not last[slot]:
-                last[slot] = value
-                converted_last[slot] = process(value)
-            converted[index] = converted_last[slot]
-        params.append(tuple(converted))
-    conn.exec_driver_sql(sql, params)
+    columns: list[Any] = list(zip(*rows))  # (converted column by column: one loop per converted column, not per value)
+    for index, process in processors:
+        columns[index] = _converted(columns[index], process)
+    conn.exec_driver_sql(sql, list(zip(*columns)))
+
+
+def _converted(values: tuple[Any, ...], process: Callable[[Any], Any]) -> list[Any]:
+    """A column's values converted; a value repeated from the previous row (the same object) is converted once."""
+    out = []
+    last: Any = _UNSET
+    text: Any = None
+    for value in values:
+        if value is not last:
+            last = value
+            text = process(value)
+        out.append(text)
+    return out
 
 
 @functools.lru_cache(maxsize=64)

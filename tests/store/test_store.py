@@ -150,6 +150,18 @@ def test_json_columns_tell_equal_tuples_of_other_types_apart() -> None:
         assert encode_json(value) == json.dumps(value)
 
 
+def test_json_columns_tell_equal_tuples_of_ints_and_floats_apart() -> None:
+    """Scores are remembered as rankings are: (11, 10) == (11.0, 10.0) and (0.0,) == (-0.0,), each written its
+    own way, whichever came first."""
+    import json
+
+    from arena.store.db import encode_json
+
+    for value in [(11, 10), (11.0, 10.0), (2, 3), (2.0, 3.0), (0.0, 1.5), (-0.0, 1.5), (1, 2.0), (1.0, 2),
+                  (float("inf"), 0.5)] * 2:
+        assert encode_json(value) == json.dumps(value)
+
+
 def test_repeated_values_in_a_batch_are_stored_for_every_row(store: Store) -> None:
     """The bulk insert converts a value repeated from the row before once: every row still gets it."""
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots("a=random,b=random"),
