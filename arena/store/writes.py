@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert
@@ -64,9 +65,31 @@ def _insert_plan(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[str,
     placeholder = _PLACEHOLDERS.get(dialect.paramstyle)
     if placeholder is None:
         return None
-    processors = [(index, process) for index, name in enumerate(names)
+    processors = [(index, _faster(process)) for index, name in enumerate(names)
                   if (process := table.c[name].type._cached_bind_processor(dialect)) is not None]
     quote = dialect.identifier_preparer
     sql = (f"INSERT INTO {quote.format_table(table)} ({', '.join(quote.quote(name) for name in names)}) "
            f"VALUES ({', '.join([placeholder] * len(names))})")
     return sql, processors
+
+
+_SAMPLES = (datetime(2026, 11, 28, 23, 57, 10, 123456), datetime(987, 1, 2, 3, 4, 5), datetime(2026, 1, 1))
+
+
+def _faster(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`process`, or where it writes naive datetimes as `datetime.isoformat(" ", "microseconds")` does (SQLite's
+    DATETIME: its text is what the database sorts and compares), that C method for them: a few times faster,
+    and every match stores several."""
+    try:
+        same = all(process(sample) == sample.isoformat(" ", "microseconds") for sample in _SAMPLES)
+    except Exception:  # (a converter that takes no datetimes)
+        same = False
+    if not same:
+        return process
+
+    def process_datetime(value: Any) -> Any:
+        if type(value) is datetime and value.tzinfo is None:
+            return value.isoformat(" ", "microseconds")
+        return process(value)
+
+    return process_datetime

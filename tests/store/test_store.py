@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -341,3 +341,20 @@ def test_migration_0007_settles_the_pairings_already_played(store: Store) -> Non
         command.upgrade(config, "head")
     with store.engine.connect() as connection:
         assert sorted(connection.execute(select(Pairing.settled)).scalars()).count(False) == 1
+
+
+@pytest.mark.parametrize("value", [datetime(2026, 11, 29, 0, 1, 2, 345678), datetime(2026, 11, 29), datetime(7, 1, 2, 3),
+                                   datetime(2026, 1, 1, tzinfo=timezone.utc), date(2026, 3, 4), None])
+def test_bulk_inserts_write_datetimes_as_sqlalchemy_does(value: object) -> None:
+    """The bulk insert's quicker conversion of naive datetimes writes SQLite's DATETIME text exactly."""
+    from sqlalchemy.dialects import sqlite
+
+    from arena.store.models import Match
+    from arena.store.writes import _insert_plan
+
+    dialect = sqlite.dialect()
+    process = Match.__table__.c.finished_at.type._cached_bind_processor(dialect)
+    plan = _insert_plan(Match.__table__, ("id", "finished_at"), dialect)
+    assert plan is not None
+    [(index, quick)] = plan[1]
+    assert index == 1 and quick is not process and quick(value) == process(value)
