@@ -37,28 +37,31 @@ class TrueSkillPolicy:
               lineage: dict[int, tuple[int, ...]]) -> RatingChanges:
         ratings = dict(current)
         initial = self.system.initial
+        rate = self.system.rate
         tallies: dict[int, TallyDelta] = {}
         history: list[RatingPoint] = []
         for played, match_id in matches:
-            for bot in played.bot_ids:
+            bot_ids, ranking, finished_at, pool = played.bot_ids, played.ranking, played.finished_at, played.pool
+            for bot in bot_ids:
                 if bot not in ratings:
                     ratings[bot] = seed_rating(lineage.get(bot, ()), ratings, initial)
-            after = self.system.rate([ratings[bot] for bot in played.bot_ids], played.ranking)
-            for seat, bot in enumerate(played.bot_ids):
-                ratings[bot] = after[seat]
-                history.append(RatingPoint(played.pool, bot, match_id, after[seat][0], after[seat][1],
-                                           played.finished_at))
-                tally = tallies.setdefault(bot, TallyDelta())
+            after = rate([ratings[bot] for bot in bot_ids], ranking)
+            shared_first = sum(1 for rank in ranking if rank == 0) > 1  # (seat_outcome's rule, for every seat)
+            for seat, bot in enumerate(bot_ids):
+                rating = ratings[bot] = after[seat]
+                history.append(RatingPoint(pool, bot, match_id, rating[0], rating[1], finished_at))
+                tally = tallies.get(bot)
+                if tally is None:
+                    tally = tallies[bot] = TallyDelta()
                 tally.games += 1
-                outcome = seat_outcome(played.ranking, seat)
-                if outcome == "win":
-                    tally.wins += 1
-                elif outcome == "draw":
+                if ranking[seat] != 0:
+                    tally.losses += 1
+                elif shared_first:
                     tally.draws += 1
                 else:
-                    tally.losses += 1
+                    tally.wins += 1
                 tally.last_match_id = match_id
-                tally.last_played = played.finished_at
+                tally.last_played = finished_at
         return RatingChanges(history, {bot: ratings[bot] for bot in tallies}, tallies)
 
 

@@ -50,21 +50,31 @@ def resolve_url(url: str | None, results: str | Path = "results") -> str:
 
 
 _ENCODER = json.JSONEncoder()
-_TUPLES: dict[tuple[Any, ...], str] = {}
+_TUPLES: dict[tuple[Any, ...], str] = {}  # of ints
+_FLOAT_TUPLES: dict[tuple[Any, ...], str] = {}  # of floats (none zero)
 
 
 def encode_json(value: Any) -> str:
-    """JSON text for a JSON column, exactly as json.dumps would write it. Short tuples of ints
-    (rankings) repeat endlessly, so their text is remembered; only ints, because equal tuples of other
-    values can be written differently ((1, 0) == (1.0, -0.0) == (True, False))."""
-    if type(value) is tuple and len(value) <= 8 and all(type(item) is int for item in value):
-        text = _TUPLES.get(value)
-        if text is None:
-            if len(_TUPLES) >= 4096:
-                _TUPLES.clear()
-            text = _TUPLES[value] = _ENCODER.encode(value)
-        return text
+    """JSON text for a JSON column, exactly as json.dumps would write it. Short tuples of ints (rankings) or
+    of floats (scores) repeat endlessly, so their text is remembered, apart (1 == 1.0): only tuples all of ints
+    or all of floats other than zero, because equal tuples of other values can be written differently
+    ((1, 0) == (1.0, -0.0) == (True, False), and 0.0 == -0.0)."""
+    if type(value) is tuple and len(value) <= 8:
+        if all(type(item) is int for item in value):
+            return _remembered(_TUPLES, value)
+        if all(type(item) is float for item in value) and 0.0 not in value:
+            return _remembered(_FLOAT_TUPLES, value)
     return _ENCODER.encode(value)
+
+
+def _remembered(texts: dict[tuple[Any, ...], str], value: tuple[Any, ...]) -> str:
+    """The JSON text of `value`, from `texts` (kept to 4096 tuples) or written now and kept there."""
+    text = texts.get(value)
+    if text is None:
+        if len(texts) >= 4096:
+            texts.clear()
+        text = texts[value] = _ENCODER.encode(value)
+    return text
 
 
 def safe_url(url: str) -> str:

@@ -14,7 +14,7 @@ from arena.store.models import Bot, Match, MatchSeat, Record
 from arena.store.ratings import apply_ratings
 from arena.store.rows import PairCount, PlayedMatchLike, RatingPolicy, StoredMatch, StoredSeat
 from arena.store.tournaments import settle_pairings
-from arena.store.writes import bulk_insert
+from arena.store.writes import bulk_insert_values
 from arena.store.retry import retried_on_lost_connection
 
 _MATCHES = Match.__table__
@@ -47,15 +47,12 @@ class Matches:
         if not matches:
             return []
         with self.engine.begin() as conn:
-            record_rows = [{"encoding": "jsonl+gzip", "size": m.record_size, "data": m.record_gz} for m in matches]
-            record_ids = _insert_many(conn, Record, record_rows)
-            match_ids = _insert_many(conn, Match, [_match_row(m, record_id)
-                                                   for m, record_id in zip(matches, record_ids)])
-            bulk_insert(conn, _SEATS, [
-                {"match_id": match_id, "seat": seat, "bot_id": bot, "rank": m.ranking[seat],
-                 "score": m.scores[seat] if seat < len(m.scores) else None,
-                 "luck": m.luck[seat] if m.luck is not None and seat < len(m.luck) else None}
-                for m, match_id in zip(matches, match_ids) for seat, bot in enumerate(m.bot_ids)])
+            record_ids = _insert_many(conn, Record, _RECORD_COLUMNS,
+                                      [("jsonl+gzip", m.record_size, m.record_gz) for m in matches])
+            match_ids = _insert_many(conn, Match, _MATCH_COLUMNS, [_match_row(m, record_id)
+                                                                   for m, record_id in zip(matches, record_ids)])
+            bulk_insert_values(conn, _SEATS, _SEAT_COLUMNS, [
+                seat for m, match_id in zip(matches, match_ids) for seat in _seat_rows(m, match_id)])
             settle_pairings(conn, matches)
             rated = [(m, match_id) for m, match_id in zip(matches, match_ids) if m.rated]
             if rated:
@@ -239,8 +236,8 @@ def _stored_match(row: Any, seats: list[StoredSeat]) -> StoredMatch:
                        record_id, bool(rated), started_at, finished_at, tuple(seats))
 
 
-def _insert_many(conn: Any, table: Any, rows: list[dict[str, Any]]) -> list[int]:
-    """Insert rows and return their new ids, in order.
+def _insert_many(conn: Any, table: Any, names: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[int]:
+    """Insert rows (values in the order of the columns `names`) and return their new ids, in order.
 
     SQLite can only return ids in parameter order one row at a time, so there the ids are
     assigned here instead: safe, because its write transactions begin IMMEDIATE (the write lock
@@ -249,17 +246,28 @@ def _insert_many(conn: Any, table: Any, rows: list[dict[str, Any]]) -> list[int]
     if conn.dialect.name == "sqlite":
         start = int(conn.execute(_MAX_ID[table]).scalar_one()) + 1
         ids = list(range(start, start + len(rows)))
-        bulk_insert(conn, table.__table__, [{"id": new_id, **row} for new_id, row in zip(ids, rows)])
+        bulk_insert_values(conn, table.__table__, ("id", *names), [(new_id, *row) for new_id, row in zip(ids, rows)])
         return ids
-    return list(conn.execute(_INSERT_RETURNING_ID[table], rows).scalars())
+    return list(conn.execute(_INSERT_RETURNING_ID[table], [dict(zip(names, row)) for row in rows]).scalars())
 
 
-def _match_row(m: PlayedMatchLike, record_id: int) -> dict[str, Any]:
-    return {
-        "tournament_id": m.tournament_id, "round": m.round, "pairing": m.pairing, "rotation": m.rotation,
-        "uid": m.uid, "game": m.game, "pool": m.pool, "options": m.options, "seed": m.seed,
-        "num_seats": len(m.bot_ids), "ranking": tuple(m.ranking), "scores": tuple(m.scores), "reason": m.reason,
-        "offender": m.offender, "detail": m.detail, "steps": m.steps, "decisions": m.decisions,
-        "timings": m.timings, "record_id": record_id, "rated": m.rated, "started_at": m.started_at,
-        "finished_at": m.finished_at,
-    }
+_RECORD_COLUMNS = ("encoding", "size", "data")
+_MATCH_COLUMNS = ("tournament_id", "round", "pairing", "rotation", "uid", "game", "pool", "options", "seed",
+                  "num_seats", "ranking", "scores", "reason", "offender", "detail", "steps", "decisions", "timings",
+                  "record_id", "rated", "started_at", "finished_at")
+_SEAT_COLUMNS = ("match_id", "seat", "bot_id", "rank", "score", "luck")
+
+
+def _match_row(m: PlayedMatchLike, record_id: int) -> tuple[Any, ...]:
+    """A match's values, in the order of `_MATCH_COLUMNS`."""
+    return (m.tournament_id, m.round, m.pairing, m.rotation, m.uid, m.game, m.pool, m.options, m.seed, len(m.bot_ids),
+            tuple(m.ranking), tuple(m.scores), m.reason, m.offender, m.detail, m.steps, m.decisions, m.timings,
+            record_id, m.rated, m.started_at, m.finished_at)
+
+
+def _seat_rows(m: PlayedMatchLike, match_id: int) -> list[tuple[Any, ...]]:
+    """A match's seats' values, in the order of `_SEAT_COLUMNS`."""
+    ranking, scores, luck = m.ranking, m.scores, m.luck or ()
+    n_scores, n_luck = len(scores), len(luck)
+    return [(match_id, seat, bot, ranking[seat], scores[seat] if seat < n_scores else None,
+             luck[seat] if seat < n_luck else None) for seat, bot in enumerate(m.bot_ids)]

@@ -13,10 +13,11 @@ from arena.referee.players import PlayerKind
 from arena.store.bots import lineage
 from arena.store.models import Bot, Match, Rating, RatingEvent
 from arena.store.rows import PlayedMatchLike, RatingPoint, RatingPolicy, RatingRow
-from arena.store.writes import bulk_insert
+from arena.store.writes import bulk_insert_values
 from arena.store.retry import retried_on_lost_connection
 
 _HISTORY = RatingEvent.__table__
+_HISTORY_COLUMNS = ("pool", "bot_id", "match_id", "mu", "sigma", "played_at")
 
 # Statements of the hot path (storing results), built once: building one costs more than running it.
 _CURRENT_RATINGS = (select(Rating.bot_id, Rating.mu, Rating.sigma)
@@ -129,9 +130,8 @@ def apply_ratings(conn: Any, rated: list[tuple[PlayedMatchLike, int]], policy: R
             for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": ancestors}):
                 current[row.bot_id] = (row.mu, row.sigma)
         changes = policy.apply(items, current, lineages)
-        bulk_insert(conn, _HISTORY, [{"pool": pool, "bot_id": point.bot_id, "match_id": point.match_id,
-                                      "mu": point.mu, "sigma": point.sigma, "played_at": point.played_at}
-                                     for point in changes.history])
+        bulk_insert_values(conn, _HISTORY, _HISTORY_COLUMNS, [(pool, point.bot_id, point.match_id, point.mu, point.sigma,
+                                                               point.played_at) for point in changes.history])
         ratings, tallies = changes.ratings, changes.tallies
         new_rows = [{"pool": pool, "bot_id": bot, "mu": ratings[bot][0], "sigma": ratings[bot][1],
                      "games": d.games, "wins": d.wins, "draws": d.draws, "losses": d.losses,

@@ -175,19 +175,26 @@ class Tournaments:
                                   row.detail, row.at) for row in conn.execute(query)]
 
 
-def settle_pairings(conn: Any, matches: Sequence[PlayedMatchLike]) -> None:
-    """Mark settled the pairings of these matches that now have every seat rotation stored (in the caller's
-    transaction, which stored them)."""
+def _settle_statement() -> Any:
+    """UPDATE pairings SET settled when the pairing (bound t, r, p) has `seats` rotations stored."""
     stored = _MATCHES.alias("stored")
     rotations = (select(func.count()).select_from(stored)
                  .where(stored.c.tournament_id == bindparam("t"), stored.c.round == bindparam("r"),
                         stored.c.pairing == bindparam("p")).scalar_subquery())
     pairings = cast(Table, Pairing.__table__)
-    settle = (update(pairings).where(pairings.c.tournament_id == bindparam("t"), pairings.c.round == bindparam("r"),
-                                     pairings.c.index == bindparam("p"), rotations >= bindparam("seats"))
-              .values(settled=True))
+    return (update(pairings).where(pairings.c.tournament_id == bindparam("t"), pairings.c.round == bindparam("r"),
+                                   pairings.c.index == bindparam("p"), rotations >= bindparam("seats"))
+            .values(settled=True))
+
+
+_SETTLE = _settle_statement()  # (built once: building it costs more than running it for a batch of results)
+
+
+def settle_pairings(conn: Any, matches: Sequence[PlayedMatchLike]) -> None:
+    """Mark settled the pairings of these matches that now have every seat rotation stored (in the caller's
+    transaction, which stored them)."""
     keys = {(m.tournament_id, m.round, m.pairing, len(m.bot_ids)) for m in matches}
-    conn.execute(settle, [{"t": t, "r": r, "p": p, "seats": seats} for t, r, p, seats in sorted(keys)])
+    conn.execute(_SETTLE, [{"t": t, "r": r, "p": p, "seats": seats} for t, r, p, seats in sorted(keys)])
 
 
 def _open_pairing(since_round: int | None) -> ColumnElement[bool]:

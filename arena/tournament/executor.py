@@ -14,6 +14,7 @@ import gc
 import multiprocessing
 import os
 import queue
+import selectors
 import signal
 import threading
 import time
@@ -21,7 +22,6 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from itertools import islice
-from multiprocessing import connection
 from types import TracebackType
 from typing import Any
 
@@ -309,6 +309,7 @@ class LocalPoolExecutor(Executor):
                 dispatch.stop_overdue()
                 dispatch.receive(timeout=0.1)
         finally:
+            dispatch.waiting.close()
             if any(worker.in_flight for worker in self._workers):  # abandoned midway: their answers are stale
                 self.abandon()
 
@@ -344,6 +345,7 @@ class _Dispatch:
         self.sent = self.turn = 0  # chunks sent; the chunk whose outcomes are yielded next (in order)
         self.given = 0  # chunks whose outcomes were yielded
         self.exhausted = False
+        self.waiting = _Waiting()
 
     def all_answered(self) -> bool:
         """Every chunk sent has been answered and its outcomes given."""
@@ -390,7 +392,7 @@ class _Dispatch:
 
     def receive(self, timeout: float) -> None:
         """Take the answers that come within `timeout` seconds."""
-        for conn in connection.wait([w.conn for w in self.workers if w.in_flight], timeout=timeout):
+        for conn in self.waiting.wait(tuple(w.conn for w in self.workers if w.in_flight), timeout):
             worker = self.by_conn[conn]
             number, chunk = worker.in_flight[0]
             try:
@@ -412,6 +414,42 @@ class _Dispatch:
         worker.kill()
         self.workers.remove(worker)
         self.forget(worker)
+
+
+class _Waiting:
+    """`multiprocessing.connection.wait` that keeps its selector while it waits on the same connections (the
+    main process waits for answers thousands of times a run, nearly always on the same workers)."""
+
+    def __init__(self) -> None:
+        self.conns: tuple[Any, ...] = ()
+        self.selector: selectors.BaseSelector | None = None
+
+    def wait(self, conns: tuple[Any, ...], timeout: float) -> list[Any]:
+        """The connections of `conns` ready to read within `timeout` seconds (as `connection.wait`)."""
+        if self.selector is None or conns != self.conns:
+            self.close()
+            self.selector = _wait_selector()
+            for conn in conns:
+                self.selector.register(conn, selectors.EVENT_READ)
+            self.conns = conns
+        deadline = time.monotonic() + timeout
+        while True:
+            ready = self.selector.select(timeout)
+            if ready:
+                return [key.fileobj for key, _events in ready]
+            timeout = deadline - time.monotonic()
+            if timeout < 0:
+                return []
+
+    def close(self) -> None:
+        if self.selector is not None:
+            self.selector.close()
+        self.selector, self.conns = None, ()
+
+
+def _wait_selector() -> selectors.BaseSelector:
+    """The selector `connection.wait` uses: poll (no file descriptor of its own), else select."""
+    return selectors.PollSelector() if hasattr(selectors, "PollSelector") else selectors.SelectSelector()
 
 
 class _Worker:

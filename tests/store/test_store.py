@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -147,6 +147,18 @@ def test_json_columns_tell_equal_tuples_of_other_types_apart() -> None:
     from arena.store.db import encode_json
 
     for value in [(1, 0), (1.0, -0.0), (True, False), (1.0, 0.0), ((1, 0),), ((1.0, 0.0),)] * 2:
+        assert encode_json(value) == json.dumps(value)
+
+
+def test_json_columns_tell_equal_tuples_of_ints_and_floats_apart() -> None:
+    """Scores are remembered as rankings are: (11, 10) == (11.0, 10.0) and (0.0,) == (-0.0,), each written its
+    own way, whichever came first."""
+    import json
+
+    from arena.store.db import encode_json
+
+    for value in [(11, 10), (11.0, 10.0), (2, 3), (2.0, 3.0), (0.0, 1.5), (-0.0, 1.5), (1, 2.0), (1.0, 2),
+                  (float("inf"), 0.5)] * 2:
         assert encode_json(value) == json.dumps(value)
 
 
@@ -329,3 +341,20 @@ def test_migration_0007_settles_the_pairings_already_played(store: Store) -> Non
         command.upgrade(config, "head")
     with store.engine.connect() as connection:
         assert sorted(connection.execute(select(Pairing.settled)).scalars()).count(False) == 1
+
+
+@pytest.mark.parametrize("value", [datetime(2026, 11, 29, 0, 1, 2, 345678), datetime(2026, 11, 29), datetime(7, 1, 2, 3),
+                                   datetime(2026, 1, 1, tzinfo=timezone.utc), date(2026, 3, 4), None])
+def test_bulk_inserts_write_datetimes_as_sqlalchemy_does(value: object) -> None:
+    """The bulk insert's quicker conversion of naive datetimes writes SQLite's DATETIME text exactly."""
+    from sqlalchemy.dialects import sqlite
+
+    from arena.store.models import Match
+    from arena.store.writes import _insert_plan
+
+    dialect = sqlite.dialect()
+    process = Match.__table__.c.finished_at.type._cached_bind_processor(dialect)
+    plan = _insert_plan(Match.__table__, ("id", "finished_at"), dialect)
+    assert plan is not None
+    [(index, quick)] = plan[1]
+    assert index == 1 and quick is not process and quick(value) == process(value)

@@ -70,3 +70,27 @@ def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_pat
         log.close()
         store.close()
         forget_queue(queue)
+
+
+def test_waiting_for_answers_sees_what_each_wait_is_asked_about() -> None:
+    """The pool's wait keeps its selector between calls on the same connections, and makes a new one when they
+    change: a pipe with data is ready, an idle one times out, one left out is not watched."""
+    import multiprocessing
+
+    from arena.tournament.executor import _Waiting
+
+    (a, a_child), (b, b_child) = multiprocessing.Pipe(), multiprocessing.Pipe()
+    waiting = _Waiting()
+    try:
+        assert waiting.wait((a, b), 0.01) == []
+        b_child.send("answer")
+        assert waiting.wait((a, b), 5.0) == [b]
+        assert waiting.wait((a,), 0.01) == []  # b is ready but not asked about
+        a_child.send("answer")
+        assert waiting.wait((a,), 5.0) == [a]
+        assert set(waiting.wait((a, b), 5.0)) == {a, b}
+        assert waiting.wait((), 0.01) == []
+    finally:
+        waiting.close()
+        for conn in (a, a_child, b, b_child):
+            conn.close()
