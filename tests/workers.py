@@ -1,5 +1,6 @@
 """Real `arena worker` processes on the test Redis, for the tests that kill them: each in a process group of its
-own (so it is killed whole), on a Redis database of these tests' own (ARENA_TEST_OUTAGE_REDIS, default db 14)."""
+own (so it is killed whole), on a Redis database of these tests' own (ARENA_TEST_OUTAGE_REDIS, default db 14; a
+test module with a database of its own passes its `broker`)."""
 
 from __future__ import annotations
 
@@ -15,25 +16,26 @@ import pytest
 REDIS_URL = os.environ.get("ARENA_TEST_OUTAGE_REDIS", "redis://127.0.0.1:6379/14")
 
 
-def _redis_reason() -> str | None:
+def redis_reason(broker: str = REDIS_URL) -> str | None:
+    """Why tests of real workers on `broker` cannot run here (None: they can)."""
     if importlib.util.find_spec("celery") is None or importlib.util.find_spec("redis") is None:
         return "Celery is not installed (pip install 'arena[distributed]')"
     import redis
 
     try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
+        redis.Redis.from_url(broker, socket_connect_timeout=1).ping()
     except Exception as error:
-        return f"no Redis at {REDIS_URL}: {error}"
+        return f"no Redis at {broker}: {error}"
     return None
 
 
-needs_redis = pytest.mark.skipif(_redis_reason() is not None, reason=str(_redis_reason()))
+needs_redis = pytest.mark.skipif(redis_reason() is not None, reason=str(redis_reason()))
 
 
-def start_worker(queue: str, log: IO[bytes]) -> subprocess.Popen[bytes]:
+def start_worker(queue: str, log: IO[bytes], broker: str = REDIS_URL) -> subprocess.Popen[bytes]:
     """An `arena worker` with one process serving `queue`."""
     return subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "worker", "--broker",
-                             REDIS_URL, "--queue", queue, "-j", "1"], stdout=log, stderr=subprocess.STDOUT,
+                             broker, "--queue", queue, "-j", "1"], stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
 
 
@@ -55,11 +57,12 @@ def kill_worker(worker: subprocess.Popen[bytes]) -> None:
     worker.wait(timeout=10)
 
 
-def forget_queue(queue: str) -> None:
-    """Remove a test queue, the messages a killed worker left unacknowledged and the broker's bookkeeping."""
+def forget_queue(queue: str, broker: str = REDIS_URL) -> None:
+    """Remove a test queue, the messages a killed worker left unacknowledged (Redis would hand them out again in an
+    hour) and the broker's bookkeeping."""
     import redis
 
-    client = redis.Redis.from_url(REDIS_URL)
+    client = redis.Redis.from_url(broker)
     for tag, message in client.hgetall("unacked").items():
         if queue.encode() in message:
             client.hdel("unacked", tag)

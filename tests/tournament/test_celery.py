@@ -32,6 +32,7 @@ from arena.tournament.celery_executor import (CeleryExecutor, job_from_json, job
                                               outcome_to_json)
 from arena.tournament.jobs import play_job
 from tests.tournament.conftest import rating_table, signature
+from tests.workers import forget_queue, kill_worker, redis_reason, start_worker, stop_worker
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/9")
 GAME = "major-general/hold-the-centre"
@@ -39,32 +40,9 @@ SEAT_A = SeatBot(1, "a", "1", PlayerKind.AGENT, "greedy")
 SEAT_B = SeatBot(2, "b", "1", PlayerKind.AGENT, "random")
 
 
-def _redis_reason() -> str | None:
-    try:
-        import celery  # noqa: F401
-        import redis
-    except ImportError:
-        return "Celery is not installed (pip install 'arena[distributed]')"
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-    except Exception as error:
-        return f"no Redis at {REDIS_URL}: {error}"
-    return None
-
-
-needs_redis = pytest.mark.skipif(_redis_reason() is not None, reason=str(_redis_reason()))
+needs_redis = pytest.mark.skipif(redis_reason(REDIS_URL) is not None, reason=str(redis_reason(REDIS_URL)))
 needs_celery = pytest.mark.skipif(importlib.util.find_spec("celery") is None,
                                   reason="Celery is not installed (pip install 'arena[distributed]')")
-
-
-def _forget_queue(name: str) -> None:
-    """Remove a test queue and the broker's bookkeeping of it from Redis."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL)
-    keys = list(client.scan_iter(match=f"*{name}*"))
-    if keys:
-        client.delete(*keys)
 
 
 def test_jobs_and_outcomes_cross_as_json_unchanged() -> None:
@@ -108,7 +86,7 @@ def queue() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             worker.kill()
         log.close()
-        _forget_queue(name)
+        forget_queue(name, REDIS_URL)
 
 
 @needs_redis
@@ -160,7 +138,7 @@ def test_no_worker_on_the_queue_is_waited_for_and_said_with_how_to_start_one() -
         assert re.fullmatch(r"no Arena worker consumes queue .* waiting for one \(start one with `arena worker "
                             r"--broker .* --queue arena-nobody-\w+`\)", str(said[0])), said
     finally:
-        _forget_queue(nobody)  # and the message nobody took
+        forget_queue(nobody, REDIS_URL)  # and the message nobody took
 
 
 @needs_redis
@@ -231,29 +209,10 @@ def test_an_unreachable_broker_is_a_clear_error_without_the_password() -> None:
     assert "secret" not in str(raised.value)
 
 
-def _start_worker(queue: str, log: object) -> subprocess.Popen[bytes]:
-    """An `arena worker` with one process, in a process group of its own (so it can be killed whole)."""
-    return subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "worker", "--broker",
-                             REDIS_URL, "--queue", queue, "-j", "1"], stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-
-
-def _forget_unacked(queue: str) -> None:
-    """Drop the messages a killed worker left unacknowledged (Redis would hand them out again in an hour)."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL)
-    for tag, message in client.hgetall("unacked").items():
-        if queue.encode() in message:
-            client.hdel("unacked", tag)
-            client.zrem("unacked_index", tag)
-
-
 @needs_redis
 def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_never_scored(tmp_path: Path) -> None:
     """The Celery path for real: a worker is SIGKILLed while it plays a match; the runner notes the fault
     (it is not the bots'), plays the match again on another worker and stores each match exactly once."""
-    import signal
     import threading
 
     name = f"arena-test-kill-{uuid.uuid4().hex[:8]}"
@@ -262,7 +221,7 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
     slow = "mcts:iterations=3000"  # a few seconds a match: time to kill the worker in the middle of one
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b={slow}"),
                                    format="round-robin", rounds=1, seed=4)
-    first = _start_worker(name, log)
+    first = start_worker(name, log, REDIS_URL)
     second = None
     executor = CeleryExecutor(REDIS_URL, 1, name, lost_check_s=0.5)
     try:
@@ -281,9 +240,8 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
                 break
             assert time.monotonic() < deadline, "no match started on the worker"
         time.sleep(0.5)
-        os.killpg(first.pid, signal.SIGKILL)
-        first.wait(timeout=10)
-        second = _start_worker(name, log)
+        kill_worker(first)
+        second = start_worker(name, log, REDIS_URL)
         thread.join(timeout=120)
         assert not thread.is_alive(), "the run did not finish after the worker was lost"
         [summary] = summaries
@@ -298,16 +256,10 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
     finally:
         executor.close()
         for worker in (first, second):
-            if worker is not None and worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGTERM)
-                try:
-                    worker.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(worker.pid, signal.SIGKILL)
+            stop_worker(worker)
         log.close()
         store.close()
-        _forget_unacked(name)
-        _forget_queue(name)
+        forget_queue(name, REDIS_URL)
 
 
 def tournament_pool(store: Store, tournament: int) -> str:
