@@ -14,7 +14,6 @@ _PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 _UNSET = object()
 
 
-@functools.lru_cache(maxsize=64)
 def inserted_id(result: Any) -> int:
     """The id a single-row INSERT made."""
     key = result.inserted_primary_key
