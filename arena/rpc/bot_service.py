@@ -94,10 +94,10 @@ class BotService:
         if shut > 0:
             return (f"too many wrong tokens from {key.address}: try again in {math.ceil(shut)} s (a bot's token is "
                     "the one `arena bot register --remote` printed)")
-        if self.storms.shut_for(key) <= 0 and self.hello_rates.take(key.address):
-            return ""
         if self.storms.shut_for(key) <= 0:
-            self.storms.failed(key)
+            if self.hello_rates.take(key.address):
+                return ""
+            self.storms.failed(key)  # past its rate: shut out for a pause
         return (f"more than {HELLOS_PER_S:g} new streams a second from {key.address}: wait "
                 f"{math.ceil(self.storms.shut_for(key))} s")
 
