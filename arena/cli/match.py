@@ -13,7 +13,7 @@ from arena.cli.options import (ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_
     fault_policy_option, parse_options)
 from arena.cli.settings import (check_bot_dirs, checked_sandbox, client_admin_token, load_bot_folder, open_game,
     results_dir)
-from arena.cli.show import FAULT_OUTPUT_LINES, RunDisplay, console, fail, print_fault, print_json
+from arena.cli.show import FAULT_OUTPUT_LINES, RunDisplay, console, err_console, fail, print_fault, print_json
 from arena.referee.evidence import seat_evidence
 from arena.referee.record import MatchRecord
 from arena.referee.seeds import new_seed, seat_salt
@@ -67,7 +67,8 @@ def match(
     else:
         names, extra_dirs = _local_bot_names(bots)
         runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory,
-                                 checked_sandbox(sandbox, bot_env), seat_salt(seed) if seed is not None else None)
+                                 checked_sandbox(sandbox, bot_env), seat_salt(seed) if seed is not None else None,
+                                 warn=_warn_left_out)
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
         done = [0]
 
@@ -89,6 +90,10 @@ def match(
     problem = storage_problem(series)
     if problem is not None:
         fail(problem)
+
+
+def _warn_left_out(problem: str) -> None:
+    err_console.print(f"arena: warning: a bot left out: {problem}", soft_wrap=True)
 
 
 def _local_bot_names(arguments: list[str]) -> tuple[list[str], list[Path]]:

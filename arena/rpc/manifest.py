@@ -30,7 +30,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from arena.referee.evidence import shown
 from arena.sandbox.environment import env_problems
@@ -236,15 +236,17 @@ def served_as(manifest: BotManifest, key: str) -> BotManifest:
     return replace(manifest, name=f"{manifest.name}@{key}")
 
 
-def discover_manifests(directories: Iterable[str | Path], unavailable: list[str] | None = None
-                       ) -> dict[str, BotManifest]:
+def discover_manifests(directories: Iterable[str | Path], unavailable: list[str] | None = None,
+                       ambiguous: dict[str, list[Path]] | None = None) -> dict[str, BotManifest]:
     """Every <dir>/<bot>/bot.toml under the given folders, by bot name (a name may appear once). A folder that
     is itself a bot's (named on purpose) wins over a bot of the same name found in a folder of bots (say,
-    `arena match GAME ./my-copy random` beside a ./bots/ holding the original); two of a kind conflict.
+    `arena match GAME ./my-copy random` beside a ./bots/ holding the original); two named folders conflict.
     A bad bot.toml is a ManifestError, or, given `unavailable`, what is wrong with it is added there and the
-    other bots are still found."""
+    other bots are still found. Two bots of one name found by looking (a copied folder not yet renamed) are a
+    ManifestError, or, given `ambiguous`, both are left out and their folders kept there under the name."""
     found: dict[str, BotManifest] = {}
     named: set[str] = set()  # names of bots whose own folder was given
+    clashes: dict[str, list[Path]] = {}  # names two bots found by looking bear: their folders
     for directory in directories:
         root = Path(directory)
         single = (root / MANIFEST_NAME).is_file()
@@ -257,16 +259,44 @@ def discover_manifests(directories: Iterable[str | Path], unavailable: list[str]
                     raise
                 unavailable.append(str(error))
                 continue
-            earlier = found.get(manifest.name)
-            if earlier is not None and earlier.directory != manifest.directory:
-                if single and manifest.name not in named:
-                    pass  # the bot named by its folder replaces the one found by looking
-                elif not single and manifest.name in named:
-                    continue  # ... and stays
-                else:
-                    raise ManifestError(f"two bots are named {manifest.name!r}: {earlier.directory} and "
-                                        f"{manifest.directory}")
-            found[manifest.name] = manifest
             if single:
-                named.add(manifest.name)
+                _add_named(found, named, manifest)
+                clashes.pop(manifest.name, None)  # the bot named by its folder is the one meant
+            elif manifest.name not in named:  # (else the bot named by its folder stays)
+                _add_found(found, clashes, manifest)
+    if clashes and ambiguous is None:
+        name, folders = next(iter(clashes.items()))
+        raise ManifestError(name_clash(name, folders))
+    if ambiguous is not None:
+        ambiguous.update(clashes)
     return found
+
+
+def name_clash(name: str, folders: Sequence[Path]) -> str:
+    """What is wrong when bots in `folders` all bear `name`."""
+    listed = ", ".join(str(folder) for folder in folders[:-1]) + f" and {folders[-1]}"
+    return f"two bots are named {name!r}: {listed}"
+
+
+def _add_named(found: dict[str, BotManifest], named: set[str], manifest: BotManifest) -> None:
+    """A bot whose own folder was given: it replaces a bot of its name found by looking, not another named one."""
+    earlier = found.get(manifest.name)
+    if earlier is not None and earlier.directory != manifest.directory and manifest.name in named:
+        raise ManifestError(name_clash(manifest.name, [earlier.directory, manifest.directory]))
+    found[manifest.name] = manifest
+    named.add(manifest.name)
+
+
+def _add_found(found: dict[str, BotManifest], clashes: dict[str, list[Path]], manifest: BotManifest) -> None:
+    """A bot found in a folder of bots: kept, unless another bears its name (then neither is, and both are
+    written down in `clashes`)."""
+    if manifest.name in clashes:
+        if manifest.directory not in clashes[manifest.name]:  # (a folder of bots given twice)
+            clashes[manifest.name].append(manifest.directory)
+        return
+    earlier = found.get(manifest.name)
+    if earlier is not None and earlier.directory != manifest.directory:
+        clashes[manifest.name] = [earlier.directory, manifest.directory]
+        del found[manifest.name]
+        return
+    found[manifest.name] = manifest

@@ -148,12 +148,13 @@ class BotPool:
 
     def __init__(self, manifests: dict[str, BotManifest], remote_tokens: dict[str, str], *,
                  startup_timeout_s: float = 30.0, connect_timeout_s: float = 30.0,
-                 idle_timeout_s: float = 600.0) -> None:
+                 idle_timeout_s: float = 600.0, ambiguous: dict[str, str] | None = None) -> None:
         overlap = set(manifests) & set(remote_tokens)
         if overlap:
             raise ValueError(f"bot names both local and remote: {', '.join(sorted(overlap))}")
         self.manifests = dict(manifests)
         self.remotes = {name: RemoteBot(name, _token_hash(token)) for name, token in remote_tokens.items()}
+        self.ambiguous = dict(ambiguous or {})  # a name two local bots bear, served by neither: why, by name
         self.startup_timeout_s = startup_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.idle_timeout_s = idle_timeout_s
@@ -216,6 +217,9 @@ class BotPool:
                 listed = ", ".join(self.manifests[name].games)
                 raise ValueError(f"bot {name!r} does not play {game_name} (its bot.toml lists: {listed})")
             return
+        if name in self.ambiguous and name not in self.remotes:
+            raise LookupError(f"{self.ambiguous[name]}; rename one (the name in its bot.toml), "
+                              "or give the path of its folder")
         if name not in self.remotes:
             raise LookupError(f"unknown bot {name!r}{did_you_mean(name, self.names())}; known bots: "
                               f"{', '.join(self.names()) or 'none'}")

@@ -40,7 +40,7 @@ from arena.rpc.bot_service import BOT_SERVICE, BotService
 from arena.rpc.config import ServerConfig
 from arena.rpc.gate import ConnectionGate
 from arena.rpc.generated import admin_pb2
-from arena.rpc.manifest import BotManifest, discover_manifests
+from arena.rpc.manifest import BotManifest, discover_manifests, name_clash
 from arena.rpc.matches import FailedSeat, LiveMatch, Matches, MatchRequestError, Seat
 from arena.rpc.pool import BotPool, new_token
 from arena.rpc.session import TRANSPORT_MESSAGE_LIMIT
@@ -64,8 +64,11 @@ class RefereeServer:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.unavailable: list[str] = []  # what is wrong with each bot.toml left out (config.skip_bad_bots)
+        ambiguous: dict[str, list[Path]] = {}  # a name two bots bear (a copied folder not yet renamed): neither
         manifests = discover_manifests((d for d in self.config.bot_dirs if Path(d).exists()),
-                                       self.unavailable if self.config.skip_bad_bots else None)
+                                       self.unavailable if self.config.skip_bad_bots else None, ambiguous)
+        self.unavailable.extend(f"{name_clash(name, folders)} (neither is served: rename one in its bot.toml)"
+                                for name, folders in ambiguous.items())
         if self.config.skip_bad_bots:
             manifests = self._checked(manifests)
         for manifest in self.config.bot_manifests:
@@ -73,13 +76,16 @@ class RefereeServer:
                 raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "
                                  f"{manifest.directory}")
             manifests[manifest.name] = manifest
+            ambiguous.pop(manifest.name, None)  # (the bot given is the one meant)
         if self.config.builtin_bots:
             for name, manifest in discover_manifests([BUILTIN_BOTS]).items():
-                manifests.setdefault(name, manifest)
+                if name not in ambiguous:
+                    manifests.setdefault(name, manifest)
         self.pool = BotPool(manifests, dict(self.config.remote_tokens),
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
-                            idle_timeout_s=self.config.idle_timeout_s)
+                            idle_timeout_s=self.config.idle_timeout_s,
+                            ambiguous={name: name_clash(name, folders) for name, folders in ambiguous.items()})
         self.bots = BotService(self.config, self.pool, peer_of=self.peer_of, vouch=self.vouch, drop=self.drop)
         self.pool.listen = self.bots.listen_for
         self.games = Matches(self.config, self.pool)

@@ -122,11 +122,12 @@ class EmbeddedReferee(Runner):
     their manifests in their sandboxes; records kept under `results`."""
 
     def __init__(self, bot_dirs: Sequence[Path], results: Path, sandbox: SandboxSettings,
-                 seed_salt: str | None = None) -> None:
+                 seed_salt: str | None = None, warn: Callable[[str], None] | None = None) -> None:
         self.bot_dirs = list(bot_dirs)
         self.results = results
         self.sandbox = sandbox
         self.seed_salt = seed_salt  # keys the seats' seeds (seeds.seat_salt of a chosen seed; None: a new secret)
+        self.warn = warn  # told of each bot left out (two of one name: neither), before the first game
         self.server: RefereeServer | None = None
 
     async def __aenter__(self) -> EmbeddedReferee:
@@ -139,6 +140,9 @@ class EmbeddedReferee(Runner):
                                                      seed_salt=self.seed_salt))
         except (ManifestError, ValueError) as error:
             raise SeriesError(str(error)) from None
+        if self.warn is not None:
+            for problem in self.server.unavailable:
+                self.warn(problem)
         await self.server.start()
         return self
 

@@ -82,6 +82,25 @@ def test_match_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path:
     assert code == 2 and "bad fault policy" in err
 
 
+def test_a_copied_bot_not_yet_renamed_is_left_out_with_a_warning(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    """bots/python copied to bots/my-bot: a match that asks for that name is told both folders; the others run."""
+    from arena.rpc.server import RefereeServer, ServerConfig
+
+    for folder in ("my-bot", "python"):
+        shutil.copytree(ROOT / "bots" / "python", tmp_path / "bots" / folder)
+    both = f"two bots are named 'starter-python': {tmp_path / 'bots' / 'my-bot'} and {tmp_path / 'bots' / 'python'}"
+    code, _, err = run(capsys, "match", "major-general", "starter-python", "random", "--bots", str(tmp_path / "bots"),
+                       "--out", str(tmp_path / "results"))
+    assert code == 2 and "Traceback" not in err
+    [warning, error] = err.strip().splitlines()
+    assert warning.startswith("arena: warning: a bot left out: ") and both in warning
+    assert error.startswith("arena: error: ") and both in error
+    server = RefereeServer(ServerConfig(port=None, bot_dirs=(tmp_path / "bots",), results_dir=None))
+    assert "random" in server.pool.manifests and "starter-python" not in server.pool.manifests
+    server.pool.check_plays("random", "major-general", "major-general")  # a match between the others runs
+
+
 def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     port = free_port()
     command = [sys.executable, "-c", "from arena.cli.main import run; run()", "serve", "--port", str(port),

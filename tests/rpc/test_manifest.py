@@ -89,6 +89,19 @@ def test_two_bots_may_not_share_a_name(tmp_path: Path) -> None:
         discover_manifests([tmp_path])
 
 
+def test_a_name_two_bots_bear_leaves_both_out_when_asked(tmp_path: Path) -> None:
+    """A copied bot not yet renamed: the other bots are still found, the name kept with both folders."""
+    write(tmp_path / "bots" / "copy", 'name = "same"\ncommand = ["x"]\n')
+    write(tmp_path / "bots" / "original", 'name = "same"\ncommand = ["y"]\n')
+    write(tmp_path / "bots" / "other", 'name = "other"\ncommand = ["z"]\n')
+    ambiguous: dict[str, list[Path]] = {}
+    assert list(discover_manifests([tmp_path / "bots", tmp_path / "bots"], ambiguous=ambiguous)) == ["other"]
+    assert ambiguous == {"same": [tmp_path / "bots" / "copy", tmp_path / "bots" / "original"]}
+    ambiguous.clear()  # a bot's own folder, named on purpose, is the one meant
+    found = discover_manifests([tmp_path / "bots", tmp_path / "bots" / "copy"], ambiguous=ambiguous)
+    assert found["same"].directory == tmp_path / "bots" / "copy" and not ambiguous
+
+
 def test_concurrency_is_one_unless_set(tmp_path: Path) -> None:
     assert load_manifest(write(tmp_path / "one", 'name = "one"\ncommand = ["x"]\n')).concurrency == 1
     assert load_manifest(write(tmp_path / "many", 'name = "many"\ncommand = ["x"]\nconcurrency = 8\n')).concurrency == 8
