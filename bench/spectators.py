@@ -155,7 +155,42 @@ async def _play(address: str, token: str, seed: int, watchers: int, server: int)
     assert record.result is not None
     return {"added": [step.timing.get("transport_ms", 0.0) for step in decisions],
             "decision": [step.timing.get("think_ms", 0.0) + step.timing.get("transport_ms", 0.0) for step in decisions],
-            "timeout": record.result.reason == "timeout", "cpu_s": cpu, **counts}
+            "timeout": record.result.reason == "timeout", "ending": f"{record.result.reason}: {record.result.detail}",
+            "cpu_s": cpu, **counts}
+
+
+def figures(rows: dict[int, list[dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+    """The report's row per watcher count from its matches (`_play`'s results). A run without watchers that
+    recorded no decision (its bots could not start, say) is no baseline to compare with: a clear SystemExit."""
+    baseline = rows.get(0)
+    if baseline is not None and not any(row["added"] for row in baseline):
+        endings = "; ".join(sorted({row["ending"] for row in baseline})) or "no match played"
+        raise SystemExit(f"the run without watchers recorded no decisions, so there is nothing to compare with "
+                         f"(did the bots start? its matches ended: {endings})")
+    report: dict[int, dict[str, Any]] = {}
+    for count, played in rows.items():
+        added = [value for row in played for value in row["added"]] or [0.0]
+        decision = [value for row in played for value in row["decision"]] or [0.0]
+        report[count] = {"matches": len(played), "decisions": len(added),
+                         "added_ms_mean": round(statistics.fmean(added), 3),
+                         "added_ms_p95": round(sorted(added)[int(0.95 * (len(added) - 1))], 3),
+                         "decision_ms_mean": round(statistics.fmean(decision), 3),
+                         "timeouts": sum(row["timeout"] for row in played),
+                         "admitted": max(row["admitted"] for row in played),
+                         "refused": max(row["refused"] for row in played),
+                         "other": played[-1]["other"],
+                         "referee_cpu_ms_per_decision": round(
+                             1000 * sum(row["cpu_s"] for row in played) / max(1, len(added)), 3),
+                         "messages_per_decision": round(sum(row["messages"] for row in played) / max(1, len(added)), 1)}
+    base = report.get(0)
+    for row in report.values():
+        row["vs_none"] = round(row["added_ms_mean"] / base["added_ms_mean"], 3) if base else None
+        row["decision_vs_none"] = round(row["decision_ms_mean"] / base["decision_ms_mean"], 3) if base else None
+        # the referee's CPU a message to a watcher: over the run without watchers, shared by the messages sent
+        extra_ms = row["referee_cpu_ms_per_decision"] - (base["referee_cpu_ms_per_decision"] if base else 0.0)
+        per_decision = row["messages_per_decision"]
+        row["cpu_us_per_message"] = round(extra_ms * 1000 / per_decision, 1) if per_decision else None
+    return report
 
 
 def main() -> int:
@@ -201,29 +236,7 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=30)
-    report: dict[int, dict[str, Any]] = {}
-    for count, played in rows.items():
-        added = [value for row in played for value in row["added"]] or [0.0]
-        decision = [value for row in played for value in row["decision"]] or [0.0]
-        report[count] = {"matches": len(played), "decisions": len(added),
-                         "added_ms_mean": round(statistics.fmean(added), 3),
-                         "added_ms_p95": round(sorted(added)[int(0.95 * (len(added) - 1))], 3),
-                         "decision_ms_mean": round(statistics.fmean(decision), 3),
-                         "timeouts": sum(row["timeout"] for row in played),
-                         "admitted": max(row["admitted"] for row in played),
-                         "refused": max(row["refused"] for row in played),
-                         "other": played[-1]["other"],
-                         "referee_cpu_ms_per_decision": round(
-                             1000 * sum(row["cpu_s"] for row in played) / max(1, len(added)), 3),
-                         "messages_per_decision": round(sum(row["messages"] for row in played) / max(1, len(added)), 1)}
-    base = report.get(0)
-    for row in report.values():
-        row["vs_none"] = round(row["added_ms_mean"] / base["added_ms_mean"], 3) if base else None
-        row["decision_vs_none"] = round(row["decision_ms_mean"] / base["decision_ms_mean"], 3) if base else None
-        # the referee's CPU a message to a watcher: over the run without watchers, shared by the messages sent
-        extra_ms = row["referee_cpu_ms_per_decision"] - (base["referee_cpu_ms_per_decision"] if base else 0.0)
-        per_decision = row["messages_per_decision"]
-        row["cpu_us_per_message"] = round(extra_ms * 1000 / per_decision, 1) if per_decision else None
+    report = figures(rows)
     goal = all((row["vs_none"] is None or row["vs_none"] <= 1.10) and not row["timeouts"] for row in report.values())
     command = f"python bench/spectators.py --matches {arguments.matches} --watchers {arguments.watchers}"
     command += " --smoke" if arguments.smoke else ""

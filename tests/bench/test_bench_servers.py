@@ -71,6 +71,18 @@ def test_spectators() -> None:
              "referee_cpu_ms_per_decision messages_per_decision cpu_us_per_message")
 
 
+def test_spectators_without_a_decision_to_compare_with_says_why() -> None:
+    """Bots that cannot start leave the run without watchers no decision: a clear error, not a ZeroDivisionError."""
+    from bench.spectators import figures
+
+    crashed = {"added": [], "decision": [], "timeout": False, "ending": "crash: bot 'mcts' exited with status 1",
+               "cpu_s": 0.1, "admitted": 0, "refused": 0, "other": {}, "messages": 0}
+    with pytest.raises(SystemExit, match="without watchers recorded no decisions.*crash: bot 'mcts' exited"):
+        figures({0: [crashed], 10: [dict(crashed, admitted=10)]})
+    played = dict(crashed, added=[1.0, 3.0], decision=[5.0, 7.0], ending="win: ")
+    assert figures({0: [played], 10: [dict(played, added=[2.0, 6.0])]})[10]["vs_none"] == 2.0
+
+
 def test_web_attack() -> None:
     figures = run_bench("web_attack.py", "--requests", "3", "--slow", "10", "--smoke")
     has_keys(figures, "idle attacks memory_mb goal_met failures command")
