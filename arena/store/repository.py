@@ -21,7 +21,7 @@ from sqlalchemy.exc import DBAPIError
 
 from arena.store.analyses import Analyses
 from arena.store.bots import Bots
-from arena.store.db import StoreError, check_pages, create_db_engine, describe, migrate
+from arena.store.db import StoreError, check_pages, create_db_engine, describe, migrate, remember_found_good
 from arena.store.matches import Matches
 from arena.store.owners import Owners
 from arena.store.ratings import Ratings
@@ -46,8 +46,9 @@ class Store:
         opened (with `create` False, also if there is no database there yet: nothing is made)."""
         engine = create_db_engine(url, create=create, **kwargs)
         try:
-            check_pages(engine)  # (a damaged file is refused before anything is written to it)
+            found_good = check_pages(engine)  # (a damaged file is refused before anything is written to it)
             migrate(engine)
+            remember_found_good(engine, found_good)  # (beside Arena's databases only)
         except DBAPIError as error:
             engine.dispose()
             raise StoreError(describe(error, url)) from None

@@ -173,3 +173,28 @@ def test_damaged_pages_are_refused_before_anything_is_written(capsys: pytest.Cap
     assert code == 2
     one_line(err, str(path), "is damaged", "quick_check", "nothing was written", f"sqlite3 {path} .recover")
     assert fingerprint(tmp_path) == before  # no "running" tournament added, no -wal, no -shm
+
+
+def test_a_file_found_good_is_not_checked_again_until_it_changes(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                 played_store: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page check reads every page: a file unchanged since it was last found good is not read again; a
+    write to it since (here, damage) is found before anything is written."""
+    from arena.store import db
+
+    checks: list[str] = []
+    real_check = db._quick_check
+    monkeypatch.setattr(db, "_quick_check", lambda engine: checks.append(engine.url.database) or real_check(engine))
+    path = tmp_path / "arena.db"
+    shutil.copyfile(played_store, path)
+    assert run(capsys, "leaderboard", "--db", f"sqlite:///{path}")[0] == 0
+    assert checks == [str(path)] and db.checked_marker(path).exists()
+    assert run(capsys, "tournament", "list", "--db", f"sqlite:///{path}")[0] == 0
+    assert checks == [str(path)]  # unchanged since: not read again
+    damage_middle_pages(path)
+    before = fingerprint(tmp_path)
+    code, err = run(capsys, "tournament", "run", "major-general", "--bots", "random,greedy", "--rounds", "1",
+                    "--db", f"sqlite:///{path}")
+    assert code == 2 and len(checks) == 2
+    one_line(err, str(path), "is damaged", "quick_check", "nothing was written")
+    assert fingerprint(tmp_path) == before

@@ -28,9 +28,10 @@ CLOCK = ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)
 
 
 def snapshot(folder: Path) -> dict[str, str]:
-    """Every file under `folder` with the SHA-256 of its bytes."""
+    """Every file under `folder` with the SHA-256 of its bytes (but the database's note of its last page check,
+    which each open that checks rewrites: arena.store.db.checked_marker)."""
     return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+            for path in sorted(folder.rglob("*")) if path.is_file() and not path.name.endswith("-checked")}
 
 
 class History:
