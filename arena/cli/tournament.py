@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -22,7 +21,7 @@ from arena.games.registry import game_modes
 from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
-from arena.referee.seeds import new_seed, seat_salt
+from arena.referee.seeds import new_seed
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
 from arena.tournament.runner import entrant_kinds
 from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
@@ -77,8 +76,6 @@ def run(
         fail(DUPLICATE_REFUSED, code=2)
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
-    if seed is not None:  # the seats' seeds beside (and of) bot programs fixed by it too
-        settings = replace(settings, seed_salt=seat_salt(seed))
     stop = StopRequest()
     ids: list[int] = []
     extended: list[tuple[TournamentRow, int]] = []

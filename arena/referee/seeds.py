@@ -30,10 +30,11 @@ def game_seed(secret: int, *place: int) -> int:
 
 
 def seat_salt(secret: int) -> str:
-    """The referee's key of its seats' seeds (arena.referee.authority.seat_seed) for a series whose secret seed was
-    chosen (`--seed`): derived from the secret, so that the same seed plays the same matches with bot programs too,
-    and, like each game's seed, keyed by it (no seed a bot is handed, nor any game's seed, tells it). Without a
-    chosen seed the referee makes a secret of its own at each start."""
+    """The referee's key of its seats' seeds (arena.referee.authority.seat_seed) for a tournament (its stored seed)
+    or a series whose secret seed was chosen (`--seed`): derived from the secret, so that the same seed, or a
+    resumed tournament, plays the same matches with bot programs too, and, like each game's seed, keyed by it (no
+    seed a bot is handed, nor any game's seed, tells it). Otherwise the referee makes a secret of its own at each
+    start."""
     key = secret.to_bytes(16, "big")
     return hashlib.blake2b(b"seats", digest_size=16, key=key, person=b"arena-seat-salt").hexdigest()
 

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from arena.games.base import Game
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.players import PlayerKind
+from arena.referee.seeds import seat_salt
 from arena.store import Store
 from arena.store.retry import first_line
 from arena.store.rows import TournamentRow
@@ -77,8 +78,8 @@ class PlaySettings:
     pipeline: int = 2  # chunks in flight per local worker (1: none waits behind a stalling match)
     network: NetworkSettings | None = None  # the referee also takes remote bots there (a hosted ladder)
     limits: AgentLimits = DEFAULT_LIMITS  # how long a built-in agent may think: per decision, per match
-    # keys the seats' seeds in matches with programs (seeds.seat_salt of a chosen seed); None: the referee's own
-    # secret, new at each start
+    # keys the seats' seeds in matches with programs where no tournament's seed does (a ladder service's rounds);
+    # None: the referee's own secret, new at each start. A tournament's are keyed by its seed (play).
     seed_salt: str | None = None
     on_wait: Callable[[str | None], None] | None = None  # told while no worker serves the broker's queue (and
     # None when one does again): see CeleryExecutor
@@ -246,7 +247,8 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
                 share = max(budget_s - (time.monotonic() - started), 0.0) / (len(ids) - position)
                 deadline = time.monotonic() + share
                 hard_deadline = deadline + grace(share)
-            executor = executors.for_kinds(entrant_kinds(store, tournament_id))
+            # the seats' seeds keyed by the tournament's secret, as each game's chance is: a resume plays as one run
+            executor = executors.for_kinds(entrant_kinds(store, tournament_id), seat_salt(tournament.seed))
             executor.start()  # a local pool forks its workers now, before a display starts a thread
             with (display(tournament) if display is not None else _no_display()) as on_progress:
                 # a budget shared by several tournaments: each plays a few matches however short its share
@@ -284,14 +286,14 @@ class Executors:
         self.agents: Executor | None = None
         self.programs: RefereeExecutor | None = None
 
-    def for_kinds(self, kinds: set[PlayerKind]) -> Executor:
-        """Agents alone: the pool (or Celery); programs (launched or remote) alone: the referee; both: routed
-        between them."""
+    def for_kinds(self, kinds: set[PlayerKind], seed_salt: str | None = None) -> Executor:
+        """Agents alone: the pool (or Celery); programs (launched or remote) alone: the referee (its seats' seeds
+        keyed by `seed_salt`, see `referee`); both: routed between them."""
         if kinds <= {PlayerKind.AGENT}:
             return self._agents()
         if PlayerKind.AGENT not in kinds:
-            return self.referee()
-        return RoutingExecutor(self._agents(), self.referee())
+            return self.referee(seed_salt)
+        return RoutingExecutor(self._agents(), self.referee(seed_salt))
 
     def _agents(self) -> Executor:
         if self.agents is None:
@@ -307,13 +309,17 @@ class Executors:
                                                 limits=settings.limits)
         return self.agents
 
-    def referee(self) -> RefereeExecutor:
-        """The executor of matches with bot programs or remote bots in them (made on first use)."""
+    def referee(self, seed_salt: str | None = None) -> RefereeExecutor:
+        """The executor of matches with bot programs or remote bots in them (made on first use), its seats' seeds
+        keyed by `seed_salt` (None: the settings'); a referee keyed otherwise is closed and another made."""
+        salt = seed_salt or self.settings.seed_salt
+        if self.programs is not None and self.programs.seed_salt != salt:
+            self.programs.close()  # (tournaments play one after another: the last one's matches are over)
+            self.programs = None
         if self.programs is None:
             settings = self.settings
             self.programs = RefereeExecutor(settings.concurrency, clock=settings.clock, sandbox=settings.sandbox,
-                                            network=settings.network, limits=settings.limits,
-                                            seed_salt=settings.seed_salt)
+                                            network=settings.network, limits=settings.limits, seed_salt=salt)
         return self.programs
 
     def abandon(self) -> None:

@@ -6,6 +6,7 @@ Python imports: bubblewrap shows the sandbox only the running package; `ARENA_SA
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,11 @@ def tournament(tmp_path: Path, name: str, seed: int) -> list[Played]:
     code = main(["tournament", "run", "major-general", "--bots", f"{STARTER},random,greedy", "--rounds", "1",
                  "--seed", str(seed), "-j", "2", "--db", f"sqlite:///{path}", "--no-standings"])
     assert code == 0
+    return stored(path)
+
+
+def stored(path: Path) -> list[Played]:
+    """Each match of the store's first tournament as what was played, in the order of its place."""
     store = Store.open(f"sqlite:///{path}", create=False)
     played = []
     for match in store.matches.of_tournament(1):
@@ -47,6 +53,28 @@ def test_the_same_seed_plays_the_same_matches_with_a_bot_program(tmp_path: Path)
     assert first == again
     other = tournament(tmp_path, "other", 4243)
     assert sum(a != b for a, b in zip(first, other)) == len(first)  # another seed: every match another
+
+
+def test_a_resumed_tournament_plays_what_is_left_as_one_run_would(tmp_path: Path) -> None:
+    """Stopped after two matches and resumed (`arena tournament resume`, which is not told the seed): each match
+    the same as in the run that was not stopped, the bot program's moves too (its seat keyed as before)."""
+    from arena.cli.settings import sandbox_settings
+    from arena.games import load_game
+    from arena.tournament.bots import parse_bots
+    from arena.tournament.service import PlaySettings, TournamentSpec, create, play
+
+    whole = tournament(tmp_path, "whole", 4242)
+    path = tmp_path / "stopped.db"
+    store = Store.open(f"sqlite:///{path}")
+    game = load_game("major-general")
+    spec = TournamentSpec(games=(game,), bots=tuple(parse_bots(f"{STARTER},random,greedy")), rounds=1,
+                          seed=4242)
+    sandbox = sandbox_settings(os.environ.get("ARENA_SANDBOX"))  # (as the command reads it)
+    [summary] = play(store, create(spec, store), PlaySettings(concurrency=1, sandbox=sandbox), max_matches=2)
+    store.close()
+    assert not summary.finished and 2 <= summary.played < len(whole)
+    assert main(["tournament", "resume", "1", "-j", "2", "--db", f"sqlite:///{path}"]) == 0
+    assert sorted(stored(path)) == sorted(whole)
 
 
 def test_the_seats_seeds_stay_keyed_by_a_secret() -> None:
