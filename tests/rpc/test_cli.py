@@ -93,9 +93,9 @@ def test_a_copied_bot_not_yet_renamed_is_left_out_with_a_warning(capsys: pytest.
     code, _, err = run(capsys, "match", "major-general", "starter-python", "random", "--bots", str(tmp_path / "bots"),
                        "--out", str(tmp_path / "results"))
     assert code == 2 and "Traceback" not in err
-    [warning, error] = err.strip().splitlines()
-    assert warning.startswith("arena: warning: a bot left out: ") and both in warning
-    assert error.startswith("arena: error: ") and both in error
+    [warning] = [line for line in err.splitlines() if line.startswith("arena: warning: a bot left out: ")]
+    [error] = [line for line in err.splitlines() if line.startswith("arena: error: ")]
+    assert both in warning and both in error
     server = RefereeServer(ServerConfig(port=None, bot_dirs=(tmp_path / "bots",), results_dir=None))
     assert "random" in server.pool.manifests and "starter-python" not in server.pool.manifests
     server.pool.check_plays("random", "major-general", "major-general")  # a match between the others runs
