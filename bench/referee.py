@@ -4,8 +4,8 @@
                                       [--launches L]
 
 1. raw: a grpc.aio server sends a 150-byte message to a client process over one bidirectional
-   stream and waits for it to come back (ping-pong): the anchor. It runs over a Unix socket, as
-   local bots reach the referee (its bot socket).
+   stream and waits for its 12-byte answer (ping-pong: a DecisionRequest and a Decision's sizes): the
+   anchor. It runs over a Unix socket, as local bots reach the referee (its bot socket).
 2. referee: Major General matches through RefereeServer between two `arena/bots/trivial` seats (first
    legal action, through the bot SDK; its bot.toml lets one process play 16 matches at once, so
    here one process plays both seats, on two streams). Its round trip is what the referee
@@ -24,7 +24,9 @@ bubblewrap is never started (where it cannot run) and the sandbox's figures of 4
 
 Targets (issue 3): referee p50 <= 1.5 x raw p50; >= 3,000 decisions/s with 8 matches on 2 cores.
 Targets (issue 26): referee and SDK CPU per decision <= 200 us each (printed beside the raw gRPC anchor:
-the CPU of one raw grpc.aio round trip on the server side and on the client side, in the same run).
+the CPU of one raw grpc.aio round trip on the server side and on the client side, in the same run, one stream at
+a time; and, like for like with the throughput run, the server's with 8 streams busy at once, each replaced after
+as many round trips as a seat's decisions in a match: several streams at once cost grpc.aio less a message).
 Targets (issue 13): launch <= 100 ms more in the sandbox; sandboxed round trip p50 <= 1.1 x unsandboxed.
 """
 
@@ -54,7 +56,10 @@ from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
 from arena.sandbox import SANDBOX_MODES, SandboxSettings  # noqa: E402
 
 RAW_SERVICE, RAW_METHOD = "bench.PingPong", "Play"
-PAYLOAD = b"x" * 150  # about the size of a Major General DecisionRequest
+PAYLOAD = b"x" * 150  # about the size of a Major General DecisionRequest (without labels, as the SDK asks)
+REPLY = b"y" * 12  # about the size of a Decision
+STOP = b"stop"
+LANES = 8  # matches at once in the throughput run (and the raw anchor's streams at once)
 BATCHES = 6
 LAUNCHES = 12  # bot process launches timed per sandbox mode
 
@@ -66,19 +71,22 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 class RawPingPong:
-    """A raw grpc.aio server and one client process that echoes whatever it is sent."""
+    """A raw grpc.aio server and one client process with `streams` streams open, each echoing a short reply to
+    whatever it is sent, and opening a new stream when the server ends one (as a bot opens one per match), until
+    it is told to stop."""
 
-    def __init__(self) -> None:
+    def __init__(self, streams: int = 1) -> None:
         self.server = grpc.aio.server()
-        self.context: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        self.done = asyncio.Event()
+        self.streams: asyncio.Queue[tuple[object, asyncio.Future[None]]] = asyncio.Queue()
+        self.count = streams
         self.client: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
         async def play(request_iterator, context):  # type: ignore[no-untyped-def]
             await context.read()  # the client's hello
-            self.context.set_result(context)
-            await self.done.wait()
+            ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.streams.put_nowait((context, ended))
+            await ended
 
         self.server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
             RAW_SERVICE, {RAW_METHOD: grpc.stream_stream_rpc_method_handler(play)})])
@@ -86,12 +94,13 @@ class RawPingPong:
         address = f"unix:{self.folder}/raw.sock"
         self.server.add_insecure_port(address)
         await self.server.start()
-        self.client = await asyncio.create_subprocess_exec(sys.executable, __file__, "--raw-client", address)
-        await self.context
+        self.client = await asyncio.create_subprocess_exec(sys.executable, __file__, "--raw-client", address,
+                                                           "--raw-streams", str(self.count))
+        self.stream = await self.streams.get()  # the one the ping-pongs go over
 
-    async def round_trips(self, count: int) -> list[float]:
-        """`count` ping-pongs; seconds each."""
-        context = self.context.result()
+    async def round_trips(self, count: int, stream: tuple[object, asyncio.Future[None]] | None = None) -> list[float]:
+        """`count` ping-pongs on one stream; seconds each."""
+        context = (stream or self.stream)[0]
         clock = time.perf_counter
         times = []
         for _ in range(count):
@@ -102,31 +111,62 @@ class RawPingPong:
         return times
 
     async def cpu_per_round_trip(self, count: int) -> tuple[float, float]:
-        """CPU seconds per ping-pong of this (server) process and of the client process."""
+        """CPU seconds per ping-pong of this (server) process and of the client process, one stream at a time."""
         assert self.client is not None
         client_before, server_before = tree_cpu_s(self.client.pid), time.process_time()
         await self.round_trips(count)
         return ((time.process_time() - server_before) / count,
                 (tree_cpu_s(self.client.pid) - client_before) / count)
 
+    async def cpu_at_once(self, count: int, per_stream: int) -> float:
+        """CPU seconds per ping-pong of this (server) process with all the client's streams busy at once (as the
+        throughput run's matches are), each stream ended and a new one taken after `per_stream` ping-pongs (as a
+        bot's stream ends with its match)."""
+        self.streams.put_nowait(self.stream)
+
+        async def lane(trips: int) -> None:
+            while trips > 0:
+                stream = await self.streams.get()
+                done = min(per_stream, trips)
+                await self.round_trips(done, stream)
+                stream[1].set_result(None)  # the stream ends; the client opens another
+                trips -= done
+
+        await asyncio.gather(*(lane(per_stream) for _ in range(self.count)))  # warm: every stream once
+        before = time.process_time()
+        await asyncio.gather(*(lane(count // self.count) for _ in range(self.count)))
+        cpu = time.process_time() - before
+        self.stream = await self.streams.get()
+        return cpu / (count // self.count * self.count)
+
     async def stop(self) -> None:
-        self.done.set()  # the handler returns: the client sees the stream end and exits
+        streams = [self.stream] + [await self.streams.get() for _ in range(self.count - 1)]
+        for context, ended in streams:  # the client's streams end, and it exits
+            await context.write(STOP)  # type: ignore[attr-defined]
+            ended.set_result(None)
         if self.client is not None:
             await self.client.wait()
         await self.server.stop(None)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-async def raw_client(address: str) -> None:
-    """The raw ping-pong's client: echo every message until the stream ends."""
+async def raw_client(address: str, streams: int) -> None:
+    """The raw ping-pong's client: on each of `streams` streams, answer every message with a Decision-sized
+    reply; a stream the server ends is replaced by a new one, until the server says stop."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(f"/{RAW_SERVICE}/{RAW_METHOD}")()
-        await call.write(b"hello")
-        while True:
-            message = await call.read()
-            if message is grpc.aio.EOF:
-                return
-            await call.write(message)
+        async def echo() -> None:
+            while True:
+                call = channel.stream_stream(f"/{RAW_SERVICE}/{RAW_METHOD}")()
+                await call.write(b"hello")
+                while True:
+                    message = await call.read()
+                    if message is grpc.aio.EOF:
+                        break
+                    if message == STOP:
+                        return
+                    await call.write(REPLY)
+
+        await asyncio.gather(*(echo() for _ in range(streams)))
 
 
 async def referee_decisions(server: RefereeServer, count: int, first_seed: int) -> tuple[list[float], list[float]]:
@@ -178,18 +218,25 @@ def tree_cpu_s(root: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -> tuple[float, int, float, float, int]:
+async def throughput(server: RefereeServer, lanes: int,
+                     matches_per_lane: int) -> tuple[float, int, float, float, int, int]:
     """Decisions per second with `lanes` matches at once, each lane playing matches back to back;
     the CPU seconds per decision of the referee and of every bot process together; the number of
-    bot processes."""
+    bot processes; the matches that ended in a fault (a crashed bot is relaunched: its figures are not the
+    referee's steady cost)."""
+    faulted = 0
+
     async def lane(first_seed: int, matches: int) -> int:
+        nonlocal faulted
         decisions = 0
         for index in range(matches):
             record = await server.run_match("major-general", ["trivial", "trivial"], seed=first_seed + index)
             decisions += len(record.decisions)
+            faulted += record.result is not None and record.result.offender is not None
         return decisions
 
     await asyncio.gather(*(lane(1000 + 100 * n, 1) for n in range(lanes)))  # launch and warm every bot
+    faulted = 0
     bots = server.pool.local_pids()
     referee_before, bots_before = time.process_time(), sum(tree_cpu_s(pid) for pid in bots)
     started = time.perf_counter()
@@ -198,7 +245,7 @@ async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -
     referee_cpu = time.process_time() - referee_before
     bots_cpu = sum(tree_cpu_s(pid) for pid in bots) - bots_before
     decisions = sum(counts)
-    return decisions / elapsed, decisions, referee_cpu / decisions, bots_cpu / decisions, len(bots)
+    return decisions / elapsed, decisions, referee_cpu / decisions, bots_cpu / decisions, len(bots), faulted
 
 
 def referee_server(sandbox: str) -> RefereeServer:
@@ -253,7 +300,7 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
     for _ in range(launch_count):  # alternate the modes, so both see the same load
         for mode in modes:
             launches[mode].append(await launch_time(mode))
-    raw = RawPingPong()
+    raw = RawPingPong(LANES)
     await raw.start()
     servers = {mode: referee_server(mode) for mode in modes}
     raw_times: list[float] = []
@@ -273,8 +320,11 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
                 if mode == sandbox:
                     cycle_times += cycles
         raw_server_cpu, raw_client_cpu = await raw.cpu_per_round_trip(max(2000, decisions))
+        rate, counted, referee_cpu, bots_cpu, processes, faulted = await throughput(servers[sandbox], LANES,
+                                                                                   matches_per_lane)
+        seat_decisions = max(1, round(counted / (LANES * matches_per_lane * 2)))  # a stream's, in a match
+        raw_server_cpu_at_once = await raw.cpu_at_once(max(2000, decisions), seat_decisions)
         await raw.stop()
-        rate, counted, referee_cpu, bots_cpu, processes = await throughput(servers[sandbox], 8, matches_per_lane)
     finally:
         for server in servers.values():
             await server.stop()
@@ -297,10 +347,15 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
         "referee_cpu_us_per_decision_8_matches": round(referee_cpu * 1e6, 1),
         "bots_cpu_us_per_decision_8_matches": round(bots_cpu * 1e6, 1),
         "bot_processes_8_matches": processes,
+        "faulted_matches_8_matches": faulted,
         # the anchor, in the same run: CPU of one raw grpc.aio message round trip on each side
         "raw_server_cpu_us_per_round_trip": round(raw_server_cpu * 1e6, 1),
         "raw_client_cpu_us_per_round_trip": round(raw_client_cpu * 1e6, 1),
         "referee_cpu_ratio_to_raw": round(referee_cpu / raw_server_cpu, 3),
+        # the like-for-like anchor: as many streams busy at once as the throughput run's matches, each stream
+        # replaced after as many round trips as a seat's decisions in a match (a bot's stream lasts a match)
+        "raw_server_cpu_us_per_round_trip_8_streams": round(raw_server_cpu_at_once * 1e6, 1),
+        "referee_cpu_ratio_to_raw_8_streams": round(referee_cpu / raw_server_cpu_at_once, 3),
         "bots_cpu_ratio_to_raw": round(bots_cpu / raw_client_cpu, 3),
         "cpu_bound_decisions_per_s": round((os.cpu_count() or 1) / cpu_per_decision, 1),
         "round_trips_measured": len(referee_times),
@@ -319,9 +374,10 @@ def main() -> int:
                              "measured without, for the sandbox's cost; none: bwrap is never started)")
     parser.add_argument("--launches", type=int, default=LAUNCHES, help=f"launches timed per mode (default {LAUNCHES})")
     parser.add_argument("--raw-client", metavar="ADDRESS", help=argparse.SUPPRESS)
+    parser.add_argument("--raw-streams", type=int, default=1, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.raw_client:
-        asyncio.run(raw_client(arguments.raw_client))
+        asyncio.run(raw_client(arguments.raw_client, arguments.raw_streams))
         return 0
     figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane, arguments.sandbox,
                                   arguments.launches))
@@ -341,10 +397,14 @@ def main() -> int:
           f"{figures['cpu_bound_decisions_per_s']:.0f} decisions/s if this machine's {figures['cpus']} cores were ours alone")
     print(f"    referee {figures['referee_cpu_us_per_decision_8_matches']:.0f} us, "
           f"bots {figures['bots_cpu_us_per_decision_8_matches']:.0f} us "
-          f"({figures['bot_processes_8_matches']} bot process(es) for 8 matches)")
+          f"({figures['bot_processes_8_matches']} bot process(es) for 8 matches; "
+          f"{figures['faulted_matches_8_matches']} match(es) ended in a fault)")
     print(f"    raw grpc.aio CPU per round trip (the anchor): server {figures['raw_server_cpu_us_per_round_trip']:.0f} us "
           f"(referee {figures['referee_cpu_ratio_to_raw']:.2f}x), client {figures['raw_client_cpu_us_per_round_trip']:.0f}"
-          f" us (bot SDK {figures['bots_cpu_ratio_to_raw']:.2f}x)")
+          f" us (bot SDK {figures['bots_cpu_ratio_to_raw']:.2f}x), one stream at a time")
+    print(f"      like for like, {LANES} streams busy at once, each replaced after a seat's decisions in a match: "
+          f"server {figures['raw_server_cpu_us_per_round_trip_8_streams']:.0f} us "
+          f"(referee {figures['referee_cpu_ratio_to_raw_8_streams']:.2f}x)")
     if figures["launch_extra_ms_sandbox"] is None:
         print(f"sandbox cost: not measured (--sandbox {figures['sandbox']}: bwrap was not started); launch to Hello "
               f"p50 {figures['launch_ms_p50_none']:.1f} ms")

@@ -80,9 +80,12 @@ class BotService:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
                 return
             try:
-                await self.serve_stream(context, token=token, pending=self.pending_hellos if own is None else own)
+                played = await self.serve_stream(context, token=token,
+                                                 pending=self.pending_hellos if own is None else own)
             except asyncio.CancelledError:  # the bot hung up, or the server is stopping: the RPC is over
-                pass
+                return
+            if played and rate is not None:  # the referee asked for that stream: it costs the process no rate
+                rate.give_back()
 
         return grpc.method_handlers_generic_handler(BOT_SERVICE, {"Play": grpc.stream_stream_rpc_method_handler(play)})
 
@@ -131,7 +134,8 @@ class BotService:
         return close
 
     async def serve_stream(self, context: grpc.aio.ServicerContext, *, token: Optional[str],
-                           pending: Counter[str]) -> None:
+                           pending: Counter[str]) -> bool:
+        """One stream from its Hello to its end; True when it was seated in a match."""
         on_bot_socket = token is not None
         peer = "its socket" if on_bot_socket else self.peer_of(context.peer())
         limit = PROCESS_PENDING_HELLOS if on_bot_socket else self.config.max_pending_hellos_per_peer
@@ -140,7 +144,7 @@ class BotService:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"too many streams from {peer} waiting to say Hello (at most {limit}); say Hello "
                                 "on a stream as soon as it is open")
-            return
+            return False
         waiting[peer] += 1
         try:
             async with asyncio.timeout(self.config.hello_timeout_s):
@@ -154,22 +158,22 @@ class BotService:
         if raw is None:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 f"no Hello within {self.config.hello_timeout_s:g}s of opening the stream")
-            return
+            return False
         if raw is grpc.aio.EOF:
-            return
+            return False
         hello = _parse_hello(raw)
         if hello is None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message on a stream must be a BotMessage with a Hello")
-            return
+            return False
         problem = hello_problem(hello)
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
-            return
+            return False
         if token is not None and not hmac.compare_digest(hello.token.encode(), token.encode()):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "this socket is for one bot process: say Hello with the token in ARENA_TOKEN_FILE")
-            return
+            return False
         try:
             name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
                                           on_bot_socket=on_bot_socket)
@@ -177,7 +181,7 @@ class BotService:
             if error.code == grpc.StatusCode.UNAUTHENTICATED and not on_bot_socket:
                 self.wrong_token(peer, context.peer())
             await context.abort(error.code, error.message)
-            return
+            return False
         if not on_bot_socket:
             self.vouch(context.peer())
         version = hello.version or (local.process.manifest.version if local else "")
@@ -191,14 +195,16 @@ class BotService:
         finally:
             session.on_rpc_done()
             self.pool.withdraw(session, local)
+        return session.started
 
 
 STREAMS_PER_S = 20  # new streams (Hellos) a launched process may open on its socket, a second...
-STREAM_BURST = 100  # ... after a burst of this many (a bot with many matches at once opens one each)
+STREAM_BURST = 100  # ... after a burst of this many (a bot with many matches at once opens one each); a stream
+# seated in a match gives its place back when it ends, so a bot playing short matches back to back is never refused
 
 
 class StreamRate:
-    """A token bucket: `burst` at once, then `per_s` a second."""
+    """A token bucket: `burst` at once, then `per_s` a second; `give_back` returns one."""
 
     def __init__(self, per_s: float, burst: int) -> None:
         self.per_s, self.burst = per_s, burst
@@ -214,6 +220,10 @@ class StreamRate:
             return False
         self.tokens -= 1
         return True
+
+    def give_back(self) -> None:
+        """A stream taken was one the referee asked for (it played a match): its place is free again."""
+        self.tokens = min(self.burst, self.tokens + 1)
 
 
 MAX_HELLO_TEXT = 64  # characters of a Hello's name and version (they are shown wherever the bot is)

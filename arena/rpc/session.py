@@ -72,7 +72,7 @@ class BotSession(SeatPort):
         self._field = ""
         self._output_mark = 0
         self._decision_mark = 0  # the output read by the last decision: what came after is the next one's
-        self._awaited = ""  # the decision last asked for, named ("decision 10 (step 21)": arena.referee.record)
+        self._awaited: tuple[int, int] | None = None  # the decision last asked for: (its sequence, its step)
 
     # --- life of the stream --------------------------------------------------------------------
 
@@ -149,7 +149,7 @@ class BotSession(SeatPort):
 
     async def read_answer(self, ask: Ask) -> Answer:
         """The second half of decide(): the bot's next message, which must be the Decision."""
-        self._awaited = awaited = decision_name(ask.sequence, ask.step)
+        self._awaited = (ask.sequence, ask.step)  # (named only where a fault says it: not on every decision)
         try:
             raw = await self._context.read()
         except asyncio.CancelledError:
@@ -157,7 +157,7 @@ class BotSession(SeatPort):
         except Exception as error:
             raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
         if raw is _EOF:
-            raise self._lost(await self._why_the_stream_ended(awaited))
+            raise self._lost(await self._why_the_stream_ended(decision_name(ask.sequence, ask.step)))
         if len(raw) > MAX_MESSAGE_BYTES:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"a message of {len(raw)} bytes, over the {MAX_MESSAGE_BYTES}-byte limit")
@@ -178,7 +178,7 @@ class BotSession(SeatPort):
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,
                             f"{len(raw)} bytes that carry no known BotMessage field")
         raise SeatFault(self._seat, Termination.PROTOCOL_ERROR,
-                        f"sent {kind} while {awaited} was awaited")
+                        f"sent {kind} while {decision_name(ask.sequence, ask.step)} was awaited")
 
     def _output_of_decision(self) -> str:
         """What the bot wrote since its last decision (what it had written when its answer came is read first:
@@ -223,7 +223,8 @@ class BotSession(SeatPort):
             elif ended and process.exited_abnormally:  # the stream went with the process: say so, nothing else
                 fault = SeatFault(fault.seat, Termination.CRASH,
                                   f"the bot process {process.exit_description()} while "
-                                  f"{self._awaited or 'no decision'} was awaited")
+                                  f"{decision_name(*self._awaited) if self._awaited else 'no decision'} "
+                                  "was awaited")
             elif ended:
                 fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; then the bot process exited (status 0)")
         await process.drain_output(2.0)  # its last words are in the record, however the fault came (a busy

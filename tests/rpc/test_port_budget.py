@@ -13,11 +13,14 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from arena.bots import BUILTIN_BOTS
+from arena.rpc import bot_service
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.bot_service import StreamRate
 from arena.rpc.client import AdminClient
 from arena.rpc.generated import bot_pb2
-from arena.rpc.server import ServerConfig
+from arena.rpc.server import RefereeServer, ServerConfig
+from arena.sandbox import SandboxSettings
 from bench.network import SourceAddresses
 
 ADDRESSES = [f"127.0.0.{host}" for host in range(2, 114)]  # 112 addresses
@@ -81,3 +84,42 @@ def test_a_launched_bot_opening_streams_in_a_loop_is_refused_past_its_rate() -> 
     assert not rate.take()  # the burst is spent: refused at once, before any work
     rate.at -= 1.0  # a second later: 20 more
     assert sum(rate.take() for _ in range(40)) == 20
+
+
+def test_a_stream_that_played_a_match_gives_its_place_back() -> None:
+    # a bot playing short matches back to back (16 at once) opens a stream per match and seat, far past 20 a
+    # second: each stream the referee seated gives its place back when it ends, so such a bot is never refused
+    rate = StreamRate(per_s=20, burst=100)
+    assert all(rate.take() for _ in range(100))
+    for _ in range(1000):
+        rate.give_back()  # the match on it ended
+        assert rate.take()  # the bot's stream for its next match
+    assert not rate.take()
+    for _ in range(500):
+        rate.give_back()
+    assert sum(rate.take() for _ in range(200)) == 100  # never more than the burst
+
+
+def test_a_bot_playing_matches_back_to_back_on_its_socket_is_never_refused(monkeypatch: Any) -> None:
+    # the trivial bot plays 16 matches at once on one socket: 8 matches at a time, back to back, open 96 streams,
+    # far past a burst of 40 and 1 a second; every one of them was asked for, so no match ends in a fault
+    monkeypatch.setattr(bot_service, "STREAMS_PER_S", 1)
+    monkeypatch.setattr(bot_service, "STREAM_BURST", 40)
+
+    async def play() -> list[Any]:
+        server = RefereeServer(ServerConfig(port=None, bot_dirs=[BUILTIN_BOTS], results_dir=None,
+                                            sandbox=SandboxSettings(mode="none")))
+        await server.start()
+        try:
+            async def lane(first_seed: int) -> list[Any]:
+                return [(await server.run_match("major-general", ["trivial", "trivial"], seed=first_seed + n)).result
+                        for n in range(6)]
+
+            lanes = await asyncio.gather(*(lane(100 * n) for n in range(8)))
+            return [result for results in lanes for result in results]
+        finally:
+            await server.stop(drain_s=0.0)
+
+    results = asyncio.run(play())
+    assert len(results) == 48
+    assert [result for result in results if result.offender is not None] == []
