@@ -7,9 +7,10 @@
 #   arena              owns the database and its schema: the `migrate` service brings the schema to the newest
 #                      revision with it, and the operator's command line (`docker compose run --rm arena`) uses it
 #   arena_referee, arena_ladder, arena_web, arena_preflights, arena_worker
-#                      one per service: read and write the rows of Arena's tables, and nothing else: they cannot
-#                      create, alter, drop or truncate a table (they own none and may create nothing in the
-#                      schema), nor make roles or databases
+#                      one per service: they may connect and see the schema, and nothing else here; the `migrate`
+#                      service (docker/migrate.py) gives each the rights on the tables its service needs, table by
+#                      table, at every start. They cannot create, alter, drop or truncate a table (they own none
+#                      and may create nothing in the schema), nor make roles or databases
 #
 # The superuser's password (POSTGRES_PASSWORD_FILE) is for no service.
 set -eu
@@ -34,9 +35,4 @@ REVOKE ALL ON DATABASE "$database" FROM PUBLIC;
 REVOKE ALL ON SCHEMA public FROM PUBLIC;
 GRANT CONNECT ON DATABASE "$database" TO $services;
 GRANT USAGE ON SCHEMA public TO $services;
-ALTER DEFAULT PRIVILEGES FOR ROLE arena IN SCHEMA public
-    GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO $services;
-ALTER DEFAULT PRIVILEGES FOR ROLE arena IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO $services;
-GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO $services;
-GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO $services;
 SQL

@@ -14,8 +14,14 @@
 #    certificate with its warning), the web runs as its own user and can read neither the admin token nor
 #    the other services' secrets, nor write the bots' store, and every container has memory and process
 #    limits; each service mounts only its own secrets, each database role (one per service) cannot drop,
-#    alter or create a table, and the web runs under Docker's seccomp profile, unable to make namespaces; an owner added, a bot uploaded through the proxy (`arena bot submit --server https://...`),
-#    checked by the pre-flight service, the ladder's leaderboard read over HTTPS until the bot is rated;
+#    alter or create a table and reads and writes only its service's tables (a forbidden write refused), and
+#    the web runs under Docker's seccomp profile, unable to make namespaces; `arena sandbox check` passes in
+#    the referee's container; an owner added, a bot uploaded through the proxy (`arena bot submit --server
+#    https://...`), checked by the pre-flight service, the ladder's leaderboard read over HTTPS until the bot
+#    is rated;
+# 5. (as root) hostile visitors through the proxy (docker/proxy_cases.py), from addresses of their own added
+#    to the proxy network's bridge (removed after): slow bodies, one client's crowd, many live views of a
+#    match started on the referee; a visitor from another address must still be answered;
 # 6. everything torn down: the stack and its volumes, our daemon, the network interfaces it made, and the
 #    host's forwarding and firewall as they were. Images and the daemon's data stay, as a cache.
 #
@@ -72,9 +78,15 @@ links_before=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | sort)
 forward_before=$(cat /proc/sys/net/ipv4/ip_forward)
 firewall_before=$(iptables-save 2>/dev/null | grep -v '^#' || true)
 
+ATTACKERS="10.46.1.1 10.46.2.1 10.46.3.1 10.46.4.1 10.46.5.1"  # the hostile cases' addresses (section 7)
+BRIDGE=""
 cleanup() {
     status=$?
+    if [ -n "$BRIDGE" ]; then
+        for address in $ATTACKERS; do ip addr del "$address/32" dev "$BRIDGE" 2>/dev/null || true; done
+    fi
     if [ "$UP" = 1 ]; then
+        docker rm -f "$PROJECT-live" >/dev/null 2>&1 || true
         say "tearing the stack down"
         docker compose -p "$PROJECT" -f "$ROOT/docker/compose.yaml" down -v --remove-orphans --timeout 10 \
             >/dev/null 2>&1 || true
@@ -168,7 +180,19 @@ say "building the proxy's image (docker/proxy.Dockerfile: Debian's nginx)"
 build arena-proxy:latest docker/proxy.Dockerfile --build-arg "BASE_IMAGE=$BASE"
 
 # --- 4. the stack -------------------------------------------------------------------------------------
-free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# (a port below the kernel's ephemeral range, free on every address: one in that range may be taken by another
+# program's outgoing connection between this look and the proxy's bind)
+free_port() { "$PYTHON" -c '
+import random, socket
+for _ in range(200):
+    port = random.randrange(20000, 32000)
+    with socket.socket() as s:
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            continue
+    print(port)
+    break'; }
 export ARENA_BASE_IMAGE=$BASE ARENA_POSTGRES_IMAGE=$POSTGRES ARENA_REDIS_IMAGE=$REDIS
 export ARENA_HTTPS_PORT=$(free_port)
 export ARENA_GAMES=major-general ARENA_EVERY=5s ARENA_MATCHES_PER_ROUND=6
@@ -260,19 +284,36 @@ roles=$(compose exec -T postgres psql -U postgres -d arena -tAc "select string_a
 [ "$roles" = "arena:false arena_ladder:false arena_preflights:false arena_referee:false arena_web:false arena_worker:false" ] \
     || fail "the database roles are not one per service, none a superuser nor able to make roles or databases: $roles"
 for role in arena_referee arena_ladder arena_web arena_preflights arena_worker; do
-    as_role "$role" "$role" "select count(*) from bots" >/dev/null || fail "$role cannot read the bots table"
     refused "$role can drop a table" as_role "$role" "$role" "drop table rating_history"
     refused "$role can alter a table" as_role "$role" "$role" "alter table owners add column taken text"
     refused "$role can create a table" as_role "$role" "$role" "create table was_here (x int)"
     refused "$role can empty a table at once" as_role "$role" "$role" "truncate matches cascade"
 done
-as_role arena_web arena_web "update owners set name = name where false" >/dev/null || fail "the web's role cannot write owners"
-as_role arena_web arena_web "update bots set status = status where false" >/dev/null || fail "the web's role cannot write bots"
-for statement in "update ratings set mu = mu where false" "delete from matches where false" \
-        "insert into tournaments select * from tournaments where false" "update rating_history set mu = mu where false"; do
-    refused "the web's role may: $statement" as_role arena_web arena_web "$statement"  # (docker/migrate.py)
+# each role only the tables its service needs (docker/migrate.py): a write allowed, and forbidden ones refused
+for role in arena_referee arena_worker; do  # (they open no database)
+    refused "$role can read a table" as_role "$role" "$role" "select count(*) from bots"
 done
-as_role arena_ladder arena_ladder "update ratings set mu = mu where false" >/dev/null || fail "the ladder's role cannot write ratings"
+allowed() {  # allowed ROLE SQL: the role may
+    as_role "$1" "$1" "$2" >/dev/null || fail "$1 may not: $2"
+}
+forbidden() {  # forbidden ROLE SQL...: the role may not
+    local role=$1 statement; shift
+    for statement in "$@"; do refused "$role may: $statement" as_role "$role" "$role" "$statement"; done
+}
+allowed arena_web "update owners set name = name where false"
+allowed arena_web "update bots set status = status where false"
+forbidden arena_web "update ratings set mu = mu where false" "delete from matches where false" \
+    "insert into tournaments select * from tournaments where false" "update rating_history set mu = mu where false"
+allowed arena_ladder "update ratings set mu = mu where false"
+allowed arena_ladder "select count(*) from matches"
+forbidden arena_ladder "update owners set name = name where false" "select count(*) from owners" \
+    "delete from owner_sessions where false" "update submissions set status = status where false" \
+    "delete from matches where false"
+allowed arena_preflights "update submissions set status = status where false"
+allowed arena_preflights "update bots set status = status where false"
+forbidden arena_preflights "update ratings set mu = mu where false" "select count(*) from owner_sessions" \
+    "insert into matches select * from matches where false" "update owners set name = name where false" \
+    "delete from bots where false"
 refused "a service's role can write the schema's revision" \
     as_role arena_ladder arena_ladder "update alembic_version set version_num = version_num where false"
 refused "the web's password opens the schema owner's role" as_role arena arena_web "select 1"
@@ -284,9 +325,9 @@ web_options=$(docker inspect -f '{{json .HostConfig.SecurityOpt}} {{.HostConfig.
 [ "$(compose exec -T web awk '/^Seccomp:/ {print $2}' /proc/self/status)" = 2 ] \
     || fail "the web container has no seccomp filter"
 refused "the web container can make a user namespace" compose exec -T web unshare --user true
-say "each service mounts only its own secrets; a database role per service, none can drop, alter or create a table, the web's writes no result; the web runs under Docker's seccomp profile"
+say "each service mounts only its own secrets; a database role per service, none can drop, alter or create a table, each reads and writes only its own service's tables (the referee's and the workers' none); the web runs under Docker's seccomp profile"
 compose exec -T referee arena sandbox check >"$WORK/sandbox-check.txt" 2>&1 \
-    || fail "arena sandbox check inside the referee's container: $(grep -i fail "$WORK/sandbox-check.txt" | head -5)"
+    || fail "arena sandbox check inside the referee's container: $(grep -i -e fail -e error "$WORK/sandbox-check.txt" | head -5)"
 say "arena sandbox check inside the referee's container: $(tail -1 "$WORK/sandbox-check.txt")"
 say "safe as shipped: Redis refuses without its password, no role is a superuser, only the proxy is published (TLS), the web reads neither the admin token nor other services' secrets nor writes the bots"
 
@@ -318,4 +359,33 @@ http "$WEB/api/leaderboards/major-general" | "$PYTHON" -c '
 import json, sys
 for row in json.load(sys.stdin)["standings"]:
     print("  %2d %-24s mu %6.2f  games %d" % (row["rank"], row["bot"], row["mu"], row["games"]))'
-say "passed: the stack ran as shipped, docker-bot was uploaded over HTTPS, checked by the pre-flight service and rated by the ladder"
+say "docker-bot was uploaded over HTTPS, checked by the pre-flight service and rated by the ladder"
+
+# --- 7. hostile visitors through the proxy (docker/proxy_cases.py): slow bodies, one client's crowd, live views ---
+if [ "$(id -u)" != 0 ]; then
+    say "passed (the cases through the proxy need root, to give the attackers addresses of their own: skipped)"
+    exit 0
+fi
+compose run -d --rm --no-deps --name "$PROJECT-live" arena match major-general mcts mcts --server referee:50051 \
+    --admin-token-file /run/arena-admin/admin-token --games 2 >"$WORK/live-match.log" 2>&1 \
+    || fail "could not start a match on the referee: $(tail -3 "$WORK/live-match.log")"
+live_match() {
+    http "$WEB/api/live" | "$PYTHON" -c '
+import json, sys
+matches = json.load(sys.stdin)["matches"]
+print(matches[0]["match_id"]) if matches else sys.exit(1)'
+}
+wait_for 120 "no match ran on the referee (for the live relay case)" live_match
+MATCH=$(live_match)
+# each attacker an address of its own, in a network of its own, on the host's side of the proxy's network (the
+# proxy answers them through its gateway, this host); the visitor comes through the published port
+BRIDGE=br-$(docker network inspect -f '{{.Id}}' "${PROJECT}_front" | cut -c1-12)
+for address in $ATTACKERS; do ip addr add "$address/32" dev "$BRIDGE"; done
+PROXY_IP=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$(compose ps -q proxy)")
+set -- $ATTACKERS
+say "through the proxy: slow bodies from 3 addresses, a crowd of 40 from one, 36 live views of match $MATCH from one"
+"$PYTHON" "$ROOT/docker/proxy_cases.py" --ca "$CA" --visitor "localhost:$ARENA_HTTPS_PORT" --proxy "$PROXY_IP:8443" \
+    --slow "$1,$2,$3" --crowd "$4" --watcher "$5" --match "$MATCH" >"$WORK/proxy-cases.json" 2>"$WORK/proxy-cases.err" \
+    || fail "a visitor was not answered through the proxy: $(cat "$WORK/proxy-cases.json") $(tail -3 "$WORK/proxy-cases.err")"
+say "through the proxy, visitors answered: $(cat "$WORK/proxy-cases.json")"
+say "passed: the stack ran as shipped, docker-bot was uploaded over HTTPS, checked by the pre-flight service and rated by the ladder, and visitors were answered through the proxy while slow bodies, a crowd and many live views came from other addresses"

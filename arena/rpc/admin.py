@@ -11,6 +11,13 @@ before the match ends), and the seed only at the end, so that nobody watching ca
 A referee may also have a viewer token: it lists the matches and watches them as the admin token does
 (outside the watchers' caps), and allows nothing else. A relay such as `arena web` holds that one, so the
 process that faces the internet can neither start matches nor see a hand.
+
+Guessing either token (192 bits, beyond any search) is slowed anyway, as a remote bot's token is
+(arena.rpc.bot_service): a call with a wrong token is a strike against its address (arena.admission.Strikes:
+8 free, then a pause from 1 s doubling to 5 minutes, forgotten after 10 minutes without one), during which
+the address's tokens are not even compared. Only the guessing address waits, never its network: an operator
+next to it (another container on the same network, another host in the same /24) keeps calling, so no
+guesser can shut the operator out; nor is any pause longer than 5 minutes.
 """
 
 from __future__ import annotations
@@ -18,12 +25,13 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Optional, Protocol, Sequence
 
 import grpc
 
-from arena.admission import ClientKey
+from arena.admission import ClientKey, Strikes
 from arena.games import views
 from arena.referee.record import Step
 from arena.rpc.convert import (
@@ -77,29 +85,51 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
+        # wrong tokens per address (its own alone: a guesser's neighbours, the operator among them, keep theirs)
+        self.strikes = Strikes()
 
     async def _authorize(self, context: grpc.aio.ServicerContext) -> None:
         if not self.is_admin(context):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                                "admin calls need the referee's admin token ('authorization: Bearer <token>'; "
-                                "`arena serve` prints where it wrote it); WatchMatch needs none")
+            await self._refuse(context)
+
+    async def _refuse(self, context: grpc.aio.ServicerContext) -> None:
+        shut = self.strikes.shut_for(self._client(context))
+        if shut > 0:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"too many wrong tokens from {self._client(context).address}: try again in "
+                                f"{math.ceil(shut)} s")
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                            "admin calls need the referee's admin token ('authorization: Bearer <token>'; "
+                            "`arena serve` prints where it wrote it); WatchMatch needs none")
 
     def is_admin(self, context: grpc.aio.ServicerContext) -> bool:
         """True when the call carries the admin token (its connection is then vouched for)."""
-        return self._carries(context, self.referee.admin_token)
+        return self._role(context) == "admin"
 
     def is_viewer(self, context: grpc.aio.ServicerContext) -> bool:
         """True when the call carries the viewer token or the admin token."""
-        return self._carries(context, self.referee.viewer_token) or self.is_admin(context)
+        return self._role(context) in ("admin", "viewer")
 
-    def _carries(self, context: grpc.aio.ServicerContext, token: str) -> bool:
-        if not token:
-            return False
+    def _role(self, context: grpc.aio.ServicerContext) -> str:
+        """'admin' or 'viewer', the token the call carries, or '' (none, a wrong one, or its address is shut out
+        for wrong tokens: then no token is even compared). A wrong token is a strike against its address: past
+        the free ones (arena.admission.Strikes), the address waits a pause that doubles up to five minutes."""
         sent = dict(context.invocation_metadata() or ()).get(AUTH_HEADER, "")
-        admitted = hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
-        if admitted:
-            self.referee.vouch(context.peer())
-        return admitted
+        if not sent:
+            return ""
+        client = self._client(context)
+        if self.strikes.shut_for(client) > 0:
+            return ""
+        for role, token in (("admin", self.referee.admin_token), ("viewer", self.referee.viewer_token)):
+            if token and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+                self.referee.vouch(context.peer())
+                return role
+        self.strikes.failed(client)
+        return ""
+
+    def _client(self, context: grpc.aio.ServicerContext) -> ClientKey:
+        """What a call's wrong tokens count against: its address alone, not its network."""
+        return ClientKey.as_given(ClientKey.of_peer(self.referee.peer_of(context.peer())).address)
 
     async def StartMatch(self, request: admin_pb2.StartMatchRequest, context: grpc.aio.ServicerContext
                          ) -> admin_pb2.StartMatchReply:
@@ -154,7 +184,7 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
     async def ListMatches(self, request: admin_pb2.ListMatchesRequest, context: grpc.aio.ServicerContext
                           ) -> admin_pb2.ListMatchesReply:
         if not self.is_viewer(context):
-            await self._authorize(context)
+            await self._refuse(context)
         return admin_pb2.ListMatchesReply(matches=[_status(live) for live in self.referee.matches.values()])
 
     async def ListBots(self, request: admin_pb2.ListBotsRequest, context: grpc.aio.ServicerContext

@@ -100,6 +100,7 @@ class RefereeServer:
         self.runtime_dir: Optional[Path] = None  # private folder of the bots' sockets and private folders
         self.gate: Optional[ConnectionGate] = None  # the network port
         self.spectators = Admission(self.config.spectators)  # anonymous watchers, counted against their caps
+        self.admin_service = AdminService(self)  # (it counts wrong admin and viewer tokens per address)
         self._server: Optional[grpc.aio.Server] = None
         self._health: Optional[health.aio.HealthServicer] = None
 
@@ -166,7 +167,7 @@ class RefereeServer:
                                        ("grpc.server_handshake_timeout_ms", int(self.config.hello_timeout_s * 1000))]
         server = grpc.aio.server(options=options)
         server.add_generic_rpc_handlers([self.bots.handler()])
-        add_admin_service(AdminService(self), server)
+        add_admin_service(self.admin_service, server)
         self._health = RefereeHealth(self.games.storage)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         services = [BOT_SERVICE, ADMIN_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME, REFLECTION_V1]

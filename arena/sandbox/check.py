@@ -43,6 +43,7 @@ from arena.sandbox.seccomp import SeccompUnavailable, filter_program
 PROBE = Path(__file__).with_name("probe.py")
 PROBE_LIMITS = Limits(memory_mb=96, processes=16, open_files=64, cpu_seconds=60, scratch_mb=16)
 PROBE_TIMEOUT_S = 120.0
+PROBE_TREE_MB = 3 * PROBE_LIMITS.memory_mb  # the probe's tree: itself and one child at its own limit, with room
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,11 @@ def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any],
                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
                               start_new_session=True) as process:
             plan.close_fds()
-            plan.started(process.pid)
+            # (the probe's memory test makes a child run into its own address-space limit while the probe waits:
+            # the two together pass the tree's limit for a moment, and where the referee's watch bounds the tree
+            # (in a container) a scan in that moment killed the probe with its child: "exit status -9", more
+            # often the busier the machine. The tree's bound is checked by itself, `tree_memory`.)
+            plan.started(process.pid, tree_memory_mb=PROBE_TREE_MB)
             try:
                 stdout, stderr = process.communicate(timeout=PROBE_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -125,6 +130,10 @@ def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any],
         lines = [line for line in stdout.splitlines() if line.startswith("{")]
         if not lines:
             said = (stderr.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
+            watch = plan.memory_watch
+            if watch is not None and watch.killed_at_bytes is not None:
+                raise SandboxUnavailable(f"the referee's memory watch stopped the probe at "
+                                         f"{watch.killed_at_bytes / 2**20:.0f} MB ({said})")
             raise SandboxUnavailable(f"the sandbox could not start the probe here ({said}): it needs user "
                                      "namespaces (kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), "
                                      "or run bots you trust with `--sandbox none`")

@@ -128,10 +128,11 @@ class LaunchPlan:
         """What bounds the memory of the bot's processes together: 'cgroup' or 'watch'."""
         return "cgroup" if self.cgroup is not None and self.cgroup.limits_memory else "watch"
 
-    def started(self, pid: int) -> None:
-        """The process runs as `pid`: where no cgroup bounds its tree's memory, the referee's watch does."""
+    def started(self, pid: int, *, tree_memory_mb: Optional[int] = None) -> None:
+        """The process runs as `pid`: where no cgroup bounds its tree's memory, the referee's watch does (at the
+        bot's memory limit, or `tree_memory_mb`)."""
         if self.memory_bound == "watch":
-            self.memory_watch = WATCH.watch(pid, self.limits.memory_mb * 2**20)
+            self.memory_watch = WATCH.watch(pid, (tree_memory_mb or self.limits.memory_mb) * 2**20)
 
     def grant_socket(self) -> None:
         """Let the bot's user, and only it, connect to its socket (once the referee listens on it)."""

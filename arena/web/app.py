@@ -27,6 +27,7 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
 from arena import __version__
+from arena.admission import Strikes
 from arena.ratings.leaderboard import Leaderboards
 from arena.store import Store
 from arena.store.hosting import Hosting
@@ -94,6 +95,7 @@ def create_app(store: Store, settings: WebSettings = WebSettings()) -> FastAPI:
     app.state.streams = Streams(settings.live_limits)
     app.state.signups = owners.RateLimit(settings.signups_per_hour, 3600.0)
     app.state.sign_ins = owners.RateLimit(settings.sign_ins_per_minute, 60.0)
+    app.state.token_strikes = Strikes()  # wrong owner tokens per address (owners.owner_of_token)
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     # a body is refused over its route's limit before it is read (an upload holds its own cap as it streams it)
     app.add_middleware(RequestLimits, json_bytes=settings.limits.json_bytes,

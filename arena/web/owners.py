@@ -13,6 +13,7 @@ bots, and open sign-up. Uploads are in arena.web.uploads.
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
 import time
 from collections import defaultdict, deque
@@ -61,11 +62,30 @@ class RetireIn(BaseModel):
     version: str | None = Field(None, max_length=80, description="A version label or hash prefix (default: live)")
 
 
+def owner_of_token(request: Request, token: str) -> str | None:
+    """The owner whose token this is, or None. A wrong token is a strike against the client's address
+    (arena.admission.Strikes, as the referee counts guesses of its tokens: 8 free, then a pause from 1 s
+    doubling to 5 minutes); while the address is shut out no token is looked up (429), the right one neither.
+    Only the guessing address waits, never its network, and never for good: a guesser cannot shut out an
+    owner or the operator at another address."""
+    address = ClientKey.as_given(ClientKey.of(request.client.host if request.client else "unknown").address)
+    strikes = request.app.state.token_strikes
+    if strikes.shut_for(address) <= 0:
+        owner = store_of(request).owners.by_token_hash(hash_token(token))
+        if owner is not None:
+            return owner
+        if strikes.failed(address) <= 0:
+            return None
+    wait = math.ceil(strikes.shut_for(address))
+    raise HTTPException(429, f"too many wrong tokens from your address: try again in {wait} s",
+                        headers={"Retry-After": str(wait)})
+
+
 def caller(request: Request) -> Caller:
     """The owner making this request; 401 without a valid token or session, 403 without the CSRF token."""
     header = request.headers.get("authorization", "")
     if header[:7].lower() == "bearer ":
-        owner = store_of(request).owners.by_token_hash(hash_token(header[7:].strip()))
+        owner = owner_of_token(request, header[7:].strip())
         if owner is None:
             raise HTTPException(401, "wrong owner token (an operator can issue a new one: `arena owner token NAME`)",
                                 headers={"WWW-Authenticate": "Bearer"})
@@ -100,7 +120,7 @@ def sign_in(request: Request, response: Response, body: TokenIn) -> dict[str, An
     if not request.app.state.sign_ins.allow(address):
         raise HTTPException(429, "too many sign-in attempts from this address; try again in a minute",
                             headers={"Retry-After": "60"})
-    owner = store_of(request).owners.by_token_hash(hash_token(body.token.strip()))
+    owner = owner_of_token(request, body.token.strip())
     if owner is None:
         raise HTTPException(401, "wrong owner token")
     return {"owner": owner, "csrf": _set_session(request, response, owner)}

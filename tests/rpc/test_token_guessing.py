@@ -1,4 +1,4 @@
-"""Issue 46: guessing a remote bot's token (192 bits: hopeless anyway) is slowed per address, and a storm of new
+"""Issue 46: guessing a remote bot's token (or the referee's admin token) (192 bits: hopeless anyway) is slowed per address, and a storm of new
 streams or connections from one address is refused as it opens, at the cost of a look-up; another address gets
 in all the while."""
 
@@ -11,7 +11,8 @@ import grpc
 from arena.admission import ClientKey, Rates, Strikes
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.bot_service import HELLO_BURST
-from arena.rpc.generated import bot_pb2
+from arena.rpc.admin import admin_metadata
+from arena.rpc.generated import admin_pb2, admin_pb2_grpc, bot_pb2
 from arena.rpc.server import ServerConfig
 from bench.network import SourceAddresses
 
@@ -155,3 +156,43 @@ def test_a_storm_of_hellos_from_one_address_is_refused_as_it_opens() -> None:
         assert reconnected == grpc.StatusCode.UNAVAILABLE and gate.refused > 0  # its reconnection: at the gate
         assert referee.server.bots.shut_for(ClientKey.of(ATTACKER)) > 0  # shut for a while
         assert other == grpc.StatusCode.OK
+
+
+def test_admin_token_guesses_pause_the_guessing_address_alone_and_never_for_good() -> None:
+    """Guessing the referee's admin token (or its viewer token) is slowed as a bot's token is: past the free
+    wrong tokens, the guessing address waits a pause (even with the right token), while another address of its
+    network, the operator's say, calls as before; and the pause ends."""
+    config = ServerConfig(port=0, bot_dirs=(), results_dir=None)
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        host, port = referee.address.rsplit(":", 1)
+        clock = Clock()
+        strikes = referee.server.admin_service.strikes = Strikes(first_pause_s=60.0, clock=clock)
+
+        async def list_bots(channel: grpc.aio.Channel, token: str) -> tuple[grpc.StatusCode, str]:
+            stub = admin_pb2_grpc.RefereeAdminStub(channel)
+            try:
+                await stub.ListBots(admin_pb2.ListBotsRequest(), metadata=admin_metadata(token), timeout=10)
+            except grpc.aio.AioRpcError as error:
+                return error.code(), error.details() or ""
+            return grpc.StatusCode.OK, ""
+
+        async def guess() -> dict[str, object]:
+            async with SourceAddresses(host, int(port), [ATTACKER, NEIGHBOUR]) as entrances:
+                async with grpc.aio.insecure_channel(entrances[ATTACKER]) as attacker, \
+                        grpc.aio.insecure_channel(entrances[NEIGHBOUR]) as neighbour:
+                    codes = [(await list_bots(attacker, f"{n:048x}"))[0] for n in range(strikes.free)]
+                    shut = await list_bots(attacker, "f" * 48)  # the one past the free ones: a pause begins
+                    right_too = await list_bots(attacker, referee.admin_token)  # shut is shut
+                    operator = (await list_bots(neighbour, referee.admin_token))[0]  # same /24, its own address
+                    clock.now += 61.0
+                    after = (await list_bots(attacker, referee.admin_token))[0]
+                    return {"codes": codes, "shut": shut, "right": right_too, "operator": operator,
+                            "after": after}
+
+        seen = asyncio.run(guess())
+        assert seen["codes"] == [grpc.StatusCode.UNAUTHENTICATED] * strikes.free, seen
+        assert seen["shut"][0] == grpc.StatusCode.RESOURCE_EXHAUSTED, seen  # type: ignore[index]  (says so at once)
+        code, details = seen["right"]  # type: ignore[misc]
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "too many wrong tokens" in details, seen
+        assert seen["operator"] == grpc.StatusCode.OK, seen
+        assert seen["after"] == grpc.StatusCode.OK, seen  # the pause ended: no lockout for good

@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 import arena.sandbox.launch as launch
+import arena.sandbox.memory_watch as memory_watch
 from arena.cli.main import main
 from arena.sandbox import SandboxSettings
 from arena.sandbox.cgroups import CgroupFactory
@@ -50,9 +51,19 @@ def test_without_cgroups_the_referees_watch_bounds_the_tree(monkeypatch: pytest.
     assert "no writable cgroup" in launch.Launcher(SandboxSettings(), launch.Path("/nonexistent")).describe()
 
 
+def test_the_watch_does_not_kill_the_probe_while_its_memory_test_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe's memory test runs a child into its own address-space limit: for a moment the probe and that
+    child pass the tree's limit together. A watch scanning that moment killed the whole probe ("could not start
+    the probe (exit status -9)" in a busy container, issue 46); scanning all the time, it must not now."""
+    monkeypatch.setattr(launch, "CgroupFactory", NoCgroups)
+    monkeypatch.setattr(memory_watch, "WATCH_S", 0.0)  # (every moment a scan: the busiest machine)
+    rows = rows_by_name(*run_probe(SandboxSettings(), full=True))
+    assert all(row.passed for row in rows.values()), [row for row in rows.values() if not row.passed]
+
+
 def test_the_check_fails_where_nothing_bounds_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each process under its own address-space limit, no cgroup and no watch: six hold 3x the limit at once."""
     monkeypatch.setattr(launch, "CgroupFactory", NoCgroups)
-    monkeypatch.setattr(launch.LaunchPlan, "started", lambda self, pid: None)
+    monkeypatch.setattr(launch.LaunchPlan, "started", lambda self, pid, **_: None)
     rows = rows_by_name(*run_probe(SandboxSettings(), full=True))
     assert not rows["memory of the tree"].passed and "ALL HELD" in rows["memory of the tree"].found

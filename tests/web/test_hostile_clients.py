@@ -163,9 +163,34 @@ def test_x_forwarded_for_from_an_untrusted_client_is_ignored(web: Web) -> None:
 def test_sign_in_attempts_are_limited_per_address(web: Web) -> None:
     answers = [web.request("POST", "/api/owner/session", b'{"token": "wrong"}',
                            {"Content-Type": "application/json"}, source="127.0.5.9")[0] for _ in range(12)]
-    assert answers[:10] == [401] * 10 and answers[10:] == [429, 429]
+    assert answers[:8] == [401] * 8 and answers[8:] == [429] * 4  # (8 wrong tokens free, then a pause)
     assert web.request("POST", "/api/owner/session", b'{"token": "wrong"}',
                        {"Content-Type": "application/json"})[0] == 401  # another address has its own budget
+
+
+def test_wrong_owner_tokens_pause_the_guessing_address_alone_and_not_for_good(tmp_path: Path) -> None:
+    """Owner tokens (an operator's among them) sent as 'Authorization: Bearer' are counted per address as the
+    referee counts guesses of its tokens: past 8 wrong ones the address waits (429, even with the right token),
+    another address of its network signs in as before, and the pause ends (1 s at first)."""
+    db = f"sqlite:///{tmp_path / 'web.db'}"
+    added = subprocess.run([sys.executable, "-c", "from arena.cli.main import run; run()", "owner", "add", "ann",
+                            "--operator", "--db", db, "--json"], capture_output=True, text=True)
+    token = json.loads(added.stdout)["token"]
+    server = Web(db, tmp_path)
+    try:
+        def as_owner(bearer: str, source: str) -> int:
+            return server.request("GET", "/api/owner", b"", {"Authorization": f"Bearer {bearer}"}, source=source)[0]
+
+        guesses = [as_owner(f"guess-{n}", "127.0.6.1") for n in range(9)]
+        assert guesses == [401] * 8 + [429], guesses  # the 9th wrong one: shut out, and told so
+        assert as_owner(token, "127.0.6.1") == 429  # shut is shut
+        assert as_owner(token, "127.0.6.2") == 200  # the operator at another address of the same /24
+        deadline = time.monotonic() + 30.0
+        while as_owner(token, "127.0.6.1") != 200:  # the pause ends: no lockout for good
+            assert time.monotonic() < deadline, "still shut out after 30 s (the first pause is 1 s)"
+            time.sleep(0.2)
+    finally:
+        server.stop()
 
 
 def _visible_to_everyone() -> str:
