@@ -13,6 +13,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   and the seat's base rate (the mean result of the mover's seat in the sample); goal on unequal matches: no
   worse than the static evaluation's;
 - bias: the mean of "before" less the mover's result (goal: within +-0.01);
+- opponent_model: a trial (not in the analysis yet): the static evaluation's chance where the opponent's moves
+  lost WEAK_DROP or more on average over the match (a weak opponent, by the search's own drops), else the
+  search's; its Brier, and each player's mean drop;
 - per_budget (with --budgets 100,400): the same matches analysed at each budget, bias and sum with their 95%
   intervals and the turning points per match (goals: bias within +-0.015, sum within 1 +- 0.01 at each);
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
@@ -81,6 +84,7 @@ NOISE = 0.1  # the playout players' chance of a random move (a spread of continu
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
 NOISE_SEEDS = 4  # independent searches per decision checked
+WEAK_DROP = 0.04  # the trial opponent model's weak opponent: its moves lose this much chance or more on average
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1",
          "--budgets", "10,12", "--noise-matches", "1"]
 
@@ -408,6 +412,31 @@ def _mean(values: list[float]) -> float | None:
     return round(statistics.fmean(values), 4) if values else None
 
 
+def _mean_drops(analysis: Analysis) -> list[float]:
+    """Per seat, the mean drop of its searched decisions (how much its moves lost, as the search judges them)."""
+    drops: list[list[float]] = [[], []]
+    for entry in analysis.entries:
+        if not entry.forced:
+            drops[entry.seat].append(entry.drop)
+    return [statistics.fmean(values) if values else 0.0 for values in drops]
+
+
+def _opponent_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> dict[str, Any]:
+    """A trial opponent model (not in the analysis yet): where the opponent's moves lost WEAK_DROP or more on
+    average over the match, the static evaluation's chance, else the search's; its Brier against the results
+    beside the search's and the static evaluation's, and each player's mean drop."""
+    chosen, by_player = [], {}
+    for analysis, seats in zip(analyses, specs):
+        drops = _mean_drops(analysis)
+        for seat, player in enumerate(seats):
+            by_player.setdefault(player, []).append(drops[seat])
+        for entry, result in _entries_with_results(analysis):
+            weak = drops[1 - entry.seat] >= WEAK_DROP and entry.static is not None
+            chosen.append(((entry.static if weak else entry.before) - result) ** 2)
+    return {"weak_drop": WEAK_DROP, "brier": round(statistics.fmean(chosen), 4) if chosen else None,
+            "mean_drop": {player: round(statistics.fmean(values), 4) for player, values in sorted(by_player.items())}}
+
+
 def _calibration(analyses: list[Analysis]) -> dict[str, Any]:
     """Bias ("before" less the mover's result) and sum (both sides' chances at one position) with their 95%
     intervals, and the turning points per match, over these analyses (one budget)."""
@@ -429,6 +458,7 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
     `budgets`: the same matches analysed at each of these budgets too (bias and sum per budget)."""
     rows, sums, jaccards, close_jaccards = [], [], [], []
     records, analyses = [], []
+    seats: list[tuple[str, str]] = []
     anchor_rows, anchor_sums = [], []
     early: list[float] = []
     later: list[float] = []
@@ -440,6 +470,7 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
         records.append(record)
         analyses.append(first)
         rows += _entries_with_results(first)
+        seats.append(specs if index % 2 == 0 else specs[::-1])
         sums += first.position_sums()
         more_early, more_later = _continuity(first, record)
         early += more_early
@@ -463,6 +494,7 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
         "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
         "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
         "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
+        "opponent_model": _opponent_model(analyses, seats),
         "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
         "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
         "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
@@ -532,6 +564,8 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
               f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
               f"sum {s['anchor']['sum']}; continuity early {s['continuity']['early']} "
               f"({s['continuity']['early_pairs']}), later {s['continuity']['later']} ({s['continuity']['later_pairs']})")
+        model = s["opponent_model"]
+        print(f"{name} {setting:8}: trial opponent model brier {model['brier']} (mean drops {model['mean_drop']})")
         for budget, at in s["per_budget"].items():
             print(f"{name} {setting:8} at {budget}: bias {at['bias']:+} [{at['bias_low']:+}, {at['bias_high']:+}] "
                   f"({at['decisions']}), sum {at['sum']} [{at['sum_low']}, {at['sum_high']}] ({at['sums']}), "
