@@ -13,9 +13,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   and the seat's base rate (the mean result of the mover's seat in the sample); goal on unequal matches: no
   worse than the static evaluation's;
 - bias: the mean of "before" less the mover's result (goal: within +-0.01);
-- opponent_model: a trial (not in the analysis yet): the static evaluation's chance where the opponent's moves
-  lost WEAK_DROP or more on average over the match (a weak opponent, by the search's own drops), else the
-  search's; its Brier, and each player's mean drop;
+- opponent_model: a trial (not in the analysis yet): the static evaluation's chance where either side's moves
+  lost WEAK_DROP or more on average over the match (a weak player, by the search's own drops), else the
+  search's; its Brier (goal: no worse than the better of the two, in both settings), and each player's mean drop;
 - per_budget (with --budgets 100,400): the same matches analysed at each budget, bias and sum with their 95%
   intervals and the turning points per match (goals: bias within +-0.015, sum within 1 +- 0.01 at each);
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
@@ -84,7 +84,7 @@ NOISE = 0.1  # the playout players' chance of a random move (a spread of continu
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
 NOISE_SEEDS = 4  # independent searches per decision checked
-WEAK_DROP = 0.04  # the trial opponent model's weak opponent: its moves lose this much chance or more on average
+WEAK_DROP = 0.02  # the trial opponent model's weak player: its moves lose this much chance or more on average
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1",
          "--budgets", "10,12", "--noise-matches", "1"]
 
@@ -422,16 +422,16 @@ def _mean_drops(analysis: Analysis) -> list[float]:
 
 
 def _opponent_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> dict[str, Any]:
-    """A trial opponent model (not in the analysis yet): where the opponent's moves lost WEAK_DROP or more on
-    average over the match, the static evaluation's chance, else the search's; its Brier against the results
-    beside the search's and the static evaluation's, and each player's mean drop."""
+    """A trial model of the players (not in the analysis yet): where either side's moves lost WEAK_DROP or more
+    on average over the match (a weak player: the search's chance assumes both play on like the search), the
+    static evaluation's chance, else the search's; its Brier against the results, and each player's mean drop."""
     chosen, by_player = [], {}
     for analysis, seats in zip(analyses, specs):
         drops = _mean_drops(analysis)
         for seat, player in enumerate(seats):
             by_player.setdefault(player, []).append(drops[seat])
         for entry, result in _entries_with_results(analysis):
-            weak = drops[1 - entry.seat] >= WEAK_DROP and entry.static is not None
+            weak = max(drops) >= WEAK_DROP and entry.static is not None
             chosen.append(((entry.static if weak else entry.before) - result) ** 2)
     return {"weak_drop": WEAK_DROP, "brier": round(statistics.fmean(chosen), 4) if chosen else None,
             "mean_drop": {player: round(statistics.fmean(values), 4) for player, values in sorted(by_player.items())}}
