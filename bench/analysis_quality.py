@@ -2,7 +2,8 @@
 """How far the analysis can be trusted: calibration, bias, consistency, planted blunders and seed stability.
 
     python bench/analysis_quality.py [--matches 8] [--budget 400] [--game NAME ...] [--playouts 16]
-        [--playout-noise 0.1] [--first-games 40] [--first-analysed 6] [--skip-settings] [--smoke] [--json]
+        [--playout-noise 0.1] [--first-games 40] [--first-analysed 6] [--budgets 100,400] [--skip-settings]
+        [--smoke] [--json]
 
 On recorded matches between built-in players, equal (greedy against greedy) and unequal (greedy against
 random), in each game (default: Major General and WWII Alpine), every match analysed at --budget, and one
@@ -12,6 +13,11 @@ the move greedy's lookahead likes least. Printed, in one run:
   and the seat's base rate (the mean result of the mover's seat in the sample); goal on unequal matches: no
   worse than the static evaluation's;
 - bias: the mean of "before" less the mover's result (goal: within +-0.01);
+- opponent_model: a trial (not in the analysis yet): the static evaluation's chance where either side's moves
+  lost WEAK_DROP or more on average over the match (a weak player, by the search's own drops), else the
+  search's; its Brier (goal: no worse than the better of the two, in both settings), and each player's mean drop;
+- per_budget (with --budgets 100,400): the same matches analysed at each budget, bias and sum with their 95%
+  intervals and the turning points per match (goals: bias within +-0.015, sum within 1 +- 0.01 at each);
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
   plus "before" of the second (two estimates of one position from both sides; goal: within 1 +- 0.01);
 - planted: of the planted blunders whose drop (as analysed) is at least 0.10, the share found as turning
@@ -23,6 +29,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   blunder is costly when its mean cost is COSTLY or more and Z standard errors clear of zero. "recall_vs_playouts": the share of the costly ones found as turning points (Wilson 95% interval;
   goal 90%); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
   (against the analysis' best move) find costly; "missed_drops": the analysed drops of the costly ones missed;
+- noise: a drop's standard error against its real noise: the same two moves valued by NOISE_SEEDS independent
+  searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors are the
+  noise's size (less: they overstate it; more: noise would pass for mistakes);
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
   --first-analysed games, calibrated as `arena analyse` is) against the first movers' score over --first-games
   games of greedy against greedy (normal 95% interval; goal: within 0.05);
@@ -73,7 +82,11 @@ FIRST_GAMES = 40  # greedy against greedy games measuring the first movers' scor
 FIRST_ANALYSED = 6  # of which the first decision is analysed
 NOISE = 0.1  # the playout players' chance of a random move (a spread of continuations where no chance is left)
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
-SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1"]
+NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
+NOISE_SEEDS = 4  # independent searches per decision checked
+WEAK_DROP = 0.02  # the trial opponent model's weak player: its moves lose this much chance or more on average
+SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1",
+         "--budgets", "10,12", "--noise-matches", "1"]
 
 
 class Blunderer(GreedyAgent):
@@ -312,6 +325,39 @@ def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: Playouts
                                   derive_seed(record.seed, point.decision), playouts.noise))
 
 
+def _noise(game: Any, rng: random.Random, matches: int, budget: Budget, seeds: int = NOISE_SEEDS) -> dict[str, Any]:
+    """Whether a drop's standard error is the size of its real noise: at decisions of greedy against random (3+
+    moves, every third, where a search picks a move other than the one played), the drop between the same two
+    moves valued by `seeds` independent searches (as the analysis values them, half the budget each): the spread
+    of those drops against the standard errors the searches gave (1: the standard error is the real noise; less:
+    it overstates it, and a real drop is missed; more: noise is taken for a mistake). Per game, pooled over the
+    decisions: sqrt(mean spread^2 / mean error^2)."""
+    from arena.agents import MCTSAgent
+    from arena.analysis.match import _half, _judged
+
+    half = _half(budget)
+    spreads, errors = [], []
+    for _ in range(matches):
+        record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=rng.randrange(2 ** 62))
+        state = game.new_initial_state()
+        for index, step in enumerate(record.steps):
+            if not step.is_chance and index % 3 == 0 and len(state.legal_actions()) >= 3:
+                seat, legal, seen = state.current_player(), state.legal_actions(), state.observation(state.current_player())
+                chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
+                chooser.reset(game, seat, derive_seed(record.seed, index))
+                best = chooser.move_values(DecisionRequest(seat, legal, seen), include=(step.action,)).best
+                if best != step.action:
+                    judged = [_judged(game, seat, legal, seen, step.action, best, half, derive_seed(record.seed, index, n))
+                              for n in range(seeds)]
+                    spreads.append(statistics.variance([before - after for before, after, _, _ in judged]))
+                    errors.append(statistics.fmean(error * error for _, _, error, _ in judged))
+            state.apply_action(step.action)
+    ratio = math.sqrt(statistics.fmean(spreads) / statistics.fmean(errors)) if errors else None
+    return {"decisions": len(errors), "seeds": seeds, "spread_over_error": None if ratio is None else round(ratio, 3),
+            "spread": round(math.sqrt(statistics.fmean(spreads)), 4) if spreads else None,
+            "error": round(math.sqrt(statistics.fmean(errors)), 4) if errors else None}
+
+
 def _first_unforced(game: Any, record: MatchRecord) -> tuple[int, int, int]:
     """(its index among the decisions, its step, its seat) of the record's first decision with 2+ moves."""
     state, decision = game.new_initial_state(), 0
@@ -366,9 +412,53 @@ def _mean(values: list[float]) -> float | None:
     return round(statistics.fmean(values), 4) if values else None
 
 
-def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs: tuple[str, str]) -> dict[str, Any]:
-    """Calibration, bias, consistency and seed stability on `matches` matches of `specs` (seats alternating)."""
+def _mean_drops(analysis: Analysis) -> list[float]:
+    """Per seat, the mean drop of its searched decisions (how much its moves lost, as the search judges them)."""
+    drops: list[list[float]] = [[], []]
+    for entry in analysis.entries:
+        if not entry.forced:
+            drops[entry.seat].append(entry.drop)
+    return [statistics.fmean(values) if values else 0.0 for values in drops]
+
+
+def _opponent_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> dict[str, Any]:
+    """A trial model of the players (not in the analysis yet): where either side's moves lost WEAK_DROP or more
+    on average over the match (a weak player: the search's chance assumes both play on like the search), the
+    static evaluation's chance, else the search's; its Brier against the results, and each player's mean drop."""
+    chosen, by_player = [], {}
+    for analysis, seats in zip(analyses, specs):
+        drops = _mean_drops(analysis)
+        for seat, player in enumerate(seats):
+            by_player.setdefault(player, []).append(drops[seat])
+        for entry, result in _entries_with_results(analysis):
+            weak = max(drops) >= WEAK_DROP and entry.static is not None
+            chosen.append(((entry.static if weak else entry.before) - result) ** 2)
+    return {"weak_drop": WEAK_DROP, "brier": round(statistics.fmean(chosen), 4) if chosen else None,
+            "mean_drop": {player: round(statistics.fmean(values), 4) for player, values in sorted(by_player.items())}}
+
+
+def _calibration(analyses: list[Analysis]) -> dict[str, Any]:
+    """Bias ("before" less the mover's result) and sum (both sides' chances at one position) with their 95%
+    intervals, and the turning points per match, over these analyses (one budget)."""
+    biases = [entry.before - result for analysis in analyses for entry, result in _entries_with_results(analysis)]
+    sums = [value for analysis in analyses for value in analysis.position_sums()]
+    figures: dict[str, Any] = {"decisions": len(biases), "sums": len(sums),
+                               "turning_points_per_match": round(statistics.fmean(
+                                   len(analysis.turning_points) for analysis in analyses), 3) if analyses else None}
+    for key, values in (("bias", biases), ("sum", sums)):
+        found = mean_interval(sum(values), sum(v * v for v in values), len(values)) if len(values) > 1 else None
+        figures.update(dict(zip((key, f"{key}_low", f"{key}_high"),
+                                (None, None, None) if found is None else (round(value, 4) for value in found))))
+    return figures
+
+
+def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs: tuple[str, str],
+             budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
+    """Calibration, bias, consistency and seed stability on `matches` matches of `specs` (seats alternating);
+    `budgets`: the same matches analysed at each of these budgets too (bias and sum per budget)."""
     rows, sums, jaccards, close_jaccards = [], [], [], []
+    records, analyses = [], []
+    seats: list[tuple[str, str]] = []
     anchor_rows, anchor_sums = [], []
     early: list[float] = []
     later: list[float] = []
@@ -377,7 +467,10 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
         record = play_match(game, agents, seed=rng.randrange(2 ** 62))
         first = analyse_record(record, budget, seed=0)
         second = analyse_record(record, budget, seed=1)
+        records.append(record)
+        analyses.append(first)
         rows += _entries_with_results(first)
+        seats.append(specs if index % 2 == 0 else specs[::-1])
         sums += first.position_sums()
         more_early, more_later = _continuity(first, record)
         early += more_early
@@ -392,11 +485,16 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
             if abs(first.curve()[0][len(first.curve()[0]) // 2] - 0.5) < 0.25:
                 close_jaccards.append(len(a & b) / len(a | b))
     base = {seat: statistics.fmean(result for entry, result in rows if entry.seat == seat) for seat in (0, 1)}
+    per_budget = {str(other): _calibration(analyses if other == budget else
+                                           [analyse_record(record, other, seed=0) for record in records])
+                  for other in budgets}
     return {
+        "per_budget": per_budget,
         "decisions": len(rows),
         "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
         "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
         "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
+        "opponent_model": _opponent_model(analyses, seats),
         "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
         "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
         "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
@@ -411,8 +509,9 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
 
 def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: Playouts = Playouts(),
         first_games: int = FIRST_GAMES, first_analysed: int = FIRST_ANALYSED,
-        settings: bool = True) -> dict[str, Any]:
-    """Every figure of every game (`settings` False: the planted blunders and the first position alone)."""
+        settings: bool = True, budgets: tuple[Budget, ...] = (), noise_matches: int = NOISE_MATCHES) -> dict[str, Any]:
+    """Every figure of every game (`settings` False: the planted blunders and the first position alone;
+    `budgets`: the equal and unequal matches analysed at these budgets too)."""
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
     for name in games:
@@ -420,8 +519,10 @@ def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: Pla
         per: dict[str, Any] = {}
         if settings:
             for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
-                per[setting] = _setting(game, rng, matches, budget, specs)
+                per[setting] = _setting(game, rng, matches, budget, specs, budgets)
         per["planted"] = _planted(game, rng, matches, budget, playouts)
+        if noise_matches:
+            per["noise"] = _noise(game, rng, noise_matches, budget)
         per["first_position"] = _first_position(game, rng, first_games, first_analysed, budget)
         figures[name] = per
     return figures
@@ -435,6 +536,12 @@ def _goals(per: dict[str, Any]) -> dict[str, bool]:
             "bias within 0.01": all(abs(s["bias"]) <= 0.01 for s in settings),
             "sum within 1 +- 0.01": all(s["sum"] is not None and abs(s["sum"] - 1) <= 0.01 for s in settings),
             "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"]})
+        for budget in per["equal"]["per_budget"]:
+            at = [s["per_budget"][budget] for s in settings]
+            goals[f"at {budget}: bias within 0.015"] = all(figures["bias"] is not None and abs(figures["bias"]) <= 0.015
+                                                            for figures in at)
+            goals[f"at {budget}: sum within 1 +- 0.01"] = all(figures["sum"] is not None and abs(figures["sum"] - 1) <= 0.01
+                                                           for figures in at)
     first = per["first_position"]["difference"]
     goals.update({
         "recall >= 0.95": (per["planted"]["recall"] or 0) >= 0.95,
@@ -457,6 +564,12 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
               f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
               f"sum {s['anchor']['sum']}; continuity early {s['continuity']['early']} "
               f"({s['continuity']['early_pairs']}), later {s['continuity']['later']} ({s['continuity']['later_pairs']})")
+        model = s["opponent_model"]
+        print(f"{name} {setting:8}: trial opponent model brier {model['brier']} (mean drops {model['mean_drop']})")
+        for budget, at in s["per_budget"].items():
+            print(f"{name} {setting:8} at {budget}: bias {at['bias']:+} [{at['bias_low']:+}, {at['bias_high']:+}] "
+                  f"({at['decisions']}), sum {at['sum']} [{at['sum_low']}, {at['sum_high']}] ({at['sums']}), "
+                  f"{at['turning_points_per_match']} turning points per match")
     planted = per["planted"]
     print(f"{name} planted : recall among its own drops >= 0.10 {planted['recall']} of {planted['costly']}, "
           f"precision {planted['precision']} of {planted['turning_points']} turning points")
@@ -465,6 +578,10 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
           f"{planted['playouts']} paired playouts; recall {recall['rate']} [{recall['low']}, "
           f"{recall['high']}] (missed drops {planted['missed_drops']}); precision {precision['rate']} "
           f"[{precision['low']}, {precision['high']}] of {precision['of']}")
+    if "noise" in per:
+        noise = per["noise"]
+        print(f"{name} noise   : a drop's spread over {noise['seeds']} independent searches {noise['spread']} against "
+              f"its standard error {noise['error']} (ratio {noise['spread_over_error']}, {noise['decisions']} decisions)")
     first = per["first_position"]
     print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} (of "
           f"{first['analysed']}), first movers scored {first['first_mover_score']} [{first['low']}, "
@@ -483,6 +600,11 @@ def main() -> int:
     parser.add_argument("--first-games", type=int, default=FIRST_GAMES, help="games measuring the first movers' score")
     parser.add_argument("--first-analysed", type=int, default=FIRST_ANALYSED,
                         help="of which the first decision is analysed")
+    parser.add_argument("--budgets", default="",
+                        help="comma-separated budgets the equal and unequal matches are analysed at too (bias and "
+                             "sum per budget: 'per_budget')")
+    parser.add_argument("--noise-matches", type=int, default=NOISE_MATCHES,
+                        help="matches whose decisions check the standard errors against independent searches")
     parser.add_argument("--skip-settings", action="store_true",
                         help="no equal/unequal figures: the planted blunders and the first position alone")
     parser.add_argument("--smoke", action="store_true", help="the smallest run (the test suite's): " + " ".join(SMOKE))
@@ -493,7 +615,8 @@ def main() -> int:
     started = time.perf_counter()
     figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed,
                   Playouts(args.playouts, args.playout_noise),
-                  args.first_games, args.first_analysed, not args.skip_settings)
+                  args.first_games, args.first_analysed, not args.skip_settings,
+                  tuple(Budget.parse(text) for text in args.budgets.split(",") if text.strip()), args.noise_matches)
     figures["budget"] = args.budget
     figures["command"] = "python bench/analysis_quality.py " + " ".join(sys.argv[1:])
     figures["seconds"] = round(time.perf_counter() - started, 1)

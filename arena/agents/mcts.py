@@ -28,7 +28,7 @@ import math
 import random
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from arena.agents.base import Agent, DecisionRequest
@@ -44,12 +44,13 @@ KEY_SEARCH_LIMIT = 50_000  # nodes looked at when finding the new position in th
 class Node:
     """One node of the search tree: statistics of the move that leads here, and its children."""
 
-    __slots__ = ("children", "visits", "total", "available", "key")
+    __slots__ = ("children", "visits", "total", "squares", "available", "key")
 
     def __init__(self) -> None:
         self.children: dict[int, Node] = {}
         self.visits = 0
         self.total = 0.0  # sum of values, for the seat that made the move into this node
+        self.squares = 0.0  # sum of squared values (kept at the root's children only: their noise)
         self.available = 0  # iterations in which the move into this node was legal
         self.key: Optional[str] = None  # the searcher's observation here, when it is the searcher's turn
 
@@ -103,11 +104,15 @@ def rollout(state: State, depth: int, knowledge: FamilyKnowledge, rng: random.Ra
 @dataclass(frozen=True)
 class MoveValues:
     """A search's verdict on a position: per searched move, its mean value for the mover (in [-1, 1]) and
-    its visits; the move the search would play; the iterations it ran."""
+    its visits (the prior's virtual visits among them); the move the search would play; the iterations it ran;
+    and per searched move, its simulations alone (the prior left out): their mean value and number, and the
+    variance of the values they backed up (their own noise; 1, the most, where fewer than two)."""
 
     values: dict[int, tuple[float, int]]
     best: int
     iterations: int
+    simulated: dict[int, tuple[float, int]] = field(default_factory=dict)
+    variances: dict[int, float] = field(default_factory=dict)
 
 
 class MCTSAgent(Agent):
@@ -218,6 +223,7 @@ class MCTSAgent(Agent):
         root = Node()
         if self.prior_visits:
             self._add_prior(root, self.game.determinize(observation, self.rng), request.seat, legal, None)
+        prior = {action: (child.total, child.visits) for action, child in root.children.items()}
         searched = set(self._candidates(root, legal)) | set(include)
         self._root_actions = [action for action in legal if action in searched]
         self.search(root, observation, request.seat, self.seconds, self.iterations)
@@ -232,9 +238,17 @@ class MCTSAgent(Agent):
                 self.search(root, observation, request.seat, None, least - visited)
                 iterations += self.last_iterations
         self.last_iterations = iterations
-        values = {action: (child.total / child.visits, child.visits) for action in legal
-                  if action in searched and (child := root.children.get(action)) is not None and child.visits}
-        return MoveValues(values, best, iterations)
+        children = {action: child for action in legal
+                    if action in searched and (child := root.children.get(action)) is not None and child.visits}
+        values = {action: (child.total / child.visits, child.visits) for action, child in children.items()}
+        simulated, variances = {}, {}
+        for action, child in children.items():
+            prior_total, prior_visits = prior.get(action, (0.0, 0))
+            count = child.visits - prior_visits
+            mean = (child.total - prior_total) / count if count else values[action][0]
+            simulated[action] = (mean, count)
+            variances[action] = max(0.0, child.squares / count - mean * mean) if count > 1 else 1.0
+        return MoveValues(values, best, iterations, simulated, variances)
 
     def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float],
                iterations: Optional[int]) -> None:
@@ -356,6 +370,8 @@ class MCTSAgent(Agent):
             node.visits += 1
             if mover >= 0:
                 node.total += values[mover]
+        if len(path) > 1 and movers[1] >= 0:  # the root's child: its noise (the analysis' standard errors)
+            path[1].squares += values[movers[1]] ** 2
 
     def _rollout(self, state: State) -> list[float]:
         return rollout(state, self.depth, self.knowledge, self.rng)

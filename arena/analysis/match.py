@@ -11,13 +11,16 @@ No chance is the best of several noisy estimates: the budget is split in two ind
 chooses the best move, the second values it and the move that was played (a double estimator: the value of
 a move that was picked for looking good is not read from the estimate that picked it). So "before" is
 unbiased for the move the search would play, "after" for the move that was played, and each drop comes with
-its standard error (from the second search's visits). A drop of CONFIRM_DROP or more is searched once more by
+its standard error, from the second search's own simulations: the spread of the values each of the two moves'
+simulations backed up (at least MIN_VARIANCE) over their visits (bench/analysis_quality.py's "noise" checks it
+against the spread of drops over independent searches). A drop of CONFIRM_DROP or more is searched once more by
 an independent search of the whole budget and the estimates pooled. A turning point is a drop of at least
 TURNING_DROP that is also clear of that noise (at least CLEAR_SE standard errors), labelled "clear" (3 or more)
 or "likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
 The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
-other side's cards); that optimism, measured once per family on matches of its own (arena/analysis/
-measure_optimism.py), is taken off every chance, so the two sides' chances at one position add to 1 on average.
+other side's cards); that optimism, measured per family and budget on matches of its own (arena/analysis/
+measure_optimism.py; interpolated between the budgets measured, arena/analysis/calibration.py), is taken off
+every chance, so the two sides' chances at one position add to 1 on average.
 The same record, seed and simulation budget give the same analysis.
 """
 
@@ -34,7 +37,7 @@ from typing import Any, Callable
 
 from arena.agents.base import DecisionRequest
 from arena.agents.knowledge import evaluate
-from arena.agents.mcts import MCTSAgent
+from arena.agents.mcts import MCTSAgent, MoveValues
 from arena.analysis.calibration import optimism
 from arena.games.base import Game, State, points
 from arena.games.registry import family_of
@@ -49,6 +52,7 @@ TURNING_DROP = 0.08  # the least drop of the mover's chance that is a turning po
 CLEAR_SE = 2.0  # ... and the least drop, in its standard errors, clear of the search's noise
 CONFIRM_DROP = 0.05  # a drop this large is searched again by a whole-budget search, and the two pooled
 STATIC_WORLDS = 8  # worlds the static evaluation's chance is averaged over
+MIN_VARIANCE = 0.01  # the least variance of one simulation's value (in [-1, 1]) a standard error is built on
 
 ProgressCallback = Callable[[int, int], None]  # (decisions analysed, decisions in all)
 
@@ -328,15 +332,17 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
 def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: int, best: int, budget: Budget,
             seed: int) -> tuple[float, float, float, int]:
     """An independent search valuing `best` and `played` for `seat`: (before, after, the drop's standard error,
-    iterations run); the same move played as the best one drops nothing."""
+    iterations run), from its simulations alone: the greedy lookahead's prior that guides it is left out of the
+    values, for the chooser's search had the same prior (where there is nothing hidden, the very same), and a
+    move it picked for a high prior would keep that luck; the same move played as the best one drops nothing."""
     judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
     judge.reset(game, seat, seed)
     valued = judge.move_values(DecisionRequest(seat, legal, observation), include=(played, best))
-    value_best, visits_best = valued.values[best]
+    value_best, visits_best = valued.simulated[best]
     if played == best:
         return _chance(value_best), _chance(value_best), 0.0, judge.last_iterations
-    value_played, visits_played = valued.values[played]
-    error = math.sqrt(_variance(value_best) / visits_best + _variance(value_played) / visits_played) / 2
+    value_played, visits_played = valued.simulated[played]
+    error = math.sqrt(_variance(valued, best) / visits_best + _variance(valued, played) / visits_played) / 2
     return _chance(value_best), _chance(value_played), error, judge.last_iterations
 
 
@@ -370,10 +376,11 @@ def _half(budget: Budget) -> Budget:
     return Budget(simulations=max(1, budget.simulations // 2))
 
 
-def _variance(value: float) -> float:
-    """A conservative variance of one simulation's value in [-1, 1] with mean `value` (a win-or-loss's, at
-    least 0.05 so a near-certain value still has some)."""
-    return max(0.05, 1.0 - value * value)
+def _variance(valued: MoveValues, action: int) -> float:
+    """The variance of one simulation's value (in [-1, 1]) of `action`: the spread of the values its own
+    simulations backed up, at least MIN_VARIANCE (a move whose few simulations happened to agree still has
+    some noise)."""
+    return max(MIN_VARIANCE, valued.variances.get(action, 1.0))
 
 
 def _static_chance(game: Game, observation: Any, seat: int, seed: int) -> float:

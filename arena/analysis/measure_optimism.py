@@ -1,18 +1,22 @@
-"""The search's optimism, measured once per game family and shipped (arena/analysis/calibration.json, read by
-arena/analysis/calibration.py).
+"""The search's optimism, measured per game family and budget and shipped (arena/analysis/calibration.json, read
+by arena/analysis/calibration.py).
 
 Information-set search flatters whoever is to move: searched from its own view, each side sees a little more
 than it will get (strategy fusion: in the worlds it samples it also knows the other side's cards). Where one
 side's move hands the position to the other with no chance step between, the two sides' estimates of that one
-position should add to 1; measured on self-play, they add to 1 + 2 * optimism. The analysis takes that
-optimism off every chance it reports (arena/analysis/match.py), so both sides' chances at one position add to
-1 on average, and drops (a difference of two chances of one mover) are unchanged.
+position should add to 1; measured on self-play, they add to 1 + 2 * optimism. The optimism shrinks as the
+budget grows (a deeper search sees more of what it cannot know), so it is measured at several budgets and
+interpolated between them. The analysis takes it off every chance it reports (arena/analysis/match.py), so
+both sides' chances at one position add to 1 on average, and drops (a difference of two chances of one mover)
+are unchanged.
 
-    python -m arena.analysis.measure_optimism [--matches 24] [--seed 2027] [--family NAME ...]
+    python -m arena.analysis.measure_optimism [--matches 32] [--seed 2027] [--budget 100 --budget 400]
+        [--family NAME ...]
 
 It plays its own matches (greedy against greedy, and greedy against random, seats alternating), never the
-ones an analysis judges, at the default budget, and writes the file; `bench/analysis_quality.py` checks the
-result on other matches.
+ones an analysis judges, at each budget (the same matches at every budget), and writes the file (the families
+and budgets measured replace theirs; others are kept); each entry keeps the number of pairs, the 95% interval
+and the command. `bench/analysis_quality.py` checks the result on other matches.
 """
 
 from __future__ import annotations
@@ -25,41 +29,66 @@ import sys
 
 from arena.agents import make_agent
 from arena.analysis.calibration import CALIBRATION, measured
-from arena.analysis.match import DEFAULT_BUDGET, Budget, analyse_record
+from arena.analysis.match import Budget, analyse_record
 from arena.games.registry import load_game
+from arena.ratings.stats import mean_interval
 from arena.referee.authority import play_match
+from arena.referee.record import MatchRecord
 
 MODES = {"major-general": "major-general", "general-orders-wwii": "general-orders-wwii/alpine",
          "general-orders-sengoku": "general-orders-sengoku/rivers"}
+BUDGETS = ("100", "400")
 
 
-def measure(mode: str, matches: int, seed: int) -> tuple[float, int]:
-    """(optimism, pairs measured) on `matches` self-play matches of `mode`."""
+def matches_of(mode: str, matches: int, seed: int) -> list[MatchRecord]:
+    """The self-play matches the optimism is measured on."""
     game = load_game(mode)
     rng = random.Random(seed)
-    sums: list[float] = []
+    records = []
     for index in range(matches):
         specs = ("greedy", "greedy") if index % 2 == 0 else ("greedy", "random")
         agents = [make_agent(spec) for spec in (specs if index % 4 < 2 else specs[::-1])]
-        record = play_match(game, agents, seed=rng.randrange(2 ** 62))
-        sums += analyse_record(record, DEFAULT_BUDGET, seed=index, calibrated=False).position_sums()
-    return (statistics.fmean(sums) - 1.0) / 2.0 if sums else 0.0, len(sums)
+        records.append(play_match(game, agents, seed=rng.randrange(2 ** 62)))
+    return records
+
+
+def measure(records: list[MatchRecord], budget: str) -> dict[str, float | int]:
+    """The optimism at `budget` on `records`: its value, its 95% interval and the pairs it was measured on."""
+    sums: list[float] = []
+    for index, record in enumerate(records):
+        sums += analyse_record(record, budget, seed=index, calibrated=False).position_sums()
+    if not sums:
+        return {"optimism": 0.0, "low": 0.0, "high": 0.0, "pairs": 0}
+    _, low, high = mean_interval(sum(sums), sum(value * value for value in sums), len(sums))
+    return {"optimism": round((statistics.fmean(sums) - 1.0) / 2.0, 4), "low": round((low - 1.0) / 2.0, 4),
+            "high": round((high - 1.0) / 2.0, 4), "pairs": len(sums)}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Measure the families asked for (all by default) and write calibration.json."""
+    """Measure the families and budgets asked for (all families, BUDGETS by default) and write calibration.json."""
     parser = argparse.ArgumentParser(prog="python -m arena.analysis.measure_optimism",
                                      description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--matches", type=int, default=24)
+    parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--seed", type=int, default=2027)
+    parser.add_argument("--budget", action="append", default=[], help="simulations per decision (repeatable)")
     parser.add_argument("--family", action="append", default=[])
     args = parser.parse_args(argv)
+    command = "python -m arena.analysis.measure_optimism " + " ".join(sys.argv[1:] if argv is None else argv)
     data = measured()
     for family in args.family or list(MODES):
-        value, pairs = measure(MODES[family], args.matches, args.seed)
-        data[family] = {"simulations": Budget.parse(DEFAULT_BUDGET).simulations, "optimism": round(value, 4),
-                        "pairs": pairs, "matches": args.matches, "seed": args.seed, "mode": MODES[family]}
-        print(f"{family}: optimism {value:+.4f} over {pairs} pairs ({args.matches} matches of {MODES[family]})")
+        records = matches_of(MODES[family], args.matches, args.seed)
+        kept = {row["simulations"]: row for row in data.get(family, {}).get("budgets", [])
+                if isinstance(data.get(family), dict)}
+        for budget in args.budget or list(BUDGETS):
+            simulations = Budget.parse(budget).simulations
+            if simulations is None:
+                parser.error(f"--budget {budget}: the optimism is measured at a number of simulations")
+            found = measure(records, budget)
+            kept[simulations] = {"simulations": simulations, **found, "matches": args.matches, "seed": args.seed,
+                                 "command": command}
+            print(f"{family} at {simulations}: optimism {found['optimism']:+.4f} [{found['low']:+.4f}, "
+                  f"{found['high']:+.4f}] over {found['pairs']} pairs ({args.matches} matches of {MODES[family]})")
+        data[family] = {"mode": MODES[family], "budgets": [kept[key] for key in sorted(kept)]}
     CALIBRATION.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return 0
 

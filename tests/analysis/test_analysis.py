@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import random
 import re
 from pathlib import Path
@@ -312,3 +313,32 @@ def test_the_analysers_share_rests_only_when_the_machine_is_busy() -> None:
     assert rests and all(value == pytest.approx(1 / 3 / 0.2 - 1.0) for value in rests)  # back to a fifth, exactly
     busy_cpu, busy_wall = 10 / 3, 10.0 + sum(rests)
     assert busy_cpu / busy_wall == pytest.approx(0.2)
+
+
+def test_a_drops_standard_error_comes_from_the_spread_of_its_own_simulations() -> None:
+    """The search reports each searched move's simulations apart from the prior's virtual visits, and their
+    value variance (their spread); the analysis builds a drop's standard error from those, floored at
+    MIN_VARIANCE."""
+    from arena.agents.base import DecisionRequest
+    from arena.agents.mcts import MCTSAgent
+    from arena.analysis.match import MIN_VARIANCE, _judged
+
+    game = load_game("general-orders-wwii/alpine")
+    record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=4)
+    state, played, _ = next((s, a, d) for s, a, d in _states_at_decisions(record, every=1)
+                            if len(s.legal_actions()) >= 3)
+    seat, legal = state.current_player(), state.legal_actions()
+    searcher = MCTSAgent(iterations=60, keep_tree=False)
+    searcher.reset(game, seat, 3)
+    valued = searcher.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played,))
+    assert set(valued.variances) == set(valued.simulated) == set(valued.values)
+    assert all(0 <= v <= 1 for v in valued.variances.values())
+    assert all(valued.simulated[a][1] == visits - searcher.prior_visits for a, (_, visits) in valued.values.items())
+    best = valued.best if valued.best != played else next(a for a in legal if a != played)
+    searcher.reset(game, seat, 3)
+    valued = searcher.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played, best))
+    _, _, error, _ = _judged(game, seat, legal, state.observation(seat), played, best, Budget(simulations=60), 3)
+    (_, visits_best), (_, visits_played) = valued.simulated[best], valued.simulated[played]
+    expected = math.sqrt(max(MIN_VARIANCE, valued.variances[best]) / visits_best
+                         + max(MIN_VARIANCE, valued.variances[played]) / visits_played) / 2
+    assert error == pytest.approx(expected) and 0 < error < math.sqrt(1 / visits_best + 1 / visits_played) / 2

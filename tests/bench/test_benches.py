@@ -82,6 +82,11 @@ def test_analysis_quality() -> None:
     has_keys(figures, "equal unequal planted first_position")
     has_keys(figures["equal"], "decisions brier brier_static bias sum jaccard continuity")
     has_keys(figures["equal"]["continuity"], "early early_pairs later later_pairs")
+    assert set(figures["equal"]["per_budget"]) == {"10", "12"}  # (--smoke's --budgets)
+    has_keys(figures["equal"]["per_budget"]["10"],
+             "decisions sums turning_points_per_match bias bias_low bias_high sum sum_low sum_high")
+    has_keys(figures["noise"], "decisions seeds spread_over_error spread error")
+    has_keys(figures["unequal"]["opponent_model"], "weak_drop brier mean_drop")
     has_keys(figures["planted"], "costly recall turning_points precision playouts costly_by_playouts "
              "playout_noise recall_vs_playouts precision_vs_playouts missed_drops mistakes")
     has_keys(figures["planted"]["recall_vs_playouts"], "hits of rate low high")
