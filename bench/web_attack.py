@@ -8,7 +8,7 @@ during each attack, and the memory (and, behind nginx, the disk) the servers hol
 A store with a small real tournament and an owner; `arena web` over it in a process of its own (its database
 URL in ARENA_DB), following a referee (in this process) that plays long matches between slow bots. A visitor
 at 127.0.0.1 asks for the leaderboard --requests times (one connection each, as browsers come and go) while
-nothing else happens, then during each attack, every attacker in a process of its own from addresses of its
+nothing else happens, then during each attack (spread over --span seconds, 30, from 3 s after it starts), every attacker in a process of its own from addresses of its
 own (127.0.N.x, other networks than the visitor's):
 
 1. slow: --slow connections (10,000) that send part of their headers and nothing more, each opened again
@@ -153,10 +153,12 @@ def open_stream(front: Front, path: str, timeout: float = 30.0) -> tuple[int, fl
     return status, (time.perf_counter() - started) * 1000
 
 
-def visitor(ask: Callable[[], tuple[int, float]], requests: int) -> dict[str, Any]:
-    """The ordinary visitor's answer times for `requests` asks, one after another."""
+def visitor(ask: Callable[[], tuple[int, float]], requests: int, span_s: float = 0.0) -> dict[str, Any]:
+    """The ordinary visitor's answer times for `requests` asks, one after another, spread over `span_s` at least."""
     times, errors, server_errors, answered = [], 0, 0, 0
-    for _ in range(requests):
+    began = time.monotonic()
+    for n in range(requests):
+        time.sleep(max(0.0, began + n * span_s / requests - time.monotonic()))  # (the visitor's pace)
         status, ms = ask()
         times.append(ms)
         errors += status != 200
@@ -221,18 +223,25 @@ def attack_body(front: Front, _count: int, stop: Any, report: Any) -> None:
     report.put(sent)
 
 
+async def connect_until(front: Front, address: str,
+                        stop: Any) -> Optional[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """A connection from `address`, tried again every 50 ms until one is made; None once `stop` is set."""
+    while not stop.is_set():
+        try:
+            return await front.connect(address)
+        except (OSError, TimeoutError):
+            await asyncio.sleep(0.05)
+    return None
+
+
 def drip_bodies(front: Front, addresses: list[str], connections: int, stop: Any) -> dict[str, int]:
     """`connections` small POSTs from `addresses` (in turn), each dripping its body a byte a second, each opened
     again when the server closes it: what they opened and how many the server closed."""
 
     async def one(address: str) -> tuple[int, int]:
         opened = closed = 0
-        while not stop.is_set():
-            try:
-                reader, writer = await front.connect(address)
-            except (OSError, TimeoutError):
-                await asyncio.sleep(0.05)
-                continue
+        while (connection := await connect_until(front, address, stop)) is not None:
+            reader, writer = connection
             opened += 1
             try:
                 writer.write(b"POST /api/owner/session HTTP/1.1\r\nHost: arena\r\nContent-Type: application/json\r\n"
@@ -268,12 +277,8 @@ def attack_upload_bodies(front: Front, uploads: int, stop: Any, report: Any) -> 
 
     async def one(address: str) -> None:
         nonlocal sent
-        while not stop.is_set():
-            try:
-                reader, writer = await front.connect(address)
-            except (OSError, TimeoutError):
-                await asyncio.sleep(0.05)
-                continue
+        while (connection := await connect_until(front, address, stop)) is not None:
+            reader, writer = connection
             try:
                 writer.write(b"POST /api/owner/submissions?filename=bot.tar.gz HTTP/1.1\r\nHost: arena\r\n"
                              b"Authorization: Bearer not-a-token\r\nContent-Length: 33000000\r\n\r\n")
@@ -420,6 +425,9 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200, help="leaderboards the visitor asks for, per phase")
     parser.add_argument("--slow", type=int, default=10_000, help="slow connections (default 10,000)")
     parser.add_argument("--browsers", type=int, default=1000, help="browsers following the live match (default 1,000)")
+    parser.add_argument("--span", type=float, default=30.0,
+                        help="seconds the visitor's requests during an attack are spread over, at least (default 30: "
+                             "longer than the web's 10 s grace for a body, so that its cut and the reconnects fall in)")
     parser.add_argument("--attacks", default=",".join(ATTACKS), help=f"which attacks, in order (default: {','.join(ATTACKS)})")
     parser.add_argument("--through-nginx", action="store_true",
                         help="every request through a local nginx configured by docker/nginx.conf")
@@ -456,6 +464,7 @@ def main() -> int:
 def _command(arguments: argparse.Namespace) -> str:
     command = f"python bench/web_attack.py --requests {arguments.requests} --slow {arguments.slow}"
     command += f" --browsers {arguments.browsers}" if arguments.browsers != 1000 else ""
+    command += f" --span {arguments.span:g}" if arguments.span != 30 else ""
     command += f" --attacks {arguments.attacks}" if arguments.attacks != ",".join(ATTACKS) else ""
     command += " --through-nginx" if arguments.through_nginx else ""
     command += f" --nginx-workers {arguments.nginx_workers}" if arguments.nginx_workers != 1 else ""
@@ -503,6 +512,7 @@ def attack_all(arguments: argparse.Namespace, chosen: list[str], binary: Optiona
 def _attacks(arguments: argparse.Namespace, chosen: list[str], front: Front, web: subprocess.Popen[bytes],
              referee: BackgroundReferee, proxy: Optional[NginxFront]) -> dict[str, Any]:
     swing_s, uploads = (0.5, 2) if arguments.smoke else (3.0, 50)
+    span_s = 0.0 if arguments.smoke else arguments.span
     browsers = 10 if arguments.smoke else arguments.browsers
     leaderboard = "/api/leaderboards/major-general"
     deadline = time.monotonic() + 60
@@ -535,7 +545,7 @@ def _attacks(arguments: argparse.Namespace, chosen: list[str], front: Front, web
             attacker = context.Process(target=attack, args=(front, parameter, stop, queue), daemon=True)
             attacker.start()
             time.sleep(swing_s)  # the attack in full swing (a time here is the bench's pacing, not a test's wait)
-            row = visitor(partial(get, front, leaderboard), arguments.requests)
+            row = visitor(partial(get, front, leaderboard), arguments.requests, span_s)
             if live is not None:
                 streams = visitor(partial(open_stream, front, f"/api/live/{live}/events"),
                                   max(3, arguments.requests // 4))
