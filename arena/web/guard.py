@@ -12,7 +12,8 @@ reads a request's whole body before a route decides whether to accept it. So:
   request must be in within `request_s` of its first byte; then it is closed. When the server is full, a
   newcomer takes the place of the oldest connection that has not sent its headers, else of the slowest body
   of an address holding at least two more connections than the newcomer's.
-  An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
+  A request answered before its body was read (a wrong token on an upload) is not read on: its connection closes
+  `UNREAD_BODY_S` after the answer. An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
 - Behind a trusted proxy (`trusted_proxies`: `arena web --trusted-proxy`) a connection from the proxy counts
   only while it carries a request, as the client its X-Forwarded-For (or X-Real-IP) names, which becomes the
   request's client for the application too; a client over its caps there is answered 429. From any other
@@ -50,6 +51,7 @@ from arena.admission import Budget, Caps, ClientKey
 
 GRACE_SPREAD = 0.5  # a body's grace is drawn per body, up to this share longer (see WebLimits.body_grace_s)
 WAITING_GRACE_S = 1.0  # a connection without headers goes before a slow body only once it has waited this long
+UNREAD_BODY_S = 2.0  # a connection whose body was answered before it was read closes this long after the answer
 HELD_HEADER_BYTES = 16 * 1024  # headers held this long without their end go to h11 (which refuses them: 431)
 _SPREAD = random.Random()  # (a spread of deadlines, not a secret)
 OVER_CAP = "arena.over_cap"  # a request's scope key: why its client is over a cap (RequestLimits answers 429)
@@ -195,6 +197,12 @@ class GuardedProtocol(H11Protocol):
             self._uncount()
         super().on_response_complete()
         self._disarm()  # (the keep-alive timeout runs until the next request's first bytes)
+        if self.conn.their_state is h11.SEND_BODY and self.transport is not None and not self.transport.is_closing():
+            # answered before its body was read (401, 413, 429): the rest is not read, and the connection closes
+            # shortly (the answer on its way first), as nginx's lingering_time bounds it
+            self.transport.pause_reading()
+            self._arm(UNREAD_BODY_S)
+            return
         self._look_at_request()  # (a pipelined request, begun now)
 
     def _is_between_requests(self) -> bool:
