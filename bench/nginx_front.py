@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections import Counter
 from pathlib import Path
 from types import TracebackType
 from typing import Optional
@@ -69,8 +70,10 @@ class NginxFront:
                         "-out", str(self.folder / "cert.pem")], check=True, capture_output=True)
         for name in BODY_FOLDERS:
             (self.folder / name).mkdir(exist_ok=True)
-            if os.geteuid() == 0:  # the workers run as nobody
+            if os.geteuid() == 0:  # the workers run as nobody: their folders theirs, the way to them open to pass
                 shutil.chown(self.folder / name, "nobody")
+                for folder in (self.folder, self.folder.parent):
+                    folder.chmod(folder.stat().st_mode | 0o011)
         conf = self.folder / "nginx.conf"
         conf.write_text(local_conf(self.folder, self.port, self.web_port, self.workers), encoding="utf-8")
         command = [self.binary, "-p", str(self.folder), "-c", str(conf), "-e", str(self.folder / "error.log"),
@@ -128,6 +131,20 @@ class NginxFront:
                 except OSError:
                     pass
         return total / (1 << 20)
+
+    def statuses(self) -> Counter[str]:
+        """The statuses nginx has answered so far (its access log: docker/nginx.conf's `arena` format), a count each;
+        """
+        found: Counter[str] = Counter()
+        try:
+            lines = (self.folder / "access.log").read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return found
+        for line in lines:
+            fields = line.rsplit(" ", 3)
+            if len(fields) == 4 and fields[1].isdigit():
+                found[fields[1]] += 1
+        return found
 
     def wait_until_up(self, timeout_s: float = 30.0) -> None:
         """Until it listens (or fails: RuntimeError with its log's end)."""
