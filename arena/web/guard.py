@@ -10,7 +10,8 @@ reads a request's whole body before a route decides whether to accept it. So:
   chunks, must keep up `body_rate` bytes a second on average after its first `body_grace_s` (up to half as long
   again, drawn per body: a crowd cut off together comes back spread out, not as one burst), and the whole
   request must be in within `request_s` of its first byte; then it is closed. When the server is full, a
-  newcomer takes the place of the oldest connection that has not sent its headers, else of the slowest body
+  newcomer takes the place of the oldest connection that has not sent its headers (nor bytes not yet read: a busy
+  server is only late to read a visitor's request), else of the slowest body
   of an address holding at least two more connections than the newcomer's.
   A request answered before its body was read (a wrong token on an upload) is not read on: its connection closes
   `UNREAD_BODY_S` after the answer. An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
@@ -29,11 +30,14 @@ docker deployment the same limits hold at the proxy first.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import functools
 import ipaddress
 import json
 import logging
 import random
+import struct
+import termios
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -162,7 +166,8 @@ class GuardedProtocol(H11Protocol):
         if not self._count():
             transport.abort()
             return
-        self._connections.budget.open_to_eviction(self, transport.abort, since=time.monotonic())
+        self._connections.budget.open_to_eviction(self, transport.abort, since=time.monotonic(),
+                                                  spoke=functools.partial(_has_unread, transport))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -321,6 +326,15 @@ class GuardedProtocol(H11Protocol):
             return
         self._connections.timed_out += 1
         self._abort()
+
+
+def _has_unread(transport: asyncio.Transport) -> bool:
+    """Whether bytes have come on `transport`'s socket that the server has not read yet."""
+    try:
+        waiting = fcntl.ioctl(transport.get_extra_info("socket").fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, AttributeError):
+        return False
+    return struct.unpack("i", waiting)[0] > 0
 
 
 def _small_body(head: bytes, cap: int) -> tuple[int, bytes] | None:
