@@ -56,7 +56,7 @@ from arena.admission import Budget, Caps, ClientKey
 GRACE_SPREAD = 0.5  # a body's grace is drawn per body, up to this share longer (see WebLimits.body_grace_s)
 WAITING_GRACE_S = 1.0  # a connection without headers goes before a slow body only once it has waited this long
 UNREAD_BODY_S = 2.0  # a connection whose body was answered before it was read closes this long after the answer
-HELD_HEADER_BYTES = 16 * 1024  # headers held this long without their end go to h11 (which refuses them: 431)
+HELD_HEADER_BYTES = 16 * 1024  # headers held this long without their end go to h11 (which refuses them: 400)
 _SPREAD = random.Random()  # (a spread of deadlines, not a secret)
 OVER_CAP = "arena.over_cap"  # a request's scope key: why its client is over a cap (RequestLimits answers 429)
 
@@ -215,11 +215,11 @@ class GuardedProtocol(H11Protocol):
         return conn.their_state is h11.IDLE and conn.our_state is h11.IDLE and not conn.trailing_data[0]
 
     def _hold(self, now: float, data: bytes) -> bytes:
-        """A request with a small body of a declared length (at most `json_bytes`) is held here until it is whole
-        (not one from a trusted proxy, which counts as its client once parsed),
+        """A request with a small body of a declared length (at most `json_bytes`) is held here until it is whole,
         under the same deadlines, and only then parsed: a slow one costs its bytes and no parsed request, no
-        application task, and no wake-up per chunk. What to parse now: b"" while it is held; all of it once whole,
-        or once its headers show a request without such a body (none, a large or a chunked one)."""
+        application task, and no wake-up per chunk. (Not one from a trusted proxy: it counts as the client it
+        names once parsed.) What to parse now: b"" while it is held; all of it once whole, or once its headers
+        show a request without such a body (none, a large or a chunked one)."""
         held = cast(bytearray, self._held)
         first = not held
         held += data
