@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 UNLIMITED_FILES = 1 << 20  # what an unlimited open-file limit counts as
+SILENT_SCAN = 16  # the oldest clients open to eviction looked at for one that has sent nothing unread
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class _Evictable:
     close: Callable[[], None]
     pace: Optional[Callable[[], float]] = None  # how fast it sends now (bytes a second); None: not sending
     key: Optional[ClientKey] = None  # whom it counts against (a sender is evicted only for a smaller holder)
+    spoke: Optional[Callable[[], bool]] = None  # whether it has sent what is not read yet (then it is passed over)
 
 
 
@@ -168,14 +170,17 @@ class Budget:
                 del counter[bucket]
 
     def open_to_eviction(self, client: Hashable, close: Callable[[], None], since: float = 0.0,
-                         pace: Optional[Callable[[], float]] = None, key: Optional[ClientKey] = None) -> None:
+                         pace: Optional[Callable[[], float]] = None, key: Optional[ClientKey] = None,
+                         spoke: Optional[Callable[[], bool]] = None) -> None:
         """A counted client (`client`: its handle) may be closed to make room, after those before it; `close`
         closes it (it is counted out when it leaves). With `pace` (what it sends a second now) it is one of those
         sending: closed only when none is left that has not shown who it is, the slowest first, and only for a
         newcomer whose address holds at least two fewer than its own (`key`'s), so that a crowd's clients,
-        closed, cannot take each other's places in an endless round while a visitor always finds one."""
+        closed, cannot take each other's places in an endless round while a visitor always finds one. With `spoke`
+        (whether it has sent bytes its server has not read yet), one that has is passed over: its server is only
+        late to read it (a busy server's visitor is not taken for a slow one)."""
         self.spare(client)
-        (self._evictable if pace is None else self._sending)[client] = _Evictable(since, close, pace, key)
+        (self._evictable if pace is None else self._sending)[client] = _Evictable(since, close, pace, key, spoke)
 
     def spare(self, client: Hashable) -> None:
         """`client` is no longer open to eviction (it has shown who it is, sent what it had to, or it is gone)."""
@@ -186,7 +191,7 @@ class Budget:
         """Close the oldest client open to eviction that is not sending (once it has waited `waiting_grace_s`),
         else the slowest sending (one `newcomer` may take the place of), else the oldest not sending; False when
         there is none."""
-        oldest = next(iter(self._evictable), None)
+        oldest = self._oldest_silent()
         waited = oldest is not None and self._evictable[oldest].since <= time.monotonic() - self.waiting_grace_s
         slowest = None if waited else self._slowest_for(newcomer)
         victim = slowest if slowest is not None else oldest
@@ -194,6 +199,13 @@ class Budget:
             return False
         self._evict(victim)
         return True
+
+    def _oldest_silent(self) -> Optional[Hashable]:
+        """The oldest client not sending that has sent nothing unread (among the `SILENT_SCAN` oldest)."""
+        for client, held in itertools.islice(self._evictable.items(), SILENT_SCAN):
+            if held.spoke is None or not held.spoke():
+                return client
+        return None
 
     def _slowest_for(self, newcomer: Optional[ClientKey]) -> Optional[Hashable]:
         """The slowest client sending whose address holds at least two more than `newcomer`'s (any, without)."""

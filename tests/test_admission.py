@@ -129,6 +129,21 @@ def test_a_client_without_headers_goes_before_a_slow_sender_only_once_it_has_wai
     assert budget.admit(ClientKey.of("newer")) is None and closed == ["sending", "fresh"]  # (none else left)
 
 
+def test_a_client_whose_bytes_wait_unread_is_passed_over() -> None:
+    """A busy server is only late to read a visitor's request: a client that has sent bytes not yet read is not
+    taken for one that sends nothing; the next oldest silent one goes, or a slow sender."""
+    closed: list[str] = []
+    budget = Budget(Caps(per_address=10, total=3))
+    for name in ("visitor", "silent", "sending"):
+        assert budget.admit(ClientKey.of(name)) is None
+    budget.open_to_eviction("visitor", lambda: closed.append("visitor"), spoke=lambda: True)
+    budget.open_to_eviction("silent", lambda: closed.append("silent"), spoke=lambda: False)
+    budget.open_to_eviction("sending", lambda: closed.append("sending"), pace=lambda: 1.0)
+    assert budget.admit(ClientKey.of("new")) is None and closed == ["silent"]
+    budget.leave(ClientKey.of("silent"))
+    assert budget.admit(ClientKey.of("newer")) is None and closed == ["silent", "sending"]
+
+
 def test_a_sender_makes_room_only_for_a_newcomer_whose_address_holds_two_fewer() -> None:
     closed: list[str] = []
     budget = Budget(Caps(per_address=10, total=4))

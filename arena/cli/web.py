@@ -23,6 +23,9 @@ from arena.web.streams import StreamLimits
 from arena.web.uploads import OwnerLimits
 
 DEFAULT_PORT = 8080
+# connections the kernel holds for accepting (capped by net.core.somaxconn, 4096 on current Linux): a crowd cut off
+# and coming back at once must not fill it, or a visitor's connection waits for its SYN's retries (1 s, 3 s, 7 s)
+LISTEN_BACKLOG = 4096
 
 
 def web(
@@ -120,7 +123,7 @@ def web(
     config = uvicorn.Config(QuietErrors(app), host=host, port=port, log_level="warning", access_log=False,
                             ssl_certfile=str(tls_cert) if tls_cert else None,
                             ssl_keyfile=str(tls_key) if tls_key else None,
-                            http=guarded(limits), timeout_keep_alive=int(limits.keep_alive_s),
+                            http=guarded(limits), timeout_keep_alive=int(limits.keep_alive_s), backlog=LISTEN_BACKLOG,
                             proxy_headers=False,  # (the guard reads a trusted proxy's headers: arena.web.guard)
                             server_header=False)
     try:
@@ -181,7 +184,7 @@ def _listen(host: str, port: int) -> socket.socket:
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         listener.bind((host, port))
-        listener.listen(2048)
+        listener.listen(LISTEN_BACKLOG)
     except OSError:
         listener.close()
         raise

@@ -7,11 +7,14 @@ reads a request's whole body before a route decides whether to accept it. So:
   address, an IPv6 /64) and per network (an IPv4 /24, an IPv6 /48) in its server's `Connections` (a budget of
   arena.admission), and closes at once a connection over a cap; a connection must send a whole request's
   headers within `header_s` of its first byte (or of opening); a body may stall at most `body_idle_s` between
-  chunks, must keep up `body_rate` bytes a second on average after its first `body_grace_s`, and the whole
+  chunks, must keep up `body_rate` bytes a second on average after its first `body_grace_s` (up to half as long
+  again, drawn per body: a crowd cut off together comes back spread out, not as one burst), and the whole
   request must be in within `request_s` of its first byte; then it is closed. When the server is full, a
-  newcomer takes the place of the oldest connection that has not sent its headers, else of the slowest body
+  newcomer takes the place of the oldest connection that has not sent its headers (nor bytes not yet read: a busy
+  server is only late to read a visitor's request), else of the slowest body
   of an address holding at least two more connections than the newcomer's.
-  An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
+  A request answered before its body was read (a wrong token on an upload) is not read on: its connection closes
+  `UNREAD_BODY_S` after the answer. An idle kept-alive connection is closed by uvicorn's keep-alive timeout.
 - Behind a trusted proxy (`trusted_proxies`: `arena web --trusted-proxy`) a connection from the proxy counts
   only while it carries a request, as the client its X-Forwarded-For (or X-Real-IP) names, which becomes the
   request's client for the application too; a client over its caps there is answered 429. From any other
@@ -27,10 +30,14 @@ docker deployment the same limits hold at the proxy first.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import functools
 import ipaddress
 import json
 import logging
+import random
+import struct
+import termios
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -46,7 +53,11 @@ from uvicorn.server import ServerState
 from arena.admission import Budget, Caps, ClientKey
 
 
+GRACE_SPREAD = 0.5  # a body's grace is drawn per body, up to this share longer (see WebLimits.body_grace_s)
 WAITING_GRACE_S = 1.0  # a connection without headers goes before a slow body only once it has waited this long
+UNREAD_BODY_S = 2.0  # a connection whose body was answered before it was read closes this long after the answer
+HELD_HEADER_BYTES = 16 * 1024  # headers held this long without their end go to h11 (which refuses them: 400)
+_SPREAD = random.Random()  # (a spread of deadlines, not a secret)
 OVER_CAP = "arena.over_cap"  # a request's scope key: why its client is over a cap (RequestLimits answers 429)
 
 
@@ -61,6 +72,8 @@ class WebLimits:
     body_idle_s: float = 30.0  # the longest a body may stall between chunks
     request_s: float = 300.0  # the longest a whole request (headers and body) may take, from its first byte
     body_rate: int = 4096  # bytes a second a body must keep up on average, after its first `body_grace_s`
+    # (each body's grace is drawn from body_grace_s to GRACE_SPREAD longer, so that a crowd of slow bodies, cut off
+    # together, does not come back together: its reconnects spread over seconds, never one burst at the listen queue)
     body_grace_s: float = 10.0
     keep_alive_s: float = 5.0  # an idle kept-alive connection
     json_bytes: int = 64 * 1024  # a request body to any route but the upload
@@ -136,7 +149,11 @@ class GuardedProtocol(H11Protocol):
         self._began: float | None = None  # when the request under way sent its first byte
         self._body_began: float | None = None  # ... and its body
         self._body_bytes = 0
+        self._grace = self.limits.body_grace_s
         self._seen: object = None  # the last request's scope looked at
+        self._held: bytearray | None = None  # a request held until whole (see `_hold`)
+        self._held_length = 0  # ... its length, headers and body, once its headers are in (0: not yet)
+        self._ends = 0.0  # when the deadline armed now falls (on the loop's clock)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -149,7 +166,8 @@ class GuardedProtocol(H11Protocol):
         if not self._count():
             transport.abort()
             return
-        self._connections.budget.open_to_eviction(self, transport.abort, since=time.monotonic())
+        self._connections.budget.open_to_eviction(self, transport.abort, since=time.monotonic(),
+                                                  spoke=functools.partial(_has_unread, transport))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -159,6 +177,12 @@ class GuardedProtocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         now = self.loop.time()
         self._began = now if self._began is None else self._began
+        if self._held is None and not self._proxied and self._is_between_requests():
+            self._held = bytearray()
+        if self._held is not None:
+            data = self._hold(now, data)
+            if not data:
+                return
         waiting = self.conn.their_state
         super().data_received(data)
         self._look_at_request()
@@ -178,17 +202,66 @@ class GuardedProtocol(H11Protocol):
             self._uncount()
         super().on_response_complete()
         self._disarm()  # (the keep-alive timeout runs until the next request's first bytes)
+        if self.conn.their_state is h11.SEND_BODY and self.transport is not None and not self.transport.is_closing():
+            # answered before its body was read (401, 413, 429): the rest is not read, and the connection closes
+            # shortly (the answer on its way first), as nginx's lingering_time bounds it
+            self.transport.pause_reading()
+            self._arm(UNREAD_BODY_S)
+            return
         self._look_at_request()  # (a pipelined request, begun now)
+
+    def _is_between_requests(self) -> bool:
+        conn = self.conn
+        return conn.their_state is h11.IDLE and conn.our_state is h11.IDLE and not conn.trailing_data[0]
+
+    def _hold(self, now: float, data: bytes) -> bytes:
+        """A request with a small body of a declared length (at most `json_bytes`) is held here until it is whole,
+        under the same deadlines, and only then parsed: a slow one costs its bytes and no parsed request, no
+        application task, and no wake-up per chunk. (Not one from a trusted proxy: it counts as the client it
+        names once parsed.) What to parse now: b"" while it is held; all of it once whole, or once its headers
+        show a request without such a body (none, a large or a chunked one)."""
+        held = cast(bytearray, self._held)
+        first = not held
+        held += data
+        self._unset_keepalive_if_required()
+        if self._held_length:
+            self._body_chunk(now, h11.SEND_BODY, len(data))
+        else:
+            end = held.find(b"\r\n\r\n")
+            if end < 0:  # the headers so far
+                if len(held) > HELD_HEADER_BYTES:
+                    return self._release()  # (h11 refuses them)
+                if first:
+                    self._arm(self.limits.header_s)
+                return b""
+            found = _small_body(bytes(held[:end]), self.limits.json_bytes)
+            if found is None:
+                return self._release()
+            length, head = found
+            if len(head) != end:  # it asks leave to send its body: given here, and h11 never sees it ask
+                cast(asyncio.Transport, self.transport).write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                held[:end] = head
+                end = len(head)
+            self._held_length = end + 4 + length
+            self._body_chunk(now, None, 0)
+            self._body_chunk(now, h11.SEND_BODY, len(held) - end - 4)
+        return self._release() if len(held) >= self._held_length else b""
+
+    def _release(self) -> bytes:
+        data = bytes(self._held or b"")
+        self._held, self._held_length = None, 0
+        return data
 
     def _body_chunk(self, now: float, waiting: Any, size: int) -> None:
         if waiting is not h11.SEND_BODY or self._body_began is None:
             self._body_began, self._body_bytes = now, 0
+            self._grace = self.limits.body_grace_s * (1.0 + GRACE_SPREAD * _SPREAD.random())
             if self._counted:  # the slowest body goes when the server is full (after any without headers)
                 self._connections.budget.open_to_eviction(self, self._abort, pace=self._pace, key=self._key)
         else:
             self._body_bytes += size
         limits = self.limits
-        behind = self._body_began + limits.body_grace_s + self._body_bytes / limits.body_rate
+        behind = self._body_began + self._grace + self._body_bytes / limits.body_rate
         ends = min(now + limits.body_idle_s, (self._began or now) + limits.request_s, behind)
         self._arm(ends - now)
 
@@ -232,8 +305,14 @@ class GuardedProtocol(H11Protocol):
             self.transport.abort()
 
     def _arm(self, seconds: float) -> None:
-        self._disarm()
-        self._deadline = self.loop.call_later(max(0.0, seconds), self._too_slow)
+        """The connection is closed in `seconds` (unless armed again or disarmed). A later deadline than the one
+        armed leaves its timer be: it looks again when it fires (a chunk of a body costs no new timer)."""
+        self._ends = self.loop.time() + max(0.0, seconds)
+        if self._deadline is not None:
+            if self._deadline.when() <= self._ends:
+                return
+            self._deadline.cancel()
+        self._deadline = self.loop.call_at(self._ends, self._too_slow)
 
     def _disarm(self) -> None:
         if self._deadline is not None:
@@ -242,8 +321,40 @@ class GuardedProtocol(H11Protocol):
 
     def _too_slow(self) -> None:
         self._deadline = None
+        if self._ends > self.loop.time():  # moved later since: look again then
+            self._deadline = self.loop.call_at(self._ends, self._too_slow)
+            return
         self._connections.timed_out += 1
         self._abort()
+
+
+def _has_unread(transport: asyncio.Transport) -> bool:
+    """Whether bytes have come on `transport`'s socket that the server has not read yet."""
+    try:
+        waiting = fcntl.ioctl(transport.get_extra_info("socket").fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, AttributeError):
+        return False
+    return struct.unpack("i", waiting)[0] > 0
+
+
+def _small_body(head: bytes, cap: int) -> tuple[int, bytes] | None:
+    """The length a request's headers (`head`, without the blank line) declare for its body, when it is one to
+    hold whole (1 to `cap` bytes, one Content-Length, no Transfer-Encoding), and the headers to parse (without an
+    `Expect: 100-continue`: the guard answers it); else None (h11 judges the rest as they come)."""
+    lines = head.split(b"\r\n")
+    kept, lengths = lines[:1], []
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        name, value = name.strip().lower(), value.strip()
+        if name == b"transfer-encoding":
+            return None
+        if name == b"content-length":
+            lengths.append(value)
+        if name != b"expect" or value.lower() != b"100-continue":
+            kept.append(line)
+    if len(lengths) != 1 or not lengths[0].isdigit() or not 0 < int(lengths[0]) <= cap:
+        return None
+    return int(lengths[0]), b"\r\n".join(kept)
 
 
 def guarded(limits: WebLimits) -> type[GuardedProtocol]:

@@ -5,9 +5,11 @@ its --json output, never its figures."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
+from bench.nginx_front import nginx_binary
 from tests.bench.run import has_keys, run_bench
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (pre-flights)")
@@ -84,7 +86,50 @@ def test_spectators_without_a_decision_to_compare_with_says_why() -> None:
     assert figures({0: [played], 10: [dict(played, added=[2.0, 6.0])]})[10]["vs_none"] == 2.0
 
 
+WEB_ATTACKS = ["body", "one_client", "slow", "slow_bodies", "streams", "upload_bodies", "uploads"]
+
+
 def test_web_attack() -> None:
     figures = run_bench("web_attack.py", "--requests", "3", "--slow", "10", "--smoke")
-    has_keys(figures, "idle attacks memory_mb goal_met failures command")
-    assert sorted(figures["attacks"]) == ["body", "slow", "slow_bodies", "streams", "uploads"]
+    has_keys(figures, "idle attacks memory_mb proxy through_nginx goal_met failures command")
+    has_keys(figures["idle"], "p50_ms p95_ms within_3s errors")
+    assert sorted(figures["attacks"]) == WEB_ATTACKS
+    for row in figures["attacks"].values():
+        has_keys(row, "p50_ms p95_ms within_3s vs_idle errors server_5xx web_cpu_s web_rss_mb_peak attacker")
+    has_keys(figures["attacks"]["streams"], "stream_within_3s")
+    assert figures["proxy"] is None and figures["through_nginx"] is False
+
+
+@pytest.mark.skipif(nginx_binary() is None, reason="nginx is not installed (apt-get install nginx)")
+def test_web_attack_through_nginx() -> None:
+    """The same attacks through a real nginx configured by docker/nginx.conf, which the bench stops again."""
+    figures = run_bench("web_attack.py", "--requests", "3", "--slow", "10", "--smoke", "--through-nginx",
+                        "--attacks", "slow_bodies,upload_bodies,one_client")
+    has_keys(figures, "idle attacks memory_mb proxy through_nginx goal_met failures command")
+    has_keys(figures["proxy"], "memory_mb disk_mb_peak")
+    for row in figures["attacks"].values():
+        has_keys(row, "within_3s proxy_rss_mb_peak proxy_disk_mb_peak")
+    assert figures["through_nginx"] is True and "--through-nginx" in figures["command"]
+    assert not nginx_processes(), "the bench left nginx running"
+
+
+def nginx_processes() -> list[str]:
+    """The nginx masters running now (their command lines) that bench/web_attack.py started."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            line = status.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if line.startswith(("nginx", "/usr/sbin/nginx")) and "arena-web-attack-" in line:
+            found.append(line)
+    return found
+
+
+def test_web_attack_without_nginx_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--through-nginx where there is no nginx: skipped with a message, not a failure."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    if nginx_binary() is not None:  # (Debian's /usr/sbin/nginx is found off the PATH too)
+        pytest.skip("nginx is installed: the skip is not reachable here")
+    figures = run_bench("web_attack.py", "--smoke", "--through-nginx")
+    assert "nginx is not installed" in figures["skipped"]

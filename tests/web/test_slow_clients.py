@@ -130,3 +130,30 @@ def test_a_trusted_proxys_forwarded_address_is_what_the_caps_count(tmp_path: Pat
     finally:
         for conn in untrusted:
             conn.close()
+
+
+def test_a_small_body_is_held_until_whole_and_then_answered(tmp_path: Path, servers: list[Web]) -> None:
+    """A JSON body dripped in (without asking leave to send it) is answered once whole, as if sent at once; a
+    request answered before its body is read (an upload with a wrong token) is not read on: it closes soon."""
+    web = start(tmp_path)
+    servers.append(web)
+    body = json.dumps({"token": "not-a-token"}).encode()
+    conn = socket.create_connection(("127.0.0.1", web.port), source_address=("127.0.7.1", 0), timeout=30)
+    try:
+        conn.sendall(b"POST /api/owner/session HTTP/1.1\r\nHost: arena\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body))
+        for byte in body[:-1]:
+            conn.sendall(bytes([byte]))
+            assert not select.select([conn], [], [], 0.01)[0], f"answered before the body was whole: {conn.recv(99)!r}"
+        conn.sendall(body[-1:])
+        assert conn.recv(64).startswith(b"HTTP/1.1 401")
+    finally:
+        conn.close()
+    upload = socket.create_connection(("127.0.0.1", web.port), source_address=("127.0.7.2", 0), timeout=30)
+    try:
+        upload.sendall(b"POST /api/owner/submissions?filename=bot.tar.gz HTTP/1.1\r\nHost: arena\r\n"
+                       b"Authorization: Bearer not-a-token\r\nContent-Length: 30000000\r\n\r\n" + b"\0" * 65536)
+        assert upload.recv(64).startswith(b"HTTP/1.1 401")
+        assert trickle(upload, b"\0" * 65536, 0.05, 30_000_000) < 30_000_000  # closed long before it is all sent
+    finally:
+        upload.close()
