@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS ?= dev,openspiel
 
-.PHONY: demo test bench clean sandbox-tools browser-tools bot-toolchains install docker-test
+.PHONY: demo test bench clean sandbox-tools browser-tools proxy-tools bot-toolchains install docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ demo: $(STAMP)
 	@echo "Next: $(BIN)/arena leaderboard GAME (a game's table), $(BIN)/arena replay MATCH (a match move by move),"
 	@echo "      $(BIN)/arena web (all of it in a browser, at http://127.0.0.1:8080/)"
 
-test: $(STAMP) sandbox-tools browser-tools bot-toolchains
+test: $(STAMP) sandbox-tools browser-tools proxy-tools bot-toolchains
 	$(BIN)/python -m mypy arena
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
@@ -54,6 +54,20 @@ browser-tools:
 	      || echo "could not install chromium; the browser tests will skip"; \
 	  else \
 	    echo "the browser tests need Chromium: sudo apt-get install chromium chromium-driver (they skip without it)"; \
+	  fi; }
+
+# bench/web_attack.py --through-nginx runs its attacks through a real nginx made from docker/nginx.conf (its
+# smoke test too): install Debian's nginx where we may (root with apt-get; the package's own service is not used,
+# the bench starts and stops its own); elsewhere say how, and that test skips with the reason.
+proxy-tools:
+	@{ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing nginx (the proxy the web's attack bench runs through)"; \
+	    apt-get install -y -qq nginx >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; } \
+	      || echo "could not install nginx; the bench's run through nginx will skip"; \
+	    if [ -s /run/nginx.pid ]; then /usr/sbin/nginx -s quit 2>/dev/null || true; fi; \
+	  else \
+	    echo "the bench's run through nginx needs nginx: sudo apt-get install nginx (its test skips without it)"; \
 	  fi; }
 
 # The starters in bots/ in other languages are tested where their toolchain is: the C++ one needs g++ and
