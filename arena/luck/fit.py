@@ -1,11 +1,12 @@
 """Fit a family's value model (arena/luck/models/FAMILY.json) from a corpus of self-play games of its own.
 
-    python -m arena.luck.fit FAMILY [--games N] [--validation M] [-j N]
+    python -m arena.luck.fit FAMILY [--games N] [--validation M] [--lookahead D] [-j N]
 
 The corpus: N games between Arena's built-in players (each pair of --players, scripted and greedy by default,
 the seats alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
 a bench or a ladder plays is among them). Every position right after a chance event (its consequence
-settled, as the model reads it) is a sample, labelled with seat 0's final points. The model is a logistic
+settled, and with --lookahead D the scripted players' next decisions up to the next chance event, at most D:
+arena.luck.model.value_position, as the model reads it) is a sample, labelled with seat 0's final points. The model is a logistic
 regression on the family's value features (L2-regularised, Newton's method; numpy, from the dev extras).
 Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
 minimises the variance of the luck-corrected results there, within [0, 1]). The same command with the same
@@ -28,7 +29,7 @@ from arena.games.base import CHANCE, points
 from arena.games.registry import family_of, game_modes, load_game
 from arena.luck.features import UnnamedFeatures, feature_names
 from arena.luck.measure import measure_luck
-from arena.luck.model import ValueModel, clear_model_cache, model_path
+from arena.luck.model import ValueModel, clear_model_cache, model_path, value_position
 from arena.referee.authority import play_match
 from arena.referee.seeds import game_seed
 
@@ -38,10 +39,13 @@ PLAYERS = ("scripted", "greedy")  # (random, against anything, loses on skill: i
 L2 = 1.0
 
 
-def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[list[float]], list[float], float, float]:
+Task = tuple[str, int, int, int, tuple[str, ...], int]
+
+
+def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float]:
     """One game: (samples' features, their labels, seat 0's points, the match's summed luck for seat 0 under the
     current model, or nan)."""
-    mode, key, index, version, players = task
+    mode, key, index, version, players, lookahead = task
     game = load_game(mode)
     pairs = [(a, b) for a in players for b in players]
     first, second = pairs[index % len(pairs)]
@@ -57,9 +61,11 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
     for step in record.steps:
         state.apply_action(step.action)
         if step.seat == CHANCE:
-            settled = knowledge.settle(state) if knowledge.settle is not None else state
+            settled = value_position(game, state)
             if not settled.is_terminal() and settled.current_player() != CHANCE:
-                features.append(knowledge.value_features(settled))
+                reached = value_position(game, state, lookahead) if lookahead else settled
+                if not reached.is_terminal():
+                    features.append(knowledge.value_features(reached))
     luck = float("nan")
     if version:
         measured = measure_luck(record, game)
@@ -68,8 +74,8 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
 
 
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
-          version: int = 0) -> list[Any]:
-    tasks = [(modes[index % len(modes)], key, index, version, players) for index in range(games)]
+          version: int = 0, lookahead: int = 0) -> list[Any]:
+    tasks = [(modes[index % len(modes)], key, index, version, players, lookahead) for index in range(games)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         return pool.map(_game_task, tasks, chunksize=8)
 
@@ -115,24 +121,25 @@ def named_features(family: str) -> tuple[str, ...]:
     return names
 
 
-def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS) -> ValueModel:
+def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS,
+        lookahead: int = 0) -> ValueModel:
     """The family's model from a fresh corpus (its beta from the validation games); FitError if it has none."""
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise FitError(f"no game family {family!r}")
     names = named_features(family)
-    corpus = _play(modes, CORPUS_KEY, games, jobs, players)
+    corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
     rows = [row for features, _labels, _points, _luck in corpus for row in features]
     labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
     previous = model_path(family)
     version = 1
     if previous.is_file():
         version = int(json.loads(previous.read_text()).get("version", 0)) + 1
-    model = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0)
+    model = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0, lookahead=lookahead)
     model_path(family).parent.mkdir(parents=True, exist_ok=True)
     model_path(family).write_text(json.dumps(model.to_json(), indent=1) + "\n")  # (read by the workers below)
     clear_model_cache()
-    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version)
+    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version, lookahead)
     results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
     covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
@@ -142,13 +149,13 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
         "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
-                   f"--players {','.join(players)}",
+                   f"--players {','.join(players)}" + (f" --lookahead {lookahead}" if lookahead else ""),
         "corpus": {"games": games, "samples": len(rows), "players": list(players), "modes": modes,
                    "seeds": f"game_seed({CORPUS_KEY:#x}, i) for i < {games}"},
         "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
                        "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
                        "ratio": round(raw / corrected, 3) if corrected > 0 else None},
-        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, lookahead)
     model_path(family).write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
     clear_model_cache()
     return fitted
@@ -160,11 +167,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=3000, help="corpus games (default 3000)")
     parser.add_argument("--validation", type=int, default=1000, help="games that fix beta (default 1000)")
     parser.add_argument("--players", default=",".join(PLAYERS), help="the corpus' players, every pair of them")
+    parser.add_argument("--lookahead", type=int, default=0,
+                        help="the scripted players' decisions played after a chance outcome before the model reads "
+                             "the position (up to the next chance event; default 0: none)")
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     arguments = parser.parse_args(argv)
     players = tuple(name.strip() for name in arguments.players.split(",") if name.strip())
     try:
-        model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players)
+        model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players,
+                    arguments.lookahead)
     except (FitError, UnnamedFeatures) as error:
         print(f"python -m arena.luck.fit: {error}", file=sys.stderr)
         return 2

@@ -44,9 +44,13 @@ def test_balance() -> None:
 def test_luck() -> None:
     figures = run_bench("luck.py", "--games", "2", "--modes", MODE, "--pairs", "random:greedy", "--resamples", "2",
                         "-j", "1")
-    has_keys(figures, "seed games modes goal_met command")
-    has_keys(figures["modes"][MODE]["random:greedy"], "games variance_raw variance_corrected ratio sprt_games_raw "
-             "sprt_games_corrected sprt_ratio sprt_games_pentanomial model")
+    has_keys(figures, "seed games modes goal_met goal_47_met failures_47 command")
+    row = figures["modes"][MODE]["random:greedy"]
+    has_keys(row, "games variance_raw variance_corrected ratio ratio_interval sprt_games_raw sprt_games_corrected "
+             "sprt_ratio sprt_games_pentanomial luck_per_event events_off_zero luck_result_correlation model")
+    has_keys(row["luck_per_event"], "events mean low high")
+    has_keys(row["events_off_zero"], "off of")
+    has_keys(row["luck_result_correlation"], "r low high")
 
 
 def test_sprt_check() -> None:
