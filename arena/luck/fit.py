@@ -1,6 +1,6 @@
 """Fit a family's value model (arena/luck/models/FAMILY.json) from a corpus of self-play games of its own.
 
-    python -m arena.luck.fit FAMILY [--games N] [--validation M] [--lookahead D] [-j N]
+    python -m arena.luck.fit FAMILY [--games N] [--validation M] [--lookahead D] [--out FILE] [-j N]
 
 The corpus: N games between Arena's built-in players (each pair of --players, scripted and greedy by default,
 the seats alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
@@ -10,7 +10,8 @@ arena.luck.model.value_position, as the model reads it) is a sample, labelled wi
 regression on the family's value features (L2-regularised, Newton's method; numpy, from the dev extras).
 Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
 minimises the variance of the luck-corrected results there, within [0, 1]). The same command with the same
-arguments writes the same model.
+arguments writes the same model, to arena/luck/models/FAMILY.json (the shipped model) or to --out FILE (a
+candidate, judged by `python bench/luck.py --model FILE`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import multiprocessing
 import statistics
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from arena.agents import make_agent
@@ -37,6 +39,7 @@ CORPUS_KEY = 0xC0A905  # the corpus' games
 VALIDATION_KEY = 0x7A11D  # the games that fix beta
 PLAYERS = ("scripted", "greedy")  # (random, against anything, loses on skill: its games teach the model no luck)
 L2 = 1.0
+_JUDGED: ValueModel | None = None  # the model the validation games' luck is measured with (set before the fork)
 
 
 Task = tuple[str, int, int, int, tuple[str, ...], int]
@@ -68,7 +71,7 @@ def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float
                     features.append(knowledge.value_features(reached))
     luck = float("nan")
     if version:
-        measured = measure_luck(record, game)
+        measured = measure_luck(record, game, _JUDGED)
         luck = measured.seats[0] if measured is not None else float("nan")
     return features, [seat0] * len(features), seat0, luck
 
@@ -122,8 +125,10 @@ def named_features(family: str) -> tuple[str, ...]:
 
 
 def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS,
-        lookahead: int = 0) -> ValueModel:
-    """The family's model from a fresh corpus (its beta from the validation games); FitError if it has none."""
+        lookahead: int = 0, out: Path | None = None) -> ValueModel:
+    """The family's model from a fresh corpus (its beta from the validation games), written to `out` (default: the
+    shipped model's file); FitError if it has none."""
+    global _JUDGED
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise FitError(f"no game family {family!r}")
@@ -131,14 +136,10 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
     rows = [row for features, _labels, _points, _luck in corpus for row in features]
     labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
-    previous = model_path(family)
-    version = 1
-    if previous.is_file():
-        version = int(json.loads(previous.read_text()).get("version", 0)) + 1
-    model = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0, lookahead=lookahead)
-    model_path(family).parent.mkdir(parents=True, exist_ok=True)
-    model_path(family).write_text(json.dumps(model.to_json(), indent=1) + "\n")  # (read by the workers below)
-    clear_model_cache()
+    target = out or model_path(family)
+    previous = target if target.is_file() else model_path(family)
+    version = int(json.loads(previous.read_text()).get("version", 0)) + 1 if previous.is_file() else 1
+    model = _JUDGED = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0, lookahead=lookahead)
     checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version, lookahead)
     results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
@@ -149,14 +150,16 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
         "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
-                   f"--players {','.join(players)}" + (f" --lookahead {lookahead}" if lookahead else ""),
+                   f"--players {','.join(players)}" + (f" --lookahead {lookahead}" if lookahead else "")
+                   + (f" --out {out}" if out else ""),
         "corpus": {"games": games, "samples": len(rows), "players": list(players), "modes": modes,
                    "seeds": f"game_seed({CORPUS_KEY:#x}, i) for i < {games}"},
         "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
                        "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
                        "ratio": round(raw / corrected, 3) if corrected > 0 else None},
         "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, lookahead)
-    model_path(family).write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
     clear_model_cache()
     return fitted
 
@@ -170,18 +173,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lookahead", type=int, default=0,
                         help="the scripted players' decisions played after a chance outcome before the model reads "
                              "the position (up to the next chance event; default 0: none)")
+    parser.add_argument("--out", type=Path, help="where the model is written (default: the shipped model's file, "
+                                                 "arena/luck/models/FAMILY.json)")
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     arguments = parser.parse_args(argv)
     players = tuple(name.strip() for name in arguments.players.split(",") if name.strip())
     try:
         model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players,
-                    arguments.lookahead)
+                    arguments.lookahead, arguments.out)
     except (FitError, UnnamedFeatures) as error:
         print(f"python -m arena.luck.fit: {error}", file=sys.stderr)
         return 2
     validation = model.fit["validation"]
     print(f"{model.label}: beta {model.beta}; validation variance {validation['variance_raw']} raw, "
-          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {model_path(model.family)}")
+          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {arguments.out or model_path(model.family)}")
     return 0
 
 

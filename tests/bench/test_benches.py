@@ -47,7 +47,8 @@ def test_luck() -> None:
     has_keys(figures, "seed games modes goal_met goal_47_met failures_47 command")
     row = figures["modes"][MODE]["random:greedy"]
     has_keys(row, "games variance_raw variance_corrected ratio ratio_interval sprt_games_raw sprt_games_corrected "
-             "sprt_ratio sprt_games_pentanomial luck_per_event events_off_zero luck_result_correlation model")
+             "sprt_ratio sprt_games_pentanomial luck_per_event events_off_zero luck_result_correlation match_cpu_ms "
+             "luck_cpu_ms model")
     has_keys(row["luck_per_event"], "events mean low high")
     has_keys(row["events_off_zero"], "off of")
     has_keys(row["luck_result_correlation"], "r low high")
