@@ -245,7 +245,8 @@ def main() -> int:
                + (f" --model {arguments.model}" if arguments.model else ""))
     if arguments.json:
         print(json.dumps({"seed": arguments.seed, "games": arguments.games, "modes": report,
-                          "goal_met": not failures, "failures": failures, "goal_47_met": not failures_47 if judged_47 else None,
+                          "goal_met": not failures, "failures": failures,
+                          "goal_47_met": not failures_47 if judged_47 else None,
                           "failures_47": failures_47, "command": command,
                           "seconds": round(time.perf_counter() - started, 1)}, indent=2))
         return 0

@@ -6,9 +6,9 @@ The corpus: N games between Arena's built-in players (each pair of --players, sc
 the seats alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
 a bench or a ladder plays is among them). Every position right after a chance event (its consequence
 settled, and with --lookahead D the scripted players' next decisions up to the next chance event, at most D:
-arena.luck.model.value_position, as the model reads it) is a sample, labelled with seat 0's final points. The model is a logistic
-regression on the family's value features (L2-regularised, Newton's method; numpy, from the dev extras).
-Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
+arena.luck.model.value_position, as the model reads it) is a sample, labelled with seat 0's final points. The
+model is a logistic regression on the family's value features (L2-regularised, Newton's method; numpy, from
+the dev extras). Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
 minimises the variance of the luck-corrected results there, within [0, 1]). The same command with the same
 arguments writes the same model, to arena/luck/models/FAMILY.json (the shipped model) or to --out FILE (a
 candidate, judged by `python bench/luck.py --model FILE`).
@@ -186,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     validation = model.fit["validation"]
     print(f"{model.label}: beta {model.beta}; validation variance {validation['variance_raw']} raw, "
-          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {arguments.out or model_path(model.family)}")
+          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); "
+          f"{arguments.out or model_path(model.family)}")
     return 0
 
 

@@ -98,3 +98,11 @@ def test_tournament() -> None:
     has_keys(run_bench("tournament.py", "--matches", "10", "--results", "100", "--repeat", "1"),
              "matches_per_s_c1 matches_per_s_c2 scaling rerate_100k_s cpu_ms_per_match_main cpu_ms_per_match_workers "
              "host_scaling command")
+
+
+def test_luck_rollouts() -> None:
+    figures = run_bench("luck_rollouts.py", "--games", "2", "--rollouts", "1", "--bootstrap", "5", "-j", "1")
+    has_keys(figures, "mode games rollouts variance_raw variance_luck beta ratio_beta1 ratio_best ratio_best_interval "
+             "correlation luck_per_event cpu_s_per_game command")
+    has_keys(figures["correlation"], "r low high")
+    has_keys(figures["luck_per_event"], "events mean low high")
