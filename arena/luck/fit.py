@@ -1,15 +1,17 @@
 """Fit a family's value model (arena/luck/models/FAMILY.json) from a corpus of self-play games of its own.
 
-    python -m arena.luck.fit FAMILY [--games N] [--validation M] [-j N]
+    python -m arena.luck.fit FAMILY [--games N] [--validation M] [--lookahead D] [--out FILE] [-j N]
 
 The corpus: N games between Arena's built-in players (each pair of --players, scripted and greedy by default,
 the seats alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
 a bench or a ladder plays is among them). Every position right after a chance event (its consequence
-settled, as the model reads it) is a sample, labelled with seat 0's final points. The model is a logistic
-regression on the family's value features (L2-regularised, Newton's method; numpy, from the dev extras).
-Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
+settled, and with --lookahead D the scripted players' next decisions up to the next chance event, at most D:
+arena.luck.model.value_position, as the model reads it) is a sample, labelled with seat 0's final points. The
+model is a logistic regression on the family's value features (L2-regularised, Newton's method; numpy, from
+the dev extras). Then M validation games of their own key fix `beta`, the control variate's coefficient (the one that
 minimises the variance of the luck-corrected results there, within [0, 1]). The same command with the same
-arguments writes the same model.
+arguments writes the same model, to arena/luck/models/FAMILY.json (the shipped model) or to --out FILE (a
+candidate, judged by `python bench/luck.py --model FILE`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import multiprocessing
 import statistics
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from arena.agents import make_agent
@@ -28,7 +31,7 @@ from arena.games.base import CHANCE, points
 from arena.games.registry import family_of, game_modes, load_game
 from arena.luck.features import UnnamedFeatures, feature_names
 from arena.luck.measure import measure_luck
-from arena.luck.model import ValueModel, clear_model_cache, model_path
+from arena.luck.model import ValueModel, clear_model_cache, model_path, value_position
 from arena.referee.authority import play_match
 from arena.referee.seeds import game_seed
 
@@ -36,12 +39,16 @@ CORPUS_KEY = 0xC0A905  # the corpus' games
 VALIDATION_KEY = 0x7A11D  # the games that fix beta
 PLAYERS = ("scripted", "greedy")  # (random, against anything, loses on skill: its games teach the model no luck)
 L2 = 1.0
+_JUDGED: ValueModel | None = None  # the model the validation games' luck is measured with (set before the fork)
 
 
-def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[list[float]], list[float], float, float]:
+Task = tuple[str, int, int, int, tuple[str, ...], int]
+
+
+def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float]:
     """One game: (samples' features, their labels, seat 0's points, the match's summed luck for seat 0 under the
     current model, or nan)."""
-    mode, key, index, version, players = task
+    mode, key, index, version, players, lookahead = task
     game = load_game(mode)
     pairs = [(a, b) for a in players for b in players]
     first, second = pairs[index % len(pairs)]
@@ -57,19 +64,21 @@ def _game_task(task: tuple[str, int, int, int, tuple[str, ...]]) -> tuple[list[l
     for step in record.steps:
         state.apply_action(step.action)
         if step.seat == CHANCE:
-            settled = knowledge.settle(state) if knowledge.settle is not None else state
+            settled = value_position(game, state)
             if not settled.is_terminal() and settled.current_player() != CHANCE:
-                features.append(knowledge.value_features(settled))
+                reached = value_position(game, state, lookahead) if lookahead else settled
+                if not reached.is_terminal():
+                    features.append(knowledge.value_features(reached))
     luck = float("nan")
     if version:
-        measured = measure_luck(record, game)
+        measured = measure_luck(record, game, _JUDGED)
         luck = measured.seats[0] if measured is not None else float("nan")
     return features, [seat0] * len(features), seat0, luck
 
 
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
-          version: int = 0) -> list[Any]:
-    tasks = [(modes[index % len(modes)], key, index, version, players) for index in range(games)]
+          version: int = 0, lookahead: int = 0) -> list[Any]:
+    tasks = [(modes[index % len(modes)], key, index, version, players, lookahead) for index in range(games)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         return pool.map(_game_task, tasks, chunksize=8)
 
@@ -115,24 +124,23 @@ def named_features(family: str) -> tuple[str, ...]:
     return names
 
 
-def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS) -> ValueModel:
-    """The family's model from a fresh corpus (its beta from the validation games); FitError if it has none."""
+def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS,
+        lookahead: int = 0, out: Path | None = None) -> ValueModel:
+    """The family's model from a fresh corpus (its beta from the validation games), written to `out` (default: the
+    shipped model's file); FitError if it has none."""
+    global _JUDGED
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise FitError(f"no game family {family!r}")
     names = named_features(family)
-    corpus = _play(modes, CORPUS_KEY, games, jobs, players)
+    corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
     rows = [row for features, _labels, _points, _luck in corpus for row in features]
     labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
-    previous = model_path(family)
-    version = 1
-    if previous.is_file():
-        version = int(json.loads(previous.read_text()).get("version", 0)) + 1
-    model = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0)
-    model_path(family).parent.mkdir(parents=True, exist_ok=True)
-    model_path(family).write_text(json.dumps(model.to_json(), indent=1) + "\n")  # (read by the workers below)
-    clear_model_cache()
-    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version)
+    target = out or model_path(family)
+    previous = target if target.is_file() else model_path(family)
+    version = int(json.loads(previous.read_text()).get("version", 0)) + 1 if previous.is_file() else 1
+    model = _JUDGED = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0, lookahead=lookahead)
+    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version, lookahead)
     results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
     covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
@@ -142,14 +150,16 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
         "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
-                   f"--players {','.join(players)}",
+                   f"--players {','.join(players)}" + (f" --lookahead {lookahead}" if lookahead else "")
+                   + (f" --out {out}" if out else ""),
         "corpus": {"games": games, "samples": len(rows), "players": list(players), "modes": modes,
                    "seeds": f"game_seed({CORPUS_KEY:#x}, i) for i < {games}"},
         "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
                        "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
                        "ratio": round(raw / corrected, 3) if corrected > 0 else None},
-        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
-    model_path(family).write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
+        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, lookahead)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
     clear_model_cache()
     return fitted
 
@@ -160,17 +170,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=3000, help="corpus games (default 3000)")
     parser.add_argument("--validation", type=int, default=1000, help="games that fix beta (default 1000)")
     parser.add_argument("--players", default=",".join(PLAYERS), help="the corpus' players, every pair of them")
+    parser.add_argument("--lookahead", type=int, default=0,
+                        help="the scripted players' decisions played after a chance outcome before the model reads "
+                             "the position (up to the next chance event; default 0: none)")
+    parser.add_argument("--out", type=Path, help="where the model is written (default: the shipped model's file, "
+                                                 "arena/luck/models/FAMILY.json)")
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     arguments = parser.parse_args(argv)
     players = tuple(name.strip() for name in arguments.players.split(",") if name.strip())
     try:
-        model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players)
+        model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players,
+                    arguments.lookahead, arguments.out)
     except (FitError, UnnamedFeatures) as error:
         print(f"python -m arena.luck.fit: {error}", file=sys.stderr)
         return 2
     validation = model.fit["validation"]
     print(f"{model.label}: beta {model.beta}; validation variance {validation['variance_raw']} raw, "
-          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); {model_path(model.family)}")
+          f"{validation['variance_corrected']} corrected (ratio {validation['ratio']}); "
+          f"{arguments.out or model_path(model.family)}")
     return 0
 
 

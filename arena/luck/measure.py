@@ -56,6 +56,14 @@ class LuckMeter:
         """A meter for a match of `game` by its family's model (one that measures nothing where there is none)."""
         return cls(game, model_for(game))
 
+    @classmethod
+    def during_play(cls, game: Game) -> LuckMeter | None:
+        """A meter for the match loop, or None where the family's model plays the scripted players' lookahead at
+        every outcome (ValueModel.lookahead): that luck is measured from the record once the match is over
+        (`attach_luck`), so the match loop does not wait on it between decisions."""
+        model = model_for(game)
+        return None if model is not None and model.lookahead else cls(game, model)
+
     def observe(self, state: State, step: Step) -> None:
         """After each step of the match, `state` the position it left: the luck of a chance step, and the values of
         the next one's outcomes if a chance event comes next."""

@@ -1,6 +1,9 @@
 """The value model behind the luck: seat 0's chance to win, read off a position by a logistic model of the
 family's value features (its knowledge module's `value_features`), after the chance outcome's own
-consequence is played out (its `settle`: a roll kept, say).
+consequence is played out (its `settle`: a roll kept, say), and, where the model says so (`lookahead`), once
+the family's scripted players have played on from there to the next chance event (at most `lookahead` decisions):
+the players' own short rollout, with no chance in it, so that what a draw or a roll lets a player do next is on
+the board the model reads (a card drawn is worth what it does on the next turn, not a fixed weight).
 
 A model is a JSON file in arena/luck/models/, one per game family, written by `python -m arena.luck.fit`
 from a corpus of self-play games of its own (the file says which: players, seeds, games) and never
@@ -14,12 +17,13 @@ import json
 import math
 from operator import mul
 from dataclasses import dataclass, field
+import random
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from arena.agents.knowledge import knowledge_for
-from arena.games.base import Game, State, points
+from arena.games.base import CHANCE, Game, State, points
 from arena.games.registry import UnknownGameError, family_of
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -35,6 +39,7 @@ class ValueModel:
     weights: tuple[float, ...]  # the intercept first, then one per feature
     beta: float = 1.0
     fit: dict[str, Any] = field(default_factory=dict, compare=False)  # how it was fitted: corpus, validation
+    lookahead: int = 0  # the scripted players' decisions played before the features are read (0: none)
 
     @property
     def label(self) -> str:
@@ -44,8 +49,7 @@ class ValueModel:
     def chance(self, game: Game, state: State) -> float:
         """Seat 0's chance to win from `state` (a draw counts half): the result once the game is over."""
         knowledge = knowledge_for(game)
-        if knowledge.settle is not None:
-            state = knowledge.settle(state)
+        state = value_position(game, state, self.lookahead)
         if state.is_terminal():
             returns = state.returns()
             return points(returns[0] > returns[1], returns[0] == returns[1])
@@ -56,12 +60,36 @@ class ValueModel:
 
     def to_json(self) -> dict[str, Any]:
         return {"family": self.family, "version": self.version, "features": list(self.features),
-                "weights": list(self.weights), "beta": self.beta, "fit": self.fit}
+                "weights": list(self.weights), "beta": self.beta, "lookahead": self.lookahead, "fit": self.fit}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ValueModel:
         return cls(str(data["family"]), int(data["version"]), tuple(data["features"]),
-                   tuple(float(w) for w in data["weights"]), float(data.get("beta", 1.0)), dict(data.get("fit", {})))
+                   tuple(float(w) for w in data["weights"]), float(data.get("beta", 1.0)), dict(data.get("fit", {})),
+                   int(data.get("lookahead", 0)))
+
+
+def value_position(game: Game, state: State, lookahead: int = 0) -> State:
+    """The position a value model reads after a chance outcome: its own consequence played (`settle`), then up to
+    `lookahead` decisions of the family's scripted players, stopping at the next chance event or the end. Each
+    decision is the scripted strategy's from the seat's observation, its tie-breaks drawn from a generator seeded
+    the same way every time: the position reached is a function of `state` alone (so the luck's expectation is
+    still zero at every event). A family with no scripted strategy reads the settled position."""
+    knowledge = knowledge_for(game)
+    if knowledge.settle is not None:
+        state = knowledge.settle(state)
+    policy = knowledge.scripted_action
+    if not lookahead or policy is None or state.is_terminal() or state.current_player() == CHANCE:
+        return state
+    state = state.clone()
+    rng = random.Random(0)
+    for _ in range(lookahead):
+        seat = state.current_player()
+        if seat < 0:  # (chance, or the end)
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[0] if len(legal) == 1 else policy(game, state.observation(seat), legal, rng))
+    return state
 
 
 def model_path(family: str) -> Path:

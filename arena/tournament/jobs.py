@@ -195,9 +195,11 @@ def play_job(job: MatchJob, limits: AgentLimits = DEFAULT_LIMITS) -> PlayedMatch
                                             offender=seat, detail=f"could not start: {type(error).__name__}: {error}")
                 break
         else:
-            meter = LuckMeter.of(game)  # the luck measured as the match is played: no replay of it afterwards
+            # the luck measured as the match is played (no replay of it afterwards), unless its model plays the
+            # players' lookahead: then it is measured from the record once the match is over, off the match loop
+            meter = LuckMeter.during_play(game)
             record = play_match(game, agents, job.seed, match_id=uuid.uuid4().hex, limits=limits,
-                                on_step=meter.observe)
+                                on_step=meter.observe if meter is not None else None)
     finally:
         for agent in agents:
             agent.close()

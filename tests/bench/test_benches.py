@@ -44,9 +44,14 @@ def test_balance() -> None:
 def test_luck() -> None:
     figures = run_bench("luck.py", "--games", "2", "--modes", MODE, "--pairs", "random:greedy", "--resamples", "2",
                         "-j", "1")
-    has_keys(figures, "seed games modes goal_met command")
-    has_keys(figures["modes"][MODE]["random:greedy"], "games variance_raw variance_corrected ratio sprt_games_raw "
-             "sprt_games_corrected sprt_ratio sprt_games_pentanomial model")
+    has_keys(figures, "seed games modes goal_met goal_47_met failures_47 command")
+    row = figures["modes"][MODE]["random:greedy"]
+    has_keys(row, "games variance_raw variance_corrected ratio ratio_interval sprt_games_raw sprt_games_corrected "
+             "sprt_ratio sprt_games_pentanomial luck_per_event events_off_zero luck_result_correlation match_cpu_ms "
+             "luck_cpu_ms model")
+    has_keys(row["luck_per_event"], "events mean low high")
+    has_keys(row["events_off_zero"], "off of")
+    has_keys(row["luck_result_correlation"], "r low high")
 
 
 def test_sprt_check() -> None:
@@ -98,3 +103,11 @@ def test_tournament() -> None:
     has_keys(run_bench("tournament.py", "--matches", "10", "--results", "100", "--repeat", "1"),
              "matches_per_s_c1 matches_per_s_c2 scaling rerate_100k_s cpu_ms_per_match_main cpu_ms_per_match_workers "
              "host_scaling command")
+
+
+def test_luck_rollouts() -> None:
+    figures = run_bench("luck_rollouts.py", "--games", "2", "--rollouts", "1", "--bootstrap", "5", "-j", "1")
+    has_keys(figures, "mode games rollouts variance_raw variance_luck beta ratio_beta1 ratio_best ratio_best_interval "
+             "correlation luck_per_event cpu_s_per_game command")
+    has_keys(figures["correlation"], "r low high")
+    has_keys(figures["luck_per_event"], "events mean low high")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +44,15 @@ def test_an_unknown_family_is_an_error_and_the_command_says_so(capsys: pytest.Ca
         fit("chess", games=1, validation=1, jobs=1)
     assert main(["chess", "--games", "1", "--validation", "1", "-j", "1"]) == 2
     assert "no game family 'chess'" in capsys.readouterr().err
+
+
+def test_a_candidate_is_written_where_asked_with_its_lookahead_and_the_shipped_model_is_left_alone(
+        tmp_path: Path) -> None:
+    shipped = model_path("major-general").read_text()
+    out = tmp_path / "candidate.json"
+    assert main(["major-general", "--games", "4", "--validation", "4", "--lookahead", "40", "--out", str(out),
+                 "-j", "1"]) == 0
+    assert model_path("major-general").read_text() == shipped
+    written = json.loads(out.read_text())
+    assert written["lookahead"] == 40 and written["fit"]["command"].endswith(f"--lookahead 40 --out {out}")
+    assert written["version"] == json.loads(shipped)["version"] + 1 and 0.0 <= written["beta"] <= 1.0

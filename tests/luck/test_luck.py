@@ -19,7 +19,7 @@ from arena.cli.main import main
 from arena.games.base import CHANCE, State
 from arena.games.registry import load_game
 from arena.luck import LuckMeter, MatchLuck, measure_luck, model_for
-from arena.luck.model import ValueModel
+from arena.luck.model import ValueModel, value_position
 from arena.referee.authority import play_match
 from arena.referee.record import MatchRecord
 from arena.referee.seeds import game_seed
@@ -202,3 +202,51 @@ def test_every_stored_match_keeps_its_luck_and_the_sprt_decides_on_it(tmp_path: 
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["luck_corrected"] is True and data["model"] == "normal"
     assert data["raw"]["model"] == "pentanomial" and data["decision"] == "H1"
+
+
+@pytest.mark.parametrize("mode", ["major-general", "general-orders-wwii/alpine"])
+def test_the_players_lookahead_reads_a_position_that_depends_on_the_position_alone(mode: str) -> None:
+    """A model with a lookahead reads the position the scripted players reach from a chance outcome, up to the next
+    chance event: the same every time from the same position (its luck's expectation stays zero), the position
+    given left as it was."""
+    game = load_game(mode)
+    record = play_match(game, [RandomAgent(), RandomAgent()], 11)
+    state, seen = game.new_initial_state(), 0
+    for step in record.steps:
+        state.apply_action(step.action)
+        if step.seat != CHANCE or state.is_terminal() or state.current_player() == CHANCE:
+            continue
+        before = json.dumps(state.to_json(), sort_keys=True)
+        reached = value_position(game, state, 40)
+        assert json.dumps(state.to_json(), sort_keys=True) == before
+        assert reached == value_position(game, state, 40) and reached != state
+        assert reached.is_terminal() or reached.current_player() == CHANCE
+        seen += 1
+    assert seen > 3
+
+
+def test_a_model_with_a_lookahead_keeps_it_in_its_file_and_reads_the_position_reached() -> None:
+    game = load_game(GAME)
+    model = replace(the_model(), lookahead=40)
+    assert ValueModel.from_json(json.loads(json.dumps(model.to_json()))) == model
+    older = the_model().to_json()
+    del older["lookahead"]
+    assert ValueModel.from_json(older).lookahead == 0  # (a file written before lookaheads reads the position itself)
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.apply_action(state.chance_outcomes()[0][0])
+    reached = value_position(game, state, 40)
+    assert model.chance(game, state) == replace(model, lookahead=0).chance(game, reached)
+    assert model.chance(game, state) != replace(model, lookahead=0).chance(game, state)
+
+
+def test_a_model_with_a_lookahead_is_measured_off_the_match_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The match loop meters luck only where the model is cheap; a lookahead model's luck is measured from the
+    record once the match is over (the same figures: the luck is a function of the record)."""
+    game = load_game(GAME)
+    shipped = model_for(game)
+    assert (LuckMeter.during_play(game) is None) == bool(shipped is not None and shipped.lookahead)
+    monkeypatch.setattr("arena.luck.measure.model_for", lambda _game: replace(the_model(), lookahead=40))
+    assert LuckMeter.during_play(game) is None
+    model = LuckMeter.of(game).model
+    assert model is not None and model.lookahead == 40
