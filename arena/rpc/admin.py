@@ -44,9 +44,10 @@ from arena.rpc.convert import (
     players_to_messages,
     result_to_message,
 )
+from arena.rpc.bot_service import DROP_AFTER_S
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.matches import LiveMatch, MatchRequestError, Seat
-from arena.rpc.spectators import Admission, SpectatorRefused, WatcherTooSlow
+from arena.rpc.spectators import Admission, SpectatorRefused, SpectatorStorm, WatcherTooSlow
 
 if TYPE_CHECKING:
     from arena.referee.clock import ClockSettings
@@ -71,6 +72,8 @@ class Referee(Protocol):
     def peer_of(self, peer: str) -> str: ...
 
     def vouch(self, peer: str) -> None: ...
+
+    def drop(self, peer: str) -> None: ...
 
     @property
     def matches(self) -> dict[str, LiveMatch]: ...
@@ -145,15 +148,20 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
         return admin_pb2.StartMatchReply(match_id=live.match_id)
 
     async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext) -> None:
-        live = await self._live(request.match_id, context)
-        client = None
+        client = None if self.is_viewer(context) else ClientKey.of_peer(self.referee.peer_of(context.peer()))
         batched = request.batched
-        if not self.is_viewer(context):
-            client = ClientKey.of_peer(self.referee.peer_of(context.peer()))
-            try:
+        try:
+            if client is not None:  # (a call in a loop is refused here, before the match is even looked up)
+                self.referee.spectators.pace(client)
+            live = await self._live(request.match_id, context)
+            if client is not None:
                 self.referee.spectators.admit(client, batched)
-            except SpectatorRefused as refused:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
+        except SpectatorRefused as refused:
+            if isinstance(refused, SpectatorStorm):  # its connection goes too: what it sends next never reaches gRPC
+                asyncio.get_running_loop().call_later(DROP_AFTER_S, self.referee.drop, context.peer())
+            context.set_code(grpc.StatusCode.RESOURCE_EXHAUSTED)  # (no abort: no exception through gRPC's call;
+            context.set_details(str(refused))  # the status goes out as the call ends, at once)
+            return
         feed = live.feed.follow_batched if batched else live.feed.follow
         try:
             async for event in feed(_header(live)):
