@@ -4,7 +4,8 @@ Every call needs the admin token, except WatchMatch: anyone may watch the public
 what someone in no seat may know (no seed, no hand, no card drawn; chance outcomes only where the
 game makes them public), fed from the match's public feed (arena.rpc.spectators: it never slows the
 match) and within the caps on anonymous watchers (per address, per network, in all; the admin token
-lifts them, for a relay such as `arena web`). An admin's full view is its own call, WatchMatchFull: while the match
+lifts them, for a relay such as `arena web`) and a rate of calls per address (one calling in a loop is shut
+out and its connection closed: a refusal costs a look-up). An admin's full view is its own call, WatchMatchFull: while the match
 runs it releases each step only once the server's watch delay has passed (without a delay, not
 before the match ends), and the seed only at the end, so that nobody watching can help a seat.
 
