@@ -11,7 +11,8 @@ left, it closes the slowest of those still sending (a request body, at a pace th
 Two more budgets count what clients do rather than what they hold: `Strikes`, failures (wrong tokens) per
 address and per network, each failure past a free few shutting the address (or network) out for a pause
 that doubles; and `Rates`, a token bucket per address (new connections, new streams). Both answer in a
-dictionary look-up, so a refusal costs next to nothing, and both keep a bounded number of addresses.
+dictionary look-up, so a refusal costs next to nothing, and both keep a bounded number of addresses. `Storms`
+joins them: an address making calls past its rate is shut out for a pause that doubles (Hellos, watches).
 
 The open-file limit bounds the connections a process can hold: `raise_open_file_limit` raises it to the
 hard limit at start, and `descriptor_headroom` says what is left of it. Both edges import this module: it
@@ -21,6 +22,7 @@ imports neither gRPC nor the web framework.
 from __future__ import annotations
 
 import enum
+import functools
 import ipaddress
 import itertools
 import os
@@ -67,14 +69,23 @@ class ClientKey:
     def of_peer(cls, peer: str) -> ClientKey:
         """The key of a gRPC peer ('ipv4:1.2.3.4:5678', 'ipv6:[::1]:5678'), or of a key's own address as the
         gate names its connections ('ipv4:1.2.3.4', 'ipv6:2001:db8:1:2::/64'); anything else (a Unix socket)
-        is itself."""
-        kind, _, rest = peer.partition(":")
-        if kind not in ("ipv4", "ipv6"):
-            return cls(peer, peer)
-        if ":" in rest and not peer.endswith("/64"):  # a peer with its port
-            host = rest.rsplit(":", 1)[0].strip("[]") if kind == "ipv6" or rest.count(":") == 1 else rest
-            return cls.of(host)
-        return cls(peer, cls.of(rest.rsplit("/", 1)[0]).network)
+        is itself. Remembered for the last `KEYS_CACHED` peers (a call in a loop costs a look-up, not a parse)."""
+        return _key_of_peer(peer)
+
+
+KEYS_CACHED = 4096  # gRPC peers whose ClientKey is remembered
+
+
+@functools.lru_cache(maxsize=KEYS_CACHED)
+def _key_of_peer(peer: str) -> ClientKey:
+    """ClientKey.of_peer, parsed."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return ClientKey(peer, peer)
+    if ":" in rest and not peer.endswith("/64"):  # a peer with its port
+        host = rest.rsplit(":", 1)[0].strip("[]") if kind == "ipv6" or rest.count(":") == 1 else rest
+        return ClientKey.of(host)
+    return ClientKey(peer, ClientKey.of(rest.rsplit("/", 1)[0]).network)
 
 
 def _labelled(ip: ipaddress.IPv4Address | ipaddress.IPv6Address, prefix: int) -> str:
@@ -321,6 +332,32 @@ class Rates:
         taken = tokens >= 1.0
         self._buckets[address] = (tokens - 1.0 if taken else tokens, now)
         return taken
+
+
+class Storms:
+    """New calls (streams, watches) per address at a rate (`Rates`: `burst` at once, then `per_s` a second); an
+    address past it is shut out for a pause that doubles from `first_pause_s` up to a minute, and its network
+    (an IPv4 /24, an IPv6 /48) too once 8 of its addresses were (`Strikes`). A refusal is two look-ups."""
+
+    def __init__(self, per_s: float, burst: int, first_pause_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rates = Rates(per_s, burst, clock)
+        self.strikes = Strikes(free=0, first_pause_s=first_pause_s, max_pause_s=60.0, forget_s=120.0,
+                               network_free=8, clock=clock)
+
+    def shut_for(self, key: ClientKey) -> float:
+        """Seconds `key`'s address (or its network) is still shut out; 0.0 when it may call."""
+        return self.strikes.shut_for(key)
+
+    def take(self, key: ClientKey) -> float:
+        """One new call from `key`: 0.0 when it may go on; else the seconds it is shut out for (a call past its
+        rate shuts it out)."""
+        shut = self.strikes.shut_for(key)
+        if shut > 0:
+            return shut
+        if self.rates.take(key.address):
+            return 0.0
+        return self.strikes.failed(key)
 
 
 def raise_open_file_limit() -> int:

@@ -1,4 +1,5 @@
-"""arena.admission: the keys clients count against, the budget that counts them, the open-file limit."""
+"""arena.admission: the keys clients count against, the budget that counts them, calls at a rate, the open-file
+limit."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from arena.admission import (
     Caps,
     ClientKey,
     Refusal,
+    Storms,
     descriptor_headroom,
     raise_open_file_limit,
 )
@@ -206,3 +208,17 @@ def test_an_unlimited_open_file_limit_counts_as_a_number(monkeypatch: pytest.Mon
     unlimited = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
     monkeypatch.setattr(resource, "getrlimit", lambda _which: unlimited)
     assert raise_open_file_limit() == UNLIMITED_FILES
+
+
+def test_calls_past_their_rate_shut_the_address_out_for_a_pause_that_doubles() -> None:
+    now = [0.0]
+    storms = Storms(per_s=1.0, burst=3, clock=lambda: now[0])
+    caller, neighbour = ClientKey.of("10.0.0.1"), ClientKey.of("10.0.0.2")
+    assert [storms.take(caller) for _ in range(3)] == [0.0, 0.0, 0.0]  # the burst
+    assert storms.take(caller) == 1.0 and storms.shut_for(caller) == 1.0  # past it: shut for a second
+    assert storms.take(caller) == 1.0  # a call while shut is refused and costs no more
+    assert storms.take(neighbour) == 0.0  # another address of its network calls as before
+    now[0] = 1.5  # the pause is over; 1.5 s refilled one call and a half
+    assert storms.take(caller) == 0.0
+    assert storms.take(caller) == 2.0  # the next pause doubles
+    assert storms.shut_for(ClientKey.of("10.0.0.3")) == 0.0

@@ -4,7 +4,8 @@ Every call needs the admin token, except WatchMatch: anyone may watch the public
 what someone in no seat may know (no seed, no hand, no card drawn; chance outcomes only where the
 game makes them public), fed from the match's public feed (arena.rpc.spectators: it never slows the
 match) and within the caps on anonymous watchers (per address, per network, in all; the admin token
-lifts them, for a relay such as `arena web`). An admin's full view is its own call, WatchMatchFull: while the match
+lifts them, for a relay such as `arena web`) and a rate of calls per address (one calling in a loop is shut
+out and its connection closed: a refusal costs a look-up). An admin's full view is its own call, WatchMatchFull: while the match
 runs it releases each step only once the server's watch delay has passed (without a delay, not
 before the match ends), and the seed only at the end, so that nobody watching can help a seat.
 
@@ -44,9 +45,10 @@ from arena.rpc.convert import (
     players_to_messages,
     result_to_message,
 )
+from arena.rpc.bot_service import DROP_AFTER_S
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.matches import LiveMatch, MatchRequestError, Seat
-from arena.rpc.spectators import Admission, SpectatorRefused, WatcherTooSlow
+from arena.rpc.spectators import Admission, SpectatorRefused, SpectatorStorm, WatcherTooSlow
 
 if TYPE_CHECKING:
     from arena.referee.clock import ClockSettings
@@ -71,6 +73,8 @@ class Referee(Protocol):
     def peer_of(self, peer: str) -> str: ...
 
     def vouch(self, peer: str) -> None: ...
+
+    def drop(self, peer: str) -> None: ...
 
     @property
     def matches(self) -> dict[str, LiveMatch]: ...
@@ -145,15 +149,20 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
         return admin_pb2.StartMatchReply(match_id=live.match_id)
 
     async def WatchMatch(self, request: admin_pb2.WatchMatchRequest, context: grpc.aio.ServicerContext) -> None:
-        live = await self._live(request.match_id, context)
-        client = None
+        client = None if self.is_viewer(context) else ClientKey.of_peer(self.referee.peer_of(context.peer()))
         batched = request.batched
-        if not self.is_viewer(context):
-            client = ClientKey.of_peer(self.referee.peer_of(context.peer()))
-            try:
+        try:
+            if client is not None:  # (a call in a loop is refused here, before the match is even looked up)
+                self.referee.spectators.pace(client)
+            live = await self._live(request.match_id, context)
+            if client is not None:
                 self.referee.spectators.admit(client, batched)
-            except SpectatorRefused as refused:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
+        except SpectatorRefused as refused:
+            if isinstance(refused, SpectatorStorm):  # its connection goes too: what it sends next never reaches gRPC
+                asyncio.get_running_loop().call_later(DROP_AFTER_S, self.referee.drop, context.peer())
+            context.set_code(grpc.StatusCode.RESOURCE_EXHAUSTED)  # (no abort: no exception through gRPC's call;
+            context.set_details(str(refused))  # the status goes out as the call ends, at once)
+            return
         feed = live.feed.follow_batched if batched else live.feed.follow
         try:
             async for event in feed(_header(live)):

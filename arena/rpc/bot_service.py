@@ -31,7 +31,7 @@ from typing import Any, Awaitable, Callable, Optional
 import grpc
 from google.protobuf.message import DecodeError
 
-from arena.admission import ClientKey, Rates, Strikes
+from arena.admission import ClientKey, Storms, Strikes
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import bot_pb2
 from arena.rpc.manifest import VERSION, VERSION_RULE
@@ -59,9 +59,8 @@ class BotService:
         self.drop = drop  # close a transport peer's network connection (an address shut out, or in a storm)
         self.pending_hellos: Counter[str] = Counter()
         self.strikes = Strikes()  # wrong tokens per network address (and network)
-        self.hello_rates = Rates(HELLOS_PER_S, HELLO_BURST)  # new network streams per address
-        # an address past its rate of new streams is shut out (its connections too) for a pause that doubles
-        self.storms = Strikes(free=0, first_pause_s=1.0, max_pause_s=60.0, forget_s=120.0, network_free=8)
+        # new network streams per address: one past its rate is shut out (its connections too), a pause that doubles
+        self.storms = Storms(HELLOS_PER_S, HELLO_BURST)
 
     def handler(self, *, token: Optional[str] = None) -> grpc.GenericRpcHandler:
         """The generic handler of arena.v1.Bot/Play: for the network listener, or (`token`) for the socket
@@ -97,12 +96,10 @@ class BotService:
         if shut > 0:
             return (f"too many wrong tokens from {key.address}: try again in {math.ceil(shut)} s (a bot's token is "
                     "the one `arena bot register --remote` printed)")
-        if self.storms.shut_for(key) <= 0:
-            if self.hello_rates.take(key.address):
-                return ""
-            self.storms.failed(key)  # past its rate: shut out for a pause
-        return (f"more than {HELLOS_PER_S:g} new streams a second from {key.address}: wait "
-                f"{math.ceil(self.storms.shut_for(key))} s")
+        paused = self.storms.take(key)  # past its rate: shut out for a pause
+        if paused <= 0:
+            return ""
+        return f"more than {HELLOS_PER_S:g} new streams a second from {key.address}: wait {math.ceil(paused)} s"
 
     def shut_for(self, key: ClientKey) -> float:
         """Seconds an address is still shut out, for wrong tokens or a storm of streams (the gate asks)."""

@@ -30,7 +30,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arena.admission import raise_open_file_limit
+from arena.admission import ClientKey, raise_open_file_limit
 from arena.paths import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
@@ -157,6 +157,11 @@ class RefereeServer:
         if self.gate is not None:
             self.gate.drop(peer)
 
+    def shut_for(self, client: ClientKey) -> float:
+        """Seconds an address is still shut out (wrong tokens, a storm of Hellos or of watch calls): the gate
+        refuses its connections meanwhile."""
+        return max(self.bots.shut_for(client), self.spectators.shut_for(client))
+
     def peer_of(self, peer: str) -> str:
         """The network address a gRPC peer stands for (through the gate), or the peer itself."""
         return self.gate.peer_of(peer) if self.gate is not None else peer
@@ -185,7 +190,7 @@ class RefereeServer:
         self.gate = ConnectionGate(inner, runtime_dir / "gate", per_address=self.config.max_connections_per_peer,
                                    per_network=self.config.max_connections_per_network,
                                    total=self.config.max_connections, reserve=self.config.reserved_connections,
-                                   shut=self.bots.shut_for)
+                                   shut=self.shut_for)
         self.port = await self.gate.start(host, port or 0)
         self.address = f"{host}:{self.port}"
         for service in ("", BOT_SERVICE, ADMIN_SERVICE):

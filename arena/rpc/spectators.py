@@ -10,18 +10,24 @@ most); each watcher then sends the bytes it has not sent yet, at its own pace, f
 client does not read, and gRPC's flow control holds its writes) is dropped. Anonymous watchers are
 admitted up to caps per address (an IPv4 address or an IPv6 /64), per network (an IPv4 /24 or an
 IPv6 /48) and in all (`SpectatorLimits`, counted in a budget of arena.admission); a caller with the
-admin token (the web, relaying to its own visitors) is not counted.
+admin token (the web, relaying to its own visitors) is not counted. A refusal builds nothing and touches no
+match: the caller's address is looked up in the budgets, and the call is aborted. An address calling WatchMatch
+faster than `WATCHES_PER_S` after a burst (a watcher retrying in a loop) is shut out for a pause that doubles
+(arena.admission.Storms): its calls are refused before the match is even looked up, its connection is closed
+and the referee's gate refuses its new ones while the pause lasts, so a loop of refused calls mostly never
+reaches gRPC.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections.abc import AsyncIterator
 from typing import Optional, Protocol
 
-from arena.admission import Budget, Caps, ClientKey, Refusal
+from arena.admission import Budget, Caps, ClientKey, Refusal, Storms
 from arena.games import views
 from arena.games.base import State
 from arena.referee.record import MatchRecord, Step
@@ -41,10 +47,16 @@ POSITION_EVERY_S = 1.0  # the public position rides along at most this often (an
 LANES = 16  # the watchers are woken in this many groups spread over FLUSH_S: a decision never waits on them all
 MAX_LAG = 2000  # events a watcher may be behind before it is dropped
 MAX_LAG_BATCHES = 200  # batches a batched watcher may be behind (a minute of play)
+WATCHES_PER_S = 1.0  # WatchMatch calls one address may make a second (anonymous; admitted or refused)...
+WATCH_BURST = 16  # ... after a burst of this many (four times the cap per address)
 
 
 class SpectatorRefused(Exception):
     """An anonymous watcher over a cap; the message says which."""
+
+
+class SpectatorStorm(SpectatorRefused):
+    """An address calling WatchMatch faster than its rate: shut out for a while (its connection goes too)."""
 
 
 def network_key(address: str) -> str:
@@ -62,11 +74,24 @@ class Admission:
                                   total=limits.total))
         self.unbatched = 0  # of the watchers now, those that take a message per step
         self.refused = 0
+        self.storms = Storms(WATCHES_PER_S, WATCH_BURST)  # watch calls per address: past the rate, a pause
 
     @property
     def watching(self) -> int:
         """Anonymous watchers now."""
         return self.budget.count
+
+    def pace(self, client: ClientKey) -> None:
+        """One watch call from `client` (before anything else is done for it); SpectatorStorm past its rate."""
+        paused = self.storms.take(client)
+        if paused > 0:
+            self.refused += 1
+            raise SpectatorStorm(f"more than {WATCHES_PER_S:g} watch calls a second from {client.address}: wait "
+                                 f"{math.ceil(paused)} s")
+
+    def shut_for(self, client: ClientKey) -> float:
+        """Seconds `client`'s address is still shut out for calling too fast (the referee's gate asks)."""
+        return self.storms.shut_for(client)
 
     def admit(self, client: ClientKey, batched: bool) -> None:
         """Count a watcher from `client`, or SpectatorRefused."""

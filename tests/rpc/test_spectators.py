@@ -1,7 +1,8 @@
 """Spectators cost no bot its clock: a match under a flood of anonymous watchers plays to its end with no clock
 fault; the watchers admitted (within the caps per address, per network and in all) see every step and the
 result; the others are refused at once with the reason; the admin token is not counted; a watcher whose client
-reads nothing is dropped; nothing is left counted once they are gone."""
+reads nothing is dropped; nothing is left counted once they are gone; an address calling in a loop is shut out,
+its reconnections refused at the gate."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from arena.rpc.background import BackgroundReferee
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.server import ServerConfig
 from arena.rpc.config import SpectatorLimits
-from arena.rpc.spectators import network_key
+from arena.admission import ClientKey, Storms
+from arena.rpc.spectators import WATCH_BURST, WATCHES_PER_S, network_key
 from bench.network import SourceAddresses
 
 SLOW_BOTS = Path(__file__).resolve().parents[1] / "web" / "bots"  # random moves after 0.1 s each
@@ -211,3 +213,51 @@ def test_watchers_are_sent_the_one_serialized_feed(referee: BackgroundReferee, m
 
 async def _started(referee: BackgroundReferee) -> Any:
     return referee.server.start_match("major-general", ["slow", "slow"], seed=11)
+
+
+async def _watch_code(channel: grpc.aio.Channel, match_id: str) -> tuple[grpc.StatusCode, str]:
+    """The status one WatchMatch call ends with, and its details."""
+    stub = admin_pb2_grpc.RefereeAdminStub(channel)
+    try:
+        async for _event in stub.WatchMatch(admin_pb2.WatchMatchRequest(match_id=match_id), timeout=30):
+            pass
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+    return grpc.StatusCode.OK, ""
+
+
+def test_a_watcher_calling_in_a_loop_is_shut_out_at_the_gate_and_a_neighbour_still_watches() -> None:
+    """A watcher retrying WatchMatch in a loop (every refused call cost the referee a few hundred microseconds):
+    past its burst its calls are refused before the match is looked up, its connection is closed and its
+    reconnections are refused at the gate; another address of its network still calls; nothing is counted."""
+    config = ServerConfig(port=0, bot_dirs=(), results_dir=None)
+    caller, neighbour = "127.0.5.2", "127.0.5.3"
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        host, port = referee.address.rsplit(":", 1)
+        # (a pause a busy machine cannot outlast between the loop and the checks: the default's first is 1 s)
+        referee.server.spectators.storms = Storms(WATCHES_PER_S, WATCH_BURST, first_pause_s=60.0)
+
+        async def loop() -> tuple[list[tuple[grpc.StatusCode, str]], grpc.StatusCode, grpc.StatusCode]:
+            async with SourceAddresses(host, int(port), [caller, neighbour]) as entrances:
+                codes: list[tuple[grpc.StatusCode, str]] = []
+                async with grpc.aio.insecure_channel(entrances[caller]) as channel:
+                    while len(codes) < 3 * WATCH_BURST and grpc.StatusCode.RESOURCE_EXHAUSTED not in (
+                            code for code, _ in codes):
+                        codes.append(await _watch_code(channel, "no-such-match"))
+                async with grpc.aio.insecure_channel(entrances[caller], options=[
+                        ("grpc.use_local_subchannel_pool", 1)]) as again:  # its reconnection: refused at the gate
+                    reconnected = (await _watch_code(again, "no-such-match"))[0]
+                async with grpc.aio.insecure_channel(entrances[neighbour]) as other:
+                    near = (await _watch_code(other, "no-such-match"))[0]
+                return codes, reconnected, near
+
+        gate = referee.server.gate
+        assert gate is not None
+        codes, reconnected, near = asyncio.run(loop())
+        looked_up = [code for code, _ in codes if code == grpc.StatusCode.NOT_FOUND]
+        assert WATCH_BURST <= len(looked_up) < 3 * WATCH_BURST, codes  # its burst (and what the rate refilled)
+        assert codes[-1][0] == grpc.StatusCode.RESOURCE_EXHAUSTED and "watch calls a second" in codes[-1][1], codes
+        assert reconnected == grpc.StatusCode.UNAVAILABLE and gate.refused > 0  # at the gate, never reaching gRPC
+        assert referee.server.spectators.shut_for(ClientKey.of(caller)) > 0
+        assert near == grpc.StatusCode.NOT_FOUND  # a neighbour's call goes on to the match's look-up
+        assert referee.server.spectators.watching == 0

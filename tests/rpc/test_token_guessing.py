@@ -8,9 +8,9 @@ import asyncio
 
 import grpc
 
-from arena.admission import ClientKey, Rates, Strikes
+from arena.admission import ClientKey, Rates, Storms, Strikes
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.bot_service import HELLO_BURST
+from arena.rpc.bot_service import HELLO_BURST, HELLOS_PER_S
 from arena.rpc.admin import admin_metadata
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc, bot_pb2
 from arena.rpc.server import ServerConfig
@@ -120,7 +120,7 @@ def test_a_storm_of_hellos_from_one_address_is_refused_as_it_opens() -> None:
         token = referee.register_remote("far-bot")
         host, port = referee.address.rsplit(":", 1)
         # (a pause a busy machine cannot outlast between the storm and the checks: the default's first is 1 s)
-        referee.server.bots.storms = Strikes(free=0, first_pause_s=60.0, network_free=8)
+        referee.server.bots.storms = Storms(HELLOS_PER_S, HELLO_BURST, first_pause_s=60.0)
 
         async def storm() -> tuple[dict[grpc.StatusCode, int], grpc.StatusCode, grpc.StatusCode]:
             async with SourceAddresses(host, int(port), [ATTACKER, NEIGHBOUR]) as entrances:
