@@ -21,6 +21,10 @@ The search flatters whoever is to move (searched from its own view it also sees,
 other side's cards); that optimism, measured per family and budget on matches of its own (arena/analysis/
 measure_optimism.py; interpolated between the budgets measured, arena/analysis/calibration.py), is taken off
 every chance, so the two sides' chances at one position add to 1 on average.
+Whose turn it is the search does not yet take into account: searched at the start of a turn, a shallow search
+credits the side on turn with the turn it plays better than the reply the other side will make, and both sides'
+searches share that within the turn, so the sums above miss it. `Analysis.turn_sums` measures it (from one
+turn's start to the next, bench/analysis_quality.py's "turn_sum"); it is not yet taken off.
 The same record, seed and simulation budget give the same analysis.
 """
 
@@ -36,7 +40,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from arena.agents.base import DecisionRequest
-from arena.agents.knowledge import evaluate
+from arena.agents.knowledge import evaluate, knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
 from arena.analysis.calibration import optimism
 from arena.games.base import Game, State, points
@@ -104,6 +108,7 @@ class DecisionEntry:
     uncertainty: float = 0.0  # the standard error of the drop (before - after), in chance
     static: float | None = None  # the static evaluation's chance for the mover before the move
     forced: bool = False  # one legal move: not searched (its chances are the next position's)
+    turn: bool = False  # it starts a turn (its position is at the family's lookahead boundary): its mover is on turn
 
     @property
     def drop(self) -> float:
@@ -208,6 +213,22 @@ class Analysis:
         return [first.after + second.before for first, second in zip(self.entries, self.entries[1:])
                 if not first.forced and not second.forced and first.seat != second.seat
                 and second.step == first.step + 1]
+
+    def turn_sums(self) -> list[float]:
+        """From one seat's searched turn start to the other seat's next one (the decisions between, by either,
+        and chance steps may come between): the first's "after", less what the first seat's moves between lost
+        and plus what the other's lost, plus the second's "before": both sides' estimates each on its own turn,
+        which add to 1 (to 1 - 2 * optimism once calibrated) when the side on turn is not flattered."""
+        starts = [index for index, entry in enumerate(self.entries) if entry.turn and not entry.forced]
+        sums = []
+        for first, second in zip(starts, starts[1:]):
+            opening, closing = self.entries[first], self.entries[second]
+            if opening.seat == closing.seat:
+                continue
+            between = [entry for entry in self.entries[first + 1:second] if not entry.forced]
+            lost = sum(entry.drop if entry.seat == opening.seat else -entry.drop for entry in between)
+            sums.append(opening.after - lost + closing.before)
+        return sums
 
     def to_json(self, timings: bool = True) -> dict[str, Any]:
         """The analysis as JSON; without `timings`, nothing in it depends on the machine or the moment (the same
@@ -317,8 +338,10 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     label = state.action_to_string(played)
     observation = state.observation(seat)
     static = _static_chance(game, observation, seat, search_seed(seed, decision, Search.STATIC))
+    boundary = knowledge_for(game).is_lookahead_boundary
+    turn = boundary is not None and boundary(state)  # (whose turn it is: seen by both sides)
     if len(legal) == 1:
-        return DecisionEntry(decision, step, seat, label, label, math.nan, math.nan, 1, 0, 0.0, static, True)
+        return DecisionEntry(decision, step, seat, label, label, math.nan, math.nan, 1, 0, 0.0, static, True, turn)
     half = _half(budget)
     chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
     chooser.reset(game, seat, search_seed(seed, decision, Search.CHOOSE))
@@ -326,7 +349,7 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     before, after, uncertainty, judged = _judged(game, seat, legal, observation, played, best, half,
                                                  search_seed(seed, decision, Search.JUDGE))
     return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
-                         chooser.last_iterations + judged, uncertainty, static)
+                         chooser.last_iterations + judged, uncertainty, static, turn=turn)
 
 
 def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: int, best: int, budget: Budget,

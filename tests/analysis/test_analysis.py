@@ -342,3 +342,29 @@ def test_a_drops_standard_error_comes_from_the_spread_of_its_own_simulations() -
     expected = math.sqrt(max(MIN_VARIANCE, valued.variances[best]) / visits_best
                          + max(MIN_VARIANCE, valued.variances[played]) / visits_played) / 2
     assert error == pytest.approx(expected) and 0 < error < math.sqrt(1 / visits_best + 1 / visits_played) / 2
+
+
+def test_turn_sums_add_each_sides_estimate_on_its_own_turn_with_the_drops_between_accounted() -> None:
+    from arena.analysis import Analysis
+    from arena.analysis.match import DecisionEntry
+
+    def entry(decision: int, seat: int, before: float, after: float, turn: bool) -> DecisionEntry:
+        return DecisionEntry(decision, decision, seat, "m", "m", before, after, 5, 24, turn=turn)
+
+    # seat 0 starts a turn at 0.6 (flattered by 0.05), loses 0.02 on a choice, seat 1 gains nothing on one,
+    # then seat 1 starts its turn at 0.47 (flattered by 0.05 too): 0.6 - 0.02 + 0.47 = 1.05
+    entries = (entry(0, 0, 0.6, 0.6, True), entry(1, 0, 0.57, 0.55, False), entry(2, 1, 0.46, 0.46, False),
+               entry(3, 1, 0.47, 0.47, True), entry(4, 1, 0.5, 0.5, True))  # (the same seat again: no pair)
+    analysis = Analysis("m1", "major-general", {}, "400", 0, ("Yellow", "Red"), entries, (0.0, 1.0))
+    assert analysis.turn_sums() == pytest.approx([1.05])
+    assert all("turn" in decision for decision in analysis.to_json()["decisions"])
+    assert Analysis.from_json(analysis.to_json()).entries == entries
+
+
+def test_a_decision_knows_whether_it_starts_a_turn() -> None:
+    game = load_game("major-general")
+    record = play_match(game, [make_agent("greedy"), make_agent("greedy")], seed=3)
+    analysis = analyse_record(record, "10", seed=0)
+    turns = [entry for entry in analysis.entries if entry.turn]
+    assert turns and len(turns) < len(analysis.entries)  # (card placements start turns; command choices do not)
+    assert all(value > 0 for value in analysis.turn_sums())

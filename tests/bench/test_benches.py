@@ -89,7 +89,8 @@ def test_analysis_quality() -> None:
     has_keys(figures["equal"]["continuity"], "early early_pairs later later_pairs")
     assert set(figures["equal"]["per_budget"]) == {"10", "12"}  # (--smoke's --budgets)
     has_keys(figures["equal"]["per_budget"]["10"],
-             "decisions sums turning_points_per_match bias bias_low bias_high sum sum_low sum_high")
+             "decisions sums turning_points_per_match bias bias_low bias_high sum sum_low sum_high "
+             "turn_sums turn_sum turn_sum_low turn_sum_high")
     has_keys(figures["noise"], "decisions seeds spread_over_error spread error")
     has_keys(figures["unequal"]["opponent_model"], "weak_drop brier mean_drop")
     has_keys(figures["planted"], "costly recall turning_points precision playouts costly_by_playouts "
