@@ -36,30 +36,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
-from arena.agents.knowledge import knowledge_for  # noqa: E402
-from arena.games.base import CHANCE, State, points  # noqa: E402
+from arena.games.base import CHANCE, points  # noqa: E402
+from arena.luck.fit import rollout  # noqa: E402
 from arena.games.registry import load_game  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402
 from arena.referee.seeds import game_seed  # noqa: E402
 
 SEED_KEY = 0x5EED
-
-
-def rollout(state: State, k: int) -> float:
-    """Seat 0's points at the end of one scripted rollout from `state` (rollout k's draws)."""
-    game = state.game
-    policy = knowledge_for(game).scripted_action
-    assert policy is not None
-    state, rng, chance = state.clone(), random.Random(1000 + k), random.Random(k)
-    while not state.is_terminal():
-        seat = state.current_player()
-        if seat == CHANCE:
-            state.apply_action(state.sample_chance(chance))
-            continue
-        legal = state.legal_actions()
-        state.apply_action(legal[0] if len(legal) == 1 else policy(game, state.observation(seat), legal, rng))
-    returns = state.returns()
-    return points(returns[0] > returns[1], returns[0] == returns[1])
 
 
 def one_game(task: tuple[str, int, int]) -> tuple[float, list[float], float]:

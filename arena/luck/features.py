@@ -5,8 +5,12 @@ being seat 0's side less seat 1's."""
 
 from __future__ import annotations
 
-from arena.games.base import Game
-from arena.games.major_general.data import CARDS, COMMANDS
+from typing import Callable, cast
+
+from arena.agents.knowledge import knowledge_for
+from arena.games.base import Game, State
+from arena.games.major_general.data import CARDS, COMMANDS, SCENARIOS
+from arena.games.major_general.rules import NUM_CARDS, RED, YELLOW, MajorGeneralState
 from arena.games.registry import family_of
 
 #: Major General: the evaluation's lead (squashed), the share of the game played, their product, the scenario
@@ -30,3 +34,42 @@ def feature_names(game: Game) -> tuple[str, ...]:
     if family.startswith("general-orders-"):
         return GENERAL_ORDERS + tuple(f"hand_{card}" for card in getattr(game, "card_ids"))
     raise UnnamedFeatures(f"the value features of {family} have no names (arena/luck/features.py)")
+
+
+#: Major General's hand-and-deck inputs (a value model's `"inputs": "hand_deck"`): its value features, then what
+#: is left in each deck (each card, Yellow's less Red's), who moved first (+1 Yellow, -1 Red), the scenario drawn
+#: (one per scenario), each card in hand (Yellow's less Red's) times the share played and times the lead, each
+#: card left in the decks times the share played, each card in hand per scenario, and who moved first per scenario.
+#: Fitted to the scripted players' own rollout values (bench/luck_rollouts.py's), not to results.
+MAJOR_GENERAL_HAND_DECK = (
+    *MAJOR_GENERAL,
+    *(f"deck_{COMMANDS[a]}_{COMMANDS[b]}" for a, b in CARDS), "first",
+    *(f"scenario_{scenario.id.replace('-', '_')}" for scenario in SCENARIOS),
+    *(f"hand_{COMMANDS[a]}_{COMMANDS[b]}_by_progress" for a, b in CARDS),
+    *(f"hand_{COMMANDS[a]}_{COMMANDS[b]}_by_lead" for a, b in CARDS),
+    *(f"deck_{COMMANDS[a]}_{COMMANDS[b]}_by_progress" for a, b in CARDS),
+    *(f"hand_{COMMANDS[a]}_{COMMANDS[b]}_in_{scenario.id.replace('-', '_')}" for scenario in SCENARIOS
+      for a, b in CARDS),
+    *(f"first_in_{scenario.id.replace('-', '_')}" for scenario in SCENARIOS))
+
+
+def major_general_hand_deck(state: State) -> list[float]:
+    """MAJOR_GENERAL_HAND_DECK's values of a Major General position (the full state: hands, decks, who moved first,
+    the scenario), each for Yellow less Red."""
+    generic = knowledge_for(state.game).value_features
+    assert generic is not None
+    base = generic(state)
+    position = cast(MajorGeneralState, state)
+    lead, progress = base[0], base[1]
+    hand = base[4:]
+    decks = position.decks or [0, 0]
+    deck = [float((decks[YELLOW] >> card & 1) - (decks[RED] >> card & 1)) for card in range(NUM_CARDS)]
+    first = 0.0 if position.first < 0 else 1.0 if position.first == YELLOW else -1.0
+    drawn = [float(position.scenario == index) for index in range(len(SCENARIOS))]
+    return [*base, *deck, first, *drawn, *(h * progress for h in hand), *(h * lead for h in hand),
+            *(d * progress for d in deck), *(h * s for s in drawn for h in hand), *(first * s for s in drawn)]
+
+
+#: What a value model may read (its file's `inputs`), by name: "value" (the default) is its family's value features.
+INPUTS: dict[str, tuple[tuple[str, ...], Callable[[State], list[float]]]] = {
+    "hand_deck": (MAJOR_GENERAL_HAND_DECK, major_general_hand_deck)}

@@ -1,6 +1,7 @@
 """Fit a family's value model (arena/luck/models/FAMILY.json) from a corpus of self-play games of its own.
 
     python -m arena.luck.fit FAMILY [--games N] [--validation M] [--lookahead D] [--out FILE] [-j N]
+    python -m arena.luck.fit major-general --rollouts K --inputs hand_deck --players scripted [...]
 
 The corpus: N games between Arena's built-in players (each pair of --players, scripted and greedy by default,
 the seats alternating), over every mode of the family, on seeds keyed by the corpus' own key (`CORPUS_KEY`: no game
@@ -12,6 +13,13 @@ the dev extras). Then M validation games of their own key fix `beta`, the contro
 minimises the variance of the luck-corrected results there, within [0, 1]). The same command with the same
 arguments writes the same model, to arena/luck/models/FAMILY.json (the shipped model) or to --out FILE (a
 candidate, judged by `python bench/luck.py --model FILE`).
+
+With --rollouts K the labels are not results but the family's scripted players' own rollout values: N scripted
+games on the family's first mode (seeds keyed by `ROLLOUT_KEY`), and at every chance event each outcome's position
+(every outcome, not only the one drawn) labelled with the mean result of K scripted rollouts from it (`rollout`,
+bench/luck_rollouts.py's), so that the model learns what each outcome is worth with far less noise than a result
+carries. --inputs names what the model reads (arena.luck.features.INPUTS: `hand_deck`, Major General's hands,
+decks, scenario and who moved first, with their products; default its family's value features).
 """
 
 from __future__ import annotations
@@ -27,9 +35,11 @@ from typing import Any
 
 from arena.agents import make_agent
 from arena.agents.knowledge import knowledge_for
-from arena.games.base import CHANCE, points
+import random
+
+from arena.games.base import CHANCE, State, points
 from arena.games.registry import family_of, game_modes, load_game
-from arena.luck.features import UnnamedFeatures, feature_names
+from arena.luck.features import INPUTS, UnnamedFeatures, feature_names
 from arena.luck.measure import measure_luck
 from arena.luck.model import ValueModel, clear_model_cache, model_path, value_position
 from arena.referee.authority import play_match
@@ -37,6 +47,7 @@ from arena.referee.seeds import game_seed
 
 CORPUS_KEY = 0xC0A905  # the corpus' games
 VALIDATION_KEY = 0x7A11D  # the games that fix beta
+ROLLOUT_KEY = 0x7EA1  # the games whose chance outcomes are labelled by rollouts (--rollouts)
 PLAYERS = ("scripted", "greedy")  # (random, against anything, loses on skill: its games teach the model no luck)
 L2 = 1.0
 _JUDGED: ValueModel | None = None  # the model the validation games' luck is measured with (set before the fork)
@@ -76,6 +87,48 @@ def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float
     return features, [seat0] * len(features), seat0, luck
 
 
+def rollout(state: State, k: int) -> float:
+    """Seat 0's points at the end of one rollout of the family's scripted players from `state`, rollout k's chance
+    drawn from `random.Random(k)` and its tie-breaks from `random.Random(1000 + k)` (the same for every position:
+    common random numbers)."""
+    game = state.game
+    policy = knowledge_for(game).scripted_action
+    assert policy is not None
+    state, rng, chance = state.clone(), random.Random(1000 + k), random.Random(k)
+    while not state.is_terminal():
+        seat = state.current_player()
+        if seat == CHANCE:
+            state.apply_action(state.sample_chance(chance))
+            continue
+        legal = state.legal_actions()
+        state.apply_action(legal[0] if len(legal) == 1 else policy(game, state.observation(seat), legal, rng))
+    returns = state.returns()
+    return points(returns[0] > returns[1], returns[0] == returns[1])
+
+
+def _rollout_task(task: tuple[str, int, int, str, int]) -> tuple[list[list[float]], list[float]]:
+    """One scripted game: every chance outcome's position (the features `inputs` names) and its K-rollout value."""
+    mode, index, rollouts, inputs, lookahead = task
+    game = load_game(mode)
+    read = INPUTS[inputs][1] if inputs != "value" else knowledge_for(game).value_features
+    assert read is not None
+    record = play_match(game, [make_agent("scripted"), make_agent("scripted")], game_seed(ROLLOUT_KEY, index))
+    features: list[list[float]] = []
+    labels: list[float] = []
+    state = game.new_initial_state()
+    for step in record.steps:
+        if step.seat == CHANCE:
+            for outcome, _probability in state.chance_outcomes():
+                child = state.clone()
+                child.apply_action(outcome)
+                reached = value_position(game, child, lookahead)
+                if not reached.is_terminal():
+                    features.append(read(reached))
+                    labels.append(statistics.fmean(rollout(child, k) for k in range(rollouts)))
+        state.apply_action(step.action)
+    return features, labels
+
+
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
           version: int = 0, lookahead: int = 0) -> list[Any]:
     tasks = [(modes[index % len(modes)], key, index, version, players, lookahead) for index in range(games)]
@@ -83,13 +136,13 @@ def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str,
         return pool.map(_game_task, tasks, chunksize=8)
 
 
-def _logistic(rows: list[list[float]], labels: list[float]) -> list[float]:
+def _logistic(rows: list[list[float]], labels: list[float], l2: float = L2) -> list[float]:
     import numpy as np
 
     x = np.hstack([np.ones((len(rows), 1)), np.array(rows)])
     y = np.array(labels)
     weights = np.zeros(x.shape[1])
-    penalty = L2 * np.eye(x.shape[1])
+    penalty = l2 * np.eye(x.shape[1])
     penalty[0, 0] = 0.0  # (the intercept is not shrunk)
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ weights, -40, 40)))
@@ -124,22 +177,54 @@ def named_features(family: str) -> tuple[str, ...]:
     return names
 
 
+def _corpus(family: str, modes: list[str], games: int, jobs: int, players: tuple[str, ...], lookahead: int,
+            rollouts: int, inputs: str) -> tuple[list[list[float]], list[float]]:
+    """The corpus' samples and their labels: results, or with `rollouts` the scripted players' rollout values."""
+    if not rollouts:
+        corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
+        return ([row for features, _labels, _points, _luck in corpus for row in features],
+                [label for _features, game_labels, _points, _luck in corpus for label in game_labels])
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        labelled = pool.map(_rollout_task, [(modes[0], index, rollouts, inputs, lookahead) for index in range(games)],
+                            chunksize=1)
+    return [row for rows, _ in labelled for row in rows], [label for _, labels in labelled for label in labels]
+
+
+def _command(family: str, games: int, validation: int, players: tuple[str, ...], lookahead: int, rollouts: int,
+             l2: float, inputs: str, out: Path | None) -> str:
+    """The command that fits the same model again."""
+    return (f"python -m arena.luck.fit {family} --games {games} --validation {validation} --players {','.join(players)}"
+            + (f" --lookahead {lookahead}" if lookahead else "") + (f" --rollouts {rollouts}" if rollouts else "")
+            + (f" --l2 {l2:g}" if l2 != L2 else "") + (f" --inputs {inputs}" if inputs != "value" else "")
+            + (f" --out {out}" if out else ""))
+
+
+def _corpus_note(games: int, samples: int, players: tuple[str, ...], modes: list[str], rollouts: int) -> dict[str, Any]:
+    """What the model file says of its corpus."""
+    return {"games": games, "samples": samples, "players": ["scripted"] if rollouts else list(players),
+            "modes": modes[:1] if rollouts else modes,
+            "seeds": f"game_seed({ROLLOUT_KEY if rollouts else CORPUS_KEY:#x}, i) for i < {games}",
+            "labels": f"{rollouts} scripted rollouts per chance outcome" if rollouts else "results"}
+
+
 def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS,
-        lookahead: int = 0, out: Path | None = None) -> ValueModel:
+        lookahead: int = 0, out: Path | None = None, rollouts: int = 0, inputs: str = "value",
+        l2: float = L2) -> ValueModel:
     """The family's model from a fresh corpus (its beta from the validation games), written to `out` (default: the
     shipped model's file); FitError if it has none."""
     global _JUDGED
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise FitError(f"no game family {family!r}")
-    names = named_features(family)
-    corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
-    rows = [row for features, _labels, _points, _luck in corpus for row in features]
-    labels = [label for _features, game_labels, _points, _luck in corpus for label in game_labels]
+    if inputs != "value" and inputs not in INPUTS:
+        raise FitError(f"no inputs {inputs!r} (arena/luck/features.py: {', '.join(sorted(INPUTS))})")
+    names = named_features(family) if inputs == "value" else INPUTS[inputs][0]
+    rows, labels = _corpus(family, modes, games, jobs, players, lookahead, rollouts, inputs)
     target = out or model_path(family)
     previous = target if target.is_file() else model_path(family)
     version = int(json.loads(previous.read_text()).get("version", 0)) + 1 if previous.is_file() else 1
-    model = _JUDGED = ValueModel(family, version, names, tuple(_logistic(rows, labels)), 1.0, lookahead=lookahead)
+    model = _JUDGED = ValueModel(family, version, names, tuple(_logistic(rows, labels, l2)), 1.0, lookahead=lookahead,
+                                 inputs=inputs)
     checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version, lookahead)
     results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
@@ -149,15 +234,12 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     raw = statistics.pvariance(results)
     corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
-        "command": f"python -m arena.luck.fit {family} --games {games} --validation {validation} "
-                   f"--players {','.join(players)}" + (f" --lookahead {lookahead}" if lookahead else "")
-                   + (f" --out {out}" if out else ""),
-        "corpus": {"games": games, "samples": len(rows), "players": list(players), "modes": modes,
-                   "seeds": f"game_seed({CORPUS_KEY:#x}, i) for i < {games}"},
+        "command": _command(family, games, validation, players, lookahead, rollouts, l2, inputs, out),
+        "corpus": _corpus_note(games, len(rows), players, modes, rollouts),
         "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
                        "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
                        "ratio": round(raw / corrected, 3) if corrected > 0 else None},
-        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, lookahead)
+        "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, lookahead, inputs)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(fitted.to_json(), indent=1) + "\n")
     clear_model_cache()
@@ -175,12 +257,19 @@ def main(argv: list[str] | None = None) -> int:
                              "the position (up to the next chance event; default 0: none)")
     parser.add_argument("--out", type=Path, help="where the model is written (default: the shipped model's file, "
                                                  "arena/luck/models/FAMILY.json)")
+    parser.add_argument("--rollouts", type=int, default=0,
+                        help="label every chance outcome's position with K scripted rollouts' mean result instead of "
+                             "fitting to results (scripted games on the family's first mode; default 0: results)")
+    parser.add_argument("--inputs", default="value", help="what the model reads: value (its family's value features, "
+                                                          "the default) or hand_deck (Major General)")
+    parser.add_argument("--l2", type=float, default=L2, help=f"the weights' L2 penalty (default {L2:g})")
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     arguments = parser.parse_args(argv)
     players = tuple(name.strip() for name in arguments.players.split(",") if name.strip())
     try:
         model = fit(arguments.family, arguments.games, arguments.validation, arguments.jobs, players,
-                    arguments.lookahead, arguments.out)
+                    arguments.lookahead, arguments.out, arguments.rollouts, arguments.inputs,
+                    arguments.l2)
     except (FitError, UnnamedFeatures) as error:
         print(f"python -m arena.luck.fit: {error}", file=sys.stderr)
         return 2

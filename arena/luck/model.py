@@ -25,6 +25,7 @@ from typing import Any
 from arena.agents.knowledge import knowledge_for
 from arena.games.base import CHANCE, Game, State, points
 from arena.games.registry import UnknownGameError, family_of
+from arena.luck.features import INPUTS
 
 MODELS = Path(__file__).resolve().parent / "models"
 
@@ -40,6 +41,7 @@ class ValueModel:
     beta: float = 1.0
     fit: dict[str, Any] = field(default_factory=dict, compare=False)  # how it was fitted: corpus, validation
     lookahead: int = 0  # the scripted players' decisions played before the features are read (0: none)
+    inputs: str = "value"  # what the features are: the family's value features, or arena.luck.features.INPUTS'
 
     @property
     def label(self) -> str:
@@ -54,19 +56,21 @@ class ValueModel:
             returns = state.returns()
             return points(returns[0] > returns[1], returns[0] == returns[1])
         assert knowledge.value_features is not None
+        read = knowledge.value_features if self.inputs == "value" else INPUTS[self.inputs][1]
         weights = self.weights
-        z = weights[0] + sum(map(mul, weights[1:], knowledge.value_features(state)))  # (as w * x summed in order)
+        z = weights[0] + sum(map(mul, weights[1:], read(state)))  # (as w * x summed in order)
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
     def to_json(self) -> dict[str, Any]:
         return {"family": self.family, "version": self.version, "features": list(self.features),
-                "weights": list(self.weights), "beta": self.beta, "lookahead": self.lookahead, "fit": self.fit}
+                "weights": list(self.weights), "beta": self.beta, "lookahead": self.lookahead,
+                **({"inputs": self.inputs} if self.inputs != "value" else {}), "fit": self.fit}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ValueModel:
         return cls(str(data["family"]), int(data["version"]), tuple(data["features"]),
                    tuple(float(w) for w in data["weights"]), float(data.get("beta", 1.0)), dict(data.get("fit", {})),
-                   int(data.get("lookahead", 0)))
+                   int(data.get("lookahead", 0)), str(data.get("inputs", "value")))
 
 
 def value_position(game: Game, state: State, lookahead: int = 0) -> State:

@@ -13,9 +13,9 @@ import pytest
 from arena.agents.knowledge import knowledge_for
 from arena.games.base import CHANCE
 from arena.games.registry import load_game
-from arena.luck.features import feature_names
+from arena.luck.features import INPUTS, MAJOR_GENERAL_HAND_DECK, feature_names
 from arena.luck.fit import FitError, fit, main, named_features
-from arena.luck.model import clear_model_cache, model_for, model_path
+from arena.luck.model import ValueModel, clear_model_cache, model_for, model_path
 
 MODES = {"major-general": "major-general", "general-orders-wwii": "general-orders-wwii/alpine",
          "general-orders-sengoku": "general-orders-sengoku/rivers"}
@@ -56,3 +56,32 @@ def test_a_candidate_is_written_where_asked_with_its_lookahead_and_the_shipped_m
     written = json.loads(out.read_text())
     assert written["lookahead"] == 40 and written["fit"]["command"].endswith(f"--lookahead 40 --out {out}")
     assert written["version"] == json.loads(shipped)["version"] + 1 and 0.0 <= written["beta"] <= 1.0
+
+
+def test_a_model_fitted_to_rollout_values_reads_its_inputs_and_says_how_it_was_labelled(tmp_path: Path) -> None:
+    """`--rollouts K --inputs hand_deck`: every chance outcome's position labelled by the scripted players' own
+    rollouts, the model reading Major General's hands and decks; the file keeps both, and its luck is still zero in
+    expectation (the value is a function of the position)."""
+    out = tmp_path / "rollouts.json"
+    assert main(["major-general", "--games", "1", "--validation", "2", "--players", "scripted", "--rollouts", "1",
+                 "--inputs", "hand_deck", "--l2", "100", "--out", str(out), "-j", "1"]) == 0
+    written = json.loads(out.read_text())
+    assert written["inputs"] == "hand_deck" and written["features"] == list(MAJOR_GENERAL_HAND_DECK)
+    assert len(written["weights"]) == len(MAJOR_GENERAL_HAND_DECK) + 1
+    assert written["fit"]["corpus"]["labels"] == "1 scripted rollouts per chance outcome"
+    assert "--rollouts 1 --l2 100 --inputs hand_deck" in written["fit"]["command"]
+    model = ValueModel.from_json(written)
+    game = load_game("major-general")
+    state = game.new_initial_state()
+    while state.current_player() == CHANCE:
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert len(INPUTS["hand_deck"][1](state)) == len(MAJOR_GENERAL_HAND_DECK) == len(set(MAJOR_GENERAL_HAND_DECK))
+    assert 0.0 < model.chance(game, state) < 1.0
+    with pytest.raises(FitError, match="no inputs"):
+        fit("major-general", 1, 1, 1, ("scripted",), inputs="nothing", out=tmp_path / "x.json")
+
+
+def test_a_model_file_without_inputs_reads_the_family_value_features() -> None:
+    shipped = json.loads(model_path("major-general").read_text())
+    assert "inputs" not in shipped and ValueModel.from_json(shipped).inputs == "value"
+    assert "inputs" not in ValueModel.from_json(shipped).to_json()  # (written as before)
