@@ -27,7 +27,11 @@ BODY_FOLDERS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")  # where ngi
 
 
 def nginx_binary() -> Optional[str]:
-    """The nginx program here (on PATH or Debian's /usr/sbin/nginx), or None."""
+    """The nginx program here: the one $ARENA_NGINX names (empty: none), else nginx on PATH or Debian's
+    /usr/sbin/nginx; None where there is none."""
+    named = os.environ.get("ARENA_NGINX")
+    if named is not None:
+        return named if named and os.access(named, os.X_OK) else None
     found = shutil.which("nginx")
     if found:
         return found
