@@ -12,7 +12,7 @@ Guessing a remote bot's token (48 hex digits: 192 bits, beyond any search) is sl
 its first wrong tokens are free, each one after shuts the address out for a pause that doubles up to five
 minutes (arena.admission.Strikes; a network, an IPv4 /24 or IPv6 /48, has four times the free ones). A
 stream from a shut address, or from one opening more than `HELLOS_PER_S` streams a second after a burst,
-is refused as it opens, before its Hello is read, and its connection is closed at the gate, which refuses
+is refused as it opens, its Hello never parsed, and its connection is closed at the gate, which refuses
 the address's new connections while it is shut (and past a rate of new connections): so the streams of a
 storm mostly never reach gRPC, and each refused one costs the referee a look-up. Another address is not
 affected.
@@ -46,6 +46,18 @@ HELLO_BURST = 100  # ... after a burst of this many
 DROP_AFTER_S = 0.1  # a refused address's connection is closed this long after the refusal is sent
 
 
+async def refuse(request_iterator: Any, context: grpc.aio.ServicerContext, reason: str) -> None:
+    """End a stream that has just opened with RESOURCE_EXHAUSTED and `reason`, once its first message (the
+    Hello, as bytes: never parsed) has arrived, or `DROP_AFTER_S` has passed: gRPC's client loses the status of
+    a stream ended while its write is in flight, and reads "Internal error from Core" instead of the reason."""
+    try:
+        async with asyncio.timeout(DROP_AFTER_S):
+            await anext(aiter(request_iterator), None)
+    except (TimeoutError, grpc.RpcError):
+        pass
+    await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
+
+
 class BotService:
     """The Bot service of one server, on its bot socket (launched bots) and its network port (remote ones)."""
 
@@ -70,13 +82,13 @@ class BotService:
 
         async def play(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
             if rate is not None and not rate.take():  # a process opening (or resetting) streams in a loop
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
+                await refuse(request_iterator, context,
+                             f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
                 return
             refusal = self.network_refusal(context.peer()) if token is None else ""
             if refusal:
                 self.drop_soon(context.peer())
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+                await refuse(request_iterator, context, refusal)
                 return
             try:
                 played = await self.serve_stream(context, token=token,
