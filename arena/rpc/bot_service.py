@@ -46,13 +46,13 @@ HELLO_BURST = 100  # ... after a burst of this many
 DROP_AFTER_S = 0.1  # a refused address's connection is closed this long after the refusal is sent
 
 
-async def refuse(request_iterator: Any, context: grpc.aio.ServicerContext, reason: str) -> None:
+async def refuse(context: grpc.aio.ServicerContext, reason: str) -> None:
     """End a stream that has just opened with RESOURCE_EXHAUSTED and `reason`, once its first message (the
     Hello, as bytes: never parsed) has arrived, or `DROP_AFTER_S` has passed: gRPC's client loses the status of
     a stream ended while its write is in flight, and reads "Internal error from Core" instead of the reason."""
     try:
         async with asyncio.timeout(DROP_AFTER_S):
-            await anext(aiter(request_iterator), None)
+            await context.read()
     except (TimeoutError, grpc.RpcError):
         pass
     await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
@@ -82,13 +82,13 @@ class BotService:
 
         async def play(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
             if rate is not None and not rate.take():  # a process opening (or resetting) streams in a loop
-                await refuse(request_iterator, context,
+                await refuse(context,
                              f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
                 return
             refusal = self.network_refusal(context.peer()) if token is None else ""
             if refusal:
                 self.drop_soon(context.peer())
-                await refuse(request_iterator, context, refusal)
+                await refuse(context, refusal)
                 return
             try:
                 played = await self.serve_stream(context, token=token,
@@ -150,9 +150,8 @@ class BotService:
         limit = PROCESS_PENDING_HELLOS if on_bot_socket else self.config.max_pending_hellos_per_peer
         waiting = pending
         if waiting[peer] >= limit:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"too many streams from {peer} waiting to say Hello (at most {limit}); say Hello "
-                                "on a stream as soon as it is open")
+            await refuse(context, f"too many streams from {peer} waiting to say Hello (at most {limit}); say Hello "
+                                  "on a stream as soon as it is open")
             return False
         waiting[peer] += 1
         try:
