@@ -9,7 +9,7 @@ import signal
 import termios
 import time
 from pathlib import Path
-from typing import Awaitable, Callable, Optional
+from typing import Any, Awaitable, Callable, Optional, Sequence
 
 from arena.referee.record import Termination
 from arena.rpc.manifest import BotManifest
@@ -22,6 +22,7 @@ OUTPUT_RATE = 256 * 1024  # bytes a second the referee reads of a bot's output, 
 OUTPUT_BURST = 4 * 2**20  # bytes a bot may write at once before its output is read at OUTPUT_RATE
 TINY_CHUNK = 512  # a read this small: the pipe is left to fill for COALESCE_S before the next (tiny writes)
 COALESCE_S = 0.005  # so a bot writing a byte a write costs the referee a read per 5 ms, not a read per byte
+READ_BYTES = 65536  # at most this much a read of a bot's output
 DRAIN_TURNS = 20  # event-loop turns a drain gives the output reader before finding it makes no progress
 #: Opens the referee's end of a launched process's own socket (before the process starts): (socket, token) -> closer.
 Listen = Callable[[Path, str], Awaitable[Callable[[], Awaitable[None]]]]
@@ -72,6 +73,82 @@ class OutputTail:
         return text
 
 
+class OutputReader(asyncio.Protocol):
+    """Reads a process's output pipe into its OutputTail as the event loop finds bytes there: each read is counted
+    in the same step that takes it from the pipe, so what the process has written is always either counted or
+    still in the pipe (`unread`), never in between (asyncio's subprocess pipes hand each read on a loop turn later:
+    a line written just before an answer could be in neither when the answer was read). At most OUTPUT_RATE bytes
+    a second after a burst of OUTPUT_BURST (a flood waits in its pipe, so the program blocks on its own writes);
+    after a tiny read the pipe is left to fill for COALESCE_S (tiny writes are read together), unless `hurry`."""
+
+    def __init__(self, tail: OutputTail) -> None:
+        self.tail = tail
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()  # done at end of output
+        self._transport: Optional[asyncio.ReadTransport] = None
+        self._pipe: Optional[int] = None
+        self._allowance, self._last = float(OUTPUT_BURST), time.monotonic()
+        self._resume: Optional[asyncio.TimerHandle] = None
+        self._gathering = False  # paused for tiny writes to gather (hurry ends it; a flood's pause it does not)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self._transport = transport
+        if hasattr(transport, "max_size"):
+            transport.max_size = READ_BYTES  # (a read's size bounds how far one read overshoots the rate)
+        pipe = transport.get_extra_info("pipe")
+        self._pipe = pipe.fileno() if pipe is not None else None
+
+    def data_received(self, data: bytes) -> None:
+        self.tail.feed(data)
+        now = time.monotonic()
+        self._allowance = min(float(OUTPUT_BURST), self._allowance + (now - self._last) * OUTPUT_RATE) - len(data)
+        self._last = now
+        if self._allowance < 0:
+            pause = -self._allowance / OUTPUT_RATE
+            self.tail.throttled_s += pause
+            self._pause(pause, gathering=False)
+        elif len(data) < TINY_CHUNK:
+            self._pause(COALESCE_S, gathering=True)
+
+    def connection_lost(self, exc: Optional[Exception]) -> None:
+        if self._resume is not None:
+            self._resume.cancel()
+        self._pipe = None
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    def unread(self) -> Optional[int]:
+        """Bytes written and still in the pipe; None when the pipe cannot be asked (closed)."""
+        if self._pipe is None:
+            return None
+        try:
+            return int.from_bytes(fcntl.ioctl(self._pipe, termios.FIONREAD, b"\0\0\0\0"), "little")
+        except (OSError, ValueError):
+            return None
+
+    def hurry(self) -> None:
+        """End a pause for tiny writes now: someone waits for what is in the pipe."""
+        if self._gathering and self._resume is not None:
+            self._resume.cancel()
+            self._go_on()
+
+    def close(self) -> None:
+        """Stop reading (the pipe is closed; what is left in it is not read)."""
+        if self._transport is not None:
+            self._transport.close()
+
+    def _pause(self, seconds: float, *, gathering: bool) -> None:
+        assert self._transport is not None
+        self._transport.pause_reading()
+        self._gathering = gathering
+        self._resume = asyncio.get_running_loop().call_later(seconds, self._go_on)
+
+    def _go_on(self) -> None:
+        self._resume, self._gathering = None, False
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.resume_reading()
+
+
 class BotProcess:
     """One running instance of a local bot program, sandboxed or not (arena.sandbox)."""
 
@@ -85,8 +162,7 @@ class BotProcess:
         self.plan: Optional[LaunchPlan] = None
         self.launched_at = time.monotonic()
         self.process: Optional[asyncio.subprocess.Process] = None
-        self._pump: Optional[asyncio.Task[None]] = None
-        self._hurry = asyncio.Event()  # set: a coalescing pause ends now (someone waits for the output)
+        self._reader: Optional[OutputReader] = None  # reads what it writes (stdout and stderr: one pipe)
         self._cleaned = False
         self.final_usage: Optional[CgroupUsage] = None  # what it used, read just before its cgroup went
 
@@ -121,74 +197,49 @@ class BotProcess:
                 plan.grant_socket()
             argv, fds = plan.open()
             try:
-                self.process = await asyncio.create_subprocess_exec(
-                    *argv, cwd=plan.cwd, env=plan.env, stdin=asyncio.subprocess.DEVNULL, pass_fds=fds,
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+                await self.start(argv, cwd=plan.cwd, env=plan.env, pass_fds=fds, start_new_session=True)
             finally:
                 plan.close_fds()
+            assert self.process is not None
             plan.started(self.process.pid)
         except BaseException:
             await self._close_socket()
             self._cleanup()
             raise
         self.launched_at = time.monotonic()
-        self._pump = asyncio.get_running_loop().create_task(self._read_output())
 
-    async def _read_output(self) -> None:
-        """Read what the program writes, at most OUTPUT_RATE bytes a second after a burst: a flood waits
-        in its pipe, so the program blocks on its own writes (its clock, not the referee's CPU, pays). After a
-        tiny read the pipe is not watched for COALESCE_S (unless drain_output waits): tiny writes are read
-        together, not each with a wake-up and a read of the referee's."""
-        assert self.process is not None and self.process.stdout is not None
-        allowance = float(OUTPUT_BURST)
-        last = time.monotonic()
-        while True:
-            chunk = await self.process.stdout.read(65536)
-            if not chunk:
-                return
-            self.output.feed(chunk)
-            now = time.monotonic()
-            allowance = min(float(OUTPUT_BURST), allowance + (now - last) * OUTPUT_RATE) - len(chunk)
-            last = now
-            if allowance < 0:
-                pause = -allowance / OUTPUT_RATE
-                self.output.throttled_s += pause
-                await asyncio.sleep(pause)
-            elif len(chunk) < TINY_CHUNK:
-                await self._let_the_pipe_fill()
-
-    async def _let_the_pipe_fill(self) -> None:
-        """Stop watching the output pipe for COALESCE_S, or until drain_output asks for what is in it."""
-        transport = getattr(self.process.stdout if self.process is not None else None, "_transport", None)
-        if transport is None or self._hurry.is_set():
-            self._hurry.clear()
-            return
-        transport.pause_reading()
+    async def start(self, argv: Sequence[str], *, stdin: int = asyncio.subprocess.DEVNULL, **options: Any) -> None:
+        """Start `argv` (`options`: asyncio.create_subprocess_exec's) with its output (stdout and stderr, one pipe)
+        read into `output` by an OutputReader."""
+        read_end, write_end = os.pipe()
         try:
-            timer = asyncio.get_running_loop().call_later(COALESCE_S, self._hurry.set)
-            await self._hurry.wait()
-            timer.cancel()
-        finally:
-            self._hurry.clear()
-            transport.resume_reading()
+            try:
+                self.process = await asyncio.create_subprocess_exec(
+                    *argv, stdin=stdin, stdout=write_end, stderr=asyncio.subprocess.STDOUT, **options)
+            finally:
+                os.close(write_end)
+            pipe = os.fdopen(read_end, "rb", buffering=0)
+        except BaseException:
+            os.close(read_end)
+            raise
+        tail = self.output
+        _, self._reader = await asyncio.get_running_loop().connect_read_pipe(lambda: OutputReader(tail), pipe)
 
     async def drain_output(self, timeout_s: float = 0.5) -> None:
         """Wait until what the program had written when this is called is read: its last words, however long a
         busy machine takes to read them. What is waited for is fixed now (a bot that writes on cannot hold this
         up); `timeout_s` only bounds a reader that makes no progress."""
-        written = self._written()
-        self._hurry.set()  # (a coalescing pause ends: what is in the pipe is read now)
+        written, reader = self._written(), self._reader
         read, deadline, turns = self.output.total, time.monotonic() + timeout_s, 0
-        while written is not None and self.output.total < written and self._pump is not None and not self._pump.done():
+        while written is not None and self.output.total < written and reader is not None and not reader.closed.done():
             if self.output.total > read:  # progress: the bound is on a reader that makes none
                 read, deadline, turns = self.output.total, time.monotonic() + timeout_s, 0
             elif time.monotonic() >= deadline and turns >= DRAIN_TURNS:
                 return  # (a busy machine may hold this process off for longer than timeout_s between two turns:
                 # the reader gets its turns on the event loop before it is found to make no progress)
-            self._hurry.set()
+            reader.hurry()  # (a pause for tiny writes ends: what is in the pipe is read now)
             await asyncio.sleep(0.001)
             turns += 1
-        await asyncio.sleep(0)
 
     def has_unread_output(self) -> bool:
         """True when the program has written something not read yet (in its pipe, or read from it but not taken)."""
@@ -196,18 +247,10 @@ class BotProcess:
         return written is not None and written > self.output.total
 
     def _written(self) -> int | None:
-        """The bytes the program has written so far: read, read from its pipe but not yet taken by the reader task
-        (on a busy machine it runs later), and still in the pipe; None when the pipe cannot be asked."""
-        stream = self.process.stdout if self.process is not None else None
-        transport = getattr(stream, "_transport", None)
-        pipe = transport.get_extra_info("pipe") if transport is not None else None
-        if pipe is None:
-            return None
-        try:
-            pending = int.from_bytes(fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"), "little")
-        except (OSError, ValueError):
-            return None
-        return self.output.total + pending + len(getattr(stream, "_buffer", b""))
+        """The bytes the program has written so far: read, and still in the pipe; None when the pipe cannot be
+        asked."""
+        unread = self._reader.unread() if self._reader is not None else None
+        return None if unread is None else self.output.total + unread
 
     def launch_failure(self) -> str:
         """Why the launch itself failed before the program ran ('' if it did not): a place no bot can write."""
@@ -231,9 +274,9 @@ class BotProcess:
             await asyncio.wait_for(self.process.wait(), timeout)
         except TimeoutError:
             return False
-        if self._pump is not None:
+        if self._reader is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(self._pump), 1.0)
+                await asyncio.wait_for(asyncio.shield(self._reader.closed), 1.0)
             except TimeoutError:
                 pass
         return True
@@ -326,11 +369,11 @@ class BotProcess:
                 self.kill_tree()
                 await self.wait_exit(grace_s)
         self.kill_tree()  # what the program left behind (children that ignored SIGTERM, a fork bomb)
-        if self._pump is not None and not self._pump.done():
+        if self._reader is not None and not self._reader.closed.done():
             try:
-                await asyncio.wait_for(asyncio.shield(self._pump), 1.0)
+                await asyncio.wait_for(asyncio.shield(self._reader.closed), 1.0)
             except TimeoutError:
-                self._pump.cancel()
+                self._reader.close()
         await self._close_socket()
         self._cleanup()
 

@@ -22,10 +22,7 @@ async def started(program: str) -> BotProcess:
     """A BotProcess around a plain child process (no manifest, no sandbox), its output read as a bot's is; its
     standard input a pipe the test writes to."""
     process = BotProcess(cast(Any, None), "", cast(Any, None))
-    process.process = await asyncio.create_subprocess_exec(sys.executable, "-c", program, stdin=asyncio.subprocess.PIPE,
-                                                           stdout=asyncio.subprocess.PIPE,
-                                                           stderr=asyncio.subprocess.STDOUT)
-    process._pump = asyncio.get_running_loop().create_task(process._read_output())
+    await process.start([sys.executable, "-c", program], stdin=asyncio.subprocess.PIPE)
     return process
 
 
@@ -38,9 +35,9 @@ async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
 
 async def stopped(process: BotProcess) -> None:
     assert process.process is not None
-    process._hurry.set()  # (a pause the test made long would keep the pipe, and so the process's end, waiting)
     process.process.kill()
     await process.process.wait()
+    await process.stop()  # (a pause the test made long would keep the pipe open: it is closed)
 
 
 def test_a_byte_a_write_is_read_many_bytes_a_read() -> None:
