@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import copy
 import os
+import re
 import sys
 import urllib.parse
 import time
@@ -50,13 +51,30 @@ from arena.rpc.observations import codec_for_family, families_with_codecs
 _EOF = grpc.aio.EOF
 # Status codes meaning "the referee went away or is closing": a bot then simply exits.
 _GONE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+_WAIT_SAID = re.compile(r"(?:wait|try again in) (\d+(?:\.\d+)?) s\b")  # in a refusal for a while
 
 AgentFactory = Callable[[], Agent]
 AgentSource = Union[Agent, AgentFactory]  # an agent (copied per stream), or a factory called per stream
 
 
 class BotRefused(RuntimeError):
-    """The referee refused the bot's Hello (bad token, wrong protocol version...)."""
+    """The referee refused the bot's Hello (bad token, wrong protocol version...). `retry_after_s`: for a refusal
+    that holds for a while only (its address paused for wrong tokens, streams opened too fast), the seconds the
+    referee said to wait (0.0 where it did not say); None for one that holds (a remote bot stops on it)."""
+
+    def __init__(self, message: str, retry_after_s: Optional[float] = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def _stream_refused(code: grpc.StatusCode, details: Optional[str]) -> BotRefused:
+    """What the referee's end of a stream says to the bot: RESOURCE_EXHAUSTED is for a while ("wait N s", "try
+    again in N s"); anything else holds."""
+    message = f"the referee ended the stream: {code.name}: {details}"
+    if code != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return BotRefused(message)
+    said = _WAIT_SAID.search(details or "")
+    return BotRefused(message, float(said.group(1)) if said else 0.0)
 
 
 @dataclass(frozen=True)
@@ -180,11 +198,11 @@ async def _serve_streams(stub: BotStub, hello: BotMessage, agent: Agent, games: 
         except grpc.aio.AioRpcError as error:
             if error.code() in _GONE:
                 return
-            raise BotRefused(f"the referee ended the stream: {error.code().name}: {error.details()}") from None
+            raise _stream_refused(error.code(), error.details()) from None
         if not finished:  # the referee closed the stream without a match: it is shutting down
             code = await call.code()
             if code not in _GONE and code != grpc.StatusCode.OK:
-                raise BotRefused(f"the referee ended the stream: {code.name}: {await call.details()}")
+                raise _stream_refused(code, await call.details())
             return
         tally.played += 1
 
@@ -388,7 +406,8 @@ RETRY_S = 5.0  # a remote bot that lost its referee tries again at least this of
 
 def _serve_until_done(agents: list[Agent], settings: BotSettings) -> None:
     """Serve matches; a remote bot (settings.reconnect) connects again whenever the connection is lost or the
-    referee closes (or was not there), until its --matches are played: it says each try, which waits at
+    referee closes (or was not there, or refused it for a while: after the wait the referee said), until its
+    --matches are played: it says each try, which waits at
     most RETRY_S to connect, after a pause of 1, 2, 4, then RETRY_S seconds. (One event loop for every
     try: gRPC's poller outlives a loop, and complains when the next try's is a new one.)"""
     asyncio.run(_serve_and_retry(agents, settings))
@@ -397,6 +416,7 @@ def _serve_until_done(agents: list[Agent], settings: BotSettings) -> None:
 async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
     left = settings.max_matches
     tries = 0  # failed in a row
+    wait = 0.0  # what the referee said to wait, when it refused the bot for a while
     if settings.reconnect:
         settings = replace(settings, connect_timeout_s=min(settings.connect_timeout_s, RETRY_S))
     while True:
@@ -411,6 +431,10 @@ async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
             if not settings.reconnect or error.code() not in _GONE:
                 raise
             played, why = 0, f"lost the referee ({error.code().name})"
+        except BotRefused as error:  # refused for a while (its address paused): come back when it says
+            if not settings.reconnect or error.retry_after_s is None:
+                raise
+            played, why, wait = 0, str(error), error.retry_after_s
         if left is not None:
             left -= played
             if left <= 0:
@@ -418,7 +442,7 @@ async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
         if not settings.reconnect:
             return
         tries = 1 if played else tries + 1
-        pause = min(2.0 ** (tries - 1), RETRY_S)
+        pause, wait = max(min(2.0 ** (tries - 1), RETRY_S), wait), 0.0
         if settings.say is not None:
             settings.say(f"{why}; trying again in {pause:g} s (try {tries + 1})")
         await asyncio.sleep(pause)

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from arena.admission import ClientKey, Strikes
 from arena.bots import BUILTIN_BOTS
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.sdk import RETRY_S
@@ -64,3 +65,46 @@ def test_a_remote_bot_says_what_happens_and_comes_back_after_the_referee_restart
     finally:
         bot.kill()
         bot.wait()
+
+
+def test_a_remote_bot_refused_for_a_while_comes_back_after_the_wait_it_was_told(tmp_path: Path) -> None:
+    """A remote bot whose address is paused while it plays (a neighbour behind the same address guessed tokens) has
+    its next stream refused with how long to wait: it says so, waits, and comes back once the pause is over, where
+    it used to stop at the first refused stream. A wrong token still stops it."""
+    port = free_port()
+    token = "far-token-0123456789abcdef"
+    config = ServerConfig(port=port, bot_dirs=(BUILTIN_BOTS,), results_dir=None, remote_tokens={"far-py": token})
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+    log = tmp_path / "far.log"
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        clock = [1000.0]  # the pause's clock: it ends when the test says
+        strikes = referee.server.bots.strikes = Strikes(free=0, first_pause_s=1.0, clock=lambda: clock[0])
+        env["ARENA_REMOTE"] = f"arena://far-py:{token}@127.0.0.1:{port}"
+        with log.open("w") as stderr:
+            bot = subprocess.Popen([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py")], env=env, stderr=stderr)
+        try:
+            _wait_for(log, "connected to 127.0.0.1", 1, bot)
+            record = referee.run_match("major-general", ["far-py", "random"], seed=3)  # (its stream admitted)
+            assert record.result is not None and record.result.reason == "score"
+            waiting = referee.server.pool.remotes["far-py"].idle
+            deadline = time.monotonic() + 90
+            while not waiting:  # its next stream, admitted and waiting for a match
+                assert time.monotonic() < deadline and bot.poll() is None, log.read_text()
+                time.sleep(0.05)
+            strikes.failed(ClientKey.of("127.0.0.1"))  # its address paused: "try again in 1 s"
+            record = referee.run_match("major-general", ["random", "far-py"], seed=4)  # on the stream it had open
+            assert record.result is not None and record.result.reason == "score"
+            said = _wait_for(log, "(try 2)", 1, bot)  # its next stream: refused, told to wait
+            assert re.search(r"RESOURCE_EXHAUSTED: too many wrong tokens from ipv4:127\.0\.0\.1: try again in 1 s .*; "
+                             r"trying again in 1 s \(try 2\)", said), said
+            clock[0] += 2.0  # the pause is over: it comes back
+            _wait_for(log, "connected to 127.0.0.1", 2, bot)
+            record = referee.run_match("major-general", ["far-py", "random"], seed=5)
+            assert record.result is not None and record.result.reason == "score"
+        finally:
+            bot.kill()
+            bot.wait()
+        env["ARENA_REMOTE"] = f"arena://far-py:{'0' * 48}@127.0.0.1:{port}"  # a wrong token: it stops
+        wrong = subprocess.run([sys.executable, str(BUILTIN_BOTS / "random" / "bot.py")], env=env,
+                               capture_output=True, text=True, timeout=120)
+        assert wrong.returncode == 2 and "UNAUTHENTICATED" in wrong.stderr, wrong.stderr
