@@ -21,7 +21,6 @@ from arena.games.registry import game_modes
 from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
-from arena.referee.seeds import new_seed
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
 from arena.tournament.runner import entrant_kinds
 from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
@@ -52,7 +51,8 @@ def run(
                                    help="Play every rotation of a pairing on one deal and the same dice (cuts the luck "
                                         "between built-in agents, which cannot remember; refused with bot programs)."),
     name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it, or, "
-                                                             "once it is finished, plays its rounds once more."),
+                                                             "once it is finished, plays its rounds once more (with its "
+                                                             "own seed: another --seed is refused)."),
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m; "
                                                                "matches still running a little later are left for "
                                                                "resume); with GAME 'all', shared between the modes."),
@@ -106,9 +106,8 @@ def _specs(game_name: str, bots: str, format: str, rounds: int | None, seed: int
     games: list[Game] = ([mode.load(**options) for mode in game_modes()] if game_name == "all"
                          else [open_game(game_name, options)])
     resolve_bots(bots)  # fail early on a bad spec
-    tournament_seed = seed if seed is not None else new_seed()
     specs = [TournamentSpec(games=(game,), bots=tuple(resolve_bots(bots, game)), format=format, rounds=rounds,
-                            seed=tournament_seed,
+                            seed=seed,  # (none given: a new secret one; a tournament continued keeps its own)
                             name=name if name is None or len(games) == 1 else f"{name}/{game.name}",
                             settings={"duplicate": True} if duplicate else {})
              for game in games]

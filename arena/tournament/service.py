@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from arena.games.base import Game
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
 from arena.referee.players import PlayerKind
-from arena.referee.seeds import seat_salt
+from arena.referee.seeds import new_seed, seat_salt
 from arena.store import Store
 from arena.store.retry import first_line
 from arena.store.rows import TournamentRow
@@ -93,7 +93,7 @@ class TournamentSpec:
     bots: tuple[BotSpec, ...]
     format: str = "round-robin"
     rounds: int | None = None  # default: the format's
-    seed: int = 0
+    seed: int | None = 0  # None: a new secret one (a tournament continued keeps its own; one given must be it)
     name: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
 
@@ -135,7 +135,7 @@ def create(spec: TournamentSpec, store: Store,
         if existing is not None:
             finished = existing.status == "finished"
             check_same(store, existing, game, names, spec.format, None if finished else spec.rounds,
-                       bool(spec.settings.get("duplicate")))
+                       bool(spec.settings.get("duplicate")), spec.seed)
             if finished:
                 more = spec.rounds or default_rounds(spec.format, len(names))
                 if not get_format(existing.format).extendable:
@@ -149,7 +149,8 @@ def create(spec: TournamentSpec, store: Store,
         try:
             ids.append(create_tournament(
                 store, game=game, bots=list(spec.bots), format=spec.format,
-                rounds=spec.rounds or default_rounds(spec.format, len(spec.bots)), seed=spec.seed, name=label,
+                rounds=spec.rounds or default_rounds(spec.format, len(spec.bots)),
+                seed=spec.seed if spec.seed is not None else new_seed(), name=label,
                 settings={"bots": names, **spec.settings}))
         except FormatError as error:
             raise TournamentError(f"{game.name}: {error}") from None
@@ -157,8 +158,9 @@ def create(spec: TournamentSpec, store: Store,
 
 
 def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequence[str], format: str,
-               rounds: int | None, duplicate: bool = False) -> None:
-    """Refuse to continue a stored tournament under other settings (TournamentError)."""
+               rounds: int | None, duplicate: bool = False, seed: int | None = None) -> None:
+    """Refuse to continue a stored tournament under other settings (TournamentError); `seed`, where one is given,
+    must be its own (the error does not say which it is: a tournament's seed is a secret)."""
     stored_names = [store.bots.names([bot])[bot] for bot in store.tournaments.entries(existing.id)]
     differences = []
     if existing.game != game.name or existing.options != game.options:
@@ -171,6 +173,8 @@ def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequenc
         differences.append(f"bots {','.join(stored_names)}")
     if bool(existing.settings.get("duplicate")) != duplicate:
         differences.append("duplicate deals" if existing.settings.get("duplicate") else "a deal per game")
+    if seed is not None and seed != existing.seed:
+        differences.append("another seed (leave --seed out to continue it)")
     if differences:
         raise TournamentError(f"tournament {existing.label!r} already exists with {'; '.join(differences)}; "
                               "pick another name")

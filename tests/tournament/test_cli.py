@@ -77,6 +77,14 @@ def test_tournament_then_leaderboard_bot_and_export(capsys: pytest.CaptureFixtur
                        "--rounds", "2", "-j", "1", "--name", "cup", "--db", db, "--json")
     again = json.loads(out)["tournaments"][0]
     assert code == 0 and again["played"] == 12 and again["stored"] == again["expected"] == 24 and again["rounds"] == 4
+    # with its own seed too; with another, refused (a tournament cannot go on under another key), without saying it
+    code, out, _ = run(capsys, "tournament", "run", "major-general", "--bots", "a=random,b=random,c=random",
+                       "--rounds", "2", "-j", "1", "--seed", "3", "--name", "cup", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["tournaments"][0]["stored"] == 36
+    code, out, err = run(capsys, "tournament", "run", "major-general", "--bots", "a=random,b=random,c=random",
+                         "--rounds", "2", "-j", "1", "--seed", "4", "--name", "cup", "--db", db, "--json")
+    assert code == 2 and "tournament 'cup' already exists with another seed (leave --seed out to continue it)" in err
+    assert not any(digit in err.split("'cup'")[1] for digit in "0123456789"), err  # (its seed is not told)
 
 
 def test_ladder_adds_to_the_pool(capsys: pytest.CaptureFixture[str], db: str) -> None:
