@@ -203,6 +203,8 @@ class BotProcess:
             assert self.process is not None
             plan.started(self.process.pid)
         except BaseException:
+            if self.is_running:  # (started, then something failed: not left running unwatched)
+                self.kill_tree()
             await self._close_socket()
             self._cleanup()
             raise
@@ -210,20 +212,32 @@ class BotProcess:
 
     async def start(self, argv: Sequence[str], *, stdin: int = asyncio.subprocess.DEVNULL, **options: Any) -> None:
         """Start `argv` (`options`: asyncio.create_subprocess_exec's) with its output (stdout and stderr, one pipe)
-        read into `output` by an OutputReader."""
+        read into `output` by an OutputReader. The reader is connected first, so that no await lies between the
+        spawn and the return (a cancel during the spawn kills the child, as asyncio does; one after it would leave
+        the child running unwatched)."""
         read_end, write_end = os.pipe()
         try:
-            try:
-                self.process = await asyncio.create_subprocess_exec(
-                    *argv, stdin=stdin, stdout=write_end, stderr=asyncio.subprocess.STDOUT, **options)
-            finally:
-                os.close(write_end)
             pipe = os.fdopen(read_end, "rb", buffering=0)
         except BaseException:
             os.close(read_end)
+            os.close(write_end)
             raise
         tail = self.output
-        _, self._reader = await asyncio.get_running_loop().connect_read_pipe(lambda: OutputReader(tail), pipe)
+        try:
+            transport, reader = await asyncio.get_running_loop().connect_read_pipe(lambda: OutputReader(tail), pipe)
+        except BaseException:
+            pipe.close()
+            os.close(write_end)
+            raise
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *argv, stdin=stdin, stdout=write_end, stderr=asyncio.subprocess.STDOUT, **options)
+        except BaseException:
+            transport.close()
+            raise
+        finally:
+            os.close(write_end)
+        self._reader = reader
 
     async def drain_output(self, timeout_s: float = 0.5) -> None:
         """Wait until what the program had written when this is called is read: its last words, however long a
@@ -374,6 +388,7 @@ class BotProcess:
                 await asyncio.wait_for(asyncio.shield(self._reader.closed), 1.0)
             except TimeoutError:
                 self._reader.close()
+                await asyncio.shield(self._reader.closed)  # (its descriptor closed before this returns)
         await self._close_socket()
         self._cleanup()
 
