@@ -118,7 +118,7 @@ def test_a_match_a_worker_cannot_play_comes_back_as_an_infrastructure_fault_with
 def test_unordered_results_come_as_they_finish(queue: str) -> None:
     """What a ladder service asks for: a slow match first in the list does not keep a fast one behind it."""
     slow = SeatBot(3, "slow", "1", PlayerKind.AGENT, "mcts:iterations=2000")
-    jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (slow, slow)),
+    jobs = [MatchJob(1, 0, 0, 0, "major-general", {}, 7, (slow, SEAT_B)),  # a second or more: mcts thinks
             MatchJob(1, 0, 1, 0, "major-general", {}, 8, (SEAT_B, SEAT_B))]
     with CeleryExecutor(REDIS_URL, 2, queue) as executor:
         outcomes = list(executor.run(jobs, ordered=False))
@@ -218,8 +218,8 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
     name = f"arena-test-kill-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile()
     store = Store.open(f"sqlite:///{tmp_path / 'kill.db'}")
-    slow = "mcts:iterations=3000"  # a few seconds a match: time to kill the worker in the middle of one
-    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b={slow}"),
+    slow = "mcts:iterations=3000"  # its decisions take a few seconds a match: time to kill the worker mid-match
+    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b=random"),
                                    format="round-robin", rounds=1, seed=4)
     first = start_worker(name, log, REDIS_URL)
     second = None

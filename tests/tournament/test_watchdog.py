@@ -19,6 +19,15 @@ fork_only = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_metho
                                reason="the test agents reach the workers by forking")
 
 
+class _SoonStopped(AgentLimits):
+    """The limits with a second of room past the agents' own for the rules and the record (the pool's bound has
+    five; every match here is stuck, none needs the room): each of the four tries is stopped within two seconds,
+    not seven."""
+
+    def match_bound_s(self, seats: int) -> float:
+        return seats * self.match_s + self.decision_s + 1.0
+
+
 @fork_only
 def test_a_tournament_on_the_local_pool_finishes_past_a_never_answering_agent(
         store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,7 +54,7 @@ def test_the_pool_stops_a_worker_its_agent_blocks_and_gives_the_match_up_once(
     monkeypatch.setitem(AGENTS, "test-blocked", BlockedAgent)
     tournament = create_tournament(store, game=load_game(GAME), bots=parse_bots("test-blocked,random"),
                                    format="round-robin", rounds=1, seed=8)
-    limits = AgentLimits(decision_s=0.2, match_s=0.3)
+    limits = _SoonStopped(decision_s=0.2, match_s=0.3)
     with LocalPoolExecutor(2, start_method="fork", limits=limits) as executor:
         summary = TournamentRunner(store, tournament, executor, retries=1).run()
     assert summary.finished and summary.stored == 2

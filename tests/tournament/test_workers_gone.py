@@ -28,8 +28,8 @@ def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_pat
     queue = f"arena-test-gone-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile()
     store = Store.open(f"sqlite:///{tmp_path / 'gone.db'}")
-    slow = "mcts:iterations=3000"  # a few seconds a match: time to kill the worker in the middle of one
-    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b={slow}"),
+    slow = "mcts:iterations=3000"  # its decisions take a few seconds a match: time to kill the worker mid-match
+    tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b=random"),
                                    format="round-robin", rounds=2, seed=4)
     said: list[str | None] = []
     first = start_worker(queue, log)

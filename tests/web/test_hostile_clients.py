@@ -75,12 +75,38 @@ class Web:
         return self.log.read_text()
 
 
+def with_an_owner(db: str) -> None:
+    """A database with one owner, as `arena owner add ann` leaves it (a web server never makes one), made here:
+    a process of its own for it took a second or more of each server's start."""
+    from arena.store import Store
+    from arena.submissions import hash_token
+
+    store = Store.open(db)
+    try:
+        assert store.owners.add("ann", hash_token("ann-token"))
+    finally:
+        store.close()
+
+
+def _start_web(tmp: Path) -> Web:
+    db = f"sqlite:///{tmp / 'web.db'}"
+    with_an_owner(db)
+    return Web(db, tmp, "--header-timeout", "1", "--connections-per-address", "8", "--open-signup")
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One server for the module's tests: each counts against caps and rate limits of addresses of its own (the
+    sign-ups and the sign-ins of 127.0.0.1 are one test's alone), and leaves no connection open."""
+    server = _start_web(tmp_path_factory.mktemp("web"))
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def web(tmp_path: Path) -> Any:
-    db = f"sqlite:///{tmp_path / 'web.db'}"
-    assert subprocess.run([sys.executable, "-c", "from arena.cli.main import run; run()", "owner", "add", "ann",
-                           "--db", db, "--json"], capture_output=True).returncode == 0
-    server = Web(db, tmp_path, "--header-timeout", "1", "--connections-per-address", "8", "--open-signup")
+def own_web(tmp_path: Path) -> Any:
+    """A server of the test's own (a test that stops it to read its whole log)."""
+    server = _start_web(tmp_path)
     yield server
     server.stop()
 
@@ -142,7 +168,8 @@ def test_a_huge_body_is_refused_before_it_is_read(web: Web) -> None:
     assert web.resident_mb() - before < 50
 
 
-def test_a_form_body_to_a_json_route_is_a_415_and_its_token_reaches_no_log(web: Web) -> None:
+def test_a_form_body_to_a_json_route_is_a_415_and_its_token_reaches_no_log(own_web: Web) -> None:
+    web = own_web
     secret = "form-secret-token-3b1c9"
     status, answer = web.request("POST", "/api/owner/session", f"token={secret}".encode(),
                                  {"Content-Type": "application/x-www-form-urlencoded"})

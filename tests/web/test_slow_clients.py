@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import select
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.web.test_hostile_clients import Web, closed_by_server
+from tests.web.test_hostile_clients import Web, closed_by_server, with_an_owner
 
 SLOW_POST = (b"POST /api/owner/session HTTP/1.1\r\nHost: arena\r\nContent-Type: application/json\r\n"
              b"Content-Length: %d\r\nExpect: 100-continue\r\n%s\r\n")
@@ -26,8 +24,7 @@ SLOW_POST = (b"POST /api/owner/session HTTP/1.1\r\nHost: arena\r\nContent-Type: 
 def start(tmp_path: Path, *options: str) -> Web:
     db = f"sqlite:///{tmp_path / 'web.db'}"
     if not (tmp_path / "web.db").exists():
-        assert subprocess.run([sys.executable, "-c", "from arena.cli.main import run; run()", "owner", "add", "ann",
-                               "--db", db, "--json"], capture_output=True).returncode == 0
+        with_an_owner(db)
     return Web(db, tmp_path, *options)
 
 
