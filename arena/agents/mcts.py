@@ -9,10 +9,10 @@ by UCB over the iterations in which it was available ("availability counts"). Ro
 moves for `depth` steps and on to a quiet position (the family's lookahead boundary: the end of
 the move under way), where the family's evaluation scores them (its knowledge module,
 arena/games/<family>/knowledge.py). `turn_aware` (the analysis' searches; the player keeps the plain evaluation):
-where the family has `turn_values`, which credit the turn to come to the side that plays it, leaves are valued
-by them, and every move's start below the root is seeded like the root (each move's evaluation where it
-leaves the position, `prior_visits` virtual visits), so the replies a short search ranks are the likely ones,
-not the first it happened to try.
+where the family has `turn_values`, which credit the turn to come to the side that plays it, leaves (and the
+root's prior) are valued by them. (Seeding every turn's start below the root like the root, so that a short
+search ranks the likely replies, doubled the analysis' cost; its first turn's start alone still cost a quarter
+more: both left out.)
 
 At the root, the greedy lookahead (arena/agents/greedy.py) values every legal move; each starts
 with `prior_visits` virtual visits at that value, and only the `candidates` best are searched
@@ -105,19 +105,6 @@ def rollout(state: State, depth: int, knowledge: FamilyKnowledge, rng: random.Ra
     return knowledge.values(state)
 
 
-def _uct_choice(children: dict[int, Node], legal: list[int], c: float) -> tuple[Node, int]:
-    """The child UCT picks among the `legal` moves' (every one tried; each was available once more)."""
-    best_child, best_action, best_score = None, legal[0], -math.inf
-    for action in legal:
-        child = children[action]
-        child.available += 1
-        score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
-        if score > best_score:
-            best_child, best_action, best_score = child, action, score
-    assert best_child is not None  # (legal is not empty)
-    return best_child, best_action
-
-
 @dataclass(frozen=True)
 class MoveValues:
     """A search's verdict on a position: per searched move, its mean value for the mover (in [-1, 1]) and
@@ -178,7 +165,6 @@ class MCTSAgent(Agent):
             raise ValueError("candidates must be >= 0 (0: every legal move)")
         self.candidates = int(candidates)
         self.turn_aware = bool(turn_aware)
-        self._turn_priors = False  # (set by reset: turn_aware, in a family with turn_values)
         self._root_actions: list[int] = []
         self.rng = random.Random(0)
         self.last_iterations = 0  # iterations run for the last decision
@@ -191,7 +177,6 @@ class MCTSAgent(Agent):
         self.rng = random.Random(seed)
         knowledge = knowledge_for(game)
         self.knowledge: FamilyKnowledge = knowledge.turn_aware() if self.turn_aware else knowledge
-        self._turn_priors = self.turn_aware and knowledge.turn_values is not None and self.prior_visits > 0
         self._lookahead = GreedyAgent()
         self._lookahead.reset(game, seat, seed ^ 0x5EED)
         self._lookahead.knowledge = self.knowledge  # (the prior values the root's moves as the rollouts' leaves)
@@ -300,16 +285,15 @@ class MCTSAgent(Agent):
         self.last_iterations = done
         self.last_seconds = time.perf_counter() - started
 
-    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float],
-                   nodes: Optional[int] = None) -> bool:
-        """Seed unvisited moves of `root` (the root, or a node where `seat` moves) with the greedy lookahead's
-        values (its budget, `nodes` or its own, shared by them), as `prior_visits` virtual visits; False when the
-        deadline came first (some values are then the evaluation of where a move stood, not of where it ends)."""
+    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float]) -> bool:
+        """Seed unvisited root moves with the greedy lookahead's values (its budget shared by them), as
+        `prior_visits` virtual visits; False when the deadline came first (some values are then the
+        evaluation of where a move stood, not of where it ends)."""
         weight = self.prior_visits
         unvalued = [action for action in legal if action not in root.children]
         if not unvalued:
             return True
-        values = self._lookahead.action_values(world, seat, unvalued, nodes=nodes, deadline=deadline)
+        values = self._lookahead.action_values(world, seat, unvalued, deadline=deadline)
         for action, value in values.items():
             child = root.children[action] = Node()
             child.visits = child.available = weight
@@ -370,8 +354,6 @@ class MCTSAgent(Agent):
                 node.key = observation_key(state.observation(seat))
             legal = self._root_actions if node is root else state.legal_actions()
             children = node.children
-            if self._turn_priors and node is not root:
-                self._seed_turn(node, state, player, legal)
             untried = [action for action in legal if action not in children]
             if untried:
                 action = untried[0] if len(untried) == 1 else rng.choice(untried)
@@ -379,7 +361,14 @@ class MCTSAgent(Agent):
                 state.apply_action(action)
                 movers.append(player)
                 break
-            best_child, best_action = _uct_choice(children, legal, c)
+            best_child, best_action, best_score = None, legal[0], -math.inf
+            for action in legal:
+                child = children[action]
+                child.available += 1
+                score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
+                if score > best_score:
+                    best_child, best_action, best_score = child, action, score
+            assert best_child is not None  # (legal is not empty)
             state.apply_action(best_action)
             path.append(best_child)
             movers.append(player)
@@ -391,13 +380,6 @@ class MCTSAgent(Agent):
                 node.total += values[mover]
         if len(path) > 1 and movers[1] >= 0:  # the root's child: its noise (the analysis' standard errors)
             path[1].squares += values[movers[1]] ** 2
-
-    def _seed_turn(self, node: Node, state: State, player: int, legal: list[int]) -> None:
-        """A turn's start below the root, reached for the first time: its moves seeded like the root's, each
-        with its evaluation where it leaves the position (turn-aware searches)."""
-        boundary = self.knowledge.is_lookahead_boundary
-        if not node.children and boundary is not None and boundary(state):
-            self._add_prior(node, state, player, legal, None, nodes=len(legal))
 
     def _rollout(self, state: State) -> list[float]:
         return rollout(state, self.depth, self.knowledge, self.rng)

@@ -207,7 +207,7 @@ def test_a_turn_aware_search_changes_nothing_where_the_family_has_no_turn_values
     assert found[0] == found[1]
 
 
-def test_a_turn_aware_search_values_major_general_by_its_turn_values_and_seeds_each_turn() -> None:
+def test_a_turn_aware_search_values_major_general_by_its_turn_values() -> None:
     game, state = first_decision("major-general", skip=0)
     seat = state.current_player()
     plain, aware = MCTSAgent(iterations=60, keep_tree=False), MCTSAgent(iterations=60, keep_tree=False,
