@@ -23,9 +23,9 @@ measure_optimism.py; interpolated between the budgets measured, arena/analysis/c
 every chance, so the two sides' chances at one position add to 1 on average.
 Whose turn it is the search takes into account where the family says how (its knowledge's `turn_values`: Major
 General): its searches are turn-aware (arena/agents/mcts.py), their leaves valued with the turn to come credited
-to the side that plays it; the static chance is read the same way. (Seeding the turns' starts in the tree with
-their moves' values as well, so that a short search ranks the other side's likely replies, helped the side on
-turn's flattery below a little more but cost twice the CPU: left out.) Without
+to the side that plays it, and the other side's reply (the first turn's start below the root) seeded with its
+moves' values, so a short search ranks the likely replies, not the first it tried (the seed counts against the
+simulation budget, about what it costs); the static chance is read the same way. Without
 that, searched at the start of a turn, a shallow search credits the side on turn with the turn it plays better
 than the reply the other side will make, and both sides' searches share that within the turn, so the sums above
 miss it. `Analysis.turn_sums` measures it (from one turn's start to the next, bench/analysis_quality.py's
