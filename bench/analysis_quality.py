@@ -346,7 +346,8 @@ def _noise(game: Any, rng: random.Random, matches: int, budget: Budget, seeds: i
         for index, step in enumerate(record.steps):
             if not step.is_chance and index % 3 == 0 and len(state.legal_actions()) >= 3:
                 seat, legal, seen = state.current_player(), state.legal_actions(), state.observation(state.current_player())
-                chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
+                chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False,
+                                    turn_aware=True)
                 chooser.reset(game, seat, derive_seed(record.seed, index))
                 best = chooser.move_values(DecisionRequest(seat, legal, seen), include=(step.action,)).best
                 if best != step.action:

@@ -9,6 +9,9 @@ A family declares its knowledge module (arena.games.family.GameFamily.knowledge)
     is_lookahead_boundary(state) -> bool    (optional) where greedy stops looking ahead
     value_features(state) -> list[float]    (optional) what the luck's value model reads (arena.luck)
     settle(state) -> State                  (optional) a chance outcome's own consequence played out
+    turn_values(state) -> list[float]       (optional) every seat's value with the turn to come credited to the
+                                            side that plays it (the analysis' searches, arena/analysis/match.py,
+                                            whose leaves fall on either side's turn; the players keep `values`)
 
 A family without one still plays with greedy and mcts: its evaluation is the neutral 0 until the
 game ends (so MCTS rollouts decide), and `scripted` says it has no strategy.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Callable, Optional
 
@@ -47,6 +50,11 @@ class FamilyKnowledge:
     has_evaluation: bool
     value_features: Optional[Features] = None
     settle: Optional[Settle] = None
+    turn_values: Optional[Values] = None
+
+    def turn_aware(self) -> FamilyKnowledge:
+        """This knowledge valuing positions by its `turn_values` where the family has them (else itself)."""
+        return self if self.turn_values is None else replace(self, values=self.turn_values)
 
 
 def neutral_values(state: State) -> list[float]:
@@ -88,7 +96,8 @@ def knowledge_for(game: Game) -> FamilyKnowledge:
         module = importlib.import_module(module_name)
         known = FamilyKnowledge(name, _values_from(module), getattr(module, "scripted_action", None),
                                 getattr(module, "is_lookahead_boundary", None), True,
-                                getattr(module, "value_features", None), getattr(module, "settle", None))
+                                getattr(module, "value_features", None), getattr(module, "settle", None),
+                                getattr(module, "turn_values", None))
     _CACHE[game.name] = known
     return known
 

@@ -8,7 +8,13 @@ together; `open_loop=false` branches on them). A move that is not legal in every
 by UCB over the iterations in which it was available ("availability counts"). Rollouts play random
 moves for `depth` steps and on to a quiet position (the family's lookahead boundary: the end of
 the move under way), where the family's evaluation scores them (its knowledge module,
-arena/games/<family>/knowledge.py).
+arena/games/<family>/knowledge.py). `turn_aware` (the analysis' searches; the player keeps the plain evaluation):
+where the family has `turn_values`, which credit the turn to come to the side that plays it, leaves (and the
+root's prior) are valued by them, and the first turn's start below the root (the other side's reply) is seeded
+like the root (each move's evaluation where it leaves the position, `prior_visits` virtual visits), so a short
+search ranks the likely replies, not the first it tried. A seed of n moves counts as n // SEED_SHARE iterations
+of the budget (about its CPU: each move is played); deeper turn starts are not seeded (seeding them all doubled
+the analysis' CPU).
 
 At the root, the greedy lookahead (arena/agents/greedy.py) values every legal move; each starts
 with `prior_visits` virtual visits at that value, and only the `candidates` best are searched
@@ -39,6 +45,7 @@ from arena.games.base import CHANCE, JSON, TERMINAL, Game, State
 DEFAULT_ITERATIONS = 400
 MAX_SETTLE_STEPS = 40  # steps a rollout may add after `depth` to reach a quiet position
 KEY_SEARCH_LIMIT = 50_000  # nodes looked at when finding the new position in the kept tree
+SEED_SHARE = 3  # moves seeded at a turn's start (each played) per iteration of the budget they count for
 
 
 class Node:
@@ -101,6 +108,19 @@ def rollout(state: State, depth: int, knowledge: FamilyKnowledge, rng: random.Ra
     return knowledge.values(state)
 
 
+def _uct_choice(children: dict[int, Node], legal: list[int], c: float) -> tuple[Node, int]:
+    """The child UCT picks among the `legal` moves' (every one tried; each was available once more)."""
+    best_child, best_action, best_score = None, legal[0], -math.inf
+    for action in legal:
+        child = children[action]
+        child.available += 1
+        score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
+        if score > best_score:
+            best_child, best_action, best_score = child, action, score
+    assert best_child is not None  # (legal is not empty)
+    return best_child, best_action
+
+
 @dataclass(frozen=True)
 class MoveValues:
     """A search's verdict on a position: per searched move, its mean value for the mover (in [-1, 1]) and
@@ -135,6 +155,7 @@ class MCTSAgent(Agent):
         open_loop: bool = True,
         minor_share: float = 0.5,
         candidates: int = 4,
+        turn_aware: bool = False,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -159,6 +180,8 @@ class MCTSAgent(Agent):
         if candidates < 0:
             raise ValueError("candidates must be >= 0 (0: every legal move)")
         self.candidates = int(candidates)
+        self.turn_aware = bool(turn_aware)
+        self._turn_priors = False
         self._root_actions: list[int] = []
         self.rng = random.Random(0)
         self.last_iterations = 0  # iterations run for the last decision
@@ -169,9 +192,12 @@ class MCTSAgent(Agent):
     def reset(self, game: Game, seat: int, seed: int) -> None:
         super().reset(game, seat, seed)
         self.rng = random.Random(seed)
-        self.knowledge: FamilyKnowledge = knowledge_for(game)
+        knowledge = knowledge_for(game)
+        self.knowledge: FamilyKnowledge = knowledge.turn_aware() if self.turn_aware else knowledge
         self._lookahead = GreedyAgent()
         self._lookahead.reset(game, seat, seed ^ 0x5EED)
+        self._turn_priors = self.turn_aware and knowledge.turn_values is not None and self.prior_visits > 0
+        self._lookahead.knowledge = self.knowledge  # (the prior values the root's moves as the rollouts' leaves)
         self._kept = None
 
     def close(self) -> None:
@@ -270,14 +296,14 @@ class MCTSAgent(Agent):
                 world = world.clone()
             else:
                 world = pool[rng.randrange(pool_size)].clone()
-            self._iterate(root, world, seat)
-            done += 1
+            done += 1 + self._iterate(root, world, seat)  # (and the seeds it made)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_iterations = done
         self.last_seconds = time.perf_counter() - started
 
-    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float]) -> bool:
+    def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float],
+                   nodes: Optional[int] = None) -> bool:
         """Seed unvisited root moves with the greedy lookahead's values (its budget shared by them), as
         `prior_visits` virtual visits; False when the deadline came first (some values are then the
         evaluation of where a move stood, not of where it ends)."""
@@ -285,7 +311,7 @@ class MCTSAgent(Agent):
         unvalued = [action for action in legal if action not in root.children]
         if not unvalued:
             return True
-        values = self._lookahead.action_values(world, seat, unvalued, deadline=deadline)
+        values = self._lookahead.action_values(world, seat, unvalued, nodes=nodes, deadline=deadline)
         for action, value in values.items():
             child = root.children[action] = Node()
             child.visits = child.available = weight
@@ -323,12 +349,16 @@ class MCTSAgent(Agent):
 
     # --- one iteration -----------------------------------------------------------------------
 
-    def _iterate(self, root: Node, state: State, seat: int) -> None:
+    def _iterate(self, root: Node, state: State, seat: int) -> int:
+        """One simulation from `state` (a world of the root's position); the iterations a seed it made counts
+        for."""
         rng = self.rng
         c = self.uct_c
         path = [root]
         movers = [CHANCE]
         node = root
+        seeding = self._turn_priors  # (until the first turn's start below the root on this path)
+        charged = 0
         while True:
             player = state.current_player()
             if player == TERMINAL:
@@ -346,6 +376,8 @@ class MCTSAgent(Agent):
                 node.key = observation_key(state.observation(seat))
             legal = self._root_actions if node is root else state.legal_actions()
             children = node.children
+            if seeding and node is not root:
+                seeding, charged = self._seed_reply(node, state, player, legal)
             untried = [action for action in legal if action not in children]
             if untried:
                 action = untried[0] if len(untried) == 1 else rng.choice(untried)
@@ -353,14 +385,7 @@ class MCTSAgent(Agent):
                 state.apply_action(action)
                 movers.append(player)
                 break
-            best_child, best_action, best_score = None, legal[0], -math.inf
-            for action in legal:
-                child = children[action]
-                child.available += 1
-                score = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
-                if score > best_score:
-                    best_child, best_action, best_score = child, action, score
-            assert best_child is not None  # (legal is not empty)
+            best_child, best_action = _uct_choice(children, legal, c)
             state.apply_action(best_action)
             path.append(best_child)
             movers.append(player)
@@ -372,6 +397,19 @@ class MCTSAgent(Agent):
                 node.total += values[mover]
         if len(path) > 1 and movers[1] >= 0:  # the root's child: its noise (the analysis' standard errors)
             path[1].squares += values[movers[1]] ** 2
+        return charged
+
+    def _seed_reply(self, node: Node, state: State, player: int, legal: list[int]) -> tuple[bool, int]:
+        """Seed the first turn's start below the root (the other side's reply), reached for the first time, like
+        the root (turn-aware searches). Whether to look on (`node` is not that turn's start), and the iterations
+        the seed counts for."""
+        boundary = self.knowledge.is_lookahead_boundary
+        if boundary is None or not boundary(state):
+            return True, 0
+        if node.children:
+            return False, 0
+        self._add_prior(node, state, player, legal, None, nodes=len(legal))
+        return False, len(legal) // SEED_SHARE
 
     def _rollout(self, state: State) -> list[float]:
         return rollout(state, self.depth, self.knowledge, self.rng)

@@ -21,10 +21,15 @@ The search flatters whoever is to move (searched from its own view it also sees,
 other side's cards); that optimism, measured per family and budget on matches of its own (arena/analysis/
 measure_optimism.py; interpolated between the budgets measured, arena/analysis/calibration.py), is taken off
 every chance, so the two sides' chances at one position add to 1 on average.
-Whose turn it is the search does not yet take into account: searched at the start of a turn, a shallow search
-credits the side on turn with the turn it plays better than the reply the other side will make, and both sides'
-searches share that within the turn, so the sums above miss it. `Analysis.turn_sums` measures it (from one
-turn's start to the next, bench/analysis_quality.py's "turn_sum"); it is not yet taken off.
+Whose turn it is the search takes into account where the family says how (its knowledge's `turn_values`: Major
+General): its searches are turn-aware (arena/agents/mcts.py), their leaves valued with the turn to come credited
+to the side that plays it, and the other side's reply (the first turn's start below the root) seeded with its
+moves' values, so a short search ranks the likely replies, not the first it tried (the seed counts against the
+simulation budget, about what it costs); the static chance is read the same way. Without
+that, searched at the start of a turn, a shallow search credits the side on turn with the turn it plays better
+than the reply the other side will make, and both sides' searches share that within the turn, so the sums above
+miss it. `Analysis.turn_sums` measures it (from one turn's start to the next, bench/analysis_quality.py's
+"turn_sum"); it is not taken off.
 The same record, seed and simulation budget give the same analysis.
 """
 
@@ -40,7 +45,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from arena.agents.base import DecisionRequest
-from arena.agents.knowledge import evaluate, knowledge_for
+from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
 from arena.analysis.calibration import optimism
 from arena.games.base import Game, State, points
@@ -343,7 +348,7 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     if len(legal) == 1:
         return DecisionEntry(decision, step, seat, label, label, math.nan, math.nan, 1, 0, 0.0, static, True, turn)
     half = _half(budget)
-    chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False)
+    chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False, turn_aware=True)
     chooser.reset(game, seat, search_seed(seed, decision, Search.CHOOSE))
     best = chooser.move_values(DecisionRequest(seat, legal, observation), include=(played,)).best
     before, after, uncertainty, judged = _judged(game, seat, legal, observation, played, best, half,
@@ -358,7 +363,7 @@ def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: i
     iterations run), from its simulations alone: the greedy lookahead's prior that guides it is left out of the
     values, for the chooser's search had the same prior (where there is nothing hidden, the very same), and a
     move it picked for a high prior would keep that luck; the same move played as the best one drops nothing."""
-    judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False)
+    judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False, turn_aware=True)
     judge.reset(game, seat, seed)
     valued = judge.move_values(DecisionRequest(seat, legal, observation), include=(played, best))
     value_best, visits_best = valued.simulated[best]
@@ -410,11 +415,12 @@ def _static_chance(game: Game, observation: Any, seat: int, seed: int) -> float:
     """Arena's static evaluation of the position for `seat`, as a chance, averaged over worlds the seat could
     be in (never the record's hidden truth)."""
     rng = random.Random(seed)
+    values = knowledge_for(game).turn_aware().values  # (the turn about to be played is the mover's)
     worlds = STATIC_WORLDS if game.info.has_hidden_information else 1
     total = 0.0
     for _ in range(worlds):
         world = game.determinize(observation, rng)
-        total += world.returns()[seat] if world.is_terminal() else evaluate(world, seat)
+        total += world.returns()[seat] if world.is_terminal() else values(world)[seat]
     return _chance(total / worlds)
 
 

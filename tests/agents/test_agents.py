@@ -193,3 +193,31 @@ def test_greedy_values_every_legal_action_and_picks_the_best() -> None:
     assert all(-1.0 <= value <= 1.0 for value in values.values())
     chosen = agent.act(request_for(state))
     assert values[chosen] == pytest.approx(max(values.values()))
+
+
+def test_a_turn_aware_search_changes_nothing_where_the_family_has_no_turn_values() -> None:
+    """`turn_aware` (the analysis' searches) reads the family's turn_values; General Orders has none, so its
+    search is the player's, move for move and value for value."""
+    game, state = first_decision("general-orders-wwii/island")
+    found = []
+    for turn_aware in (False, True):
+        agent = MCTSAgent(iterations=30, keep_tree=False, turn_aware=turn_aware)
+        agent.reset(game, state.current_player(), 9)
+        found.append(agent.move_values(request_for(state)))
+    assert found[0] == found[1]
+
+
+def test_a_turn_aware_search_values_major_general_by_its_turn_values() -> None:
+    game, state = first_decision("major-general", skip=0)
+    seat = state.current_player()
+    plain, aware = MCTSAgent(iterations=60, keep_tree=False), MCTSAgent(iterations=60, keep_tree=False,
+                                                                         turn_aware=True)
+    for agent in (plain, aware):
+        agent.reset(game, seat, 9)
+    assert aware.knowledge.values is knowledge_for(game).turn_values
+    assert plain.knowledge.values is knowledge_for(game).values
+    valued = aware.move_values(request_for(state))
+    assert valued.best in state.legal_actions() and aware.last_iterations >= 60
+    again = MCTSAgent(iterations=60, keep_tree=False, turn_aware=True)
+    again.reset(game, seat, 9)
+    assert again.move_values(request_for(state)) == valued  # (the same seed: the same search)

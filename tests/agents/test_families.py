@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -240,3 +241,24 @@ def test_sengoku_script_beats_random_from_observations_only() -> None:
         agents[seat] = make_agent("scripted")
         record = play_match(game, agents, 40 + seat)
         assert record.result is not None and record.result.ranking[seat] == 0
+
+
+def test_major_general_turn_values_credit_the_coming_turn_to_the_side_that_plays_it() -> None:
+    """The analysis' evaluation (turn_values): the first mover's coming turn is worth TEMPO_FIRST points, the
+    second mover's TEMPO_SECOND (it answers the first mover's turn); the players' evaluation is unchanged."""
+    yellow_on_turn = position(active=YELLOW)  # (Yellow moved first)
+    red_on_turn = position(active=RED)
+    scale = mg_knowledge.SCALE
+    assert mg_knowledge.values(yellow_on_turn) == pytest.approx(mg_knowledge.values(red_on_turn))
+    assert mg_knowledge.values(yellow_on_turn) == pytest.approx([0.0, 0.0], abs=1e-9)
+    first, second = mg_knowledge.TEMPO_FIRST, mg_knowledge.TEMPO_SECOND
+    assert mg_knowledge.turn_values(yellow_on_turn)[YELLOW] == pytest.approx(math.tanh(first / scale))
+    assert mg_knowledge.turn_values(red_on_turn)[RED] == pytest.approx(math.tanh(second / scale))
+    assert mg_knowledge.TEMPO_SECOND > mg_knowledge.TEMPO_FIRST > 0
+    # Yellow's card played: its turn under way or over, the next card is Red's
+    yellow_on_turn.apply_action(play_action(card_with("deploy", "move"), 1, "deploy"))
+    assert mg_knowledge.next_to_play(yellow_on_turn) == RED
+    assert mg_knowledge.turn_values(yellow_on_turn)[RED] > mg_knowledge.values(yellow_on_turn)[RED]
+    assert knowledge_for(load_game("major-general")).turn_aware().values is mg_knowledge.turn_values
+    alpine = knowledge_for(load_game("general-orders-wwii/alpine"))
+    assert alpine.turn_values is None and alpine.turn_aware() is alpine

@@ -112,3 +112,9 @@ def test_luck_rollouts() -> None:
              "correlation luck_per_event cpu_s_per_game command")
     has_keys(figures["correlation"], "r low high")
     has_keys(figures["luck_per_event"], "events mean low high")
+
+
+def test_mg_tempo() -> None:
+    figures = run_bench("mg_tempo.py", "--games", "6")
+    has_keys(figures, "games seed turn_starts shipped all greedy_vs_greedy")
+    has_keys(figures["all"], "tempo_first tempo_second mse mse_without error_without error_shipped error_fitted")
