@@ -239,11 +239,14 @@ class BotProcess:
             os.close(write_end)
         self._reader = reader
 
-    async def drain_output(self, timeout_s: float = 0.5) -> None:
+    async def drain_output(self, timeout_s: float = 0.5, most: Optional[int] = None) -> None:
         """Wait until what the program had written when this is called is read: its last words, however long a
         busy machine takes to read them. What is waited for is fixed now (a bot that writes on cannot hold this
-        up); `timeout_s` only bounds a reader that makes no progress."""
+        up), at most `most` bytes of it (a flood in a pipe it made large is read at OUTPUT_RATE: a decision does
+        not wait for all of it); `timeout_s` only bounds a reader that makes no progress."""
         written, reader = self._written(), self._reader
+        if written is not None and most is not None:
+            written = min(written, self.output.total + most)
         read, deadline, turns = self.output.total, time.monotonic() + timeout_s, 0
         while written is not None and self.output.total < written and reader is not None and not reader.closed.done():
             if self.output.total > read:  # progress: the bound is on a reader that makes none

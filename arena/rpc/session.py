@@ -33,6 +33,8 @@ TRANSPORT_MESSAGE_LIMIT = 4 * 1024 * 1024
 CUT_WAIT_S = 0.25  # after the stream's end, how long to wait to see whether the transport cut it
 CRASH_WAIT_S = 2.0  # after a lost stream, how long to wait for the process to show it exited
 OUTPUT_SETTLE_S = 0.5  # how long a decision waits for its lines to be read while no progress is made
+OUTPUT_SETTLE_BYTES = 64 * 1024  # at most this much of what a bot wrote before its answer is waited for (a pipe's
+# default size: a bot that enlarged its pipe and flooded it does not hold each decision for seconds)
 
 _EOF = grpc.aio.EOF
 _MAYBE_A_LIMIT = (Termination.DISCONNECT, Termination.CRASH, Termination.TIMEOUT)
@@ -170,7 +172,8 @@ class BotSession(SeatPort):
             decision = reply.decision
             process = self.process
             if process is not None and process.manifest.concurrency == 1 and process.has_unread_output():
-                await process.drain_output(OUTPUT_SETTLE_S)  # what it wrote before it answered is this decision's
+                # what it wrote before it answered is this decision's (a pipe's worth at most)
+                await process.drain_output(OUTPUT_SETTLE_S, OUTPUT_SETTLE_BYTES)
             return Answer(decision.sequence, decision.action, decision.think_us / 1e6, decision.note,
                           self._output_of_decision())
         kind = reply.WhichOneof("kind")

@@ -88,3 +88,24 @@ def test_a_line_written_before_the_answer_is_counted_or_in_the_pipe_when_both_co
         return [await one() for _ in range(10)]
 
     assert asyncio.run(scenario()) == [True] * 10
+
+
+def test_a_decision_waits_for_a_pipe_s_worth_of_a_flood_in_a_pipe_made_large_not_for_all_of_it() -> None:
+    """A bot that makes its output pipe 1 MiB (F_SETPIPE_SZ) and floods it: a decision's drain waits for at most
+    `most` bytes of what is in the pipe (it took ~4 s a decision to read a full 1 MiB pipe at the output rate)."""
+    most = 64 * 1024
+
+    async def scenario() -> tuple[int, int]:
+        process = await started("import fcntl, os\nfcntl.fcntl(1, 1031, 1 << 20)\nwhile True: os.write(1, b'x' * 65536)")
+        while (process._written() or 0) - process.output.total < 4 * most:  # a flood waits in the large pipe
+            await asyncio.sleep(0.01)
+        before = process.output.total
+        await process.drain_output(30.0, most)
+        read = process.output.total - before
+        unread = (process._written() or 0) - process.output.total
+        await stopped(process)
+        return read, unread
+
+    read, unread = asyncio.run(scenario())
+    assert most <= read <= most + 65536, read  # a pipe's worth (and the read that reached it), not the rest
+    assert unread > 0, unread
