@@ -304,9 +304,10 @@ class MCTSAgent(Agent):
 
     def _add_prior(self, root: Node, world: State, seat: int, legal: list[int], deadline: Optional[float],
                    nodes: Optional[int] = None) -> bool:
-        """Seed unvisited root moves with the greedy lookahead's values (its budget shared by them), as
-        `prior_visits` virtual visits; False when the deadline came first (some values are then the
-        evaluation of where a move stood, not of where it ends)."""
+        """Seed unvisited moves of `root` (the search's root, or a turn-aware search's reply node) with the greedy
+        lookahead's values (its budget, or `nodes` positions, shared by them), as `prior_visits` virtual visits;
+        False when the deadline came first (some values are then the evaluation of where a move stood, not of
+        where it ends)."""
         weight = self.prior_visits
         unvalued = [action for action in legal if action not in root.children]
         if not unvalued:

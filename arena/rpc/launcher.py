@@ -259,7 +259,7 @@ class BotProcess:
             turns += 1
 
     def has_unread_output(self) -> bool:
-        """True when the program has written something not read yet (in its pipe, or read from it but not taken)."""
+        """True when the program has written something not read yet (still in its pipe)."""
         written = self._written()
         return written is not None and written > self.output.total
 

@@ -407,19 +407,19 @@ RETRY_S = 5.0  # a remote bot that lost its referee tries again at least this of
 def _serve_until_done(agents: list[Agent], settings: BotSettings) -> None:
     """Serve matches; a remote bot (settings.reconnect) connects again whenever the connection is lost or the
     referee closes (or was not there, or refused it for a while: after the wait the referee said), until its
-    --matches are played: it says each try, which waits at
-    most RETRY_S to connect, after a pause of 1, 2, 4, then RETRY_S seconds. (One event loop for every
-    try: gRPC's poller outlives a loop, and complains when the next try's is a new one.)"""
+    --matches are played: it says each try, which waits at most RETRY_S to connect, after a pause of 1, 2, 4,
+    then RETRY_S seconds. (One event loop for every try: gRPC's poller outlives a loop, and complains when the
+    next try's is a new one.)"""
     asyncio.run(_serve_and_retry(agents, settings))
 
 
 async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
     left = settings.max_matches
     tries = 0  # failed in a row
-    wait = 0.0  # what the referee said to wait, when it refused the bot for a while
     if settings.reconnect:
         settings = replace(settings, connect_timeout_s=min(settings.connect_timeout_s, RETRY_S))
     while True:
+        wait = 0.0  # what the referee said to wait, when it refused the bot for a while
         try:
             played = await serve_matches(_handing_out(agents), replace(settings, max_matches=left))
             why = "the referee closed the connection"
@@ -442,7 +442,7 @@ async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
         if not settings.reconnect:
             return
         tries = 1 if played else tries + 1
-        pause, wait = max(min(2.0 ** (tries - 1), RETRY_S), wait), 0.0
+        pause = max(min(2.0 ** (tries - 1), RETRY_S), wait)
         if settings.say is not None:
             settings.say(f"{why}; trying again in {pause:g} s (try {tries + 1})")
         await asyncio.sleep(pause)

@@ -52,8 +52,8 @@ MATERIAL_WEIGHT = 0.35
 # played: it answers every one, and nothing answers its last) much. Fitted (least squares of the chance against
 # the result) at the turn starts of 6,000 matches, 2/3 greedy against greedy, 1/3 greedy against random:
 # 0.33 and 3.03 over all of them, 0.34 and 3.54 between greedy players (`python bench/mg_tempo.py`: 6,000
-# matches, seed 7). Without them the first mover's chance is 0.12 too high at the second mover's turn starts (0.16
-# between greedy players); with them 0.00 (0.02).
+# matches, seed 7); the second mover's taken between its two fits. Without them the first mover's chance is 0.12 too
+# high at the second mover's turn starts (0.16 between greedy players); with them 0.00 (0.02).
 TEMPO_FIRST = 0.33
 TEMPO_SECOND = 3.25
 SCENARIO_BY_ID = {scenario.id: scenario for scenario in SCENARIOS}
