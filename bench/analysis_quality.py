@@ -13,9 +13,10 @@ the move greedy's lookahead likes least. Printed, in one run:
   and the seat's base rate (the mean result of the mover's seat in the sample); goal on unequal matches: no
   worse than the static evaluation's;
 - bias: the mean of "before" less the mover's result (goal: within +-0.01);
-- opponent_model: a trial (not in the analysis yet): the static evaluation's chance where either side's moves
-  lost WEAK_DROP or more on average over the match (a weak player, by the search's own drops), else the
-  search's; its Brier (goal: no worse than the better of the two, in both settings), and each player's mean drop;
+- players_model: the chances as the two players play (arena.analysis.players: "expected", each side going on
+  losing what its moves lost on average, its form measured on the setting's other matches, never this one),
+  their Brier and bias against the results (goals: Brier no worse than the better of the search's and the
+  static evaluation's, bias within +-0.015, in both settings), and each player's form;
 - per_budget (with --budgets 100,400): the same matches analysed at each budget, bias and sum with their 95%
   intervals and the turning points per match (goals: bias within +-0.015, sum within 1 +- 0.01 at each);
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
@@ -60,6 +61,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -69,6 +71,7 @@ from arena.agents.base import DecisionRequest  # noqa: E402
 from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
 from arena.analysis.calibration import optimism  # noqa: E402
 from arena.analysis.match import analyse_decision  # noqa: E402
+from arena.analysis.players import form_of  # noqa: E402
 from arena.games.base import CHANCE, points  # noqa: E402
 from arena.games.registry import family_of, load_game  # noqa: E402
 from arena.ratings.stats import mean_interval, wilson_interval  # noqa: E402
@@ -87,7 +90,6 @@ NOISE = 0.1  # the playout players' chance of a random move (a spread of continu
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
 NOISE_SEEDS = 4  # independent searches per decision checked
-WEAK_DROP = 0.02  # the trial opponent model's weak player: its moves lose this much chance or more on average
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1",
          "--budgets", "10,12", "--noise-matches", "1"]
 
@@ -416,29 +418,23 @@ def _mean(values: list[float]) -> float | None:
     return round(statistics.fmean(values), 4) if values else None
 
 
-def _mean_drops(analysis: Analysis) -> list[float]:
-    """Per seat, the mean drop of its searched decisions (how much its moves lost, as the search judges them)."""
-    drops: list[list[float]] = [[], []]
-    for entry in analysis.entries:
-        if not entry.forced:
-            drops[entry.seat].append(entry.drop)
-    return [statistics.fmean(values) if values else 0.0 for values in drops]
-
-
-def _opponent_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> dict[str, Any]:
-    """A trial model of the players (not in the analysis yet): where either side's moves lost WEAK_DROP or more
-    on average over the match (a weak player: the search's chance assumes both play on like the search), the
-    static evaluation's chance, else the search's; its Brier against the results, and each player's mean drop."""
-    chosen, by_player = [], {}
-    for analysis, seats in zip(analyses, specs):
-        drops = _mean_drops(analysis)
-        for seat, player in enumerate(seats):
-            by_player.setdefault(player, []).append(drops[seat])
-        for entry, result in _entries_with_results(analysis):
-            weak = max(drops) >= WEAK_DROP and entry.static is not None
-            chosen.append(((entry.static if weak else entry.before) - result) ** 2)
-    return {"weak_drop": WEAK_DROP, "brier": round(statistics.fmean(chosen), 4) if chosen else None,
-            "mean_drop": {player: round(statistics.fmean(values), 4) for player, values in sorted(by_player.items())}}
+def _players_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> dict[str, Any]:
+    """The players' model (arena.analysis.players) judged against the results: each match's chances as its
+    players play, their forms measured on the setting's other matches (never the match itself); its Brier and
+    bias, and each player's form (mean drop a searched decision)."""
+    rows, by_player = [], {}
+    for index, (analysis, seats) in enumerate(zip(analyses, specs)):
+        history = [(other, seat, player) for at, (other, those) in enumerate(zip(analyses, specs)) if at != index
+                   for seat, player in enumerate(those)]
+        first, second = (form_of((other.entries, seat) for other, seat, who in history if who == player) for player in seats)
+        if first is None or second is None:
+            continue
+        chances = replace(analysis, players=(first, second)).expected() or []
+        rows += [(chance, analysis.result[entry.seat]) for chance, entry in zip(chances, analysis.entries)]
+        by_player.update({seats[0]: round(first.drop, 4), seats[1]: round(second.drop, 4)})
+    return {"brier": round(statistics.fmean((p - r) ** 2 for p, r in rows), 4) if rows else None,
+            "bias": round(statistics.fmean(p - r for p, r in rows), 4) if rows else None,
+            "decisions": len(rows), "form": dict(sorted(by_player.items()))}
 
 
 def _calibration(analyses: list[Analysis]) -> dict[str, Any]:
@@ -499,7 +495,7 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
         "brier": round(statistics.fmean((e.before - r) ** 2 for e, r in rows), 4),
         "brier_static": round(statistics.fmean((e.static - r) ** 2 for e, r in rows if e.static is not None), 4),
         "brier_base_rate": round(statistics.fmean((base[e.seat] - r) ** 2 for e, r in rows), 4),
-        "opponent_model": _opponent_model(analyses, seats),
+        "players_model": _players_model(analyses, seats),
         "bias": round(statistics.fmean(e.before - r for e, r in rows), 4),
         "sum": round(statistics.fmean(sums), 4) if sums else None, "sums": len(sums),
         "jaccard": round(statistics.fmean(jaccards), 3) if jaccards else None,
@@ -540,7 +536,12 @@ def _goals(per: dict[str, Any]) -> dict[str, bool]:
         goals.update({
             "bias within 0.01": all(abs(s["bias"]) <= 0.01 for s in settings),
             "sum within 1 +- 0.01": all(s["sum"] is not None and abs(s["sum"] - 1) <= 0.01 for s in settings),
-            "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"]})
+            "brier no worse than static (unequal)": per["unequal"]["brier"] <= per["unequal"]["brier_static"],
+            "as the players play: brier no worse than search or static": all(
+                s["players_model"]["brier"] is not None
+                and s["players_model"]["brier"] <= min(s["brier"], s["brier_static"]) for s in settings),
+            "as the players play: bias within 0.015": all(
+                s["players_model"]["bias"] is not None and abs(s["players_model"]["bias"]) <= 0.015 for s in settings)})
         for budget in per["equal"]["per_budget"]:
             at = [s["per_budget"][budget] for s in settings]
             goals[f"at {budget}: bias within 0.015"] = all(figures["bias"] is not None and abs(figures["bias"]) <= 0.015
@@ -569,8 +570,9 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
               f"anchor (one search, as before): brier {s['anchor']['brier']}, bias {s['anchor']['bias']:+}, "
               f"sum {s['anchor']['sum']}; continuity early {s['continuity']['early']} "
               f"({s['continuity']['early_pairs']}), later {s['continuity']['later']} ({s['continuity']['later_pairs']})")
-        model = s["opponent_model"]
-        print(f"{name} {setting:8}: trial opponent model brier {model['brier']} (mean drops {model['mean_drop']})")
+        model = s["players_model"]
+        print(f"{name} {setting:8}: as the players play: brier {model['brier']}, bias {model['bias']} "
+              f"({model['decisions']} decisions; forms {model['form']})")
         for budget, at in s["per_budget"].items():
             print(f"{name} {setting:8} at {budget}: bias {at['bias']:+} [{at['bias_low']:+}, {at['bias_high']:+}] "
                   f"({at['decisions']}), sum {at['sum']} [{at['sum_low']}, {at['sum_high']}] ({at['sums']}), "

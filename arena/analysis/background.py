@@ -21,17 +21,21 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from arena.analysis.match import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
+from arena.analysis.match import DEFAULT_BUDGET, Analysis, AnalysisError, Budget, analyse_record
+from arena.analysis.players import PlayerForm, form_of
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
 from arena.store import Store
+from arena.store.rows import StoredMatch
 
 POLL_S = 1.0
 SHARE = 0.2  # of a core, at least, while the machine is busy (when it had to wait for one)
 BUSY = 0.9  # it had to wait: it got less CPU time than this share of the wall time that passed
 WINDOW_S = 0.25  # its use is measured over this long (at least), between two decisions
 LONGEST_REST_S = 5.0
+HISTORY = 50  # a player's form is measured on at most this many of its most recent other analysed matches
 
 
 class CpuShare:
@@ -84,11 +88,27 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
                 failed.add(match_id)
                 on_match(match_id, False, f"match {match_id} not analysed: {error}")
                 continue
+            analysis = replace(analysis, players=stored_forms(store, found, analysis.budget))
             store.analyses.save(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
             done += 1
             on_match(match_id, True, f"match {match_id} analysed: {len(analysis.entries)} decisions in "
                                f"{analysis.seconds:.1f}s, {len(analysis.turning_points)} turning point(s)")
     return done
+
+
+def stored_forms(store: Store, match: StoredMatch, budget: str) -> tuple[PlayerForm, PlayerForm] | None:
+    """Both seats' forms in a stored match, from their other analysed matches of its game at `budget` (None unless
+    both are known)."""
+    if len(match.seats) != 2:
+        return None
+    forms = []
+    for seat in sorted(match.seats, key=lambda one: one.seat):
+        played = store.analyses.of_bot(seat.bot_id, match.game, budget, leave_out=match.id, limit=HISTORY)
+        form = form_of((Analysis.from_compressed(data).entries, where) for where, data in played)
+        if form is None:
+            return None
+        forms.append(form)
+    return forms[0], forms[1]
 
 
 class BackgroundAnalyser:

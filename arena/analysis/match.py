@@ -48,6 +48,7 @@ from arena.agents.base import DecisionRequest
 from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
 from arena.analysis.calibration import optimism
+from arena.analysis.players import PlayerForm, expected_chances
 from arena.games.base import Game, State, points
 from arena.games.registry import family_of
 from arena.luck.measure import MatchLuck, measure_luck
@@ -185,6 +186,13 @@ class Analysis:
     #: analysis read back from its JSON keeps those, not the model that measured them (read back: model "", beta 1)
     luck: MatchLuck | None = None
     seconds: float = 0.0
+    #: each seat's form (arena.analysis.players: how its moves fared in its other analysed matches), where both
+    #: are known: the chances as these players play (`expected`) are then given beside the search's
+    players: tuple[PlayerForm, PlayerForm] | None = None
+
+    def expected(self) -> list[float] | None:
+        """Per decision, the mover's expected score as these players play (None without both players' forms)."""
+        return None if self.players is None else expected_chances(self.entries, self.players)
 
     def curve(self) -> list[list[float]]:
         """Per seat: its chance before each decision, then its final score (the curve's last point)."""
@@ -238,16 +246,22 @@ class Analysis:
     def to_json(self, timings: bool = True) -> dict[str, Any]:
         """The analysis as JSON; without `timings`, nothing in it depends on the machine or the moment (the same
         record, seed and budget give the same document)."""
+        chances = self.expected()
+        expected: list[float | None] = [None] * len(self.entries) if chances is None else list(chances)
         document = {"match": self.match, "game": self.game, "options": self.options, "budget": self.budget,
                     "seed": self.seed, "seat_names": self.seat_names,
                     "meaning": "each chance is the mover's expected score if both sides played on like Arena's "
-                               "search at this budget; 'static' is Arena's evaluation of the position instead",
+                               "search at this budget; 'static' is Arena's evaluation of the position instead; "
+                               "'expected', where both players' forms are known, is the mover's expected score "
+                               "as these players play (their moves' mean drop in their other analysed matches)",
                     "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
+                    "players": None if self.players is None else [form.to_json() for form in self.players],
                     "decisions": [{**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
                                    "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
                                    "static": None if entry.static is None else round(entry.static, 4),
+                                   "expected": None if chance is None else round(chance, 4),
                                    "moment": entry.moment}
-                                  for entry in self.entries],
+                                  for entry, chance in zip(self.entries, expected)],
                     "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
                                         "uncertainty": round(point.uncertainty, 4), "moment": point.moment}
                                        for point in self.turning_points],
@@ -271,7 +285,9 @@ class Analysis:
                    luck=None if not luck else MatchLuck("", 1.0, tuple((int(n), float(value))
                                                                        for n, value in luck.get("events", [])),
                                                         tuple(luck["seats"])),
-                   seconds=data.get("seconds", 0.0))
+                   seconds=data.get("seconds", 0.0),
+                   players=None if not data.get("players") else (PlayerForm.from_json(data["players"][0]),
+                                                                  PlayerForm.from_json(data["players"][1])))
 
     def compressed(self) -> bytes:
         return gzip.compress(json.dumps(self.to_json(), separators=(",", ":")).encode(), mtime=0)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import typer
 
 from arena.analysis import DEFAULT_BUDGET, AnalysisError, Budget, analyse_record
-from arena.analysis.background import analyse_pending
+from arena.analysis.background import analyse_pending, stored_forms
 from arena.cli.options import DB_OPTION, JSON_OPTION
 from arena.cli.settings import open_store, record_bytes
 from arena.cli.show import RunDisplay, console, fail, print_json, show_analysis
@@ -68,6 +69,9 @@ def analyse(
     except (AnalysisError, ReplayDivergence) as error:
         fail(f"{label}: {error}")
     if store is not None and match_id is not None:  # a stored match keeps its analysis
+        stored = store.matches.get(match_id)
+        if stored is not None:  # its players' forms, from their other analysed matches, where both are known
+            analysis = replace(analysis, players=stored_forms(store, stored, analysis.budget))
         store.analyses.save(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
     if json_output:
         document = analysis.to_json(timings=timings)

@@ -555,12 +555,29 @@ def _show_curves(analysis: Analysis, order: list[int], seat: int | None, bot: st
     """Each seat's chance curve, and the static evaluation's where the analysis has it."""
     curve = analysis.curve()
     static = _static_curve(analysis)
+    expected = _expected_start(analysis)
     for one in order:
         values = curve[one]
         line = f"  {_seat_label(analysis, one, seat, bot):<8} {sparkline(values)}  {values[0]:.0%} -> {values[-1]:.0%}"
         if static[one]:
             line += f"   static {static[one][0]:.0%} -> {static[one][-1]:.0%}"
+        if expected is not None:
+            line += f"   as they play {expected[one]:.0%} at the start"
         console.print(line, markup=False)
+    if analysis.players is not None:
+        forms = "; ".join(f"{analysis.seat_names[one]}'s moves lose {form.drop:.1%} of a game each ({form.matches} "
+                          f"match(es), {form.decisions} decisions)" for one, form in enumerate(analysis.players))
+        console.print(f"'as they play': the chance if each side goes on losing what its moves lost in its other "
+                      f"analysed matches: {forms}", style="dim", markup=False, soft_wrap=True)
+
+
+def _expected_start(analysis: Analysis) -> list[float] | None:
+    """Each seat's expected score at the first decision as the two players play (None without their forms)."""
+    chances = analysis.expected()
+    if not chances:
+        return None
+    first = chances[0] if analysis.entries[0].seat == 0 else 1.0 - chances[0]
+    return [first, 1.0 - first]
 
 
 def _show_seat_summaries(analysis: Analysis, order: list[int], seat: int | None, bot: str) -> None:

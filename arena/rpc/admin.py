@@ -97,10 +97,11 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
             await self._refuse(context)
 
     async def _refuse(self, context: grpc.aio.ServicerContext) -> None:
-        shut = self.strikes.shut_for(self._client(context))
+        client = self._client(context)
+        shut = self.strikes.shut_for(client)
         if shut > 0:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"too many wrong tokens from {self._client(context).address}: try again in "
+                                f"too many wrong tokens from {client.address}: try again in "
                                 f"{math.ceil(shut)} s")
         await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                             "admin calls need the referee's admin token ('authorization: Bearer <token>'; "

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, func, insert, select
 
-from arena.store.models import Match, MatchAnalysis, utcnow
+from arena.store.models import Match, MatchAnalysis, MatchSeat, utcnow
 from arena.store.retry import retried_on_lost_connection
 
 
@@ -37,6 +37,20 @@ class Analyses:
         with self.engine.connect() as conn:
             return conn.execute(select(MatchAnalysis.match_id).where(MatchAnalysis.match_id == match_id)).first() \
                 is not None
+
+    def of_bot(self, bot_id: int, game: str, budget: str, *, leave_out: int | None = None,
+               limit: int = 50) -> list[tuple[int, bytes]]:
+        """The bot's most recent analysed matches of `game` at `budget` (but `leave_out`): (its seat there, the
+        analysis, gzip-compressed JSON) each; what its form (arena.analysis.players) is measured on."""
+        query = (select(MatchSeat.seat, MatchAnalysis.data)
+                 .join(Match, Match.id == MatchSeat.match_id)
+                 .join(MatchAnalysis, MatchAnalysis.match_id == Match.id)
+                 .where(MatchSeat.bot_id == bot_id, Match.game == game, MatchAnalysis.budget == budget)
+                 .order_by(Match.id.desc()).limit(limit))
+        if leave_out is not None:
+            query = query.where(Match.id != leave_out)
+        with self.engine.connect() as conn:
+            return [(int(seat), bytes(data)) for seat, data in conn.execute(query)]
 
     def unanalysed(self, tournament_ids: Sequence[int], limit: int = 100) -> list[int]:
         """Ids of the tournaments' stored matches without an analysis, oldest first."""

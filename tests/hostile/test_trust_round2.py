@@ -312,6 +312,7 @@ def test_what_a_killed_referee_left_is_removed_at_the_next_start(hostile_bots: P
     groups = [path for path in Path("/sys/fs/cgroup").rglob(f"arena-{process.pid}") if path.is_dir()]
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
+    process.stdout.close()
     assert runtime.exists()  # left behind by the kill
     config = ServerConfig(port=None, bot_dirs=(), builtin_bots=False, results_dir=None)
     with BackgroundReferee(config, drain_s=0.0):

@@ -151,6 +151,8 @@ def test_serve_match_watch_and_graceful_stop(capsys: pytest.CaptureFixture[str],
         if server.poll() is None:
             server.kill()
             server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
 
 
 def test_serve_starts_with_the_good_bots_and_names_the_bad(tmp_path: Path) -> None:
@@ -186,3 +188,5 @@ def test_serve_starts_with_the_good_bots_and_names_the_bad(tmp_path: Path) -> No
         if server.poll() is None:
             server.kill()
             server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
