@@ -13,6 +13,9 @@
    (observation included) to holding the parsed Decision. The cycle, decision to decision (rules
    engine, chance and bookkeeping included), is printed too.
    Raw and referee are measured in alternating batches, so both see the same machine load.
+   Beside them, the protocol's own floor (`codec_p50_us`): the same raw stream carrying the real messages, a
+   Major General DecisionRequest encoded as the referee encodes it and the Decision parsed, the client answering
+   as the bot SDK does (typed messages both ways); `referee_over_codec_p50` is the referee's own share.
 3. throughput: 8 matches at once between trivial bots, back to back: decisions per second, and
    the CPU time per decision of the referee and of the bot processes (on a shared machine the
    wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
@@ -36,6 +39,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -50,9 +54,14 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 
 from arena.bots import BUILTIN_BOTS
-from arena.games.base import State  # noqa: E402
+from arena.games.base import CHANCE, State  # noqa: E402
+from arena.games.registry import load_game  # noqa: E402
 from arena.referee.record import Step  # noqa: E402
+from arena.referee.seats import Ask  # noqa: E402
+from arena.rpc.generated.bot_pb2 import BotMessage, RefereeMessage  # noqa: E402
+from arena.rpc.observations import codec_for_family  # noqa: E402
 from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
+from arena.rpc.session import encode_decision_request  # noqa: E402
 from arena.sandbox import SANDBOX_MODES, SandboxSettings  # noqa: E402
 
 RAW_SERVICE, RAW_METHOD = "bench.PingPong", "Play"
@@ -75,10 +84,11 @@ class RawPingPong:
     whatever it is sent, and opening a new stream when the server ends one (as a bot opens one per match), until
     it is told to stop."""
 
-    def __init__(self, streams: int = 1) -> None:
+    def __init__(self, streams: int = 1, codec: bool = False) -> None:
         self.server = grpc.aio.server()
         self.streams: asyncio.Queue[tuple[object, asyncio.Future[None]]] = asyncio.Queue()
         self.count = streams
+        self.codec = codec  # its client answers as the bot SDK does (see codec_client)
         self.client: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
@@ -95,7 +105,8 @@ class RawPingPong:
         self.server.add_insecure_port(address)
         await self.server.start()
         self.client = await asyncio.create_subprocess_exec(sys.executable, __file__, "--raw-client", address,
-                                                           "--raw-streams", str(self.count))
+                                                           "--raw-streams", str(self.count),
+                                                           *(["--codec"] if self.codec else []))
         self.stream = await self.streams.get()  # the one the ping-pongs go over
 
     async def round_trips(self, count: int, stream: tuple[object, asyncio.Future[None]] | None = None) -> list[float]:
@@ -107,6 +118,21 @@ class RawPingPong:
             started = clock()
             await context.write(PAYLOAD)  # type: ignore[attr-defined]
             await context.read()  # type: ignore[attr-defined]
+            times.append(clock() - started)
+        return times
+
+    async def codec_round_trips(self, asks: list[Ask]) -> list[float]:
+        """The protocol's own messages over the same raw stream, one per ask: a real DecisionRequest encoded as the
+        referee encodes it (observation included), its Decision parsed; seconds each, as the referee's round trip
+        is timed (from building the request to holding the parsed answer)."""
+        context = self.stream[0]
+        codec = codec_for_family("major-general")
+        clock = time.perf_counter
+        times = []
+        for ask in asks:
+            started = clock()
+            await context.write(encode_decision_request(ask, codec.fill, codec.field, True))  # type: ignore[attr-defined]
+            BotMessage.FromString(await context.read())  # type: ignore[attr-defined]
             times.append(clock() - started)
         return times
 
@@ -142,12 +168,50 @@ class RawPingPong:
     async def stop(self) -> None:
         streams = [self.stream] + [await self.streams.get() for _ in range(self.count - 1)]
         for context, ended in streams:  # the client's streams end, and it exits
-            await context.write(STOP)  # type: ignore[attr-defined]
+            if not self.codec:
+                await context.write(STOP)  # type: ignore[attr-defined]
             ended.set_result(None)
         if self.client is not None:
             await self.client.wait()
         await self.server.stop(None)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+async def codec_client(address: str) -> None:
+    """The codec anchor's client: one stream, each DecisionRequest answered as the bot SDK answers (typed messages
+    both ways, the first legal action), until the server ends the stream."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream(f"/{RAW_SERVICE}/{RAW_METHOD}", request_serializer=BotMessage.SerializeToString,
+                                     response_deserializer=RefereeMessage.FromString)()
+        await call.write(BotMessage())
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF or not message.HasField("decision_request"):
+                return
+            request = message.decision_request
+            legal = list(request.legal_actions)
+            reply = BotMessage()
+            reply.decision.sequence = request.sequence
+            reply.decision.action = legal[0]
+            await call.write(reply)
+
+
+def codec_asks(count: int, seed: int = 1) -> list[Ask]:
+    """Major General decisions of random games, as the referee asks them (the codec anchor's messages)."""
+    game = load_game("major-general")
+    rng = random.Random(seed)
+    asks: list[Ask] = []
+    state = game.new_initial_state()
+    while len(asks) < count:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        elif state.current_player() == CHANCE:
+            state.apply_action(state.sample_chance(rng))
+        else:
+            legal = state.legal_actions()
+            asks.append(Ask(len(asks) + 1, state.current_player(), legal, state.clone(), None, None, len(asks) + 1))
+            state.apply_action(rng.choice(legal))
+    return asks
 
 
 async def raw_client(address: str, streams: int) -> None:
@@ -305,8 +369,12 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
             launches[mode].append(await launch_time(mode))
     raw = RawPingPong(LANES)
     await raw.start()
+    codec = RawPingPong(1, codec=True)
+    await codec.start()
+    asks = codec_asks(200)
     servers = {mode: referee_server(mode) for mode in modes}
     raw_times: list[float] = []
+    codec_times: list[float] = []
     by_mode: dict[str, list[float]] = {mode: [] for mode in modes}
     cycle_times: list[float] = []
     try:
@@ -314,9 +382,11 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
             await server.start()
             await server.run_match("major-general", ["trivial", "trivial"], seed=999)  # launch and warm the bots
         await raw.round_trips(200)
+        await codec.codec_round_trips(asks)
         per_batch = max(1, decisions // BATCHES)
         for batch in range(BATCHES):  # alternate, so all see the same load on a shared machine
             raw_times += await raw.round_trips(per_batch)
+            codec_times += await codec.codec_round_trips([asks[n % len(asks)] for n in range(per_batch)])
             for mode, server in servers.items():
                 round_trips, cycles = await referee_decisions(server, per_batch, 10_000 * (batch + 1))
                 by_mode[mode] += round_trips
@@ -328,11 +398,13 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
         seat_decisions = max(1, round(counted / (LANES * matches_per_lane * 2)))  # a stream's, in a match
         raw_server_cpu_at_once = await raw.cpu_at_once(max(2000, decisions), seat_decisions)
         await raw.stop()
+        await codec.stop()
     finally:
         for server in servers.values():
             await server.stop()
     referee_times = by_mode[sandbox]
     raw_p50, referee_p50 = percentile(raw_times, 0.5), percentile(referee_times, 0.5)
+    codec_p50 = percentile(codec_times, 0.5)
     cpu_per_decision = referee_cpu + bots_cpu
     return {
         "sandbox": sandbox,
@@ -342,6 +414,11 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
         "referee_p50_us": round(referee_p50 * 1e6, 1),
         "referee_p99_us": round(percentile(referee_times, 0.99) * 1e6, 1),
         "ratio_p50": round(referee_p50 / raw_p50, 3),
+        # the protocol's own floor: raw gRPC carrying the real messages, encoded and parsed as the referee and the
+        # SDK do (no referee, no match); referee over it is the referee's own share
+        "codec_p50_us": round(codec_p50 * 1e6, 1),
+        "codec_ratio_p50": round(codec_p50 / raw_p50, 3),
+        "referee_over_codec_p50": round(referee_p50 / codec_p50, 3),
         "referee_cycle_p50_us": round(percentile(cycle_times, 0.5) * 1e6, 1),
         "referee_cycle_mean_us": round(statistics.fmean(cycle_times) * 1e6, 1),
         "decisions_per_s_8_matches": round(rate, 1),
@@ -378,9 +455,11 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=LAUNCHES, help=f"launches timed per mode (default {LAUNCHES})")
     parser.add_argument("--raw-client", metavar="ADDRESS", help=argparse.SUPPRESS)
     parser.add_argument("--raw-streams", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--codec", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.raw_client:
-        asyncio.run(raw_client(arguments.raw_client, arguments.raw_streams))
+        asyncio.run(codec_client(arguments.raw_client) if arguments.codec
+                    else raw_client(arguments.raw_client, arguments.raw_streams))
         return 0
     figures = asyncio.run(measure(arguments.decisions, arguments.matches_per_lane, arguments.sandbox,
                                   arguments.launches))
@@ -392,6 +471,9 @@ def main() -> int:
     print(f"raw grpc.aio ping-pong      p50 {figures['raw_p50_us']:8.1f} us   p99 {figures['raw_p99_us']:8.1f} us")
     print(f"referee decision round trip p50 {figures['referee_p50_us']:8.1f} us   p99 {figures['referee_p99_us']:8.1f} us")
     print(f"ratio referee/raw p50       {figures['ratio_p50']:.2f}   (target <= 1.5)")
+    print(f"the protocol's messages     p50 {figures['codec_p50_us']:8.1f} us   ({figures['codec_ratio_p50']:.2f}x raw: a "
+          f"real DecisionRequest encoded and its Decision parsed, as the referee and the SDK do, over raw gRPC); "
+          f"referee over it {figures['referee_over_codec_p50']:.2f}")
     print(f"decision to decision        p50 {figures['referee_cycle_p50_us']:8.1f} us   (rules engine and chance "
           "included)")
     print(f"8 concurrent matches        {figures['decisions_per_s_8_matches']:.0f} decisions/s "

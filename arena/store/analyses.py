@@ -39,10 +39,11 @@ class Analyses:
                 is not None
 
     def of_bot(self, bot_id: int, game: str, budget: str, *, leave_out: int | None = None,
-               limit: int = 50) -> list[tuple[int, bytes]]:
-        """The bot's most recent analysed matches of `game` at `budget` (but `leave_out`): (its seat there, the
-        analysis, gzip-compressed JSON) each; what its form (arena.analysis.players) is measured on."""
-        query = (select(MatchSeat.seat, MatchAnalysis.data)
+               limit: int = 50) -> list[tuple[int, int, bytes]]:
+        """The bot's most recent analysed matches of `game` at `budget` (but `leave_out`): (the match's id, the bot's
+        seat there, the analysis as gzip-compressed JSON) each; what its form (arena.analysis.players) is measured
+        on."""
+        query = (select(Match.id, MatchSeat.seat, MatchAnalysis.data)
                  .join(Match, Match.id == MatchSeat.match_id)
                  .join(MatchAnalysis, MatchAnalysis.match_id == Match.id)
                  .where(MatchSeat.bot_id == bot_id, Match.game == game, MatchAnalysis.budget == budget)
@@ -50,7 +51,7 @@ class Analyses:
         if leave_out is not None:
             query = query.where(Match.id != leave_out)
         with self.engine.connect() as conn:
-            return [(int(seat), bytes(data)) for seat, data in conn.execute(query)]
+            return [(int(match_id), int(seat), bytes(data)) for match_id, seat, data in conn.execute(query)]
 
     def unanalysed(self, tournament_ids: Sequence[int], limit: int = 100) -> list[int]:
         """Ids of the tournaments' stored matches without an analysis, oldest first."""

@@ -106,5 +106,6 @@ def test_a_stored_match_is_analysed_with_its_players_forms_from_their_other_matc
     assert all(entry["expected"] is not None for entry in document["decisions"])
     stored = store.analyses.get(last.id)
     assert stored is not None and Analysis.from_compressed(stored).players is not None
-    other_budget = store.analyses.of_bot(last.seats[0].bot_id, last.game, "400")
-    assert other_budget == []  # forms are measured at the analysis' own budget only
+    history = store.analyses.of_bot(last.seats[0].bot_id, last.game, "12", leave_out=last.id)
+    assert [match_id for match_id, _, _ in history] == sorted((m.id for m in matches[:-1]), reverse=True)
+    assert store.analyses.of_bot(last.seats[0].bot_id, last.game, "400") == []  # at the analysis' own budget only
