@@ -430,7 +430,8 @@ def _players_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> di
         if first is None or second is None:
             continue
         chances = replace(analysis, players=(first, second)).expected() or []
-        rows += [(chance, analysis.result[entry.seat]) for chance, entry in zip(chances, analysis.entries)]
+        rows += [(chance, analysis.result[entry.seat]) for chance, entry in zip(chances, analysis.entries)
+                 if not entry.forced]  # (the decisions the search's Brier and bias are over)
         by_player.update({seats[0]: round(first.drop, 4), seats[1]: round(second.drop, 4)})
     return {"brier": round(statistics.fmean((p - r) ** 2 for p, r in rows), 4) if rows else None,
             "bias": round(statistics.fmean(p - r for p, r in rows), 4) if rows else None,

@@ -55,8 +55,9 @@ class PlayerForm:
     per_match: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"drop": round(self.drop, 4), "decisions": self.decisions, "matches": self.matches,
-                "per_match": round(self.per_match, 2)}
+        # (to 6 places: the chances read back from the JSON are the ones written, to their 4)
+        return {"drop": round(self.drop, 6), "decisions": self.decisions, "matches": self.matches,
+                "per_match": round(self.per_match, 6)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlayerForm:
