@@ -426,7 +426,8 @@ def _players_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> di
     for index, (analysis, seats) in enumerate(zip(analyses, specs)):
         history = [(other, seat, player) for at, (other, those) in enumerate(zip(analyses, specs)) if at != index
                    for seat, player in enumerate(those)]
-        first, second = (form_of((other.entries, seat) for other, seat, who in history if who == player) for player in seats)
+        first, second = (form_of(other.searched_drops(seat) for other, seat, who in history if who == player)
+                         for player in seats)
         if first is None or second is None:
             continue
         chances = replace(analysis, players=(first, second)).expected() or []

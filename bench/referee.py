@@ -131,7 +131,8 @@ class RawPingPong:
         times = []
         for ask in asks:
             started = clock()
-            await context.write(encode_decision_request(ask, codec.fill, codec.field, True))  # type: ignore[attr-defined]
+            request = encode_decision_request(ask, codec.fill, codec.field, True)
+            await context.write(request)  # type: ignore[attr-defined]
             BotMessage.FromString(await context.read())  # type: ignore[attr-defined]
             times.append(clock() - started)
         return times

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from arena.analysis.match import DEFAULT_BUDGET, Analysis, AnalysisError, Budget, DecisionEntry, analyse_record
+from arena.analysis.match import DEFAULT_BUDGET, Analysis, AnalysisError, Budget, analyse_record
 from arena.analysis.players import PlayerForm, form_of
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
@@ -36,7 +36,7 @@ BUSY = 0.9  # it had to wait: it got less CPU time than this share of the wall t
 WINDOW_S = 0.25  # its use is measured over this long (at least), between two decisions
 LONGEST_REST_S = 5.0
 HISTORY = 50  # a player's form is measured on at most this many of its most recent other analysed matches
-READ_KEPT = 2000  # analyses kept read for the next matches' forms (then read afresh)
+READ_KEPT = 20_000  # analyses' drops kept for the next matches' forms (then read afresh)
 
 
 class CpuShare:
@@ -70,7 +70,7 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
     analysis and is not tried again. `between(done, total)` is called after each decision searched."""
     done = 0
     failed: set[int] = set()
-    read: dict[int, tuple[DecisionEntry, ...]] = {}  # the analyses read for players' forms, by match id
+    read: dict[int, tuple[list[float], ...]] = {}  # what the analyses read for players' forms said, by match id
     while not should_stop():
         batch = [match for match in store.analyses.unanalysed(tournaments, limit=50 + len(failed))
                  if match not in failed]
@@ -99,10 +99,10 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
 
 
 def stored_forms(store: Store, match: StoredMatch, budget: str,
-                 read: dict[int, tuple[DecisionEntry, ...]] | None = None) -> tuple[PlayerForm, PlayerForm] | None:
+                 read: dict[int, tuple[list[float], ...]] | None = None) -> tuple[PlayerForm, PlayerForm] | None:
     """Both seats' forms in a stored match, from their other analysed matches of its game at `budget` (None unless
-    both are known); `read` keeps the analyses read, by match id, for the next match's (an analysis once stored
-    is read once)."""
+    both are known); `read` keeps what the analyses read said (each seat's drops), by match id, for the next
+    match's (an analysis once stored is read once)."""
     if len(match.seats) != 2:
         return None
     read = {} if read is None else read
@@ -113,8 +113,9 @@ def stored_forms(store: Store, match: StoredMatch, budget: str,
         played = store.analyses.of_bot(seat.bot_id, match.game, budget, leave_out=match.id, limit=HISTORY)
         for match_id, _, data in played:
             if match_id not in read:
-                read[match_id] = Analysis.from_compressed(data).entries
-        form = form_of((read[match_id], where) for match_id, where, _ in played)
+                analysis = Analysis.from_compressed(data)
+                read[match_id] = tuple(analysis.searched_drops(one) for one in range(len(analysis.seat_names)))
+        form = form_of(read[match_id][where] for match_id, where, _ in played)
         if form is None:
             return None
         forms.append(form)

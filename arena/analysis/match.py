@@ -192,7 +192,13 @@ class Analysis:
 
     def expected(self) -> list[float] | None:
         """Per decision, the mover's expected score as these players play (None without both players' forms)."""
-        return None if self.players is None else expected_chances(self.entries, self.players)
+        if self.players is None:
+            return None
+        return expected_chances([(entry.seat, entry.before, entry.forced) for entry in self.entries], self.players)
+
+    def searched_drops(self, seat: int) -> list[float]:
+        """What each of a seat's searched decisions lost (its forced ones, not searched, left out)."""
+        return [entry.drop for entry in self.entries if entry.seat == seat and not entry.forced]
 
     def curve(self) -> list[list[float]]:
         """Per seat: its chance before each decision, then its final score (the curve's last point)."""
@@ -205,10 +211,9 @@ class Analysis:
         found = []
         marked = {point.seat for point in self.turning_points}
         for seat, values in enumerate(self.curve()):
-            own = [entry for entry in self.entries if entry.seat == seat and not entry.forced]
-            if seat in marked or not own or values[0] - values[-1] < SLIDE:
+            drops = self.searched_drops(seat)
+            if seat in marked or not drops or values[0] - values[-1] < SLIDE:
                 continue
-            drops = [entry.drop for entry in own]
             luck = self.luck.seats[seat] if self.luck is not None and seat < len(self.luck.seats) else None
             found.append(Slide(seat, values[0], values[-1], sum(drops), sum(1 for drop in drops if drop > 0),
                                max(drops), luck))

@@ -22,26 +22,10 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Iterable, Sequence
 
 MIN_DECISIONS = 20  # a player's form is measured on at least this many of its searched decisions
 WEAKER = 0.01  # a player is weaker when its moves lose this much of a game more a decision than the other's
-
-
-class Decision(Protocol):
-    """What the model reads of an analysed decision (arena.analysis.match.DecisionEntry)."""
-
-    @property
-    def seat(self) -> int: ...
-
-    @property
-    def before(self) -> float: ...
-
-    @property
-    def forced(self) -> bool: ...
-
-    @property
-    def drop(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -64,13 +48,12 @@ class PlayerForm:
         return cls(float(data["drop"]), int(data["decisions"]), int(data["matches"]), float(data["per_match"]))
 
 
-def form_of(played: Iterable[tuple[Sequence[Decision], int]]) -> PlayerForm | None:
-    """A player's form from its analysed matches (each match's decisions with the seat it sat in there); None
-    where they hold fewer than MIN_DECISIONS of its searched decisions."""
+def form_of(matches: Iterable[Sequence[float]]) -> PlayerForm | None:
+    """A player's form from its analysed matches: each match's drops of its searched decisions
+    (`Analysis.searched_drops`); None where they hold fewer than MIN_DECISIONS."""
+    counts = []
     drops: list[float] = []
-    counts: list[int] = []
-    for entries, seat in played:
-        own = [entry.drop for entry in entries if entry.seat == seat and not entry.forced]
+    for own in matches:
         drops += own
         counts.append(len(own))
     if len(drops) < MIN_DECISIONS:
@@ -78,19 +61,20 @@ def form_of(played: Iterable[tuple[Sequence[Decision], int]]) -> PlayerForm | No
     return PlayerForm(statistics.fmean(drops), len(drops), len(counts), statistics.fmean(counts))
 
 
-def expected_chances(entries: Sequence[Decision], forms: tuple[PlayerForm, PlayerForm]) -> list[float]:
-    """Per analysed decision, the mover's expected score as these two players play (see the module)."""
+def expected_chances(decisions: Sequence[tuple[int, float, bool]],
+                     forms: tuple[PlayerForm, PlayerForm]) -> list[float]:
+    """Per analysed decision, given as (its mover's seat, the mover's chance before it, whether it was forced),
+    the mover's expected score as these two players play (see the module)."""
     gap = forms[0].drop - forms[1].drop  # what seat 0's moves lose a decision more than seat 1's
     if abs(gap) < WEAKER:
-        return [entry.before for entry in entries]
+        return [before for _, before, _ in decisions]
     typical = statistics.fmean(form.per_match for form in forms)
     made = [0, 0]  # each seat's searched decisions so far
     chances = []
-    for entry in entries:
-        left = [max(0.0, typical - made[seat]) for seat in (0, 1)]
-        shift = (gap if entry.seat == 0 else -gap) / 2 * (left[0] + left[1])
-        chances.append(min(1.0, max(0.0, entry.before - shift)))
-        if not entry.forced:
-            made[entry.seat] += 1
+    for seat, before, forced in decisions:
+        left = [max(0.0, typical - made[one]) for one in (0, 1)]
+        shift = (gap if seat == 0 else -gap) / 2 * (left[0] + left[1])
+        chances.append(min(1.0, max(0.0, before - shift)))
+        if not forced:
+            made[seat] += 1
     return chances
-

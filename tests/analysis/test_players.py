@@ -32,31 +32,36 @@ def _match(drops: tuple[float, float], decisions: int = 10, before: float = 0.5,
     return Analysis("m", "major-general", {}, "400", 0, ("Yellow", "Red"), tuple(entries), result)
 
 
+def _moves(analysis: Analysis) -> list[tuple[int, float, bool]]:
+    return [(entry.seat, entry.before, entry.forced) for entry in analysis.entries]
+
+
 def test_a_form_is_the_mean_drop_of_a_players_searched_decisions_in_its_other_matches() -> None:
-    form = form_of([(_match((0.02, 0.0), decisions=15).entries, 0), (_match((0.0, 0.04), decisions=15).entries, 1)])
+    form = form_of([_match((0.02, 0.0), decisions=15).searched_drops(0),
+                    _match((0.0, 0.04), decisions=15).searched_drops(1)])
     assert form is not None and form.matches == 2
     searched_of_seat_1 = sum(1 for entry in _match((0.0, 0.04), decisions=15).entries
                              if entry.seat == 1 and not entry.forced)
     assert form.decisions == 15 + searched_of_seat_1 and searched_of_seat_1 < 15
     assert form.drop == pytest.approx((15 * 0.02 + searched_of_seat_1 * 0.04) / form.decisions)
     assert form.per_match == pytest.approx((15 + searched_of_seat_1) / 2)
-    assert form_of([(_match((0.02, 0.0), decisions=MIN_DECISIONS - 1).entries, 0)]) is None  # too little to tell
+    assert form_of([_match((0.02, 0.0), decisions=MIN_DECISIONS - 1).searched_drops(0)]) is None  # too little to tell
     assert form_of([]) is None
 
 
 def test_the_chance_as_they_play_takes_off_what_the_weaker_side_will_go_on_losing() -> None:
     analysis = _match((0.0, 0.0), before=0.5)
     strong, weak = PlayerForm(0.005, 200, 10, 10.0), PlayerForm(0.005 + 4 * WEAKER, 200, 10, 10.0)
-    chances = expected_chances(analysis.entries, (strong, weak))
+    chances = expected_chances(_moves(analysis), (strong, weak))
     # at the start both have 10 decisions left: seat 0 gains half the gap times 20 decisions
     assert chances[0] == pytest.approx(min(1.0, 0.5 + 2 * WEAKER * 20))
     assert chances[1] == pytest.approx(max(0.0, 0.5 - 2 * WEAKER * 19))  # seat 1 to move: the same, from its side
     seat0 = [chance for entry, chance in zip(analysis.entries, chances) if entry.seat == 0]
     assert seat0 == sorted(seat0, reverse=True) and seat0[-1] > 0.5  # less to come as the match goes on
     assert all(0.0 <= chance <= 1.0 for chance in chances)
-    assert expected_chances(analysis.entries, (weak, strong))[0] == pytest.approx(1 - chances[0])  # the mirror
+    assert expected_chances(_moves(analysis), (weak, strong))[0] == pytest.approx(1 - chances[0])  # the mirror
     like = PlayerForm(strong.drop + WEAKER / 2, 200, 10, 10.0)  # not clearly weaker: the search's chance stands
-    assert expected_chances(analysis.entries, (strong, like)) == [entry.before for entry in analysis.entries]
+    assert expected_chances(_moves(analysis), (strong, like)) == [entry.before for entry in analysis.entries]
 
 
 def test_the_forms_travel_with_the_analysis_and_old_analyses_have_none() -> None:
