@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import re
 import os
 import shutil
@@ -635,6 +636,47 @@ def test_a_match_lost_by_a_slide_says_so_under_its_chance_curve(browser: Any, tm
         analysis = browser.find_element(By.CSS_SELECTOR, ".analysis").text
         assert "No turning point" in analysis and "--budget 40" in analysis, analysis
         screenshot(browser, "match-lost-by-a-slide")
+        assert not script_errors(browser)
+    finally:
+        server.stop()
+
+
+def _with_forms(analysis: Any, record: MatchRecord) -> Any:
+    """The analysis with both players' forms: greedy's moves (seat 0) lose 0.4% a decision, random's 3.5% (as in
+    their other analysed matches)."""
+    from dataclasses import replace
+
+    from arena.analysis.players import PlayerForm
+
+    return replace(analysis, players=(PlayerForm(0.004, 120, 6, 20.0), PlayerForm(0.035, 90, 6, 15.0)))
+
+
+def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_path: Path) -> None:
+    """Where both players' forms are known, the page says each side's chance at the start as they play, in words
+    a person reads, and what each side's moves lose."""
+    from arena.analysis import Analysis
+
+    url, match_id = _stored_match_db(tmp_path / "forms.db", _with_forms)
+    store = Store.open(url)
+    try:
+        stored = store.analyses.get(match_id)
+        assert stored is not None
+        analysis = Analysis.from_compressed(stored)
+    finally:
+        store.close()
+    chances = analysis.expected()
+    assert chances is not None
+    seat0 = chances[0] if analysis.entries[0].seat == 0 else 1 - chances[0]
+    server = WebServer(url)
+    try:
+        open_page(browser, f"{server.url}/matches/{match_id}")
+        WebDriverWait(browser, 30, ignored_exceptions=STALE).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "[data-analysed='true'] .as-they-play"))
+        said = " ".join(browser.find_element(By.CSS_SELECTOR, ".as-they-play").text.split())
+        percent = lambda value: math.floor(value * 100 + 0.5)  # noqa: E731 (as the page rounds: Math.round)
+        assert f"As they play: greedy {percent(seat0)}%, random {percent(1 - seat0)}% at the start" in said, said
+        assert "greedy's moves lose 0.4% of a game each (6 match(es)); random's moves lose 3.5%" in said, said
+        assert "object" not in said and "undefined" not in said and "NaN" not in said
         assert not script_errors(browser)
     finally:
         server.stop()

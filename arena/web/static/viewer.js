@@ -419,6 +419,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
       chart.svg, chart.legend,
       h("p", { class: "muted" }, `${analysis.decisions.length} decisions searched from each mover's own view, ` +
         `budget ${analysis.budget} per decision; click the curve to go to a decision.`),
+      asTheyPlay(analysis, who),
       analysis.turning_points.length
         ? h("ol", { class: "turning-points" }, analysis.turning_points.map((p) =>
             h("li", { "data-step": p.step + 1 },
@@ -440,6 +441,17 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     chart.at(current);
   }
   function pct0(value) { return `${Math.round(value * 100)}%`; }
+  // The chances as these two players play (arena/analysis/players.py), where both players' forms are known.
+  function asTheyPlay(analysis, who) {
+    const first = analysis.decisions.length ? analysis.decisions[0] : null;
+    if (!analysis.players || !first || first.expected === null || first.expected === undefined) return null;
+    const seat0 = first.seat === 0 ? first.expected : 1 - first.expected;
+    const form = (seat) => `${who(seat)}'s moves lose ${(analysis.players[seat].drop * 100).toFixed(1)}% of a game ` +
+      `each (${analysis.players[seat].matches} match(es))`;
+    return h("p", { class: "as-they-play" },
+      `As they play: ${who(0)} ${pct0(seat0)}, ${who(1)} ${pct0(1 - seat0)} at the start, if each side goes on ` +
+      `losing what its moves lost in its other analysed matches: ${form(0)}; ${form(1)}.`);
+  }
   function markTurning() {
     for (const [step, p] of turning) {
       const row = list.querySelector(`[data-step="${step}"]`);
