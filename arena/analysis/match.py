@@ -42,7 +42,7 @@ import random
 import re
 import time
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from arena.agents.base import DecisionRequest
 from arena.agents.knowledge import knowledge_for
@@ -251,8 +251,7 @@ class Analysis:
     def to_json(self, timings: bool = True) -> dict[str, Any]:
         """The analysis as JSON; without `timings`, nothing in it depends on the machine or the moment (the same
         record, seed and budget give the same document)."""
-        chances = self.expected()
-        expected: list[float | None] = [None] * len(self.entries) if chances is None else list(chances)
+        expected: Sequence[float | None] = self.expected() or [None] * len(self.entries)
         document = {"match": self.match, "game": self.game, "options": self.options, "budget": self.budget,
                     "seed": self.seed, "seat_names": self.seat_names,
                     "meaning": "each chance is the mover's expected score if both sides played on like Arena's "
@@ -261,19 +260,12 @@ class Analysis:
                                "as these players play (their moves' mean drop in their other analysed matches)",
                     "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
                     "players": None if self.players is None else [form.to_json() for form in self.players],
-                    "decisions": [{**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
-                                   "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
-                                   "static": None if entry.static is None else round(entry.static, 4),
-                                   "expected": None if chance is None else round(chance, 4),
-                                   "moment": entry.moment}
-                                  for entry, chance in zip(self.entries, expected)],
+                    "decisions": [_decision_json(entry, chance) for entry, chance in zip(self.entries, expected)],
                     "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
                                         "uncertainty": round(point.uncertainty, 4), "moment": point.moment}
                                        for point in self.turning_points],
                     "slides": [slide.to_json() for slide in self.slides()], "closer_budget": self.closer_budget(),
-                    "luck": None if self.luck is None else {
-                        "seats": [round(value, 4) for value in self.luck.seats],
-                        "events": [[n, round(value, 4)] for n, value in self.luck.events]}}
+                    "luck": _luck_json(self.luck)}
         if timings:
             document["seconds"] = round(self.seconds, 3)
         return document
@@ -300,6 +292,25 @@ class Analysis:
     @classmethod
     def from_compressed(cls, data: bytes) -> Analysis:
         return cls.from_json(json.loads(gzip.decompress(data)))
+
+
+def _decision_json(entry: DecisionEntry, expected: float | None) -> dict[str, Any]:
+    """One decision of an analysis' JSON, its chances to 4 places; `expected`: as the players play, if known."""
+    return {**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
+            "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
+            "static": _rounded(entry.static), "expected": _rounded(expected), "moment": entry.moment}
+
+
+def _luck_json(luck: MatchLuck | None) -> dict[str, Any] | None:
+    """What the dice and draws gave each seat and seat 0 at each chance event, to 4 places (None: not measured)."""
+    if luck is None:
+        return None
+    return {"seats": [round(value, 4) for value in luck.seats],
+            "events": [[n, round(value, 4)] for n, value in luck.events]}
+
+
+def _rounded(chance: float | None) -> float | None:
+    return None if chance is None else round(chance, 4)
 
 
 def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, seed: int = 0,
