@@ -9,13 +9,16 @@
 2. referee: Major General matches through RefereeServer between two `arena/bots/trivial` seats (first
    legal action, through the bot SDK; its bot.toml lets one process play 16 matches at once, so
    here one process plays both seats, on two streams). Its round trip is what the referee
-   records for each decision as think + transport time: from building the DecisionRequest
-   (observation included) to holding the parsed Decision. The cycle, decision to decision (rules
-   engine, chance and bookkeeping included), is printed too.
+   records for each decision as think + transport time: from the DecisionRequest's leaving (it was
+   built, observation included, before: the referee's time, not the bot's) to holding the parsed
+   Decision. The cycle, decision to decision (rules engine, request building, chance and bookkeeping
+   included), is printed too.
    Raw and referee are measured in alternating batches, so both see the same machine load.
    Beside them, the protocol's own floor (`codec_p50_us`): the same raw stream carrying the real messages, a
    Major General DecisionRequest encoded as the referee encodes it and the Decision parsed, the client answering
-   as the bot SDK does (typed messages both ways); `referee_over_codec_p50` is the referee's own share.
+   as the bot SDK does (typed messages both ways); `referee_over_codec_p50` is the referee's own share. Both
+   round trips run from the request's leaving: building it (`request_build_p50_us`, the observation encoded) is
+   the referee's own time, before the bot's clock starts (as the referee times a decision since issue 44).
 3. throughput: 8 matches at once between trivial bots, back to back: decisions per second, and
    the CPU time per decision of the referee and of the bot processes (on a shared machine the
    wall-clock rate also depends on everyone else's load; cores / CPU per decision does not).
@@ -121,21 +124,24 @@ class RawPingPong:
             times.append(clock() - started)
         return times
 
-    async def codec_round_trips(self, asks: list[Ask]) -> list[float]:
+    async def codec_round_trips(self, asks: list[Ask]) -> tuple[list[float], list[float]]:
         """The protocol's own messages over the same raw stream, one per ask: a real DecisionRequest encoded as the
-        referee encodes it (observation included), its Decision parsed; seconds each, as the referee's round trip
-        is timed (from building the request to holding the parsed answer)."""
+        referee encodes it (observation included), its Decision parsed. Seconds each, as the referee's round trip
+        is timed (from the request's leaving to holding the parsed answer), and the seconds each request took to
+        build (the referee's own time, before the bot's clock starts)."""
         context = self.stream[0]
         codec = codec_for_family("major-general")
         clock = time.perf_counter
-        times = []
+        times, builds = [], []
         for ask in asks:
-            started = clock()
+            built = clock()
             request = encode_decision_request(ask, codec.fill, codec.field, True)
+            started = clock()
             await context.write(request)  # type: ignore[attr-defined]
             BotMessage.FromString(await context.read())  # type: ignore[attr-defined]
             times.append(clock() - started)
-        return times
+            builds.append(started - built)
+        return times, builds
 
     async def cpu_per_round_trip(self, count: int) -> tuple[float, float]:
         """CPU seconds per ping-pong of this (server) process and of the client process, one stream at a time."""
@@ -376,6 +382,7 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
     servers = {mode: referee_server(mode) for mode in modes}
     raw_times: list[float] = []
     codec_times: list[float] = []
+    build_times: list[float] = []
     by_mode: dict[str, list[float]] = {mode: [] for mode in modes}
     cycle_times: list[float] = []
     try:
@@ -383,11 +390,13 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
             await server.start()
             await server.run_match("major-general", ["trivial", "trivial"], seed=999)  # launch and warm the bots
         await raw.round_trips(200)
-        await codec.codec_round_trips(asks)
+        await codec.codec_round_trips(asks)  # (warm)
         per_batch = max(1, decisions // BATCHES)
         for batch in range(BATCHES):  # alternate, so all see the same load on a shared machine
             raw_times += await raw.round_trips(per_batch)
-            codec_times += await codec.codec_round_trips([asks[n % len(asks)] for n in range(per_batch)])
+            trips, builds = await codec.codec_round_trips([asks[n % len(asks)] for n in range(per_batch)])
+            codec_times += trips
+            build_times += builds
             for mode, server in servers.items():
                 round_trips, cycles = await referee_decisions(server, per_batch, 10_000 * (batch + 1))
                 by_mode[mode] += round_trips
@@ -415,9 +424,11 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
         "referee_p50_us": round(referee_p50 * 1e6, 1),
         "referee_p99_us": round(percentile(referee_times, 0.99) * 1e6, 1),
         "ratio_p50": round(referee_p50 / raw_p50, 3),
-        # the protocol's own floor: raw gRPC carrying the real messages, encoded and parsed as the referee and the
-        # SDK do (no referee, no match); referee over it is the referee's own share
+        # the protocol's own floor: raw gRPC carrying the real messages, parsed as the referee and the SDK do (no
+        # referee, no match); referee over it is the referee's own share. Building a request (the observation
+        # encoded) is the referee's time before the bot's clock starts: beside, not in, either round trip
         "codec_p50_us": round(codec_p50 * 1e6, 1),
+        "request_build_p50_us": round(percentile(build_times, 0.5) * 1e6, 1),
         "codec_ratio_p50": round(codec_p50 / raw_p50, 3),
         "referee_over_codec_p50": round(referee_p50 / codec_p50, 3),
         "referee_cycle_p50_us": round(percentile(cycle_times, 0.5) * 1e6, 1),
@@ -472,9 +483,11 @@ def main() -> int:
     print(f"raw grpc.aio ping-pong      p50 {figures['raw_p50_us']:8.1f} us   p99 {figures['raw_p99_us']:8.1f} us")
     print(f"referee decision round trip p50 {figures['referee_p50_us']:8.1f} us   p99 {figures['referee_p99_us']:8.1f} us")
     print(f"ratio referee/raw p50       {figures['ratio_p50']:.2f}   (target <= 1.5)")
-    print(f"the protocol's messages     p50 {figures['codec_p50_us']:8.1f} us   ({figures['codec_ratio_p50']:.2f}x raw: a "
-          f"real DecisionRequest encoded and its Decision parsed, as the referee and the SDK do, over raw gRPC); "
-          f"referee over it {figures['referee_over_codec_p50']:.2f}")
+    print(f"the protocol's messages     p50 {figures['codec_p50_us']:8.1f} us   "
+          f"({figures['codec_ratio_p50']:.2f}x raw: a real DecisionRequest and its Decision, parsed as the referee "
+          f"and the SDK do, over raw gRPC); referee over it {figures['referee_over_codec_p50']:.2f}")
+    print(f"building a request          p50 {figures['request_build_p50_us']:8.1f} us   (the observation encoded: the "
+          "referee's time, before the bot's clock starts)")
     print(f"decision to decision        p50 {figures['referee_cycle_p50_us']:8.1f} us   (rules engine and chance "
           "included)")
     print(f"8 concurrent matches        {figures['decisions_per_s_8_matches']:.0f} decisions/s "

@@ -261,7 +261,7 @@ async def _ask(port: SeatPort, player: int, moment: Moment, state: State, clock:
     if seat_clock is None:
         started = time.perf_counter()
         answer = await port.decide(Ask(sequence, player, state.legal_actions(), state, None, None, moment.step))
-        elapsed = time.perf_counter() - started
+        elapsed = time.perf_counter() - (answer.sent_at or started)
     else:
         assert clock is not None
         answer, elapsed = await _timed_decision(port, player, moment, state, seat_clock, clock, watchdog)
@@ -333,7 +333,7 @@ async def _timed_decision(port: SeatPort, player: int, moment: Moment, state: St
         watchdog.disarm()
     else:
         answer = await port.decide(ask)
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - (answer.sent_at or started)  # from its request's leaving, where the port says
     if not seat_clock.charge(elapsed):
         raise SeatFault(player, Termination.TIMEOUT,
                         f"{moment} took {elapsed:.3f}s, over the time left ({clock.describe()})")

@@ -57,16 +57,20 @@ class Ask:
 
 class Answer:
     """A seat's answer: the sequence number it answers, its action, its own thinking time, the note it left for
-    its owner (DecisionRequest.note; "" for none) and what a bot program printed with it."""
+    its owner (DecisionRequest.note; "" for none), what a bot program printed with it and when its request left
+    (`sent_at`, time.perf_counter(): the seat's clock runs from then, not while the referee built the request;
+    None from a port that does not say)."""
 
-    __slots__ = ("sequence", "action", "think_s", "note", "output")
+    __slots__ = ("sequence", "action", "think_s", "note", "output", "sent_at")
 
-    def __init__(self, sequence: int, action: int, think_s: float, note: str = "", output: str = "") -> None:
+    def __init__(self, sequence: int, action: int, think_s: float, note: str = "", output: str = "",
+                 sent_at: float | None = None) -> None:
         self.sequence = sequence
         self.action = action
         self.think_s = think_s
         self.note = note
         self.output = output  # what a bot program printed since its previous decision
+        self.sent_at = sent_at
 
 
 class SeatPort(ABC):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from typing import Any, Callable, Optional
 
 import grpc
@@ -75,6 +76,7 @@ class BotSession(SeatPort):
         self._output_mark = 0
         self._decision_mark = 0  # the output read by the last decision: what came after is the next one's
         self._awaited: tuple[int, int] | None = None  # the decision last asked for: (its sequence, its step)
+        self._sent_at: float | None = None  # when its request left (time.perf_counter())
 
     # --- life of the stream --------------------------------------------------------------------
 
@@ -142,8 +144,10 @@ class BotSession(SeatPort):
 
     async def send_request(self, ask: Ask) -> None:
         """The first half of decide(): the DecisionRequest, written."""
+        request = encode_decision_request(ask, self._fill, self._field, self.omit_labels)
+        self._sent_at = time.perf_counter()  # the bot's clock runs from here: building the request was ours
         try:
-            await self._context.write(encode_decision_request(ask, self._fill, self._field, self.omit_labels))
+            await self._context.write(request)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -175,7 +179,7 @@ class BotSession(SeatPort):
                 # what it wrote before it answered is this decision's (a pipe's worth at most)
                 await process.drain_output(OUTPUT_SETTLE_S, OUTPUT_SETTLE_BYTES)
             return Answer(decision.sequence, decision.action, decision.think_us / 1e6, decision.note,
-                          self._output_of_decision())
+                          self._output_of_decision(), self._sent_at)
         kind = reply.WhichOneof("kind")
         if kind is None:
             raise SeatFault(self._seat, Termination.MALFORMED_MESSAGE,

@@ -4,6 +4,9 @@ health checking and reflection, and refusals with clear reasons."""
 from __future__ import annotations
 
 import asyncio
+import statistics
+import time
+from typing import Any
 
 import grpc
 import pytest
@@ -15,6 +18,7 @@ from arena.referee import play_match
 from arena.referee.players import PlayerKind
 from arena.referee.record import MatchRecord
 from arena.referee.replay import replay
+from arena.rpc import session as session_module
 from arena.rpc.background import BackgroundReferee
 from arena.rpc.generated import admin_pb2, admin_pb2_grpc
 from arena.rpc.server import MatchRequestError
@@ -44,6 +48,23 @@ def test_records_carry_think_and_transport_time_and_are_stored(referee: Backgrou
     assert live.path is not None and live.path.exists()
     assert MatchRecord.read(live.path).to_jsonl() == record.to_jsonl()
     assert record.extra["referee"]["clock"] == {"move_time_s": 5.0, "bank_s": 30.0, "grace_s": 1.0}
+
+
+def test_a_bots_clock_runs_from_its_request_leaving_not_while_the_referee_builds_it(
+        referee: BackgroundReferee, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a DecisionRequest (the observation encoded) is the referee's time: a referee slow to build one
+    charges the bot nothing for it (docs/protocol.md, Clocks: "from sending the request")."""
+    building_s = 0.05
+    build = session_module.encode_decision_request
+
+    def slow_build(*args: Any, **kwargs: Any) -> bytes:
+        time.sleep(building_s)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(session_module, "encode_decision_request", slow_build)
+    record = referee.run_match("major-general", ["trivial", "trivial"], seed=3)
+    elapsed_ms = [step.timing["think_ms"] + step.timing["transport_ms"] for step in record.decisions]
+    assert len(elapsed_ms) > 5 and statistics.median(elapsed_ms) < building_s * 1000, elapsed_ms  # was >= 50 each
 
 
 @pytest.mark.parametrize("bot", ["random", "trivial"])
