@@ -24,6 +24,7 @@ import asyncio
 import math
 import time
 import hmac
+from functools import partial
 from collections import Counter
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Optional
@@ -46,15 +47,18 @@ HELLO_BURST = 100  # ... after a burst of this many
 DROP_AFTER_S = 0.1  # a refused address's connection is closed this long after the refusal is sent
 
 
-async def refuse(context: grpc.aio.ServicerContext, reason: str) -> None:
+async def refuse(context: grpc.aio.ServicerContext, reason: str, as_sent: Callable[[], None] | None = None) -> None:
     """End a stream that has just opened with RESOURCE_EXHAUSTED and `reason`, once its first message (the
     Hello, as bytes: never parsed) has arrived, or `DROP_AFTER_S` has passed: gRPC's client loses the status of
-    a stream ended while its write is in flight, and reads "Internal error from Core" instead of the reason."""
+    a stream ended while its write is in flight, and reads "Internal error from Core" instead of the reason.
+    `as_sent` is called as the refusal goes (a connection to close DROP_AFTER_S later: after it, not before)."""
     try:
         async with asyncio.timeout(DROP_AFTER_S):
             await context.read()
     except (TimeoutError, grpc.RpcError):
         pass
+    if as_sent is not None:
+        as_sent()
     await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
 
 
@@ -86,9 +90,8 @@ class BotService:
                              f"more than {STREAMS_PER_S} new streams a second on this bot's socket")
                 return
             refusal = self.network_refusal(context.peer()) if token is None else ""
-            if refusal:
-                self.drop_soon(context.peer())
-                await refuse(context, refusal)
+            if refusal:  # its connection goes too, once the refusal has had a moment to leave
+                await refuse(context, refusal, as_sent=partial(self.drop_soon, context.peer()))
                 return
             try:
                 played = await self.serve_stream(context, token=token,
