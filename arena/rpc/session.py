@@ -148,9 +148,7 @@ class BotSession(SeatPort):
         self._sent_at = time.perf_counter()  # the bot's clock runs from here: building the request was ours
         try:
             await self._context.write(request)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
+        except Exception as error:  # (a cancellation is no Exception: it goes on up)
             raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
 
     async def read_answer(self, ask: Ask) -> Answer:
@@ -158,9 +156,7 @@ class BotSession(SeatPort):
         self._awaited = (ask.sequence, ask.step)  # (named only where a fault says it: not on every decision)
         try:
             raw = await self._context.read()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
+        except Exception as error:  # (a cancellation is no Exception: it goes on up)
             raise self._lost(f"the bot's stream broke ({type(error).__name__}: {error})") from None
         if raw is _EOF:
             raise self._lost(await self._why_the_stream_ended(decision_name(ask.sequence, ask.step)))
