@@ -222,6 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _said("arena: aborted", 130)
     except Exception as error:
         return _failed(error)
+    finally:
+        settings = sys.modules.get("arena.cli.settings")  # (loaded by any command that opened a store)
+        if settings is not None:
+            settings.close_stores()
     return result if isinstance(result, int) else 0
 
 

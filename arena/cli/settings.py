@@ -54,11 +54,23 @@ def open_store(db: Optional[str], *, create: bool = False, read_only: bool = Fal
         err_console.print("arena: warning: the database password is on the command line, where every user of this "
                           "machine can read it (ps); give the URL in ARENA_DB instead", markup=False, soft_wrap=True)
     try:
-        return Store.open(url, create=create, busy_timeout_s=5.0 if read_only else 60.0)
+        store = Store.open(url, create=create, busy_timeout_s=5.0 if read_only else 60.0)
     except StoreError as error:
         fail(str(error), code=2)
     except DBAPIError as error:
         fail(describe(error, url))
+    _OPENED.append(store)
+    return store
+
+
+_OPENED: list[Store] = []  # the stores this process's commands opened (open_store), until close_stores()
+
+
+def close_stores() -> None:
+    """Release every store a command opened, as `arena`'s main() returns: its connections closed then (SQLite's
+    -wal and -shm files gone with the last), not whenever the garbage collector comes to them."""
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def _has_password(url: str) -> bool:

@@ -5,6 +5,7 @@ answer. Every command that opens the store is checked on a missing database."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import shutil
 import sqlite3
@@ -173,6 +174,22 @@ def test_damaged_pages_are_refused_before_anything_is_written(capsys: pytest.Cap
     assert code == 2
     one_line(err, str(path), "is damaged", "quick_check", "nothing was written", f"sqlite3 {path} .recover")
     assert fingerprint(tmp_path) == before  # no "running" tournament added, no -wal, no -shm
+
+
+def test_a_command_closes_its_store_as_it_returns(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                 played_store: Path) -> None:
+    """Each command's connections are released as it ends, not whenever the garbage collector comes to them: no
+    -wal or -shm is left beside the file (one left open was closed by a later command's collection, mid-way)."""
+    path = tmp_path / "arena.db"
+    shutil.copyfile(played_store, path)
+    gc.disable()  # (what closes the store is the command, not a collection)
+    try:
+        for command in (["leaderboard"], ["tournament", "list"],
+                        ["tournament", "run", "major-general", "--bots", "random,greedy", "--rounds", "1"]):
+            assert run(capsys, *command, "--db", f"sqlite:///{path}")[0] == 0
+            assert sorted(fingerprint(tmp_path)) == ["arena.db", "arena.db-checked"], command
+    finally:
+        gc.enable()
 
 
 def test_a_file_found_good_is_not_checked_again_until_it_changes(capsys: pytest.CaptureFixture[str], tmp_path: Path,
