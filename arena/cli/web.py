@@ -91,7 +91,11 @@ def web(
                                                "byte."),
     body_min_rate: int = typer.Option(4096, "--body-min-rate", min=1,
                                       help="Bytes a second a request body must keep up on average after its first "
-                                           "10 seconds; a slower one is cut off."),
+                                           "--body-grace seconds; a slower one is cut off."),
+    body_grace: float = typer.Option(WebLimits.body_grace_s, "--body-grace", min=0.0,
+                                     help="Seconds a request body may take before --body-min-rate counts (each "
+                                          "body's drawn up to half as long again, so slow bodies cut off together "
+                                          "do not come back together)."),
 ) -> None:
     """Serve Arena's pages and JSON API over the results database; owners sign in to upload bots (each
     pre-flighted in a worker process), retire versions and register remote bots."""
@@ -101,6 +105,7 @@ def web(
                        per_address=connections_per_address,
                        per_network=max(connections_per_address, connections_per_network or WebLimits.per_network),
                        header_s=header_timeout, request_s=request_timeout, body_rate=body_min_rate,
+                       body_grace_s=body_grace,
                        trusted_proxies=tuple(proxies))
     settings_sandbox = sandbox_settings(sandbox)
     token = _referee_token(server, viewer_token_file, admin_token_file)

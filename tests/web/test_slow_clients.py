@@ -82,11 +82,13 @@ def trickle(conn: socket.socket, piece: bytes, every_s: float, most: int) -> int
 
 def test_a_body_below_the_minimum_rate_is_cut_off_though_it_never_stalls(tmp_path: Path,
                                                                            servers: list[Web]) -> None:
-    web = start(tmp_path, "--body-min-rate", "4096")
+    web = start(tmp_path, "--body-min-rate", "4096", "--body-grace", "1")
     servers.append(web)
     conn = slow_body(web, "127.0.7.1", length=60000)
+    began = time.monotonic()
     try:  # a byte a fifth of a second: never idle for long, never fast enough
         assert trickle(conn, b" ", 0.2, 59000) < 59000 and closed_by_server(conn, 10)
+        assert time.monotonic() - began >= 1.0  # (not before its grace)
         assert web.request("GET", "/api/games")[0] == 200
     finally:
         conn.close()
