@@ -218,7 +218,7 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
     name = f"arena-test-kill-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile()
     store = Store.open(f"sqlite:///{tmp_path / 'kill.db'}")
-    slow = "mcts:iterations=3000"  # its decisions take a few seconds a match: time to kill the worker mid-match
+    slow = "mcts:seconds=0.1"  # a tenth of a second a decision on any machine: time to kill the worker mid-match
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b=random"),
                                    format="round-robin", rounds=1, seed=4)
     first = start_worker(name, log, REDIS_URL)

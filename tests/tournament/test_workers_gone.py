@@ -28,9 +28,9 @@ def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_pat
     queue = f"arena-test-gone-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile()
     store = Store.open(f"sqlite:///{tmp_path / 'gone.db'}")
-    slow = "mcts:iterations=3000"  # its decisions take a few seconds a match: time to kill the worker mid-match
+    slow = "mcts:seconds=0.1"  # a tenth of a second a decision on any machine: time to kill the worker mid-match
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b=random"),
-                                   format="round-robin", rounds=2, seed=4)
+                                   format="round-robin", rounds=1, seed=4)
     said: list[str | None] = []
     first = start_worker(queue, log)
     second = None
@@ -56,13 +56,12 @@ def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_pat
         thread.join(timeout=300)
         assert not thread.is_alive(), "the run did not finish after a worker came back"
         [summary] = summaries
-        assert summary.finished and summary.stored == 4
+        assert summary.finished and summary.stored == 2
         assert said[-1] is None and executor.waiting is None  # the wait is over, and said so
         matches = store.matches.of_tournament(tournament)
-        assert sorted((m.round, m.pairing, m.rotation) for m in matches) == [(0, 0, 0), (0, 0, 1), (1, 0, 0),
-                                                                               (1, 0, 1)]
+        assert sorted((m.round, m.pairing, m.rotation) for m in matches) == [(0, 0, 0), (0, 0, 1)]
         assert all(m.reason != "infrastructure" for m in matches)  # the lost match was played again, and rated
-        assert {row.name: row.games for row in store.ratings.of_pool("major-general")} == {"a": 4, "b": 4}
+        assert {row.name: row.games for row in store.ratings.of_pool("major-general")} == {"a": 2, "b": 2}
     finally:
         executor.close()
         stop_worker(first)
