@@ -146,10 +146,7 @@ class BotSession(SeatPort):
         """The first half of decide(): the DecisionRequest, written."""
         request = encode_decision_request(ask, self._fill, self._field, self.omit_labels)
         self._sent_at = time.perf_counter()  # the bot's clock runs from here: building the request was ours
-        try:
-            await self._context.write(request)
-        except Exception as error:  # (a cancellation is no Exception: it goes on up)
-            raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
+        await self._send(request)
 
     async def read_answer(self, ask: Ask) -> Answer:
         """The second half of decide(): the bot's next message, which must be the Decision."""
@@ -256,9 +253,7 @@ class BotSession(SeatPort):
     async def _send(self, data: bytes) -> None:
         try:
             await self._context.write(data)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
+        except Exception as error:  # (a cancellation is no Exception: it goes on up)
             raise self._lost(f"the bot's stream could not be written to ({type(error).__name__})") from None
 
     async def _why_the_stream_ended(self, awaited: str) -> str:
