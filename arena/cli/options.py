@@ -5,19 +5,21 @@ before anything runs, with a one-line error (exit status 2) where it is wrong.""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from arena.analysis import AnalysisError, Budget
 from arena.cli.show import fail
 from arena.ladder.schedule import ScheduleError
 from arena.ladder.schedule import parse_duration as parse_schedule_duration
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError
+from arena.paths import BOT_STORE_ENV
 from arena.referee.limits import DEFAULT_DECISION_S, DEFAULT_MATCH_S, AgentLimits
-from arena.submissions import BOT_STORE_ENV
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
+
+if TYPE_CHECKING:
+    from arena.analysis import Budget
 
 ADMIN_TOKEN_FILE = "admin-token"  # under the results folder: where `arena serve` writes a token it made
 
@@ -74,6 +76,8 @@ def analyse_budget(text: str | None) -> Budget | None:
     """--analyse's budget, or a one-line error before anything runs."""
     if text is None:
         return None
+    from arena.analysis import AnalysisError, Budget  # (only where --analyse is given: the analysis is heavy)
+
     try:
         return Budget.parse(text)
     except AnalysisError as error:

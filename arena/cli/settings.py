@@ -30,7 +30,6 @@ from arena.rpc.manifest import MANIFEST_NAME, BotManifest, ManifestError, load_m
 from arena.sandbox import DEFAULT_CAPS, SandboxSettings, SandboxUnavailable, quick_check
 from arena.sandbox.limits import parse_limit_settings
 from arena.store import Store, StoreError, resolve_url
-from arena.submissions.checks import check_folder
 from arena.store.db import database_name, describe
 from arena.tournament.bots import BotSpec, BotSpecError, builtin_bots, parse_bots
 from arena.tournament.service import PlaySettings
@@ -146,6 +145,8 @@ def checked_bot_folder(path: Path) -> BotManifest:
     folder = path.parent if path.is_file() else path
     if not path.exists() or (path.is_dir() and not (path / MANIFEST_NAME).is_file()):
         load_bot_folder(path)  # (says what is missing, in one line)
+    from arena.submissions.checks import check_folder  # (the submissions package is heavy: only where needed)
+
     manifest, problems = check_folder(folder, own=folder.resolve().is_relative_to(BUILTIN_BOTS.resolve()))
     if manifest is None:
         print_problems(problems, folder / MANIFEST_NAME, err_console)
@@ -156,6 +157,8 @@ def checked_bot_folder(path: Path) -> BotManifest:
 
 def folder_problems(folder: Path) -> str:
     """What `arena bot submit`'s checks find wrong with a bot's folder, on one line ("" when nothing)."""
+    from arena.submissions.checks import check_folder
+
     _manifest, problems = check_folder(folder, own=True)
     return "; ".join(f"{folder / problem.where}: {problem.message}" for problem in problems)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.registry import did_you_mean
+from arena.paths import BOT_STORE_ENV
 from arena.referee.clock import ClockSettings
 from arena.referee.players import REMOTE_VERSION, PlayerKind
 from arena.rpc.manifest import BOT_NAME
@@ -34,9 +35,6 @@ from arena.store import BotIdentity, BotRow, Store
 from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, SubmissionLimits, unpack
 from arena.submissions.checks import RESERVED_NAMES, check_folder, declared_games
 from arena.submissions.preflight import PreflightReport, StepCallback, preflight
-
-BOT_STORE_ENV = "ARENA_BOT_STORE"
-
 
 class SubmissionError(Exception):
     """A submission refused before anything was stored (not allowed, or an unknown name)."""

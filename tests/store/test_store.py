@@ -43,6 +43,33 @@ def test_opening_twice_is_harmless(tmp_path: Path) -> None:
     assert (tmp_path / "sub" / "arena.db").exists()
 
 
+def test_the_schema_head_is_the_newest_migration_and_an_older_database_is_still_brought_to_it(tmp_path: Path) -> None:
+    """A database at SCHEMA_HEAD is opened without alembic; one below it (or without a revision) is migrated."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from arena.store.db import MIGRATIONS, SCHEMA_HEAD
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert ScriptDirectory.from_config(config).get_current_head() == SCHEMA_HEAD
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_db_engine(url)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0009")
+    engine.dispose()
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == SCHEMA_HEAD
+            assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        store.close()
+
+
 def test_database_url_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARENA_DB", raising=False)
     assert resolve_url(None, "results") == "sqlite:///results/arena.db"
