@@ -76,13 +76,17 @@ def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
                 first = await admin.start_match("major-general", ["far", "greedy"], seed=1)  # a remote, warm bots
                 async for _event in admin.watch(first):
                     pass
-                await admin.start_match("major-general", ["random", "sleep"], seed=2,
-                                        clock=ClockSettings(move_time_s=60.0, bank_s=0.0, grace_s=1.0))
+                stuck = await admin.start_match("major-general", ["random", "sleep"], seed=2,
+                                                clock=ClockSettings(move_time_s=60.0, bank_s=0.0, grace_s=1.0))
+                played = 0
+                async for event in admin.watch(stuck):  # the sleep bot sleeps on its third decision: after its second
+                    played += event.WhichOneof("kind") == "step" and event.step.seat == 1
+                    if played == 2:
+                        break
 
         import asyncio
 
         asyncio.run(play())
-        time.sleep(1.0)  # the stuck match reaches its sleeping decision
         serve.send_signal(signal.SIGINT)
         out, err = serve.communicate(timeout=60)
     finally:
