@@ -12,8 +12,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# (and arena's bytecode compiled: where nobody may write beside the sources, as in the image, or where
+# PYTHONDONTWRITEBYTECODE is set, every process would compile it again, about 0.4 s of CPU each)
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
+	$(BIN)/python -m compileall -q arena
 	touch $(STAMP)
 
 # Arena and its dependencies in .venv (the extras: dev tools and OpenSpiel here; the image takes others).
@@ -28,8 +31,7 @@ demo: $(STAMP)
 	@echo "Next: $(BIN)/arena leaderboard GAME (a game's table), $(BIN)/arena replay MATCH (a match move by move),"
 	@echo "      $(BIN)/arena web (all of it in a browser, at http://127.0.0.1:8080/)"
 
-# (arena's bytecode is compiled first: where PYTHONDONTWRITEBYTECODE is set, as on CI, every process the tests
-# start would compile it again, about 0.4 s of CPU each)
+# (arena's bytecode compiled again first: the sources may have changed since the install)
 test: $(STAMP) sandbox-tools browser-tools proxy-tools bot-toolchains
 	$(BIN)/python -m compileall -q arena
 	$(BIN)/python -m mypy arena
