@@ -107,9 +107,8 @@ class CeleryExecutor(Executor):
     """Sends chunks of jobs to `arena worker` processes through the broker, yields outcomes in order.
 
     `concurrency` is the number of worker processes expected to serve (it sets the chunks in flight:
-    two each). If nothing has answered after `stall_s` (3 s: six times the time a chunk is sized to take; one
-    ping of the workers when a wait is longer) and no worker consumes the queue (none started yet, or every
-    one killed), the run waits for one: `on_wait(line)` says why and how to start one, when the
+    two each). If nothing has answered after `stall_s` and no worker consumes the queue (none started yet,
+    or every one killed), the run waits for one: `on_wait(line)` says why and how to start one, when the
     wait begins and again every `lost_check_s` while it lasts, and `on_wait(None)` once a worker serves
     again (without `on_wait`, the start and the end of the wait are logged once each, logger
     "arena.workers"); `waiting` holds the line meanwhile. A chunk whose worker is lost (killed, its machine
@@ -123,7 +122,7 @@ class CeleryExecutor(Executor):
     """
 
     def __init__(self, broker: str, concurrency: int | None = None, queue: str = DEFAULT_QUEUE,
-                 chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 3.0,
+                 chunk_seconds: float = 0.5, max_chunk: int = 64, stall_s: float = 10.0,
                  lost_check_s: float = 3.0, lost_after_s: float = 600.0, limits: AgentLimits = DEFAULT_LIMITS,
                  on_wait: Callable[[str | None], None] | None = None) -> None:
         self.broker = broker
