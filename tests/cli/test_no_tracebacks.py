@@ -60,7 +60,10 @@ def test_bad_input_is_one_line_never_a_traceback(capsys: pytest.CaptureFixture[s
         assert output.strip(), f"arena {' '.join(argv)} failed without a word"
 
 
-def test_a_bot_folder_newcomers_get_wrong_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_bot_folder_newcomers_get_wrong_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # (`bot submit` makes its bot store under results/: here, not in the checkout)
+    monkeypatch.setenv("ARENA_RESULTS", str(tmp_path / "results"))
     empty = tmp_path / "nobot"
     empty.mkdir()
     unknown = tmp_path / "unknown-game"
