@@ -12,9 +12,9 @@ import typer
 from arena.cli.show import fail
 from arena.ladder.schedule import ScheduleError
 from arena.ladder.schedule import parse_duration as parse_schedule_duration
+from arena.paths import BOT_STORE_ENV
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy, FaultPolicyError
-from arena.paths import BOT_STORE_ENV
 from arena.referee.limits import DEFAULT_DECISION_S, DEFAULT_MATCH_S, AgentLimits
 from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
 

@@ -36,6 +36,7 @@ from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, Submis
 from arena.submissions.checks import RESERVED_NAMES, check_folder, declared_games
 from arena.submissions.preflight import PreflightReport, StepCallback, preflight
 
+
 class SubmissionError(Exception):
     """A submission refused before anything was stored (not allowed, or an unknown name)."""
 
