@@ -46,10 +46,7 @@ def records() -> list[MatchRecord]:
 @pytest.fixture(scope="module")
 def lucks(records: list[MatchRecord]) -> list[MatchLuck]:
     """Each record's luck by the shipped model counted fully (measured once for the tests that read it)."""
-    model = the_model()
-    measured = [measure_luck(record, model=model) for record in records]
-    assert all(luck is not None for luck in measured)
-    return measured  # type: ignore[return-value]
+    return measured_lucks(records, the_model())
 
 
 def points(record: MatchRecord) -> float:
@@ -58,14 +55,19 @@ def points(record: MatchRecord) -> float:
     return 1.0 if ranking[0] < ranking[1] else 0.0 if ranking[0] > ranking[1] else 0.5
 
 
-def mean_luck_in_standard_errors(records: list[MatchRecord], model: ValueModel, **options: Any) -> float:
-    """The mean luck of seat 0 over the records, in standard errors (about N(0, 1) for a sound correction)."""
+def measured_lucks(records: list[MatchRecord], model: ValueModel, **options: Any) -> list[MatchLuck]:
+    """Each record's luck by `model` (measure_luck's `options` passed on)."""
     lucks = []
     for record in records:
         luck = measure_luck(record, model=model, **options)
         assert luck is not None
         lucks.append(luck)
-    return in_standard_errors(lucks)
+    return lucks
+
+
+def mean_luck_in_standard_errors(records: list[MatchRecord], model: ValueModel, **options: Any) -> float:
+    """The mean luck of seat 0 over the records, in standard errors (about N(0, 1) for a sound correction)."""
+    return in_standard_errors(measured_lucks(records, model, **options))
 
 
 def in_standard_errors(lucks: list[MatchLuck]) -> float:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -17,6 +18,7 @@ from arena.ratings.rerate import rerate
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.players import PlayerKind
 from arena.store import BotIdentity, Store, StoreError, create_db_engine, resolve_url
+from arena.store.db import MIGRATIONS
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 from arena.store.models import Base, Match, Rating, RatingEvent, Record
 from arena.tournament import InlineExecutor, TournamentRunner, create_tournament, parse_bots
@@ -27,6 +29,13 @@ def store(tmp_path: Path) -> Store:
     opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
     yield opened
     opened.close()
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration for Arena's migrations, as arena.store.db.migrate makes it."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
 
 
 def test_migrations_build_exactly_the_models(store: Store) -> None:
@@ -46,13 +55,11 @@ def test_opening_twice_is_harmless(tmp_path: Path) -> None:
 def test_the_schema_head_is_the_newest_migration_and_an_older_database_is_still_brought_to_it(tmp_path: Path) -> None:
     """A database at SCHEMA_HEAD is opened without alembic; one below it (or without a revision) is migrated."""
     from alembic import command
-    from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from arena.store.db import MIGRATIONS, SCHEMA_HEAD
+    from arena.store.db import SCHEMA_HEAD
 
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config = alembic_config()
     assert ScriptDirectory.from_config(config).get_current_head() == SCHEMA_HEAD
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = create_db_engine(url)
@@ -243,14 +250,10 @@ def test_the_store_is_a_thin_door_to_its_aggregates() -> None:
 def test_a_database_from_before_agent_names_gets_them(tmp_path: Path) -> None:
     """Revision 0004 renames the built-in agents an older Arena stored under their spec; named ones stay."""
     from alembic import command
-    from alembic.config import Config
-
-    from arena.store.db import MIGRATIONS
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = create_db_engine(url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config = alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0003")
@@ -340,17 +343,14 @@ def test_a_pairing_is_settled_once_every_rotation_is_stored_and_open_reads_skip_
 
 def test_migration_0007_settles_the_pairings_already_played(store: Store) -> None:
     from alembic import command
-    from alembic.config import Config
 
-    from arena.store.db import MIGRATIONS
     from arena.store.models import Pairing
 
     game = load_game("major-general")
     tournament = create_tournament(store, game=game, bots=parse_bots("a=random,b=random,c=random"),
                                    format="round-robin", rounds=1, seed=3)
     TournamentRunner(store, tournament, InlineExecutor()).run()
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config = alembic_config()
     with store.engine.begin() as connection:
         config.attributes["connection"] = connection
         command.downgrade(config, "0006")
