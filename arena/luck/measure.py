@@ -41,10 +41,11 @@ class LuckMeter:
     play_match). Before each chance event, from the position it happens in, every outcome's value and their
     expectation; when the event comes, its outcome's value less that expectation is seat 0's luck."""
 
-    __slots__ = ("game", "model", "probabilities", "events", "total", "_values", "_expected")
+    __slots__ = ("game", "model", "probabilities", "events", "total", "_values", "_expected", "_score")
 
     def __init__(self, game: Game, model: ValueModel | None, probabilities: Any = None) -> None:
         self.game, self.model, self.probabilities = game, model, probabilities
+        self._score = model.scorer(game) if model is not None else None
         self.events: list[tuple[int, float]] = []
         self.total = 0.0
         self._values: dict[int, float] = {}
@@ -83,10 +84,12 @@ class LuckMeter:
             outcomes = self.probabilities(state, outcomes)
         values: dict[int, float] = {}
         expected = 0.0
+        score = self._score
+        assert score is not None
         for outcome, probability in outcomes:
             child = state.clone()
             child.apply_action(outcome)
-            value = values[outcome] = self.model.chance(self.game, child)
+            value = values[outcome] = score(child)
             expected += probability * value
         self._values, self._expected = values, expected
 

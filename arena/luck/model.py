@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import random
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from arena.agents.knowledge import knowledge_for
 from arena.games.base import CHANCE, Game, State, points
@@ -50,16 +50,29 @@ class ValueModel:
 
     def chance(self, game: Game, state: State) -> float:
         """Seat 0's chance to win from `state` (a draw counts half): the result once the game is over."""
+        return self.scorer(game)(state)
+
+    def scorer(self, game: Game) -> Callable[[State], float]:
+        """`chance` of `game`'s positions, its look-ups made once: what a LuckMeter calls for every outcome of every
+        chance event."""
         knowledge = knowledge_for(game)
-        state = value_position(game, state, self.lookahead)
-        if state.is_terminal():
-            returns = state.returns()
-            return points(returns[0] > returns[1], returns[0] == returns[1])
-        assert knowledge.value_features is not None
         read = knowledge.value_features if self.inputs == "value" else INPUTS[self.inputs][1]
-        weights = self.weights
-        z = weights[0] + sum(map(mul, weights[1:], read(state)))  # (as w * x summed in order)
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        settle, lookahead = knowledge.settle, self.lookahead
+        intercept, weights = self.weights[0], self.weights[1:]
+
+        def score(state: State) -> float:
+            if lookahead:
+                state = value_position(game, state, lookahead)
+            elif settle is not None:
+                state = settle(state)
+            if state.is_terminal():
+                returns = state.returns()
+                return points(returns[0] > returns[1], returns[0] == returns[1])
+            assert read is not None
+            z = intercept + sum(map(mul, weights, read(state)))  # (as w * x summed in order)
+            return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+        return score
 
     def to_json(self) -> dict[str, Any]:
         return {"family": self.family, "version": self.version, "features": list(self.features),

@@ -10,7 +10,7 @@ import json
 import math
 import statistics
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -124,10 +124,15 @@ class PeekingModel(ValueModel):
         object.__setattr__(self, "result", points(record))
         return self
 
-    def chance(self, game: Any, state: State) -> float:
-        if json.dumps(state.to_json(), sort_keys=True) in getattr(self, "seen", ()):
-            return float(getattr(self, "result"))
-        return super().chance(game, state)
+    def scorer(self, game: Any) -> Callable[[State], float]:
+        honest = super().scorer(game)
+
+        def score(state: State) -> float:
+            if json.dumps(state.to_json(), sort_keys=True) in getattr(self, "seen", ()):
+                return float(getattr(self, "result"))
+            return honest(state)
+
+        return score
 
 
 def test_the_test_catches_a_value_that_looks_at_the_result() -> None:

@@ -151,8 +151,12 @@ def value_features(generic: State) -> list[float]:
     progress = state.played_count / TOTAL_TURNS
     hands = state.hands or [0, 0]
     features = [math.tanh(lead), progress, lead * progress, (state.cubes[YELLOW] - state.cubes[RED]) / 3.0]
-    features.extend(float((hands[YELLOW] >> card & 1) - (hands[RED] >> card & 1)) for card in range(NUM_CARDS))
+    features.extend([yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])])
     return features
+
+
+#: Each hand (a bit per card) as its cards' bits, 1.0 or 0.0 in card order: value_features' hand terms, looked up.
+_CARD_BITS = [tuple(float(hand >> card & 1) for card in range(NUM_CARDS)) for hand in range(1 << NUM_CARDS)]
 
 
 def is_lookahead_boundary(state: State) -> bool:
