@@ -10,13 +10,16 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from arena.secret_files import DB_PASSWORD_FILE_ENV, SecretFileError, with_password
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 DB_ENV = "ARENA_DB"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -311,35 +314,42 @@ def _configure_sqlite(engine: Engine, busy_timeout_s: float = 60.0) -> None:
 
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest revision (alembic migrations shipped in the package)."""
-    if _stored_revision(engine) == SCHEMA_HEAD:
+    current = _stored_revision(engine)
+    if current == SCHEMA_HEAD:
         _use_wal(engine)
         return
     from alembic import command
-    from alembic.config import Config
-    from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config = alembic_config()
     scripts = ScriptDirectory.from_config(config)
     head = scripts.get_current_head()
-    with engine.connect() as connection:
-        current = MigrationContext.configure(connection).get_current_revision()
-        tables = set(inspect(connection).get_table_names()) if current is None else set()
     if current == head:
         _use_wal(engine)
         return
     where = database_name(engine.url.render_as_string(hide_password=False))
-    if current is not None and current not in {script.revision for script in scripts.walk_revisions()}:
+    if current is None:
+        with engine.connect() as connection:
+            tables = sorted(inspect(connection).get_table_names())
+        if tables:
+            raise StoreError(f"{where} is a database but not Arena's (tables: {', '.join(tables[:5])}); "
+                             "pass --db to an Arena database or to a new file")
+    elif current not in {script.revision for script in scripts.walk_revisions()}:
         raise StoreError(f"{where} was written by a newer Arena (schema revision {current}; this one knows up to "
                          f"{head}): upgrade Arena, or use another --db; the database was left as it is")
-    if current is None and tables:
-        raise StoreError(f"{where} is a database but not Arena's (tables: {', '.join(sorted(tables)[:5])}); "
-                         "pass --db to an Arena database or to a new file")
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
     _use_wal(engine)
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration for the migrations shipped in the package."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
 
 
 def _stored_revision(engine: Engine) -> str | None:

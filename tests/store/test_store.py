@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
-from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -18,7 +17,7 @@ from arena.ratings.rerate import rerate
 from arena.ratings.policy import DEFAULT_POLICY
 from arena.referee.players import PlayerKind
 from arena.store import BotIdentity, Store, StoreError, create_db_engine, resolve_url
-from arena.store.db import MIGRATIONS
+from arena.store.db import alembic_config
 from arena.tournament.jobs import MatchJob, PlayedMatch, SeatBot
 from arena.store.models import Base, Match, Rating, RatingEvent, Record
 from arena.tournament import InlineExecutor, TournamentRunner, create_tournament, parse_bots
@@ -29,13 +28,6 @@ def store(tmp_path: Path) -> Store:
     opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
     yield opened
     opened.close()
-
-
-def alembic_config() -> Config:
-    """Alembic's configuration for Arena's migrations, as arena.store.db.migrate makes it."""
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    return config
 
 
 def test_migrations_build_exactly_the_models(store: Store) -> None:
