@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -49,6 +49,14 @@ def stop_worker(worker: subprocess.Popen[bytes] | None) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait()
+
+
+def is_playing(app: Any, worker: subprocess.Popen[bytes]) -> bool:
+    """Whether `worker` (from start_worker) is playing a match now. Its own reply alone counts: the workers of
+    other tests share the broker's control channel, and one of theirs at work says nothing of this one."""
+    with app.connection_for_write() as connection:
+        active = app.control.inspect(timeout=0.5, connection=connection).active() or {}
+    return any(tasks for node, tasks in active.items() if node.startswith(f"arena-{worker.pid}@"))
 
 
 def kill_worker(worker: subprocess.Popen[bytes]) -> None:

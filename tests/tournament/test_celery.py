@@ -32,7 +32,7 @@ from arena.tournament.celery_executor import (CeleryExecutor, job_from_json, job
                                               outcome_to_json)
 from arena.tournament.jobs import play_job
 from tests.tournament.conftest import rating_table, signature
-from tests.workers import forget_queue, kill_worker, redis_reason, start_worker, stop_worker
+from tests.workers import forget_queue, is_playing, kill_worker, redis_reason, start_worker, stop_worker
 
 REDIS_URL = os.environ.get("ARENA_TEST_REDIS", "redis://127.0.0.1:6379/9")
 GAME = "major-general/hold-the-centre"
@@ -218,7 +218,8 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
     name = f"arena-test-kill-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile()
     store = Store.open(f"sqlite:///{tmp_path / 'kill.db'}")
-    slow = "mcts:seconds=0.1"  # a tenth of a second a decision on any machine: time to kill the worker mid-match
+    slow = "mcts:seconds=0.25"  # a quarter of a second a decision on any machine: a match lasts some 3 s, time to
+    # see it started and kill the worker mid-match on a busy machine (at 0.1 s both matches could be over first)
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b=random"),
                                    format="round-robin", rounds=1, seed=4)
     first = start_worker(name, log, REDIS_URL)
@@ -233,11 +234,7 @@ def test_a_worker_killed_mid_match_is_an_infrastructure_fault_played_again_and_n
         thread = threading.Thread(target=lambda: summaries.append(runner.run()), daemon=True)
         thread.start()
         deadline = time.monotonic() + 30
-        while True:  # until the first worker is playing a match
-            with executor.app.connection_for_write() as connection:
-                active = executor.app.control.inspect(timeout=0.5, connection=connection).active() or {}
-            if any(active.values()):
-                break
+        while not is_playing(executor.app, first):  # until the first worker is playing a match
             assert time.monotonic() < deadline, "no match started on the worker"
         time.sleep(0.5)
         kill_worker(first)

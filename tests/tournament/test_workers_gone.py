@@ -13,7 +13,8 @@ from arena.games.registry import load_game
 from arena.store import Store
 from arena.tournament import TournamentRunner, create_tournament, parse_bots
 from arena.tournament.celery_executor import CeleryExecutor
-from tests.workers import REDIS_URL, forget_queue, kill_worker, needs_redis, start_worker, stop_worker
+from tests.workers import (REDIS_URL, forget_queue, is_playing, kill_worker, needs_redis, start_worker,
+                           stop_worker)
 
 
 def _until(condition: object, timeout: float, what: str) -> None:
@@ -28,7 +29,8 @@ def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_pat
     queue = f"arena-test-gone-{uuid.uuid4().hex[:8]}"
     log = tempfile.TemporaryFile()
     store = Store.open(f"sqlite:///{tmp_path / 'gone.db'}")
-    slow = "mcts:seconds=0.1"  # a tenth of a second a decision on any machine: time to kill the worker mid-match
+    slow = "mcts:seconds=0.25"  # a quarter of a second a decision on any machine: a match lasts some 3 s, time to
+    # see it started and kill the worker mid-match on a busy machine (at 0.1 s both matches could be over first)
     tournament = create_tournament(store, game=load_game("major-general"), bots=parse_bots(f"a={slow},b=random"),
                                    format="round-robin", rounds=1, seed=4)
     said: list[str | None] = []
@@ -42,12 +44,7 @@ def test_a_run_whose_workers_are_all_killed_waits_for_one_and_carries_on(tmp_pat
         thread = threading.Thread(target=lambda: summaries.append(runner.run()), daemon=True)
         thread.start()
 
-        def playing() -> bool:
-            with executor.app.connection_for_write() as connection:
-                active = executor.app.control.inspect(timeout=0.5, connection=connection).active() or {}
-            return any(active.values())
-
-        _until(playing, 60, "a match started on the worker")
+        _until(lambda: is_playing(executor.app, first), 60, "a match started on the worker")
         kill_worker(first)  # the only worker: nobody serves the queue now
         _until(lambda: executor.waiting is not None, 60, "the run to wait for a worker")
         assert thread.is_alive(), "the run ended when its worker was lost"
