@@ -3,7 +3,7 @@
 
     python bench/analysis_quality.py [--matches 8] [--budget 400] [--game NAME ...] [--playouts 16]
         [--playout-noise 0.1] [--first-games 40] [--first-analysed 6] [--budgets 100,400] [--skip-settings]
-        [--smoke] [--json]
+        [--analysis-playouts 32] [--smoke] [--json]
 
 On recorded matches between built-in players, equal (greedy against greedy) and unequal (greedy against
 random), in each game (default: Major General and WWII Alpine), every match analysed at --budget, and one
@@ -31,6 +31,8 @@ the move greedy's lookahead likes least. Printed, in one run:
   by --playouts paired playouts (greedy against greedy from the true position, each playing a random move with
   probability --playout-noise; one seed per pair for the chance and the players: common random numbers); the
   blunder is costly when its mean cost is COSTLY or more and Z standard errors clear of zero. "recall_vs_playouts": the share of the costly ones found as turning points (Wilson 95% interval;
+  with --analysis-playouts PAIRS the planted matches are analysed as `arena analyse --playouts PAIRS` does, and
+  each mistake says what found it, `found_by`: the search or the analysis' own playouts, from the mover's view;
   goal 90%); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
   (against the analysis' best move) find costly; "missed_drops": the analysed drops of the costly ones missed;
 - noise: a drop's standard error against its real noise: the same two moves valued by NOISE_SEEDS independent
@@ -72,7 +74,8 @@ from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
 from arena.analysis.calibration import optimism  # noqa: E402
 from arena.analysis.match import analyse_decision  # noqa: E402
 from arena.analysis.players import form_of  # noqa: E402
-from arena.games.base import CHANCE, points  # noqa: E402
+from arena.analysis.playouts import NOISE, paired_cost  # noqa: E402
+from arena.games.base import points  # noqa: E402
 from arena.games.registry import family_of, load_game  # noqa: E402
 from arena.ratings.stats import mean_interval, wilson_interval  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402
@@ -86,12 +89,11 @@ COSTLY = 0.10  # a move is costly when the playouts find it costs its mover this
 Z = 1.96  # ... and that cost is this many standard errors clear of zero
 FIRST_GAMES = 40  # greedy against greedy games measuring the first movers' score, per game
 FIRST_ANALYSED = 6  # of which the first decision is analysed
-NOISE = 0.1  # the playout players' chance of a random move (a spread of continuations where no chance is left)
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
 NOISE_SEEDS = 4  # independent searches per decision checked
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1",
-         "--budgets", "10,12", "--noise-matches", "1"]
+         "--budgets", "10,12", "--noise-matches", "1", "--analysis-playouts", "1"]
 
 
 class Blunderer(GreedyAgent):
@@ -182,15 +184,6 @@ def _state_at(game: Any, record: MatchRecord, step: int) -> Any:
     return state
 
 
-def _score(state: Any, seat: int) -> float:
-    """The seat's result at a finished state (a win 1, a draw 1/2); a game cut off by its length limit, 1/2."""
-    outcome = state.outcome()
-    if outcome is None:
-        return 0.5
-    ranking = outcome.ranking
-    return points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat])
-
-
 class Playouts(NamedTuple):
     """How moves are judged by playouts: pairs per move, and the players' chance of a random move."""
 
@@ -198,63 +191,12 @@ class Playouts(NamedTuple):
     noise: float = NOISE
 
 
-class NoisyGreedy(GreedyAgent):
-    """Greedy, but with probability `noise` a legal move at random (from a generator of its own, so that two
-    playouts of one seed draw alike): a spread of plausible continuations, where greedy against greedy with no
-    chance left would play one line only."""
-
-    def __init__(self, noise: float) -> None:
-        super().__init__()
-        self.noise = noise
-        self.noise_rng = random.Random(0)
-
-    def reset(self, game: Any, seat: int, seed: int) -> None:
-        super().reset(game, seat, seed)
-        self.noise_rng = random.Random(derive_seed(seed, 1))
-
-    def act(self, request: DecisionRequest) -> int:
-        if self.noise and self.noise_rng.random() < self.noise:
-            return self.noise_rng.choice(request.legal_actions)
-        return super().act(request)
-
-
-def playout(game: Any, state: Any, seed: int, noise: float = 0.0) -> Any:
-    """`state` played to its end by greedy against greedy (each a random move with probability `noise`), the
-    chance drawn from `seed` (one draw per chance step, in order) and each greedy seeded from it: two playouts
-    of one seed from two states share their chance draws (common random numbers)."""
-    state = state.clone()
-    chance = random.Random(seed)
-    agents = [NoisyGreedy(noise), NoisyGreedy(noise)]
-    for seat, agent in enumerate(agents):
-        agent.reset(game, seat, derive_seed(seed, seat))
-    for _ in range(game.info.max_game_length):
-        if state.is_terminal():
-            break
-        player = state.current_player()
-        if player == CHANCE:
-            state.apply_action(state.sample_chance(chance))
-        else:
-            request = DecisionRequest(player, state.legal_actions(), state.observation(player))
-            state.apply_action(agents[player].act(request))
-    return state
-
-
-def paired_cost(game: Any, state: Any, seat: int, worse: int, better: int, playouts: int, seed: int,
-                noise: float = 0.0) -> tuple[float, float]:
-    """What playing `worse` rather than `better` at `state` costs `seat` (its expected score), by `playouts`
-    paired playouts (one seed for both moves of a pair): (the mean difference, its standard error)."""
-    differences = []
-    for index in range(playouts):
-        pair_seed = derive_seed(seed, index)
-        scores = []
-        for move in (better, worse):
-            child = state.clone()
-            child.apply_action(move)
-            scores.append(_score(playout(game, child, pair_seed, noise), seat))
-        differences.append(scores[0] - scores[1])
-    mean = statistics.fmean(differences)
-    spread = statistics.stdev(differences) if len(differences) > 1 else 1.0
-    return mean, spread / math.sqrt(len(differences))
+def judged_cost(game: Any, state: Any, seat: int, worse: int, better: int, pairs: int, seed: int,
+                noise: float) -> tuple[float, float]:
+    """What playing `worse` rather than `better` at the true `state` costs `seat` by `pairs` paired playouts
+    (arena.analysis.playouts): (the mean difference, its standard error)."""
+    cost, error, _ = paired_cost(game, lambda _: state, seat, worse, better, pairs, seed, noise)
+    return cost, error
 
 
 def is_costly(cost: float, error: float) -> bool:
@@ -272,7 +214,8 @@ def _action_labelled(state: Any, label: str) -> int:
     return next(action for action in state.legal_actions() if state.action_to_string(action) == label)
 
 
-def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playouts: Playouts) -> dict[str, Any]:
+def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playouts: Playouts,
+             checked: int = 0) -> dict[str, Any]:
     """The planted blunders: recall and precision as the analysis' own drops judge them (the old, circular
     figures), and against paired playouts of the planted move and greedy's own (recall) and of each turning
     point's move and the analysis' best (precision)."""
@@ -285,24 +228,25 @@ def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playou
         seat = index % 2
         agents = [blunderer, make_agent("greedy")] if seat == 0 else [make_agent("greedy"), blunderer]
         record = play_match(game, agents, seed=rng.randrange(2 ** 62))
-        analysis = analyse_record(record, budget, seed=0)
+        analysis = analyse_record(record, budget, seed=0, playouts=checked)
         at = _decision_index_of_planted(record, seat, set(blunderer.blunders))
-        points = {p.decision for p in analysis.turning_points if p.seat == seat}
+        points = {p.decision: p.judged_by for p in analysis.turning_points if p.seat == seat}
         for counted, decision in sorted(at.items()):
             entry = analysis.entries[decision]
             if entry.drop >= 0.10:
                 costly += 1
                 found += decision in points
-            mistakes.append(_judged_mistake(game, record, entry, blunderer.better[counted], decision in points,
+            mistakes.append(_judged_mistake(game, record, entry, blunderer.better[counted], points.get(decision),
                                             playouts))
         flagged += len(points)
-        planted_flags += len(points & set(at.values()))
+        planted_flags += len(points.keys() & set(at.values()))
         points_judged += [_judged_point(game, record, point, playouts) for point in analysis.turning_points
                           if point.seat == seat]
     by_playouts = [mistake for mistake in mistakes if mistake["costly"]]
     return {"costly": costly, "recall": round(found / costly, 3) if costly else None,
             "turning_points": flagged, "precision": round(planted_flags / flagged, 3) if flagged else None,
             "playouts": playouts.pairs, "playout_noise": playouts.noise, "cost_threshold": COSTLY, "planted": len(mistakes),
+            "analysis_playouts": checked,
             "costly_by_playouts": len(by_playouts),
             "recall_vs_playouts": _rate(sum(mistake["found"] for mistake in by_playouts), len(by_playouts)),
             "precision_vs_playouts": _rate(sum(points_judged), len(points_judged)),
@@ -310,23 +254,24 @@ def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playou
             "mistakes": mistakes}
 
 
-def _judged_mistake(game: Any, record: MatchRecord, entry: Any, better: int, found: bool,
+def _judged_mistake(game: Any, record: MatchRecord, entry: Any, better: int, found_by: str | None,
                     playouts: Playouts) -> dict[str, Any]:
     """One planted blunder judged by paired playouts of it and of the move greedy liked most there."""
     state = _state_at(game, record, entry.step)
     worse = record.steps[entry.step].action
-    cost, error = (0.0, 0.0) if worse == better else paired_cost(game, state, entry.seat, worse, better, playouts.pairs,
+    cost, error = (0.0, 0.0) if worse == better else judged_cost(game, state, entry.seat, worse, better, playouts.pairs,
                                                                  derive_seed(record.seed, entry.decision),
                                                                  playouts.noise)
     return {"decision": entry.decision, "drop": round(entry.drop, 3), "cost": round(cost, 3),
-            "error": round(error, 3), "costly": is_costly(cost, error), "found": found}
+            "error": round(error, 3), "costly": is_costly(cost, error), "found": found_by is not None,
+            "found_by": found_by}
 
 
 def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: Playouts) -> bool:
     """Whether paired playouts of a turning point's move and of the analysis' best move find it costly."""
     state = _state_at(game, record, point.step)
     worse, better = record.steps[point.step].action, _action_labelled(state, point.best)
-    return is_costly(*paired_cost(game, state, point.seat, worse, better, playouts.pairs,
+    return is_costly(*judged_cost(game, state, point.seat, worse, better, playouts.pairs,
                                   derive_seed(record.seed, point.decision), playouts.noise))
 
 
@@ -512,9 +457,11 @@ def _setting(game: Any, rng: random.Random, matches: int, budget: Budget, specs:
 
 def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: Playouts = Playouts(),
         first_games: int = FIRST_GAMES, first_analysed: int = FIRST_ANALYSED,
-        settings: bool = True, budgets: tuple[Budget, ...] = (), noise_matches: int = NOISE_MATCHES) -> dict[str, Any]:
+        settings: bool = True, budgets: tuple[Budget, ...] = (), noise_matches: int = NOISE_MATCHES,
+        analysis_playouts: int = 0) -> dict[str, Any]:
     """Every figure of every game (`settings` False: the planted blunders and the first position alone;
-    `budgets`: the equal and unequal matches analysed at these budgets too)."""
+    `budgets`: the equal and unequal matches analysed at these budgets too; `analysis_playouts`: the planted
+    matches analysed with the playout check, `arena analyse --playouts`)."""
     rng = random.Random(seed)
     figures: dict[str, Any] = {}
     for name in games:
@@ -523,7 +470,7 @@ def run(games: list[str], matches: int, budget: Budget, seed: int, playouts: Pla
         if settings:
             for setting, specs in (("equal", ("greedy", "greedy")), ("unequal", ("greedy", "random"))):
                 per[setting] = _setting(game, rng, matches, budget, specs, budgets)
-        per["planted"] = _planted(game, rng, matches, budget, playouts)
+        per["planted"] = _planted(game, rng, matches, budget, playouts, analysis_playouts)
         if noise_matches:
             per["noise"] = _noise(game, rng, noise_matches, budget)
         per["first_position"] = _first_position(game, rng, first_games, first_analysed, budget)
@@ -614,6 +561,8 @@ def main() -> int:
                              "sum per budget: 'per_budget')")
     parser.add_argument("--noise-matches", type=int, default=NOISE_MATCHES,
                         help="matches whose decisions check the standard errors against independent searches")
+    parser.add_argument("--analysis-playouts", type=int, default=0, metavar="PAIRS",
+                        help="the planted matches analysed with the playout check (arena analyse --playouts PAIRS)")
     parser.add_argument("--skip-settings", action="store_true",
                         help="no equal/unequal figures: the planted blunders and the first position alone")
     parser.add_argument("--smoke", action="store_true", help="the smallest run (the test suite's): " + " ".join(SMOKE))
@@ -625,7 +574,8 @@ def main() -> int:
     figures = run(args.game or list(GAMES), args.matches, Budget.parse(args.budget), args.seed,
                   Playouts(args.playouts, args.playout_noise),
                   args.first_games, args.first_analysed, not args.skip_settings,
-                  tuple(Budget.parse(text) for text in args.budgets.split(",") if text.strip()), args.noise_matches)
+                  tuple(Budget.parse(text) for text in args.budgets.split(",") if text.strip()), args.noise_matches,
+                  args.analysis_playouts)
     figures["budget"] = args.budget
     figures["command"] = "python bench/analysis_quality.py " + " ".join(sys.argv[1:])
     figures["seconds"] = round(time.perf_counter() - started, 1)

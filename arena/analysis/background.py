@@ -64,10 +64,11 @@ class CpuShare:
 def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, seed: int = 0,
                     should_stop: Callable[[], bool] = lambda: False,
                     on_match: Callable[[int, bool, str], None] = lambda _match, _analysed, _line: None,
-                    between: Callable[[int, int], None] | None = None) -> int:
+                    between: Callable[[int, int], None] | None = None, playouts: int = 0) -> int:
     """Analyse the tournaments' stored matches that have none yet (oldest first); how many were analysed. Each
     match is told to `on_match(match id, analysed, a line saying it)`; one that cannot be analysed gets no
-    analysis and is not tried again. `between(done, total)` is called after each decision searched."""
+    analysis and is not tried again. `between(done, total)` is called after each decision searched; `playouts`:
+    as analyse_record's."""
     done = 0
     failed: set[int] = set()
     read: dict[int, tuple[list[float], ...]] = {}  # what the analyses read for players' forms said, by match id
@@ -85,7 +86,7 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
                 continue
             try:
                 analysis = analyse_record(MatchRecord.from_bytes(store.matches.record(found), f"match {match_id}"),
-                                          budget, seed, on_progress=between)
+                                          budget, seed, on_progress=between, playouts=playouts)
             except (AnalysisError, ReplayDivergence, RecordError) as error:
                 failed.add(match_id)
                 on_match(match_id, False, f"match {match_id} not analysed: {error}")

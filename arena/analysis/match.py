@@ -17,6 +17,16 @@ against the spread of drops over independent searches). A drop of CONFIRM_DROP o
 an independent search of the whole budget and the estimates pooled. A turning point is a drop of at least
 TURNING_DROP that is also clear of that noise (at least CLEAR_SE standard errors), labelled "clear" (3 or more)
 or "likely". A decision with one legal move is not searched: its chances are those of the position it leads to.
+A search at this budget can rate a costly move about as well as the best one (its half-budget chooser picked it,
+or the two are close in its few simulations), and then no drop shows. Asked for (`playouts`: `arena analyse
+--playouts 32`, about three times the analysis' CPU in Major General, far more in General Orders, whose games
+are longer), a second judge checks a match's candidate decisions: the move made against the greedy player's own
+pick there (from the mover's view) and against the search's best, by paired playouts of
+greedy players (arena/analysis/playouts.py), pair by pair from a world sampled from the mover's observation (never
+the record's hidden truth). A move whose playouts cost it TURNING_DROP or more, clear of their noise by
+PLAYOUT_CLEAR_SE standard errors, is a turning point "judged by playouts" where the search made it none. The
+candidates: moves greedy would not have made, or that the search rates PLAYOUT_DROP under its best; at most
+PLAYOUT_CHECKS a seat. The chances themselves (the curve, the sums) are the search's alone.
 The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
 other side's cards); that optimism, measured per family and budget on matches of its own (arena/analysis/
 measure_optimism.py; interpolated between the budgets measured, arena/analysis/calibration.py), is taken off
@@ -45,16 +55,18 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Sequence
 
 from arena.agents.base import DecisionRequest
+from arena.agents.greedy import GreedyAgent
 from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
 from arena.analysis.calibration import optimism
 from arena.analysis.players import PlayerForm, expected_chances
+from arena.analysis.playouts import paired_cost
 from arena.games.base import Game, State, points
 from arena.games.registry import family_of
 from arena.luck.measure import MatchLuck, measure_luck
 from arena.referee.record import MatchRecord, decision_name
 from arena.referee.replay import game_of, replay
-from arena.referee.seeds import Search, search_seed
+from arena.referee.seeds import Search, derive_seed, search_seed
 
 DEFAULT_BUDGET = "400"
 TURNING_POINTS = 5  # at most this many turning points per match
@@ -63,6 +75,11 @@ CLEAR_SE = 2.0  # ... and the least drop, in its standard errors, clear of the s
 CONFIRM_DROP = 0.05  # a drop this large is searched again by a whole-budget search, and the two pooled
 STATIC_WORLDS = 8  # worlds the static evaluation's chance is averaged over
 MIN_VARIANCE = 0.01  # the least variance of one simulation's value (in [-1, 1]) a standard error is built on
+PLAYOUT_PAIRS = 32  # paired playouts per checked decision that `arena analyse --playouts` suggests (its help)
+PLAYOUT_CHECKS = 6  # at most this many decisions of each seat checked by playouts per match
+PLAYOUT_DROP = 0.03  # a decision whose played move the search rates this far under its best is a candidate
+GREEDY_SAMPLES = 4  # worlds the greedy player's own pick at a candidate is averaged over
+PLAYOUT_CLEAR_SE = CLEAR_SE  # the least cost, in its standard errors, a turning point judged by playouts has
 
 ProgressCallback = Callable[[int, int], None]  # (decisions analysed, decisions in all)
 
@@ -115,6 +132,11 @@ class DecisionEntry:
     static: float | None = None  # the static evaluation's chance for the mover before the move
     forced: bool = False  # one legal move: not searched (its chances are the next position's)
     turn: bool = False  # it starts a turn (its position is at the family's lookahead boundary): its mover is on turn
+    #: where checked by paired playouts (see the module's docstring): what the move cost its mover against
+    #: `playout_best` (None: not checked), and that cost's standard error
+    playout_cost: float | None = None
+    playout_error: float = 0.0
+    playout_best: str = ""
 
     @property
     def drop(self) -> float:
@@ -139,6 +161,7 @@ class TurningPoint:
     kept: float  # the chance the better move would have kept (its value: `before`)
     uncertainty: float = 0.0  # the drop's standard error
     confidence: str = "likely"  # "clear" (3 standard errors or more) or "likely" (CLEAR_SE or more)
+    judged_by: str = "search"  # what found it: the search's drop, or (where the search saw none) paired playouts
 
     @property
     def moment(self) -> str:
@@ -189,6 +212,7 @@ class Analysis:
     #: each seat's form (arena.analysis.players: how its moves fared in its other analysed matches), where both
     #: are known: the chances as these players play (`expected`) are then given beside the search's
     players: tuple[PlayerForm, PlayerForm] | None = None
+    playouts: int = 0  # paired playouts per decision checked by them (0: none checked)
 
     def expected(self) -> list[float] | None:
         """Per decision, the mover's expected score as these players play (None without both players' forms)."""
@@ -265,7 +289,7 @@ class Analysis:
                                         "uncertainty": round(point.uncertainty, 4), "moment": point.moment}
                                        for point in self.turning_points],
                     "slides": [slide.to_json() for slide in self.slides()], "closer_budget": self.closer_budget(),
-                    "luck": _luck_json(self.luck)}
+                    "luck": _luck_json(self.luck), "playouts": self.playouts}
         if timings:
             document["seconds"] = round(self.seconds, 3)
         return document
@@ -282,7 +306,7 @@ class Analysis:
                    luck=None if not luck else MatchLuck("", 1.0, tuple((int(n), float(value))
                                                                        for n, value in luck.get("events", [])),
                                                         tuple(luck["seats"])),
-                   seconds=data.get("seconds", 0.0),
+                   seconds=data.get("seconds", 0.0), playouts=int(data.get("playouts", 0)),
                    players=None if not data.get("players") else (PlayerForm.from_json(data["players"][0]),
                                                                   PlayerForm.from_json(data["players"][1])))
 
@@ -298,7 +322,8 @@ def _decision_json(entry: DecisionEntry, expected: float | None) -> dict[str, An
     """One decision of an analysis' JSON, its chances to 4 places; `expected`: as the players play, if known."""
     return {**asdict(entry), "before": round(entry.before, 4), "after": round(entry.after, 4),
             "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
-            "static": _rounded(entry.static), "expected": _rounded(expected), "moment": entry.moment}
+            "static": _rounded(entry.static), "expected": _rounded(expected), "moment": entry.moment,
+            "playout_cost": _rounded(entry.playout_cost), "playout_error": round(entry.playout_error, 4)}
 
 
 def _luck_json(luck: MatchLuck | None) -> dict[str, Any] | None:
@@ -314,9 +339,12 @@ def _rounded(chance: float | None) -> float | None:
 
 
 def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, seed: int = 0,
-                   on_progress: ProgressCallback | None = None, calibrated: bool = True) -> Analysis:
+                   on_progress: ProgressCallback | None = None, calibrated: bool = True,
+                   playouts: int = 0) -> Analysis:
     """Analyse every decision of a finished record (checked by a replay first); `calibrated`: the search's
-    optimism in this family at this budget (arena/analysis/calibration.py) taken off every chance."""
+    optimism in this family at this budget (arena/analysis/calibration.py) taken off every chance; `playouts`:
+    the candidate decisions also checked by this many paired playouts each (0: not checked; see the module's
+    docstring)."""
     budget = Budget.parse(budget) if isinstance(budget, str) else budget
     if record.result is None:
         raise AnalysisError("the record has no result: only a finished match can be analysed")
@@ -326,6 +354,8 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
     replay(record)  # the record is the engine's: every step legal, the result the one it reaches
     started = time.perf_counter()
     searched, chance_after = _searched(game, record, budget, seed, on_progress)
+    if playouts:
+        searched = _played_out(game, record, searched, playouts, seed)
     ranking = record.result.ranking
     result = tuple(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]) for seat in (0, 1))
     shift = optimism(family_of(record.game).name, budget.simulations) if calibrated else 0.0
@@ -337,7 +367,7 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
                     seed=seed, seat_names=tuple(game.info.seat_names), entries=tuple(entries), result=result,
                     turning_points=tuple(turning_points(entries)),
                     luck=measure_luck(record, game),  # luck beside skill: what the dice and draws gave each seat
-                    seconds=time.perf_counter() - started)
+                    seconds=time.perf_counter() - started, playouts=playouts)
 
 
 def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int,
@@ -429,6 +459,77 @@ def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budg
                    uncertainty=1.0 / math.sqrt(first + second), simulations=entry.simulations + judged)
 
 
+def _played_out(game: Game, record: MatchRecord, entries: list[DecisionEntry], pairs: int,
+                seed: int) -> list[DecisionEntry]:
+    """The entries with their candidate decisions (`_candidates`) checked by paired playouts: at most
+    PLAYOUT_CHECKS of each seat, those greedy would not have played first, then by the search's drop."""
+    found = _candidates(game, record, entries, seed)
+    checked = list(entries)
+    for seat in (0, 1):
+        mine = [entry for entry in entries if entry.seat == seat and entry.decision in found]
+        mine.sort(key=lambda entry: (found[entry.decision][1] == record.steps[entry.step].action, -entry.drop,
+                                     entry.decision))
+        for entry in mine[:PLAYOUT_CHECKS]:
+            state, pick = found[entry.decision]
+            checked[entry.decision] = _playout_check(game, state, entry, record.steps[entry.step].action, pick,
+                                                     pairs, search_seed(seed, entry.decision, Search.PLAYOUTS))
+    return checked
+
+
+def _candidates(game: Game, record: MatchRecord, entries: list[DecisionEntry],
+                seed: int) -> dict[int, tuple[State, int]]:
+    """By decision: the position and the greedy player's pick there (from the mover's view), where the move made is
+    not that pick, or the search rates it PLAYOUT_DROP or more under its best, and the search has not already
+    made it a turning point."""
+    by_step = {entry.step: entry for entry in entries if not entry.forced and not _by_search(entry, TURNING_DROP)}
+    found: dict[int, tuple[State, int]] = {}
+    state = game.new_initial_state()
+    for index, step in enumerate(record.steps):
+        entry = by_step.get(index)
+        if entry is not None:
+            picker = GreedyAgent(samples=GREEDY_SAMPLES)
+            picker.reset(game, entry.seat, derive_seed(search_seed(seed, entry.decision, Search.PLAYOUTS), 0))
+            pick = picker.act(DecisionRequest(entry.seat, state.legal_actions(), state.observation(entry.seat)))
+            if pick != step.action or (entry.played != entry.best and entry.drop >= PLAYOUT_DROP):
+                found[entry.decision] = (state.clone(), pick)
+        state.apply_action(step.action)
+    return found
+
+
+def _playout_check(game: Game, state: State, entry: DecisionEntry, played: int, pick: int, pairs: int,
+                   seed: int) -> DecisionEntry:
+    """One decision checked: the move played against the greedy player's pick there and against the search's best,
+    each by `pairs` paired playouts (fewer where the first ones show it cannot be a turning point), pair i from the
+    i-th world sampled from the mover's observation (the same worlds and seeds for both); the one it most clearly
+    lost to is kept."""
+    observation = state.observation(entry.seat)
+    rng = random.Random(derive_seed(seed, 1))
+    worlds: list[State] = []
+
+    def position(index: int) -> State:
+        while len(worlds) <= index:
+            worlds.append(game.determinize(observation, rng))
+        return worlds[index]
+
+    best = next((action for action in state.legal_actions() if state.action_to_string(action) == entry.best), played)
+    found: list[tuple[float, float, int]] = []
+    for better in dict.fromkeys((pick, best)):
+        if better != played:
+            cost, error, _ = paired_cost(game, position, entry.seat, played, better, pairs, derive_seed(seed, 2),
+                                         give_up=_cannot_turn)
+            found.append((cost, error, better))
+    if not found:
+        return entry
+    cost, error, better = max(found, key=lambda one: (one[0] - PLAYOUT_CLEAR_SE * one[1], -one[2]))
+    return replace(entry, playout_cost=cost, playout_error=error, playout_best=state.action_to_string(better))
+
+
+def _cannot_turn(cost: float, error: float) -> bool:
+    """A check's pairs so far say: even its cost plus PLAYOUT_CLEAR_SE standard errors is under a turning point's
+    drop."""
+    return cost + PLAYOUT_CLEAR_SE * error < TURNING_DROP
+
+
 def _half(budget: Budget) -> Budget:
     if budget.seconds is not None:
         return Budget(seconds=budget.seconds / 2)
@@ -475,14 +576,32 @@ def _fill_forced(entries: list[DecisionEntry], chance_after: list[bool], result:
 
 def turning_points(entries: list[DecisionEntry], most: int = TURNING_POINTS,
                    least: float = TURNING_DROP) -> list[TurningPoint]:
-    """The decisions whose move lost the most chance (at least `least`, clear of the search's noise by CLEAR_SE
-    standard errors; at most `most`), in match order, each labelled by how clear it is."""
-    clear = [entry for entry in entries if not entry.forced and entry.played != entry.best and entry.drop >= least
-             and entry.drop >= CLEAR_SE * entry.uncertainty]
-    worst = sorted(clear, key=lambda entry: (-entry.drop, entry.decision))[:most]
-    return [TurningPoint(entry.decision, entry.step, entry.seat, entry.played, entry.best, entry.drop, entry.before,
-                         entry.uncertainty, "clear" if entry.drop >= 3 * entry.uncertainty else "likely")
-            for entry in sorted(worst, key=lambda entry: entry.decision)]
+    """The decisions whose move lost the most chance (at least `least`, clear of the noise by CLEAR_SE standard
+    errors: by the search's drop, or where the search saw none by the playouts' cost; at most `most`), in match
+    order, each labelled by how clear it is."""
+    found = [point for point in (_turning_point(entry, least) for entry in entries) if point is not None]
+    worst = sorted(found, key=lambda point: (-point.drop, point.decision))[:most]
+    return sorted(worst, key=lambda point: point.decision)
+
+
+def _by_search(entry: DecisionEntry, least: float) -> bool:
+    """The search's drop makes it a turning point: `least` or more, clear of its noise."""
+    return (not entry.forced and entry.played != entry.best and entry.drop >= least
+            and entry.drop >= CLEAR_SE * entry.uncertainty)
+
+
+def _turning_point(entry: DecisionEntry, least: float) -> TurningPoint | None:
+    """The entry as a turning point, by the search's drop or else by the playouts' cost; None if neither."""
+    if _by_search(entry, least):
+        drop, best, kept, error, judged_by = entry.drop, entry.best, entry.before, entry.uncertainty, "search"
+    elif entry.playout_cost is not None and entry.playout_cost >= least \
+            and entry.playout_cost >= PLAYOUT_CLEAR_SE * entry.playout_error:
+        drop, best, error, judged_by = entry.playout_cost, entry.playout_best, entry.playout_error, "playouts"
+        kept = _clamped(entry.after + drop)
+    else:
+        return None
+    return TurningPoint(entry.decision, entry.step, entry.seat, entry.played, best, drop, kept, error,
+                        "clear" if drop >= 3 * error else "likely", judged_by)
 
 
 def _chance(value: float) -> float:

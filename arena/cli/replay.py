@@ -103,9 +103,9 @@ def _show_steps(record: MatchRecord, game: Game, turning: dict[int, TurningPoint
         _show_step(item, state, game.info.seat_names, numbers[index])
         if index in turning:
             point = turning[index]
-            console.print(styled("[bold red]turning point[/] at {}: -{} for {}; better: {} (kept {})", point.moment,
+            console.print(styled("[bold red]turning point[/] at {}: -{} for {}; better: {} (kept {}){}", point.moment,
                                  f"{point.drop:.0%}", game.info.seat_names[point.seat], point.best,
-                                 f"{point.kept:.0%}"))
+                                 f"{point.kept:.0%}", "; judged by playouts" if point.judged_by == "playouts" else ""))
         if not item.is_chance:
             if step:
                 typer.prompt("", default="", show_default=False, prompt_suffix="")

@@ -544,6 +544,11 @@ def _show_turning_points(analysis: Analysis, points: Sequence[TurningPoint], sea
                       f"-{point.drop:.0%}", Text(point.best), f"{point.kept:.0%}",
                       f"{point.confidence} (±{point.uncertainty:.0%})")
     console.print(table)
+    for point in points:
+        if point.judged_by == "playouts":
+            console.print(f"{point.moment}: judged by paired playouts of greedy players from the mover's view (the "
+                          "search rated the move about as well as the better one)", style="dim", markup=False,
+                          soft_wrap=True)
 
 
 def _seat_label(analysis: Analysis, one: int, seat: int | None, bot: str) -> str:

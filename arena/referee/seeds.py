@@ -51,6 +51,7 @@ class Search(Enum):
     JUDGE = "judge"  # the independent search that values it and the move played
     CONFIRM = "confirm"  # the whole-budget search that values a candidate turning point again
     STATIC = "static"  # the worlds the static evaluation is averaged over
+    PLAYOUTS = "playouts"  # the greedy pick, the worlds and the paired playouts that check a decision
 
 
 def search_seed(seed: int, decision: int, search: Search) -> int:
@@ -63,4 +64,6 @@ def search_seed(seed: int, decision: int, search: Search) -> int:
         return (base * 6364136223846793005 + 1442695040888963407) % 2 ** 63
     if search is Search.STATIC:
         return base ^ 0x57A71C
+    if search is Search.PLAYOUTS:
+        return base ^ 0x9A7D0C
     return base

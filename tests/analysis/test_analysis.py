@@ -10,6 +10,7 @@ import json
 import math
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,8 @@ def test_turning_points_are_clear_of_the_searchs_noise_and_say_how_sure() -> Non
         assert point.drop >= 0.08 and point.drop >= 2 * point.uncertainty
         assert point.confidence == ("clear" if point.drop >= 3 * point.uncertainty else "likely")
     noisy = [e for e in analysis.entries if e.drop >= 0.08 and e.drop < 2 * e.uncertainty and e.played != e.best]
-    assert not {e.decision for e in noisy} & {p.decision for p in analysis.turning_points}
+    points = {p.decision: p.judged_by for p in analysis.turning_points}
+    assert all(points.get(e.decision, "playouts") == "playouts" for e in noisy)  # (its playouts may find it)
 
 
 def test_the_json_is_the_same_every_time_without_timings_and_old_analyses_still_load() -> None:
@@ -216,6 +218,11 @@ def test_arena_analyse_as_a_bot_tells_it_from_its_side(tmp_path: Path) -> None:
     assert "'nobody' did not play" in str(refused.exception) + refused.output
     as_json = runner.invoke(app, ["analyse", str(path), "--budget", "24", "--as", "greedy", "--json"])
     assert json.loads(as_json.output)["as"] == {"bot": "greedy", "seat": 0} and "seconds" not in as_json.output
+    assert json.loads(as_json.output)["playouts"] == 0
+    checked = json.loads(runner.invoke(app, ["analyse", str(path), "--budget", "24", "--playouts", "2",
+                                             "--json"]).output)
+    assert checked["playouts"] == 2 and any(entry["playout_cost"] is not None for entry in checked["decisions"])
+    assert runner.invoke(app, ["analyse", str(path), "--playouts", "-1"]).exit_code == 2
 
 
 def _slid(seat_drops: list[float], result: tuple[float, float]) -> "Analysis":
@@ -368,3 +375,67 @@ def test_a_decision_knows_whether_it_starts_a_turn() -> None:
     turns = [entry for entry in analysis.entries if entry.turn]
     assert turns and len(turns) < len(analysis.entries)  # (card placements start turns; command choices do not)
     assert all(value > 0 for value in analysis.turn_sums())
+
+
+def test_a_move_the_search_rates_well_is_a_turning_point_when_its_playouts_clearly_cost() -> None:
+    from arena.analysis.match import DecisionEntry, turning_points
+
+    def entry(decision: int, drop: float, cost: float | None, error: float) -> DecisionEntry:
+        return DecisionEntry(decision, 2 * decision, 0, f"move {decision}", "searched best", 0.6, 0.6 - drop, 5, 100,
+                             uncertainty=0.02, playout_cost=cost, playout_error=error, playout_best="greedy's pick")
+
+    points = turning_points([entry(0, 0.01, 0.30, 0.05),  # the search saw nothing, the playouts a clear cost
+                             entry(1, 0.01, 0.30, 0.20),  # ... a cost within their noise
+                             entry(2, 0.20, 0.30, 0.05),  # the search's own turning point
+                             entry(3, 0.01, None, 0.0)])  # not checked
+    assert [(p.decision, p.judged_by) for p in points] == [(0, "playouts"), (2, "search")]
+    by_playouts, by_search = points
+    assert by_playouts.best == "greedy's pick" and by_playouts.drop == 0.30 and by_playouts.uncertainty == 0.05
+    assert by_playouts.kept == pytest.approx(0.59 + 0.30) and by_playouts.confidence == "clear"
+    assert by_search.best == "searched best" and by_search.drop == pytest.approx(0.20) and by_search.kept == 0.6
+
+
+def test_the_playout_check_reads_only_the_movers_information_set() -> None:
+    """Its playouts start from worlds sampled from the mover's view: a world with the same view but other hidden
+    cards is checked alike."""
+    from arena.analysis.match import _playout_check
+
+    game = load_game("major-general")
+    record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=21)
+    checked = differed = 0
+    for state, played, decision in _states_at_decisions(record, every=4):
+        mover = state.current_player()
+        seen = state.observation(mover)
+        other = game.determinize(seen, random.Random(decision))
+        entry = analyse_decision(game, state, played, SMALL, 5, decision=decision)
+        others = [action for action in state.legal_actions() if action != played]
+        if entry.forced or not others:
+            continue
+        differed += other.observation(1 - mover) != state.observation(1 - mover)
+        found = _playout_check(game, state, entry, played, others[0], 4, 7)
+        assert found.playout_cost is not None and found.playout_best
+        assert _playout_check(game, other, entry, played, others[0], 4, 7) == found
+        checked += 1
+    assert checked and differed, "nothing checked, or no resampled world differed from the truth"
+
+
+def test_asked_for_the_playouts_check_at_most_a_few_candidates_a_seat_and_repeat_with_the_seed() -> None:
+    from arena.analysis.match import PLAYOUT_CHECKS
+
+    record = play_match(load_game("major-general"), [make_agent("random"), make_agent("greedy")], seed=3)
+    plain = analyse_record(record, SMALL, seed=1)
+    assert all(entry.playout_cost is None for entry in plain.entries) and plain.to_json()["playouts"] == 0
+    analysis = analyse_record(record, SMALL, seed=1, playouts=8)
+    assert analysis.to_json()["playouts"] == 8
+    assert [replace(entry, playout_cost=None, playout_error=0.0, playout_best="") for entry in analysis.entries] == \
+        list(plain.entries)  # the search's chances are the same: the playouts only find turning points
+    checked = [entry for entry in analysis.entries if entry.playout_cost is not None]
+    assert checked and all(sum(entry.seat == seat for entry in checked) <= PLAYOUT_CHECKS for seat in (0, 1))
+    assert all(entry.playout_best and entry.playout_best != entry.played and entry.playout_error >= 0
+               for entry in checked)
+    for point in analysis.turning_points:
+        if point.judged_by == "playouts":
+            entry = analysis.entries[point.decision]
+            assert point.drop == entry.playout_cost and point.drop >= 2 * point.uncertainty
+    again = analyse_record(record, SMALL, seed=1, playouts=8)  # the same, playouts and all
+    assert again.to_json(timings=False) == analysis.to_json(timings=False)

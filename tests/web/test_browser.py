@@ -683,17 +683,21 @@ def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_pat
 
 
 TURNING_DECISION = 14  # the decision made a turning point by `_turning_at`
+PLAYED_OUT_DECISION = 20  # ... and the one it makes a turning point judged by playouts (where the search saw none)
 
 
 def _turning_at(analysis: Any, record: MatchRecord) -> Any:
-    """The analysis reshaped so that decision TURNING_DECISION (and no other) is a clear turning point."""
+    """The analysis reshaped so that decision TURNING_DECISION is a clear turning point by the search, and
+    PLAYED_OUT_DECISION one by playouts (and no other)."""
     from dataclasses import replace
 
     from arena.analysis.match import turning_points
 
     entries = [replace(entry, before=0.8 if entry.decision == TURNING_DECISION - 1 else 0.5,
                        after=0.2 if entry.decision == TURNING_DECISION - 1 else 0.5, uncertainty=0.01, forced=False,
-                       best="a better move" if entry.decision == TURNING_DECISION - 1 else entry.played)
+                       best="a better move" if entry.decision == TURNING_DECISION - 1 else entry.played,
+                       playout_cost=0.3 if entry.decision == PLAYED_OUT_DECISION - 1 else None, playout_error=0.05,
+                       playout_best="the move the playouts kept")
                for entry in analysis.entries]
     return replace(analysis, entries=tuple(entries), turning_points=tuple(turning_points(entries)))
 
@@ -721,12 +725,16 @@ def test_one_moment_has_the_same_numbers_on_the_page_in_replay_and_in_the_analys
     replayed = capsys.readouterr().out
     assert f"{at}. {label}  (decision {TURNING_DECISION})" in replayed
     assert main(["replay", "1", "--db", url]) == 0  # the stored match: its turning point, named the same
-    assert f"turning point at {name}" in " ".join(capsys.readouterr().out.split())
+    replayed = " ".join(capsys.readouterr().out.split())
+    assert f"turning point at {name}" in replayed
+    assert "better: the move the playouts kept (kept 80%); judged by playouts" in replayed
     store = Store.open(url)
     analysis = Analysis.from_compressed(store.analyses.get(match_id) or b"")
     store.close()
     show_analysis(analysis)  # what `arena analyse` prints of it
-    assert f"{name} " in " ".join(capsys.readouterr().out.split())
+    shown = " ".join(capsys.readouterr().out.split())
+    played_out = f"decision {PLAYED_OUT_DECISION} (step {record.step_of_decision(PLAYED_OUT_DECISION)})"
+    assert f"{name} " in shown and f"{played_out}: judged by paired playouts" in shown
     server = WebServer(url)
     try:
         open_page(browser, f"{server.url}/matches/{match_id}#decision={TURNING_DECISION}",
@@ -741,8 +749,11 @@ def test_one_moment_has_the_same_numbers_on_the_page_in_replay_and_in_the_analys
         assert shown.startswith(f"{at}. ") and shown.endswith(f"(decision {TURNING_DECISION})"), shown
         row = browser.find_element(By.CSS_SELECTOR, f".steps [data-step='{at}']").text
         assert row.startswith(f"{at}. ") and f"(decision {TURNING_DECISION})" in row, row
-        point = browser.find_element(By.CSS_SELECTOR, ".turning-points li")
+        point, played_out = browser.find_elements(By.CSS_SELECTOR, ".turning-points li")
         assert point.text.startswith(name) and point.get_attribute("data-step") == str(at), point.text
+        assert "judged by" not in point.text
+        assert played_out.text.startswith(f"decision {PLAYED_OUT_DECISION} (step ") and played_out.text.endswith(
+            "(−30%); better: the move the playouts kept (kept 80%); judged by playouts"), played_out.text
         chance = next(index for index, step in enumerate(record.steps, start=1) if step.is_chance and index > 1)
         before = sum(1 for step in record.steps[:chance] if not step.is_chance)
         browser.get(f"{server.url}/matches/{match_id}#step={chance}")  # a chance step: after which decision

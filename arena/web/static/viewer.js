@@ -425,7 +425,8 @@ export function mountReplay(container, doc, { hash = true } = {}) {
             h("li", { "data-step": p.step + 1 },
               h("a", { href: `#step=${p.step + 1}`, onclick: (event) => { event.preventDefault(); stop(); go(p.step + 1); } },
                 decisionName(p.decision + 1, p.step + 1)),
-              ` ${who(p.seat)}: ${p.played} (−${Math.round(p.drop * 100)}%); better: ${p.best} (kept ${Math.round(p.kept * 100)}%)`)))
+              ` ${who(p.seat)}: ${p.played} (−${Math.round(p.drop * 100)}%); better: ${p.best} (kept ${Math.round(p.kept * 100)}%)` +
+                (p.judged_by === "playouts" ? "; judged by playouts" : ""))))
         : h("p", {}, "No turning point: no move lost much of its mover's chance."),
       ...(analysis.slides || []).map((s) => h("p", { class: "slide" },
         `${who(s.seat)} slid from ${pct0(s.start)} to ${pct0(s.end)} with no single turning point: its own moves cost ` +
