@@ -72,7 +72,7 @@ from arena.agents import GreedyAgent, make_agent  # noqa: E402
 from arena.agents.base import DecisionRequest  # noqa: E402
 from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
 from arena.analysis.calibration import optimism  # noqa: E402
-from arena.analysis.match import analyse_decision  # noqa: E402
+from arena.analysis.match import action_labelled, analyse_decision  # noqa: E402
 from arena.analysis.players import form_of  # noqa: E402
 from arena.analysis.playouts import NOISE, paired_cost  # noqa: E402
 from arena.games.base import points  # noqa: E402
@@ -210,10 +210,6 @@ def _rate(hits: int, trials: int) -> dict[str, Any]:
             "low": round(low, 3), "high": round(high, 3)}
 
 
-def _action_labelled(state: Any, label: str) -> int:
-    return next(action for action in state.legal_actions() if state.action_to_string(action) == label)
-
-
 def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playouts: Playouts,
              checked: int = 0) -> dict[str, Any]:
     """The planted blunders: recall and precision as the analysis' own drops judge them (the old, circular
@@ -270,7 +266,8 @@ def _judged_mistake(game: Any, record: MatchRecord, entry: Any, better: int, fou
 def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: Playouts) -> bool:
     """Whether paired playouts of a turning point's move and of the analysis' best move find it costly."""
     state = _state_at(game, record, point.step)
-    worse, better = record.steps[point.step].action, _action_labelled(state, point.best)
+    worse, better = record.steps[point.step].action, action_labelled(state, point.best)
+    assert better is not None, f"{point.best!r} is no legal move at {point.moment}"
     return is_costly(*judged_cost(game, state, point.seat, worse, better, playouts.pairs,
                                   derive_seed(record.seed, point.decision), playouts.noise))
 

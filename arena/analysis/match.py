@@ -447,7 +447,7 @@ def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budg
     was the first search's noise shrinks and one that holds gets surer."""
     seat = entry.seat
     legal = state.legal_actions()
-    best = next((action for action in legal if state.action_to_string(action) == entry.best), None)
+    best = action_labelled(state, entry.best)
     if best is None:
         return entry
     before, after, error, judged = _judged(game, seat, legal, state.observation(seat), played, best, budget,
@@ -511,7 +511,8 @@ def _playout_check(game: Game, state: State, entry: DecisionEntry, played: int, 
             worlds.append(game.determinize(observation, rng))
         return worlds[index]
 
-    best = next((action for action in state.legal_actions() if state.action_to_string(action) == entry.best), played)
+    labelled = action_labelled(state, entry.best)
+    best = played if labelled is None else labelled
     found: list[tuple[float, float, int]] = []
     for better in dict.fromkeys((pick, best)):
         if better != played:
@@ -528,6 +529,11 @@ def _cannot_turn(cost: float, error: float) -> bool:
     """A check's pairs so far say: even its cost plus PLAYOUT_CLEAR_SE standard errors is under a turning point's
     drop."""
     return cost + PLAYOUT_CLEAR_SE * error < TURNING_DROP
+
+
+def action_labelled(state: State, label: str) -> int | None:
+    """The legal action of `state` that is labelled `label` (an entry's `played` or `best`), or None."""
+    return next((action for action in state.legal_actions() if state.action_to_string(action) == label), None)
 
 
 def _half(budget: Budget) -> Budget:
