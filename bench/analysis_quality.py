@@ -33,7 +33,8 @@ the move greedy's lookahead likes least. Printed, in one run:
   blunder is costly when its mean cost is COSTLY or more and Z standard errors clear of zero. "recall_vs_playouts": the share of the costly ones found as turning points (Wilson 95% interval;
   with --analysis-playouts PAIRS the planted matches are analysed as `arena analyse --playouts PAIRS` does, and
   each mistake says what found it, `found_by`: the search or the analysis' own playouts, from the mover's view;
-  goal 90%); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
+  goal 90%); "recall_vs_playouts_by_search": the share found by the search's own drops, what `arena analyse`
+  finds without --playouts (the same as "recall_vs_playouts" without --analysis-playouts); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
   (against the analysis' best move) find costly; "missed_drops": the analysed drops of the costly ones missed;
 - noise: a drop's standard error against its real noise: the same two moves valued by NOISE_SEEDS independent
   searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors are the
@@ -245,6 +246,8 @@ def _planted(game: Any, rng: random.Random, matches: int, budget: Budget, playou
             "analysis_playouts": checked,
             "costly_by_playouts": len(by_playouts),
             "recall_vs_playouts": _rate(sum(mistake["found"] for mistake in by_playouts), len(by_playouts)),
+            "recall_vs_playouts_by_search": _rate(sum(mistake["found_by"] == "search" for mistake in by_playouts),
+                                                  len(by_playouts)),
             "precision_vs_playouts": _rate(sum(points_judged), len(points_judged)),
             "missed_drops": sorted(mistake["drop"] for mistake in by_playouts if not mistake["found"]),
             "mistakes": mistakes}
@@ -529,7 +532,8 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
     recall, precision = planted["recall_vs_playouts"], planted["precision_vs_playouts"]
     print(f"{name} playouts: {planted['costly_by_playouts']} of {planted['planted']} planted costly by "
           f"{planted['playouts']} paired playouts; recall {recall['rate']} [{recall['low']}, "
-          f"{recall['high']}] (missed drops {planted['missed_drops']}); precision {precision['rate']} "
+          f"{recall['high']}] (by the search alone {planted['recall_vs_playouts_by_search']['rate']}; missed drops "
+          f"{planted['missed_drops']}); precision {precision['rate']} "
           f"[{precision['low']}, {precision['high']}] of {precision['of']}")
     if "noise" in per:
         noise = per["noise"]

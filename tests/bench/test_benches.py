@@ -96,6 +96,9 @@ def test_analysis_quality() -> None:
     has_keys(figures["planted"], "costly recall turning_points precision playouts costly_by_playouts "
              "playout_noise recall_vs_playouts precision_vs_playouts missed_drops mistakes")
     has_keys(figures["planted"]["recall_vs_playouts"], "hits of rate low high")
+    has_keys(figures["planted"]["recall_vs_playouts_by_search"], "hits of rate low high")
+    by_search, found = figures["planted"]["recall_vs_playouts_by_search"], figures["planted"]["recall_vs_playouts"]
+    assert by_search["of"] == found["of"] and by_search["hits"] <= found["hits"]  # (the search's finds are among all)
     has_keys(figures["first_position"], "games first_mover_score low high analysed analysis_chance difference")
     assert figures["first_position"]["games"] == 2 and figures["planted"]["playouts"] == 2  # (--smoke's sizes)
 
