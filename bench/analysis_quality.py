@@ -34,8 +34,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   with --analysis-playouts PAIRS the planted matches are analysed as `arena analyse --playouts PAIRS` does, and
   each mistake says what found it, `found_by`: the search or the analysis' own playouts, from the mover's view;
   goal 90%); "recall_vs_playouts_by_search": the share found by the search's own drops, what `arena analyse`
-  finds without --playouts (the same as "recall_vs_playouts" without --analysis-playouts); "precision_vs_playouts": of the blunderer's turning points, the share whose move the same playouts
-  (against the analysis' best move) find costly; "missed_drops": the analysed drops of the costly ones missed;
+  finds without --playouts (the same as "recall_vs_playouts" without --analysis-playouts); "precision_vs_playouts":
+  of the blunderer's turning points, the share whose move the same playouts (against the analysis' best move) find
+  costly; "missed_drops": the analysed drops of the costly ones missed;
 - noise: a drop's standard error against its real noise: the same two moves valued by NOISE_SEEDS independent
   searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors are the
   noise's size (less: they overstate it; more: noise would pass for mistakes);
