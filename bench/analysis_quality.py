@@ -41,8 +41,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors are the
   noise's size (less: they overstate it; more: noise would pass for mistakes);
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
-  --first-analysed games, calibrated as `arena analyse` is) against the first movers' score over --first-games
-  games of greedy against greedy (normal 95% interval; goal: within 0.05);
+  --first-analysed games, calibrated as `arena analyse` is, each game's searches seeded apart) against the first
+  movers' score over --first-games games of greedy against greedy (normal 95% intervals of both, and of their
+  difference; goal: within 0.05);
 - continuity: where one seat decides twice running with no chance between, "after" of the first decision less
   "before" of the second (one position searched twice by one seat; goal 0), in the first EARLY decisions and
   later (early optimism at the first decisions shows here, where the sum, both sides sharing it, may not);
@@ -94,7 +95,7 @@ FIRST_ANALYSED = 6  # of which the first decision is analysed
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
 NOISE_SEEDS = 4  # independent searches per decision checked
-SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "1",
+SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "2",
          "--budgets", "10,12", "--noise-matches", "1", "--analysis-playouts", "1"]
 
 
@@ -324,7 +325,10 @@ def _first_unforced(game: Any, record: MatchRecord) -> tuple[int, int, int]:
 
 def _first_position(game: Any, rng: random.Random, games: int, analysed: int, budget: Budget) -> dict[str, Any]:
     """The analysis' chance for the first mover at the first decision (of `analysed` of the games, calibrated
-    as `arena analyse` calibrates) against the first movers' real score over `games` of greedy against greedy."""
+    as `arena analyse` calibrates) against the first movers' real score over `games` of greedy against greedy.
+    Each analysed game's searches have a seed of their own (its index): with one seed for all, every game's
+    first decision would be searched on the same random streams, their errors alike, and the mean's interval
+    would not hold. The difference's interval adds the two means' variances (independent samples)."""
     scores, chances = [], []
     shift = optimism(family_of(game.name).name, budget.simulations)
     for index in range(games):
@@ -334,15 +338,24 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
         scores.append(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]))
         if index < analysed:
             state = _state_at(game, record, step)
-            entry = analyse_decision(game, state, record.steps[step].action, budget, 0, decision=decision, step=step)
+            entry = analyse_decision(game, state, record.steps[step].action, budget, index, decision=decision,
+                                     step=step)
             chances.append(min(1.0, max(0.0, entry.before - shift)))
     score, low, high = mean_interval(sum(scores), sum(x * x for x in scores), len(scores))
-    chance = statistics.fmean(chances) if chances else None
-    return {"games": games, "first_mover_score": round(score, 3), "low": round(max(0.0, low), 3),
-            "high": round(min(1.0, high), 3),
-            "analysed": len(chances), "analysis_chance": None if chance is None else round(chance, 3),
-            "chances": [round(c, 3) for c in chances], "optimism_taken_off": shift,
-            "difference": None if chance is None else round(chance - score, 3)}
+    figures: dict[str, Any] = {"games": games, "first_mover_score": round(score, 3), "low": round(max(0.0, low), 3),
+                               "high": round(min(1.0, high), 3), "analysed": len(chances), "analysis_chance": None,
+                               "analysis_low": None, "analysis_high": None, "chances": [round(c, 3) for c in chances],
+                               "optimism_taken_off": shift, "difference": None, "difference_low": None,
+                               "difference_high": None}
+    if chances:
+        chance, chance_low, chance_high = mean_interval(sum(chances), sum(x * x for x in chances), len(chances))
+        half = math.hypot(high - score, chance_high - chance) if len(chances) > 1 else math.nan
+        figures.update({"analysis_chance": round(chance, 3), "difference": round(chance - score, 3)})
+        if not math.isnan(half):
+            figures.update({"analysis_low": round(chance_low, 3), "analysis_high": round(chance_high, 3),
+                            "difference_low": round(chance - score - half, 3),
+                            "difference_high": round(chance - score + half, 3)})
+    return figures
 
 
 def _continuity(analysis: Analysis, record: MatchRecord) -> tuple[list[float], list[float]]:
@@ -541,9 +554,10 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
         print(f"{name} noise   : a drop's spread over {noise['seeds']} independent searches {noise['spread']} against "
               f"its standard error {noise['error']} (ratio {noise['spread_over_error']}, {noise['decisions']} decisions)")
     first = per["first_position"]
-    print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} (of "
-          f"{first['analysed']}), first movers scored {first['first_mover_score']} [{first['low']}, "
-          f"{first['high']}] over {first['games']} games of greedy against greedy")
+    print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} "
+          f"[{first['analysis_low']}, {first['analysis_high']}] (of {first['analysed']}), first movers scored "
+          f"{first['first_mover_score']} [{first['low']}, {first['high']}] over {first['games']} games of greedy "
+          f"against greedy: difference {first['difference']} [{first['difference_low']}, {first['difference_high']}]")
 
 
 def main() -> int:

@@ -99,8 +99,12 @@ def test_analysis_quality() -> None:
     has_keys(figures["planted"]["recall_vs_playouts_by_search"], "hits of rate low high")
     by_search, found = figures["planted"]["recall_vs_playouts_by_search"], figures["planted"]["recall_vs_playouts"]
     assert by_search["of"] == found["of"] and by_search["hits"] <= found["hits"]  # (the search's finds are among all)
-    has_keys(figures["first_position"], "games first_mover_score low high analysed analysis_chance difference")
+    has_keys(figures["first_position"], "games first_mover_score low high analysed analysis_chance analysis_low "
+             "analysis_high difference difference_low difference_high")
     assert figures["first_position"]["games"] == 2 and figures["planted"]["playouts"] == 2  # (--smoke's sizes)
+    first = figures["first_position"]  # (two games analysed: their intervals are measured)
+    assert first["analysis_low"] <= first["analysis_chance"] <= first["analysis_high"]
+    assert first["difference_low"] <= first["difference"] <= first["difference_high"]
 
 
 def test_tournament() -> None:
