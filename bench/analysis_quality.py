@@ -349,9 +349,9 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
                                "difference_high": None}
     if chances:
         chance, chance_low, chance_high = mean_interval(sum(chances), sum(x * x for x in chances), len(chances))
-        half = math.hypot(high - score, chance_high - chance) if len(chances) > 1 else math.nan
         figures.update({"analysis_chance": round(chance, 3), "difference": round(chance - score, 3)})
-        if not math.isnan(half):
+        if len(chances) > 1:  # (one game analysed has no spread to measure)
+            half = math.hypot(high - score, chance_high - chance)
             figures.update({"analysis_low": round(chance_low, 3), "analysis_high": round(chance_high, 3),
                             "difference_low": round(chance - score - half, 3),
                             "difference_high": round(chance - score + half, 3)})
