@@ -92,6 +92,7 @@ class LocalProcess:
     waiters: deque[asyncio.Future[BotSession]] = field(default_factory=deque)
     has_connected: bool = False  # one of its streams has said Hello
     retiring: bool = False  # it faulted: no new matches; it is stopped when its last match ends
+    stopping: bool = False  # its stop (arena.rpc.launcher.BotProcess.stop) has begun
     idle_timer: Optional[asyncio.TimerHandle] = None  # stops it when it has been idle too long
 
     @property
@@ -414,6 +415,8 @@ class BotPool:
         while local.waiters:
             _fail_waiter(local.waiters.popleft(), _Reseat if local.has_connected else _NeverConnected)
         local.process.kill_tree()  # whatever it left running dies with it
+        if local.reserved == 0:  # (else the last match seated on it stops it as it ends: `_unreserve`)
+            self._stop(local)  # its socket, private folder, cgroup and user: not left until the referee stops
 
     def _hand_over(self, local: LocalProcess, session: BotSession) -> None:
         """An open stream of a process: to the first match waiting for one, else idle."""
@@ -470,6 +473,9 @@ class BotPool:
             self._stop(local)
 
     def _stop(self, local: LocalProcess) -> None:
+        if local.stopping:
+            return
+        local.stopping = True
         _cancel_idle_timer(local)
         self._forget(local)
         stopping = asyncio.get_running_loop().create_task(local.process.stop())
@@ -583,6 +589,7 @@ class BotPool:
                 for waiter in local.waiters:
                     waiter.cancel()
                 local.waiters.clear()
+                local.stopping = True
                 stopping.append(local.process.stop())
                 stopped.append(local.process)
             processes.clear()

@@ -1,5 +1,6 @@
 """The closed referee: TLS on the network port, the watch delay of the admins' full view, warm
-processes recycled when idle, bot trees that die with the referee, and streams that never say Hello."""
+processes recycled when idle and cleaned up when they die, bot trees that die with the referee, and streams that
+never say Hello."""
 
 from __future__ import annotations
 
@@ -151,6 +152,28 @@ def test_an_idle_warm_process_is_recycled(tmp_path: Path) -> None:
             time.sleep(0.1)
         record = referee.run_match("major-general", ["idle-random", "random"], seed=2)  # a fresh process
         assert record.result is not None and record.result.reason == "score"
+
+
+def test_a_warm_process_that_dies_between_matches_is_cleaned_up(tmp_path: Path) -> None:
+    """A process that dies while it waits for a match (killed, or out of memory) is stopped like any other: its
+    socket closed, its private folder and cgroup removed, its user given back; not left until the referee stops."""
+    bots = tmp_path / "bots"
+    renamed_bot(BUILTIN_BOTS / "random", bots / "dying-random", "dying-random")
+    config = ServerConfig(port=None, bot_dirs=(bots, BUILTIN_BOTS), results_dir=None)
+    with BackgroundReferee(config, drain_s=0.0) as referee:
+        assert referee.server.runtime_dir is not None
+        private_folders = referee.server.runtime_dir / "bots"
+        referee.run_match("major-general", ["dying-random", "random"], seed=1)
+        assert len(list(private_folders.iterdir())) == 2  # one a process, both warm
+        for pid in processes_of("dying-random", referee):
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while len(list(private_folders.iterdir())) != 1:
+            assert time.monotonic() < deadline, "the dead process's private folder is still there"
+            time.sleep(0.05)
+        record = referee.run_match("major-general", ["dying-random", "random"], seed=2)  # a fresh process
+        assert record.result is not None and record.result.reason == "score"
+        assert len(list(private_folders.iterdir())) == 2
 
 
 def test_bots_die_with_a_referee_killed_outright(tmp_path: Path, test_bots: Path) -> None:
