@@ -19,6 +19,8 @@ from arena.referee.record import MatchRecord
 from arena.rpc.matches import Seat
 from arena.rpc.server import LiveMatch, RefereeServer, ServerConfig
 
+TASKS_END_S = 5.0  # how long the tasks left when the loop stops may take to end once cancelled
+
 
 class BackgroundReferee:
     """Runs a RefereeServer in an event loop on a daemon thread; a context manager."""
@@ -48,6 +50,7 @@ class BackgroundReferee:
             asyncio.set_event_loop(loop)
             ready.set_result(loop)
             loop.run_forever()
+            _end_tasks(loop)
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
@@ -109,6 +112,21 @@ class BackgroundReferee:
             coroutine.close()
             raise RuntimeError("the referee is not running")
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+
+def _end_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what still runs on the stopped loop and let it end, as asyncio.run does: the gRPC server's handlers
+    of streams a client kept open (a health watch) would otherwise be destroyed with the loop mid-await, and fail
+    later, wherever the garbage collector meets them. Their errors are the stopped server's, not news: dropped."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if not pending:
+        return
+    done, _ = loop.run_until_complete(asyncio.wait(pending, timeout=TASKS_END_S))
+    for task in done:
+        if not task.cancelled():
+            task.exception()  # (retrieved: no "exception was never retrieved" when it is collected)
 
 
 async def _await(live: LiveMatch) -> MatchRecord:

@@ -3,8 +3,13 @@ the reason recorded and the record stored; bot processes are stopped."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from arena.bots import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
@@ -98,3 +103,39 @@ def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
     assert serve.returncode == 0, err
     assert "stopped (1 match(es) voided)" in out
     assert "Traceback" not in err and "Event loop is closed" not in err and "Exception ignored" not in err, err
+
+
+def test_what_still_awaits_on_the_referees_loop_when_it_stops_is_cancelled_and_ends() -> None:
+    """A task still waiting on the referee's loop when it stops, as the gRPC handler of a health watch a client
+    kept open waits (`async with condition: await condition.wait()`), is cancelled and ends there. Left pending,
+    it was destroyed with the loop mid-await and failed later, wherever the garbage collector met it ("Lock is
+    not acquired", an unraisable exception printed in whatever test ran then: CI saw three)."""
+    ended = threading.Event()
+    kept: list[asyncio.Task[None]] = []
+
+    async def watch_like() -> None:
+        condition = asyncio.Condition()
+        try:
+            async with condition:
+                await condition.wait()
+        finally:
+            ended.set()
+
+    async def spawn() -> None:
+        kept.append(asyncio.get_running_loop().create_task(watch_like()))
+        await asyncio.sleep(0)  # (it starts, and waits)
+
+    unraisable: list[Any] = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = unraisable.append
+    try:
+        referee = BackgroundReferee(ServerConfig(port=None, bot_dirs=(), results_dir=None), drain_s=0.0)
+        referee.start()
+        referee.call(spawn())
+        referee.stop()
+        assert ended.is_set() and kept[0].cancelled(), "the waiting task was left pending on the closed loop"
+        del referee, kept[:]
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert not unraisable, [f"{type(u.exc_value).__name__}: {u.exc_value}" for u in unraisable]
