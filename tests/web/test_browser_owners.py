@@ -118,7 +118,8 @@ def test_the_match_page_shows_a_faulting_bots_output_to_its_owner_only(owned_sit
         job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
                        (SeatBot(bot, "ann-crash", "1", PlayerKind.PROGRAM, str(crasher)),
                         SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
-        [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
+        with RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)) as executor:
+            [played] = list(executor.run([job]))
         store.matches.save([played], DEFAULT_POLICY)
         [match] = store.matches.of_tournament(tournament)
     finally:
@@ -185,7 +186,8 @@ def test_the_match_page_shows_a_bots_notes_beside_the_board_to_its_owner_only(ow
         job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
                        (SeatBot(bot, "ann-notes", "1", PlayerKind.PROGRAM, str(noting)),
                         SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
-        [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)).run([job]))
+        with RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)) as executor:
+            [played] = list(executor.run([job]))
         store.matches.save([played], DEFAULT_POLICY)
         [match] = store.matches.of_tournament(tournament)
         record = MatchRecord.from_bytes(store.matches.record(match))

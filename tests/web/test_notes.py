@@ -57,7 +57,8 @@ def test_a_bots_notes_reach_its_owner_at_their_decision_and_nobody_else(site: tu
     job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
                    (SeatBot(bot.id, "ann-notes", "1", PlayerKind.PROGRAM, bot.spec),
                     SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
-    [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)).run([job]))
+    with RefereeExecutor(1, clock=ClockSettings(move_time_s=5.0, bank_s=5.0, grace_s=1.0)) as executor:
+        [played] = list(executor.run([job]))
     store.matches.save([played], DEFAULT_POLICY)
     [match] = store.matches.of_tournament(tournament)
     record = MatchRecord.from_bytes(store.matches.record(match))

@@ -234,7 +234,8 @@ def test_fault_evidence_is_its_owners_alone(site: tuple[TestClient, Store, Path]
     job = MatchJob(tournament, 0, 0, 0, "major-general", {}, 1,
                    (SeatBot(bot.id, "ann-crash", "1", PlayerKind.PROGRAM, bot.spec),
                     SeatBot(opponent, "random", "1", PlayerKind.AGENT, "random")), pool="major-general")
-    [played] = list(RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)).run([job]))
+    with RefereeExecutor(1, clock=ClockSettings(move_time_s=2.0, bank_s=2.0, grace_s=1.0)) as executor:
+        [played] = list(executor.run([job]))
     store.matches.save([played], DEFAULT_POLICY)
     [match] = store.matches.of_tournament(tournament)
     assert match.reason == "crash" and match.offender == 0
