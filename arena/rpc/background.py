@@ -57,7 +57,11 @@ class BackgroundReferee:
         self._thread = threading.Thread(target=run, name="arena-referee", daemon=True)
         self._thread.start()
         self._loop = ready.result()
-        return self._call(self.server.start())
+        try:
+            return self._call(self.server.start())
+        except BaseException:
+            self._end_thread()  # (the server has closed what it opened: no thread left running for nothing)
+            raise
 
     def stop(self) -> None:
         """Finish or void running matches, stop bots and the server, end the thread."""
@@ -66,10 +70,15 @@ class BackgroundReferee:
         try:
             self._call(self.server.stop(self.drain_s))
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            if self._thread is not None:
-                self._thread.join(timeout=10)
-            self._loop = None
+            self._end_thread()
+
+    def _end_thread(self) -> None:
+        """Stop the loop and wait for its thread to end."""
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._loop = None
 
     def __enter__(self) -> BackgroundReferee:
         self.start()

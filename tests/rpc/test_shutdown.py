@@ -1,15 +1,19 @@
 """Graceful shutdown: matches that finish within the drain time finish; the others are voided, with
-the reason recorded and the record stored; bot processes are stopped."""
+the reason recorded and the record stored; bot processes are stopped; a referee that cannot start leaves no
+thread behind."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import socket
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from arena.bots import BUILTIN_BOTS
 from arena.referee.clock import ClockSettings
@@ -47,6 +51,21 @@ def test_shutdown_finishes_or_voids_matches_in_progress(tmp_path: Path, test_bot
     assert len(stored) == 2
     assert {MatchRecord.read(path).result.reason for path in stored} == {"score", "void"}  # type: ignore[union-attr]
     assert processes and all(not process.is_running for process in processes)
+
+
+def test_a_referee_that_cannot_start_ends_its_thread(tmp_path: Path) -> None:
+    """A port already taken: start() raises, and the referee's loop thread does not live on, idle, for good."""
+    def referee_threads() -> int:
+        return sum(1 for thread in threading.enumerate() if thread.name == "arena-referee")
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        before = referee_threads()
+        config = ServerConfig(port=taken.getsockname()[1], bot_dirs=(), results_dir=tmp_path)
+        with pytest.raises(OSError, match="address already in use"):
+            BackgroundReferee(config).start()
+        assert referee_threads() == before
 
 
 def test_arena_serve_stops_quietly(tmp_path: Path, test_bots: Path) -> None:
