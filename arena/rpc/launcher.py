@@ -164,6 +164,7 @@ class BotProcess:
         self.process: Optional[asyncio.subprocess.Process] = None
         self._reader: Optional[OutputReader] = None  # reads what it writes (stdout and stderr: one pipe)
         self._cleaned = False
+        self._launch_failure = ""  # launch_failure() as read just before the private folder was removed
         self.final_usage: Optional[CgroupUsage] = None  # what it used, read just before its cgroup went
 
     @property
@@ -270,9 +271,12 @@ class BotProcess:
         return None if unread is None else self.output.total + unread
 
     def launch_failure(self) -> str:
-        """Why the launch itself failed before the program ran ('' if it did not): a place no bot can write."""
+        """Why the launch itself failed before the program ran ('' if it did not): a place no bot can write,
+        read before the stop removes it (`_cleanup`) and kept."""
         if self.plan is None:
             return ""
+        if self._cleaned:
+            return self._launch_failure
         try:
             return (self.plan.private_dir / LAUNCH_FAILED).read_text().strip()
         except OSError:
@@ -431,6 +435,7 @@ class BotProcess:
     def _cleanup(self) -> None:
         if self._cleaned or self.plan is None:
             return
+        self._launch_failure = self.launch_failure()  # (the pool may ask after the stop: the folder goes now)
         self._cleaned = True
         try:
             self.final_usage = self.usage()

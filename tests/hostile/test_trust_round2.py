@@ -32,11 +32,11 @@ from arena.cli.main import main
 from arena.referee.record import Termination
 from arena.rpc import pool as pool_module
 from arena.rpc.background import BackgroundReferee
-from arena.rpc.launcher import OUTPUT_BURST, OUTPUT_RATE
+from arena.rpc.launcher import OUTPUT_BURST, OUTPUT_RATE, BotProcess
 from arena.rpc.manifest import BotManifest, ManifestError, load_manifest
 from arena.rpc.server import ServerConfig
 from arena.sandbox import LaunchRefused, SandboxSettings
-from arena.sandbox.launch import Launcher
+from arena.sandbox.launch import LAUNCH_FAILED, Launcher
 from arena.sandbox.leftovers import RUNTIME_PREFIX, runtime_base
 from arena.sandbox.limits import Limits
 from arena.submissions.checks import check_folder
@@ -334,3 +334,24 @@ def test_a_bot_the_referee_could_not_take_is_an_infrastructure_fault(hostile_bot
         record = referee.run_match("major-general", ["silent", "random"], seed=5)
     assert record.result is not None and record.result.reason == Termination.INFRASTRUCTURE.value, record.result
     assert "file descriptors" in record.result.detail
+
+
+def test_why_a_launch_failed_outlives_the_cleanup_of_its_process(tmp_path: Path) -> None:
+    """The pool reads a failed launch's reason (what the launch wrote in the bot's private folder) after the
+    process may already be stopping: the match gave its place back first, and the stop removes the folder. The
+    reason is kept, so a launch the machine failed is never scored as the bot's crash."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    manifest = BotManifest(name="exits", version="1", command=("{python}", "-c", "raise SystemExit(125)"),
+                           games=("*",), directory=tmp_path)
+
+    async def scenario() -> tuple[bool, str]:
+        process = BotProcess(manifest, "token", Launcher(SandboxSettings(mode="none"), runtime))
+        await process.launch()
+        assert process.plan is not None
+        (process.plan.private_dir / LAUNCH_FAILED).write_text("a runtime folder could not be bound\n")
+        await process.stop()
+        return process.plan.private_dir.exists(), process.launch_failure()
+
+    folder_left, reason = asyncio.run(scenario())
+    assert not folder_left and reason == "a runtime folder could not be bound"
