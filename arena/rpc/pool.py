@@ -375,11 +375,13 @@ class BotPool:
         self._processes[manifest.name].append(local)
         try:
             await local.process.launch()
-        except (OSError, SandboxUnavailable, LaunchRefused) as error:
+        except BaseException as error:  # (the launch cleaned up after itself; a cancel too: the match was stopped)
             self._forget(local)
             for waiter in local.waiters:  # matches that reserved a place meanwhile try again (and fail alike)
                 if not waiter.done():
                     waiter.set_exception(_Reseat())
+            if not isinstance(error, (OSError, SandboxUnavailable, LaunchRefused)):
+                raise
             # the sandbox or the machine failed (no bwrap, no memory to fork...), not the bot: never scored
             raise BotUnavailable(Termination.INFRASTRUCTURE,
                                  f"bot {manifest.name!r} could not be started here: {error}") from None

@@ -1,14 +1,20 @@
-"""The bot pool: remote streams are seated only in games they play; tokens are checked."""
+"""The bot pool: remote streams are seated only in games they play; tokens are checked; launches are undone."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Awaitable, Callable
 
 import grpc
 import pytest
 
+from arena.paths import BUILTIN_BOTS
+from arena.rpc.manifest import load_manifest
 from arena.rpc.pool import AdmissionError, BotPool, BotUnavailable
 from arena.rpc.session import BotSession
+from arena.sandbox.launch import Launcher, SandboxSettings
 
 
 def test_a_remote_stream_is_seated_only_in_games_it_plays() -> None:
@@ -58,3 +64,40 @@ def test_new_tokens_never_read_as_command_line_options() -> None:
     assert len(token) == 48 and not token.startswith("-")
     settings = settings_from_environment(make_agent("random"), ["--server", "127.0.0.1:1", "--token", token])
     assert settings.token == token
+
+
+def test_a_match_stopped_while_its_bot_launches_leaves_nothing_seated(tmp_path: Path) -> None:
+    """A match cancelled while its bot's process is being launched (the referee stopping, the match's time up):
+    the half-launched process is not left counted as running with a match seated on it, and a match that was
+    waiting for that process's stream is seated elsewhere instead of waiting out the startup timeout."""
+    manifest = load_manifest(BUILTIN_BOTS / "random")
+    manifest = dataclasses.replace(manifest, concurrency=2)
+
+    async def scenario() -> None:
+        pool = BotPool({manifest.name: manifest}, {}, startup_timeout_s=600.0)
+        pool.launcher = Launcher(SandboxSettings(mode="none"), tmp_path)
+        launching: asyncio.Queue[str] = asyncio.Queue()
+
+        async def never_listens(path: Path, token: str) -> Callable[[], Awaitable[None]]:
+            await launching.put(token)
+            await asyncio.Event().wait()  # the launch hangs here until the match is stopped
+            raise AssertionError("unreachable")
+
+        pool.listen = never_listens
+        first = asyncio.ensure_future(pool.acquire(manifest.name, "major-general", "major-general"))
+        first_token = await launching.get()
+        second = asyncio.ensure_future(pool.acquire(manifest.name, "major-general", "major-general"))
+        await asyncio.sleep(0)  # (seated on the launching process: it has room for two matches)
+        assert pool.status()[0]["playing"] == 2
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        # the second match launches a process of its own (before: it waited for the first's stream, 600 s)
+        assert await asyncio.wait_for(launching.get(), 60) != first_token
+        assert pool.status()[0]["playing"] == 1 and pool.status()[0]["processes"] == 1
+        second.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await second
+        assert pool.status()[0]["playing"] == 0 and pool.status()[0]["processes"] == 0
+
+    asyncio.run(scenario())
