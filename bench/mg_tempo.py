@@ -2,7 +2,7 @@
 """Major General's tempo: what the turn to come is worth to the seat that plays it (the analysis' evaluation,
 arena/games/major_general/knowledge.py's TEMPO_FIRST and TEMPO_SECOND, read by `turn_values`).
 
-    python bench/mg_tempo.py [--games 6000] [--seed 7] [--json]
+    python bench/mg_tempo.py [--game major-general] [--games 6000] [--seed 7] [--json]
 
 Plays --games matches, two in three greedy against greedy and one in three greedy against random (seats
 alternating), and at every turn's start (a card to play) keeps the evaluation's lead for Yellow (in points), who
@@ -11,6 +11,8 @@ plays the card (the first mover or the second) and the result. Fitted by least s
 tempos, over all the matches and over greedy against greedy alone. Printed beside them, per turn start (the
 first mover's turns, the second mover's), the chance's mean error for the first mover without a tempo, with the
 shipped tempos and with the fitted ones (0: the evaluation neither flatters nor slights the first mover there).
+The same per scenario card (`by_scenario`: the matches of --game that drew it; --game a mode such as
+major-general/superior-numbers plays that scenario alone), the shipped tempos being the scenario's own.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
 from arena.games.major_general import knowledge  # noqa: E402
+from arena.games.major_general.data import SCENARIOS  # noqa: E402
 from arena.games.major_general.rules import PLAY, YELLOW, MajorGeneralState  # noqa: E402
 from arena.games.registry import load_game  # noqa: E402
 from arena.referee.authority import play_match  # noqa: E402
@@ -35,12 +38,12 @@ from arena.referee.authority import play_match  # noqa: E402
 GRID = np.arange(-1.0, 6.01, 0.05)  # tempos tried (points), then refined around the best
 
 
-def turn_starts(games: int, seed: int) -> dict[str, np.ndarray]:
+def turn_starts(game_name: str, games: int, seed: int) -> dict[str, np.ndarray]:
     """Per turn start: Yellow's lead, +1/-1 (Yellow/Red on turn), whether the first mover is on turn, Yellow's
-    result, and whether the match was greedy against greedy."""
-    game = load_game("major-general")
+    result, whether the match was greedy against greedy, and its scenario (-1: none)."""
+    game = load_game(game_name)
     rng = random.Random(seed)
-    rows: list[tuple[float, int, bool, float, bool]] = []
+    rows: list[tuple[float, int, bool, float, bool, int]] = []
     for index in range(games):
         specs = ("greedy", "greedy") if index % 3 else ("greedy", "random")
         specs = specs[::-1] if index % 2 else specs
@@ -52,16 +55,23 @@ def turn_starts(games: int, seed: int) -> dict[str, np.ndarray]:
         for step in record.steps:
             if state.phase == PLAY:
                 rows.append((knowledge.yellow_advantage(state), 1 if state.active == YELLOW else -1,
-                             state.active == state.first, result, specs == ("greedy", "greedy")))
+                             state.active == state.first, result, specs == ("greedy", "greedy"), state.scenario))
             state.apply_action(step.action)
     columns = list(zip(*rows))
-    return {name: np.array(column) for name, column in zip(("lead", "side", "first", "result", "equal"), columns)}
+    names = ("lead", "side", "first", "result", "equal", "scenario")
+    return {name: np.array(column) for name, column in zip(names, columns)}
 
 
-def chances(data: dict[str, np.ndarray], first: float, second: float) -> np.ndarray:
-    """Yellow's chance at each turn start with these tempos."""
+def chances(data: dict[str, np.ndarray], first: float | np.ndarray, second: float | np.ndarray) -> np.ndarray:
+    """Yellow's chance at each turn start with these tempos (numbers, or one per turn start)."""
     tempo = np.where(data["first"], first, second) * data["side"]
     return (1.0 + np.tanh((data["lead"] + tempo) / knowledge.SCALE)) / 2.0
+
+
+def shipped(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The shipped tempos of each turn start's scenario: (the first mover's turns, the second mover's)."""
+    pairs = np.array([knowledge.tempos(int(scenario)) for scenario in data["scenario"]]).reshape(-1, 2)
+    return pairs[:, 0], pairs[:, 1]
 
 
 def fit(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[float, float, float]:
@@ -77,7 +87,8 @@ def fit(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[float, float, fl
     return round(best[1], 2), round(best[2], 2), round(best[0], 5)
 
 
-def first_mover_errors(data: dict[str, np.ndarray], keep: np.ndarray, first: float, second: float) -> dict[str, float]:
+def first_mover_errors(data: dict[str, np.ndarray], keep: np.ndarray, first: float | np.ndarray,
+                       second: float | np.ndarray) -> dict[str, float]:
     """The chance's mean error for the first mover at its own turn starts and at the second mover's."""
     chance = chances(data, first, second)
     yellow_first = np.where(data["first"], data["side"] == 1, data["side"] == -1)
@@ -90,22 +101,34 @@ def first_mover_errors(data: dict[str, np.ndarray], keep: np.ndarray, first: flo
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--game", default="major-general", help="major-general or one of its modes")
     parser.add_argument("--games", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    data = turn_starts(args.games, args.seed)
-    figures: dict[str, Any] = {"games": args.games, "seed": args.seed, "turn_starts": int(len(data["lead"])),
+    data = turn_starts(args.game, args.games, args.seed)
+    figures: dict[str, Any] = {"game": args.game, "games": args.games, "seed": args.seed,
+                               "turn_starts": int(len(data["lead"])),
                                "shipped": [knowledge.TEMPO_FIRST, knowledge.TEMPO_SECOND]}
-    for name, keep in (("all", np.ones(len(data["lead"]), dtype=bool)), ("greedy_vs_greedy", data["equal"])):
-        first, second, error = fit(data, keep)
-        figures[name] = {"tempo_first": first, "tempo_second": second, "mse": error,
-                         "mse_without": round(float(np.mean((chances(data, 0, 0)[keep] - data["result"][keep]) ** 2)), 5),
-                         "error_without": first_mover_errors(data, keep, 0.0, 0.0),
-                         "error_shipped": first_mover_errors(data, keep, knowledge.TEMPO_FIRST, knowledge.TEMPO_SECOND),
-                         "error_fitted": first_mover_errors(data, keep, first, second)}
+    everything = np.ones(len(data["lead"]), dtype=bool)
+    for name, keep in (("all", everything), ("greedy_vs_greedy", data["equal"])):
+        figures[name] = _fitted(data, keep)
+    figures["by_scenario"] = {("none" if scenario < 0 else SCENARIOS[scenario].id):
+                              _fitted(data, data["scenario"] == scenario)
+                              for scenario in sorted(set(int(s) for s in data["scenario"]))}
     print(json.dumps(figures, indent=None if args.json else 2))
     return 0
+
+
+def _fitted(data: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, Any]:
+    """The tempos fitted over the turn starts kept, and the first mover's errors without, shipped and fitted."""
+    first, second, error = fit(data, keep)
+    own_first, own_second = shipped(data)
+    return {"turn_starts": int(np.sum(keep)), "tempo_first": first, "tempo_second": second, "mse": error,
+            "mse_without": round(float(np.mean((chances(data, 0, 0)[keep] - data["result"][keep]) ** 2)), 5),
+            "error_without": first_mover_errors(data, keep, 0.0, 0.0),
+            "error_shipped": first_mover_errors(data, keep, own_first, own_second),
+            "error_fitted": first_mover_errors(data, keep, first, second)}
 
 
 if __name__ == "__main__":

@@ -262,3 +262,21 @@ def test_major_general_turn_values_credit_the_coming_turn_to_the_side_that_plays
     assert knowledge_for(load_game("major-general")).turn_aware().values is mg_knowledge.turn_values
     alpine = knowledge_for(load_game("general-orders-wwii/alpine"))
     assert alpine.turn_values is None and alpine.turn_aware() is alpine
+
+
+def test_major_general_turn_values_take_the_scenario_cards_own_tempos() -> None:
+    """Each scenario card's objective changes what a turn is worth (SCENARIO_TEMPOS, fitted per card by
+    bench/mg_tempo.py): under superior numbers the second mover's answer is worth more than without a card;
+    without one the family's pair holds."""
+    scale = mg_knowledge.SCALE
+    assert set(mg_knowledge.SCENARIO_TEMPOS) == {"hold-the-centre", "breakthrough", "war-of-attrition",
+                                                 "home-guard", "superior-numbers"}
+    for card, (first, second) in mg_knowledge.SCENARIO_TEMPOS.items():
+        yellow_on_turn = position(active=YELLOW, scenario=card)  # (Yellow moved first; the board is even)
+        red_on_turn = position(active=RED, scenario=card)
+        lead = mg_knowledge.yellow_advantage(yellow_on_turn)
+        assert mg_knowledge.turn_values(yellow_on_turn)[YELLOW] == pytest.approx(math.tanh((lead + first) / scale))
+        assert mg_knowledge.turn_values(red_on_turn)[RED] == pytest.approx(math.tanh((second - lead) / scale))
+    assert mg_knowledge.SCENARIO_TEMPOS["superior-numbers"][1] > mg_knowledge.TEMPO_SECOND
+    assert mg_knowledge.SCENARIO_TEMPOS["hold-the-centre"][0] > mg_knowledge.TEMPO_FIRST
+    assert mg_knowledge.tempos(-1) == (mg_knowledge.TEMPO_FIRST, mg_knowledge.TEMPO_SECOND)

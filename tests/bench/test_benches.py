@@ -4,6 +4,7 @@ The benches that start servers are in test_bench_servers.py (a file each runs on
 
 from __future__ import annotations
 
+from arena.games.major_general.data import SCENARIO_IDS
 from tests.bench.run import REPO, has_keys, run_bench
 
 MODE = "major-general"
@@ -123,5 +124,7 @@ def test_luck_rollouts() -> None:
 
 def test_mg_tempo() -> None:
     figures = run_bench("mg_tempo.py", "--games", "6")
-    has_keys(figures, "games seed turn_starts shipped all greedy_vs_greedy")
-    has_keys(figures["all"], "tempo_first tempo_second mse mse_without error_without error_shipped error_fitted")
+    has_keys(figures, "game games seed turn_starts shipped all greedy_vs_greedy by_scenario")
+    has_keys(figures["all"], "turn_starts tempo_first tempo_second mse mse_without error_without error_shipped "
+             "error_fitted")
+    assert set(figures["by_scenario"]) <= set(SCENARIO_IDS) and figures["by_scenario"]

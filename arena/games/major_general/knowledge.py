@@ -56,6 +56,18 @@ MATERIAL_WEIGHT = 0.35
 # high at the second mover's turn starts (0.16 between greedy players); with them 0.00 (0.02).
 TEMPO_FIRST = 0.33
 TEMPO_SECOND = 3.25
+# Each scenario card's own: its objective changes what a turn is worth. Fitted as above, per card (`python
+# bench/mg_tempo.py --game major-general/ID`: 2,400 matches with seed 7 and 1,200 with seed 8, the fits weighted by
+# matches; each tempo the mean of its fit over all the matches and over greedy against greedy). Superior numbers
+# (a cube a turn to the side with more units on the board) makes the second mover's turns worth more (its answer
+# to each deployment: 4.1-4.6), hold the centre the first mover's (1.3-1.7). With the one pair above, the first
+# mover's chance was 0.04-0.06 too high at the second mover's turn starts under superior numbers and 0.04-0.06
+# too low at its own under hold the centre (seed 7); with each card's own fitted on seed 7 alone, within 0.015 and
+# 0.007 on seed 8's matches.
+SCENARIO_TEMPOS: dict[str, tuple[float, float]] = {
+    "hold-the-centre": (1.46, 3.44), "breakthrough": (-0.25, 3.76), "war-of-attrition": (0.24, 3.04),
+    "home-guard": (-0.57, 3.12), "superior-numbers": (0.30, 4.40)}
+_TEMPOS = tuple(SCENARIO_TEMPOS.get(scenario.id, (TEMPO_FIRST, TEMPO_SECOND)) for scenario in SCENARIOS)
 SCENARIO_BY_ID = {scenario.id: scenario for scenario in SCENARIOS}
 
 # --- evaluation (full states) -----------------------------------------------------------------
@@ -121,6 +133,11 @@ def next_to_play(state: MajorGeneralState) -> int:
     return state.active if state.phase in (PLAY, DEAL) else 1 - state.active
 
 
+def tempos(scenario: int) -> tuple[float, float]:
+    """What the first mover's turns and the second mover's are worth (points) under a scenario card (-1: none)."""
+    return _TEMPOS[scenario] if scenario >= 0 else (TEMPO_FIRST, TEMPO_SECOND)
+
+
 def turn_values(generic: State) -> list[float]:
     """Both seats' values with the coming turn credited to the seat that plays it: TEMPO_FIRST or TEMPO_SECOND
     points to its side (a turn places a card and fires every command on the board, from its player's base). For
@@ -131,7 +148,8 @@ def turn_values(generic: State) -> list[float]:
     if state.phase == OVER:
         return state.returns()
     seat = next_to_play(state)
-    worth = TEMPO_FIRST if seat == state.first else TEMPO_SECOND
+    first, second = tempos(state.scenario)
+    worth = first if seat == state.first else second
     tempo = 0.0 if seat < 0 else (worth if seat == YELLOW else -worth)
     value = math.tanh((yellow_advantage(state) + tempo) / SCALE)
     return [value, -value]
