@@ -165,12 +165,31 @@ def value_features(generic: State) -> list[float]:
     lead (as it squashes it), its share of the game played, their product; the scenario cubes taken; each card
     of the game in hand (the cards a draw fills)."""
     state = cast(MajorGeneralState, generic)
-    lead = yellow_advantage(state) / SCALE
+    lead = _board_lead(state) / SCALE
     progress = state.played_count / TOTAL_TURNS
     hands = state.hands or [0, 0]
     features = [math.tanh(lead), progress, lead * progress, (state.cubes[YELLOW] - state.cubes[RED]) / 3.0]
     features.extend([yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])])
     return features
+
+
+#: The last board value_features read and its yellow_advantage (one tuple: swapped whole, never read half-made).
+_last_board: tuple[tuple[int, ...], float] = ((), 0.0)
+
+
+def _board_lead(state: MajorGeneralState) -> float:
+    """yellow_advantage, kept for the last board read: the luck's meter reads every outcome of a chance event, and
+    a draw's outcomes differ in a hand alone, which yellow_advantage does not read (its board: units, supply,
+    cubes, the turn, the scenario), so a draw's second and later outcomes cost a look-up (in a worker, the meter
+    was 45% of a Major General match's CPU, yellow_advantage a third of that)."""
+    global _last_board
+    board = (state.played_count, state.scenario, state.cubes_left, *state.units, *state.cubes, *state.supply)
+    last = _last_board
+    if last[0] == board:
+        return last[1]
+    lead = yellow_advantage(state)
+    _last_board = (board, lead)
+    return lead
 
 
 #: Each hand (a bit per card) as its cards' bits, 1.0 or 0.0 in card order: value_features' hand terms, looked up.
