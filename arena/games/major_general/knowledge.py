@@ -139,11 +139,11 @@ def tempos(scenario: int) -> tuple[float, float]:
 
 
 def turn_values(generic: State) -> list[float]:
-    """Both seats' values with the coming turn credited to the seat that plays it: TEMPO_FIRST or TEMPO_SECOND
-    points to its side (a turn places a card and fires every command on the board, from its player's base). For
-    the analysis' searches (arena/analysis/match.py), whose leaves fall after either side's turn: `values` alone
-    favours the first mover after its own turns (by 0.10-0.17 in chance between greedy players) and is about
-    right after the second mover's."""
+    """Both seats' values with the coming turn credited to the seat that plays it: the first or the second
+    mover's tempo (`tempos`: the scenario card's own) in points to its side (a turn places a card and fires every
+    command on the board, from its player's base). For the analysis' searches (arena/analysis/match.py), whose
+    leaves fall after either side's turn: `values` alone favours the first mover after its own turns (by
+    0.10-0.17 in chance between greedy players) and is about right after the second mover's."""
     state = cast(MajorGeneralState, generic)
     if state.phase == OVER:
         return state.returns()
@@ -181,7 +181,7 @@ def _board_lead(state: MajorGeneralState) -> float:
     """yellow_advantage, kept for the last board read: the luck's meter reads every outcome of a chance event, and
     a draw's outcomes differ in a hand alone, which yellow_advantage does not read (its board: units, supply,
     cubes, the turn, the scenario), so a draw's second and later outcomes cost a look-up (in a worker, the meter
-    was 45% of a Major General match's CPU, yellow_advantage a third of that)."""
+    was about half of a Major General match's CPU, yellow_advantage a third of the meter's)."""
     global _last_board
     board = (state.played_count, state.scenario, state.cubes_left, *state.units, *state.cubes, *state.supply)
     last = _last_board
