@@ -12,7 +12,9 @@ tempos, over all the matches and over greedy against greedy alone. Printed besid
 first mover's turns, the second mover's), the chance's mean error for the first mover without a tempo, with the
 shipped tempos and with the fitted ones (0: the evaluation neither flatters nor slights the first mover there).
 The same per scenario card (`by_scenario`: the matches of --game that drew it; --game a mode such as
-major-general/superior-numbers plays that scenario alone), the shipped tempos being the scenario's own.
+major-general/superior-numbers plays that scenario alone), the shipped tempos being the scenario's own. And the
+first mover's mean error with the shipped tempos at each turn start (`error_shipped_by_turn`, by cards played
+before it): a mean of 0 over all turns can hide an error where a search's leaves fall (the first turns).
 """
 
 from __future__ import annotations
@@ -40,10 +42,10 @@ GRID = np.arange(-1.0, 6.01, 0.05)  # tempos tried (points), then refined around
 
 def turn_starts(game_name: str, games: int, seed: int) -> dict[str, np.ndarray]:
     """Per turn start: Yellow's lead, +1/-1 (Yellow/Red on turn), whether the first mover is on turn, Yellow's
-    result, whether the match was greedy against greedy, and its scenario (-1: none)."""
+    result, whether the match was greedy against greedy, its scenario (-1: none) and the cards played before it."""
     game = load_game(game_name)
     rng = random.Random(seed)
-    rows: list[tuple[float, int, bool, float, bool, int]] = []
+    rows: list[tuple[float, int, bool, float, bool, int, int]] = []
     for index in range(games):
         specs = ("greedy", "greedy") if index % 3 else ("greedy", "random")
         specs = specs[::-1] if index % 2 else specs
@@ -55,10 +57,11 @@ def turn_starts(game_name: str, games: int, seed: int) -> dict[str, np.ndarray]:
         for step in record.steps:
             if state.phase == PLAY:
                 rows.append((knowledge.yellow_advantage(state), 1 if state.active == YELLOW else -1,
-                             state.active == state.first, result, specs == ("greedy", "greedy"), state.scenario))
+                             state.active == state.first, result, specs == ("greedy", "greedy"), state.scenario,
+                             state.played_count))
             state.apply_action(step.action)
     columns = list(zip(*rows))
-    names = ("lead", "side", "first", "result", "equal", "scenario")
+    names = ("lead", "side", "first", "result", "equal", "scenario", "turn")
     return {name: np.array(column) for name, column in zip(names, columns)}
 
 
@@ -90,13 +93,24 @@ def fit(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[float, float, fl
 def first_mover_errors(data: dict[str, np.ndarray], keep: np.ndarray, first: float | np.ndarray,
                        second: float | np.ndarray) -> dict[str, float]:
     """The chance's mean error for the first mover at its own turn starts and at the second mover's."""
-    chance = chances(data, first, second)
-    yellow_first = np.where(data["first"], data["side"] == 1, data["side"] == -1)
-    mover_chance = np.where(yellow_first, chance, 1.0 - chance)
-    mover_result = np.where(yellow_first, data["result"], 1.0 - data["result"])
-    errors = mover_chance - mover_result
+    errors = mover_errors(data, first, second)
     return {"first_movers_turns": round(float(np.mean(errors[keep & data["first"]])), 4),
             "second_movers_turns": round(float(np.mean(errors[keep & ~data["first"]])), 4)}
+
+
+def mover_errors(data: dict[str, np.ndarray], first: float | np.ndarray, second: float | np.ndarray) -> np.ndarray:
+    """At each turn start, the first mover's chance (with these tempos) less its result."""
+    chance = chances(data, first, second)
+    yellow_first = np.where(data["first"], data["side"] == 1, data["side"] == -1)
+    return np.where(yellow_first, chance, 1.0 - chance) - np.where(yellow_first, data["result"], 1.0 - data["result"])
+
+
+def errors_by_turn(data: dict[str, np.ndarray], keep: np.ndarray) -> list[float | None]:
+    """The first mover's mean error with the shipped tempos at each turn start, by cards played before it (0: the
+    first mover's first turn, 1: the second mover's first, ...; None where no match reached it)."""
+    errors = mover_errors(data, *shipped(data))
+    return [round(float(np.mean(errors[at])), 3) if np.any(at := keep & (data["turn"] == turn)) else None
+            for turn in range(knowledge.TOTAL_TURNS)]
 
 
 def main() -> int:
@@ -128,7 +142,8 @@ def _fitted(data: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, Any]:
             "mse_without": round(float(np.mean((chances(data, 0, 0)[keep] - data["result"][keep]) ** 2)), 5),
             "error_without": first_mover_errors(data, keep, 0.0, 0.0),
             "error_shipped": first_mover_errors(data, keep, own_first, own_second),
-            "error_fitted": first_mover_errors(data, keep, first, second)}
+            "error_fitted": first_mover_errors(data, keep, first, second),
+            "error_shipped_by_turn": errors_by_turn(data, keep)}
 
 
 if __name__ == "__main__":

@@ -126,5 +126,6 @@ def test_mg_tempo() -> None:
     figures = run_bench("mg_tempo.py", "--games", "6")
     has_keys(figures, "game games seed turn_starts shipped all greedy_vs_greedy by_scenario")
     has_keys(figures["all"], "turn_starts tempo_first tempo_second mse mse_without error_without error_shipped "
-             "error_fitted")
+             "error_fitted error_shipped_by_turn")
+    assert len(figures["all"]["error_shipped_by_turn"]) == 16
     assert set(figures["by_scenario"]) <= set(SCENARIO_IDS) and figures["by_scenario"]
