@@ -90,10 +90,9 @@ def fit(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[float, float, fl
     return round(best[1], 2), round(best[2], 2), round(best[0], 5)
 
 
-def first_mover_errors(data: dict[str, np.ndarray], keep: np.ndarray, first: float | np.ndarray,
-                       second: float | np.ndarray) -> dict[str, float]:
-    """The chance's mean error for the first mover at its own turn starts and at the second mover's."""
-    errors = mover_errors(data, first, second)
+def first_mover_errors(errors: np.ndarray, data: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, float]:
+    """The chance's mean error for the first mover (`errors`: mover_errors) at its own turn starts and at the
+    second mover's."""
     return {"first_movers_turns": round(float(np.mean(errors[keep & data["first"]])), 4),
             "second_movers_turns": round(float(np.mean(errors[keep & ~data["first"]])), 4)}
 
@@ -105,10 +104,10 @@ def mover_errors(data: dict[str, np.ndarray], first: float | np.ndarray, second:
     return np.where(yellow_first, chance, 1.0 - chance) - np.where(yellow_first, data["result"], 1.0 - data["result"])
 
 
-def errors_by_turn(data: dict[str, np.ndarray], keep: np.ndarray) -> list[float | None]:
-    """The first mover's mean error with the shipped tempos at each turn start, by cards played before it (0: the
-    first mover's first turn, 1: the second mover's first, ...; None where no match reached it)."""
-    errors = mover_errors(data, *shipped(data))
+def errors_by_turn(data: dict[str, np.ndarray], keep: np.ndarray, errors: np.ndarray) -> list[float | None]:
+    """The first mover's mean error (`errors`: mover_errors with the shipped tempos) at each turn start, by cards
+    played before it (0: the first mover's first turn, 1: the second mover's first, ...; None where no match
+    reached it)."""
     return [round(float(np.mean(errors[at])), 3) if np.any(at := keep & (data["turn"] == turn)) else None
             for turn in range(knowledge.TOTAL_TURNS)]
 
@@ -125,25 +124,27 @@ def main() -> int:
                                "turn_starts": int(len(data["lead"])),
                                "shipped": [knowledge.TEMPO_FIRST, knowledge.TEMPO_SECOND]}
     everything = np.ones(len(data["lead"]), dtype=bool)
+    own = shipped(data)
     for name, keep in (("all", everything), ("greedy_vs_greedy", data["equal"])):
-        figures[name] = _fitted(data, keep)
+        figures[name] = _fitted(data, keep, own)
     figures["by_scenario"] = {("none" if scenario < 0 else SCENARIOS[scenario].id):
-                              _fitted(data, data["scenario"] == scenario)
+                              _fitted(data, data["scenario"] == scenario, own)
                               for scenario in sorted(set(int(s) for s in data["scenario"]))}
     print(json.dumps(figures, indent=None if args.json else 2))
     return 0
 
 
-def _fitted(data: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, Any]:
-    """The tempos fitted over the turn starts kept, and the first mover's errors without, shipped and fitted."""
+def _fitted(data: dict[str, np.ndarray], keep: np.ndarray, own: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
+    """The tempos fitted over the turn starts kept, and the first mover's errors without, with the shipped tempos
+    (`own`: `shipped(data)`) and with the fitted ones."""
     first, second, error = fit(data, keep)
-    own_first, own_second = shipped(data)
+    shipped_errors = mover_errors(data, *own)
     return {"turn_starts": int(np.sum(keep)), "tempo_first": first, "tempo_second": second, "mse": error,
             "mse_without": round(float(np.mean((chances(data, 0, 0)[keep] - data["result"][keep]) ** 2)), 5),
-            "error_without": first_mover_errors(data, keep, 0.0, 0.0),
-            "error_shipped": first_mover_errors(data, keep, own_first, own_second),
-            "error_fitted": first_mover_errors(data, keep, first, second),
-            "error_shipped_by_turn": errors_by_turn(data, keep)}
+            "error_without": first_mover_errors(mover_errors(data, 0.0, 0.0), data, keep),
+            "error_shipped": first_mover_errors(shipped_errors, data, keep),
+            "error_fitted": first_mover_errors(mover_errors(data, first, second), data, keep),
+            "error_shipped_by_turn": errors_by_turn(data, keep, shipped_errors)}
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import random
 import statistics
 from dataclasses import replace
 from typing import Any, Callable
@@ -224,7 +225,7 @@ def test_major_generals_features_remember_the_last_board_and_read_nothing_stale(
         return made + [twin]
 
     shuffled = children[:]
-    __import__("random").Random(5).shuffle(shuffled)
+    random.Random(5).shuffle(shuffled)
     for child in children + shuffled:
         assert knowledge.value_features(child) == pytest.approx(afresh(child), abs=1e-12)
     for child in children[::7]:
