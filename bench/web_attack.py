@@ -288,6 +288,8 @@ def attack_upload_bodies(front: Front, uploads: int, stop: Any, report: Any) -> 
                 writer.write(b"POST /api/owner/submissions?filename=bot.tar.gz HTTP/1.1\r\nHost: arena\r\n"
                              b"Authorization: Bearer not-a-token\r\nContent-Length: 33000000\r\n\r\n")
                 for n in range(32 * 60 + 32):  # 32 MB at once, then a byte a second (a minute)
+                    if stop.is_set():  # (the attack's end: a drip left to run its minute out held the run up)
+                        break
                     writer.write(chunk if n < 32 else b"\0")
                     await asyncio.wait_for(writer.drain(), 10)
                     sent += len(chunk) if n < 32 else 1
