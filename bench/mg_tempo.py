@@ -2,7 +2,7 @@
 """Major General's tempo: what the turn to come is worth to the seat that plays it (the analysis' evaluation,
 arena/games/major_general/knowledge.py's TEMPO_FIRST and TEMPO_SECOND, read by `turn_values`).
 
-    python bench/mg_tempo.py [--game major-general] [--games 6000] [--seed 7] [--json]
+    python bench/mg_tempo.py [--game major-general] [--games 6000] [--seed 7] [--write [FILE]] [--json]
 
 Plays --games matches, two in three greedy against greedy and one in three greedy against random (seats
 alternating), and at every turn's start (a card to play) keeps the evaluation's lead for Yellow (in points), who
@@ -15,6 +15,13 @@ The same per scenario card (`by_scenario`: the matches of --game that drew it; -
 major-general/superior-numbers plays that scenario alone), the shipped tempos being the scenario's own. And the
 first mover's mean error with the shipped tempos at each turn start (`error_shipped_by_turn`, by cards played
 before it): a mean of 0 over all turns can hide an error where a search's leaves fall (the first turns).
+
+Each turn's own tempo (`tempo_by_turn`, by cards played before it: the first mover's turns even, the second
+mover's odd) fitted on that turn's starts alone, and the first mover's error with them (`error_fitted_by_turn`).
+What `turn_values` reads is each scenario card's (arena/games/major_general/tempos.json): with --write, the
+tempos by turn of each card played here, the mean of the fit over all its matches and over greedy against greedy,
+replace that card's in the file (the other cards' stay); --write FILE writes them into FILE instead (a
+candidate beside the shipped file).
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -71,23 +79,46 @@ def chances(data: dict[str, np.ndarray], first: float | np.ndarray, second: floa
     return (1.0 + np.tanh((data["lead"] + tempo) / knowledge.SCALE)) / 2.0
 
 
-def shipped(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The shipped tempos of each turn start's scenario: (the first mover's turns, the second mover's)."""
-    pairs = np.array([knowledge.tempos(int(scenario)) for scenario in data["scenario"]]).reshape(-1, 2)
-    return pairs[:, 0], pairs[:, 1]
+def shipped(data: dict[str, np.ndarray]) -> np.ndarray:
+    """The shipped tempo of each turn start (its scenario card's, at its turn), as `turn_values` reads it."""
+    return np.array([knowledge.tempos(int(scenario))[int(turn)]
+                     for scenario, turn in zip(data["scenario"], data["turn"])], dtype=float)
+
+
+def _least(error: Callable[[float, float], float], grid: np.ndarray, coarse: np.ndarray) -> tuple[float, float, float]:
+    """(a, b, error) least over the grids, then refined by coordinates around the best."""
+    best = min(((error(a, b), a, b) for a in grid for b in coarse), key=lambda row: row[0])
+    for step in (0.05, 0.01):
+        for _ in range(40):
+            _, a, b = best
+            best = min([best] + [(error(a + da, b + db), a + da, b + db)
+                                 for da in (-step, 0.0, step) for db in (-step, 0.0, step)], key=lambda row: row[0])
+    return best[1], best[2], best[0]
 
 
 def fit(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[float, float, float]:
     """(tempo of the first mover's turns, of the second mover's, the mean squared error) over the rows kept."""
     def error(first: float, second: float) -> float:
         return float(np.mean((chances(data, first, second)[keep] - data["result"][keep]) ** 2))
-    best = min(((error(a, b), a, b) for a in GRID for b in GRID[::4]), key=lambda row: row[0])
-    for step in (0.05, 0.01):  # coordinate refinement
-        for _ in range(40):
-            _, a, b = best
-            best = min([best] + [(error(a + da, b + db), a + da, b + db)
-                                 for da in (-step, 0.0, step) for db in (-step, 0.0, step)], key=lambda row: row[0])
-    return round(best[1], 2), round(best[2], 2), round(best[0], 5)
+    first, second, least = _least(error, GRID, GRID[::4])
+    return round(first, 2), round(second, 2), round(least, 5)
+
+
+def fit_by_turn(data: dict[str, np.ndarray], keep: np.ndarray) -> list[float | None]:
+    """Each turn's own tempo (by cards played before it), fitted on that turn's starts alone (None where no
+    match reached it)."""
+    tempos: list[float | None] = []
+    for turn in range(knowledge.TOTAL_TURNS):
+        at = keep & (data["turn"] == turn)
+        if not np.any(at):
+            tempos.append(None)
+            continue
+        rows = {name: column[at] for name, column in data.items()}
+
+        def error(tempo: float, _: float, rows: dict[str, np.ndarray] = rows) -> float:
+            return float(np.mean((chances(rows, tempo, tempo) - rows["result"]) ** 2))
+        tempos.append(round(_least(error, GRID, np.zeros(1))[0], 2))
+    return tempos
 
 
 def first_mover_errors(errors: np.ndarray, data: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, float]:
@@ -105,11 +136,16 @@ def mover_errors(data: dict[str, np.ndarray], first: float | np.ndarray, second:
 
 
 def errors_by_turn(data: dict[str, np.ndarray], keep: np.ndarray, errors: np.ndarray) -> list[float | None]:
-    """The first mover's mean error (`errors`: mover_errors with the shipped tempos) at each turn start, by cards
-    played before it (0: the first mover's first turn, 1: the second mover's first, ...; None where no match
-    reached it)."""
+    """The first mover's mean error (`errors`: mover_errors) at each turn start, by cards played before it (0: the
+    first mover's first turn, 1: the second mover's first, ...; None where no match reached it)."""
     return [round(float(np.mean(errors[at])), 3) if np.any(at := keep & (data["turn"] == turn)) else None
             for turn in range(knowledge.TOTAL_TURNS)]
+
+
+def by_turn(data: dict[str, np.ndarray], tempos: list[float | None]) -> np.ndarray:
+    """Each turn start's tempo from a list by turn (0 where it has none)."""
+    table = np.array([0.0 if tempo is None else tempo for tempo in tempos])
+    return table[data["turn"].astype(int)]
 
 
 def main() -> int:
@@ -117,6 +153,8 @@ def main() -> int:
     parser.add_argument("--game", default="major-general", help="major-general or one of its modes")
     parser.add_argument("--games", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write", nargs="?", const=str(knowledge.TEMPOS_FILE), metavar="FILE",
+                        help="keep each card's tempos by turn in FILE (default: the shipped tempos.json)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     data = turn_starts(args.game, args.games, args.seed)
@@ -127,24 +165,49 @@ def main() -> int:
     own = shipped(data)
     for name, keep in (("all", everything), ("greedy_vs_greedy", data["equal"])):
         figures[name] = _fitted(data, keep, own)
-    figures["by_scenario"] = {("none" if scenario < 0 else SCENARIOS[scenario].id):
-                              _fitted(data, data["scenario"] == scenario, own)
-                              for scenario in sorted(set(int(s) for s in data["scenario"]))}
+    figures["by_scenario"] = {}
+    for scenario in sorted(set(int(s) for s in data["scenario"])):
+        card = _fitted(data, data["scenario"] == scenario, own)
+        card["greedy_vs_greedy"] = _fitted(data, (data["scenario"] == scenario) & data["equal"], own)
+        figures["by_scenario"]["none" if scenario < 0 else SCENARIOS[scenario].id] = card
+    if args.write:
+        figures["written"] = write_tempos(figures["by_scenario"], args)
     print(json.dumps(figures, indent=None if args.json else 2))
     return 0
 
 
-def _fitted(data: dict[str, np.ndarray], keep: np.ndarray, own: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
+def write_tempos(by_scenario: dict[str, Any], args: argparse.Namespace) -> str:
+    """Each card's tempos by turn (the mean of its two fits, all matches and greedy against greedy; a turn one
+    of them lacks takes the other's) into --write's file, beside the cards not played here; its path."""
+    path = Path(args.write)
+    shipped_file = json.loads(path.read_text()) if path.exists() else {"cards": {}}
+    for card, figures in by_scenario.items():
+        if card == "none":
+            continue
+        pairs = zip(figures["tempo_by_turn"], figures["greedy_vs_greedy"]["tempo_by_turn"])
+        shipped_file["cards"][card] = [round(statistics.fmean(t for t in pair if t is not None), 2)
+                                       if any(t is not None for t in pair) else 0.0 for pair in pairs]
+        shipped_file.setdefault("fitted_by", {})[card] = (f"python bench/mg_tempo.py --game {args.game} --games "
+                                                          f"{args.games} --seed {args.seed} --write")
+    path.write_text(json.dumps(shipped_file, indent=1, sort_keys=True) + "\n")
+    return str(path)
+
+
+def _fitted(data: dict[str, np.ndarray], keep: np.ndarray, own: np.ndarray) -> dict[str, Any]:
     """The tempos fitted over the turn starts kept, and the first mover's errors without, with the shipped tempos
-    (`own`: `shipped(data)`) and with the fitted ones."""
+    (`own`: `shipped(data)`), with the fitted pair and with the fitted tempos by turn."""
     first, second, error = fit(data, keep)
-    shipped_errors = mover_errors(data, *own)
+    shipped_errors = mover_errors(data, own, own)
+    turns = fit_by_turn(data, keep)
+    turn_tempo = by_turn(data, turns)
     return {"turn_starts": int(np.sum(keep)), "tempo_first": first, "tempo_second": second, "mse": error,
             "mse_without": round(float(np.mean((chances(data, 0, 0)[keep] - data["result"][keep]) ** 2)), 5),
             "error_without": first_mover_errors(mover_errors(data, 0.0, 0.0), data, keep),
             "error_shipped": first_mover_errors(shipped_errors, data, keep),
             "error_fitted": first_mover_errors(mover_errors(data, first, second), data, keep),
-            "error_shipped_by_turn": errors_by_turn(data, keep, shipped_errors)}
+            "error_shipped_by_turn": errors_by_turn(data, keep, shipped_errors),
+            "tempo_by_turn": turns,
+            "error_fitted_by_turn": errors_by_turn(data, keep, mover_errors(data, turn_tempo, turn_tempo))}
 
 
 if __name__ == "__main__":

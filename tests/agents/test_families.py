@@ -244,10 +244,11 @@ def test_sengoku_script_beats_random_from_observations_only() -> None:
 
 
 def test_major_general_turn_values_credit_the_coming_turn_to_the_side_that_plays_it() -> None:
-    """The analysis' evaluation (turn_values): the first mover's coming turn is worth TEMPO_FIRST points, the
-    second mover's TEMPO_SECOND (it answers the first mover's turn); the players' evaluation is unchanged."""
-    yellow_on_turn = position(active=YELLOW)  # (Yellow moved first)
-    red_on_turn = position(active=RED)
+    """The analysis' evaluation (turn_values): with no scenario card the first mover's coming turn is worth
+    TEMPO_FIRST points, the second mover's TEMPO_SECOND (it answers the first mover's turn); the players'
+    evaluation is unchanged."""
+    yellow_on_turn = position(active=YELLOW)  # (Yellow moved first: its fifth card, Red's fifth next)
+    red_on_turn = position(active=RED, turn=5)
     scale = mg_knowledge.SCALE
     assert mg_knowledge.values(yellow_on_turn) == pytest.approx(mg_knowledge.values(red_on_turn))
     assert mg_knowledge.values(yellow_on_turn) == pytest.approx([0.0, 0.0], abs=1e-9)
@@ -264,19 +265,20 @@ def test_major_general_turn_values_credit_the_coming_turn_to_the_side_that_plays
     assert alpine.turn_values is None and alpine.turn_aware() is alpine
 
 
-def test_major_general_turn_values_take_the_scenario_cards_own_tempos() -> None:
-    """Each scenario card's objective changes what a turn is worth (SCENARIO_TEMPOS, fitted per card by
-    bench/mg_tempo.py): under superior numbers the second mover's answer is worth more than without a card;
-    without one the family's pair holds."""
+def test_major_general_turn_values_take_each_turns_tempo_of_the_scenario_card() -> None:
+    """Each scenario card's objective changes what a turn is worth, turn by turn (SCENARIO_TEMPOS, from
+    tempos.json, fitted per card and turn by bench/mg_tempo.py): turn_values credits the coming turn with its own
+    tempo, by cards played before it; the second mover's turns (it answers each of the first mover's) are worth
+    more on the whole; without a card the family's pair holds at every turn."""
     scale = mg_knowledge.SCALE
     assert set(mg_knowledge.SCENARIO_TEMPOS) == {"hold-the-centre", "breakthrough", "war-of-attrition",
                                                  "home-guard", "superior-numbers"}
-    for card, (first, second) in mg_knowledge.SCENARIO_TEMPOS.items():
-        yellow_on_turn = position(active=YELLOW, scenario=card)  # (Yellow moved first; the board is even)
-        red_on_turn = position(active=RED, scenario=card)
-        lead = mg_knowledge.yellow_advantage(yellow_on_turn)
-        assert mg_knowledge.turn_values(yellow_on_turn)[YELLOW] == pytest.approx(math.tanh((lead + first) / scale))
-        assert mg_knowledge.turn_values(red_on_turn)[RED] == pytest.approx(math.tanh((second - lead) / scale))
-    assert mg_knowledge.SCENARIO_TEMPOS["superior-numbers"][1] > mg_knowledge.TEMPO_SECOND
-    assert mg_knowledge.SCENARIO_TEMPOS["hold-the-centre"][0] > mg_knowledge.TEMPO_FIRST
-    assert mg_knowledge.tempos(-1) == (mg_knowledge.TEMPO_FIRST, mg_knowledge.TEMPO_SECOND)
+    for card, tempos in mg_knowledge.SCENARIO_TEMPOS.items():
+        assert len(tempos) == mg_knowledge.TOTAL_TURNS
+        assert sum(tempos[1::2]) > sum(tempos[0::2])
+        for turn in (0, 1, 2, 7, 14, 15):
+            on_turn = position(active=YELLOW if turn % 2 == 0 else RED, scenario=card, turn=turn)  # (Yellow first)
+            seat = mg_knowledge.next_to_play(on_turn)
+            lead = mg_knowledge.yellow_advantage(on_turn) * (1 if seat == YELLOW else -1)
+            assert mg_knowledge.turn_values(on_turn)[seat] == pytest.approx(math.tanh((lead + tempos[turn]) / scale))
+    assert mg_knowledge.tempos(-1) == (mg_knowledge.TEMPO_FIRST, mg_knowledge.TEMPO_SECOND) * 8

@@ -21,7 +21,9 @@ def test_the_shipped_calibration_has_budgets_100_and_400_for_every_family() -> N
     assert set(shipped) == {"major-general", "general-orders-wwii", "general-orders-sengoku"}
     for family, entry in shipped.items():
         at = dict(budgets(family))
-        assert {100, default} <= set(at) and all(value > 0 for value in at.values())
+        # (measured, not assumed: at 400 Major General's is within its noise of 0, and shipped as measured even
+        # a hair below it; what a search flatters itself by is a few hundredths at most)
+        assert {100, default} <= set(at) and all(abs(value) < 0.05 for value in at.values())
         assert optimism(family, default) == at[default] == optimism(family, Budget.parse(f"{default} sims").simulations)
         assert all("command" in row and row["low"] <= row["optimism"] <= row["high"] for row in entry["budgets"])
         assert optimism(family, Budget.parse("0.5s").simulations) == 0.0

@@ -4,6 +4,11 @@ The benches that start servers are in test_bench_servers.py (a file each runs on
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
+from arena.games.major_general import knowledge
 from arena.games.major_general.data import SCENARIO_IDS
 from tests.bench.run import REPO, has_keys, run_bench
 
@@ -128,4 +133,22 @@ def test_mg_tempo() -> None:
     has_keys(figures["all"], "turn_starts tempo_first tempo_second mse mse_without error_without error_shipped "
              "error_fitted error_shipped_by_turn")
     assert len(figures["all"]["error_shipped_by_turn"]) == 16
+    has_keys(figures["all"], "tempo_by_turn error_fitted_by_turn")
+    assert len(figures["all"]["tempo_by_turn"]) == 16
     assert set(figures["by_scenario"]) <= set(SCENARIO_IDS) and figures["by_scenario"]
+
+
+def test_mg_tempo_writes_each_cards_tempos_by_turn_beside_the_others(tmp_path: Path) -> None:
+    """--write FILE puts the card played in place of its own tempos and keeps every other card's."""
+    target = tmp_path / "tempos.json"
+    shutil.copy(knowledge.TEMPOS_FILE, target)
+    before = json.loads(target.read_text())
+    figures = run_bench("mg_tempo.py", "--game", "major-general/breakthrough", "--games", "6", "--write", str(target))
+    assert figures["written"] == str(target)
+    after = json.loads(target.read_text())
+    assert set(after["cards"]) == set(before["cards"])
+    for card, tempos in after["cards"].items():
+        if card == "breakthrough":
+            assert len(tempos) == 16 and "--game major-general/breakthrough" in after["fitted_by"][card]
+        else:
+            assert tempos == before["cards"][card]

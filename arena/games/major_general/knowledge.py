@@ -16,8 +16,10 @@ the opponent's turn, with the scenario card's objective in mind.
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from pathlib import Path
 from typing import Callable, Sequence, cast
 
 from arena.games.base import JSON, Game, State
@@ -56,18 +58,19 @@ MATERIAL_WEIGHT = 0.35
 # high at the second mover's turn starts (0.16 between greedy players); with them 0.00 (0.02).
 TEMPO_FIRST = 0.33
 TEMPO_SECOND = 3.25
-# Each scenario card's own: its objective changes what a turn is worth. Fitted as above, per card (`python
-# bench/mg_tempo.py --game major-general/ID`: 2,400 matches with seed 7 and 1,200 with seed 8, the fits weighted by
-# matches; each tempo the mean of its fit over all the matches and over greedy against greedy). Superior numbers
-# (a cube a turn to the side with more units on the board) makes the second mover's turns worth more (its answer
-# to each deployment: 4.1-4.6), hold the centre the first mover's (1.3-1.7). With the one pair above, the first
-# mover's chance was 0.04-0.06 too high at the second mover's turn starts under superior numbers and 0.04-0.06
-# too low at its own under hold the centre (seed 7); with each card's own fitted on seed 7 alone, within 0.015 and
-# 0.007 on seed 8's matches.
-SCENARIO_TEMPOS: dict[str, tuple[float, float]] = {
-    "hold-the-centre": (1.46, 3.44), "breakthrough": (-0.25, 3.76), "war-of-attrition": (0.24, 3.04),
-    "home-guard": (-0.57, 3.12), "superior-numbers": (0.30, 4.40)}
-_TEMPOS = tuple(SCENARIO_TEMPOS.get(scenario.id, (TEMPO_FIRST, TEMPO_SECOND)) for scenario in SCENARIOS)
+# Each scenario card's own, turn by turn: its objective changes what a turn is worth, and a pair (the first
+# mover's turns, the second's) fitted over whole matches left the first turns, where the analysis' searches leave
+# their leaves, wrong on average (under hold the centre the first mover's chance was 0.14 too high at the second
+# mover's first turn start between greedy players, `error_shipped_by_turn` of `python bench/mg_tempo.py --game
+# major-general/hold-the-centre --games 1200 --seed 9`). So each card's tempo of each turn (by cards played
+# before it: the first mover's turns even, the second's odd), fitted on that turn's starts alone by `python
+# bench/mg_tempo.py --game major-general/ID --write` (tempos.json beside this module; the command that wrote
+# each card's is kept there).
+TEMPOS_FILE = Path(__file__).with_name("tempos.json")
+SCENARIO_TEMPOS: dict[str, tuple[float, ...]] = {
+    card: tuple(tempos) for card, tempos in json.loads(TEMPOS_FILE.read_text())["cards"].items()}
+_NO_CARD = (TEMPO_FIRST, TEMPO_SECOND) * NUM_CARDS
+_TEMPOS = tuple(SCENARIO_TEMPOS.get(scenario.id, _NO_CARD) for scenario in SCENARIOS)
 SCENARIO_BY_ID = {scenario.id: scenario for scenario in SCENARIOS}
 
 # --- evaluation (full states) -----------------------------------------------------------------
@@ -133,14 +136,15 @@ def next_to_play(state: MajorGeneralState) -> int:
     return state.active if state.phase in (PLAY, DEAL) else 1 - state.active
 
 
-def tempos(scenario: int) -> tuple[float, float]:
-    """What the first mover's turns and the second mover's are worth (points) under a scenario card (-1: none)."""
-    return _TEMPOS[scenario] if scenario >= 0 else (TEMPO_FIRST, TEMPO_SECOND)
+def tempos(scenario: int) -> tuple[float, ...]:
+    """What each turn is worth (points) to the seat that plays it under a scenario card (-1: none), by cards played
+    before it."""
+    return _TEMPOS[scenario] if scenario >= 0 else _NO_CARD
 
 
 def turn_values(generic: State) -> list[float]:
     """Both seats' values with the coming turn credited to the seat that plays it: the first or the second
-    mover's tempo (`tempos`: the scenario card's own) in points to its side (a turn places a card and fires every
+    turn's tempo (`tempos`: the scenario card's own) in points to its side (a turn places a card and fires every
     command on the board, from its player's base). For the analysis' searches (arena/analysis/match.py), whose
     leaves fall after either side's turn: `values` alone favours the first mover after its own turns (by
     0.10-0.17 in chance between greedy players) and is about right after the second mover's."""
@@ -148,9 +152,8 @@ def turn_values(generic: State) -> list[float]:
     if state.phase == OVER:
         return state.returns()
     seat = next_to_play(state)
-    first, second = tempos(state.scenario)
-    worth = first if seat == state.first else second
-    tempo = 0.0 if seat < 0 else (worth if seat == YELLOW else -worth)
+    worth = tempos(state.scenario)[state.played_count] if seat >= 0 else 0.0
+    tempo = worth if seat == YELLOW else -worth
     value = math.tanh((yellow_advantage(state) + tempo) / SCALE)
     return [value, -value]
 
