@@ -330,7 +330,7 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
     first decision would be searched on the same random streams, their errors alike, and the mean's interval
     would not hold. The difference's interval adds the two means' variances (independent samples)."""
     scores, chances = [], []
-    shift = optimism(family_of(game.name).name, budget.simulations)
+    shift = optimism(family_of(game.name).name, budget.simulations, game.name)
     for index in range(games):
         record = play_match(game, [make_agent("greedy"), make_agent("greedy")], seed=rng.randrange(2 ** 62))
         decision, step, seat = _first_unforced(game, record)

@@ -358,7 +358,7 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
         searched = _played_out(game, record, searched, playouts, seed)
     ranking = record.result.ranking
     result = tuple(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]) for seat in (0, 1))
-    shift = optimism(family_of(record.game).name, budget.simulations) if calibrated else 0.0
+    shift = optimism(family_of(game.name).name, budget.simulations, game.name) if calibrated else 0.0
     if shift:  # (a drop, a difference of one mover's chances, is unchanged)
         searched = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
                                                        after=_clamped(entry.after - shift)) for entry in searched]

@@ -11,7 +11,11 @@ both sides' chances at one position add to 1 on average, and drops (a difference
 are unchanged.
 
     python -m arena.analysis.measure_optimism [--matches 32] [--seed 2027] [--budget 100 --budget 400]
-        [--family NAME ...]
+        [--family NAME ...] [--mode NAME ...]
+
+A family is measured on one of its modes (MODES); --mode measures a mode of its own, which the analysis of that
+mode then takes in place of its family's (a mode whose search flatters itself otherwise: Island's, where the
+WWII family's is Alpine's). With --mode alone only the modes asked for are measured.
 
 It plays its own matches (greedy against greedy, and greedy against random, seats alternating), never the
 ones an analysis judges, at each budget (the same matches at every budget), and writes the file (the families
@@ -26,6 +30,7 @@ import json
 import random
 import statistics
 import sys
+from typing import Any
 
 from arena.agents import make_agent
 from arena.analysis.calibration import CALIBRATION, measured
@@ -64,31 +69,42 @@ def measure(records: list[MatchRecord], budget: str) -> dict[str, float | int]:
             "high": round((high - 1.0) / 2.0, 4), "pairs": len(sums)}
 
 
+def measured_entry(key: str, mode: str, entry: Any, asked: list[str], matches: int, seed: int,
+                   command: str) -> dict[str, Any]:
+    """A family's (or a mode's own) entry with the budgets asked for measured on `matches` of `mode` (the
+    budgets measured before and not asked for again kept)."""
+    kept = {row["simulations"]: row for row in entry.get("budgets", [])} if isinstance(entry, dict) else {}
+    records = matches_of(mode, matches, seed)
+    for budget in asked:
+        found = measure(records, budget)
+        simulations = Budget.parse(budget).simulations
+        kept[simulations] = {"simulations": simulations, **found, "matches": matches, "seed": seed,
+                             "command": command}
+        print(f"{key} at {simulations}: optimism {found['optimism']:+.4f} [{found['low']:+.4f}, "
+              f"{found['high']:+.4f}] over {found['pairs']} pairs ({matches} matches of {mode})")
+    return {"mode": mode, "budgets": [kept[at] for at in sorted(kept)]}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Measure the families and budgets asked for (all families, BUDGETS by default) and write calibration.json."""
+    """Measure the families, modes and budgets asked for (all families, BUDGETS by default) and write
+    calibration.json."""
     parser = argparse.ArgumentParser(prog="python -m arena.analysis.measure_optimism",
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--matches", type=int, default=32)
     parser.add_argument("--seed", type=int, default=2027)
     parser.add_argument("--budget", action="append", default=[], help="simulations per decision (repeatable)")
     parser.add_argument("--family", action="append", default=[])
+    parser.add_argument("--mode", action="append", default=[], help="a mode measured on its own (repeatable)")
     args = parser.parse_args(argv)
+    asked = args.budget or list(BUDGETS)
+    for budget in asked:
+        if Budget.parse(budget).simulations is None:
+            parser.error(f"--budget {budget}: the optimism is measured at a number of simulations")
     command = "python -m arena.analysis.measure_optimism " + " ".join(sys.argv[1:] if argv is None else argv)
     data = measured()
-    for family in args.family or list(MODES):
-        records = matches_of(MODES[family], args.matches, args.seed)
-        kept = {row["simulations"]: row for row in data.get(family, {}).get("budgets", [])
-                if isinstance(data.get(family), dict)}
-        for budget in args.budget or list(BUDGETS):
-            simulations = Budget.parse(budget).simulations
-            if simulations is None:
-                parser.error(f"--budget {budget}: the optimism is measured at a number of simulations")
-            found = measure(records, budget)
-            kept[simulations] = {"simulations": simulations, **found, "matches": args.matches, "seed": args.seed,
-                                 "command": command}
-            print(f"{family} at {simulations}: optimism {found['optimism']:+.4f} [{found['low']:+.4f}, "
-                  f"{found['high']:+.4f}] over {found['pairs']} pairs ({args.matches} matches of {MODES[family]})")
-        data[family] = {"mode": MODES[family], "budgets": [kept[key] for key in sorted(kept)]}
+    families = args.family or ([] if args.mode else list(MODES))
+    for key, mode in [(family, MODES[family]) for family in families] + [(mode, mode) for mode in args.mode]:
+        data[key] = measured_entry(key, mode, data.get(key), asked, args.matches, args.seed, command)
     CALIBRATION.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return 0
 
