@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Major General's tempo: what the turn to come is worth to the seat that plays it (the analysis' evaluation,
-arena/games/major_general/knowledge.py's TEMPO_FIRST and TEMPO_SECOND, read by `turn_values`).
+`turn_values` in arena/games/major_general/knowledge.py: each scenario card's tempos by turn, from tempos.json
+beside it, or TEMPO_FIRST and TEMPO_SECOND with no card).
 
     python bench/mg_tempo.py [--game major-general] [--games 6000] [--seed 7] [--write [FILE]] [--json]
 
@@ -11,10 +12,11 @@ plays the card (the first mover or the second) and the result. Fitted by least s
 tempos, over all the matches and over greedy against greedy alone. Printed beside them, per turn start (the
 first mover's turns, the second mover's), the chance's mean error for the first mover without a tempo, with the
 shipped tempos and with the fitted ones (0: the evaluation neither flatters nor slights the first mover there).
-The same per scenario card (`by_scenario`: the matches of --game that drew it; --game a mode such as
-major-general/superior-numbers plays that scenario alone), the shipped tempos being the scenario's own. And the
-first mover's mean error with the shipped tempos at each turn start (`error_shipped_by_turn`, by cards played
-before it): a mean of 0 over all turns can hide an error where a search's leaves fall (the first turns).
+The same per scenario card (`by_scenario`: the matches of --game that drew it, over all of them and, under
+`greedy_vs_greedy`, greedy against greedy; --game a mode such as major-general/superior-numbers plays that
+scenario alone), the shipped tempos being the scenario's own. And the first mover's mean error with the shipped
+tempos at each turn start (`error_shipped_by_turn`, by cards played before it): a mean of 0 over all turns can
+hide an error where a search's leaves fall (the first turns).
 
 Each turn's own tempo (`tempo_by_turn`, by cards played before it: the first mover's turns even, the second
 mover's odd) fitted on that turn's starts alone, and the first mover's error with them (`error_fitted_by_turn`).

@@ -143,9 +143,9 @@ def tempos(scenario: int) -> tuple[float, ...]:
 
 
 def turn_values(generic: State) -> list[float]:
-    """Both seats' values with the coming turn credited to the seat that plays it: the first or the second
-    turn's tempo (`tempos`: the scenario card's own) in points to its side (a turn places a card and fires every
-    command on the board, from its player's base). For the analysis' searches (arena/analysis/match.py), whose
+    """Both seats' values with the coming turn credited to the seat that plays it: that turn's tempo (`tempos`:
+    the scenario card's own, by turn) in points to its side (a turn places a card and fires every command on the
+    board, from its player's base). For the analysis' searches (arena/analysis/match.py), whose
     leaves fall after either side's turn: `values` alone favours the first mover after its own turns (by
     0.10-0.17 in chance between greedy players) and is about right after the second mover's."""
     state = cast(MajorGeneralState, generic)
