@@ -43,7 +43,9 @@ the move greedy's lookahead likes least. Printed, in one run:
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
   --first-analysed games, calibrated as `arena analyse` is, each game's searches seeded apart) against the first
   movers' score over --first-games games of greedy against greedy (normal 95% intervals of both, and of their
-  difference; goal: within 0.05);
+  difference; goal: within 0.05); beside it the chance after the move greedy played there (`analysis_after`,
+  `after_difference`): the chance before is the position's under the search's best move, and a first move that
+  costs greedy a few hundredths shows as the gap between the two;
 - continuity: where one seat decides twice running with no chance between, "after" of the first decision less
   "before" of the second (one position searched twice by one seat; goal 0), in the first EARLY decisions and
   later (early optimism at the first decisions shows here, where the sum, both sides sharing it, may not);
@@ -329,7 +331,7 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
     Each analysed game's searches have a seed of their own (its index): with one seed for all, every game's
     first decision would be searched on the same random streams, their errors alike, and the mean's interval
     would not hold. The difference's interval adds the two means' variances (independent samples)."""
-    scores, chances = [], []
+    scores, chances, afters = [], [], []
     shift = optimism(family_of(game.name).name, budget.simulations, game.name)
     for index in range(games):
         record = play_match(game, [make_agent("greedy"), make_agent("greedy")], seed=rng.randrange(2 ** 62))
@@ -341,15 +343,18 @@ def _first_position(game: Any, rng: random.Random, games: int, analysed: int, bu
             entry = analyse_decision(game, state, record.steps[step].action, budget, index, decision=decision,
                                      step=step)
             chances.append(min(1.0, max(0.0, entry.before - shift)))
+            afters.append(min(1.0, max(0.0, entry.after - shift)))
     score, low, high = mean_interval(sum(scores), sum(x * x for x in scores), len(scores))
     figures: dict[str, Any] = {"games": games, "first_mover_score": round(score, 3), "low": round(max(0.0, low), 3),
                                "high": round(min(1.0, high), 3), "analysed": len(chances), "analysis_chance": None,
                                "analysis_low": None, "analysis_high": None, "chances": [round(c, 3) for c in chances],
                                "optimism_taken_off": shift, "difference": None, "difference_low": None,
-                               "difference_high": None}
+                               "difference_high": None, "analysis_after": None, "after_difference": None}
     if chances:
         chance, chance_low, chance_high = mean_interval(sum(chances), sum(x * x for x in chances), len(chances))
-        figures.update({"analysis_chance": round(chance, 3), "difference": round(chance - score, 3)})
+        after = statistics.fmean(afters)
+        figures.update({"analysis_chance": round(chance, 3), "difference": round(chance - score, 3),
+                        "analysis_after": round(after, 3), "after_difference": round(after - score, 3)})
         if len(chances) > 1:  # (one game analysed has no spread to measure)
             half = math.hypot(high - score, chance_high - chance)
             figures.update({"analysis_low": round(chance_low, 3), "analysis_high": round(chance_high, 3),
@@ -557,7 +562,8 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
     print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} "
           f"[{first['analysis_low']}, {first['analysis_high']}] (of {first['analysed']}), first movers scored "
           f"{first['first_mover_score']} [{first['low']}, {first['high']}] over {first['games']} games of greedy "
-          f"against greedy: difference {first['difference']} [{first['difference_low']}, {first['difference_high']}]")
+          f"against greedy: difference {first['difference']} [{first['difference_low']}, {first['difference_high']}]; "
+          f"after greedy's move {first['analysis_after']} (difference {first['after_difference']})")
 
 
 def main() -> int:

@@ -106,7 +106,7 @@ def test_analysis_quality() -> None:
     by_search, found = figures["planted"]["recall_vs_playouts_by_search"], figures["planted"]["recall_vs_playouts"]
     assert by_search["of"] == found["of"] and by_search["hits"] <= found["hits"]  # (the search's finds are among all)
     has_keys(figures["first_position"], "games first_mover_score low high analysed analysis_chance analysis_low "
-             "analysis_high difference difference_low difference_high")
+             "analysis_high difference difference_low difference_high analysis_after after_difference")
     assert figures["first_position"]["games"] == 2 and figures["planted"]["playouts"] == 2  # (--smoke's sizes)
     first = figures["first_position"]  # (two games analysed: their intervals are measured)
     assert first["analysis_low"] <= first["analysis_chance"] <= first["analysis_high"]
