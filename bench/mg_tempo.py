@@ -66,7 +66,8 @@ def turn_starts(game_name: str, games: int, seed: int) -> dict[str, np.ndarray]:
         state = cast(MajorGeneralState, game.new_initial_state())
         for step in record.steps:
             if state.phase == PLAY:
-                rows.append((knowledge.yellow_advantage(state), 1 if state.active == YELLOW else -1,
+                lead = knowledge.yellow_advantage(state, knowledge.flow_weight(state.scenario))  # (as turn_values)
+                rows.append((lead, 1 if state.active == YELLOW else -1,
                              state.active == state.first, result, specs == ("greedy", "greedy"), state.scenario,
                              state.played_count))
             state.apply_action(step.action)

@@ -17,6 +17,7 @@ from arena.games.general_orders.core import DECLINE
 from arena.games.general_orders.wwii.rules import WWIIGame
 from arena.games.major_general.rules import MOVE_BASE, TARGET_YELLOW
 from arena.games.registry import game_modes, load_game
+from arena.games.major_general.data import SCENARIOS
 from tests.games.major_general.position import RED, YELLOW, card_with, play_action, position
 
 MODES = [mode.name for mode in game_modes()]
@@ -279,6 +280,26 @@ def test_major_general_turn_values_take_each_turns_tempo_of_the_scenario_card() 
         for turn in (0, 1, 2, 7, 14, 15):
             on_turn = position(active=YELLOW if turn % 2 == 0 else RED, scenario=card, turn=turn)  # (Yellow first)
             seat = mg_knowledge.next_to_play(on_turn)
-            lead = mg_knowledge.yellow_advantage(on_turn) * (1 if seat == YELLOW else -1)
+            lead = mg_knowledge.yellow_advantage(on_turn, mg_knowledge.flow_weight(on_turn.scenario))
+            lead *= 1 if seat == YELLOW else -1
             assert mg_knowledge.turn_values(on_turn)[seat] == pytest.approx(math.tanh((lead + tempos[turn]) / scale))
     assert mg_knowledge.tempos(-1) == (mg_knowledge.TEMPO_FIRST, mg_knowledge.TEMPO_SECOND) * 8
+
+
+def test_major_general_turn_values_weigh_hold_the_centres_cubes_to_come_and_the_players_keep_them_whole() -> None:
+    """Under hold the centre the side holding the centre is credited with the cubes still to come (the flow); the
+    analysis' evaluation (turn_values) weighs them by FLOW_WEIGHT (a hold the other side often breaks at once),
+    the players' (values) keeps them whole; other cards, and no card, keep them whole in both."""
+    holding = position(yellow=(3, 3, 3, 0, 0), red=(0, 0, 1, 3, 3), scenario="hold-the-centre")  # Yellow holds 3
+    weight = mg_knowledge.FLOW_WEIGHT["hold-the-centre"]
+    assert 0 < weight < 1 and mg_knowledge.flow_weight(holding.scenario) == weight
+    whole = mg_knowledge.yellow_advantage(holding)
+    weighed = mg_knowledge.yellow_advantage(holding, weight)
+    assert weighed < whole  # (the flow is Yellow's: weighing it takes some of Yellow's lead off)
+    flow = (whole - weighed) / (1 - weight)
+    assert mg_knowledge.yellow_advantage(holding, 0.0) == pytest.approx(whole - flow)
+    tempo = mg_knowledge.tempos(holding.scenario)[holding.played_count]
+    assert mg_knowledge.turn_values(holding)[YELLOW] == pytest.approx(math.tanh((weighed + tempo) / mg_knowledge.SCALE))
+    assert mg_knowledge.values(holding)[YELLOW] == pytest.approx(math.tanh(whole / mg_knowledge.SCALE))
+    assert all(mg_knowledge.flow_weight(index) == 1.0 for index, scenario in enumerate(SCENARIOS)
+               if scenario.id != "hold-the-centre") and mg_knowledge.flow_weight(-1) == 1.0

@@ -71,6 +71,15 @@ SCENARIO_TEMPOS: dict[str, tuple[float, ...]] = {
     card: tuple(tempos) for card, tempos in json.loads(TEMPOS_FILE.read_text())["cards"].items()}
 _NO_CARD = (TEMPO_FIRST, TEMPO_SECOND) * NUM_CARDS
 _TEMPOS = tuple(SCENARIO_TEMPOS.get(scenario.id, _NO_CARD) for scenario in SCENARIOS)
+# What the analysis' evaluation makes of a card's cubes still to come (yellow_advantage's flow: half of them, or
+# all under a card that pays each side, to the side meeting the objective now), as a weight. Under hold the
+# centre the side holding the centre is credited with half the cubes left, a hold the other side often breaks at
+# once; a search seeks such holds, and its first decision flattered the first mover by 0.074 there with the
+# whole flow (the tempos by turn fitted with it). Weighted 0.4 (a probe's least squares of the weight with the
+# tempos at the turn starts: 0.3-0.5 for this card alone; the tempos fitted again with it), the first position
+# is +0.046 (docs/writing-a-bot.md); the players keep the whole flow.
+FLOW_WEIGHT = {"hold-the-centre": 0.4}
+_FLOW_WEIGHTS = tuple(FLOW_WEIGHT.get(scenario.id, 1.0) for scenario in SCENARIOS)
 SCENARIO_BY_ID = {scenario.id: scenario for scenario in SCENARIOS}
 
 # --- evaluation (full states) -----------------------------------------------------------------
@@ -91,8 +100,9 @@ def _meets(state: MajorGeneralState, seat: int, condition: str, space_from_base:
     return False
 
 
-def yellow_advantage(generic: State) -> float:
-    """Yellow's lead in estimated final points (negative when Red leads)."""
+def yellow_advantage(generic: State, flow_weight: float = 1.0) -> float:
+    """Yellow's lead in estimated final points (negative when Red leads); the scenario cubes still to come to the
+    side meeting its card's objective weighted by `flow_weight`."""
     state = cast(MajorGeneralState, generic)  # (a family's knowledge is only given its own games' states)
     units = state.units
     progress = state.played_count / TOTAL_TURNS
@@ -114,7 +124,7 @@ def yellow_advantage(generic: State) -> float:
         if scenario.trigger == "end_of_turn":
             turns_left = TOTAL_TURNS - state.played_count
             share = 1.0 if scenario.who == "each" else 0.5
-            flow = 0.5 * share * min(cubes_left, turns_left)
+            flow = 0.5 * share * min(cubes_left, turns_left) * flow_weight
             meets = [_meets(state, seat, scenario.condition, scenario.space_from_own_base, on_board)
                      for seat in (YELLOW, RED)]
             advantage += flow * (meets[YELLOW] - meets[RED])
@@ -142,19 +152,25 @@ def tempos(scenario: int) -> tuple[float, ...]:
     return _TEMPOS[scenario] if scenario >= 0 else _NO_CARD
 
 
+def flow_weight(scenario: int) -> float:
+    """The analysis' weight on a scenario card's cubes still to come (FLOW_WEIGHT; 1 for the rest, -1: no card)."""
+    return _FLOW_WEIGHTS[scenario] if scenario >= 0 else 1.0
+
+
 def turn_values(generic: State) -> list[float]:
     """Both seats' values with the coming turn credited to the seat that plays it: that turn's tempo (`tempos`:
     the scenario card's own, by turn) in points to its side (a turn places a card and fires every command on the
-    board, from its player's base). For the analysis' searches (arena/analysis/match.py), whose
-    leaves fall after either side's turn: `values` alone favours the first mover after its own turns (by
-    0.10-0.17 in chance between greedy players) and is about right after the second mover's."""
+    board, from its player's base), the card's cubes to come weighted by `flow_weight`. For the analysis'
+    searches (arena/analysis/match.py), whose leaves fall after either side's turn: `values` alone favours the
+    first mover after its own turns (by 0.10-0.17 in chance between greedy players) and is about right after the
+    second mover's."""
     state = cast(MajorGeneralState, generic)
     if state.phase == OVER:
         return state.returns()
     seat = next_to_play(state)
     worth = tempos(state.scenario)[state.played_count] if seat >= 0 else 0.0
     tempo = worth if seat == YELLOW else -worth
-    value = math.tanh((yellow_advantage(state) + tempo) / SCALE)
+    value = math.tanh((yellow_advantage(state, flow_weight(state.scenario)) + tempo) / SCALE)
     return [value, -value]
 
 
