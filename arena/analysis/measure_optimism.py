@@ -35,7 +35,7 @@ from typing import Any
 from arena.agents import make_agent
 from arena.analysis.calibration import CALIBRATION, measured
 from arena.analysis.match import Budget, analyse_record
-from arena.games.registry import load_game
+from arena.games.registry import UnknownGameError, load_game
 from arena.ratings.stats import mean_interval
 from arena.referee.authority import play_match
 from arena.referee.record import MatchRecord
@@ -85,6 +85,21 @@ def measured_entry(key: str, mode: str, entry: Any, asked: list[str], matches: i
     return {"mode": mode, "budgets": [kept[at] for at in sorted(kept)]}
 
 
+def _check(parser: argparse.ArgumentParser, budgets: list[str], families: list[str], modes: list[str]) -> None:
+    """Refuse, before any match is played, a budget in seconds, a family not measured here or an unknown mode."""
+    for budget in budgets:
+        if Budget.parse(budget).simulations is None:
+            parser.error(f"--budget {budget}: the optimism is measured at a number of simulations")
+    for family in families:
+        if family not in MODES:
+            parser.error(f"--family {family}: one of {', '.join(MODES)}")
+    for mode in modes:
+        try:
+            load_game(mode)
+        except UnknownGameError as error:
+            parser.error(f"--mode {mode}: {error}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure the families, modes and budgets asked for (all families, BUDGETS by default) and write
     calibration.json."""
@@ -97,9 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", action="append", default=[], help="a mode measured on its own (repeatable)")
     args = parser.parse_args(argv)
     asked = args.budget or list(BUDGETS)
-    for budget in asked:
-        if Budget.parse(budget).simulations is None:
-            parser.error(f"--budget {budget}: the optimism is measured at a number of simulations")
+    _check(parser, asked, args.family, args.mode)
     command = "python -m arena.analysis.measure_optimism " + " ".join(sys.argv[1:] if argv is None else argv)
     data = measured()
     families = args.family or ([] if args.mode else list(MODES))

@@ -90,3 +90,17 @@ def test_measure_optimism_writes_a_modes_own_entry_beside_the_families(tmp_path:
     assert row["simulations"] == 10 and row["pairs"] > 0 and row["low"] <= row["optimism"] <= row["high"]
     assert "--mode major-general/no-scenario" in row["command"]
     assert optimism("major-general", 10, "major-general/no-scenario") == row["optimism"]
+
+
+@pytest.mark.parametrize("arguments, says", [(["--mode", "no-such-mode"], "--mode no-such-mode: unknown game"),
+                                             (["--family", "no-such-family"], "--family no-such-family: one of"),
+                                             (["--budget", "0.5s"], "--budget 0.5s: the optimism is measured at")])
+def test_measure_optimism_refuses_what_it_cannot_measure_before_playing_and_writes_nothing(
+        arguments: list[str], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "calibration.json"
+    monkeypatch.setattr(measure_optimism, "CALIBRATION", path)
+    monkeypatch.setattr(measure_optimism, "matches_of", lambda *_: pytest.fail("a match was played"))
+    with pytest.raises(SystemExit) as ended:
+        measure_optimism.main(["--matches", "1", *arguments])
+    assert ended.value.code == 2 and says in capsys.readouterr().err and not path.exists()
