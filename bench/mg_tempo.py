@@ -29,12 +29,13 @@ candidate beside the shipped file).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import statistics
 import sys
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import Any, Callable, NamedTuple, cast
 
 import numpy as np
 
@@ -88,22 +89,24 @@ def shipped(data: dict[str, np.ndarray]) -> np.ndarray:
                      for scenario, turn in zip(data["scenario"], data["turn"])], dtype=float)
 
 
-def _least(error: Callable[[float, float], float], grid: np.ndarray, coarse: np.ndarray) -> tuple[float, float, float]:
-    """(a, b, error) least over the grids, then refined by coordinates around the best."""
-    best = min(((error(a, b), a, b) for a in grid for b in coarse), key=lambda row: row[0])
+def _least(error: Callable[..., float], *grids: np.ndarray) -> tuple[tuple[float, ...], float]:
+    """(the point, its error) least over the grids (one a coordinate), then refined around the best, every
+    coordinate a step either way at once."""
+    best = min(((error(*point), point) for point in itertools.product(*grids)), key=lambda row: row[0])
     for step in (0.05, 0.01):
         for _ in range(40):
-            _, a, b = best
-            best = min([best] + [(error(a + da, b + db), a + da, b + db)
-                                 for da in (-step, 0.0, step) for db in (-step, 0.0, step)], key=lambda row: row[0])
-    return best[1], best[2], best[0]
+            point = best[1]
+            best = min([best] + [(error(*moved), moved) for moved in
+                                 itertools.product(*((x - step, x, x + step) for x in point))],
+                       key=lambda row: row[0])
+    return best[1], best[0]
 
 
 def fit(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[float, float, float]:
     """(tempo of the first mover's turns, of the second mover's, the mean squared error) over the rows kept."""
     def error(first: float, second: float) -> float:
         return float(np.mean((chances(data, first, second)[keep] - data["result"][keep]) ** 2))
-    first, second, least = _least(error, GRID, GRID[::4])
+    (first, second), least = _least(error, GRID, GRID[::4])
     return round(first, 2), round(second, 2), round(least, 5)
 
 
@@ -118,9 +121,10 @@ def fit_by_turn(data: dict[str, np.ndarray], keep: np.ndarray) -> list[float | N
             continue
         rows = {name: column[at] for name, column in data.items()}
 
-        def error(tempo: float, _: float, rows: dict[str, np.ndarray] = rows) -> float:
+        def error(tempo: float, rows: dict[str, np.ndarray] = rows) -> float:
             return float(np.mean((chances(rows, tempo, tempo) - rows["result"]) ** 2))
-        tempos.append(round(_least(error, GRID, np.zeros(1))[0], 2))
+        (tempo,), _ = _least(error, GRID)
+        tempos.append(round(tempo, 2))
     return tempos
 
 
@@ -166,12 +170,13 @@ def main() -> int:
                                "shipped": [knowledge.TEMPO_FIRST, knowledge.TEMPO_SECOND]}
     everything = np.ones(len(data["lead"]), dtype=bool)
     own = shipped(data)
+    base = Base(mover_errors(data, own, own), mover_errors(data, 0.0, 0.0), chances(data, 0.0, 0.0))
     for name, keep in (("all", everything), ("greedy_vs_greedy", data["equal"])):
-        figures[name] = _fitted(data, keep, own)
+        figures[name] = _fitted(data, keep, base)
     figures["by_scenario"] = {}
     for scenario in sorted(set(int(s) for s in data["scenario"])):
-        card = _fitted(data, data["scenario"] == scenario, own)
-        card["greedy_vs_greedy"] = _fitted(data, (data["scenario"] == scenario) & data["equal"], own)
+        card = _fitted(data, data["scenario"] == scenario, base)
+        card["greedy_vs_greedy"] = _fitted(data, (data["scenario"] == scenario) & data["equal"], base)
         figures["by_scenario"]["none" if scenario < 0 else SCENARIOS[scenario].id] = card
     if args.write:
         figures["written"] = write_tempos(figures["by_scenario"], args)
@@ -196,19 +201,27 @@ def write_tempos(by_scenario: dict[str, Any], args: argparse.Namespace) -> str:
     return str(path)
 
 
-def _fitted(data: dict[str, np.ndarray], keep: np.ndarray, own: np.ndarray) -> dict[str, Any]:
+class Base(NamedTuple):
+    """What every group of turn starts is measured against, computed once over all of them: the first mover's
+    errors with the shipped tempos and with none, and Yellow's chance with none."""
+
+    shipped_errors: np.ndarray
+    errors_without: np.ndarray
+    chance_without: np.ndarray
+
+
+def _fitted(data: dict[str, np.ndarray], keep: np.ndarray, base: Base) -> dict[str, Any]:
     """The tempos fitted over the turn starts kept, and the first mover's errors without, with the shipped tempos
-    (`own`: `shipped(data)`), with the fitted pair and with the fitted tempos by turn."""
+    (`base`), with the fitted pair and with the fitted tempos by turn."""
     first, second, error = fit(data, keep)
-    shipped_errors = mover_errors(data, own, own)
     turns = fit_by_turn(data, keep)
     turn_tempo = by_turn(data, turns)
     return {"turn_starts": int(np.sum(keep)), "tempo_first": first, "tempo_second": second, "mse": error,
-            "mse_without": round(float(np.mean((chances(data, 0, 0)[keep] - data["result"][keep]) ** 2)), 5),
-            "error_without": first_mover_errors(mover_errors(data, 0.0, 0.0), data, keep),
-            "error_shipped": first_mover_errors(shipped_errors, data, keep),
+            "mse_without": round(float(np.mean((base.chance_without[keep] - data["result"][keep]) ** 2)), 5),
+            "error_without": first_mover_errors(base.errors_without, data, keep),
+            "error_shipped": first_mover_errors(base.shipped_errors, data, keep),
             "error_fitted": first_mover_errors(mover_errors(data, first, second), data, keep),
-            "error_shipped_by_turn": errors_by_turn(data, keep, shipped_errors),
+            "error_shipped_by_turn": errors_by_turn(data, keep, base.shipped_errors),
             "tempo_by_turn": turns,
             "error_fitted_by_turn": errors_by_turn(data, keep, mover_errors(data, turn_tempo, turn_tempo))}
 
