@@ -127,6 +127,17 @@ def test_luck_rollouts() -> None:
     has_keys(figures["luck_per_event"], "events mean low high")
 
 
+def test_luck_par() -> None:
+    figures = run_bench("luck_par.py", "--games", "4", "--replays", "1", "--bootstrap", "5", "-j", "1")
+    has_keys(figures, "mode games replays proxies pairs command")
+    assert set(figures["pairs"]) == {"scripted:scripted", "greedy:greedy"}
+    for row in figures["pairs"].values():
+        has_keys(row, "games mean_raw mean_corrected correlation ratio_beta1 pair_ratio pair_ratio_interval bias "
+                 "match_cpu_ms par_cpu_ms")
+        has_keys(row["correlation"], "r low high")
+        has_keys(row["bias"], "mean low high")
+
+
 def test_mg_tempo() -> None:
     figures = run_bench("mg_tempo.py", "--games", "6")
     has_keys(figures, "game games seed turn_starts shipped all greedy_vs_greedy by_scenario")
