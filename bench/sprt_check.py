@@ -2,13 +2,17 @@
 """Whether `arena sprt` holds its error rates: many SPRT runs resampled from real seat-swapped pairs.
 
     python bench/sprt_check.py [--mode MODE] [--pairs N] [--runs R] [--slip P] [--elo1 E] [--max-pairs M]
-                               [--seed S] [-j N] [--smoke] [--json]
+                               [--seed S] [--duplicate] [-j N] [--smoke] [--json]
 
 Plays N seat-swapped pairs (default 500) of MODE (default general-orders-wwii/alpine, whose value model has a
 luck coefficient) twice, once: "equal", the scripted player against itself; "gap", the scripted player against
 the same player making a uniformly random legal move a --slip share of its decisions (default 3%: about +60
 Elo for the scripted one). Each pair keeps A's raw points and its points less luck (arena.luck). The equal
-pairs are taken with their mirrors (A and B swapped: 2 - points), so that population's Elo is exactly 0.
+pairs are taken with their mirrors (A and B swapped: 2 - points), so that population's Elo is exactly 0. Each
+game has a chance seed of its own; with --duplicate both games of a pair share one (`arena sprt --duplicate`:
+the deal's luck cancels within the pair), and the populations' variances and the tests' mean pairs say what it
+saves; the equal population then says nothing (the player against itself on one deal, each seat's seed the
+same in both games, plays the second game as the mirror of the first: every pair scores 1).
 
 Then R runs (default 300) of each test on each population, each run drawing pairs with replacement (the same
 draws for every test) until the test decides or --max-pairs (default 5000, as `arena sprt`): elo0 0, elo1
@@ -20,7 +24,7 @@ pseudo-pairs).
 
 Goals (issue 47): false H1 at Elo 0 at most 5%, false H0 at the gap at most 5%, no decision before 30 pairs.
 With --json: {"mode", "seed", "pairs", "runs", "slip", "elo0", "elo1", "alpha", "beta", "min_pairs",
-"max_pairs", "populations": {"equal"|"gap": {"pairs", "elo_raw", "elo_corrected", "variance_raw",
+"max_pairs", "duplicate", "populations": {"equal"|"gap": {"pairs", "elo_raw", "elo_corrected", "variance_raw",
 "variance_corrected"}}, "false_h1_at_elo0", "false_h0_at_gap", "min_pairs_at_decision" (the "corrected"
 test's: {"count", "runs", "rate", "low", "high"}, the last {"pairs", "minimum", "count" (runs that decided
 before the minimum), "runs", "rate", "low", "high"}), "tests": {TEST: the same three, "mean_pairs_elo0",
@@ -79,15 +83,16 @@ class SlippingScripted(ScriptedAgent):
         return super().act(request)
 
 
-def play_pair(task: tuple[str, str, float, int, int]) -> Pair:
-    """Both games of one seat-swapped pair, A the scripted player: its points, raw and less luck."""
-    mode, case, slip, seed, index = task
+def play_pair(task: tuple[str, str, float, int, int, bool]) -> Pair:
+    """Both games of one seat-swapped pair, A the scripted player: its points, raw and less luck (`duplicate`: both
+    games on the first one's chance seed)."""
+    mode, case, slip, seed, index, duplicate = task
     game = load_game(mode)
     raw = corrected = 0.0
     for rotation in (0, 1):
         a, b = make_agent("scripted"), (SlippingScripted(slip) if case == "gap" else make_agent("scripted"))
         record = play_match(game, [a, b] if rotation == 0 else [b, a], game_seed(seed, CASES.index(case), index,
-                                                                                  rotation))
+                                                                                  0 if duplicate else rotation))
         assert record.result is not None
         ranking, seat = record.result.ranking, rotation
         points = 1.0 if ranking[seat] < ranking[1 - seat] else 0.0 if ranking[seat] > ranking[1 - seat] else 0.5
@@ -164,6 +169,7 @@ def arguments_parsed() -> argparse.Namespace:
     parser.add_argument("--elo1", type=float, default=10.0)
     parser.add_argument("--max-pairs", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=20261128)
+    parser.add_argument("--duplicate", action="store_true", help="both games of a pair on one chance seed")
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     parser.add_argument("--smoke", action="store_true", help="the smallest size (its figures mean nothing)")
     parser.add_argument("--json", action="store_true")
@@ -179,7 +185,8 @@ def main() -> int:
     with multiprocessing.get_context("fork").Pool(arguments.jobs) as pool:
         populations: dict[str, list[Pair]] = {}
         for case in CASES:
-            tasks = [(arguments.mode, case, arguments.slip, arguments.seed, index) for index in range(arguments.pairs)]
+            tasks = [(arguments.mode, case, arguments.slip, arguments.seed, index, arguments.duplicate)
+                     for index in range(arguments.pairs)]
             populations[case] = pool.map(play_pair, tasks, chunksize=4)
         populations["equal"] += [(2 - raw, 2 - corrected) for raw, corrected in populations["equal"]]
         tests: dict[str, Any] = {}
@@ -196,10 +203,10 @@ def main() -> int:
         failures.append(f"decided before {MIN_PAIRS} pairs")
     command = (f"python bench/sprt_check.py --mode {arguments.mode} --pairs {arguments.pairs} --runs {arguments.runs} "
                f"--slip {arguments.slip:g} --elo1 {arguments.elo1:g} --max-pairs {arguments.max_pairs} "
-               f"--seed {arguments.seed}")
+               f"--seed {arguments.seed}" + (" --duplicate" if arguments.duplicate else ""))
     report = {"mode": arguments.mode, "seed": arguments.seed, "pairs": arguments.pairs, "runs": arguments.runs,
               "slip": arguments.slip, "elo0": 0.0, "elo1": arguments.elo1, "alpha": 0.05, "beta": 0.05,
-              "min_pairs": MIN_PAIRS, "max_pairs": arguments.max_pairs,
+              "min_pairs": MIN_PAIRS, "max_pairs": arguments.max_pairs, "duplicate": arguments.duplicate,
               "populations": {case: population_figures(pairs) for case, pairs in populations.items()},
               **{key: shipped[key] for key in ("false_h1_at_elo0", "false_h0_at_gap", "min_pairs_at_decision")},
               "tests": tests, "goal_met": not failures, "failures": failures, "command": command,

@@ -70,6 +70,8 @@ def test_sprt_check() -> None:
     has_keys(figures["tests"], "corrected raw corrected_unguarded raw_unguarded")
     assert figures["false_h1_at_elo0"] == figures["tests"]["corrected"]["false_h1_at_elo0"]  # what `arena sprt` runs
     has_keys(figures["populations"]["gap"], "pairs elo_raw elo_corrected variance_raw variance_corrected")
+    assert figures["duplicate"] is False
+    assert run_bench("sprt_check.py", "--smoke", "--duplicate")["duplicate"] is True
 
 
 def test_strength() -> None:

@@ -191,8 +191,9 @@ def test_ladder_and_sprt(capsys: pytest.CaptureFixture[str], db: str) -> None:
     test = run_json(capsys, "sprt", GAME, "greedy", "random", "--max-pairs", "2", "--db", db)
     assert set(test) == {"bot_a", "bot_b", "elo0", "elo1", "alpha", "beta", "model", "luck_corrected", "pairs",
                          "min_pairs", "games", "pentanomial", "llr", "lower", "upper", "decision", "elo", "elo_low",
-                         "elo_high", "raw", "tournament"}
+                         "elo_high", "raw", "tournament", "duplicate"}
     assert test["pairs"] == 2 and test["min_pairs"] == 30 and test["decision"] is None  # (none before 30 pairs)
+    assert test["duplicate"] is False
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -130,6 +130,38 @@ def test_sprt_decides_nothing_before_its_minimum_of_pairs(capsys: pytest.Capture
     assert code == 2 and "--min-pairs" in err and "Traceback" not in err
 
 
+def test_sprt_with_duplicate_deals_plays_each_pair_on_one_deal(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    """--duplicate: both games of a pair on one seed, seats swapped; resumed only as it was started; refused where a
+    seat is a bot program (it would remember the first game's deal in the second)."""
+    from arena.bots import BUILTIN_BOTS
+    from arena.store import Store
+
+    code, out, err = run(capsys, "sprt", "major-general", "a=random", "b=random", "--max-pairs", "4", "-j", "1",
+                         "--seed", "2", "--duplicate", "--name", "dealt", "--db", db, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["duplicate"] is True and data["pairs"] == 4
+    store = Store.open(db)
+    try:
+        pairs: dict[tuple[int, int], list[tuple[int, tuple[int, ...]]]] = {}
+        for match in store.matches.of_tournament(data["tournament"]):
+            pairs.setdefault((match.round, match.pairing), []).append((match.seed, tuple(match.bots)))
+    finally:
+        store.close()
+    assert len(pairs) == 4 and len({games[0][0] for games in pairs.values()}) == 4  # a deal of its own a pair
+    assert all(len(games) == 2 and games[0][0] == games[1][0] and games[0][1] == games[1][1][::-1]
+               for games in pairs.values())
+    code, out, err = run(capsys, "sprt", "major-general", "a=random", "b=random", "--max-pairs", "4", "--name",
+                         "dealt", "--db", db)
+    assert code == 2 and "'dealt' was started with --duplicate" in err and "Traceback" not in err
+    code, out, err = run(capsys, "sprt", "major-general", "a=random", f"p={BUILTIN_BOTS / 'random'}", "--duplicate",
+                         "--db", db)
+    assert code == 2 and "only for in-process agents" in err
+    code, out, err = run(capsys, "sprt", "major-general", "a=random", "b=random", "--max-pairs", "2", "-j", "1",
+                         "--db", db)
+    assert code == 0 and "each pair on one deal" not in out
+
+
 @pytest.mark.parametrize("argv,message", [
     (["tournament", "run", "major-general", "--bots", "nosuchbot,random"], "unknown agent"),
     (["tournament", "run", "major-general", "--bots", "random,random"], "entered twice"),
