@@ -96,10 +96,13 @@ def record_bytes(source: str, db: str | None) -> tuple[str, bytes, int | None]:
     if not (source.isascii() and source.isalnum()) or no_database:  # not a match id or uid, or nowhere to look
         fail(f"no such record file: {source}")
     store = open_store(db, read_only=True)
-    found = store.matches.get(source)
-    if found is None:
-        fail(f"no such record file, and no stored match {source!r} in {database_name(url)}")
-    return f"match {found.id}", store.matches.record(found), found.id
+    try:
+        found = store.matches.get(source)
+        if found is None:
+            fail(f"no such record file, and no stored match {source!r} in {database_name(url)}")
+        return f"match {found.id}", store.matches.record(found), found.id
+    finally:
+        store.close()
 
 
 def open_game(name: str, options: dict[str, Any] | None = None) -> Game:

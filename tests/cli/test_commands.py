@@ -68,6 +68,30 @@ def test_play(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert code == 0 and "replay reproduces the record" in out
 
 
+def test_a_stored_match_is_read_and_its_store_closed(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena replay ID` and `arena analyse ID` read a stored match's record through a store they close (one
+    connection left open per command before)."""
+    from arena.cli import settings
+
+    opened: list[Any] = []
+
+    def tracked(*args: Any, **kwargs: Any) -> Any:
+        store = real(*args, **kwargs)
+        opened.append(store)
+        return store
+
+    real = settings.open_store
+    monkeypatch.setattr(settings, "open_store", tracked)
+    from arena.store.repository import Store
+
+    closed: list[Any] = []
+    close = Store.close
+    monkeypatch.setattr(Store, "close", lambda self: (closed.append(self), close(self)))
+    label, data, match_id = settings.record_bytes("1", db)
+    assert label == "match 1" and match_id == 1 and data
+    assert len(opened) == 1 and closed == opened
+
+
 @pytest.mark.parametrize("argv, code, words", [
     (["play", "no-such-game"], 2, "unknown game 'no-such-game'"),
     (["play", GAME, "--players", "random"], 2, "has 2 seats"),
