@@ -24,7 +24,7 @@ CLI_FLOOR = {"__init__", "main", "options", "settings", "show"}
 COMMAND_IMPORTS = 0  # (command module, another command module it imports) pairs
 BENCH_IMPORTING_TESTS: set[str] = set()  # may only shrink
 STORE_METHODS = 3  # methods of `Store` itself (the aggregates hold the rest: store.bots, store.matches, ...)
-TYPE_IGNORES = 12  # `# type: ignore` comments in arena/ (the generated protocol code aside)
+TYPE_IGNORES = 8  # `# type: ignore` comments in arena/ (the generated protocol code aside)
 CC_CEILING = 20  # radon's cyclomatic complexity: the top of grade C, for every function but these
 CC_ALLOWED: dict[str, int] = {}  # function (module:qualified name) -> its own ceiling, until it is split
 

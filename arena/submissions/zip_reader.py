@@ -16,7 +16,10 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 END = b"PK\x05\x06"
 END64 = b"PK\x06\x06"
@@ -70,7 +73,7 @@ def read_directory(path: Path, most: int) -> list[ZipEntry]:
         if start + directory_bytes != end_at or start < 0:
             raise ZipError("its end record does not point at its directory (data before or inside it)")
         handle.seek(start)
-        reader = io.BufferedReader(_Window(handle, start, directory_bytes))  # type: ignore[type-var]
+        reader = io.BufferedReader(_Window(handle, start, directory_bytes))
         entries: list[ZipEntry] = []
         while len(entries) <= most:
             fixed = reader.read(ENTRY_BYTES)
@@ -86,7 +89,7 @@ def read_directory(path: Path, most: int) -> list[ZipEntry]:
 
 def open_entry(path: Path, entry: ZipEntry) -> BinaryIO:
     """A file's bytes, read as they are asked for."""
-    return io.BufferedReader(_EntryReader(path, entry), buffer_size=1 << 16)  # type: ignore[type-var, return-value]
+    return io.BufferedReader(_EntryReader(path, entry), buffer_size=1 << 16)
 
 
 def _end_record(handle: BinaryIO, size: int) -> tuple[int, int, int, int]:
@@ -169,10 +172,11 @@ class _Window(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
-        data = self.handle.read(min(len(buffer), self.left))
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.handle.read(min(len(view), self.left))
         self.left -= len(data)
-        buffer[:len(data)] = data
+        view[:len(data)] = data
         return len(data)
 
 
@@ -209,11 +213,12 @@ class _EntryReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
         while not self.pending and (self.left or (self.inflater is not None and not self.inflater.eof)):
             self._inflate()
-        count = min(len(buffer), len(self.pending))
-        buffer[:count] = self.pending[:count]
+        count = min(len(view), len(self.pending))
+        view[:count] = self.pending[:count]
         self.pending = self.pending[count:]  # (a view: nothing copied)
         if not count:
             self._finish()
