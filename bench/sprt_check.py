@@ -11,8 +11,9 @@ Elo for the scripted one). Each pair keeps A's raw points and its points less lu
 pairs are taken with their mirrors (A and B swapped: 2 - points), so that population's Elo is exactly 0. Each
 game has a chance seed of its own; with --duplicate both games of a pair share one (`arena sprt --duplicate`:
 the deal's luck cancels within the pair), and the populations' variances and the tests' mean pairs say what it
-saves; the equal population then says nothing (the player against itself on one deal, each seat's seed the
-same in both games, plays the second game as the mirror of the first: every pair scores 1).
+saves; in the equal population B then draws its tie-breaks from another seed (the player against itself on one
+deal, each seat's seed the same in both games, would play the second game as the mirror of the first: every
+pair would score 1).
 
 Then R runs (default 300) of each test on each population, each run drawing pairs with replacement (the same
 draws for every test) until the test decides or --max-pairs (default 5000, as `arena sprt`): elo0 0, elo1
@@ -83,6 +84,17 @@ class SlippingScripted(ScriptedAgent):
         return super().act(request)
 
 
+class ReseededScripted(ScriptedAgent):
+    """The scripted player drawing its tie-breaks from another seed than its seat's: as strong, not the same moves
+    (the equal population's B under --duplicate, where the same player on the same deal and seeds would play the
+    second game of a pair as the mirror of the first)."""
+
+    name = "scripted-reseeded"
+
+    def reset(self, game: Game, seat: int, seed: int) -> None:
+        super().reset(game, seat, seed ^ 0x7E5EED)
+
+
 def play_pair(task: tuple[str, str, float, int, int, bool]) -> Pair:
     """Both games of one seat-swapped pair, A the scripted player: its points, raw and less luck (`duplicate`: both
     games on the first one's chance seed)."""
@@ -90,7 +102,8 @@ def play_pair(task: tuple[str, str, float, int, int, bool]) -> Pair:
     game = load_game(mode)
     raw = corrected = 0.0
     for rotation in (0, 1):
-        a, b = make_agent("scripted"), (SlippingScripted(slip) if case == "gap" else make_agent("scripted"))
+        a = make_agent("scripted")
+        b = SlippingScripted(slip) if case == "gap" else ReseededScripted() if duplicate else make_agent("scripted")
         record = play_match(game, [a, b] if rotation == 0 else [b, a], game_seed(seed, CASES.index(case), index,
                                                                                   0 if duplicate else rotation))
         assert record.result is not None
