@@ -20,7 +20,7 @@ from arena.store import Store
 from arena.tournament.bots import BotSpec
 from arena.tournament.formats import DUPLICATE_REFUSED
 from arena.tournament.runner import RunProgress, create_tournament, entrant_kinds, points_by_seat
-from arena.tournament.service import TournamentError, play
+from arena.tournament.service import TournamentError, check_same, play
 from arena.referee.seeds import new_seed
 
 
@@ -168,9 +168,10 @@ def _test_of(store: Store, name: str | None, game: Game, bots: list[BotSpec], ma
                                  settings={"sprt": sprt_settings, **({"duplicate": True} if duplicate else {})})
     if existing.settings.get("sprt") is None:
         fail(f"{name!r} is a tournament, not an SPRT", code=2)
-    if bool(existing.settings.get("duplicate")) != duplicate:
-        fail(f"{name!r} was started {'with' if not duplicate else 'without'} --duplicate: resume it as it was started",
-             code=2)
+    try:  # (the game, the bots, one deal a pair or not, and a --seed given: as it was started)
+        check_same(store, existing, game, [bot.name for bot in bots], "gauntlet", None, duplicate, seed)
+    except TournamentError as error:
+        fail(str(error), code=2)
     return existing.id
 
 

@@ -153,7 +153,10 @@ def test_sprt_with_duplicate_deals_plays_each_pair_on_one_deal(capsys: pytest.Ca
                for games in pairs.values())
     code, out, err = run(capsys, "sprt", "major-general", "a=random", "b=random", "--max-pairs", "4", "--name",
                          "dealt", "--db", db)
-    assert code == 2 and "'dealt' was started with --duplicate" in err and "Traceback" not in err
+    assert code == 2 and "'dealt' already exists with duplicate deals" in err and "Traceback" not in err
+    code, out, err = run(capsys, "sprt", "major-general", "a=random", "c=greedy", "--duplicate", "--name", "dealt",
+                         "--db", db)
+    assert code == 2 and "already exists with bots a,b" in err  # (other bots under its name: refused too)
     code, out, err = run(capsys, "sprt", "major-general", "a=random", f"p={BUILTIN_BOTS / 'random'}", "--duplicate",
                          "--db", db)
     assert code == 2 and "only for in-process agents" in err
