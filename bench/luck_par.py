@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import random
 import statistics
@@ -44,12 +43,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agents import make_agent  # noqa: E402
+from arena.ratings.stats import mean_interval  # noqa: E402
 from arena.games.base import points  # noqa: E402
 from arena.games.registry import load_game  # noqa: E402
 from arena.referee.authority import referee_match, run_in_process  # noqa: E402
 from arena.referee.record import MatchRecord  # noqa: E402
 from arena.referee.seats import AgentSeat  # noqa: E402
 from arena.referee.seeds import game_seed  # noqa: E402
+from bench.luck import correlation  # noqa: E402  (Pearson's r with its Fisher interval, as bench/luck.py gives it)
 
 SEED_KEY = 0xD0B1E
 
@@ -82,9 +83,8 @@ def one_game(task: tuple[str, str, str, str, int, int]) -> tuple[float, float, f
 
 def interval(values: list[float]) -> dict[str, float]:
     """The mean and its normal 95% interval."""
-    mean = statistics.fmean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return {"mean": round(mean, 5), "low": round(mean - half, 5), "high": round(mean + half, 5)}
+    mean, low, high = mean_interval(sum(values), sum(value * value for value in values), len(values))
+    return {"mean": round(mean, 5), "low": round(low, 5), "high": round(high, 5)}
 
 
 def ratio(raw: list[float], corrected: list[float]) -> float | None:
@@ -100,14 +100,6 @@ def ratio_interval(raw: list[float], corrected: list[float], bootstrap: int) -> 
     found = sorted(value for value in (ratio([raw[i] for i in d], [corrected[i] for i in d]) for d in drawn)
                    if value is not None)
     return [found[int(0.025 * (len(found) - 1))], found[int(0.975 * (len(found) - 1))]] if found else None
-
-
-def correlation(x: list[float], y: list[float]) -> dict[str, float]:
-    """Pearson's r (0 where either side is constant) and its Fisher 95% interval."""
-    varied = len(x) > 3 and statistics.pvariance(x) > 0 and statistics.pvariance(y) > 0
-    r = statistics.correlation(x, y) if varied else 0.0
-    z, spread = math.atanh(max(-0.999999, min(0.999999, r))), 1.96 / math.sqrt(max(1, len(x) - 3))
-    return {"r": round(r, 4), "low": round(math.tanh(z - spread), 4), "high": round(math.tanh(z + spread), 4)}
 
 
 def figures(rows: list[tuple[float, float, float, float]], bootstrap: int) -> dict[str, Any]:
