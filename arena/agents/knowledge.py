@@ -9,6 +9,11 @@ A family declares its knowledge module (arena.games.family.GameFamily.knowledge)
     is_lookahead_boundary(state) -> bool    (optional) where greedy stops looking ahead
     value_features(state) -> list[float]    (optional) what the luck's value model reads (arena.luck)
     settle(state) -> State                  (optional) a chance outcome's own consequence played out
+    outcome_features(state, outcomes) -> list[list[float]] | None
+                                            (optional) value_features after each outcome of a chance event (of
+                                            its settled position), read off one outcome played where they differ
+                                            in one thing (a card drawn into a hand); None where the family cannot
+                                            (each outcome is then played and read)
     turn_values(state) -> list[float]       (optional) every seat's value with the turn to come credited to the
                                             side that plays it (the analysis' searches, arena/analysis/match.py,
                                             whose leaves fall on either side's turn; the players keep `values`)
@@ -23,7 +28,7 @@ import importlib
 import random
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from arena.games.base import JSON, TERMINAL, Game, State
 from arena.games.registry import UnknownGameError, family_of
@@ -33,6 +38,7 @@ ScriptedPolicy = Callable[[Game, JSON, list[int], random.Random], int]
 Boundary = Callable[[State], bool]
 Features = Callable[[State], list[float]]
 Settle = Callable[[State], State]
+OutcomeFeatures = Callable[[State, Sequence[int]], Optional[list[list[float]]]]
 
 
 class NoStrategyError(LookupError):
@@ -51,6 +57,7 @@ class FamilyKnowledge:
     value_features: Optional[Features] = None
     settle: Optional[Settle] = None
     turn_values: Optional[Values] = None
+    outcome_features: Optional[OutcomeFeatures] = None
 
     def turn_aware(self) -> FamilyKnowledge:
         """This knowledge valuing positions by its `turn_values` where the family has them (else itself)."""
@@ -97,7 +104,7 @@ def knowledge_for(game: Game) -> FamilyKnowledge:
         known = FamilyKnowledge(name, _values_from(module), getattr(module, "scripted_action", None),
                                 getattr(module, "is_lookahead_boundary", None), True,
                                 getattr(module, "value_features", None), getattr(module, "settle", None),
-                                getattr(module, "turn_values", None))
+                                getattr(module, "turn_values", None), getattr(module, "outcome_features", None))
     _CACHE[game.name] = known
     return known
 

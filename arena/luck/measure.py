@@ -41,11 +41,12 @@ class LuckMeter:
     play_match). Before each chance event, from the position it happens in, every outcome's value and their
     expectation; when the event comes, its outcome's value less that expectation is seat 0's luck."""
 
-    __slots__ = ("game", "model", "probabilities", "events", "total", "_values", "_expected", "_score")
+    __slots__ = ("game", "model", "probabilities", "events", "total", "_values", "_expected", "_score", "_score_all")
 
     def __init__(self, game: Game, model: ValueModel | None, probabilities: Any = None) -> None:
         self.game, self.model, self.probabilities = game, model, probabilities
         self._score = model.scorer(game) if model is not None else None
+        self._score_all = model.outcomes_scorer(game) if model is not None else None  # (a draw's, read at once)
         self.events: list[tuple[int, float]] = []
         self.total = 0.0
         self._values: dict[int, float] = {}
@@ -84,14 +85,25 @@ class LuckMeter:
             outcomes = self.probabilities(state, outcomes)
         values: dict[int, float] = {}
         expected = 0.0
-        score = self._score
-        assert score is not None
-        for outcome, probability in outcomes:
-            child = state.clone()
-            child.apply_action(outcome)
-            value = values[outcome] = score(child)
+        for (outcome, probability), value in zip(outcomes, self._scored(state, outcomes)):
+            values[outcome] = value
             expected += probability * value
         self._values, self._expected = values, expected
+
+    def _scored(self, state: State, outcomes: Sequence[tuple[int, float]]) -> list[float]:
+        """Each outcome's value: read off at once where the family's knowledge can (a draw), else each played."""
+        if self._score_all is not None:
+            scored = self._score_all(state, [outcome for outcome, _ in outcomes])
+            if scored is not None:
+                return scored
+        score = self._score
+        assert score is not None
+        values = []
+        for outcome, _probability in outcomes:
+            child = state.clone()
+            child.apply_action(outcome)
+            values.append(score(child))
+        return values
 
     def luck(self) -> MatchLuck | None:
         """The luck measured so far (None without a model)."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import random
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from arena.agents.knowledge import knowledge_for
 from arena.games.base import CHANCE, Game, State, points
@@ -58,7 +58,7 @@ class ValueModel:
         knowledge = knowledge_for(game)
         read = knowledge.value_features if self.inputs == "value" else INPUTS[self.inputs][1]
         settle, lookahead = knowledge.settle, self.lookahead
-        intercept, weights = self.weights[0], self.weights[1:]
+        squash = self._squash()
 
         def score(state: State) -> float:
             if lookahead:
@@ -69,10 +69,35 @@ class ValueModel:
                 returns = state.returns()
                 return points(returns[0] > returns[1], returns[0] == returns[1])
             assert read is not None
-            z = intercept + sum(map(mul, weights, read(state)))  # (as w * x summed in order)
-            return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+            return squash(read(state))
 
         return score
+
+    def outcomes_scorer(self, game: Game) -> Callable[[State, Sequence[int]], list[float] | None] | None:
+        """`chance` after each of a chance event's outcomes at once, read off by the family's knowledge
+        (`outcome_features`: a draw's outcomes differ in a hand alone) with no outcome played but one: the same
+        values `scorer` gives, or None at an event the family does not read so. None for a model that reads other
+        inputs or plays a lookahead, or a family with no such knowledge."""
+        outcome_features = knowledge_for(game).outcome_features
+        if outcome_features is None or self.inputs != "value" or self.lookahead:
+            return None
+        squash = self._squash()
+
+        def score_all(state: State, outcomes: Sequence[int]) -> list[float] | None:
+            rows = outcome_features(state, outcomes)
+            return None if rows is None else [squash(row) for row in rows]
+
+        return score_all
+
+    def _squash(self) -> Callable[[list[float]], float]:
+        """The logistic model on a position's features."""
+        intercept, weights = self.weights[0], self.weights[1:]
+
+        def squash(features: list[float]) -> float:
+            z = intercept + sum(map(mul, weights, features))  # (as w * x summed in order)
+            return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+        return squash
 
     def to_json(self) -> dict[str, Any]:
         return {"family": self.family, "version": self.version, "features": list(self.features),

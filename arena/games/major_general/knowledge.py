@@ -32,6 +32,7 @@ from arena.games.major_general.rules import (
     NUM_CARDS,
     NUM_SPACES,
     DEAL,
+    DRAW,
     OVER,
     PLAY,
     PLAY_ACTIONS,
@@ -184,7 +185,7 @@ def value_features(generic: State) -> list[float]:
     lead (as it squashes it), its share of the game played, their product; the scenario cubes taken; each card
     of the game in hand (the cards a draw fills)."""
     state = cast(MajorGeneralState, generic)
-    lead = _board_lead(state) / SCALE
+    lead = yellow_advantage(state) / SCALE
     progress = state.played_count / TOTAL_TURNS
     hands = state.hands or [0, 0]
     features = [math.tanh(lead), progress, lead * progress, (state.cubes[YELLOW] - state.cubes[RED]) / 3.0]
@@ -192,23 +193,26 @@ def value_features(generic: State) -> list[float]:
     return features
 
 
-#: The last board value_features read and its yellow_advantage (one tuple: swapped whole, never read half-made).
-_last_board: tuple[tuple[int, ...], float] = ((), 0.0)
-
-
-def _board_lead(state: MajorGeneralState) -> float:
-    """yellow_advantage, kept for the last board read: the luck's meter reads every outcome of a chance event, and
-    a draw's outcomes differ in a hand alone, which yellow_advantage does not read (its board: units, supply,
-    cubes, the turn, the scenario), so a draw's second and later outcomes cost a look-up (in a worker, the meter
-    was about half of a Major General match's CPU, yellow_advantage a third of the meter's)."""
-    global _last_board
-    board = (state.played_count, state.scenario, state.cubes_left, *state.units, *state.cubes, *state.supply)
-    last = _last_board
-    if last[0] == board:
-        return last[1]
-    lead = yellow_advantage(state)
-    _last_board = (board, lead)
-    return lead
+def outcome_features(generic: State, outcomes: Sequence[int]) -> list[list[float]] | None:
+    """value_features after each outcome of a draw (a card into the drawing seat's hand: the rest of the position is
+    the same whichever card it is), the first outcome played and the others read off it by their hand alone, as
+    value_features reads it; None for the other chance events (the scenario card, who starts)."""
+    state = cast(MajorGeneralState, generic)
+    if state.phase not in (DEAL, DRAW) or not outcomes:
+        return None
+    first = cast(MajorGeneralState, state.clone())
+    first.apply_action(outcomes[0])
+    if first.phase == OVER:
+        return None
+    board = value_features(first)[:4]
+    hands = list(first.hands)
+    seat = YELLOW if hands[YELLOW] != state.hands[YELLOW] else RED
+    kept = hands[seat] & ~(1 << outcomes[0])
+    rows = []
+    for card in outcomes:
+        hands[seat] = kept | 1 << card
+        rows.append(board + [yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])])
+    return rows
 
 
 #: Each hand (a bit per card) as its cards' bits, 1.0 or 0.0 in card order: value_features' hand terms, looked up.
