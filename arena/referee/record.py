@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -37,6 +38,10 @@ RECORD_FORMAT = "arena-record/1"
 MAX_LINE_CHARS = 16 * 1024 * 1024
 MAX_DEPTH = 32
 _encode_line = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every line
+_quote = json.encoder.encode_basestring_ascii  # (the encoder's own quoting of a string)
+#: A decision line's own keys: a timing of the same name would take the key's place (to_json), so such a step is
+#: written through the encoder.
+_DECISION_KEYS = frozenset(("type", "n", "seat", "action", "label", "note", "output"))
 
 
 def step_name(step: int, decision: int | None) -> str:
@@ -148,6 +153,31 @@ class Step:
     def is_chance(self) -> bool:
         return self.seat == CHANCE
 
+    def to_line(self) -> str:
+        """to_json() as the record's line, the very text the record's JSON encoder writes: a step of the usual
+        shape written directly, any other through the encoder (a record is mostly its steps)."""
+        line = self._usual_line()
+        return line if line is not None else _encode_line(self.to_json())
+
+    def _usual_line(self) -> str | None:
+        """The line of a step of the usual shape (int numbers, a text label, timings an int or a finite float under
+        keys of their own, text notes), as the encoder writes it; None for any other step."""
+        if not (type(self.n) is type(self.seat) is type(self.action) is int and type(self.label) is str):
+            return None
+        if self.seat == CHANCE:
+            return f'{{"type":"chance","n":{self.n},"outcome":{self.action},"label":{_quote(self.label)}}}'
+        parts = [f'{{"type":"decision","n":{self.n},"seat":{self.seat},"action":{self.action},'
+                 f'"label":{_quote(self.label)}']
+        for key, value in self.timing.items():
+            if not _plain_timing(key, value):
+                return None
+            parts.append(f",{_quote(key)}:{value!r}")
+        for key, text in (("note", self.note), ("output", self.output)):
+            if text is not None and type(text) is not str:
+                return None
+            parts.append("" if text is None else f',"{key}":{_quote(text)}')
+        return "".join(parts) + "}"
+
     def to_json(self) -> JSON:
         if self.is_chance:
             return {"type": "chance", "n": self.n, "outcome": self.action, "label": self.label}
@@ -158,6 +188,12 @@ class Step:
         if self.output is not None:
             data["output"] = self.output
         return data
+
+
+def _plain_timing(key: Any, value: Any) -> bool:
+    """A timing the encoder writes as `repr` does: a text key of its own, an int or a finite float."""
+    return (type(key) is str and key not in _DECISION_KEYS
+            and (type(value) is int or type(value) is float and math.isfinite(value)))
 
 
 @dataclass(frozen=True)
@@ -293,7 +329,7 @@ class MatchRecord:
         """The record as JSON lines."""
         yield _encode_line(self.header_json())
         for step in self.steps:
-            yield _encode_line(step.to_json())
+            yield step.to_line()
         if self.result is not None:
             yield _encode_line(self.result.to_json())
 

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from dataclasses import replace
 
-from arena.agents import RandomAgent
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.agents import RandomAgent, make_agent
+from arena.games.base import CHANCE
+from arena.games.registry import load_game
 from arena.referee import play_match
-from arena.referee.record import MatchRecord, RecordError
+from arena.referee.record import MatchRecord, RecordError, Step
 from arena.referee.replay import ReplayDivergence, replay
 
 
@@ -89,3 +96,41 @@ def test_a_record_from_another_rules_version_is_refused_at_line_one(record):
     other.versions["rules"] = "0"
     with pytest.raises(ReplayDivergence, match="line 1: .*rules version 0"):
         replay(other)
+
+
+def _encoded(step: Step) -> str:
+    return json.dumps(step.to_json(), separators=(",", ":"))
+
+
+@pytest.mark.parametrize("mode", ["major-general", "general-orders-wwii/island", "general-orders-sengoku/fortress"])
+def test_a_steps_line_is_the_json_encoders_text_to_the_byte(mode: str) -> None:
+    """A record's step lines are written directly for the usual shape of step (most of a record's writing): each
+    is the very text the JSON encoder gives its to_json(), timings, notes and printed output included."""
+    game = load_game(mode)
+    for seed in range(3):
+        record = play_match(game, [make_agent("greedy"), RandomAgent()], seed)
+        for step in record.steps:
+            assert step.to_line() == _encoded(step)
+            if not step.is_chance:
+                timed = replace(step, timing={"think_ms": 0.1 + step.n / 7, "transport_ms": 12, "x-ms": 1e-7},
+                                note=f"n\u00e9\"{step.n}\"\n\t\x01\u2603", output="line 1\nline 2 \U0001F600")
+                assert timed.to_line() == _encoded(timed)
+        assert record.to_jsonl() == "\n".join([json.dumps(record.header_json(), separators=(",", ":")),
+                                               *map(_encoded, record.steps),
+                                               json.dumps(record.result.to_json(), separators=(",", ":"))]) + "\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 10**6), seat=st.sampled_from([CHANCE, 0, 1]), action=st.integers(-5, 10**9),
+       label=st.text(),
+       timing=st.dictionaries(st.one_of(st.sampled_from(["think_ms", "transport_ms", "n", "label", "note", "type"]),
+                                        st.text(max_size=8)),
+                              st.one_of(st.floats(), st.integers(-10**20, 10**20), st.booleans()), max_size=4),
+       note=st.one_of(st.none(), st.text()), output=st.one_of(st.none(), st.text()), odd=st.booleans())
+def test_any_step_is_written_as_the_json_encoder_writes_it(n: int, seat: int, action: int, label: str,
+                                                           timing: dict, note: str | None, output: str | None,
+                                                           odd: bool) -> None:
+    """Whatever a step holds (any text, NaN and infinite timings, ints, booleans, keys that clash with the line's
+    own), its line is the encoder's text: the direct writing and the encoder agree, or the encoder writes it."""
+    step = Step(True if odd and n == 1 else n, seat, action, label, timing, note=note, output=output)
+    assert step.to_line() == _encoded(step)
