@@ -10,10 +10,10 @@ A family declares its knowledge module (arena.games.family.GameFamily.knowledge)
     value_features(state) -> list[float]    (optional) what the luck's value model reads (arena.luck)
     settle(state) -> State                  (optional) a chance outcome's own consequence played out
     outcome_features(state, outcomes) -> list[list[float]] | None
-                                            (optional) value_features after each outcome of a chance event (of
-                                            its settled position), read off one outcome played where they differ
-                                            in one thing (a card drawn into a hand); None where the family cannot
-                                            (each outcome is then played and read)
+                                            (optional, for a family that does not settle) value_features after
+                                            each outcome of a chance event, read off one outcome played where they
+                                            differ in one thing (a card drawn into a hand); None where the family
+                                            cannot (each outcome is then played and read)
     turn_values(state) -> list[float]       (optional) every seat's value with the turn to come credited to the
                                             side that plays it (the analysis' searches, arena/analysis/match.py,
                                             whose leaves fall on either side's turn; the players keep `values`)

@@ -82,7 +82,7 @@ class LuckMeter:
             return
         outcomes = state.chance_outcomes()
         if self.probabilities is not None:
-            outcomes = self.probabilities(state, outcomes)
+            outcomes = list(self.probabilities(state, outcomes))  # (read twice below: any iterable, as a list)
         values: dict[int, float] = {}
         expected = 0.0
         for (outcome, probability), value in zip(outcomes, self._scored(state, outcomes)):

@@ -77,9 +77,11 @@ class ValueModel:
         """`chance` after each of a chance event's outcomes at once, read off by the family's knowledge
         (`outcome_features`: a draw's outcomes differ in a hand alone) with no outcome played but one: the same
         values `scorer` gives, or None at an event the family does not read so. None for a model that reads other
-        inputs or plays a lookahead, or a family with no such knowledge."""
-        outcome_features = knowledge_for(game).outcome_features
-        if outcome_features is None or self.inputs != "value" or self.lookahead:
+        inputs or plays a lookahead, and for a family with no such knowledge or one that settles an outcome (its
+        features are read after the settling)."""
+        knowledge = knowledge_for(game)
+        outcome_features = knowledge.outcome_features
+        if outcome_features is None or knowledge.settle is not None or self.inputs != "value" or self.lookahead:
             return None
         squash = self._squash()
 

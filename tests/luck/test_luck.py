@@ -16,7 +16,7 @@ import pytest
 
 from arena.agents import RandomAgent, make_agent
 from arena.cli.main import main
-from arena.games.base import CHANCE, State
+from arena.games.base import CHANCE, IllegalActionError, State
 from arena.games.registry import load_game
 from arena.luck import LuckMeter, MatchLuck, measure_luck, model_for
 from arena.luck.model import ValueModel, value_position
@@ -211,6 +211,27 @@ def test_major_generals_draws_are_read_off_one_outcome_to_the_last_bit() -> None
                     read_off += 1
             state.apply_action(step.action)
     assert read_off == 6 * 16 and played == 6 * 2  # (eight cards dealt and drawn a seat; the scenario, who starts)
+
+
+def test_the_meter_takes_any_outcomes_it_is_given_and_refuses_a_card_not_in_the_deck() -> None:
+    """Outcome probabilities given as any iterable measure what a list does; a card the drawing seat's deck does
+    not hold is refused as playing it refuses it, not read off the others."""
+    game = load_game(GAME)
+    record = play_match(game, [RandomAgent(), RandomAgent()], 4)
+    assert measure_luck(record, game, probabilities=lambda _state, outcomes: iter(outcomes)) == measure_luck(record,
+                                                                                                            game)
+
+    def with_a_card_not_in_the_deck(state: Any, outcomes: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        decks = [deck for deck in state.decks if all(deck >> card & 1 for card, _probability in outcomes)]
+        if len(decks) == 1 and state.current_player() == CHANCE and len(outcomes) < 8:
+            missing = next(card for card in range(8) if not decks[0] >> card & 1)
+            return [*outcomes, (missing, 0.0)]
+        return outcomes
+
+    with pytest.raises(IllegalActionError):
+        measure_luck(record, game, probabilities=with_a_card_not_in_the_deck)
+    with pytest.raises(IllegalActionError):
+        measure_luck(record, game, probabilities=lambda state, outcomes: [*outcomes, (99, 0.0)])
 
 
 class _Illegal(RandomAgent):

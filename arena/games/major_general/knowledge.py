@@ -196,7 +196,8 @@ def value_features(generic: State) -> list[float]:
 def outcome_features(generic: State, outcomes: Sequence[int]) -> list[list[float]] | None:
     """value_features after each outcome of a draw (a card into the drawing seat's hand: the rest of the position is
     the same whichever card it is), the first outcome played and the others read off it by their hand alone, as
-    value_features reads it; None for the other chance events (the scenario card, who starts)."""
+    value_features reads it; None for the other chance events (the scenario card, who starts), and where a card
+    given is not in the drawing seat's deck (then playing it says why)."""
     state = cast(MajorGeneralState, generic)
     if state.phase not in (DEAL, DRAW) or not outcomes:
         return None
@@ -207,9 +208,11 @@ def outcome_features(generic: State, outcomes: Sequence[int]) -> list[list[float
     board = value_features(first)[:4]
     hands = list(first.hands)
     seat = YELLOW if hands[YELLOW] != state.hands[YELLOW] else RED
-    kept = hands[seat] & ~(1 << outcomes[0])
+    kept, deck = hands[seat] & ~(1 << outcomes[0]), state.decks[seat]
     rows = []
     for card in outcomes:
+        if not 0 <= card < NUM_CARDS or not deck >> card & 1:
+            return None
         hands[seat] = kept | 1 << card
         rows.append(board + [yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])])
     return rows
