@@ -135,6 +135,23 @@ class MoveValues:
     variances: dict[int, float] = field(default_factory=dict)
 
 
+def _verdict(root: Node, prior: dict[int, tuple[float, int]], moves: Sequence[int], best: int,
+             iterations: int) -> MoveValues:
+    """The root's `moves` that were visited, each with its value and visits, and its simulations' own (the
+    `prior`'s virtual visits, (total, visits) per move, left out)."""
+    children = {action: child for action in moves
+                if (child := root.children.get(action)) is not None and child.visits}
+    values = {action: (child.total / child.visits, child.visits) for action, child in children.items()}
+    simulated, variances = {}, {}
+    for action, child in children.items():
+        prior_total, prior_visits = prior.get(action, (0.0, 0))
+        count = child.visits - prior_visits
+        mean = (child.total - prior_total) / count if count else values[action][0]
+        simulated[action] = (mean, count)
+        variances[action] = max(0.0, child.squares / count - mean * mean) if count > 1 else 1.0
+    return MoveValues(values, best, iterations, simulated, variances)
+
+
 class MCTSAgent(Agent):
     """Information-set MCTS with UCT, depth-cut rollouts scored by the family evaluation."""
 
@@ -264,17 +281,27 @@ class MCTSAgent(Agent):
                 self.search(root, observation, request.seat, None, least - visited)
                 iterations += self.last_iterations
         self.last_iterations = iterations
-        children = {action: child for action in legal
-                    if action in searched and (child := root.children.get(action)) is not None and child.visits}
-        values = {action: (child.total / child.visits, child.visits) for action, child in children.items()}
-        simulated, variances = {}, {}
-        for action, child in children.items():
-            prior_total, prior_visits = prior.get(action, (0.0, 0))
-            count = child.visits - prior_visits
-            mean = (child.total - prior_total) / count if count else values[action][0]
-            simulated[action] = (mean, count)
-            variances[action] = max(0.0, child.squares / count - mean * mean) if count > 1 else 1.0
-        return MoveValues(values, best, iterations, simulated, variances)
+        return _verdict(root, prior, [action for action in legal if action in searched], best, iterations)
+
+    def value_moves(self, request: DecisionRequest, moves: Sequence[int], iterations: Optional[int],
+                    seconds: Optional[float] = None) -> MoveValues:
+        """Each of `moves` (the first is the verdict's best) valued by a search of its own, `iterations`
+        simulations (or `seconds`) each, in one fresh tree whose root is held to that move while it is
+        searched: every move's value rests on as many simulations, whatever the search thinks of it (the
+        analysis of a match, which values the best move and the move played alike)."""
+        root = Node()
+        if self.prior_visits:
+            self._add_prior(root, self.game.determinize(request.observation, self.rng), request.seat,
+                            request.legal_actions, None)
+        prior = {action: (child.total, child.visits) for action, child in root.children.items()}
+        valued = list(dict.fromkeys(moves))
+        done = 0
+        for action in valued:
+            self._root_actions = [action]
+            self.search(root, request.observation, request.seat, seconds, iterations)
+            done += self.last_iterations
+        self.last_iterations = done
+        return _verdict(root, prior, valued, valued[0], done)
 
     def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float],
                iterations: Optional[int]) -> None:

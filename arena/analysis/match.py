@@ -9,7 +9,10 @@ assumes nothing about how either side plays on and is the better guide against a
 
 No chance is the best of several noisy estimates: the budget is split in two independent searches; the first
 chooses the best move, the second values it and the move that was played (a double estimator: the value of
-a move that was picked for looking good is not read from the estimate that picked it). So "before" is
+a move that was picked for looking good is not read from the estimate that picked it), each of the two on half
+of its budget (`MCTSAgent.value_moves`): a search's value for a move depends on how far that move was searched,
+and a move the search rates low, left with a few visits, was flattered (its refutation unfound), so both moves
+rest on as many simulations whoever played them (a weak player's moves were flattered most). So "before" is
 unbiased for the move the search would play, "after" for the move that was played, and each drop comes with
 its standard error, from the second search's own simulations: the spread of the values each of the two moves'
 simulations backed up (at least MIN_VARIANCE) over their visits (bench/analysis_quality.py's "noise" checks it
@@ -398,8 +401,8 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     """The mover's chances before and after `played` in `state`, searched from the mover's observation
     alone: nothing of `state` but what its mover sees (and the moves it may make) reaches the search. Two
     independent searches of half the budget each: the first picks the best move, the second values it and
-    the move played (see the module's docstring); each seeded from the analysis' `seed` and the decision's
-    index (arena.referee.seeds.search_seed). One legal move: no search (filled in by analyse_record)."""
+    the move played, a quarter of the budget each (see the module's docstring); each seeded from the analysis'
+    `seed` and the decision's index (arena.referee.seeds.search_seed). One legal move: no search (filled in by analyse_record)."""
     seat = state.current_player()
     legal = state.legal_actions()
     label = state.action_to_string(played)
@@ -424,10 +427,17 @@ def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: i
     """An independent search valuing `best` and `played` for `seat`: (before, after, the drop's standard error,
     iterations run), from its simulations alone: the greedy lookahead's prior that guides it is left out of the
     values, for the chooser's search had the same prior (where there is nothing hidden, the very same), and a
-    move it picked for a high prior would keep that luck; the same move played as the best one drops nothing."""
+    move it picked for a high prior would keep that luck; the same move played as the best one drops nothing.
+    Each of the two moves is valued by half of `budget` of its own, so the move played rests on as many
+    simulations as the best one however bad it is (a search's value for a move depends on how far it was
+    searched: one left with the few visits a search gives a move it rates low was flattered where its refutation
+    went unfound, and more so the worse the move); the same move played as the best is valued by that half
+    alone."""
     judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False, turn_aware=True)
     judge.reset(game, seat, seed)
-    valued = judge.move_values(DecisionRequest(seat, legal, observation), include=(played, best))
+    each = _half(budget)
+    valued = judge.value_moves(DecisionRequest(seat, legal, observation), (best, played), each.simulations,
+                               each.seconds)
     value_best, visits_best = valued.simulated[best]
     if played == best:
         return _chance(value_best), _chance(value_best), 0.0, judge.last_iterations

@@ -221,3 +221,33 @@ def test_a_turn_aware_search_values_major_general_by_its_turn_values() -> None:
     again = MCTSAgent(iterations=60, keep_tree=False, turn_aware=True)
     again.reset(game, seat, 9)
     assert again.move_values(request_for(state)) == valued  # (the same seed: the same search)
+
+
+@pytest.mark.parametrize("name", ["general-orders-wwii/alpine", "major-general"])
+def test_value_moves_gives_each_move_the_same_simulations_however_the_search_rates_it(name: str) -> None:
+    """The analysis' judge: each move asked for is searched on its own budget (a move the search rates last gets
+    as many as its best), its value is that search's alone, and the same seed gives the same values."""
+    game, state = first_decision(name)
+    request = request_for(state)
+    ranker = MCTSAgent(iterations=80, keep_tree=False, turn_aware=True)
+    ranker.reset(game, request.seat, 4)
+    ranked = ranker.move_values(request)
+    best = ranked.best
+    worst = min((action for action in ranked.values if action != best), key=lambda action: ranked.values[action][0])
+    assert ranked.simulated[worst][1] < ranked.simulated[best][1]  # (UCB gives a poor move few visits)
+    judge = MCTSAgent(iterations=80, keep_tree=False, turn_aware=True)
+    judge.reset(game, request.seat, 5)
+    valued = judge.value_moves(request, (best, worst), 24)
+    assert set(valued.simulated) == {best, worst} and valued.best == best
+    if knowledge_for(game).turn_values is None:
+        assert valued.simulated[best][1] == valued.simulated[worst][1] == 24
+    else:  # (Major General's turn-aware search seeds the reply's values, which count against each move's budget)
+        assert 0 < valued.simulated[best][1] <= 24 and 0 < valued.simulated[worst][1] <= 24
+    assert judge.last_iterations >= 48
+    assert all(-1 <= mean <= 1 for mean, _ in valued.simulated.values())
+    again = MCTSAgent(iterations=80, keep_tree=False, turn_aware=True)
+    again.reset(game, request.seat, 5)
+    assert again.value_moves(request, (best, worst), 24) == valued
+    alone = MCTSAgent(iterations=80, keep_tree=False, turn_aware=True)
+    alone.reset(game, request.seat, 5)
+    assert set(alone.value_moves(request, (best, best), 24).simulated) == {best}  # (a move asked twice: once)

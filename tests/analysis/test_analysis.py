@@ -342,10 +342,12 @@ def test_a_drops_standard_error_comes_from_the_spread_of_its_own_simulations() -
     assert all(0 <= v <= 1 for v in valued.variances.values())
     assert all(valued.simulated[a][1] == visits - searcher.prior_visits for a, (_, visits) in valued.values.items())
     best = valued.best if valued.best != played else next(a for a in legal if a != played)
-    searcher.reset(game, seat, 3)
-    valued = searcher.move_values(DecisionRequest(seat, legal, state.observation(seat)), include=(played, best))
+    judge = MCTSAgent(iterations=60, keep_tree=False, turn_aware=True)  # (the judge's own search, as _judged's)
+    judge.reset(game, seat, 3)
+    valued = judge.value_moves(DecisionRequest(seat, legal, state.observation(seat)), (best, played), 30)
     _, _, error, _ = _judged(game, seat, legal, state.observation(seat), played, best, Budget(simulations=60), 3)
     (_, visits_best), (_, visits_played) = valued.simulated[best], valued.simulated[played]
+    assert visits_best == visits_played == 30  # (each move half the judge's budget, however it rates)
     expected = math.sqrt(max(MIN_VARIANCE, valued.variances[best]) / visits_best
                          + max(MIN_VARIANCE, valued.variances[played]) / visits_played) / 2
     assert error == pytest.approx(expected) and 0 < error < math.sqrt(1 / visits_best + 1 / visits_played) / 2
