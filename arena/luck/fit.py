@@ -44,6 +44,7 @@ from arena.luck.measure import measure_luck
 from arena.luck.model import ValueModel, clear_model_cache, model_path, value_position
 from arena.referee.authority import play_match
 from arena.referee.seeds import game_seed
+from arena.start_method import worker_start_method
 
 CORPUS_KEY = 0xC0A905  # the corpus' games
 VALIDATION_KEY = 0x7A11D  # the games that fix beta
@@ -132,7 +133,7 @@ def _rollout_task(task: tuple[str, int, int, str, int]) -> tuple[list[list[float
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
           version: int = 0, lookahead: int = 0) -> list[Any]:
     tasks = [(modes[index % len(modes)], key, index, version, players, lookahead) for index in range(games)]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context(worker_start_method()).Pool(jobs) as pool:
         return pool.map(_game_task, tasks, chunksize=8)
 
 
@@ -184,7 +185,7 @@ def _corpus(family: str, modes: list[str], games: int, jobs: int, players: tuple
         corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
         return ([row for features, _labels, _points, _luck in corpus for row in features],
                 [label for _features, game_labels, _points, _luck in corpus for label in game_labels])
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context(worker_start_method()).Pool(jobs) as pool:
         labelled = pool.map(_rollout_task, [(modes[0], index, rollouts, inputs, lookahead) for index in range(games)],
                             chunksize=1)
     return [row for rows, _ in labelled for row in rows], [label for _, labels in labelled for label in labels]

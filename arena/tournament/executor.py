@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
+from arena.start_method import worker_start_method
 from arena.tournament.jobs import MatchJob, PlayedMatch, infrastructure_fault, play_job
 
 StopCheck = Callable[[], bool]
@@ -193,25 +194,6 @@ def _watch_parent() -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="arena-parent-watch", daemon=True).start()
-
-
-def worker_start_method() -> str:
-    """How to start worker processes: a fork of this process while it has a single thread (quick, and the
-    workers share its imports), else a fork of a clean fork server. A fork copies only the forking thread:
-    the locks other threads held stay locked in the child, and gRPC's own threads (a referee, a client
-    made earlier in the process) left it crashing now and then in the child."""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and _thread_count() == 1:
-        return "fork"
-    return "forkserver" if "forkserver" in methods else "spawn"
-
-
-def _thread_count() -> int:
-    """Threads of this process, the ones Python did not start included (gRPC's, a C library's)."""
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return threading.active_count()
 
 
 class Chunks:

@@ -85,3 +85,30 @@ def test_a_model_file_without_inputs_reads_the_family_value_features() -> None:
     shipped = json.loads(model_path("major-general").read_text())
     assert "inputs" not in shipped and ValueModel.from_json(shipped).inputs == "value"
     assert "inputs" not in ValueModel.from_json(shipped).to_json()  # (written as before)
+
+
+def test_the_fits_workers_start_from_a_fork_server_where_this_process_runs_other_threads(tmp_path: Path) -> None:
+    """A fork copies only the forking thread, and locks other threads held (gRPC's, in a process that ran a
+    referee) stay locked in the child: a pool worker crashed that way and the fit waited for its task for ever.
+    With another thread running, the fit's pool starts from a fork server, and the fit still gives the same
+    model as with none."""
+    import threading
+
+    from arena.start_method import worker_start_method
+
+    command = ["major-general", "--games", "4", "--validation", "4", "-j", "2"]
+    alone = tmp_path / "alone.json"
+    assert worker_start_method() in ("fork", "forkserver")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert worker_start_method() == "forkserver"
+        beside = tmp_path / "beside.json"
+        assert main([*command, "--out", str(beside)]) == 0
+    finally:
+        stop.set()
+        other.join()
+    assert main([*command, "--out", str(alone)]) == 0
+    weights = [json.loads(path.read_text())["weights"] for path in (alone, beside)]
+    assert weights[0] == weights[1] and len(weights[0]) > 1

@@ -267,7 +267,7 @@ def test_a_process_with_threads_starts_its_workers_from_a_fork_server() -> None:
 import os, threading
 from arena.referee.players import PlayerKind
 from arena.tournament import LocalPoolExecutor, MatchJob, SeatBot
-from arena.tournament.executor import worker_start_method
+from arena.start_method import worker_start_method
 assert worker_start_method() == "fork", "a single thread forks"
 threading.Thread(target=threading.Event().wait, daemon=True).start()
 assert worker_start_method() == "forkserver"
