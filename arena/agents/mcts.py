@@ -288,7 +288,12 @@ class MCTSAgent(Agent):
         """Each of `moves` (the first is the verdict's best) valued by a search of its own, `iterations`
         simulations (or `seconds`) each, in one fresh tree whose root is held to that move while it is
         searched: every move's value rests on as many simulations, whatever the search thinks of it (the
-        analysis of a match, which values the best move and the move played alike)."""
+        analysis of a match, which values the best move and the move played alike); neither given: this agent's
+        own budget each."""
+        if not moves:
+            raise ValueError("value_moves needs at least one move to value")
+        if iterations is None and seconds is None:
+            iterations, seconds = self.iterations, self.seconds
         root = Node()
         if self.prior_visits:
             self._add_prior(root, self.game.determinize(request.observation, self.rng), request.seat,

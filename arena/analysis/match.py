@@ -433,9 +433,9 @@ def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: i
     searched: one left with the few visits a search gives a move it rates low was flattered where its refutation
     went unfound, and more so the worse the move); the same move played as the best is valued by that half
     alone."""
-    judge = MCTSAgent(iterations=budget.simulations, seconds=budget.seconds, keep_tree=False, turn_aware=True)
-    judge.reset(game, seat, seed)
     each = _half(budget)
+    judge = MCTSAgent(iterations=each.simulations, seconds=each.seconds, keep_tree=False, turn_aware=True)
+    judge.reset(game, seat, seed)
     valued = judge.value_moves(DecisionRequest(seat, legal, observation), (best, played), each.simulations,
                                each.seconds)
     value_best, visits_best = valued.simulated[best]

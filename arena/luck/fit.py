@@ -51,16 +51,15 @@ VALIDATION_KEY = 0x7A11D  # the games that fix beta
 ROLLOUT_KEY = 0x7EA1  # the games whose chance outcomes are labelled by rollouts (--rollouts)
 PLAYERS = ("scripted", "greedy")  # (random, against anything, loses on skill: its games teach the model no luck)
 L2 = 1.0
-_JUDGED: ValueModel | None = None  # the model the validation games' luck is measured with (set before the fork)
 
-
-Task = tuple[str, int, int, int, tuple[str, ...], int]
+Task = tuple[str, int, int, ValueModel | None, tuple[str, ...], int]  # (the model the luck is measured with)
 
 
 def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float]:
     """One game: (samples' features, their labels, seat 0's points, the match's summed luck for seat 0 under the
-    current model, or nan)."""
-    mode, key, index, version, players, lookahead = task
+    task's model, or nan where it has none). The model travels in the task: a pool started from a fork server
+    shares none of this process' globals."""
+    mode, key, index, judged, players, lookahead = task
     game = load_game(mode)
     pairs = [(a, b) for a in players for b in players]
     first, second = pairs[index % len(pairs)]
@@ -82,8 +81,8 @@ def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float
                 if not reached.is_terminal():
                     features.append(knowledge.value_features(reached))
     luck = float("nan")
-    if version:
-        measured = measure_luck(record, game, _JUDGED)
+    if judged is not None:
+        measured = measure_luck(record, game, judged)
         luck = measured.seats[0] if measured is not None else float("nan")
     return features, [seat0] * len(features), seat0, luck
 
@@ -131,8 +130,8 @@ def _rollout_task(task: tuple[str, int, int, str, int]) -> tuple[list[list[float
 
 
 def _play(modes: list[str], key: int, games: int, jobs: int, players: tuple[str, ...],
-          version: int = 0, lookahead: int = 0) -> list[Any]:
-    tasks = [(modes[index % len(modes)], key, index, version, players, lookahead) for index in range(games)]
+          judged: ValueModel | None = None, lookahead: int = 0) -> list[Any]:
+    tasks = [(modes[index % len(modes)], key, index, judged, players, lookahead) for index in range(games)]
     with multiprocessing.get_context(worker_start_method()).Pool(jobs) as pool:
         return pool.map(_game_task, tasks, chunksize=8)
 
@@ -213,7 +212,6 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
         l2: float = L2) -> ValueModel:
     """The family's model from a fresh corpus (its beta from the validation games), written to `out` (default: the
     shipped model's file); FitError if it has none."""
-    global _JUDGED
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise FitError(f"no game family {family!r}")
@@ -224,9 +222,9 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     target = out or model_path(family)
     previous = target if target.is_file() else model_path(family)
     version = int(json.loads(previous.read_text()).get("version", 0)) + 1 if previous.is_file() else 1
-    model = _JUDGED = ValueModel(family, version, names, tuple(_logistic(rows, labels, l2)), 1.0, lookahead=lookahead,
+    model = ValueModel(family, version, names, tuple(_logistic(rows, labels, l2)), 1.0, lookahead=lookahead,
                                  inputs=inputs)
-    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, version, lookahead)
+    checked = _play(modes, VALIDATION_KEY, validation, jobs, players, model, lookahead)
     results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
     covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))

@@ -251,3 +251,8 @@ def test_value_moves_gives_each_move_the_same_simulations_however_the_search_rat
     alone = MCTSAgent(iterations=80, keep_tree=False, turn_aware=True)
     alone.reset(game, request.seat, 5)
     assert set(alone.value_moves(request, (best, best), 24).simulated) == {best}  # (a move asked twice: once)
+    own = MCTSAgent(iterations=24, keep_tree=False, turn_aware=True)
+    own.reset(game, request.seat, 5)
+    assert own.value_moves(request, (best, worst), None) == valued  # (no budget given: the agent's own, each)
+    with pytest.raises(ValueError, match="at least one move"):
+        own.value_moves(request, (), 24)

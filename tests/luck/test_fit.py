@@ -87,28 +87,24 @@ def test_a_model_file_without_inputs_reads_the_family_value_features() -> None:
     assert "inputs" not in ValueModel.from_json(shipped).to_json()  # (written as before)
 
 
-def test_the_fits_workers_start_from_a_fork_server_where_this_process_runs_other_threads(tmp_path: Path) -> None:
-    """A fork copies only the forking thread, and locks other threads held (gRPC's, in a process that ran a
-    referee) stay locked in the child: a pool worker crashed that way and the fit waited for its task for ever.
-    With another thread running, the fit's pool starts from a fork server, and the fit still gives the same
-    model as with none."""
-    import threading
 
-    from arena.start_method import worker_start_method
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_the_validation_games_luck_is_measured_with_the_model_just_fitted_however_the_pool_starts(
+        method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fit's pool starts from a fork server where this process runs other threads (a fork copies only the
+    forking thread; a pool worker forked beside gRPC's threads crashed and the fit waited for ever), and such a
+    worker shares none of this process' globals: the model the validation games' luck is measured with travels
+    in each task. A flat model (every chance 1/2) gives every game no luck at all; the shipped one does not."""
+    from arena.luck import fit as fitting
 
-    command = ["major-general", "--games", "4", "--validation", "4", "-j", "2"]
-    alone = tmp_path / "alone.json"
-    assert worker_start_method() in ("fork", "forkserver")
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait, daemon=True)
-    other.start()
-    try:
-        assert worker_start_method() == "forkserver"
-        beside = tmp_path / "beside.json"
-        assert main([*command, "--out", str(beside)]) == 0
-    finally:
-        stop.set()
-        other.join()
-    assert main([*command, "--out", str(alone)]) == 0
-    weights = [json.loads(path.read_text())["weights"] for path in (alone, beside)]
-    assert weights[0] == weights[1] and len(weights[0]) > 1
+    names = named_features("major-general")
+    flat = ValueModel("major-general", 99, names, (0.0,) * (len(names) + 1), 1.0)
+    monkeypatch.setattr(fitting, "worker_start_method", lambda: method)
+    games = fitting._play(["major-general"], fitting.VALIDATION_KEY, 4, 2, ("random", "greedy"), flat)
+    assert len(games) == 4 and all(abs(luck) < 1e-12 for _, _, _, luck in games)
+    unmeasured = fitting._play(["major-general"], fitting.VALIDATION_KEY, 2, 2, ("random", "greedy"))
+    assert all(luck != luck for _, _, _, luck in unmeasured)  # (nan: no model, no luck)
+    shipped = model_for(load_game("major-general"))
+    assert shipped is not None
+    task = ("major-general", fitting.VALIDATION_KEY, 0, shipped, ("random", "greedy"), 0)
+    assert abs(fitting._game_task(task)[3]) > 1e-3  # (the test has teeth: a real model's luck is not zero)
