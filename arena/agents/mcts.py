@@ -263,10 +263,7 @@ class MCTSAgent(Agent):
         that was played, whose value must be known even when the search would leave it aside)."""
         legal = request.legal_actions
         observation = request.observation
-        root = Node()
-        if self.prior_visits:
-            self._add_prior(root, self.game.determinize(observation, self.rng), request.seat, legal, None)
-        prior = {action: (child.total, child.visits) for action, child in root.children.items()}
+        root, prior = self._fresh_root(request)
         searched = set(self._candidates(root, legal)) | set(include)
         self._root_actions = [action for action in legal if action in searched]
         self.search(root, observation, request.seat, self.seconds, self.iterations)
@@ -294,11 +291,7 @@ class MCTSAgent(Agent):
             raise ValueError("value_moves needs at least one move to value")
         if iterations is None and seconds is None:
             iterations, seconds = self.iterations, self.seconds
-        root = Node()
-        if self.prior_visits:
-            self._add_prior(root, self.game.determinize(request.observation, self.rng), request.seat,
-                            request.legal_actions, None)
-        prior = {action: (child.total, child.visits) for action, child in root.children.items()}
+        root, prior = self._fresh_root(request)
         valued = list(dict.fromkeys(moves))
         done = 0
         for action in valued:
@@ -307,6 +300,15 @@ class MCTSAgent(Agent):
             done += self.last_iterations
         self.last_iterations = done
         return _verdict(root, prior, valued, valued[0], done)
+
+    def _fresh_root(self, request: DecisionRequest) -> tuple[Node, dict[int, tuple[float, int]]]:
+        """A new root for `request`'s position with the greedy prior's virtual visits on its moves (one world
+        sampled), and those visits per move, (total, visits), to leave out of the moves' own values."""
+        root = Node()
+        if self.prior_visits:
+            self._add_prior(root, self.game.determinize(request.observation, self.rng), request.seat,
+                            request.legal_actions, None)
+        return root, {action: (child.total, child.visits) for action, child in root.children.items()}
 
     def search(self, root: Node, observation: JSON, seat: int, seconds: Optional[float],
                iterations: Optional[int]) -> None:

@@ -402,7 +402,8 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     alone: nothing of `state` but what its mover sees (and the moves it may make) reaches the search. Two
     independent searches of half the budget each: the first picks the best move, the second values it and
     the move played, a quarter of the budget each (see the module's docstring); each seeded from the analysis'
-    `seed` and the decision's index (arena.referee.seeds.search_seed). One legal move: no search (filled in by analyse_record)."""
+    `seed` and the decision's index (arena.referee.seeds.search_seed). One legal move: no search (filled in by
+    analyse_record)."""
     seat = state.current_player()
     legal = state.legal_actions()
     label = state.action_to_string(played)

@@ -185,12 +185,20 @@ def value_features(generic: State) -> list[float]:
     lead (as it squashes it), its share of the game played, their product; the scenario cubes taken; each card
     of the game in hand (the cards a draw fills)."""
     state = cast(MajorGeneralState, generic)
+    hands = state.hands or [0, 0]
+    return _board_features(state) + _hand_features(hands)
+
+
+def _board_features(state: MajorGeneralState) -> list[float]:
+    """value_features' terms of all but the hands: the lead, the share played, their product, the cubes."""
     lead = yellow_advantage(state) / SCALE
     progress = state.played_count / TOTAL_TURNS
-    hands = state.hands or [0, 0]
-    features = [math.tanh(lead), progress, lead * progress, (state.cubes[YELLOW] - state.cubes[RED]) / 3.0]
-    features.extend([yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])])
-    return features
+    return [math.tanh(lead), progress, lead * progress, (state.cubes[YELLOW] - state.cubes[RED]) / 3.0]
+
+
+def _hand_features(hands: Sequence[int]) -> list[float]:
+    """value_features' hand terms: each card of the game in Yellow's hand less in Red's."""
+    return [yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])]
 
 
 def outcome_features(generic: State, outcomes: Sequence[int]) -> list[list[float]] | None:
@@ -205,7 +213,7 @@ def outcome_features(generic: State, outcomes: Sequence[int]) -> list[list[float
     first.apply_action(outcomes[0])
     if first.phase == OVER:
         return None
-    board = value_features(first)[:4]
+    board = _board_features(first)
     hands = list(first.hands)
     seat = YELLOW if hands[YELLOW] != state.hands[YELLOW] else RED
     kept, deck = hands[seat] & ~(1 << outcomes[0]), state.decks[seat]
@@ -214,7 +222,7 @@ def outcome_features(generic: State, outcomes: Sequence[int]) -> list[list[float
         if not 0 <= card < NUM_CARDS or not deck >> card & 1:
             return None
         hands[seat] = kept | 1 << card
-        rows.append(board + [yellow - red for yellow, red in zip(_CARD_BITS[hands[YELLOW]], _CARD_BITS[hands[RED]])])
+        rows.append(board + _hand_features(hands))
     return rows
 
 
