@@ -38,8 +38,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   of the blunderer's turning points, the share whose move the same playouts (against the analysis' best move) find
   costly; "missed_drops": the analysed drops of the costly ones missed;
 - noise: a drop's standard error against its real noise: the same two moves valued by NOISE_SEEDS independent
-  searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors are the
-  noise's size (less: they overstate it; more: noise would pass for mistakes);
+  searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors the analysis
+  states (scaled by calibration.json's "noise_scale") are the noise's size (less: they overstate it; more: noise
+  would pass for mistakes); "raw_spread_over_error", the same before the scale;
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
   --first-analysed games, calibrated as `arena analyse` is, each game's searches seeded apart) against the first
   movers' score over --first-games games of greedy against greedy (normal 95% intervals of both, and of their
@@ -76,8 +77,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.agents import GreedyAgent, make_agent  # noqa: E402
 from arena.agents.base import DecisionRequest  # noqa: E402
 from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
-from arena.analysis.calibration import optimism  # noqa: E402
+from arena.analysis.calibration import noise_scale, optimism  # noqa: E402
 from arena.analysis.match import action_labelled, analyse_decision  # noqa: E402
+from arena.analysis.measure_noise import NOISE_SEEDS, drop_noise, spread_over_error  # noqa: E402
 from arena.analysis.players import form_of  # noqa: E402
 from arena.analysis.playouts import NOISE, paired_cost  # noqa: E402
 from arena.games.base import points  # noqa: E402
@@ -96,7 +98,6 @@ FIRST_GAMES = 40  # greedy against greedy games measuring the first movers' scor
 FIRST_ANALYSED = 6  # of which the first decision is analysed
 EARLY = 6  # the continuity figure's "early": the match's first this many decisions
 NOISE_MATCHES = 2  # matches whose decisions check the standard errors against independent searches
-NOISE_SEEDS = 4  # independent searches per decision checked
 SMOKE = ["--matches", "1", "--budget", "10", "--playouts", "2", "--first-games", "2", "--first-analysed", "2",
          "--budgets", "10,12", "--noise-matches", "1", "--analysis-playouts", "1"]
 
@@ -152,9 +153,10 @@ def _entries_with_results(analysis: Analysis) -> list[tuple[Any, float]]:
 
 
 def single_search_decision(game: Any, state: Any, played: int, budget: Budget, seed: int, *, decision: int = 0,
-                           step: int = 0) -> Any:
+                           step: int = 0, noise: float = 1.0) -> Any:
     """The anchor: the analysis as it was before (one search of the whole budget; "before" is the value of the
-    move it would play, read from the same search that picked it; forced moves searched too)."""
+    move it would play, read from the same search that picked it; forced moves searched too; no standard error,
+    so `noise` scales nothing)."""
     from arena.agents import MCTSAgent
     from arena.analysis.match import DecisionEntry, _chance
     from arena.referee.seeds import Search, search_seed
@@ -279,38 +281,22 @@ def _judged_point(game: Any, record: MatchRecord, point: Any, playouts: Playouts
                                   derive_seed(record.seed, point.decision), playouts.noise))
 
 
-def _noise(game: Any, rng: random.Random, matches: int, budget: Budget, seeds: int = NOISE_SEEDS) -> dict[str, Any]:
-    """Whether a drop's standard error is the size of its real noise: at decisions of greedy against random (3+
-    moves, every third, where a search picks a move other than the one played), the drop between the same two
-    moves valued by `seeds` independent searches (as the analysis values them, half the budget each): the spread
-    of those drops against the standard errors the searches gave (1: the standard error is the real noise; less:
-    it overstates it, and a real drop is missed; more: noise is taken for a mistake). Per game, pooled over the
-    decisions: sqrt(mean spread^2 / mean error^2)."""
-    from arena.agents import MCTSAgent
-    from arena.analysis.match import _half, _judged
-
-    half = _half(budget)
-    spreads, errors = [], []
-    for _ in range(matches):
-        record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=rng.randrange(2 ** 62))
-        state = game.new_initial_state()
-        for index, step in enumerate(record.steps):
-            if not step.is_chance and index % 3 == 0 and len(state.legal_actions()) >= 3:
-                seat, legal, seen = state.current_player(), state.legal_actions(), state.observation(state.current_player())
-                chooser = MCTSAgent(iterations=half.simulations, seconds=half.seconds, keep_tree=False,
-                                    turn_aware=True)
-                chooser.reset(game, seat, derive_seed(record.seed, index))
-                best = chooser.move_values(DecisionRequest(seat, legal, seen), include=(step.action,)).best
-                if best != step.action:
-                    judged = [_judged(game, seat, legal, seen, step.action, best, half, derive_seed(record.seed, index, n))
-                              for n in range(seeds)]
-                    spreads.append(statistics.variance([before - after for before, after, _, _ in judged]))
-                    errors.append(statistics.fmean(error * error for _, _, error, _ in judged))
-            state.apply_action(step.action)
-    ratio = math.sqrt(statistics.fmean(spreads) / statistics.fmean(errors)) if errors else None
-    return {"decisions": len(errors), "seeds": seeds, "spread_over_error": None if ratio is None else round(ratio, 3),
-            "spread": round(math.sqrt(statistics.fmean(spreads)), 4) if spreads else None,
-            "error": round(math.sqrt(statistics.fmean(errors)), 4) if errors else None}
+def _noise(game: Any, rng: random.Random, matches: int, budget: Budget) -> dict[str, Any]:
+    """Whether a drop's standard error, as the analysis states it (scaled by calibration.json's noise scale), is
+    the size of its real noise: at decisions of greedy against random, the spread of the drop between the same two
+    moves over NOISE_SEEDS independent judges against the standard errors they gave
+    (arena/analysis/measure_noise.py; 1: the standard error is the real noise; less: it overstates it, and a real
+    drop is missed; more: noise is taken for a mistake), and the same before the scale (`raw_spread_over_error`,
+    what measure_noise measures on matches of its own)."""
+    rows = drop_noise(game, rng, matches, budget)
+    raw = spread_over_error(rows)
+    scale = noise_scale(family_of(game.name).name, budget.simulations, game.name)
+    spread = math.sqrt(statistics.fmean(spread for spread, _ in rows)) if rows else None
+    error = math.sqrt(statistics.fmean(error for _, error in rows)) * scale if rows else None
+    return {"decisions": len(rows), "seeds": NOISE_SEEDS, "noise_scale": round(scale, 3),
+            "spread_over_error": None if raw is None else round(raw / scale, 3),
+            "raw_spread_over_error": None if raw is None else round(raw, 3),
+            "spread": None if spread is None else round(spread, 4), "error": None if error is None else round(error, 4)}
 
 
 def _first_unforced(game: Any, record: MatchRecord) -> tuple[int, int, int]:
@@ -557,7 +543,8 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
     if "noise" in per:
         noise = per["noise"]
         print(f"{name} noise   : a drop's spread over {noise['seeds']} independent searches {noise['spread']} against "
-              f"its standard error {noise['error']} (ratio {noise['spread_over_error']}, {noise['decisions']} decisions)")
+              f"its standard error {noise['error']} (ratio {noise['spread_over_error']}; before the scale "
+              f"{noise['noise_scale']}: {noise['raw_spread_over_error']}; {noise['decisions']} decisions)")
     first = per["first_position"]
     print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} "
           f"[{first['analysis_low']}, {first['analysis_high']}] (of {first['analysed']}), first movers scored "

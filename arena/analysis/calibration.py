@@ -1,10 +1,15 @@
 """The search's optimism per game family and budget: the data the analysis takes off every chance
 (calibration.json beside this module, written by `python -m arena.analysis.measure_optimism`, which says what the
-optimism is and how it is measured). Each family has entries at the budgets it was measured at (simulations per
-decision), measured on one of its modes; a mode whose search flatters itself otherwise has entries of its own
-(keyed by the mode's name), which it takes in place of its family's. Between two budgets the optimism is
-interpolated in the logarithm of the budget, beyond the first or the last the nearest entry holds (the optimism
-shrinks as the budget grows: holding the last one is the cautious side)."""
+optimism is and how it is measured); and beside it at each budget, where it was measured, the scale of a drop's
+standard error (`noise_scale`: the real spread of a drop over independent searches against the standard error its
+simulations give, written by `python -m arena.analysis.measure_noise`). Each family has entries at the budgets
+it was measured at (simulations per decision), measured on one of its modes; a mode whose search flatters itself
+otherwise has entries of its own (keyed by the mode's name), which it takes in place of its family's. Between
+two budgets the optimism is interpolated in the logarithm of the budget, beyond the first or the last the nearest
+entry holds (the optimism shrinks as the budget grows: holding the last one is the cautious side); the noise
+scale the same way (a mode with no scale of its own takes its family's). The scale grows with the budget, so
+beyond the last budget measured it likely understates the noise: it is measured up to 800, which the default
+budget's confirming searches (a whole budget of 400 on two moves, as an analysis at 800 values them) reach."""
 
 from __future__ import annotations
 
@@ -26,22 +31,44 @@ def measured() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def budgets(key: str) -> list[tuple[int, float]]:
-    """(simulations, optimism) of each budget this family (or mode, where it has its own) was measured at, in
-    budget order."""
+def budgets(key: str, field: str = "optimism") -> list[tuple[int, float]]:
+    """(simulations, value of `field`) of each budget this family (or mode, where it has its own) was measured at
+    (for `field`), in budget order."""
     entry = measured().get(key)
     found = entry.get("budgets", []) if isinstance(entry, dict) else []
-    return sorted((int(row["simulations"]), float(row["optimism"])) for row in found
-                  if isinstance(row, dict) and "simulations" in row and "optimism" in row)
+    return sorted((int(row["simulations"]), value) for row in found if isinstance(row, dict) and "simulations" in row
+                  and (value := _number(row.get(field))) is not None)
+
+
+def _number(value: Any) -> float | None:
+    """A measured figure as a float; None where there is none (absent, null, not a finite number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def optimism(family: str, simulations: int | None, mode: str | None = None) -> float:
     """The optimism to take off a chance in this family (its `mode`'s own, where that was measured) at a budget of
     this many simulations per decision: interpolated between the measured budgets (log scale), the nearest one's
     beyond them; 0 where neither has any (or the budget is in seconds: `simulations` None)."""
-    points = (budgets(mode) if mode is not None else []) or budgets(family)
+    return _interpolated("optimism", family, simulations, mode, 0.0)
+
+
+def noise_scale(family: str, simulations: int | None, mode: str | None = None) -> float:
+    """What a drop's standard error (from its simulations' own spread) is multiplied by in this family (or its
+    `mode`'s own) at this budget, so it is the size of the drop's real noise: interpolated as the optimism is; 1
+    where none was measured (or the budget is in seconds)."""
+    return _interpolated("noise_scale", family, simulations, mode, 1.0)
+
+
+def _interpolated(field: str, family: str, simulations: int | None, mode: str | None, default: float) -> float:
+    points = (budgets(mode, field) if mode is not None else []) or budgets(family, field)
     if simulations is None or not points:
-        return 0.0
+        return default
     at = dict(points)
     if simulations in at:
         return at[simulations]

@@ -33,7 +33,11 @@ PLAYOUT_CHECKS a seat. The chances themselves (the curve, the sums) are the sear
 The search flatters whoever is to move (searched from its own view it also sees, in the worlds it samples, the
 other side's cards); that optimism, measured per family and budget on matches of its own (arena/analysis/
 measure_optimism.py; interpolated between the budgets measured, arena/analysis/calibration.py), is taken off
-every chance, so the two sides' chances at one position add to 1 on average.
+every chance, so the two sides' chances at one position add to 1 on average. A drop's standard error, from the
+simulations' own spread, treats them as independent draws; a search's tree makes its later simulations follow its
+earlier ones, and the real spread of a drop over independent searches differs from it (Major General 1.27 times at
+400, Alpine 0.85 times at 100): measured per family and budget (arena/analysis/measure_noise.py), that scale
+multiplies every standard error.
 Whose turn it is the search takes into account where the family says how (its knowledge's `turn_values`: Major
 General): its searches are turn-aware (arena/agents/mcts.py), their leaves valued with the turn to come credited
 to the side that plays it, and the other side's reply (the first turn's start below the root) seeded with its
@@ -61,7 +65,7 @@ from arena.agents.base import DecisionRequest
 from arena.agents.greedy import GreedyAgent
 from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
-from arena.analysis.calibration import optimism
+from arena.analysis.calibration import noise_scale, optimism
 from arena.analysis.players import PlayerForm, expected_chances
 from arena.analysis.playouts import paired_cost
 from arena.games.base import Game, State, points
@@ -345,7 +349,8 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
                    on_progress: ProgressCallback | None = None, calibrated: bool = True,
                    playouts: int = 0) -> Analysis:
     """Analyse every decision of a finished record (checked by a replay first); `calibrated`: the search's
-    optimism in this family at this budget (arena/analysis/calibration.py) taken off every chance; `playouts`:
+    optimism in this family at this budget (arena/analysis/calibration.py) taken off every chance, and each drop's
+    standard error scaled to the size of its real noise there; `playouts`:
     the candidate decisions also checked by this many paired playouts each (0: not checked; see the module's
     docstring)."""
     budget = Budget.parse(budget) if isinstance(budget, str) else budget
@@ -356,12 +361,14 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
         raise AnalysisError(f"{record.game} has {game.num_seats} seats: the analysis is for two-seat games")
     replay(record)  # the record is the engine's: every step legal, the result the one it reaches
     started = time.perf_counter()
-    searched, chance_after = _searched(game, record, budget, seed, on_progress)
+    family = family_of(game.name).name
+    noise = _noise_scales(family, budget, game.name) if calibrated else (1.0, 1.0)
+    searched, chance_after = _searched(game, record, budget, seed, on_progress, noise)
     if playouts:
         searched = _played_out(game, record, searched, playouts, seed)
     ranking = record.result.ranking
     result = tuple(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]) for seat in (0, 1))
-    shift = optimism(family_of(game.name).name, budget.simulations, game.name) if calibrated else 0.0
+    shift = optimism(family, budget.simulations, game.name) if calibrated else 0.0
     if shift:  # (a drop, a difference of one mover's chances, is unchanged)
         searched = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
                                                        after=_clamped(entry.after - shift)) for entry in searched]
@@ -373,19 +380,30 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
                     seconds=time.perf_counter() - started, playouts=playouts)
 
 
-def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int,
-              on_progress: ProgressCallback | None) -> tuple[list[DecisionEntry], list[bool]]:
-    """Each decision of the record searched (a candidate turning point confirmed), and per decision whether a
-    chance step came before the next one."""
+def _noise_scales(family: str, budget: Budget, mode: str) -> tuple[float, float]:
+    """What the standard errors of the analysis' judge and of a confirming judge (a whole budget's: as the judge
+    of an analysis at twice the budget) are multiplied by, so each is the size of the real noise
+    (arena/analysis/calibration.py)."""
+    simulations = budget.simulations
+    return (noise_scale(family, simulations, mode),
+            noise_scale(family, None if simulations is None else 2 * simulations, mode))
+
+
+def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int, on_progress: ProgressCallback | None,
+              noise: tuple[float, float]) -> tuple[list[DecisionEntry], list[bool]]:
+    """Each decision of the record searched (a candidate turning point confirmed; `noise`: the scales of the
+    judge's and of the confirming judge's standard errors), and per decision whether a chance step came before
+    the next one."""
     total = sum(1 for step in record.steps if not step.is_chance)
     entries: list[DecisionEntry] = []
     state = game.new_initial_state()
     chance_after: list[bool] = []
     for index, step in enumerate(record.steps):
         if not step.is_chance:
-            entry = analyse_decision(game, state, step.action, budget, seed, decision=len(entries), step=index)
+            entry = analyse_decision(game, state, step.action, budget, seed, decision=len(entries), step=index,
+                                     noise=noise[0])
             if not entry.forced and entry.played != entry.best and entry.drop >= CONFIRM_DROP:
-                entry = _confirmed(game, state, entry, step.action, budget, seed)
+                entry = _confirmed(game, state, entry, step.action, budget, seed, noise[1])
             entries.append(entry)
             chance_after.append(False)
             if on_progress is not None:
@@ -397,13 +415,13 @@ def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int,
 
 
 def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed: int, *, decision: int = 0,
-                     step: int = 0) -> DecisionEntry:
+                     step: int = 0, noise: float = 1.0) -> DecisionEntry:
     """The mover's chances before and after `played` in `state`, searched from the mover's observation
     alone: nothing of `state` but what its mover sees (and the moves it may make) reaches the search. Two
     independent searches of half the budget each: the first picks the best move, the second values it and
     the move played, a quarter of the budget each (see the module's docstring); each seeded from the analysis'
-    `seed` and the decision's index (arena.referee.seeds.search_seed). One legal move: no search (filled in by
-    analyse_record)."""
+    `seed` and the decision's index (arena.referee.seeds.search_seed); the drop's standard error times `noise`.
+    One legal move: no search (filled in by analyse_record)."""
     seat = state.current_player()
     legal = state.legal_actions()
     label = state.action_to_string(played)
@@ -420,7 +438,7 @@ def analyse_decision(game: Game, state: State, played: int, budget: Budget, seed
     before, after, uncertainty, judged = _judged(game, seat, legal, observation, played, best, half,
                                                  search_seed(seed, decision, Search.JUDGE))
     return DecisionEntry(decision, step, seat, label, state.action_to_string(best), before, after, len(legal),
-                         chooser.last_iterations + judged, uncertainty, static, turn=turn)
+                         chooser.last_iterations + judged, uncertainty * noise, static, turn=turn)
 
 
 def _judged(game: Game, seat: int, legal: list[int], observation: Any, played: int, best: int, budget: Budget,
@@ -451,11 +469,11 @@ def _clamped(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budget: Budget,
-               seed: int) -> DecisionEntry:
+def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budget: Budget, seed: int,
+               noise: float) -> DecisionEntry:
     """A candidate turning point valued again by an independent search of the whole budget (the same two
-    moves: the best found and the one played) and the two estimates pooled by their variances, so a drop that
-    was the first search's noise shrinks and one that holds gets surer."""
+    moves: the best found and the one played; its standard error times `noise`) and the two estimates pooled by
+    their variances, so a drop that was the first search's noise shrinks and one that holds gets surer."""
     seat = entry.seat
     legal = state.legal_actions()
     best = action_labelled(state, entry.best)
@@ -464,7 +482,7 @@ def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budg
     before, after, error, judged = _judged(game, seat, legal, state.observation(seat), played, best, budget,
                                            search_seed(seed, entry.decision, Search.CONFIRM))
     first = 1.0 / max(entry.uncertainty, 1e-6) ** 2
-    second = 1.0 / max(error, 1e-6) ** 2
+    second = 1.0 / max(error * noise, 1e-6) ** 2
     return replace(entry, before=(entry.before * first + before * second) / (first + second),
                    after=(entry.after * first + after * second) / (first + second),
                    uncertainty=1.0 / math.sqrt(first + second), simulations=entry.simulations + judged)

@@ -20,7 +20,8 @@ WWII family's is Alpine's). With --mode alone only the modes asked for are measu
 It plays its own matches (greedy against greedy, and greedy against random, seats alternating), never the
 ones an analysis judges, at each budget (the same matches at every budget), and writes the file (the families
 and budgets measured replace theirs; others are kept); each entry keeps the number of pairs, the 95% interval
-and the command. `bench/analysis_quality.py` checks the result on other matches.
+and the command. `bench/analysis_quality.py` checks the result on other matches. It reads the file when it starts
+and writes it whole when it ends: run one measuring command at a time (this one, or measure_noise).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import json
 import random
 import statistics
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from arena.agents import make_agent
 from arena.analysis.calibration import CALIBRATION, measured
@@ -78,18 +80,27 @@ def measured_entry(key: str, mode: str, entry: Any, asked: list[str], matches: i
     for budget in asked:
         found = measure(records, budget)
         simulations = Budget.parse(budget).simulations
-        kept[simulations] = {"simulations": simulations, **found, "matches": matches, "seed": seed,
-                             "command": command}
+        kept[simulations] = {**kept.get(simulations, {}), "simulations": simulations, **found, "matches": matches,
+                             "seed": seed, "command": command}  # (the noise's scale measured there is kept)
         print(f"{key} at {simulations}: optimism {found['optimism']:+.4f} [{found['low']:+.4f}, "
               f"{found['high']:+.4f}] over {found['pairs']} pairs ({matches} matches of {mode})")
     return {"mode": mode, "budgets": [kept[at] for at in sorted(kept)]}
 
 
+def checked_arguments(parser: argparse.ArgumentParser, budgets: list[str], families: list[str],
+                      modes: list[str]) -> list[tuple[str, str]]:
+    """(key in calibration.json, mode measured) of each family and mode asked for (every family where neither
+    is); before any match is played, a budget in seconds, a family not measured here or an unknown mode
+    refused."""
+    _check(parser, budgets, families, modes)
+    measured_families = families or ([] if modes else list(MODES))
+    return [(family, MODES[family]) for family in measured_families] + [(mode, mode) for mode in modes]
+
+
 def _check(parser: argparse.ArgumentParser, budgets: list[str], families: list[str], modes: list[str]) -> None:
-    """Refuse, before any match is played, a budget in seconds, a family not measured here or an unknown mode."""
     for budget in budgets:
         if Budget.parse(budget).simulations is None:
-            parser.error(f"--budget {budget}: the optimism is measured at a number of simulations")
+            parser.error(f"--budget {budget}: the calibration is measured at a number of simulations")
     for family in families:
         if family not in MODES:
             parser.error(f"--family {family}: one of {', '.join(MODES)}")
@@ -103,22 +114,34 @@ def _check(parser: argparse.ArgumentParser, budgets: list[str], families: list[s
 def main(argv: list[str] | None = None) -> int:
     """Measure the families, modes and budgets asked for (all families, BUDGETS by default) and write
     calibration.json."""
-    parser = argparse.ArgumentParser(prog="python -m arena.analysis.measure_optimism",
-                                     description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--matches", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=2027)
+    return measure_into(CALIBRATION, "arena.analysis.measure_optimism", __doc__, (32, 2027), measured_entry, argv)
+
+
+EntryMeasure = Callable[[str, str, Any, list[str], int, int, str], dict[str, Any]]
+
+
+def measure_into(path: Path, module: str, doc: str | None, defaults: tuple[int, int], measure_entry: EntryMeasure,
+                 argv: list[str] | None, budgets: tuple[str, ...] = BUDGETS) -> int:
+    """A measuring module's command line: its arguments read and checked, each family's (or mode's) entry
+    measured by `measure_entry` (key, mode, the entry as it was, budgets, matches, seed, the command; `budgets`
+    where none is asked for) and the file written at `path` (read at the start and written whole at the end: one
+    measuring command at a time)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=(doc or "").split("\n")[0])
+    parser.add_argument("--matches", type=int, default=defaults[0])
+    parser.add_argument("--seed", type=int, default=defaults[1])
     parser.add_argument("--budget", action="append", default=[], help="simulations per decision (repeatable)")
     parser.add_argument("--family", action="append", default=[])
     parser.add_argument("--mode", action="append", default=[], help="a mode measured on its own (repeatable)")
     args = parser.parse_args(argv)
-    asked = args.budget or list(BUDGETS)
-    _check(parser, asked, args.family, args.mode)
-    command = "python -m arena.analysis.measure_optimism " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.matches < 1:
+        parser.error(f"--matches {args.matches}: at least 1")
+    asked = args.budget or list(budgets)
+    measuring = checked_arguments(parser, asked, args.family, args.mode)
+    command = " ".join([f"python -m {module}", *(sys.argv[1:] if argv is None else argv)])
     data = measured()
-    families = args.family or ([] if args.mode else list(MODES))
-    for key, mode in [(family, MODES[family]) for family in families] + [(mode, mode) for mode in args.mode]:
-        data[key] = measured_entry(key, mode, data.get(key), asked, args.matches, args.seed, command)
-    CALIBRATION.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    for key, mode in measuring:
+        data[key] = measure_entry(key, mode, data.get(key), asked, args.matches, args.seed, command)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return 0
 
 
