@@ -40,7 +40,9 @@ the move greedy's lookahead likes least. Printed, in one run:
 - noise: a drop's standard error against its real noise: the same two moves valued by NOISE_SEEDS independent
   searches at decisions of --noise-matches matches; "spread_over_error" 1 means the standard errors the analysis
   states (scaled by calibration.json's "noise_scale") are the noise's size (less: they overstate it; more: noise
-  would pass for mistakes); "raw_spread_over_error", the same before the scale;
+  would pass for mistakes); "raw_spread_over_error", the same before the scale; "confirmed_spread_over_error",
+  the same for a drop the analysis confirms (its judge and an independent search of the whole budget, each error
+  scaled at its own budget, pooled: what a turning point's error is);
 - first_position: the analysis' chance for the first mover at the first decision with 2+ moves (mean over
   --first-analysed games, calibrated as `arena analyse` is, each game's searches seeded apart) against the first
   movers' score over --first-games games of greedy against greedy (normal 95% intervals of both, and of their
@@ -78,8 +80,8 @@ from arena.agents import GreedyAgent, make_agent  # noqa: E402
 from arena.agents.base import DecisionRequest  # noqa: E402
 from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
 from arena.analysis.calibration import noise_scale, optimism  # noqa: E402
-from arena.analysis.match import action_labelled, analyse_decision  # noqa: E402
-from arena.analysis.measure_noise import NOISE_SEEDS, drop_noise, spread_over_error  # noqa: E402
+from arena.analysis.match import action_labelled, analyse_decision, calibration_at, pooled  # noqa: E402
+from arena.analysis.measure_noise import NOISE_SEEDS, drop_noise, single_judge, spread_over_error  # noqa: E402
 from arena.analysis.players import form_of  # noqa: E402
 from arena.analysis.playouts import NOISE, paired_cost  # noqa: E402
 from arena.games.base import points  # noqa: E402
@@ -288,15 +290,33 @@ def _noise(game: Any, rng: random.Random, matches: int, budget: Budget) -> dict[
     (arena/analysis/measure_noise.py; 1: the standard error is the real noise; less: it overstates it, and a real
     drop is missed; more: noise is taken for a mistake), and the same before the scale (`raw_spread_over_error`,
     what measure_noise measures on matches of its own)."""
+    state = rng.getstate()
     rows = drop_noise(game, rng, matches, budget)
     raw = spread_over_error(rows)
-    scale = noise_scale(family_of(game.name).name, budget.simulations, game.name)
+    _, scales = calibration_at(family_of(game.name).name, budget, game.name)
+    rng.setstate(state)  # (the same matches and decisions again, each judged as a confirmed drop is)
+    confirmed = spread_over_error(drop_noise(game, rng, matches, budget, judge=_confirming_judge(scales)))
     spread = math.sqrt(statistics.fmean(spread for spread, _ in rows)) if rows else None
-    error = math.sqrt(statistics.fmean(error for _, error in rows)) * scale if rows else None
-    return {"decisions": len(rows), "seeds": NOISE_SEEDS, "noise_scale": round(scale, 3),
-            "spread_over_error": None if raw is None else round(raw / scale, 3),
+    error = math.sqrt(statistics.fmean(error for _, error in rows)) * scales[0] if rows else None
+    return {"decisions": len(rows), "seeds": NOISE_SEEDS, "noise_scale": round(scales[0], 3),
+            "spread_over_error": None if raw is None else round(raw / scales[0], 3),
             "raw_spread_over_error": None if raw is None else round(raw, 3),
+            "confirmed_spread_over_error": None if confirmed is None else round(confirmed, 3),
             "spread": None if spread is None else round(spread, 4), "error": None if error is None else round(error, 4)}
+
+
+def _confirming_judge(scales: tuple[float, float]) -> Any:
+    """A judge as the analysis judges a drop it confirms: its judge and an independent search of the whole
+    budget (valuing each move as the judge at twice the budget does), each error scaled at its own budget, the
+    two pooled (the drop's error that a turning point at 400 carries)."""
+    def judge(game: Any, seat: int, legal: list[int], seen: Any, played: int, best: int, budget: Budget,
+              seed: int) -> tuple[float, float, float]:
+        twice = Budget(seconds=2 * budget.seconds) if budget.seconds is not None else \
+            Budget(simulations=2 * (budget.simulations or 0))
+        first = single_judge(game, seat, legal, seen, played, best, budget, seed)
+        second = single_judge(game, seat, legal, seen, played, best, twice, derive_seed(seed, 1))
+        return pooled(first[:2] + (first[2] * scales[0],), second[:2] + (second[2] * scales[1],))
+    return judge
 
 
 def _first_unforced(game: Any, record: MatchRecord) -> tuple[int, int, int]:
@@ -544,7 +564,8 @@ def _print_game(name: str, per: dict[str, Any]) -> None:
         noise = per["noise"]
         print(f"{name} noise   : a drop's spread over {noise['seeds']} independent searches {noise['spread']} against "
               f"its standard error {noise['error']} (ratio {noise['spread_over_error']}; before the scale "
-              f"{noise['noise_scale']}: {noise['raw_spread_over_error']}; {noise['decisions']} decisions)")
+              f"{noise['noise_scale']}: {noise['raw_spread_over_error']}; confirmed drops "
+              f"{noise['confirmed_spread_over_error']}; {noise['decisions']} decisions)")
     first = per["first_position"]
     print(f"{name} first   : the analysis gives the first mover {first['analysis_chance']} "
           f"[{first['analysis_low']}, {first['analysis_high']}] (of {first['analysed']}), first movers scored "

@@ -361,14 +361,12 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
         raise AnalysisError(f"{record.game} has {game.num_seats} seats: the analysis is for two-seat games")
     replay(record)  # the record is the engine's: every step legal, the result the one it reaches
     started = time.perf_counter()
-    family = family_of(game.name).name
-    noise = _noise_scales(family, budget, game.name) if calibrated else (1.0, 1.0)
+    shift, noise = calibration_at(family_of(game.name).name, budget, game.name) if calibrated else (0.0, (1.0, 1.0))
     searched, chance_after = _searched(game, record, budget, seed, on_progress, noise)
     if playouts:
         searched = _played_out(game, record, searched, playouts, seed)
     ranking = record.result.ranking
     result = tuple(points(ranking[seat] < ranking[1 - seat], ranking[seat] == ranking[1 - seat]) for seat in (0, 1))
-    shift = optimism(family, budget.simulations, game.name) if calibrated else 0.0
     if shift:  # (a drop, a difference of one mover's chances, is unchanged)
         searched = [entry if entry.forced else replace(entry, before=_clamped(entry.before - shift),
                                                        after=_clamped(entry.after - shift)) for entry in searched]
@@ -380,13 +378,14 @@ def analyse_record(record: MatchRecord, budget: Budget | str = DEFAULT_BUDGET, s
                     seconds=time.perf_counter() - started, playouts=playouts)
 
 
-def _noise_scales(family: str, budget: Budget, mode: str) -> tuple[float, float]:
-    """What the standard errors of the analysis' judge and of a confirming judge (a whole budget's: as the judge
-    of an analysis at twice the budget) are multiplied by, so each is the size of the real noise
-    (arena/analysis/calibration.py)."""
+def calibration_at(family: str, budget: Budget, mode: str) -> tuple[float, tuple[float, float]]:
+    """The search's optimism at this budget, and what the standard errors of the analysis' judge and of a
+    confirming judge (a whole budget's: as the judge of an analysis at twice the budget) are multiplied by, so
+    each is the size of the real noise (arena/analysis/calibration.py)."""
     simulations = budget.simulations
-    return (noise_scale(family, simulations, mode),
-            noise_scale(family, None if simulations is None else 2 * simulations, mode))
+    return optimism(family, simulations, mode), (noise_scale(family, simulations, mode),
+                                                 noise_scale(family, None if simulations is None else 2 * simulations,
+                                                             mode))
 
 
 def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int, on_progress: ProgressCallback | None,
@@ -481,11 +480,16 @@ def _confirmed(game: Game, state: State, entry: DecisionEntry, played: int, budg
         return entry
     before, after, error, judged = _judged(game, seat, legal, state.observation(seat), played, best, budget,
                                            search_seed(seed, entry.decision, Search.CONFIRM))
-    first = 1.0 / max(entry.uncertainty, 1e-6) ** 2
-    second = 1.0 / max(error * noise, 1e-6) ** 2
-    return replace(entry, before=(entry.before * first + before * second) / (first + second),
-                   after=(entry.after * first + after * second) / (first + second),
-                   uncertainty=1.0 / math.sqrt(first + second), simulations=entry.simulations + judged)
+    before, after, error = pooled((entry.before, entry.after, entry.uncertainty), (before, after, error * noise))
+    return replace(entry, before=before, after=after, uncertainty=error, simulations=entry.simulations + judged)
+
+
+def pooled(first: tuple[float, float, float], second: tuple[float, float, float]) -> tuple[float, float, float]:
+    """Two independent estimates of (before, after, the drop's standard error) pooled by their variances."""
+    one = 1.0 / max(first[2], 1e-6) ** 2
+    two = 1.0 / max(second[2], 1e-6) ** 2
+    return ((first[0] * one + second[0] * two) / (one + two), (first[1] * one + second[1] * two) / (one + two),
+            1.0 / math.sqrt(one + two))
 
 
 def _played_out(game: Game, record: MatchRecord, entries: list[DecisionEntry], pairs: int,

@@ -28,7 +28,7 @@ import math
 import random
 import statistics
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from arena.agents import MCTSAgent, make_agent
 from arena.agents.base import DecisionRequest
@@ -45,8 +45,19 @@ BUDGETS = ("100", "400", "800")  # measured by default
 RESAMPLES = 2000  # bootstrap resamples of the decisions for the interval
 
 
-def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget,
-               seeds: int = NOISE_SEEDS) -> list[tuple[float, float]]:
+Judge = Callable[[Game, int, list[int], Any, int, int, Budget, int], tuple[float, float, float]]
+
+
+def single_judge(game: Game, seat: int, legal: list[int], seen: Any, played: int, best: int, budget: Budget,
+                 seed: int) -> tuple[float, float, float]:
+    """The analysis' judge at `budget`, as it values the best move and the one played: (before, after, the drop's
+    standard error before any scale)."""
+    before, after, error, _ = _judged(game, seat, legal, seen, played, best, _half(budget), seed)
+    return before, after, error
+
+
+def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget, seeds: int = NOISE_SEEDS,
+               judge: Judge = single_judge) -> list[tuple[float, float]]:
     """Per decision measured (see the module's docstring), on `matches` matches of greedy against random:
     (the variance of the drop over `seeds` independent judges, their mean squared standard error)."""
     half = _half(budget)
@@ -63,10 +74,10 @@ def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget,
                 chooser.reset(game, seat, derive_seed(record.seed, index))
                 best = chooser.move_values(DecisionRequest(seat, legal, seen), include=(step.action,)).best
                 if best != step.action:
-                    judged = [_judged(game, seat, legal, seen, step.action, best, half,
-                                      derive_seed(record.seed, index, n)) for n in range(seeds)]
-                    found.append((statistics.variance([before - after for before, after, _, _ in judged]),
-                                  statistics.fmean(error * error for _, _, error, _ in judged)))
+                    judged = [judge(game, seat, legal, seen, step.action, best, budget,
+                                    derive_seed(record.seed, index, n)) for n in range(seeds)]
+                    found.append((statistics.variance([before - after for before, after, _ in judged]),
+                                  statistics.fmean(error * error for _, _, error in judged)))
             state.apply_action(step.action)
     return found
 
