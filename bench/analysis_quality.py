@@ -14,9 +14,10 @@ the move greedy's lookahead likes least. Printed, in one run:
   worse than the static evaluation's;
 - bias: the mean of "before" less the mover's result (goal: within +-0.01);
 - players_model: the chances as the two players play (arena.analysis.players: "expected", each side going on
-  losing what its moves lost on average, its form measured on the setting's other matches, never this one),
-  their Brier and bias against the results (goals: Brier no worse than the better of the search's and the
-  static evaluation's, bias within +-0.015, in both settings), and each player's form;
+  losing what its moves lost on average, its form measured on the setting's other matches, never this one, and
+  each seat's edge, what its player's results beat its chances by there, where it is clear), their Brier and
+  bias against the results (goals: Brier no worse than the better of the search's and the static
+  evaluation's, bias within +-0.015, in both settings), and each player's form and edge in each seat;
 - per_budget (with --budgets 100,400): the same matches analysed at each budget, bias and sum with their 95%
   intervals and the turning points per match (goals: bias within +-0.015, sum within 1 +- 0.01 at each);
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
@@ -82,7 +83,7 @@ from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
 from arena.analysis.calibration import noise_scale, optimism  # noqa: E402
 from arena.analysis.match import action_labelled, analyse_decision, calibration_at, pooled  # noqa: E402
 from arena.analysis.measure_noise import NOISE_SEEDS, drop_noise, single_judge, spread_over_error  # noqa: E402
-from arena.analysis.players import form_of  # noqa: E402
+from arena.analysis.players import PlayerForm, form_of  # noqa: E402
 from arena.analysis.playouts import NOISE, paired_cost  # noqa: E402
 from arena.games.base import points  # noqa: E402
 from arena.games.registry import family_of, load_game  # noqa: E402
@@ -390,23 +391,39 @@ def _mean(values: list[float]) -> float | None:
 
 def _players_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> dict[str, Any]:
     """The players' model (arena.analysis.players) judged against the results: each match's chances as its
-    players play, their forms measured on the setting's other matches (never the match itself); its Brier and
-    bias, and each player's form (mean drop a searched decision)."""
-    rows, by_player = [], {}
+    players play, their forms measured on the setting's other matches (never the match itself; each seat's edge
+    on those where the player held that seat, each read against its own forms by their drops, measured on the
+    matches but that one and the match judged); its Brier and bias, each player's form (mean drop a searched
+    decision) and edge in each seat, and the mean shift the edges gave seat 0 at the start."""
+    def forms_without(left_out: set[int], seats: tuple[str, str], edges: dict[int, Any] | None = None
+                      ) -> tuple[PlayerForm | None, ...]:
+        others = [at for at in range(len(analyses)) if at not in left_out]
+        return tuple(form_of((analyses[at].searched_drops(seat) for at in others for seat in (0, 1)
+                              if specs[at][seat] == player),
+                             (edges[at][where] for at in others if specs[at][where] == player) if edges else ())
+                     for where, player in enumerate(seats))
+
+    rows, by_player, by_seat, shifts = [], {}, {}, []
     for index, (analysis, seats) in enumerate(zip(analyses, specs)):
-        history = [(other, seat, player) for at, (other, those) in enumerate(zip(analyses, specs)) if at != index
-                   for seat, player in enumerate(those)]
-        first, second = (form_of(other.searched_drops(seat) for other, seat, who in history if who == player)
-                         for player in seats)
+        edges = {}  # each other match's edge sums per seat, against its own forms (neither it nor this match's)
+        for at, other in enumerate(analyses):
+            forms = forms_without({at, index}, specs[at]) if at != index else (None,)
+            read = replace(other, players=forms) if None not in forms else other
+            edges[at] = (read.edge_sums(0), read.edge_sums(1))
+        first, second = forms_without({index}, seats, edges)
         if first is None or second is None:
             continue
-        chances = replace(analysis, players=(first, second)).expected() or []
+        judged = replace(analysis, players=(first, second))
+        chances = judged.expected() or []
         rows += [(chance, analysis.result[entry.seat]) for chance, entry in zip(chances, analysis.entries)
                  if not entry.forced]  # (the decisions the search's Brier and bias are over)
         by_player.update({seats[0]: round(first.drop, 4), seats[1]: round(second.drop, 4)})
+        by_seat.update({f"{seats[0]}@0": round(first.edge, 4), f"{seats[1]}@1": round(second.edge, 4)})
+        shifts.append(judged.seat_edge())
     return {"brier": round(statistics.fmean((p - r) ** 2 for p, r in rows), 4) if rows else None,
             "bias": round(statistics.fmean(p - r for p, r in rows), 4) if rows else None,
-            "decisions": len(rows), "form": dict(sorted(by_player.items()))}
+            "decisions": len(rows), "form": dict(sorted(by_player.items())), "edge": dict(sorted(by_seat.items())),
+            "seat_edge": round(statistics.fmean(shifts), 4) if shifts else None}
 
 
 def _calibration(analyses: list[Analysis]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from arena.analysis.match import DEFAULT_BUDGET, Analysis, AnalysisError, Budget, analyse_record
-from arena.analysis.players import PlayerForm, form_of
+from arena.analysis.players import EdgeSums, PlayerForm, form_of
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
 from arena.store import Store
@@ -37,6 +37,8 @@ WINDOW_S = 0.25  # its use is measured over this long (at least), between two de
 LONGEST_REST_S = 5.0
 HISTORY = 50  # a player's form is measured on at most this many of its most recent other analysed matches
 READ_KEPT = 20_000  # analyses' drops kept for the next matches' forms (then read afresh)
+#: what an analysis read for players' forms said, per seat: its searched decisions' drops and its edge sums
+SeatsRead = tuple[tuple[list[float], EdgeSums], ...]
 
 
 class CpuShare:
@@ -71,7 +73,7 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
     as analyse_record's."""
     done = 0
     failed: set[int] = set()
-    read: dict[int, tuple[list[float], ...]] = {}  # what the analyses read for players' forms said, by match id
+    read: dict[int, SeatsRead] = {}  # what the analyses read for players' forms said, by match id
     while not should_stop():
         batch = [match for match in store.analyses.unanalysed(tournaments, limit=50 + len(failed))
                  if match not in failed]
@@ -100,10 +102,10 @@ def analyse_pending(store: Store, tournaments: Sequence[int], budget: Budget, se
 
 
 def stored_forms(store: Store, match: StoredMatch, budget: str,
-                 read: dict[int, tuple[list[float], ...]] | None = None) -> tuple[PlayerForm, PlayerForm] | None:
+                 read: dict[int, SeatsRead] | None = None) -> tuple[PlayerForm, PlayerForm] | None:
     """Both seats' forms in a stored match, from their other analysed matches of its game at `budget` (None unless
-    both are known); `read` keeps what the analyses read said (each seat's drops), by match id, for the next
-    match's (an analysis once stored is read once)."""
+    both are known); `read` keeps what the analyses read said (each seat's drops and edge sums), by match id, for
+    the next match's (an analysis once stored is read once)."""
     if len(match.seats) != 2:
         return None
     read = {} if read is None else read
@@ -115,8 +117,10 @@ def stored_forms(store: Store, match: StoredMatch, budget: str,
         for match_id, _, data in played:
             if match_id not in read:
                 analysis = Analysis.from_compressed(data)
-                read[match_id] = tuple(analysis.searched_drops(one) for one in range(len(analysis.seat_names)))
-        form = form_of(read[match_id][where] for match_id, where, _ in played)
+                read[match_id] = tuple((analysis.searched_drops(one), analysis.edge_sums(one))
+                                       for one in range(len(analysis.seat_names)))
+        form = form_of((read[match_id][where][0] for match_id, where, _ in played),
+                       (read[match_id][where][1] for match_id, where, _ in played if where == seat.seat))
         if form is None:
             return None
         forms.append(form)

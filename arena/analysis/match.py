@@ -66,7 +66,7 @@ from arena.agents.greedy import GreedyAgent
 from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
 from arena.analysis.calibration import noise_scale, optimism
-from arena.analysis.players import PlayerForm, expected_chances
+from arena.analysis.players import PlayerForm, expected_chances, match_edge_sums, seat_edge
 from arena.analysis.playouts import paired_cost
 from arena.games.base import Game, State, points
 from arena.games.registry import family_of
@@ -225,7 +225,25 @@ class Analysis:
         """Per decision, the mover's expected score as these players play (None without both players' forms)."""
         if self.players is None:
             return None
-        return expected_chances([(entry.seat, entry.before, entry.forced) for entry in self.entries], self.players)
+        return expected_chances(self._decisions(), self.players)
+
+    def seat_edge(self) -> float:
+        """Seat 0's side's shift at the start from both players' edges in their seats (arena.analysis.players; 0
+        where it is not clear, or the forms are not known)."""
+        return 0.0 if self.players is None else seat_edge(self.players)
+
+    def edge_sums(self, seat: int) -> tuple[float, float]:
+        """This match as `seat`'s edge reads it (arena.analysis.players.EdgeSums): the seat's result against the
+        chances as its players played by their drops alone; (0, 0), read as no match, where their forms were not
+        known (the search's chances there miss the gap between their forms, which the edge would count again)."""
+        if self.players is None:
+            return 0.0, 0.0
+        decisions = self._decisions()
+        return match_edge_sums(decisions, expected_chances(decisions, self.players, edges=False), seat,
+                               self.result[seat])
+
+    def _decisions(self) -> list[tuple[int, float, bool]]:
+        return [(entry.seat, entry.before, entry.forced) for entry in self.entries]
 
     def searched_drops(self, seat: int) -> list[float]:
         """What each of a seat's searched decisions lost (its forced ones, not searched, left out)."""
@@ -288,9 +306,12 @@ class Analysis:
                     "meaning": "each chance is the mover's expected score if both sides played on like Arena's "
                                "search at this budget; 'static' is Arena's evaluation of the position instead; "
                                "'expected', where both players' forms are known, is the mover's expected score "
-                               "as these players play (their moves' mean drop in their other analysed matches)",
+                               "as these players play (their moves' mean drop in their other analysed matches, "
+                               "and 'seat_edge': what seat 0's side's results beat its chances by at a match's "
+                               "start, each player's in the seat it holds, where that is clear)",
                     "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
                     "players": None if self.players is None else [form.to_json() for form in self.players],
+                    "seat_edge": None if self.players is None else round(self.seat_edge(), 4),
                     "decisions": [_decision_json(entry, chance) for entry, chance in zip(self.entries, expected)],
                     "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
                                         "uncertainty": round(point.uncertainty, 4), "moment": point.moment}

@@ -574,6 +574,19 @@ def _show_curves(analysis: Analysis, order: list[int], seat: int | None, bot: st
                           f"match(es), {form.decisions} decisions)" for one, form in enumerate(analysis.players))
         console.print(f"'as they play': the chance if each side goes on losing what its moves lost in its other "
                       f"analysed matches: {forms}", style="dim", markup=False, soft_wrap=True)
+        _show_edges(analysis)
+
+
+def _show_edges(analysis: Analysis) -> None:
+    """Where the players' edges in their seats move the chances as they play: each edge, and the shift."""
+    edge = analysis.seat_edge()
+    if not edge or analysis.players is None:
+        return
+    edges = "; ".join(f"{analysis.seat_names[one]}'s {form.edge:+.1%} ({form.edge_matches} matches)"
+                      for one, form in enumerate(analysis.players))
+    console.print(f"and as each has fared in its seat (its results over its chances at a match's start, fading by "
+                  f"the end): {edges}, so {analysis.seat_names[0]} {edge:+.1%} at the start", style="dim",
+                  markup=False, soft_wrap=True)
 
 
 def _expected_start(analysis: Analysis) -> list[float] | None:

@@ -101,7 +101,7 @@ def test_analysis_quality() -> None:
              "turn_sums turn_sum turn_sum_low turn_sum_high")
     has_keys(figures["noise"], "decisions seeds spread_over_error raw_spread_over_error confirmed_spread_over_error "
                                "noise_scale spread error")
-    has_keys(figures["unequal"]["players_model"], "brier bias decisions form")
+    has_keys(figures["unequal"]["players_model"], "brier bias decisions form edge seat_edge")
     has_keys(figures["planted"], "costly recall turning_points precision playouts costly_by_playouts "
              "playout_noise recall_vs_playouts precision_vs_playouts missed_drops mistakes")
     has_keys(figures["planted"]["recall_vs_playouts"], "hits of rate low high")

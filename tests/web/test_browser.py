@@ -643,17 +643,19 @@ def test_a_match_lost_by_a_slide_says_so_under_its_chance_curve(browser: Any, tm
 
 def _with_forms(analysis: Any, record: MatchRecord) -> Any:
     """The analysis with both players' forms: greedy's moves (seat 0) lose 0.4% a decision, random's 3.5% (as in
-    their other analysed matches)."""
+    their other analysed matches), and their results in their seats beat their chances by +12% and -4% at a
+    match's start (12 and 10 matches, each edge's error 2%: clear)."""
     from dataclasses import replace
 
     from arena.analysis.players import PlayerForm
 
-    return replace(analysis, players=(PlayerForm(0.004, 120, 6, 20.0), PlayerForm(0.035, 90, 6, 15.0)))
+    return replace(analysis, players=(PlayerForm(0.004, 120, 6, 20.0, 0.12, 0.02, 12),
+                                      PlayerForm(0.035, 90, 6, 15.0, -0.04, 0.02, 10)))
 
 
 def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_path: Path) -> None:
     """Where both players' forms are known, the page says each side's chance at the start as they play, in words
-    a person reads, and what each side's moves lose."""
+    a person reads, what each side's moves lose, and how each has fared in its seat."""
     from arena.analysis import Analysis
 
     url, match_id = _stored_match_db(tmp_path / "forms.db", _with_forms)
@@ -676,6 +678,9 @@ def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_pat
         percent = lambda value: math.floor(value * 100 + 0.5)  # noqa: E731 (as the page rounds: Math.round)
         assert f"As they play: greedy {percent(seat0)}%, random {percent(1 - seat0)}% at the start" in said, said
         assert "greedy's moves lose 0.4% of a game each (6 match(es)); random's moves lose 3.5%" in said, said
+        assert ("as each has fared in its seat (its results over its chances at a match's start, fading by the "
+                "end): greedy's +12.0% (12 matches); random's −4.0% (10 matches), so greedy +8.0% at the start"
+                in said), said
         assert "object" not in said and "undefined" not in said and "NaN" not in said
         assert not script_errors(browser)
     finally:

@@ -442,6 +442,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     chart.at(current);
   }
   function pct0(value) { return `${Math.round(value * 100)}%`; }
+  function signed(value) { return `${value >= 0 ? "+" : "−"}${Math.abs(value * 100).toFixed(1)}%`; }
   // The chances as these two players play (arena/analysis/players.py), where both players' forms are known.
   function asTheyPlay(analysis, who) {
     const first = analysis.decisions.length ? analysis.decisions[0] : null;
@@ -449,9 +450,14 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     const seat0 = first.seat === 0 ? first.expected : 1 - first.expected;
     const form = (seat) => `${who(seat)}'s moves lose ${(analysis.players[seat].drop * 100).toFixed(1)}% of a game ` +
       `each (${analysis.players[seat].matches} match(es))`;
+    const edge = (seat) => `${who(seat)}'s ${signed(analysis.players[seat].edge)} ` +
+      `(${analysis.players[seat].edge_matches} matches)`;
+    const edges = analysis.seat_edge ? ` And as each has fared in its seat (its results over its chances at a ` +
+      `match's start, fading by the end): ${edge(0)}; ${edge(1)}, so ${who(0)} ${signed(analysis.seat_edge)} ` +
+      `at the start.` : "";
     return h("p", { class: "as-they-play" },
       `As they play: ${who(0)} ${pct0(seat0)}, ${who(1)} ${pct0(1 - seat0)} at the start, if each side goes on ` +
-      `losing what its moves lost in its other analysed matches: ${form(0)}; ${form(1)}.`);
+      `losing what its moves lost in its other analysed matches: ${form(0)}; ${form(1)}.${edges}`);
   }
   function markTurning() {
     for (const [step, p] of turning) {
