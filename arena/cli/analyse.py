@@ -7,13 +7,14 @@ from typing import Optional
 
 import typer
 
-from arena.analysis import DEFAULT_BUDGET, PLAYOUT_PAIRS, AnalysisError, Budget, analyse_record
+from arena.analysis import DEFAULT_BUDGET, PLAYOUT_PAIRS, Analysis, AnalysisError, Budget, analyse_record
 from arena.analysis.background import analyse_pending, stored_forms
 from arena.cli.options import DB_OPTION, JSON_OPTION
 from arena.cli.settings import open_store, record_bytes
 from arena.cli.show import RunDisplay, console, fail, print_json, show_analysis
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
+from arena.store import Store
 
 BUDGET_OPTION = typer.Option(DEFAULT_BUDGET, "--budget", metavar="SIMS|SECONDSs",
                              help="Search per decision: simulations (400; the same analysis every time) or "
@@ -61,32 +62,48 @@ def analyse(
         record = MatchRecord.from_bytes(data, label)
     except RecordError as error:
         fail(str(error))
-    seat = None
-    if as_bot is not None:
-        seats = [player.seat for player in record.players if player.name == as_bot]
-        if not seats:
-            fail(f"{as_bot!r} did not play in {label}: its players are "
-                 + ", ".join(player.name for player in record.players), code=2)
-        seat = seats[0]
+    seat = _seat_of(record, as_bot, label)
     try:
         with RunDisplay(f"analysing {label}", unit="decisions", quiet=json_output) as shown:
             analysis = analyse_record(record, parsed, seed, on_progress=shown.advance, playouts=playouts)
     except (AnalysisError, ReplayDivergence) as error:
         fail(f"{label}: {error}")
     if store is not None and match_id is not None:  # a stored match keeps its analysis
-        stored = store.matches.get(match_id)
-        if stored is not None:  # its players' forms, from their other analysed matches, where both are known
-            analysis = replace(analysis, players=stored_forms(store, stored, analysis.budget))
-        store.analyses.save(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
+        analysis = _stored(store, match_id, analysis, seed)
     if json_output:
-        document = analysis.to_json(timings=timings)
-        if seat is not None:
-            document["as"] = {"bot": as_bot, "seat": seat}
-        print_json(document)
+        _print_document(analysis, timings, seat, as_bot)
         return
     show_analysis(analysis, seat, as_bot or "", source)
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
+
+
+def _seat_of(record: MatchRecord, as_bot: str | None, label: str) -> int | None:
+    """The seat of the bot named by --as (None without it); fails when it did not play in the match."""
+    if as_bot is None:
+        return None
+    seats = [player.seat for player in record.players if player.name == as_bot]
+    if not seats:
+        fail(f"{as_bot!r} did not play in {label}: its players are "
+             + ", ".join(player.name for player in record.players), code=2)
+    return seats[0]
+
+
+def _stored(store: Store, match_id: int, analysis: Analysis, seed: int) -> Analysis:
+    """Save a stored match's analysis with it, with its players' forms where both are known; that analysis."""
+    stored = store.matches.get(match_id)
+    if stored is not None:  # its players' forms, from their other analysed matches, where both are known
+        analysis = replace(analysis, players=stored_forms(store, stored, analysis.budget))
+    store.analyses.save(match_id, analysis.budget, seed, analysis.seconds, analysis.compressed())
+    return analysis
+
+
+def _print_document(analysis: Analysis, timings: bool, seat: int | None, as_bot: str | None) -> None:
+    """`--json`: the analysis' document, with the side it is told from (`as`) where --as gave one."""
+    document = analysis.to_json(timings=timings)
+    if seat is not None:
+        document["as"] = {"bot": as_bot, "seat": seat}
+    print_json(document)
 
 
 def analyse_tournaments(names: list[str], budget: Budget, seed: int, json_output: bool, db: str | None,

@@ -83,6 +83,15 @@ def _by_player(game: Game, series: Series) -> list[dict[str, Any]]:
 
 
 def _print_tables(game: Game, series: Series) -> None:
+    console.print(_games_table(game, series))
+    saved = [played.path for played in series.games if played.path is not None]
+    if saved:
+        console.print(f"records: {saved[0].parent}/ (replay one with: arena replay {saved[-1]})", soft_wrap=True)
+    console.print(_players_table(game, series))
+
+
+def _games_table(game: Game, series: Series) -> Table:
+    """One row per game played: its seed, seats, winner, scores, reason and number of decisions."""
     seat_names = game.info.seat_names
     table = Table(title=f"{game.name}: {len(series.games)} game(s) in {series.seconds:.2f}s")
     for column in ("#", "seed", "seats", "winner", "scores", "reason", "decisions"):
@@ -96,10 +105,12 @@ def _print_tables(game: Game, series: Series) -> None:
         table.add_row(str(played.game.index + 1), str(record.seed),
                       ", ".join(f"{seat_names[seat]}: {label}" for seat, label in enumerate(seated)), winner, scores,
                       result.reason, str(len(record.decisions)))
-    console.print(table)
-    saved = [played.path for played in series.games if played.path is not None]
-    if saved:
-        console.print(f"records: {saved[0].parent}/ (replay one with: arena replay {saved[-1]})", soft_wrap=True)
+    return table
+
+
+def _players_table(game: Game, series: Series) -> Table:
+    """The "By player" table: each player's games, wins, draws and losses, and games in each seat."""
+    seat_names = game.info.seat_names
     rotated = len({played.game.order for played in series.games}) > 1
     summary = Table(title="By player" + (" (seats rotated game to game)" if rotated else ""))
     for column in ("player", "games", "wins", "draws", "losses", *(f"as {name}" for name in seat_names)):
@@ -107,4 +118,4 @@ def _print_tables(game: Game, series: Series) -> None:
     for row in tally(series):
         summary.add_row(row.label, str(row.games), str(row.wins), str(row.draws), str(row.losses),
                         *(str(row.seats[seat]) for seat in range(len(seat_names))))
-    console.print(summary)
+    return summary

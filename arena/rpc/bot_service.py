@@ -36,7 +36,7 @@ from arena.admission import ClientKey, Storms, Strikes
 from arena.rpc.config import ServerConfig
 from arena.rpc.generated import bot_pb2
 from arena.rpc.manifest import VERSION, VERSION_RULE
-from arena.rpc.pool import AdmissionError, BotPool
+from arena.rpc.pool import AdmissionError, BotPool, LocalProcess
 from arena.rpc.session import MAX_MESSAGE_BYTES, TRANSPORT_MESSAGE_LIMIT, BotSession
 
 BOT_SERVICE = bot_pb2.DESCRIPTOR.services_by_name["Bot"].full_name  # "arena.v1.Bot"
@@ -151,11 +151,22 @@ class BotService:
         on_bot_socket = token is not None
         peer = "its socket" if on_bot_socket else self.peer_of(context.peer())
         limit = PROCESS_PENDING_HELLOS if on_bot_socket else self.config.max_pending_hellos_per_peer
-        waiting = pending
-        if waiting[peer] >= limit:
+        if pending[peer] >= limit:
             await refuse(context, f"too many streams from {peer} waiting to say Hello (at most {limit}); say Hello "
                                   "on a stream as soon as it is open")
             return False
+        raw = await self._first_message(context, peer, pending)
+        hello = await self._hello_in(context, raw, token)
+        if hello is None:
+            return False
+        admitted = await self._admitted(context, hello, peer, on_bot_socket)
+        if admitted is None:
+            return False
+        name, local = admitted
+        return await self._hold_session(context, hello, name, local)
+
+    async def _first_message(self, context: grpc.aio.ServicerContext, peer: str, waiting: Counter[str]) -> Any:
+        """The stream's first message (None past `hello_timeout_s`), `peer` counted as waiting for it meanwhile."""
         waiting[peer] += 1
         try:
             async with asyncio.timeout(self.config.hello_timeout_s):
@@ -166,25 +177,35 @@ class BotService:
             waiting[peer] -= 1
             if waiting[peer] <= 0:
                 del waiting[peer]
+        return raw
+
+    async def _hello_in(self, context: grpc.aio.ServicerContext, raw: Any,
+                        token: Optional[str]) -> Optional[bot_pb2.Hello]:
+        """The valid Hello that `raw` (the first message) carries, or None once the stream is ended without one."""
         if raw is None:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 f"no Hello within {self.config.hello_timeout_s:g}s of opening the stream")
-            return False
+            return None
         if raw is grpc.aio.EOF:
-            return False
+            return None
         hello = _parse_hello(raw)
         if hello is None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message on a stream must be a BotMessage with a Hello")
-            return False
+            return None
         problem = hello_problem(hello)
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
-            return False
+            return None
         if token is not None and not hmac.compare_digest(hello.token.encode(), token.encode()):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "this socket is for one bot process: say Hello with the token in ARENA_TOKEN_FILE")
-            return False
+            return None
+        return hello
+
+    async def _admitted(self, context: grpc.aio.ServicerContext, hello: bot_pb2.Hello, peer: str,
+                        on_bot_socket: bool) -> Optional[tuple[str, Optional[LocalProcess]]]:
+        """The pool's (bot name, local process or None) for a Hello, or None once the stream is ended refused."""
         try:
             name, local = self.pool.admit(hello.name, hello.token, hello.protocol_version,
                                           on_bot_socket=on_bot_socket)
@@ -192,9 +213,14 @@ class BotService:
             if error.code == grpc.StatusCode.UNAUTHENTICATED and not on_bot_socket:
                 self.wrong_token(peer, context.peer())
             await context.abort(error.code, error.message)
-            return False
+            return None
         if not on_bot_socket:
             self.vouch(context.peer())
+        return name, local
+
+    async def _hold_session(self, context: grpc.aio.ServicerContext, hello: bot_pb2.Hello, name: str,
+                            local: Optional[LocalProcess]) -> bool:
+        """Offer an admitted stream to the pool and hold it until it closes; True when it was seated in a match."""
         version = hello.version or (local.process.manifest.version if local else "")
         games = tuple(local.process.manifest.games) if local else tuple(hello.games)
         session = BotSession(context, name=name, version=version, games=games, omit_labels=hello.omit_labels,

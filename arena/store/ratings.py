@@ -12,7 +12,7 @@ from sqlalchemy import Engine, bindparam, case, delete, func, insert, select, up
 from arena.referee.players import PlayerKind
 from arena.store.bots import lineage
 from arena.store.models import Bot, Match, Rating, RatingEvent
-from arena.store.rows import PlayedMatchLike, RatingPoint, RatingPolicy, RatingRow
+from arena.store.rows import Pair, PlayedMatchLike, RatingChanges, RatingPoint, RatingPolicy, RatingRow
 from arena.store.writes import bulk_insert_values
 from arena.store.retry import retried_on_lost_connection
 
@@ -120,28 +120,39 @@ def apply_ratings(conn: Any, rated: list[tuple[PlayedMatchLike, int]], policy: R
         by_pool.setdefault(item[0].pool, []).append(item)
     for pool, items in by_pool.items():
         bots = sorted({bot for m, _ in items for bot in m.bot_ids})
-        current = {row.bot_id: (row.mu, row.sigma)
-                   for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": bots})}
-        existing = set(current)
-        newcomers = [bot for bot in bots if bot not in existing]
-        lineages = lineage(conn, newcomers) if newcomers else {}
-        if lineages:  # the ratings their earlier versions have now (or, if they play in this batch, will have)
-            ancestors = sorted({a for chain in lineages.values() for a in chain} - set(current))
-            for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": ancestors}):
-                current[row.bot_id] = (row.mu, row.sigma)
-        changes = policy.apply(items, current, lineages)
-        bulk_insert_values(conn, _HISTORY, _HISTORY_COLUMNS, [(pool, point.bot_id, point.match_id, point.mu, point.sigma,
-                                                               point.played_at) for point in changes.history])
-        ratings, tallies = changes.ratings, changes.tallies
-        new_rows = [{"pool": pool, "bot_id": bot, "mu": ratings[bot][0], "sigma": ratings[bot][1],
-                     "games": d.games, "wins": d.wins, "draws": d.draws, "losses": d.losses,
-                     "last_match_id": d.last_match_id, "last_played": d.last_played}
-                    for bot, d in tallies.items() if bot not in existing]
-        if new_rows:
-            conn.execute(_NEW_RATINGS, new_rows)
-        updates = [{"p_pool": pool, "p_bot": bot, "p_mu": ratings[bot][0], "p_sigma": ratings[bot][1],
-                    "p_games": d.games, "p_wins": d.wins, "p_draws": d.draws, "p_losses": d.losses,
-                    "p_last_match_id": d.last_match_id, "p_last_played": d.last_played}
-                   for bot, d in tallies.items() if bot in existing]
-        if updates:
-            conn.execute(_ADD_TO_RATINGS, updates)
+        current, existing, lineages = _starting_ratings(conn, pool, bots)
+        _store_changes(conn, pool, policy.apply(items, current, lineages), existing)
+
+
+def _starting_ratings(conn: Any, pool: str,
+                      bots: list[int]) -> tuple[dict[int, Pair], set[int], dict[int, tuple[int, ...]]]:
+    """(the ratings to start from, the bots already rated in the pool, the newcomers' earlier versions), locked."""
+    current = {row.bot_id: (row.mu, row.sigma)
+               for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": bots})}
+    existing = set(current)
+    newcomers = [bot for bot in bots if bot not in existing]
+    lineages = lineage(conn, newcomers) if newcomers else {}
+    if lineages:  # the ratings their earlier versions have now (or, if they play in this batch, will have)
+        ancestors = sorted({a for chain in lineages.values() for a in chain} - set(current))
+        for row in conn.execute(_CURRENT_RATINGS, {"p_pool": pool, "p_bots": ancestors}):
+            current[row.bot_id] = (row.mu, row.sigma)
+    return current, existing, lineages
+
+
+def _store_changes(conn: Any, pool: str, changes: RatingChanges, existing: set[int]) -> None:
+    """Write a pool's rating changes: the history, then the new bots' ratings, then the others' (added to)."""
+    bulk_insert_values(conn, _HISTORY, _HISTORY_COLUMNS, [(pool, point.bot_id, point.match_id, point.mu, point.sigma,
+                                                           point.played_at) for point in changes.history])
+    ratings, tallies = changes.ratings, changes.tallies
+    new_rows = [{"pool": pool, "bot_id": bot, "mu": ratings[bot][0], "sigma": ratings[bot][1],
+                 "games": d.games, "wins": d.wins, "draws": d.draws, "losses": d.losses,
+                 "last_match_id": d.last_match_id, "last_played": d.last_played}
+                for bot, d in tallies.items() if bot not in existing]
+    if new_rows:
+        conn.execute(_NEW_RATINGS, new_rows)
+    updates = [{"p_pool": pool, "p_bot": bot, "p_mu": ratings[bot][0], "p_sigma": ratings[bot][1],
+                "p_games": d.games, "p_wins": d.wins, "p_draws": d.draws, "p_losses": d.losses,
+                "p_last_match_id": d.last_match_id, "p_last_played": d.last_played}
+               for bot, d in tallies.items() if bot in existing]
+    if updates:
+        conn.execute(_ADD_TO_RATINGS, updates)

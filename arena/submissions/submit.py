@@ -103,15 +103,35 @@ def authorize(store: Store, name: str, owner: str | None, token: str | None, *, 
     required (`verified`: the caller checked the token already, as the web API does) and the name
     must be new or already theirs.
     """
-    earlier = {bot.owner for bot in store.bots.find(name) if bot.kind.is_program and bot.owner}
+    earlier = _earlier_owners(store, name)
     if verified and owner:
-        if earlier and owner not in earlier:
-            raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
-        return owner
+        return _claim(name, owner, earlier)
     if not store.owners.all():
-        if owner and earlier and owner not in earlier:
-            raise SubmissionError(f"bot {name!r} belongs to {', '.join(sorted(earlier))}; pick another name")
-        return owner or (sorted(earlier)[0] if earlier else "")
+        return _local_owner(name, owner, earlier)
+    return _claim(name, _checked_owner(store, owner, token), earlier)
+
+
+def _earlier_owners(store: Store, name: str) -> set[str]:
+    """The owners the submitted versions of bot `name` were made for."""
+    return {bot.owner for bot in store.bots.find(name) if bot.kind.is_program and bot.owner}
+
+
+def _claim(name: str, owner: str, earlier: set[str]) -> str:
+    """`owner`, if bot `name` is new or already theirs; SubmissionError if it belongs to another owner."""
+    if earlier and owner not in earlier:
+        raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
+    return owner
+
+
+def _local_owner(name: str, owner: str | None, earlier: set[str]) -> str:
+    """The owner with no owners registered: the one given, else the one the name was first submitted with."""
+    if owner and earlier and owner not in earlier:
+        raise SubmissionError(f"bot {name!r} belongs to {', '.join(sorted(earlier))}; pick another name")
+    return owner or (sorted(earlier)[0] if earlier else "")
+
+
+def _checked_owner(store: Store, owner: str | None, token: str | None) -> str:
+    """`owner`, once `token` is theirs; SubmissionError if either is missing or the token is wrong."""
     if not owner or not token:
         raise SubmissionError("this server has owners: pass --owner NAME and --token TOKEN (from `arena owner add`), "
                               "or set ARENA_OWNER and ARENA_OWNER_TOKEN")
@@ -119,8 +139,6 @@ def authorize(store: Store, name: str, owner: str | None, token: str | None, *, 
     if stored is None or not hmac.compare_digest(stored, hash_token(token)):
         raise SubmissionError(f"wrong token for owner {owner!r} (an operator can issue a new one: "
                               f"`arena owner token {owner}`)")
-    if earlier and owner not in earlier:
-        raise SubmissionError(f"bot {name!r} belongs to another owner; pick another name")
     return owner
 
 

@@ -29,6 +29,17 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
     data = state.to_json()
     names = state.game.info.seat_names
     units = {str(space + 1): [list(pair)] for space, pair in enumerate(data["units"]) if any(pair)}
+    marks = _marks(data, names)
+    scores = state.scores() if hasattr(state, "scores") else [0, 0]
+    sides = [_side(data, seat, scores[seat], reveal) for seat in range(2)]
+    info = _info(data, names)
+    player = state.current_player()
+    return {"units": units, "marks": marks, "groups": {}, "sides": sides, "info": info,
+            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": None}
+
+
+def _marks(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, list[str]]:
+    """Per space: the command on top (and whose it is), then who holds it alone."""
     marks: dict[str, list[str]] = {}
     for space, top in enumerate(data["top"]):
         if top is not None:
@@ -36,14 +47,20 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
     for space, pair in enumerate(data["units"]):
         if pair[0] != pair[1] and (pair[0] == 0 or pair[1] == 0):
             marks.setdefault(str(space + 1), []).append(f"held by {names[0 if pair[0] else 1]}")
-    scores = state.scores() if hasattr(state, "scores") else [0, 0]
-    sides = []
-    for seat in range(2):
-        hand = data["hands"][seat]
-        sides.append({"lines": [f"score {scores[seat]}", f"{data['supply'][seat]} units in supply",
-                                f"{len(data['played'][seat])} cards played",
-                                f"{data['scenario_points'][seat]} scenario cubes"],
-                      "hand": [card_name(card) for card in hand] if reveal else None, "hand_count": len(hand)})
+    return marks
+
+
+def _side(data: dict[str, Any], seat: int, score: Any, reveal: bool) -> dict[str, Any]:
+    """One side's facts, and its hand with `reveal` (its size always)."""
+    hand = data["hands"][seat]
+    return {"lines": [f"score {score}", f"{data['supply'][seat]} units in supply",
+                      f"{len(data['played'][seat])} cards played",
+                      f"{data['scenario_points'][seat]} scenario cubes"],
+            "hand": [card_name(card) for card in hand] if reveal else None, "hand_count": len(hand)}
+
+
+def _info(data: dict[str, Any], names: tuple[str, ...]) -> list[str]:
+    """The turn, phase and scenario; the command being carried out, and why the match ended."""
     scenario = next((s for s in SCENARIOS if s.id == data["scenario"]), None)
     info = [f"turn {data['turn']} of 16", f"phase: {data['phase']}",
             f"scenario: {scenario.name if scenario else 'none'} ({data['cubes_left']} cubes left)"]
@@ -52,9 +69,7 @@ def position(state: State, reveal: bool) -> dict[str, Any]:
         info.append(f"{names[pending['executor']]} carries out {pending['command']}")
     if data.get("reason"):
         info.append(f"ended: {data['reason']}")
-    player = state.current_player()
-    return {"units": units, "marks": marks, "groups": {}, "sides": sides, "info": info,
-            "active": player if player not in (CHANCE, TERMINAL) else None, "dice": None}
+    return info
 
 
 def card_name(card: int) -> str:
