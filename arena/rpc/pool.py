@@ -241,25 +241,21 @@ class BotPool:
                                  f"arena.v1 (protocol_version {PROTOCOL_VERSION})")
         local = self._by_token.get(token) if token and on_bot_socket else None
         if local is not None:
-            if name not in (local.process.manifest.name, local.process.manifest.name.split("@")[0]):
-                raise AdmissionError(grpc.StatusCode.PERMISSION_DENIED,
-                                     f"this launch token belongs to bot {local.process.manifest.name!r}")
-            if local.retiring:
-                raise AdmissionError(grpc.StatusCode.UNAVAILABLE,
-                                     "this bot process gets no more matches (it committed a fault); it should exit")
-            if local.streams >= local.capacity:
-                raise AdmissionError(grpc.StatusCode.ALREADY_EXISTS,
-                                     f"this launch token already has {local.streams} open stream(s), as many as its "
-                                     f"bot.toml's concurrency ({local.capacity})")
+            _admit_local(name, local)
             return name, local
+        self._admit_remote(name, token, on_bot_socket)
+        return name, None
+
+    def _admit_remote(self, name: str, token: str, on_bot_socket: bool) -> None:
+        """Let in a remote bot's Hello (its registered token, room for more idle streams) or raise AdmissionError."""
         remote = self.remotes.get(name) if not on_bot_socket else None
         if remote is None and not on_bot_socket and name not in self.manifests:
             remote = self._look_up(name)
         if remote is not None and token and hmac.compare_digest(remote.token_hash, _token_hash(token)):
             if sum(1 for session in remote.idle if session.is_alive) >= MAX_IDLE_REMOTE_STREAMS:
-                raise AdmissionError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                     f"bot {name!r} already has {MAX_IDLE_REMOTE_STREAMS} streams waiting for a match")
-            return name, None
+                raise AdmissionError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"bot {name!r} already has "
+                                     f"{MAX_IDLE_REMOTE_STREAMS} streams waiting for a match")
+            return
         raise AdmissionError(grpc.StatusCode.UNAUTHENTICATED,
                              f"bad or missing token for bot {name!r} (local bots use the ARENA_TOKEN they were "
                              "launched with; remote bots their registered token)")
@@ -605,6 +601,20 @@ class BotPool:
 
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _admit_local(name: str, local: LocalProcess) -> None:
+    """Let in a Hello over a launched process's socket (its bot, still playing, with room) or raise AdmissionError."""
+    if name not in (local.process.manifest.name, local.process.manifest.name.split("@")[0]):
+        raise AdmissionError(grpc.StatusCode.PERMISSION_DENIED,
+                             f"this launch token belongs to bot {local.process.manifest.name!r}")
+    if local.retiring:
+        raise AdmissionError(grpc.StatusCode.UNAVAILABLE,
+                             "this bot process gets no more matches (it committed a fault); it should exit")
+    if local.streams >= local.capacity:
+        raise AdmissionError(grpc.StatusCode.ALREADY_EXISTS,
+                             f"this launch token already has {local.streams} open stream(s), as many as its "
+                             f"bot.toml's concurrency ({local.capacity})")
 
 
 def _referee_short() -> str:

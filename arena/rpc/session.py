@@ -213,40 +213,32 @@ class BotSession(SeatPort):
         if process is None:
             return fault, {}
         if fault.reason in _MAYBE_A_LIMIT:
-            if fault.reason is not Termination.TIMEOUT:
-                await process.wait_exit(CRASH_WAIT_S)
-            exceeded = process.limit_exceeded()
-            ended = process.has_exited and fault.reason is Termination.DISCONNECT
-            if exceeded is not None:
-                reason, detail = exceeded
-                fault = SeatFault(fault.seat, reason, detail if ended else f"{detail} ({fault.detail})")
-            elif ended and process.exited_abnormally:  # the stream went with the process: say so, nothing else
-                fault = SeatFault(fault.seat, Termination.CRASH,
-                                  f"the bot process {process.exit_description()} while "
-                                  f"{decision_name(*self._awaited) if self._awaited else 'no decision'} "
-                                  "was awaited")
-            elif ended:
-                fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; then the bot process exited (status 0)")
+            fault = await self._as_seen_by_the_process(fault, process)
         await process.drain_output(2.0)  # its last words are in the record, however the fault came (a busy
         # machine may take a while to read them: the match is over, no clock waits on this)
         output = process.output.since(self._output_mark)
         if fault.reason is Termination.CRASH:
-            hint = limit_hint(output)
-            limits = process.plan.limits.to_json() if process.plan is not None else {}
-            if hint is not None and hint[1] in limits:
-                note = f"it probably met its {hint[1]} limit of {limits[hint[1]]} ({hint[0]!r} in its output)"
-            else:
-                note = process.limits_note()
+            note = _crash_note(process, output)
             fault = SeatFault(fault.seat, fault.reason, f"{fault.detail}; {note}" if note else fault.detail)
-        evidence: dict[str, Any] = {"pid": process.pid}
-        if output:
-            evidence["output"] = output
-        if process.output.throttled_s:
-            evidence["output_throttled_s"] = round(process.output.throttled_s, 3)
-        usage = process.usage()
-        if usage is not None:
-            evidence["usage"] = usage.to_json()
-        return fault, evidence
+        return fault, _evidence(process, output)
+
+    async def _as_seen_by_the_process(self, fault: SeatFault, process: BotProcess) -> SeatFault:
+        """A disconnect, crash or timeout restated by what the process shows: a limit it met, or how it exited."""
+        if fault.reason is not Termination.TIMEOUT:
+            await process.wait_exit(CRASH_WAIT_S)
+        exceeded = process.limit_exceeded()
+        ended = process.has_exited and fault.reason is Termination.DISCONNECT
+        if exceeded is not None:
+            reason, detail = exceeded
+            return SeatFault(fault.seat, reason, detail if ended else f"{detail} ({fault.detail})")
+        if ended and process.exited_abnormally:  # the stream went with the process: say so, nothing else
+            return SeatFault(fault.seat, Termination.CRASH,
+                             f"the bot process {process.exit_description()} while "
+                             f"{decision_name(*self._awaited) if self._awaited else 'no decision'} "
+                             "was awaited")
+        if ended:
+            return SeatFault(fault.seat, fault.reason, f"{fault.detail}; then the bot process exited (status 0)")
+        return fault
 
     # --- the wire --------------------------------------------------------------------------------
 
@@ -303,6 +295,28 @@ def limit_hint(output: str) -> tuple[str, str] | None:
         if words in output:
             return words, limit
     return None
+
+
+def _crash_note(process: BotProcess, output: str) -> str:
+    """What a crash's detail adds: the limit its last words show it probably met, else the process's limits note."""
+    hint = limit_hint(output)
+    limits = process.plan.limits.to_json() if process.plan is not None else {}
+    if hint is not None and hint[1] in limits:
+        return f"it probably met its {hint[1]} limit of {limits[hint[1]]} ({hint[0]!r} in its output)"
+    return process.limits_note()
+
+
+def _evidence(process: BotProcess, output: str) -> dict[str, Any]:
+    """A faulted process's evidence: its pid, and its last output, output throttling and usage where it has them."""
+    evidence: dict[str, Any] = {"pid": process.pid}
+    if output:
+        evidence["output"] = output
+    if process.output.throttled_s:
+        evidence["output_throttled_s"] = round(process.output.throttled_s, 3)
+    usage = process.usage()
+    if usage is not None:
+        evidence["usage"] = usage.to_json()
+    return evidence
 
 
 def _no_codec(message: Any, observation: Any) -> None:

@@ -171,30 +171,51 @@ def _game_problems(data: dict[str, Any], at: Callable[[str], str]) -> list[Probl
 
 
 def _command_problems(data: dict[str, Any], folder: Path, at: Callable[[str], str]) -> list[Problem]:
-    command = data.get("command")
+    """The command's problems: its program's, then the scripts' it names (none when it is neither a list of
+    strings nor one command line: the manifest's checks say so)."""
+    command = _command_parts(data.get("command"))
+    if command is None:
+        return []
+    return _program_problems(command[0], folder, at) + _argument_problems(command[1:], folder, at)
+
+
+def _command_parts(command: Any) -> list[str] | None:
+    """The command as a non-empty list of strings (one command line split as a shell would), else None."""
     if isinstance(command, str):
         try:
             command = shlex.split(command)
         except ValueError:
-            return []
+            return None
     if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
+        return None
+    return command
+
+
+def _program_problems(program: str, folder: Path, at: Callable[[str], str]) -> list[Problem]:
+    """Why the command's program would not run, if it would not: it must be {python}, a program shipped (and
+    executable) in the folder when it is a path, else one installed on this referee."""
+    if program == "{python}":
         return []
+    local = program.replace("{dir}/", "").replace("{dir}", "")
+    if "/" in program or program.startswith("."):
+        path = folder / local
+        if not path.is_file():
+            return [Problem(at("command"), f"the program {program!r} is not in the folder",
+                            "ship it in the bot's folder, or fix the path (relative to the folder)")]
+        if not os.access(path, os.X_OK):
+            return [Problem(at("command"), f"the program {program!r} is not executable",
+                            f"chmod +x {local} before packing")]
+    elif shutil.which(program, path=f"{Path(sys.executable).parent}:{SYSTEM_PATH}") is None:
+        return [Problem(at("command"), f"the program {program!r} is not installed on this referee",
+                        "use {python} for Python bots, or ship a program in the folder")]
+    return []
+
+
+def _argument_problems(arguments: list[str], folder: Path, at: Callable[[str], str]) -> list[Problem]:
+    """The scripts the command's arguments name (by suffix or path; not options or {placeholders}) that are not
+    in the folder."""
     problems = []
-    program = command[0]
-    if program != "{python}":
-        local = program.replace("{dir}/", "").replace("{dir}", "")
-        if "/" in program or program.startswith("."):
-            path = folder / local
-            if not path.is_file():
-                problems.append(Problem(at("command"), f"the program {program!r} is not in the folder",
-                                        "ship it in the bot's folder, or fix the path (relative to the folder)"))
-            elif not os.access(path, os.X_OK):
-                problems.append(Problem(at("command"), f"the program {program!r} is not executable",
-                                        f"chmod +x {local} before packing"))
-        elif shutil.which(program, path=f"{Path(sys.executable).parent}:{SYSTEM_PATH}") is None:
-            problems.append(Problem(at("command"), f"the program {program!r} is not installed on this referee",
-                                    "use {python} for Python bots, or ship a program in the folder"))
-    for argument in command[1:]:
+    for argument in arguments:
         if argument.startswith("-") or "{" in argument:
             continue
         if argument.endswith(SCRIPT_SUFFIXES) or "/" in argument:

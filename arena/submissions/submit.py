@@ -235,14 +235,28 @@ def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:
 def find_version(store: Store, text: str) -> BotRow:
     """The bot version NAME (its live one) or NAME@VERSION (a version label or a hash prefix); SubmissionError."""
     name, _, wanted = text.partition("@")
-    versions = [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
+    versions = _programs(store, name)
     if not versions:
         raise SubmissionError(f"no submitted bot named {name!r}{_near_miss(store, name)} (see `arena bot list`)")
-    if not wanted:
-        live = [bot for bot in versions if bot.status == "live"]
-        if not live:
-            raise SubmissionError(f"{name} has no live version; name one: " + ", ".join(_label(b) for b in versions))
-        return live[-1]
+    return _named_version(name, wanted, versions) if wanted else _live_version(name, versions)
+
+
+def _programs(store: Store, name: str | None = None) -> list[BotRow]:
+    """The submitted versions of bot `name` (of every bot when None), oldest first."""
+    return [bot for bot in store.bots.find(name) if bot.kind is PlayerKind.PROGRAM]
+
+
+def _live_version(name: str, versions: list[BotRow]) -> BotRow:
+    """The live one of bot `name`'s `versions` (the newest, should there be several); SubmissionError if none is."""
+    live = [bot for bot in versions if bot.status == "live"]
+    if not live:
+        raise SubmissionError(f"{name} has no live version; name one: " + ", ".join(_label(b) for b in versions))
+    return live[-1]
+
+
+def _named_version(name: str, wanted: str, versions: list[BotRow]) -> BotRow:
+    """The one of bot `name`'s `versions` labelled `wanted`, else whose hash starts with it (4 characters or more);
+    SubmissionError if none or several are."""
     found = [bot for bot in versions if bot.version == wanted] or [
         bot for bot in versions if len(wanted) >= 4 and bot.artifact_hash.startswith(wanted)]
     if len(found) != 1:
@@ -254,7 +268,7 @@ def find_version(store: Store, text: str) -> BotRow:
 
 def _near_miss(store: Store, name: str) -> str:
     """" (did you mean 'my-bot'?)" when a submitted bot's name is close to `name`."""
-    return did_you_mean(name, {bot.name for bot in store.bots.find() if bot.kind is PlayerKind.PROGRAM})
+    return did_you_mean(name, {bot.name for bot in _programs(store)})
 
 
 def retire(store: Store, text: str, *, owner: str | None = None, token: str | None = None) -> BotRow:
