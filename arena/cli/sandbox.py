@@ -11,7 +11,7 @@ from rich.table import Table
 from arena.cli.options import JSON_OPTION
 from arena.cli.settings import read_operator_config, sandbox_settings
 from arena.cli.show import console, fail, mark, print_json
-from arena.sandbox.check import bubblewrap_problem, describe_host, grade, run_probe
+from arena.sandbox.check import Protection, bubblewrap_problem, describe_host, grade, run_probe
 from arena.sandbox.launch import SandboxUnavailable
 
 _MARK = {True: mark("pass", "green"), False: mark("FAIL", "red")}
@@ -48,17 +48,22 @@ def check_command(
     if json_output:
         print_json({"ok": passed, "host": describe_host(), "protections": [row.to_json() for row in rows]})
     else:
-        console.print(describe_host(), soft_wrap=True)
-        table = Table(show_header=True, header_style="bold", expand=False)
-        for column in ("protection", "", "found", *([] if passed else ["what to do"])):
-            table.add_column(column, overflow="fold")
-        for row in rows:
-            fix = [] if passed else ["" if row.passed else row.fix]
-            table.add_row(row.name, _MARK[row.passed], row.found, *fix)
-        console.print(table)
-        console.print(f"{sum(row.passed for row in rows)}/{len(rows)} protections hold" +
-                      ("" if passed else ": a referee here refuses to launch bot programs until they all do "
-                       "(or run bots you trust with --sandbox none)"), soft_wrap=True)
+        _print_protections(rows, passed)
     if not passed:
         raise typer.Exit(1)
+
+
+def _print_protections(rows: list[Protection], passed: bool) -> None:
+    """The host, then a table of the protections (with what to do where one fails) and how many hold."""
+    console.print(describe_host(), soft_wrap=True)
+    table = Table(show_header=True, header_style="bold", expand=False)
+    for column in ("protection", "", "found", *([] if passed else ["what to do"])):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        fix = [] if passed else ["" if row.passed else row.fix]
+        table.add_row(row.name, _MARK[row.passed], row.found, *fix)
+    console.print(table)
+    console.print(f"{sum(row.passed for row in rows)}/{len(rows)} protections hold" +
+                  ("" if passed else ": a referee here refuses to launch bot programs until they all do "
+                   "(or run bots you trust with --sandbox none)"), soft_wrap=True)
 

@@ -143,6 +143,13 @@ def round_reads(store: Store, tournament_id: int) -> tuple[list[PairingRow], set
             store.tournaments.open_finished_keys(tournament_id, since))
 
 
+def _unplayed(rows: list[PairingRow], finished: set[tuple[int, int, int]], active: set[int],
+              seats: int) -> list[tuple[PairingRow, int]]:
+    """(pairing, rotation) of each match of `rows` not stored yet (`finished`) whose bots are all `active`."""
+    return [(row, rotation) for row in rows if not row.is_bye for rotation in range(seats)
+            if (row.round, row.index, rotation) not in finished and set(row.bots) <= active]
+
+
 class LadderService:
     """The rounds of one or more mode ladders, on a schedule (see the module's docstring)."""
 
@@ -292,22 +299,36 @@ class LadderService:
         self.store.tournaments.add_entries(tournament_id, sorted(active))
         part = PoolRound(pool, tournament_id, None, len(active))
         planned, finished = round_reads(self.store, tournament_id)
-        waiting = [(row, rotation) for row in planned if not row.is_bye for rotation in range(game.num_seats)
-                   if (row.round, row.index, rotation) not in finished and set(row.bots) <= active]
+        waiting = _unplayed(planned, finished, active, game.num_seats)
         part.carried = len(waiting)
         durations = self._state(tournament_id).match_seconds
-        typical = sorted(durations.values())[len(durations) // 2] if durations else 0.0
         if len(active) < game.num_seats:
             part.note = f"waiting for bots ({len(active)} live, {game.num_seats} needed)"
         else:
-            pending = dict(charged_pending([row.bots for row, _rotation in waiting], durations))
-            for bot, streams in remote_room.items():  # a remote bot: a table per stream it has open, at most
-                pending[bot] = max(pending.get(bot, 0), self.settings.max_pending - streams * game.num_seats)
+            pending = self._pending(game, waiting, durations, remote_room)
             part.round, part.planned = self._plan(tournament, game, active, planned, pending)
         if part.round is None and not waiting:
-            part.seconds = time.perf_counter() - begun
-            self._after_round(tournament_id, part, active, started_at=utcnow() - timedelta(seconds=part.seconds))
-            return part
+            return self._end_part(part, active, begun)
+        runner = self._runner(tournament_id, active, seconds, durations, should_stop)
+        summary = runner.run()
+        part.stored, part.infrastructure = summary.played, runner.infra_faults
+        finished = self.store.tournaments.open_finished_keys(tournament_id)
+        part.left = len(_unplayed(self.store.tournaments.open_pairings(tournament_id), finished, active,
+                                  game.num_seats))
+        return self._end_part(part, active, begun)
+
+    def _pending(self, game: Game, waiting: list[tuple[PairingRow, int]], durations: Mapping[int, float],
+                 remote_room: Mapping[int, int]) -> dict[int, int]:
+        """Per bot, the matches charged against its cap of pending ones when the round plans its tables."""
+        pending = dict(charged_pending([row.bots for row, _rotation in waiting], durations))
+        for bot, streams in remote_room.items():  # a remote bot: a table per stream it has open, at most
+            pending[bot] = max(pending.get(bot, 0), self.settings.max_pending - streams * game.num_seats)
+        return pending
+
+    def _runner(self, tournament_id: int, active: set[int], seconds: float, durations: Mapping[int, float],
+                should_stop: StopCheck) -> TournamentRunner:
+        """What plays a mode's matches waiting in a round, for at most `seconds` (and the grace after them)."""
+        typical = sorted(durations.values())[len(durations) // 2] if durations else 0.0
         executor = self.executors.for_kinds(self._kinds(active))
         deadline = time.monotonic() + seconds
 
@@ -315,19 +336,16 @@ class LadderService:
             """Known-fast matches first, a new or slow bot's at the end; a table's rotations spread apart."""
             return (max(durations.get(bot, typical) for bot in job.bot_ids), job.rotation, job.round, job.pairing)
 
-        runner = TournamentRunner(self.store, tournament_id, executor, system=self.system,
-                                  retries=self.settings.retries, plan_more=False,
-                                  playable=lambda job: set(job.bot_ids) <= active, should_stop=should_stop,
-                                  deadline=deadline, hard_deadline=deadline + grace(seconds),
-                                  job_order=expected_seconds, ordered=False, on_progress=self._beat)
-        summary = runner.run()
-        part.stored, part.infrastructure = summary.played, runner.infra_faults
-        finished = self.store.tournaments.open_finished_keys(tournament_id)
-        part.left = sum(1 for row in self.store.tournaments.open_pairings(tournament_id) if not row.is_bye
-                        and set(row.bots) <= active for rotation in range(game.num_seats)
-                        if (row.round, row.index, rotation) not in finished)
+        return TournamentRunner(self.store, tournament_id, executor, system=self.system,
+                                retries=self.settings.retries, plan_more=False,
+                                playable=lambda job: set(job.bot_ids) <= active, should_stop=should_stop,
+                                deadline=deadline, hard_deadline=deadline + grace(seconds),
+                                job_order=expected_seconds, ordered=False, on_progress=self._beat)
+
+    def _end_part(self, part: PoolRound, active: set[int], begun: float) -> PoolRound:
+        """Time a mode's part of the round (begun at `begun`, by time.perf_counter) and save it (_after_round)."""
         part.seconds = time.perf_counter() - begun
-        self._after_round(tournament_id, part, active, started_at=utcnow() - timedelta(seconds=part.seconds))
+        self._after_round(part.tournament_id, part, active, started_at=utcnow() - timedelta(seconds=part.seconds))
         return part
 
     def field(self, pool: str, game: Game) -> set[int]:

@@ -233,23 +233,34 @@ async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> A
                 yield admin_pb2.MatchEvent(step=event)
                 sent += 1
             if finished:
-                assert live.record is not None and live.record.result is not None
-                done = admin_pb2.MatchFinished()
-                result_to_message(live.record.result, done.result)
-                if full:
-                    done.record_path = str(live.path or "")
-                    done.seed = live.seed
-                yield admin_pb2.MatchEvent(finished=done)
+                yield _finished(live, full=full)
                 return
-            timeout = None
-            if full and delay_s is not None and releasable < len(steps):
-                timeout = max(0.0, live.step_times[releasable] + delay_s - time.monotonic())
+            timeout = _release_wait(live, full, delay_s, releasable, len(steps))
             try:
                 await asyncio.wait_for(wake.wait(), timeout)
             except TimeoutError:
                 pass
     finally:
         live.watchers.discard(wake)
+
+
+def _finished(live: LiveMatch, *, full: bool) -> admin_pb2.MatchEvent:
+    """A finished match's last event: its result (and, in the full view, the record's path and the seed)."""
+    assert live.record is not None and live.record.result is not None
+    done = admin_pb2.MatchFinished()
+    result_to_message(live.record.result, done.result)
+    if full:
+        done.record_path = str(live.path or "")
+        done.seed = live.seed
+    return admin_pb2.MatchEvent(finished=done)
+
+
+def _release_wait(live: LiveMatch, full: bool, delay_s: Optional[float], released: int, total: int
+                  ) -> Optional[float]:
+    """How long the full view waits for its next step to be released (None: until the match wakes it)."""
+    if full and delay_s is not None and released < total:
+        return max(0.0, live.step_times[released] + delay_s - time.monotonic())
+    return None
 
 
 def add_admin_service(service: AdminService, server: grpc.aio.Server) -> None:

@@ -65,22 +65,8 @@ class RefereeServer:
         self.config = config or ServerConfig()
         self.unavailable: list[str] = []  # what is wrong with each bot.toml left out (config.skip_bad_bots)
         ambiguous: dict[str, list[Path]] = {}  # a name two bots bear (a copied folder not yet renamed): neither
-        manifests = discover_manifests((d for d in self.config.bot_dirs if Path(d).exists()),
-                                       self.unavailable if self.config.skip_bad_bots else None, ambiguous)
-        self.unavailable.extend(f"{name_clash(name, folders)} (neither is served: rename one in its bot.toml)"
-                                for name, folders in ambiguous.items())
-        if self.config.skip_bad_bots:
-            manifests = self._checked(manifests)
-        for manifest in self.config.bot_manifests:
-            if manifest.name in manifests and manifests[manifest.name].directory != manifest.directory:
-                raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "
-                                 f"{manifest.directory}")
-            manifests[manifest.name] = manifest
-            ambiguous.pop(manifest.name, None)  # (the bot given is the one meant)
-        if self.config.builtin_bots:
-            for name, manifest in discover_manifests([BUILTIN_BOTS]).items():
-                if name not in ambiguous:
-                    manifests.setdefault(name, manifest)
+        manifests = self._folder_manifests(ambiguous)
+        self._add_given_manifests(manifests, ambiguous)
         self.pool = BotPool(manifests, dict(self.config.remote_tokens),
                             startup_timeout_s=self.config.startup_timeout_s,
                             connect_timeout_s=self.config.connect_timeout_s,
@@ -103,6 +89,29 @@ class RefereeServer:
         self.admin_service = AdminService(self)  # (it counts wrong admin and viewer tokens per address)
         self._server: Optional[grpc.aio.Server] = None
         self._health: Optional[health.aio.HealthServicer] = None
+
+    def _folder_manifests(self, ambiguous: dict[str, list[Path]]) -> dict[str, BotManifest]:
+        """The bots in `config.bot_dirs`: those left out noted in `unavailable`, names two bear in `ambiguous`."""
+        manifests = discover_manifests((d for d in self.config.bot_dirs if Path(d).exists()),
+                                       self.unavailable if self.config.skip_bad_bots else None, ambiguous)
+        self.unavailable.extend(f"{name_clash(name, folders)} (neither is served: rename one in its bot.toml)"
+                                for name, folders in ambiguous.items())
+        if self.config.skip_bad_bots:
+            manifests = self._checked(manifests)
+        return manifests
+
+    def _add_given_manifests(self, manifests: dict[str, BotManifest], ambiguous: dict[str, list[Path]]) -> None:
+        """Add the bots of `config.bot_manifests`, then the built-in ones whose names are free and unambiguous."""
+        for manifest in self.config.bot_manifests:
+            if manifest.name in manifests and manifests[manifest.name].directory != manifest.directory:
+                raise ValueError(f"two bots are named {manifest.name!r}: {manifests[manifest.name].directory} and "
+                                 f"{manifest.directory}")
+            manifests[manifest.name] = manifest
+            ambiguous.pop(manifest.name, None)  # (the bot given is the one meant)
+        if self.config.builtin_bots:
+            for name, manifest in discover_manifests([BUILTIN_BOTS]).items():
+                if name not in ambiguous:
+                    manifests.setdefault(name, manifest)
 
     def _checked(self, manifests: dict[str, BotManifest]) -> dict[str, BotManifest]:
         """The bots whose folders pass `config.bot_check` (the CLI's: the checks `arena bot submit` makes); each of
