@@ -90,14 +90,14 @@ def serve(
     results = out or results_dir()
     tls = config.get("tls", {})
     admin = config.get("admin", {})
-    cert = tls_cert or (Path(tls["cert"]) if tls.get("cert") else None)
-    key = tls_key or (Path(tls["key"]) if tls.get("key") else None)
+    cert = _path_setting(tls_cert, tls, "cert")
+    key = _path_setting(tls_key, tls, "key")
     if (cert is None) != (key is None):
         fail("TLS needs both --tls-cert and --tls-key", code=2)
     warning = network_warning(host, tls=cert is not None)
     if warning:
         err_console.print(warning, soft_wrap=True)
-    token_file = admin_token_file or (Path(admin["token_file"]) if admin.get("token_file") else None)
+    token_file = _path_setting(admin_token_file, admin, "token_file")
     server_config = ServerConfig(
         host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), skip_bad_bots=True, bot_check=folder_problems,
         remote_tokens=tokens,
@@ -110,6 +110,11 @@ def serve(
         watch_delay_s=watch_delay if watch_delay is not None else admin.get("watch_delay_s"),
         sandbox=settings, idle_timeout_s=_idle_timeout(idle_timeout, config), tls_cert=cert, tls_key=key)
     _run_server(server_config, printed, drain)
+
+
+def _path_setting(given: Path | None, table: dict[str, Any], name: str) -> Path | None:
+    """A path flag, else the config table's entry `name` (when set), else None."""
+    return given or (Path(table[name]) if table.get(name) else None)
 
 
 def _idle_timeout(given: float | None, config: dict[str, Any]) -> float:

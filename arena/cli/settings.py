@@ -196,12 +196,7 @@ def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None
                      caps: Optional[list[str]] = None, config: Optional[dict[str, Any]] = None) -> SandboxSettings:
     """SandboxSettings from the command line over the operator's config file, or a one-line error."""
     section = dict((config or {}).get("sandbox", {}))
-    env = {str(k): str(v) for k, v in section.get("env", {}).items()}
-    for entry in bot_env or []:
-        key, sep, value = entry.partition("=")
-        if not sep or not key:
-            fail(f"bad --bot-env {entry!r}: expected NAME=VALUE", code=2)
-        env[key] = value
+    env = _sandbox_env(section, bot_env)
     cap_entries = [f"{k}={v}" for k, v in section.get("limit_caps", {}).items()] + list(caps or [])
     try:
         settings = SandboxSettings(
@@ -211,13 +206,29 @@ def sandbox_settings(mode: Optional[str], read_only: Optional[list[Path]] = None
             cgroup_root=Path(section["cgroup_root"]) if section.get("cgroup_root") else None)
     except (ValueError, TypeError) as error:
         fail(str(error), code=2)
-    for path in settings.read_only_paths:
-        if not path.exists():
-            fail(f"no such path {path} (--sandbox-ro names folders every sandbox may read)", code=2)
+    _check_read_only_paths(settings.read_only_paths)
     if settings.mode == "none":
         err_console.print("warning: bot programs run WITHOUT a sandbox (--sandbox none): only for bots you trust",
                           soft_wrap=True)
     return settings
+
+
+def _sandbox_env(section: dict[str, Any], bot_env: Optional[list[str]]) -> dict[str, str]:
+    """The variables bot programs get: the config file's [sandbox] env, then --bot-env NAME=VALUE over it."""
+    env = {str(k): str(v) for k, v in section.get("env", {}).items()}
+    for entry in bot_env or []:
+        key, sep, value = entry.partition("=")
+        if not sep or not key:
+            fail(f"bad --bot-env {entry!r}: expected NAME=VALUE", code=2)
+        env[key] = value
+    return env
+
+
+def _check_read_only_paths(paths: Sequence[Path]) -> None:
+    """Fail with one line if a path every sandbox may read (--sandbox-ro, or the config's) does not exist."""
+    for path in paths:
+        if not path.exists():
+            fail(f"no such path {path} (--sandbox-ro names folders every sandbox may read)", code=2)
 
 
 def check_sandbox_here(settings: SandboxSettings) -> None:

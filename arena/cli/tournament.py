@@ -177,6 +177,12 @@ def _report(store: Store, results: list[Standings], json_output: bool, standings
     for result in results:
         if entrant_kinds(store, result.tournament.id) - {PlayerKind.AGENT}:
             print_tournament_faults(store, result.tournament.id)
+    _print_outcome(store, results)
+    _print_next_commands(store, results, db)
+
+
+def _print_outcome(store: Store, results: list[Standings]) -> None:
+    """One line for a single tournament (what it played and stored, and its state); a table for several."""
     if len(results) == 1:
         summary, tournament = results[0].summary, results[0].tournament
         state = "finished" if summary.finished else f"stopped ({summary.stopped_by or 'interrupted'})"
@@ -184,6 +190,10 @@ def _report(store: Store, results: list[Standings], json_output: bool, standings
                       f"{duration_text(summary.seconds)}; {summary.stored}/{summary.expected} stored; {state}.")
     elif results:
         _print_summary(store, results)
+
+
+def _print_next_commands(store: Store, results: list[Standings], db: str | None) -> None:
+    """The pasteable commands that resume the unfinished tournaments and show their pools' ratings."""
     unfinished = [result.tournament.id for result in results if not result.summary.finished]
     if unfinished:
         console.print(f"resume with: {_resume_line(store, unfinished, db)}", soft_wrap=True, markup=False,

@@ -121,22 +121,33 @@ def web(
         live_limits=StreamLimits(total=max_streams)))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     scheme = "https" if tls_cert else "http"
-    if host in ("0.0.0.0", "::") and not tls_cert and not proxies:
-        err_console.print("arena: warning: listening on every interface without TLS: owner tokens and sessions would "
-                          "cross the network in the clear; use --tls-cert/--tls-key or a reverse proxy "
-                          "(docs/hosting.md)", markup=False, soft_wrap=True)
-    config = uvicorn.Config(QuietErrors(app), host=host, port=port, log_level="warning", access_log=False,
-                            ssl_certfile=str(tls_cert) if tls_cert else None,
-                            ssl_keyfile=str(tls_key) if tls_key else None,
-                            http=guarded(limits), timeout_keep_alive=int(limits.keep_alive_s), backlog=LISTEN_BACKLOG,
-                            proxy_headers=False,  # (the guard reads a trusted proxy's headers: arena.web.guard)
-                            server_header=False)
+    _warn_in_the_clear(host, tls_cert, proxies)
+    config = _server_config(QuietErrors(app), host, port, limits, tls_cert, tls_key)
     try:
         listener = _listen(host, port)
     except OSError as error:
         fail(f"cannot listen on {host}:{port}: {error.strerror or error} (pick another --port, or stop what uses it)")
     console.print(f"Arena web: {scheme}://{shown}:{port}/  (Ctrl-C to stop)")
     uvicorn.Server(config).run(sockets=[listener])
+
+
+def _warn_in_the_clear(host: str, tls_cert: Path | None, proxies: list[str]) -> None:
+    """A warning where every interface is served without TLS and no reverse proxy is trusted."""
+    if host in ("0.0.0.0", "::") and not tls_cert and not proxies:
+        err_console.print("arena: warning: listening on every interface without TLS: owner tokens and sessions would "
+                          "cross the network in the clear; use --tls-cert/--tls-key or a reverse proxy "
+                          "(docs/hosting.md)", markup=False, soft_wrap=True)
+
+
+def _server_config(app: QuietErrors, host: str, port: int, limits: WebLimits, tls_cert: Path | None,
+                   tls_key: Path | None) -> uvicorn.Config:
+    """uvicorn's settings: HTTPS with the certificate when given, the guard's limits on every connection."""
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                          ssl_certfile=str(tls_cert) if tls_cert else None,
+                          ssl_keyfile=str(tls_key) if tls_key else None,
+                          http=guarded(limits), timeout_keep_alive=int(limits.keep_alive_s), backlog=LISTEN_BACKLOG,
+                          proxy_headers=False,  # (the guard reads a trusted proxy's headers: arena.web.guard)
+                          server_header=False)
 
 
 def _check_tls_files(tls_cert: Path | None, tls_key: Path | None) -> None:

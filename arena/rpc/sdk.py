@@ -322,29 +322,9 @@ def parse_remote(url: str) -> dict[str, Any]:
 def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, **overrides: Any) -> BotSettings:
     """BotSettings from flags (--remote, or --server, --token, --token-file, --name; --version, --concurrency,
     --tls-ca), then ARENA_* variables, then the agent."""
-    parser = argparse.ArgumentParser(description=f"Arena bot ({agent.name})")
-    parser.add_argument("--remote", default=os.environ.get(REMOTE_ENV),
-                        help="one setting for a hosted ladder: arena://NAME:TOKEN@HOST:PORT (arenas:// for TLS)")
-    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port (or unix:PATH)")
-    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="registered token (remote bots)")
-    parser.add_argument("--token-file", default=os.environ.get("ARENA_TOKEN_FILE"),
-                        help="file holding the token (the referee gives a launched bot its launch token so)")
-    parser.add_argument("--tls-ca", default=os.environ.get("ARENA_TLS_CA"),
-                        help="PEM file of the CA that signed the referee's TLS certificate")
-    parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"), help="registered bot name")
-    parser.add_argument("--version", dest="bot_version", default=None, help="version recorded with matches")
-    parser.add_argument("--matches", type=int, default=None, help="stop after this many matches")
-    parser.add_argument("--concurrency", type=int, default=int(os.environ.get("ARENA_CONCURRENCY") or 1),
-                        help="matches played at once (a local bot: its bot.toml's concurrency)")
+    parser = _bot_parser(agent)
     arguments, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
-    remote: dict[str, Any] = {}
-    if arguments.remote:
-        try:
-            remote = parse_remote(arguments.remote)
-        except ValueError as error:
-            parser.error(str(error))
-    if not arguments.server and not remote:
-        parser.error(f"no referee address: pass --server HOST:PORT (or set ARENA_SERVER), or {REMOTE_ENV}")
+    remote = _remote_settings(parser, arguments)
     values: dict[str, Any] = {
         "server": remote.get("server") or arguments.server,
         "token": remote.get("token") or read_token(arguments.token, arguments.token_file),
@@ -359,6 +339,39 @@ def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, *
     }
     values.update(overrides)
     return BotSettings(**values)
+
+
+def _bot_parser(agent: Agent) -> argparse.ArgumentParser:
+    """A bot program's flags, each defaulting to its ARENA_* variable where it has one."""
+    parser = argparse.ArgumentParser(description=f"Arena bot ({agent.name})")
+    parser.add_argument("--remote", default=os.environ.get(REMOTE_ENV),
+                        help="one setting for a hosted ladder: arena://NAME:TOKEN@HOST:PORT (arenas:// for TLS)")
+    parser.add_argument("--server", default=os.environ.get("ARENA_SERVER"), help="referee host:port (or unix:PATH)")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="registered token (remote bots)")
+    parser.add_argument("--token-file", default=os.environ.get("ARENA_TOKEN_FILE"),
+                        help="file holding the token (the referee gives a launched bot its launch token so)")
+    parser.add_argument("--tls-ca", default=os.environ.get("ARENA_TLS_CA"),
+                        help="PEM file of the CA that signed the referee's TLS certificate")
+    parser.add_argument("--name", default=os.environ.get("ARENA_BOT_NAME"), help="registered bot name")
+    parser.add_argument("--version", dest="bot_version", default=None, help="version recorded with matches")
+    parser.add_argument("--matches", type=int, default=None, help="stop after this many matches")
+    parser.add_argument("--concurrency", type=int, default=int(os.environ.get("ARENA_CONCURRENCY") or 1),
+                        help="matches played at once (a local bot: its bot.toml's concurrency)")
+    return parser
+
+
+def _remote_settings(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> dict[str, Any]:
+    """What --remote (or ARENA_REMOTE) says, {} without one; a parser error for a bad one, or for no referee
+    address at all."""
+    remote: dict[str, Any] = {}
+    if arguments.remote:
+        try:
+            remote = parse_remote(arguments.remote)
+        except ValueError as error:
+            parser.error(str(error))
+    if not arguments.server and not remote:
+        parser.error(f"no referee address: pass --server HOST:PORT (or set ARENA_SERVER), or {REMOTE_ENV}")
+    return remote
 
 
 def _say_to_stderr(name: str) -> Callable[[str], None]:

@@ -18,8 +18,9 @@ from arena.games.registry import UnknownGameError, game_modes, load_game
 from arena.referee.evidence import public_lines
 from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
+from arena.ratings.leaderboard import Leaderboards
 from arena.ratings.reports import bot_ratings, iso, standings_json, thin
-from arena.store import BotRow, StoredMatch
+from arena.store import BotRow, Store, StoredMatch
 from arena.store.hosting import Hosting
 from arena.web.state import leaderboards_of, store_of, stored_match
 from arena.tournament.standings import tournament_table
@@ -195,27 +196,43 @@ def pool_leaderboard(request: Request, pool: str, sort: Literal["rank", "bot", "
     if pool not in known:
         raise HTTPException(404, f"no rated matches in pool {pool!r} (pools: {', '.join(known) or 'none'})")
     leaderboards = leaderboards_of(request)
-    try:
-        rows = (standings_json(store, pool, live_only=not all_versions, bradley_terry=True) if bt
-                else leaderboards.rows(pool, live_only=not all_versions))
-    except ConvergenceError as error:
-        raise HTTPException(422, f"{pool}: {error}; ask without bt") from None
-    key = {"score": "conservative"}.get(sort, sort)
+    rows = _pool_rows(store, leaderboards, pool, bt, live_only=not all_versions)
     descending = (order or ("asc" if sort in ("rank", "bot") else "desc")) == "desc"
-    if key != "rank" or descending:  # (ranked already)
-        present = sorted((row for row in rows if row[key] is not None), key=lambda row: row[key],
-                         reverse=descending)
-        rows = present + [row for row in rows if row[key] is None]  # (never played: last either way)
+    rows = _sorted_rows(rows, {"score": "conservative"}.get(sort, sort), descending)
     check_page(len(rows), page, per_page)
     start = (page - 1) * per_page
-    histories = [{"bot": standing.bot, "version": standing.version,
-                  "points": [{"match": point.match_id, "at": iso(point.played_at), "mu": round(point.mu, 4),
-                              "sigma": round(point.sigma, 4)}
-                             for point in thin(store.ratings.history(standing.bot_id, pool), HISTORY_POINTS // 2)]}
-                 for standing in (leaderboards.standings(pool, not all_versions)[:history] if history else [])]
+    histories = _rating_histories(store, leaderboards, pool, history, live_only=not all_versions)
     return {"pool": pool, "matches": store.ratings.match_count(pool), "total": len(rows), "page": page,
             "per_page": per_page, "sort": sort, "order": "desc" if descending else "asc",
             "standings": rows[start:start + per_page], "history": histories}
+
+
+def _pool_rows(store: Store, leaderboards: Leaderboards, pool: str, bt: bool, live_only: bool
+               ) -> list[dict[str, Any]]:
+    """The pool's leaderboard rows, ranked (with Bradley-Terry Elo when `bt`), or a 422 where that fit fails."""
+    try:
+        return (standings_json(store, pool, live_only=live_only, bradley_terry=True) if bt
+                else leaderboards.rows(pool, live_only=live_only))
+    except ConvergenceError as error:
+        raise HTTPException(422, f"{pool}: {error}; ask without bt") from None
+
+
+def _sorted_rows(rows: list[dict[str, Any]], key: str, descending: bool) -> list[dict[str, Any]]:
+    """The rows by `key`, those without one last either way (a new list; the ranked rows as they are)."""
+    if key == "rank" and not descending:  # (ranked already)
+        return rows
+    present = sorted((row for row in rows if row[key] is not None), key=lambda row: row[key], reverse=descending)
+    return present + [row for row in rows if row[key] is None]  # (never played: last either way)
+
+
+def _rating_histories(store: Store, leaderboards: Leaderboards, pool: str, count: int, live_only: bool
+                      ) -> list[dict[str, Any]]:
+    """The rating history of the pool's `count` top-ranked bots, thinned for a chart."""
+    return [{"bot": standing.bot, "version": standing.version,
+             "points": [{"match": point.match_id, "at": iso(point.played_at), "mu": round(point.mu, 4),
+                         "sigma": round(point.sigma, 4)}
+                        for point in thin(store.ratings.history(standing.bot_id, pool), HISTORY_POINTS // 2)]}
+            for standing in (leaderboards.standings(pool, live_only)[:count] if count else [])]
 
 
 @router.get("/bots", response_model=BotList, summary="Every bot, by name")

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from arena.games.base import CHANCE, TERMINAL, Game, State
 from arena.games.general_orders.core import FamilyGame
+from arena.games.general_orders.loader import FamilyBoard
 from arena.games.views import SIDE_COLOURS, cached_spread
 
 FACTION_COLOURS = {"blue": "#2f6fd6", "yellow": "#d9a400", "red": "#c0392b", "black": "#3b3b3b"}
@@ -27,8 +28,19 @@ def board(generic: Game) -> dict[str, Any]:
     board = game.board
     n = board.num_areas
     adjacency = tuple(tuple(j for j in range(n) if board.area_adj[i] >> j & 1) for i in range(n))
-    places = cached_spread(adjacency, board.hq[0], board.hq[1])
-    water = getattr(board, "is_water", (False,) * n)
+    areas = _areas(board, cached_spread(adjacency, board.hq[0], board.hq[1]))
+    edges = [[i, j] for i in range(n) for j in adjacency[i] if i < j]
+    groups = _groups(game)
+    factions = game.factions
+    return {"kind": "areas", "title": game.info.title, "areas": areas, "edges": edges, "groups": groups,
+            "sides": [{"name": game.info.seat_names[seat], "color": FACTION_COLOURS.get(faction, SIDE_COLOURS[seat])}
+                      for seat, faction in enumerate(factions)],
+            "unit_kinds": _unit_kinds(game), "orders": _order_board(game)}
+
+
+def _areas(board: FamilyBoard, places: tuple[tuple[float, float], ...]) -> list[dict[str, Any]]:
+    """Each area, in board order: its place, victory points, the seat whose HQ it is, its tags."""
+    water = getattr(board, "is_water", (False,) * board.num_areas)
     fortified = getattr(board, "fortified", 0)
     areas = []
     for i, area_id in enumerate(board.area_ids):
@@ -36,16 +48,17 @@ def board(generic: Game) -> dict[str, Any]:
         hq = next((seat for seat, where in enumerate(board.hq) if where == i), None)
         areas.append({"id": area_id, "label": area_id, "x": places[i][0], "y": places[i][1], "vp": board.area_vp[i],
                       "hq": hq, "tags": tags})
-    edges = [[i, j] for i in range(n) for j in adjacency[i] if i < j]
+    return areas
+
+
+def _groups(game: FamilyGame) -> list[dict[str, Any]]:
+    """The air zones (WWII's Island; none elsewhere), each with its name and the areas it covers."""
+    board = game.board
+    n = board.num_areas
     zone_ids = getattr(board, "zone_ids", ())  # (air zones: WWII's Island)
     area_zone = getattr(board, "area_zone", ())
-    groups = [{"id": zone, "label": game.term(zone) if zone in game.terms else zone,
-               "areas": [i for i in range(n) if area_zone[i] == z]} for z, zone in enumerate(zone_ids)]
-    factions = game.factions
-    return {"kind": "areas", "title": game.info.title, "areas": areas, "edges": edges, "groups": groups,
-            "sides": [{"name": game.info.seat_names[seat], "color": FACTION_COLOURS.get(faction, SIDE_COLOURS[seat])}
-                      for seat, faction in enumerate(factions)],
-            "unit_kinds": _unit_kinds(game), "orders": _order_board(game)}
+    return [{"id": zone, "label": game.term(zone) if zone in game.terms else zone,
+             "areas": [i for i in range(n) if area_zone[i] == z]} for z, zone in enumerate(zone_ids)]
 
 
 def _order_board(game: FamilyGame) -> list[dict[str, Any]]:
