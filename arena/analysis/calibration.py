@@ -31,10 +31,10 @@ def measured() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def budgets(key: str, field: str = "optimism") -> list[tuple[int, float]]:
+def budgets(key: str, field: str = "optimism", table: dict[str, Any] | None = None) -> list[tuple[int, float]]:
     """(simulations, value of `field`) of each budget this family (or mode, where it has its own) was measured at
-    (for `field`), in budget order."""
-    entry = measured().get(key)
+    (for `field`), in budget order; from `table` where given (`measured()`, read once for several figures)."""
+    entry = (measured() if table is None else table).get(key)
     found = entry.get("budgets", []) if isinstance(entry, dict) else []
     return sorted((int(row["simulations"]), value) for row in found if isinstance(row, dict) and "simulations" in row
                   and (value := _number(row.get(field))) is not None)
@@ -51,23 +51,29 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def optimism(family: str, simulations: int | None, mode: str | None = None) -> float:
+def optimism(family: str, simulations: int | None, mode: str | None = None,
+             table: dict[str, Any] | None = None) -> float:
     """The optimism to take off a chance in this family (its `mode`'s own, where that was measured) at a budget of
     this many simulations per decision: interpolated between the measured budgets (log scale), the nearest one's
-    beyond them; 0 where neither has any (or the budget is in seconds: `simulations` None)."""
-    return _interpolated("optimism", family, simulations, mode, 0.0)
+    beyond them; 0 where neither has any (or the budget is in seconds: `simulations` None). `table`: as budgets'."""
+    return _interpolated("optimism", family, simulations, mode, 0.0, table)
 
 
-def noise_scale(family: str, simulations: int | None, mode: str | None = None) -> float:
+def noise_scale(family: str, simulations: int | None, mode: str | None = None,
+                table: dict[str, Any] | None = None) -> float:
     """What a drop's standard error (from its simulations' own spread) is multiplied by in this family (or its
     `mode`'s own) at this budget, so it is the size of the drop's real noise: interpolated as the optimism is; 1
-    where none was measured (or the budget is in seconds)."""
-    return _interpolated("noise_scale", family, simulations, mode, 1.0)
+    where none was measured (or the budget is in seconds). `table`: as budgets'."""
+    return _interpolated("noise_scale", family, simulations, mode, 1.0, table)
 
 
-def _interpolated(field: str, family: str, simulations: int | None, mode: str | None, default: float) -> float:
-    points = (budgets(mode, field) if mode is not None else []) or budgets(family, field)
-    if simulations is None or not points:
+def _interpolated(field: str, family: str, simulations: int | None, mode: str | None, default: float,
+                  table: dict[str, Any] | None) -> float:
+    if simulations is None:
+        return default
+    table = measured() if table is None else table
+    points = (budgets(mode, field, table) if mode is not None else []) or budgets(family, field, table)
+    if not points:
         return default
     at = dict(points)
     if simulations in at:

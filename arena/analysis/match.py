@@ -65,7 +65,7 @@ from arena.agents.base import DecisionRequest
 from arena.agents.greedy import GreedyAgent
 from arena.agents.knowledge import knowledge_for
 from arena.agents.mcts import MCTSAgent, MoveValues
-from arena.analysis.calibration import noise_scale, optimism
+from arena.analysis.calibration import measured, noise_scale, optimism
 from arena.analysis.players import PlayerForm, expected_chances, match_edge_sums, seat_edge
 from arena.analysis.playouts import paired_cost
 from arena.games.base import Game, State, points
@@ -404,9 +404,10 @@ def calibration_at(family: str, budget: Budget, mode: str) -> tuple[float, tuple
     confirming judge (a whole budget's: as the judge of an analysis at twice the budget) are multiplied by, so
     each is the size of the real noise (arena/analysis/calibration.py)."""
     simulations = budget.simulations
-    return optimism(family, simulations, mode), (noise_scale(family, simulations, mode),
-                                                 noise_scale(family, None if simulations is None else 2 * simulations,
-                                                             mode))
+    table = measured()  # (read once for the three figures)
+    return optimism(family, simulations, mode, table), (
+        noise_scale(family, simulations, mode, table),
+        noise_scale(family, None if simulations is None else 2 * simulations, mode, table))
 
 
 def _searched(game: Game, record: MatchRecord, budget: Budget, seed: int, on_progress: ProgressCallback | None,
