@@ -82,7 +82,12 @@ from arena.agents.base import DecisionRequest  # noqa: E402
 from arena.analysis import Analysis, Budget, analyse_record  # noqa: E402
 from arena.analysis.calibration import noise_scale, optimism  # noqa: E402
 from arena.analysis.match import action_labelled, analyse_decision, calibration_at, pooled  # noqa: E402
-from arena.analysis.measure_noise import NOISE_SEEDS, drop_noise, single_judge, spread_over_error  # noqa: E402
+from arena.analysis.measure_noise import (  # noqa: E402
+    NOISE_SEEDS,
+    drop_noise_by_judges,
+    single_judge,
+    spread_over_error,
+)
 from arena.analysis.players import PlayerForm, form_of  # noqa: E402
 from arena.analysis.playouts import NOISE, paired_cost  # noqa: E402
 from arena.games.base import points  # noqa: E402
@@ -291,12 +296,11 @@ def _noise(game: Any, rng: random.Random, matches: int, budget: Budget) -> dict[
     (arena/analysis/measure_noise.py; 1: the standard error is the real noise; less: it overstates it, and a real
     drop is missed; more: noise is taken for a mistake), and the same before the scale (`raw_spread_over_error`,
     what measure_noise measures on matches of its own)."""
-    state = rng.getstate()
-    rows = drop_noise(game, rng, matches, budget)
-    raw = spread_over_error(rows)
     _, scales = calibration_at(family_of(game.name).name, budget, game.name)
-    rng.setstate(state)  # (the same matches and decisions again, each judged as a confirmed drop is)
-    confirmed = spread_over_error(drop_noise(game, rng, matches, budget, judge=_confirming_judge(scales)))
+    # (the same decisions judged by the analysis' judge, and as a confirmed drop is)
+    rows, confirming = drop_noise_by_judges(game, rng, matches, budget, (single_judge, _confirming_judge(scales)))
+    raw = spread_over_error(rows)
+    confirmed = spread_over_error(confirming)
     spread = math.sqrt(statistics.fmean(spread for spread, _ in rows)) if rows else None
     error = math.sqrt(statistics.fmean(error for _, error in rows)) * scales[0] if rows else None
     return {"decisions": len(rows), "seeds": NOISE_SEEDS, "noise_scale": round(scales[0], 3),

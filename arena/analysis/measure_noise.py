@@ -28,7 +28,7 @@ import math
 import random
 import statistics
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Sequence
 
 from arena.agents import MCTSAgent, make_agent
 from arena.agents.base import DecisionRequest
@@ -60,8 +60,29 @@ def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget, see
                judge: Judge = single_judge) -> list[tuple[float, float]]:
     """Per decision measured (see the module's docstring), on `matches` matches of greedy against random:
     (the variance of the drop over `seeds` independent judges, their mean squared standard error)."""
+    return drop_noise_by_judges(game, rng, matches, budget, (judge,), seeds)[0]
+
+
+def drop_noise_by_judges(game: Game, rng: random.Random, matches: int, budget: Budget, judges: Sequence[Judge],
+                         seeds: int = NOISE_SEEDS) -> list[list[tuple[float, float]]]:
+    """drop_noise's rows for each of `judges` at the same decisions (the matches played and the best moves
+    searched once for all)."""
+    found: list[list[tuple[float, float]]] = [[] for _ in judges]
+    for seat, legal, seen, played, best, place in _measured_decisions(game, rng, matches, budget):
+        for judge, rows in zip(judges, found):
+            judged = [judge(game, seat, legal, seen, played, best, budget, derive_seed(*place, n))
+                      for n in range(seeds)]
+            rows.append((statistics.variance([before - after for before, after, _ in judged]),
+                         statistics.fmean(error * error for _, _, error in judged)))
+    return found
+
+
+def _measured_decisions(game: Game, rng: random.Random, matches: int,
+                        budget: Budget) -> Iterator[tuple[int, list[int], Any, int, int, tuple[int, int]]]:
+    """The decisions measured (see the module's docstring) of `matches` matches of greedy against random: (the
+    mover, its legal moves, its observation, the move played, the best by a search of half the budget, its place
+    (the match's seed, the step) its judges' seeds are derived from), where the best is not the move played."""
     half = _half(budget)
-    found = []
     for _ in range(matches):
         record = play_match(game, [make_agent("greedy"), make_agent("random")], seed=rng.randrange(2 ** 62))
         state = game.new_initial_state()
@@ -74,12 +95,8 @@ def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget, see
                 chooser.reset(game, seat, derive_seed(record.seed, index))
                 best = chooser.move_values(DecisionRequest(seat, legal, seen), include=(step.action,)).best
                 if best != step.action:
-                    judged = [judge(game, seat, legal, seen, step.action, best, budget,
-                                    derive_seed(record.seed, index, n)) for n in range(seeds)]
-                    found.append((statistics.variance([before - after for before, after, _ in judged]),
-                                  statistics.fmean(error * error for _, _, error in judged)))
+                    yield seat, legal, seen, step.action, best, (record.seed, index)
             state.apply_action(step.action)
-    return found
 
 
 def spread_over_error(rows: list[tuple[float, float]]) -> float | None:
