@@ -394,9 +394,7 @@ class ConformanceRun:
             check.detail = f"seat {seat}, at {_open_decision(record)}: {result.reason}: {result.detail}"
         else:
             check.ok = True
-            first = [index for index, rank in enumerate(result.ranking) if rank == 0]
-            outcome = "drew" if len(first) > 1 and seat in first else "won" if seat in first else "lost"
-            check.outcomes[outcome] += 1
+            check.outcomes[result.placed(seat)] += 1
             check.detail = ", ".join(f"{n} {word}" for word, n in check.outcomes.items() if n)
 
 

@@ -215,6 +215,11 @@ class MatchResult:
     def is_draw(self) -> bool:
         return len(self.winners) == len(self.ranking)
 
+    def placed(self, seat: int) -> str:
+        """How `seat` did: "won" (first alone), "drew" (first beside others) or "lost"."""
+        first = self.winners
+        return "drew" if len(first) > 1 and seat in first else "won" if seat in first else "lost"
+
     @property
     def termination(self) -> Termination | None:
         """Why the referee ended the match, when it did (None: the rules ended it, `reason` is theirs)."""

@@ -21,7 +21,7 @@ from typing import Any
 from arena.agents import make_agent
 from arena.games.registry import load_game
 from arena.referee.clock import ClockSettings
-from arena.referee.record import MatchRecord, MatchResult, Termination
+from arena.referee.record import MatchRecord, Termination
 from arena.bottest.harness import Check, ConformanceRun, start_fix, what_to_fix
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.launch import SandboxSettings
@@ -196,7 +196,7 @@ def _play(referee: Any, manifest: BotManifest, step: Step, seed: int) -> None:
     step.reason = result.reason
     step.moves = sum(1 for s in record.steps if s.seat == mine)
     step.max_think_ms = _longest_think(record, mine)
-    step.result = _placed(result, mine)
+    step.result = result.placed(mine)
     if result.termination in (Termination.INFRASTRUCTURE, Termination.VOID):
         step.ok = False
         step.infrastructure = True
@@ -213,12 +213,6 @@ def _longest_think(record: MatchRecord, seat: int) -> float | None:
     """The longest `seat` thought over one move of `record` (None: it made none)."""
     thinks = [s.timing.get("think_ms", 0.0) for s in record.steps if s.seat == seat]
     return max(thinks) if thinks else None
-
-
-def _placed(result: MatchResult, seat: int) -> str:
-    """Where `seat` placed in `result`: "won", "drew" or "lost"."""
-    first = result.winners
-    return "drew" if len(first) > 1 and seat in first else "won" if seat in first else "lost"
 
 
 def _edge(referee: Any, manifest: BotManifest, step: Step, seed: int, startup_s: float) -> None:
