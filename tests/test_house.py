@@ -25,12 +25,8 @@ COMMAND_IMPORTS = 0  # (command module, another command module it imports) pairs
 BENCH_IMPORTING_TESTS: set[str] = set()  # may only shrink
 STORE_METHODS = 3  # methods of `Store` itself (the aggregates hold the rest: store.bots, store.matches, ...)
 TYPE_IGNORES = 8  # `# type: ignore` comments in arena/ (the generated protocol code aside)
-CC_CEILING = 16  # radon's cyclomatic complexity (the top of grade C is 20), for every function but these
+CC_CEILING = 15  # radon's cyclomatic complexity (the top of grade C is 20), for every function but these
 CC_ALLOWED: dict[str, int] = {  # function (module:qualified name) -> its own ceiling, until it is split
-    # (both run inside the built-in players' decisions, the search's iteration and the scripted player's reading
-    # of each observation: split them with bench/mcts.py and bench/agents.py before and after)
-    "arena/agents/mcts.py:MCTSAgent._iterate": 19,
-    "arena/games/general_orders/sengoku/knowledge.py:View.__init__": 19,
 }
 
 

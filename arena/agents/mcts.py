@@ -121,6 +121,17 @@ def _uct_choice(children: dict[int, Node], legal: list[int], c: float) -> tuple[
     return best_child, best_action
 
 
+def _back_up(path: list[Node], movers: list[int], values: list[float]) -> None:
+    """Count a simulation's `values` (per seat) in every node of its `path`, each for the seat that moved into it
+    (none for chance), and the root's child's square (its noise: the analysis' standard errors)."""
+    for node, mover in zip(path, movers):
+        node.visits += 1
+        if mover >= 0:
+            node.total += values[mover]
+    if len(path) > 1 and movers[1] >= 0:
+        path[1].squares += values[movers[1]] ** 2
+
+
 @dataclass(frozen=True)
 class MoveValues:
     """A search's verdict on a position: per searched move, its mean value for the mover (in [-1, 1]) and
@@ -425,13 +436,7 @@ class MCTSAgent(Agent):
             path.append(best_child)
             movers.append(player)
             node = best_child
-        values = self._rollout(state)
-        for node, mover in zip(path, movers):
-            node.visits += 1
-            if mover >= 0:
-                node.total += values[mover]
-        if len(path) > 1 and movers[1] >= 0:  # the root's child: its noise (the analysis' standard errors)
-            path[1].squares += values[movers[1]] ** 2
+        _back_up(path, movers, self._rollout(state))
         return charged
 
     def _seed_reply(self, node: Node, state: State, player: int, legal: list[int]) -> tuple[bool, int]:

@@ -20,6 +20,7 @@ from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISIO
 from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings,
     read_token_file, resolve_bots)
 from arena.cli.show import console, display_for, duration, fail, pool_json, print_json, print_leaderboard, said, styled
+from arena.games.base import Game
 from arena.games.registry import game_modes
 from arena.ladder import LadderService, LadderSettings, RoundReport, Schedule, ScheduleError, ladder_status
 from arena.ladder.status import LadderStatus
@@ -27,11 +28,12 @@ from arena.ratings.pools import pool_name
 from arena.referee.evidence import shown
 from arena.referee.players import PlayerKind
 from arena.referee.seeds import new_seed
+from arena.store import Store
 from arena.store.models import utcnow
-from arena.tournament.bots import builtin_bots
+from arena.tournament.bots import BotSpec, builtin_bots
 from arena.tournament.formats import FormatError, get_format
 from arena.tournament.referee_executor import NetworkSettings
-from arena.tournament.runner import create_tournament, entrant_kinds
+from arena.tournament.runner import RunSummary, create_tournament, entrant_kinds
 from arena.tournament.service import PlaySettings, TournamentError, play
 
 app = typer.Typer(rich_markup_mode=None, help="The ladder: bots of a game mode paired continuously by match quality.",
@@ -71,21 +73,10 @@ def run(
     existing = store.tournaments.get(name)
     entrants = resolve_bots(bots, game) if bots else None
     if existing is None:
-        entrants = entrants or builtin_bots(game)
-        try:
-            ladder_id = create_tournament(store, game=game, bots=entrants, format="ladder", rounds=1,
-                                          seed=seed if seed is not None else new_seed(),
-                                          name=name)
-        except FormatError as error:
-            fail(str(error), code=2)
+        ladder_id = _create_ladder(store, game, name, entrants or builtin_bots(game), seed)
     else:
         ladder_id = existing.id
-        if entrants:
-            store.tournaments.add_entries(ladder_id, [store.bots.register(bot.identity()) for bot in entrants])
-        try:
-            get_format("ladder").check(len(store.tournaments.entries(ladder_id)), game.num_seats, 1)
-        except FormatError as error:
-            fail(str(error), code=2)
+        _join_ladder(store, game, ladder_id, entrants)
     budget = parse_duration(duration) if duration else None
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
@@ -100,6 +91,31 @@ def run(
         fail(f"ladder: {said(error, db)}")
     except KeyboardInterrupt:
         fail("aborted; the ladder's stored matches are kept", code=130)
+    _print_run_summary(store, ladder_id, pool, summary, json_output)
+
+
+def _create_ladder(store: Store, game: Game, name: str, entrants: list[BotSpec], seed: int | None) -> int:
+    """A new ladder of the game mode with `entrants` (seeded with `seed`, or a random seed); returns its id."""
+    try:
+        return create_tournament(store, game=game, bots=entrants, format="ladder", rounds=1,
+                                 seed=seed if seed is not None else new_seed(),
+                                 name=name)
+    except FormatError as error:
+        fail(str(error), code=2)
+
+
+def _join_ladder(store: Store, game: Game, ladder_id: int, entrants: list[BotSpec] | None) -> None:
+    """Add `entrants` (if any) to an existing ladder, then check it still has enough bots for the game."""
+    if entrants:
+        store.tournaments.add_entries(ladder_id, [store.bots.register(bot.identity()) for bot in entrants])
+    try:
+        get_format("ladder").check(len(store.tournaments.entries(ladder_id)), game.num_seats, 1)
+    except FormatError as error:
+        fail(str(error), code=2)
+
+
+def _print_run_summary(store: Store, ladder_id: int, pool: str, summary: RunSummary, json_output: bool) -> None:
+    """What `arena ladder run` played: as JSON, or a line and the pool's leaderboard."""
     if json_output:
         print_json({"ladder": {"id": ladder_id, "pool": pool, "played": summary.played, "stored": summary.stored,
                                "seconds": round(summary.seconds, 3), "stopped_by": summary.stopped_by},

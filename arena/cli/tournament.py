@@ -26,7 +26,7 @@ from arena.tournament.runner import entrant_kinds
 from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
 from arena.tournament.service import resume as resume_tournaments
 from arena.tournament.service import standings as standings_of
-from arena.tournament.standings import tournament_table
+from arena.tournament.standings import EntrantLine, tournament_table
 
 app = typer.Typer(rich_markup_mode=None, help="Round-robin, gauntlet, Swiss and knockout tournaments.",
                   no_args_is_help=True)
@@ -237,31 +237,47 @@ def _print_standings(store: Store, tournament_id: int, show_secret: bool = False
     tournament = store.tournaments.get(tournament_id)
     assert tournament is not None
     lines = tournament_table(store, tournament_id)
+    console.print(_standings_table(tournament, lines, show_secret))
+    if 2 < len(lines) <= 12:
+        console.print(_points_against_table(lines))
+
+
+def _standings_table(tournament: TournamentRow, lines: list[EntrantLine], show_secret: bool) -> Table:
+    """The tournament's standings, one row per entrant in place order (a knockout's also say the round reached)."""
     title = (f"#{tournament.id}{' ' + tournament.name if tournament.name else ''}: {tournament.format} "
              f"{tournament.game}{f' (seed {tournament.seed})' if show_secret else ''}")
     table = Table(title=title, title_justify="left")
     for column in ("#", "bot", "games", "points", "score", "W", "D", "L", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
-    if tournament.format == "knockout":
+    knockout = tournament.format == "knockout"
+    if knockout:
         table.add_column("reached", justify="right")
     for place, line in enumerate(lines, start=1):
-        cells = [str(place), line.name, str(line.games), f"{line.points:g}",
-                 f"{100 * line.points / line.games:.1f}%" if line.games else "-", str(line.wins), str(line.draws),
-                 str(line.losses), str(line.faults)]
-        if tournament.format == "knockout":
-            cells.append(f"round {line.reached_round}")
-        table.add_row(*cells)
-    console.print(table)
-    if 2 < len(lines) <= 12:
-        cross = Table(title="points against", title_justify="left", show_lines=False)
-        cross.add_column("")
-        for line in lines:
-            cross.add_column(line.name[:10], justify="right")
-        for line in lines:
-            cross.add_row(line.name, *[("x" if other.bot_id == line.bot_id else
-                                        f"{line.against[other.bot_id]:g}" if other.bot_id in line.against else "-")
-                                       for other in lines])
-        console.print(cross)
+        table.add_row(*_standings_cells(place, line, knockout))
+    return table
+
+
+def _standings_cells(place: int, line: EntrantLine, knockout: bool) -> list[str]:
+    """One entrant's row of the standings table."""
+    cells = [str(place), line.name, str(line.games), f"{line.points:g}",
+             f"{100 * line.points / line.games:.1f}%" if line.games else "-", str(line.wins), str(line.draws),
+             str(line.losses), str(line.faults)]
+    if knockout:
+        cells.append(f"round {line.reached_round}")
+    return cells
+
+
+def _points_against_table(lines: list[EntrantLine]) -> Table:
+    """The cross table: the points each entrant (row) took against each other (column)."""
+    cross = Table(title="points against", title_justify="left", show_lines=False)
+    cross.add_column("")
+    for line in lines:
+        cross.add_column(line.name[:10], justify="right")
+    for line in lines:
+        cross.add_row(line.name, *[("x" if other.bot_id == line.bot_id else
+                                    f"{line.against[other.bot_id]:g}" if other.bot_id in line.against else "-")
+                                   for other in lines])
+    return cross
 
 
 SHOW_SECRET_OPTION = typer.Option(

@@ -194,28 +194,48 @@ def plan_tables(candidates: Sequence[Candidate], matches: int, seats: int, rng: 
     return round_.tables
 
 
+def _owners(candidates: Sequence[Candidate], same_owner: bool) -> dict[int, str]:
+    """Each owned bot's owner ({} when `same_owner` lifts the rule: then no two bots count as one owner's)."""
+    return {} if same_owner else {c.bot: c.owner for c in candidates if c.owner}
+
+
+def _with_room_in_rating_order(candidates: Sequence[Candidate], room: Mapping[int, int]) -> list[Candidate]:
+    """The candidates with room for a table, by rating (then bot id)."""
+    return sorted((c for c in candidates if room[c.bot] > 0), key=lambda c: (c.rating[0], c.bot))
+
+
+def _starving(in_order: Sequence[Candidate], starve_rounds: int) -> deque[int]:
+    """The bots idle `starve_rounds` rounds or more, the longest idle first (then by bot id)."""
+    return deque(c.bot for c in sorted(in_order, key=lambda c: (-c.idle_rounds, c.bot))
+                 if c.idle_rounds >= starve_rounds)
+
+
+def _open_by_owner(in_order: Sequence[Candidate], owner: Mapping[int, str]) -> Counter[str]:
+    """How many of `in_order`'s bots each owner has."""
+    return Counter(owner[c.bot] for c in in_order if c.bot in owner)
+
+
 class _Round:
     """One round being planned: each bot's room left, the open bots, the pairs met so far and the tables."""
 
     def __init__(self, candidates: Sequence[Candidate], seats: int, system: RatingSystem, max_pending: int,
                  starve_rounds: int, same_owner: bool = False) -> None:
         self.seats = seats
-        self.owner = {} if same_owner else {c.bot: c.owner for c in candidates if c.owner}
+        self.owner = _owners(candidates, same_owner)
         self.system = system
         self.room = {c.bot: max(0, (max_pending - c.pending) // seats) for c in candidates}
         self.rating = {c.bot: c.rating for c in candidates}
         self.weight = {c.bot: eagerness(c, system) for c in candidates}
-        self.in_order = sorted((c for c in candidates if self.room[c.bot] > 0), key=lambda c: (c.rating[0], c.bot))
+        self.in_order = _with_room_in_rating_order(candidates, self.room)
         self.open_bots = OpenBots([c.bot for c in self.in_order])
         self.index_of = {c.bot: index for index, c in enumerate(self.in_order)}
-        self.starving = deque(c.bot for c in sorted(self.in_order, key=lambda c: (-c.idle_rounds, c.bot))
-                              if c.idle_rounds >= starve_rounds)
+        self.starving = _starving(self.in_order, starve_rounds)
         self.met: Counter[tuple[int, int]] = Counter()
         spread = 2.0 * system.beta * system.beta
         self.first_seats = WeightedDraw(_near_worths(self.in_order, [self.weight[c.bot] for c in self.in_order],
                                                      spread))
         self.tables: list[tuple[int, ...]] = []
-        self.open_by_owner = Counter(self.owner[c.bot] for c in self.in_order if c.bot in self.owner)
+        self.open_by_owner = _open_by_owner(self.in_order, self.owner)
 
     def seat(self, table: tuple[int, ...]) -> None:
         """Add a table: its bots' room shrinks (a bot with none left closes) and its pairs count as met."""

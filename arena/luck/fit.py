@@ -207,37 +207,61 @@ def _corpus_note(games: int, samples: int, players: tuple[str, ...], modes: list
             "labels": f"{rollouts} scripted rollouts per chance outcome" if rollouts else "results"}
 
 
-def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS,
-        lookahead: int = 0, out: Path | None = None, rollouts: int = 0, inputs: str = "value",
-        l2: float = L2) -> ValueModel:
-    """The family's model from a fresh corpus (its beta from the validation games), written to `out` (default: the
-    shipped model's file); FitError if it has none."""
+def _family_modes(family: str, inputs: str) -> list[str]:
+    """The family's modes; FitError for an unknown family or unknown inputs."""
     modes = [mode.name for mode in game_modes() if family_of(mode.name).name == family]
     if not modes:
         raise FitError(f"no game family {family!r}")
     if inputs != "value" and inputs not in INPUTS:
         raise FitError(f"no inputs {inputs!r} (arena/luck/features.py: {', '.join(sorted(INPUTS))})")
-    names = named_features(family) if inputs == "value" else INPUTS[inputs][0]
-    rows, labels = _corpus(family, modes, games, jobs, players, lookahead, rollouts, inputs)
+    return modes
+
+
+def _target_and_version(family: str, out: Path | None) -> tuple[Path, int]:
+    """Where the model is written (`out`, else the shipped model's file) and its version: one more than the
+    model already there's (else the shipped one's), or 1."""
     target = out or model_path(family)
     previous = target if target.is_file() else model_path(family)
     version = int(json.loads(previous.read_text()).get("version", 0)) + 1 if previous.is_file() else 1
+    return target, version
+
+
+def _beta(results: list[float], lucks: list[float]) -> float:
+    """The control variate's coefficient that minimises the variance of the luck-corrected results, within [0, 1]
+    (0 when the luck does not vary)."""
+    covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
+                                  for p, l in zip(results, lucks))
+    return min(1.0, max(0.0, covariance / statistics.pvariance(lucks))) if statistics.pvariance(lucks) > 0 else 0.0
+
+
+def _validation_note(validation: int, results: list[float], lucks: list[float], beta: float) -> dict[str, Any]:
+    """What the model file says of its validation games: the results' variance, raw and corrected with `beta`."""
+    raw = statistics.pvariance(results)
+    corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
+    return {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
+            "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
+            "ratio": round(raw / corrected, 3) if corrected > 0 else None}
+
+
+def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str, ...] = PLAYERS,
+        lookahead: int = 0, out: Path | None = None, rollouts: int = 0, inputs: str = "value",
+        l2: float = L2) -> ValueModel:
+    """The family's model from a fresh corpus (its beta from the validation games), written to `out` (default: the
+    shipped model's file); FitError if it has none."""
+    modes = _family_modes(family, inputs)
+    names = named_features(family) if inputs == "value" else INPUTS[inputs][0]
+    rows, labels = _corpus(family, modes, games, jobs, players, lookahead, rollouts, inputs)
+    target, version = _target_and_version(family, out)
     model = ValueModel(family, version, names, tuple(_logistic(rows, labels, l2)), 1.0, lookahead=lookahead,
                                  inputs=inputs)
     checked = _play(modes, VALIDATION_KEY, validation, jobs, players, model, lookahead)
     results = [row[2] for row in checked]
     lucks = [row[3] for row in checked]
-    covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
-                                  for p, l in zip(results, lucks))
-    beta = min(1.0, max(0.0, covariance / statistics.pvariance(lucks))) if statistics.pvariance(lucks) > 0 else 0.0
-    raw = statistics.pvariance(results)
-    corrected = statistics.pvariance([p - beta * l for p, l in zip(results, lucks)])
+    beta = _beta(results, lucks)
     fitted = ValueModel(family, version, model.features, model.weights, round(beta, 4), {
         "command": _command(family, games, validation, players, lookahead, rollouts, l2, inputs, out),
         "corpus": _corpus_note(games, len(rows), players, modes, rollouts),
-        "validation": {"games": validation, "seeds": f"game_seed({VALIDATION_KEY:#x}, i) for i < {validation}",
-                       "variance_raw": round(raw, 5), "variance_corrected": round(corrected, 5),
-                       "ratio": round(raw / corrected, 3) if corrected > 0 else None},
+        "validation": _validation_note(validation, results, lucks, beta),
         "fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, lookahead, inputs)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(fitted.to_json(), indent=1) + "\n")

@@ -189,9 +189,7 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                     timing, printed = {"think_ms": int(think * 1e6 + 0.5) / 1000}, ""  # (round(ms, 3), cheaper)
                 else:
                     action, timing, note, printed = await _ask(seats[player], player, Moment(sequence, number + 1),
-                                                               state, clock,
-                                                               clocks[player] if clocks is not None else None,
-                                                               watchdog)
+                                                               state, clock, clocks[player], watchdog)
                 try:
                     label = state.action_to_string(action)
                     hidden = state.spectator_label(action) if public_view else None
@@ -218,16 +216,16 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
 
 
 class _Seating:
-    """How a match's loop reaches its seats: their clocks (None: untimed), the remote seats (only these can fail
+    """How a match's loop reaches its seats: each seat's clock (None: untimed), the remote seats (only these can fail
     between their decisions), each seat's fast path and the watchdog over remote seats on a clock."""
 
     __slots__ = ("clocks", "remote", "at_once", "watchdog")
 
     def __init__(self, seats: Sequence[SeatPort], clock: ClockSettings | None) -> None:
-        self.clocks = [SeatClock(clock) for _ in seats] if clock is not None else None
+        self.clocks: list[SeatClock | None] = [SeatClock(clock) if clock is not None else None for _ in seats]
         self.remote = [port for port in seats if port.is_remote]
         # an untimed in-process seat answers at once and measures its own thinking: the fast path
-        self.at_once = [None if port.is_remote or self.clocks is not None else port.answer_now for port in seats]
+        self.at_once = [None if port.is_remote or clock is not None else port.answer_now for port in seats]
         self.watchdog = _Watchdog() if clock is not None and self.remote else None
         if self.watchdog is not None:
             for port in self.remote:  # a seat lost while another decides ends the match at once

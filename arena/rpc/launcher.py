@@ -15,6 +15,8 @@ from arena.referee.record import Termination
 from arena.rpc.manifest import BotManifest
 from arena.sandbox.cgroups import CgroupUsage
 from arena.sandbox.launch import LAUNCH_FAILED, Launcher, LaunchPlan
+from arena.sandbox.limits import Limits
+from arena.sandbox.memory_watch import Watched
 
 OUTPUT_KEPT_BYTES = 64 * 1024  # the tail of a process's output kept in memory
 EVIDENCE_BYTES = 16 * 1024  # at most this much output goes into a match record
@@ -42,6 +44,34 @@ def _group_has_members(group: int) -> bool:
             if len(fields) > 2 and fields[2] == str(group):
                 return True
     return False
+
+
+def _watch_stopped(watch: Optional[Watched], limits: Limits) -> tuple[Termination, str] | None:
+    """The memory limit, where the referee's watch stopped the tree for going over it."""
+    if watch is not None and watch.killed_at_bytes is not None:
+        return (Termination.MEMORY_LIMIT, f"the referee stopped the bot: its processes together held "
+                f"{watch.killed_at_bytes / 2**20:.0f} MB, over its memory limit of {limits.memory_mb} MB")
+    return None
+
+
+def _cgroup_limit_met(usage: Optional[CgroupUsage], limits: Limits) -> tuple[Termination, str] | None:
+    """The memory or process limit, where the cgroup counted OOM kills or refused forks."""
+    if usage is not None and usage.oom_kills:
+        peak = f", peak {usage.memory_peak_bytes / 2**20:.0f} MB" if usage.memory_peak_bytes else ""
+        return (Termination.MEMORY_LIMIT, f"the kernel killed {usage.oom_kills} process(es) of the bot for "
+                f"going over its memory limit of {limits.memory_mb} MB{peak}")
+    if usage is not None and usage.processes_refused:
+        return (Termination.PROCESS_LIMIT, f"the bot met its limit of {limits.processes} processes and "
+                f"threads ({usage.processes_refused} fork(s) refused)")
+    return None
+
+
+def _cpu_limit_met(signum: int | None, usage: Optional[CgroupUsage], limits: Limits) -> tuple[Termination, str] | None:
+    """The CPU limit, where SIGXCPU ended the program, or SIGKILL did once the tree had used its CPU time."""
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and usage is not None and usage.cpu_seconds
+                                    and usage.cpu_seconds >= limits.cpu_seconds):
+        return (Termination.CPU_LIMIT, f"the bot used its {limits.cpu_seconds} s of CPU time")
+    return None
 
 
 class OutputTail:
@@ -355,20 +385,8 @@ class BotProcess:
         usage = self.usage()
         signum = self.exit_signal()
         watch = self.plan.memory_watch if self.plan is not None else None
-        if watch is not None and watch.killed_at_bytes is not None:
-            return (Termination.MEMORY_LIMIT, f"the referee stopped the bot: its processes together held "
-                    f"{watch.killed_at_bytes / 2**20:.0f} MB, over its memory limit of {limits.memory_mb} MB")
-        if usage is not None and usage.oom_kills:
-            peak = f", peak {usage.memory_peak_bytes / 2**20:.0f} MB" if usage.memory_peak_bytes else ""
-            return (Termination.MEMORY_LIMIT, f"the kernel killed {usage.oom_kills} process(es) of the bot for "
-                    f"going over its memory limit of {limits.memory_mb} MB{peak}")
-        if usage is not None and usage.processes_refused:
-            return (Termination.PROCESS_LIMIT, f"the bot met its limit of {limits.processes} processes and "
-                    f"threads ({usage.processes_refused} fork(s) refused)")
-        if signum == signal.SIGXCPU or (signum == signal.SIGKILL and usage is not None and usage.cpu_seconds
-                                        and usage.cpu_seconds >= limits.cpu_seconds):
-            return (Termination.CPU_LIMIT, f"the bot used its {limits.cpu_seconds} s of CPU time")
-        return None
+        return (_watch_stopped(watch, limits) or _cgroup_limit_met(usage, limits)
+                or _cpu_limit_met(signum, usage, limits))
 
     def limits_note(self) -> str:
         """The limits in force, for the detail of a crash the kernel did not explain."""

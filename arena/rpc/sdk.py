@@ -432,22 +432,14 @@ async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
     if settings.reconnect:
         settings = replace(settings, connect_timeout_s=min(settings.connect_timeout_s, RETRY_S))
     while True:
-        wait = 0.0  # what the referee said to wait, when it refused the bot for a while
         try:
             played = await serve_matches(_handing_out(agents), replace(settings, max_matches=left))
-            why = "the referee closed the connection"
-        except ConnectionError as error:
-            if not settings.reconnect:
+            why, wait = "the referee closed the connection", 0.0
+        except (ConnectionError, grpc.aio.AioRpcError, BotRefused) as error:
+            passing = _passing_failure(error) if settings.reconnect else None
+            if passing is None:
                 raise
-            played, why = 0, str(error)
-        except grpc.aio.AioRpcError as error:
-            if not settings.reconnect or error.code() not in _GONE:
-                raise
-            played, why = 0, f"lost the referee ({error.code().name})"
-        except BotRefused as error:  # refused for a while (its address paused): come back when it says
-            if not settings.reconnect or error.retry_after_s is None:
-                raise
-            played, why, wait = 0, str(error), error.retry_after_s
+            played, (why, wait) = 0, passing
         if left is not None:
             left -= played
             if left <= 0:
@@ -455,10 +447,27 @@ async def _serve_and_retry(agents: list[Agent], settings: BotSettings) -> None:
         if not settings.reconnect:
             return
         tries = 1 if played else tries + 1
-        pause = max(min(2.0 ** (tries - 1), RETRY_S), wait)
-        if settings.say is not None:
-            settings.say(f"{why}; trying again in {pause:g} s (try {tries + 1})")
-        await asyncio.sleep(pause)
+        await _pause_before_retrying(settings.say, why, tries, wait)
+
+
+async def _pause_before_retrying(say: Optional[Callable[[str], None]], why: str, tries: int, wait: float) -> None:
+    """Say why the bot tries again, then wait 1, 2, 4, then RETRY_S seconds (or longer, as the referee said)."""
+    pause = max(min(2.0 ** (tries - 1), RETRY_S), wait)
+    if say is not None:
+        say(f"{why}; trying again in {pause:g} s (try {tries + 1})")
+    await asyncio.sleep(pause)
+
+
+def _passing_failure(error: Exception) -> Optional[tuple[str, float]]:
+    """For a failure a remote bot tries again after: (why, the seconds the referee said to wait); None for one
+    that ends it."""
+    if isinstance(error, ConnectionError):
+        return str(error), 0.0
+    if isinstance(error, grpc.aio.AioRpcError):
+        return (f"lost the referee ({error.code().name})", 0.0) if error.code() in _GONE else None
+    if isinstance(error, BotRefused) and error.retry_after_s is not None:
+        return str(error), error.retry_after_s  # refused for a while (its address paused): come back when it says
+    return None
 
 
 def _handing_out(agents: list[Agent]) -> AgentFactory:

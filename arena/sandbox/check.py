@@ -36,7 +36,7 @@ from arena.sandbox.launch import (
 )
 from arena.sandbox.leftovers import new_runtime_folder
 from arena.sandbox.limits import Limits
-from arena.sandbox.memory_watch import WATCH_S, kill_tree
+from arena.sandbox.memory_watch import WATCH_S, Watched, kill_tree
 from arena.sandbox.probe import FAMILIES
 from arena.sandbox.seccomp import SeccompUnavailable, filter_program
 
@@ -104,43 +104,58 @@ def launched_probe(settings: SandboxSettings, *arguments: str) -> Iterator[tuple
 def run_probe(settings: SandboxSettings, *, full: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     """Launch the probe as a bot; (what it printed, what was left after it: processes, folders)."""
     with launched_probe(settings, *(["--full"] if full else [])) as (plan, argv, fds):
-        with subprocess.Popen(argv, env=plan.env, cwd=plan.cwd, pass_fds=fds, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-                              start_new_session=True) as process:
-            plan.close_fds()
-            # (the probe's memory test makes a child run into its own address-space limit while the probe waits:
-            # the two together pass the tree's limit for a moment, and where the referee's watch bounds the tree
-            # (in a container) a scan in that moment killed the probe with its child: "exit status -9", more
-            # often the busier the machine. The tree's bound is checked by itself, `tree_memory`.)
-            plan.started(process.pid, tree_memory_mb=PROBE_TREE_MB)
-            try:
-                stdout, stderr = process.communicate(timeout=PROBE_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                kill_tree(process.pid)
-                raise
-        usage = plan.cgroup.usage() if plan.cgroup is not None else None
-        leftover_pids = _stop_tree(plan.cgroup)
-        cgroup_dirs = list(plan.cgroup.dirs.values()) if plan.cgroup is not None else []
-        private = plan.private_dir
-        plan.cleanup()
-        left = {"processes": leftover_pids, "folders": [str(p) for p in [*cgroup_dirs, private] if p.exists()],
-                "oom_kills": usage.oom_kills if usage is not None else None,
-                "processes_refused": usage.processes_refused if usage is not None else None,
-                "uid": plan.uid, "runtime": str(plan.private_dir.parents[1])}
+        stdout, stderr, returncode = _probe_output(plan, argv, fds)
+        left = _after_the_probe(plan)
         lines = [line for line in stdout.splitlines() if line.startswith("{")]
         if not lines:
-            said = (stderr.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
-            watch = plan.memory_watch
-            if watch is not None and watch.killed_at_bytes is not None:
-                raise SandboxUnavailable(f"the referee's memory watch stopped the probe at "
-                                         f"{watch.killed_at_bytes / 2**20:.0f} MB ({said})")
-            raise SandboxUnavailable(f"the sandbox could not start the probe here ({said}): it needs user "
-                                     "namespaces (kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), "
-                                     "or run bots you trust with `--sandbox none`")
+            raise _probe_failure(stderr, returncode, plan.memory_watch)
         found = json.loads(lines[-1])
         if full:
             found["tree_memory"] = tree_memory(settings)
         return found, left
+
+
+def _probe_output(plan: LaunchPlan, argv: list[str], fds: list[int]) -> tuple[str, str, int]:
+    """Run the launched probe to its end: (what it printed, what it wrote on stderr, its exit status)."""
+    with subprocess.Popen(argv, env=plan.env, cwd=plan.cwd, pass_fds=fds, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                          start_new_session=True) as process:
+        plan.close_fds()
+        # (the probe's memory test makes a child run into its own address-space limit while the probe waits:
+        # the two together pass the tree's limit for a moment, and where the referee's watch bounds the tree
+        # (in a container) a scan in that moment killed the probe with its child: "exit status -9", more
+        # often the busier the machine. The tree's bound is checked by itself, `tree_memory`.)
+        plan.started(process.pid, tree_memory_mb=PROBE_TREE_MB)
+        try:
+            stdout, stderr = process.communicate(timeout=PROBE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            kill_tree(process.pid)
+            raise
+    return stdout, stderr, process.returncode
+
+
+def _after_the_probe(plan: LaunchPlan) -> dict[str, Any]:
+    """Stop what is left of the probe's tree and clean up after it, as the referee does: what was left."""
+    usage = plan.cgroup.usage() if plan.cgroup is not None else None
+    leftover_pids = _stop_tree(plan.cgroup)
+    cgroup_dirs = list(plan.cgroup.dirs.values()) if plan.cgroup is not None else []
+    private = plan.private_dir
+    plan.cleanup()
+    return {"processes": leftover_pids, "folders": [str(p) for p in [*cgroup_dirs, private] if p.exists()],
+            "oom_kills": usage.oom_kills if usage is not None else None,
+            "processes_refused": usage.processes_refused if usage is not None else None,
+            "uid": plan.uid, "runtime": str(plan.private_dir.parents[1])}
+
+
+def _probe_failure(stderr: str, returncode: int, watch: Optional[Watched]) -> SandboxUnavailable:
+    """Why the probe printed no findings: the referee's memory watch stopped it, or the sandbox could not start."""
+    said = (stderr.strip().splitlines() or [f"exit status {returncode}"])[-1]
+    if watch is not None and watch.killed_at_bytes is not None:
+        return SandboxUnavailable(f"the referee's memory watch stopped the probe at "
+                                  f"{watch.killed_at_bytes / 2**20:.0f} MB ({said})")
+    return SandboxUnavailable(f"the sandbox could not start the probe here ({said}): it needs user "
+                              "namespaces (kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), "
+                              "or run bots you trust with `--sandbox none`")
 
 
 def tree_memory(settings: SandboxSettings) -> dict[str, Any]:

@@ -151,12 +151,8 @@ class CeleryExecutor(Executor):
         exhausted = False
         try:
             while True:
-                while not exhausted and len(in_flight) < 2 * self.concurrency and not should_stop():
-                    chunk = chunks.next()
-                    if not chunk:
-                        exhausted = True
-                        break
-                    in_flight.append((self._send(chunk), chunk, time.monotonic()))
+                if not exhausted:
+                    exhausted = self._fill(chunks, in_flight, should_stop)
                 if not in_flight:
                     return
                 found = self._wait(in_flight[:1] if ordered else in_flight, should_abandon, should_stop)
@@ -164,29 +160,46 @@ class CeleryExecutor(Executor):
                     return
                 index, lost = found
                 result, chunk, _sent = in_flight.pop(index)
-                if lost:
-                    self._drop(result)
-                    for job in chunk:
-                        yield infrastructure_fault(job, lost)
-                    continue
-                try:
-                    answer = self._answer(result, len(chunk))
-                except _ChunkFailed as failed:
-                    for job in chunk:
-                        yield infrastructure_fault(job, str(failed))
-                    continue
-                for job, data in zip(chunk, answer):
-                    try:
-                        outcome = outcome_from_json(job, data)
-                    except ExecutorError as error:  # a worker (or whoever wrote to the backend) sent nonsense
-                        yield infrastructure_fault(job, str(error))
-                        continue
-                    chunks.seen(outcome)
-                    self._average_s = chunks.average_s
-                    yield outcome
+                yield from self._chunk_outcomes(result, chunk, lost, chunks)
         finally:
             for result, _chunk, _sent in in_flight:  # stopped early: nobody will read these
                 self._drop(result)
+
+    def _fill(self, chunks: Chunks, in_flight: list[tuple[AsyncResult, list[MatchJob], float]],
+              should_stop: StopCheck) -> bool:
+        """Send chunks until two per worker are in flight (or the run should stop); whether the jobs ran out."""
+        while len(in_flight) < 2 * self.concurrency and not should_stop():
+            chunk = chunks.next()
+            if not chunk:
+                return True
+            in_flight.append((self._send(chunk), chunk, time.monotonic()))
+        return False
+
+    def _chunk_outcomes(self, result: AsyncResult, chunk: list[MatchJob], lost: str,
+                        chunks: Chunks) -> Iterator[PlayedMatch]:
+        """The outcomes of a chunk taken out of flight: infrastructure faults if it was `lost` or failed."""
+        if lost:
+            self._drop(result)
+            yield from _faults(chunk, lost)
+            return
+        try:
+            answer = self._answer(result, len(chunk))
+        except _ChunkFailed as failed:
+            yield from _faults(chunk, str(failed))
+            return
+        yield from self._answered(chunk, answer, chunks)
+
+    def _answered(self, chunk: list[MatchJob], answer: list[dict[str, Any]], chunks: Chunks) -> Iterator[PlayedMatch]:
+        """The outcomes a worker answered for `chunk` (an infrastructure fault for each it sent nonsense for)."""
+        for job, data in zip(chunk, answer):
+            try:
+                outcome = outcome_from_json(job, data)
+            except ExecutorError as error:  # a worker (or whoever wrote to the backend) sent nonsense
+                yield infrastructure_fault(job, str(error))
+                continue
+            chunks.seen(outcome)
+            self._average_s = chunks.average_s
+            yield outcome
 
     def _send(self, chunk: list[MatchJob]) -> AsyncResult:
         try:
@@ -359,6 +372,12 @@ def _state(result: AsyncResult) -> str:
         return str(result.state)
     except Exception:
         return ""
+
+
+def _faults(chunk: list[MatchJob], why: str) -> Iterator[PlayedMatch]:
+    """An infrastructure fault for each of the chunk's matches."""
+    for job in chunk:
+        yield infrastructure_fault(job, why)
 
 
 class _ChunkFailed(Exception):

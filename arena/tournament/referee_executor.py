@@ -276,8 +276,7 @@ class InOrder:
                     return None
         if head is _END:
             self.started.put(_END)  # later takes see the end too
-            if self.error is not None:
-                raise self.error if isinstance(self.error, ExecutorError) else ExecutorError(str(self.error))
+            self._raise_feeder_error()
             return None
         assert isinstance(head, concurrent.futures.Future)
         while True:
@@ -294,33 +293,48 @@ class InOrder:
         job is taken; ("abandoned", None); or, after `timeout` seconds with none finished, ("wait", None)."""
         give_up = None if timeout is None else time.monotonic() + timeout
         while True:
-            while self.ended is False:
-                try:
-                    head = self.started.get_nowait()
-                except queue.Empty:
-                    break
-                if head is _END:
-                    self.ended = True
-                elif isinstance(head, concurrent.futures.Future):
-                    self.running.add(head)
+            self._collect_started()
             if not self.running and self.ended:
-                if self.error is not None:
-                    raise self.error if isinstance(self.error, ExecutorError) else ExecutorError(str(self.error))
+                self._raise_feeder_error()
                 return "end", None
-            if self.running:
-                done, _ = concurrent.futures.wait(self.running, timeout=0.02,
-                                                  return_when=concurrent.futures.FIRST_COMPLETED)
-                if done:
-                    finished = done.pop()
-                    self.running.discard(finished)
-                    return "played", finished.result()
-            else:
-                time.sleep(0.02)
+            finished = self._next_finished()
+            if finished is not None:
+                return "played", finished.result()
             if should_abandon():
                 self.cancel()
                 return "abandoned", None
             if give_up is not None and time.monotonic() >= give_up:
                 return "wait", None
+
+    def _collect_started(self) -> None:
+        """Move the matches the feeder started into `running` (take_any), noting the feeder's end."""
+        while self.ended is False:
+            try:
+                head = self.started.get_nowait()
+            except queue.Empty:
+                break
+            if head is _END:
+                self.ended = True
+            elif isinstance(head, concurrent.futures.Future):
+                self.running.add(head)
+
+    def _next_finished(self) -> concurrent.futures.Future[PlayedMatch] | None:
+        """A running match that finished within a short wait, no longer running; None if none did."""
+        if self.running:
+            done, _ = concurrent.futures.wait(self.running, timeout=0.02,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
+            if done:
+                finished = done.pop()
+                self.running.discard(finished)
+                return finished
+        else:
+            time.sleep(0.02)
+        return None
+
+    def _raise_feeder_error(self) -> None:
+        """Raise the feeder's error, if it had one, as an ExecutorError."""
+        if self.error is not None:
+            raise self.error if isinstance(self.error, ExecutorError) else ExecutorError(str(self.error))
 
     def cancel(self) -> None:
         """Start no more jobs; the matches in flight are left to the referee (stopped when it closes)."""

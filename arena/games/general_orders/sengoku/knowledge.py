@@ -23,7 +23,7 @@ part, the scores both give alike, the frame of the script) lives in general_orde
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, cast
+from typing import Any, Callable, Sequence, cast
 
 from arena.games.base import JSON, Game, State
 from arena.games.general_orders.knowledge import (CARD_VALUE, DIE_MEAN, HQ_DANGER_WEIGHT, INITIATIVE_VALUE, WIN_GAME,  # noqa: F401  (is_lookahead_boundary, settle: read by the loader)
@@ -85,6 +85,11 @@ def value_features(state: State) -> list[float]:
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
+def _per_seat_and_area(counts: JSON, ids: Sequence[str]) -> list[list[int]]:
+    """An observation's units of one kind (area -> per seat, areas without any left out) per seat and area."""
+    return [[int(counts[a][seat]) if a in counts else 0 for a in ids] for seat in (0, 1)]
+
+
 class View(FamilyView[SengokuGame]):
     """What the script reads off an observation: units per seat and area, control, supply, threats."""
 
@@ -98,8 +103,8 @@ class View(FamilyView[SengokuGame]):
         ships = observation.get("ships", {})
         siege = observation.get("siege_weapons", {})
         self.troops = [[int(troops[a][seat]) for a in ids] for seat in (0, 1)]
-        self.ships = [[int(ships[a][seat]) if a in ships else 0 for a in ids] for seat in (0, 1)]
-        self.siege = [[int(siege[a][seat]) if a in siege else 0 for a in ids] for seat in (0, 1)]
+        self.ships = _per_seat_and_area(ships, ids)
+        self.siege = _per_seat_and_area(siege, ids)
         self.land = [[t + s for t, s in zip(self.troops[seat], self.siege[seat])] for seat in (0, 1)]
         self.ctrl = [sum(1 << a for a in range(len(ids)) if self.land[seat][a] or self.ships[seat][a])
                      for seat in (0, 1)]
@@ -162,6 +167,24 @@ class View(FamilyView[SengokuGame]):
         return value
 
 
+def _advance_deploy_value(view: View, kind: int, link: int) -> float:
+    """An Advance's (or a Sail's) value into `link` from the supplied land (or water) areas next to it."""
+    me = view.me
+    water = kind == SAIL
+    return advance_value(view, link, [a for a in view.adjacent(link)
+                                      if view.is_water(a) == water and view.supplied[me] >> a & 1])
+
+
+def _strike_deploy_value(view: View, kind: int, link: int) -> float:
+    """The best Bombard, Shell or Siege among the enemy-held areas next to `link` (-0.5 when there is none)."""
+    board = view.board
+    wanted_water = kind == SHELL
+    targets = [a for a in view.adjacent(link) if view.is_water(a) == wanted_water and view.units(view.enemy, a)]
+    if kind == BOMBARD:
+        targets = [a for a in targets if not board.fortified >> a & 1]
+    return max((view.strike_value(a) for a in targets), default=-0.5)
+
+
 def _deploy_value(view: View, space: int) -> float:
     """How good it is to deploy a commander to `space` now."""
     game = view.game
@@ -171,15 +194,9 @@ def _deploy_value(view: View, space: int) -> float:
     link = game.space_link[space]
     spec = board.spaces[space]
     if kind in (ADVANCE, SAIL):
-        water = kind == SAIL
-        return advance_value(view, link, [a for a in view.adjacent(link)
-                                          if view.is_water(a) == water and view.supplied[me] >> a & 1])
+        return _advance_deploy_value(view, kind, link)
     if kind in (BOMBARD, SHELL, SIEGE):
-        wanted_water = kind == SHELL
-        targets = [a for a in view.adjacent(link) if view.is_water(a) == wanted_water and view.units(view.enemy, a)]
-        if kind == BOMBARD:
-            targets = [a for a in targets if not board.fortified >> a & 1]
-        return max((view.strike_value(a) for a in targets), default=-0.5)
+        return _strike_deploy_value(view, kind, link)
     if kind == REINFORCE:
         return reinforce_value(view, spec.value)
     if kind == EMBARK:
