@@ -121,6 +121,14 @@ def _uct_choice(children: dict[int, Node], legal: list[int], c: float) -> tuple[
     return best_child, best_action
 
 
+def _untried_move(legal: list[int], children: dict[int, Node], rng: random.Random) -> int | None:
+    """A legal move the node has no child for yet, drawn at random where there are several (None: all tried)."""
+    untried = [action for action in legal if action not in children]
+    if not untried:
+        return None
+    return untried[0] if len(untried) == 1 else rng.choice(untried)
+
+
 def _back_up(path: list[Node], movers: list[int], values: list[float]) -> None:
     """Count a simulation's `values` (per seat) in every node of its `path`, each for the seat that moved into it
     (none for chance), and the root's child's square (its noise: the analysis' standard errors)."""
@@ -424,9 +432,8 @@ class MCTSAgent(Agent):
             children = node.children
             if seeding and node is not root:
                 seeding, charged = self._seed_reply(node, state, player, legal)
-            untried = [action for action in legal if action not in children]
-            if untried:
-                action = untried[0] if len(untried) == 1 else rng.choice(untried)
+            action = _untried_move(legal, children, rng)
+            if action is not None:
                 path.append(node.expand(action, legal))
                 state.apply_action(action)
                 movers.append(player)

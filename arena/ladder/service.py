@@ -177,42 +177,54 @@ class LadderService:
     def prepare(self) -> None:
         """Make (or find) each mode's ladder, register the built-in players, start the agents' workers."""
         for game in self.settings.games:
-            pool = pool_name(game)
-            name = ladder_name(pool)
-            existing = self.store.tournaments.get(name)
-            builtins = self.settings.builtins.get(game.name, ())
-            ids = {self.store.bots.register(spec.identity()) for spec in builtins}
-            if existing is None:
-                seed = self.settings.seed if self.settings.seed is not None else new_seed()
-                try:
-                    tournament_id = self.store.tournaments.create(
-                        name=name, game=game.name, pool=pool, options=game.options, format="ladder", seed=seed,
-                        rounds=1, settings={}, bot_ids=sorted(ids))
-                except IntegrityError:  # another service made it meanwhile
-                    found = self.store.tournaments.get(name)
-                    assert found is not None
-                    tournament_id = found.id
-            else:
-                if existing.format != "ladder":
-                    raise ValueError(f"{name!r} is a {existing.format} tournament, not a ladder")
-                tournament_id = existing.id
-            self.ladders[pool] = (game, tournament_id)
-            self._builtin_ids[pool] = ids
-            state = self._state(tournament_id)
-            if state.waiting is not None:  # what an earlier run waited for is not this one's
-                self._update_state(tournament_id, lambda state: replace(state, waiting=None))
-            schedule = (state.settings or {}).get("schedule")
-            if schedule and schedule != self.settings.schedule.describe():
-                self.schedule_change = (schedule, self.settings.schedule.describe())
-            if state.seen_match_id is None:  # what was stored before is not news
-                seen = max((m.id for m in self.store.matches.of_tournament(tournament_id)), default=0)
-                self._update_state(tournament_id, lambda state: replace(state, seen_match_id=seen))
+            self._prepare_ladder(game)
         self.executors.for_kinds({PlayerKind.AGENT}).start()  # fork the workers before any thread of ours exists
         if self.play.network is not None:  # remote bots connect at any time, not only during rounds
             programs = self.executors.referee()
             programs.remote_lookup = self._remote_token_hash
             self._register_remotes()
             self.remote_address = programs.listen()
+
+    def _prepare_ladder(self, game: Game) -> None:
+        """Make (or find) one mode's ladder, register its built-in players, and bring its stored state up to date."""
+        pool = pool_name(game)
+        name = ladder_name(pool)
+        existing = self.store.tournaments.get(name)
+        builtins = self.settings.builtins.get(game.name, ())
+        ids = {self.store.bots.register(spec.identity()) for spec in builtins}
+        if existing is None:
+            tournament_id = self._create_ladder(game, pool, name, ids)
+        else:
+            if existing.format != "ladder":
+                raise ValueError(f"{name!r} is a {existing.format} tournament, not a ladder")
+            tournament_id = existing.id
+        self.ladders[pool] = (game, tournament_id)
+        self._builtin_ids[pool] = ids
+        self._refresh_state(tournament_id)
+
+    def _create_ladder(self, game: Game, pool: str, name: str, ids: set[int]) -> int:
+        """Store a new ladder tournament of `game` with the bots `ids`; its id (or that of one made meanwhile)."""
+        seed = self.settings.seed if self.settings.seed is not None else new_seed()
+        try:
+            return self.store.tournaments.create(
+                name=name, game=game.name, pool=pool, options=game.options, format="ladder", seed=seed,
+                rounds=1, settings={}, bot_ids=sorted(ids))
+        except IntegrityError:  # another service made it meanwhile
+            found = self.store.tournaments.get(name)
+            assert found is not None
+            return found.id
+
+    def _refresh_state(self, tournament_id: int) -> None:
+        """Clear an earlier run's wait, note a schedule changed since, and mark the matches stored so far as seen."""
+        state = self._state(tournament_id)
+        if state.waiting is not None:  # what an earlier run waited for is not this one's
+            self._update_state(tournament_id, lambda state: replace(state, waiting=None))
+        schedule = (state.settings or {}).get("schedule")
+        if schedule and schedule != self.settings.schedule.describe():
+            self.schedule_change = (schedule, self.settings.schedule.describe())
+        if state.seen_match_id is None:  # what was stored before is not news
+            seen = max((m.id for m in self.store.matches.of_tournament(tournament_id)), default=0)
+            self._update_state(tournament_id, lambda state: replace(state, seen_match_id=seen))
 
     def close(self) -> None:
         """Stop the workers and the referee; send the webhook's last results; note the service stopped."""

@@ -146,16 +146,33 @@ def _centred_covariance(n: int, strength: list[float], games: dict[tuple[int, in
 def _invert(matrix: list[list[float]]) -> list[list[float]]:
     """Gauss-Jordan inverse with partial pivoting; a singular matrix gives infinite variances."""
     n = len(matrix)
-    work = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(matrix)]
+    work = _augmented_with_identity(matrix)
     for column in range(n):
         pivot = max(range(column, n), key=lambda r: abs(work[r][column]))
         if abs(work[pivot][column]) < 1e-12:
-            return [[math.inf if i == j else 0.0 for j in range(n)] for i in range(n)]
+            return _infinite_variances(n)
         work[column], work[pivot] = work[pivot], work[column]
         scale = work[column][column]
         work[column] = [value / scale for value in work[column]]
-        for row in range(n):
-            if row != column and work[row][column] != 0.0:
-                factor = work[row][column]
-                work[row] = [a - factor * b for a, b in zip(work[row], work[column])]
+        _eliminate_column(work, column)
     return [row[n:] for row in work]
+
+
+def _augmented_with_identity(matrix: list[list[float]]) -> list[list[float]]:
+    """Each row of the square `matrix` followed by the same row of the identity: [matrix | I]."""
+    n = len(matrix)
+    return [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(matrix)]
+
+
+def _infinite_variances(n: int) -> list[list[float]]:
+    """The answer for a singular matrix: infinity on the diagonal, 0 elsewhere."""
+    return [[math.inf if i == j else 0.0 for j in range(n)] for i in range(n)]
+
+
+def _eliminate_column(work: list[list[float]], column: int) -> None:
+    """Subtract the (normalised) pivot row from every other row so that `column` is 0 in all of them."""
+    pivot_row = work[column]
+    for row in range(len(work)):
+        if row != column and work[row][column] != 0.0:
+            factor = work[row][column]
+            work[row] = [a - factor * b for a, b in zip(work[row], pivot_row)]

@@ -202,9 +202,8 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
                     step.note = notes.keep(player, note)
                 if printed:
                     step.output = outputs.keep(player, printed)
-                for port in remote:
-                    if port.failure is not None:
-                        raise port.failure
+                if remote:
+                    _raise_a_seat_lost(remote)
             append(step)
             if on_step is not None:
                 on_step(state, step)
@@ -213,6 +212,13 @@ async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup],
     ending = state.outcome()
     assert ending is not None
     return MatchResult(ending.ranking, ending.reason, ending.scores)
+
+
+def _raise_a_seat_lost(ports: list[SeatPort]) -> None:
+    """Raise the fault of the first remote seat lost (between its decisions, while another seat decided)."""
+    for port in ports:
+        if port.failure is not None:
+            raise port.failure
 
 
 class _Seating:

@@ -318,48 +318,59 @@ class BotPool:
     async def _acquire_local(self, manifest: BotManifest) -> BotSession:
         """A stream of a warm process with room for another match, else of a newly launched one."""
         while True:
-            processes = self._processes[manifest.name]
-            processes[:] = [lp for lp in processes if not lp.process.has_exited]
-            local = _most_ready(processes)
-            if local is None:
-                local = await self._launch(manifest)
-            else:
-                local.reserved += 1
-                _cancel_idle_timer(local)
-            while local.idle:
-                session = local.idle.pop(0)
-                if session.is_alive:
-                    return session
+            local = await self._reserve_process(manifest)
+            session = _pop_live_idle(local)
+            if session is not None:
+                return session
             try:
                 return await self._wait_for_stream(local)
             except _Reseat:
                 continue
             except _NeverConnected:
-                process = local.process
-                await process.wait_exit(1.0)  # the last of its output
-                await process.drain_output()
-                evidence = {"pid": process.pid, "output": process.output.since(0)}
-                failure = process.launch_failure() or _referee_short()
-                if failure:  # the launch itself, or the referee, failed: never the bot's loss
-                    raise BotUnavailable(Termination.INFRASTRUCTURE, f"bot {manifest.name!r} could not be started "
-                                         f"here: {failure}", evidence) from None
-                raise BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} {process.exit_description()} before "
-                                     "it connected to the referee", evidence) from None
+                raise (await self._never_connected_failure(manifest, local)) from None
             except _NoStream:
-                process = local.process
-                await process.drain_output()
-                evidence = {"pid": process.pid, "output": process.output.since(0)}
-                short = _referee_short()
-                if short and not local.has_connected:
-                    self._retire(local)
-                    raise BotUnavailable(Termination.INFRASTRUCTURE, f"bot {manifest.name!r} could not connect: "
-                                         f"{short}", evidence) from None
-                if local.has_connected:
-                    detail = f"opened no stream for the match within {self.startup_timeout_s:g}s"
-                else:
-                    detail = f"did not connect within {self.startup_timeout_s:g}s of being launched"
-                self._retire(local)  # stopped at once unless other matches are under way on it
-                raise BotUnavailable(Termination.TIMEOUT, f"bot {manifest.name!r} {detail}", evidence) from None
+                raise (await self._no_stream_failure(manifest, local)) from None
+
+    async def _reserve_process(self, manifest: BotManifest) -> LocalProcess:
+        """The warm process with room that is most ready, with one more match reserved on it, else a new one."""
+        processes = self._processes[manifest.name]
+        processes[:] = [lp for lp in processes if not lp.process.has_exited]
+        local = _most_ready(processes)
+        if local is None:
+            return await self._launch(manifest)
+        local.reserved += 1
+        _cancel_idle_timer(local)
+        return local
+
+    async def _never_connected_failure(self, manifest: BotManifest, local: LocalProcess) -> BotUnavailable:
+        """Why the process exited before it connected: its launch or the referee failed, else it crashed."""
+        process = local.process
+        await process.wait_exit(1.0)  # the last of its output
+        await process.drain_output()
+        evidence = _evidence(process)
+        failure = process.launch_failure() or _referee_short()
+        if failure:  # the launch itself, or the referee, failed: never the bot's loss
+            return BotUnavailable(Termination.INFRASTRUCTURE, f"bot {manifest.name!r} could not be started "
+                                  f"here: {failure}", evidence)
+        return BotUnavailable(Termination.CRASH, f"bot {manifest.name!r} {process.exit_description()} before "
+                              "it connected to the referee", evidence)
+
+    async def _no_stream_failure(self, manifest: BotManifest, local: LocalProcess) -> BotUnavailable:
+        """Retire a process that opened no stream in time; why (the referee short of descriptors, else a timeout)."""
+        process = local.process
+        await process.drain_output()
+        evidence = _evidence(process)
+        short = _referee_short()
+        if short and not local.has_connected:
+            self._retire(local)
+            return BotUnavailable(Termination.INFRASTRUCTURE, f"bot {manifest.name!r} could not connect: "
+                                  f"{short}", evidence)
+        if local.has_connected:
+            detail = f"opened no stream for the match within {self.startup_timeout_s:g}s"
+        else:
+            detail = f"did not connect within {self.startup_timeout_s:g}s of being launched"
+        self._retire(local)  # stopped at once unless other matches are under way on it
+        return BotUnavailable(Termination.TIMEOUT, f"bot {manifest.name!r} {detail}", evidence)
 
     async def _launch(self, manifest: BotManifest) -> LocalProcess:
         """Launch a process of the bot with one match reserved on it."""
@@ -615,6 +626,20 @@ def _admit_local(name: str, local: LocalProcess) -> None:
         raise AdmissionError(grpc.StatusCode.ALREADY_EXISTS,
                              f"this launch token already has {local.streams} open stream(s), as many as its "
                              f"bot.toml's concurrency ({local.capacity})")
+
+
+def _pop_live_idle(local: LocalProcess) -> Optional[BotSession]:
+    """Take the process's first idle stream that is still open (dropping closed ones before it), or None."""
+    while local.idle:
+        session = local.idle.pop(0)
+        if session.is_alive:
+            return session
+    return None
+
+
+def _evidence(process: BotProcess) -> dict[str, object]:
+    """What a failed start leaves for the record: the process id and everything it wrote."""
+    return {"pid": process.pid, "output": process.output.since(0)}
 
 
 def _referee_short() -> str:

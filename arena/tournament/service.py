@@ -130,31 +130,53 @@ def create(spec: TournamentSpec, store: Store,
     ids = []
     names = [bot.name for bot in spec.bots]
     for game in spec.games:
-        label = spec.name if spec.name is None or len(spec.games) == 1 else f"{spec.name}/{game.name}"
+        label = _tournament_name(spec, game)
         existing = store.tournaments.get(label) if label else None
         if existing is not None:
-            finished = existing.status == "finished"
-            check_same(store, existing, game, names, spec.format, None if finished else spec.rounds,
-                       bool(spec.settings.get("duplicate")), spec.seed)
-            if finished:
-                more = spec.rounds or default_rounds(spec.format, len(names))
-                if not get_format(existing.format).extendable:
-                    raise TournamentError(f"tournament {existing.label!r} is finished and a {existing.format} "
-                                          "cannot be extended; pick another name")
-                store.tournaments.extend(existing.id, existing.rounds + more)
-                if extended is not None:
-                    extended(existing, more)
+            _continue_existing(spec, store, existing, game, names, extended)
             ids.append(existing.id)
-            continue
-        try:
-            ids.append(create_tournament(
-                store, game=game, bots=list(spec.bots), format=spec.format,
-                rounds=spec.rounds or default_rounds(spec.format, len(spec.bots)),
-                seed=spec.seed if spec.seed is not None else new_seed(), name=label,
-                settings={"bots": names, **spec.settings}))
-        except FormatError as error:
-            raise TournamentError(f"{game.name}: {error}") from None
+        else:
+            ids.append(_create_new(spec, store, game, label, names))
     return ids
+
+
+def _tournament_name(spec: TournamentSpec, game: Game) -> str | None:
+    """The name of the spec's tournament of `game`: the spec's own, "<name>/<game>" when it has several games."""
+    return spec.name if spec.name is None or len(spec.games) == 1 else f"{spec.name}/{game.name}"
+
+
+def _continue_existing(spec: TournamentSpec, store: Store, existing: TournamentRow, game: Game, names: list[str],
+                       extended: Callable[[TournamentRow, int], None] | None) -> None:
+    """Check a same-named tournament has the spec's settings, and extend it by the spec's rounds if finished."""
+    finished = existing.status == "finished"
+    check_same(store, existing, game, names, spec.format, None if finished else spec.rounds,
+               bool(spec.settings.get("duplicate")), spec.seed)
+    if finished:
+        _extend_finished(spec, store, existing, len(names), extended)
+
+
+def _extend_finished(spec: TournamentSpec, store: Store, existing: TournamentRow, entrants: int,
+                     extended: Callable[[TournamentRow, int], None] | None) -> None:
+    """Give a finished tournament the spec's rounds once more (TournamentError if its format cannot grow)."""
+    more = spec.rounds or default_rounds(spec.format, entrants)
+    if not get_format(existing.format).extendable:
+        raise TournamentError(f"tournament {existing.label!r} is finished and a {existing.format} "
+                              "cannot be extended; pick another name")
+    store.tournaments.extend(existing.id, existing.rounds + more)
+    if extended is not None:
+        extended(existing, more)
+
+
+def _create_new(spec: TournamentSpec, store: Store, game: Game, label: str | None, names: list[str]) -> int:
+    """Store a new tournament of the spec for `game` under `label`; its id (TournamentError on a format's error)."""
+    try:
+        return create_tournament(
+            store, game=game, bots=list(spec.bots), format=spec.format,
+            rounds=spec.rounds or default_rounds(spec.format, len(spec.bots)),
+            seed=spec.seed if spec.seed is not None else new_seed(), name=label,
+            settings={"bots": names, **spec.settings})
+    except FormatError as error:
+        raise TournamentError(f"{game.name}: {error}") from None
 
 
 def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequence[str], format: str,

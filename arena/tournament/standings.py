@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,33 +42,43 @@ def tournament_table(store: Store, tournament_id: int) -> list[EntrantLine]:
     entries = store.tournaments.entries(tournament_id)
     names = store.bots.names(entries)
     lines = {bot: EntrantLine(bot, names[bot], position) for position, bot in enumerate(entries)}
-    for pairing in store.tournaments.pairings(tournament_id):
-        for bot in pairing.bots:
-            if bot in lines:
-                lines[bot].reached_round = max(lines[bot].reached_round, pairing.round + 1)
+    _note_rounds_reached(store, tournament_id, lines)
     for match in store.matches.of_tournament(tournament_id):
         ranking = match.ranking
         bots = match.bots
         for seat, bot in enumerate(bots):
             line = lines.get(bot)
-            if line is None:
-                continue
-            line.games += 1
-            outcome = seat_outcome(ranking, seat)
-            if outcome == "win":
-                line.wins += 1
-            elif outcome == "draw":
-                line.draws += 1
-            else:
-                line.losses += 1
-            if match.offender == seat:
-                line.faults += 1
-            for other_seat, other in enumerate(bots):
-                if other_seat == seat:
-                    continue
-                value = points(ranking[seat] < ranking[other_seat], ranking[seat] == ranking[other_seat])
-                line.against[other] = line.against.get(other, 0.0) + value
-                line.points += value / (len(bots) - 1)
+            if line is not None:
+                _count_seat(line, ranking, bots, seat, match.offender)
     knockout = tournament.format == "knockout"
     return sorted(lines.values(), key=lambda line: ((-line.reached_round if knockout else 0), -line.points,
                                                     -line.wins, line.position))
+
+
+def _note_rounds_reached(store: Store, tournament_id: int, lines: dict[int, EntrantLine]) -> None:
+    """Set each entrant's furthest round reached (counted from 1) by the tournament's pairings."""
+    for pairing in store.tournaments.pairings(tournament_id):
+        for bot in pairing.bots:
+            if bot in lines:
+                lines[bot].reached_round = max(lines[bot].reached_round, pairing.round + 1)
+
+
+def _count_seat(line: EntrantLine, ranking: Sequence[int], bots: Sequence[int], seat: int,
+                offender: int | None) -> None:
+    """Add one match's result, fault and points against each opponent to the line of the bot in `seat`."""
+    line.games += 1
+    outcome = seat_outcome(ranking, seat)
+    if outcome == "win":
+        line.wins += 1
+    elif outcome == "draw":
+        line.draws += 1
+    else:
+        line.losses += 1
+    if offender == seat:
+        line.faults += 1
+    for other_seat, other in enumerate(bots):
+        if other_seat == seat:
+            continue
+        value = points(ranking[seat] < ranking[other_seat], ranking[seat] == ranking[other_seat])
+        line.against[other] = line.against.get(other, 0.0) + value
+        line.points += value / (len(bots) - 1)

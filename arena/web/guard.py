@@ -380,26 +380,23 @@ class RequestLimits:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope.get(OVER_CAP):
-            await _refuse(send, 429, scope[OVER_CAP])
-            return
-        if _has_controls(scope.get("path", "")):
-            await _refuse(send, 404, "no such page: its address holds a control character")
-            return
-        query = scope.get("query_string", b"")
-        if _has_controls(unquote_to_bytes(query).decode("utf-8", "replace")) or b"\x00" in query:
-            await _refuse(send, 422, "a query parameter holds a control character")
+        refusal = _refusal_before_route(scope)
+        if refusal is not None:
+            await _refuse(send, *refusal)
             return
         limit = self.routes.get((scope["method"], scope["path"]), self.json_bytes)
         if limit is None:
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > limit):
-            await _refuse(send, 413 if declared.isdigit() else 400,
-                          f"a request body here may be at most {limit} bytes" if declared.isdigit()
-                          else "a Content-Length that is not a number")
+        refusal = _declared_length_refusal(scope, limit)
+        if refusal is not None:
+            await _refuse(send, *refusal)
             return
+        await self._counted_app(scope, receive, send, limit)
+
+    async def _counted_app(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+        """Run the application on a body counted as it comes: past `limit` it is answered 413 here, and to the
+        application the client is gone."""
         seen = 0
         refused = False
 
@@ -412,7 +409,7 @@ class RequestLimits:
                 seen += len(message.get("body", b""))
                 if seen > limit:  # answered here; to the application the client is gone
                     refused = True
-                    await _refuse(send, 413, f"a request body here may be at most {limit} bytes")
+                    await _refuse(send, 413, _body_over(limit))
                     return {"type": "http.disconnect"}
             return message
 
@@ -425,6 +422,37 @@ class RequestLimits:
         except Exception:  # noqa: BLE001 - the application failing to read what was refused: already answered
             if not refused:
                 raise
+
+
+def _refusal_before_route(scope: Scope) -> tuple[int, str] | None:
+    """The status and detail refusing a request over a client's cap, or whose path or query holds a control
+    character; None when none of these holds."""
+    if scope.get(OVER_CAP):
+        return 429, scope[OVER_CAP]
+    if _has_controls(scope.get("path", "")):
+        return 404, "no such page: its address holds a control character"
+    query = scope.get("query_string", b"")
+    if _has_controls(unquote_to_bytes(query).decode("utf-8", "replace")) or b"\x00" in query:
+        return 422, "a query parameter holds a control character"
+    return None
+
+
+def _declared_length_refusal(scope: Scope, limit: int) -> tuple[int, str] | None:
+    """The status and detail refusing a request whose Content-Length is not a number (400) or is over `limit`
+    (413); None when it declares none or one within the limit."""
+    declared = dict(scope.get("headers") or []).get(b"content-length")
+    if declared is None:
+        return None
+    if not declared.isdigit():
+        return 400, "a Content-Length that is not a number"
+    if int(declared) > limit:
+        return 413, _body_over(limit)
+    return None
+
+
+def _body_over(limit: int) -> str:
+    """The detail of a 413: a body over its route's limit."""
+    return f"a request body here may be at most {limit} bytes"
 
 
 def _has_controls(text: str) -> bool:

@@ -69,24 +69,58 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
     who = caller(request)
     settings = request.app.state.settings
     limits: OwnerLimits = settings.owner_limits
+    name = _archive_name(filename)
+    since = utcnow() - timedelta(hours=1)
+    if hosting_of(request).uploads_since(who.owner, since) >= limits.uploads_per_hour:
+        raise _too_many_uploads(limits)
+    _check_declared_size(request, limits)
+    uploads = Path(settings.uploads or Path(settings.bot_store) / ".uploads")
+    uploads.mkdir(parents=True, exist_ok=True)
+    path = uploads / f"{secrets.token_hex(12)}{'.zip' if kind_of(name) == '.zip' else '.tar.gz'}"
+    # (with --uploads, a folder shared with the pre-flight service's user through its group: readable to it)
+    size = await _receive_archive(request, path, limits, 0o640 if settings.uploads else 0o600)
+    if size == 0:
+        path.unlink(missing_ok=True)
+        raise HTTPException(400, "the request carried no archive: send the file as the request body")
+    submission_id = hosting_of(request).add_submission(who.owner, name, size, str(path), limits.uploads_per_hour)
+    if submission_id is None:  # the others sent at the same time took the hour's last places
+        path.unlink(missing_ok=True)
+        raise _too_many_uploads(limits)
+    if request.app.state.queue is not None:  # (elsewhere, `arena preflights` finds it in the database)
+        request.app.state.queue.wake()
+    base = f"/api/owner/submissions/{submission_id}"
+    return JSONResponse({"id": submission_id, "status": "queued", "status_url": base, "events_url": f"{base}/events"},
+                        status_code=202, headers={"Location": base})
+
+
+def _archive_name(filename: str) -> str:
+    """The upload's file name without its folders, refused (415) unless it names an archive kind we unpack."""
     name = Path(filename).name
     if kind_of(name) not in (".zip", ".tar.gz"):
         raise HTTPException(415, f"{name!r} is not a .zip, .tar.gz, .tgz or .tar (pack the bot's folder: "
                             "`tar czf bot.tar.gz -C my-bot .`)")
-    since = utcnow() - timedelta(hours=1)
-    if hosting_of(request).uploads_since(who.owner, since) >= limits.uploads_per_hour:
-        raise HTTPException(429, f"{limits.uploads_per_hour} uploads in the last hour, the most an owner may make "
-                            "here: try again later", headers={"Retry-After": "600"})
+    return name
+
+
+def _too_many_uploads(limits: OwnerLimits) -> HTTPException:
+    """The 429 of an owner over their uploads per hour."""
+    return HTTPException(429, f"{limits.uploads_per_hour} uploads in the last hour, the most an owner may make "
+                         "here: try again later", headers={"Retry-After": "600"})
+
+
+def _check_declared_size(request: Request, limits: OwnerLimits) -> None:
+    """Refuse (413) an upload whose declared Content-Length is over the archive cap, before reading it."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limits.archive_bytes:
         raise HTTPException(413, f"the archive is {int(declared)} bytes, over the {limits.archive_bytes} bytes an "
                             "upload may be: leave out build outputs, data sets and virtual environments")
-    uploads = Path(settings.uploads or Path(settings.bot_store) / ".uploads")
-    uploads.mkdir(parents=True, exist_ok=True)
-    path = uploads / f"{secrets.token_hex(12)}{'.zip' if kind_of(name) == '.zip' else '.tar.gz'}"
+
+
+async def _receive_archive(request: Request, path: Path, limits: OwnerLimits, mode: int) -> int:
+    """Stream the request body into a new file at `path` (413 once over the cap); its size. On any failure the
+    file is removed."""
     size = 0
-    # (with --uploads, a folder shared with the pre-flight service's user through its group: readable to it)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o640 if settings.uploads else 0o600)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(descriptor, "wb") as out:
             async for chunk in request.stream():
@@ -99,19 +133,7 @@ async def upload(request: Request, filename: str = Query(..., min_length=1, max_
     except BaseException:
         path.unlink(missing_ok=True)
         raise
-    if size == 0:
-        path.unlink(missing_ok=True)
-        raise HTTPException(400, "the request carried no archive: send the file as the request body")
-    submission_id = hosting_of(request).add_submission(who.owner, name, size, str(path), limits.uploads_per_hour)
-    if submission_id is None:  # the others sent at the same time took the hour's last places
-        path.unlink(missing_ok=True)
-        raise HTTPException(429, f"{limits.uploads_per_hour} uploads in the last hour, the most an owner may make "
-                            "here: try again later", headers={"Retry-After": "600"})
-    if request.app.state.queue is not None:  # (elsewhere, `arena preflights` finds it in the database)
-        request.app.state.queue.wake()
-    base = f"/api/owner/submissions/{submission_id}"
-    return JSONResponse({"id": submission_id, "status": "queued", "status_url": base, "events_url": f"{base}/events"},
-                        status_code=202, headers={"Location": base})
+    return size
 
 
 @router.get("/owner/submissions", summary="The owner's uploads, newest first")

@@ -753,15 +753,7 @@ class MajorGeneralState(State):
         return state
 
     def _validate(self, data: JSON) -> None:
-        problems = []
-        if len(self.units) != 2 * NUM_SPACES or len(self.top) != NUM_SPACES or len(self.supply) != 2:
-            problems.append("wrong board size")
-        elif any(n < 0 for n in self.units + self.supply):
-            problems.append("negative unit count")
-        else:
-            for seat in (YELLOW, RED):
-                if sum(self.units[seat::2]) + self.supply[seat] != UNITS_PER_SIDE:
-                    problems.append(f"{SEAT_NAMES[seat]} does not have {UNITS_PER_SIDE} units")
+        problems = self._unit_problems()
         if len(self.hands) != 2 or any(h & d for h, d in zip(self.hands, self.decks)):
             problems.append("a card is both in hand and in the deck")
         if sum(self.cubes) + self.cubes_left != CUBE_POOL:
@@ -770,6 +762,15 @@ class MajorGeneralState(State):
             problems.append("a choice phase needs a pending command")
         if problems:
             raise StateFormatError("inconsistent Major General state: " + "; ".join(problems))
+
+    def _unit_problems(self) -> list[str]:
+        """What is wrong with the board's size or its unit counts (a side's units on the board and in supply)."""
+        if len(self.units) != 2 * NUM_SPACES or len(self.top) != NUM_SPACES or len(self.supply) != 2:
+            return ["wrong board size"]
+        if any(n < 0 for n in self.units + self.supply):
+            return ["negative unit count"]
+        return [f"{SEAT_NAMES[seat]} does not have {UNITS_PER_SIDE} units" for seat in (YELLOW, RED)
+                if sum(self.units[seat::2]) + self.supply[seat] != UNITS_PER_SIDE]
 
     # --- display -----------------------------------------------------------------------------
 

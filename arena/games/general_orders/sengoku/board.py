@@ -246,6 +246,7 @@ def _ports(where: str, areas: list[dict[str, Any]], is_water: tuple[bool, ...], 
 
 
 Rows = tuple[tuple[int, ...], tuple[int, ...]]
+AreaUnits = tuple[list[int], list[int], list[int]]  # one area's (troops, ships, siege weapons) per seat
 
 
 def _starting_units(where: str, areas: list[dict[str, Any]], is_water: tuple[bool, ...]) -> tuple[Rows, Rows, Rows]:
@@ -254,15 +255,28 @@ def _starting_units(where: str, areas: list[dict[str, Any]], is_water: tuple[boo
     per_area = [_units(f"{where} {area['id']}", area.get("start")) for area in areas]
     for i, (area, units) in enumerate(zip(areas, per_area)):
         name = f"{where} {area['id']}"
-        if is_water[i] and (any(units[TROOP]) or any(units[SIEGE_WEAPON])):
-            raise BoardError(f"{name}: troops and siege weapons start on land areas only")
-        if not is_water[i] and any(units[SHIP]):
-            raise BoardError(f"{name}: ships start in water areas only")
-        if any(units[k][0] for k in range(3)) and any(units[k][1] for k in range(3)):
-            raise BoardError(f"{name}: both factions start in one area")
-    rows = tuple((tuple(units[kind][0] for units in per_area), tuple(units[kind][1] for units in per_area))
-                 for kind in (TROOP, SHIP, SIEGE_WEAPON))
-    return rows[0], rows[1], rows[2]
+        _check_unit_terrain(name, is_water[i], units)
+        _check_one_faction(name, units)
+    return _unit_rows(per_area, TROOP), _unit_rows(per_area, SHIP), _unit_rows(per_area, SIEGE_WEAPON)
+
+
+def _check_unit_terrain(name: str, water: bool, units: AreaUnits) -> None:
+    """Troops and siege weapons start on a land area, ships on a water area."""
+    if water and (any(units[TROOP]) or any(units[SIEGE_WEAPON])):
+        raise BoardError(f"{name}: troops and siege weapons start on land areas only")
+    if not water and any(units[SHIP]):
+        raise BoardError(f"{name}: ships start in water areas only")
+
+
+def _check_one_faction(name: str, units: AreaUnits) -> None:
+    """At most one faction starts with units in an area."""
+    if any(units[k][0] for k in range(3)) and any(units[k][1] for k in range(3)):
+        raise BoardError(f"{name}: both factions start in one area")
+
+
+def _unit_rows(per_area: list[AreaUnits], kind: int) -> Rows:
+    """Each faction's starting units of one kind, per area."""
+    return tuple(units[kind][0] for units in per_area), tuple(units[kind][1] for units in per_area)
 
 
 def _linked_spaces(where: str, areas: list[dict[str, Any]], is_water: tuple[bool, ...],

@@ -483,25 +483,14 @@ class SengokuState(Core):
 
     def _start_action(self) -> None:
         """The action of the space just deployed to begins."""
-        game = self._game
-        board = game.board
+        board = self._game.board
         seat = self.active
-        kind, link = self.act, self.link
+        kind = self.act
         snap = self.snap
-        adj = board.area_adj
         if kind == ADVANCE:
-            water_sup = snap[seat] & game.WATER
-            via = 0
-            for w in bits(adj[link] & water_sup):
-                via |= adj[w]
-            self._start_move((adj[link] | via) & snap[seat] & game.LAND)
+            self._start_move(self._advance_sources(seat))
         elif kind == SAIL:
-            water_sup = snap[seat] & game.WATER
-            src = 0
-            for w in bits(adj[link] & water_sup):
-                if not src >> w & 1:
-                    src |= reach(adj, w, water_sup)
-            self._start_move(src)
+            self._start_move(self._sail_sources(seat))
         elif kind == BOMBARD or kind == SHELL or kind == SIEGE:
             if self._targets():
                 self.phase = TARGET
@@ -516,6 +505,29 @@ class SengokuState(Core):
             spec = board.spaces[self.space]
             if not plan(self, spec.initiative, spec.value + (1 if self.has_bonus(WAR_ROOM, snap[seat]) else 0)):
                 self._end_action()
+
+    def _advance_sources(self, seat: int) -> int:
+        """Advance: the supplied (at the action's start) land areas next to the linked area, or next to a
+        supplied water area next to it."""
+        game = self._game
+        adj = game.board.area_adj
+        link = self.link
+        snap = self.snap[seat]
+        via = 0
+        for w in bits(adj[link] & snap & game.WATER):
+            via |= adj[w]
+        return (adj[link] | via) & snap & game.LAND
+
+    def _sail_sources(self, seat: int) -> int:
+        """Sail: the chains of supplied (at the action's start) water areas that touch the linked area."""
+        game = self._game
+        adj = game.board.area_adj
+        water_sup = self.snap[seat] & game.WATER
+        src = 0
+        for w in bits(adj[self.link] & water_sup):
+            if not src >> w & 1:
+                src |= reach(adj, w, water_sup)
+        return src
 
     def _card_may_be_offered(self) -> bool:
         """Whether this step could offer a card, judging by public facts only (SJ-D4)."""
@@ -566,6 +578,12 @@ class SengokuState(Core):
             actions.append(game.PLAY_BASE + GROUND_ASSAULT)
         if can_play(self, seat, SAPPERS) and self._sappers_apply():
             actions.append(game.PLAY_BASE + SAPPERS)
+        return actions + self._land_move_ids(seat)
+
+    def _land_move_ids(self, seat: int) -> list[int]:
+        """Advance: troop ids, then siege-weapon ids, that may move in from each source area while one
+        land unit stays behind."""
+        game = self._game
         unit_ids: list[int] = []
         siege_ids: list[int] = []
         troops, siege = self.troops[seat], self.siege[seat]
@@ -580,7 +598,7 @@ class SengokuState(Core):
                 if n:
                     first = game.SIEGE_BASE + MAX_N * game.land_rank[a]
                     siege_ids.extend(range(first, first + n))
-        return actions + unit_ids + siege_ids
+        return unit_ids + siege_ids
 
     def _decide_move(self, action: int) -> None:
         game = self._game
@@ -1300,8 +1318,8 @@ class SengokuState(Core):
         return problems
 
     def _phase_problems(self) -> list[str]:
-        game = self._game
-        board = game.board
+        """What the phase needs: an active player (with a commander in reserve to deploy), a real loss
+        choice, areas settled between actions."""
         problems = []
         if self.phase in (TURN, MOVE, TARGET, PLACE, WITHDRAW, DEFEND, FOLLOW_UP) and self.active not in (0, 1):
             problems.append("no active player")
@@ -1311,12 +1329,20 @@ class SengokuState(Core):
                                    or self._loss_range()[0] >= self._loss_range()[1]):
             problems.append("a loss choice needs a seat, an area and a real choice")
         if self.phase == TURN:
-            for a in range(game.NA):
-                cap = board.water_cap if board.is_water[a] else board.land_cap
-                if self.units(0, a) and self.units(1, a):
-                    problems.append(f"both sides hold {board.area_ids[a]} between actions")
-                if max(self.units(0, a), self.units(1, a)) > cap:
-                    problems.append(f"more units in {board.area_ids[a]} than the cap allows")
+            problems += self._area_problems_between_actions()
+        return problems
+
+    def _area_problems_between_actions(self) -> list[str]:
+        """Areas held by both sides, or holding more units than the cap, where no action is under way."""
+        game = self._game
+        board = game.board
+        problems = []
+        for a in range(game.NA):
+            cap = board.water_cap if board.is_water[a] else board.land_cap
+            if self.units(0, a) and self.units(1, a):
+                problems.append(f"both sides hold {board.area_ids[a]} between actions")
+            if max(self.units(0, a), self.units(1, a)) > cap:
+                problems.append(f"more units in {board.area_ids[a]} than the cap allows")
         return problems
 
     # --- display -----------------------------------------------------------------------------

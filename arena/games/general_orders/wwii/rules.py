@@ -438,10 +438,10 @@ class WWIIState(Core):
         actions = [PASS]
         if self.cmd_reserve[seat] <= 0:
             if (can_play(self, seat, BLITZ) and self.cmd_standby[seat] > 0 and not game.blitz_needs_reserve
-                    and self._deploy_options(seat, True)):
+                    and self._deploy_options(seat, True, can_play(self, seat, COUNTER_ATTACK))):
                 actions.append(game.PLAY_BASE + BLITZ)
             return actions
-        deploys = self._deploy_options(seat, False)
+        deploys = self._deploy_options(seat, False, can_play(self, seat, COUNTER_ATTACK))
         actions.extend(deploys)
         if can_play(self, seat, BLITZ) and self.cmd_standby[seat] > 0 and deploys:
             actions.append(game.PLAY_BASE + BLITZ)
@@ -460,26 +460,26 @@ class WWIIState(Core):
 
     def _blitz_options(self) -> list[int]:
         """Where the Blitz commander may deploy."""
-        return self._deploy_options(self.active, False)
+        seat = self.active
+        return self._deploy_options(seat, False, can_play(self, seat, COUNTER_ATTACK))
 
     def _decide_blitz(self, action: int) -> None:
         self.cmd_standby[self.active] -= 1
         self.blitz_extra = True
         self._deploy(action, 3 + self.active)
 
-    def _deploy_options(self, seat: int, stop_at_first: bool, may_counter: bool | None = None) -> list[int]:
+    def _deploy_options(self, seat: int, stop_at_first: bool, may_counter: bool) -> list[int]:
         """Deploy and Counter Attack ids whose deployment criteria `seat` meets (ascending);
-        Counter Attack ids when `may_counter` (default: when `seat` can play the card)."""
+        Counter Attack ids only when `may_counter`."""
         game = self._game
         sup, advance_ok, fly_ok, bomb_ok = self._linked_criteria(seat)
         # Linked spaces by action kind: advance, fly, paradrop, barrage, bomb.
         link_ok = (advance_ok, fly_ok, sup, sup, bomb_ok)
+        rival = 1 - seat  # a faction icon is -1 (either side), 0 or 1
         occ = self.occ
         used_support = self.support_used[seat]
         actions = []
         counters = []
-        if may_counter is None:
-            may_counter = can_play(self, seat, COUNTER_ATTACK)
         for s, kind, link, faction in game.space_table:
             code = occ[s]
             if code:
@@ -488,7 +488,7 @@ class WWIIState(Core):
                     counters.append(game.COUNTER_BASE + s)
                 continue
             if link >= 0:
-                if not link_ok[kind] >> link & 1 or (faction >= 0 and faction != seat):
+                if not link_ok[kind] >> link & 1 or faction == rival:
                     continue
             elif used_support >> kind & 1:
                 continue
@@ -531,7 +531,6 @@ class WWIIState(Core):
         deploy(self, action, code)
         seat = self.active
         game = self._game
-        link = self.link
         self.asnap = [self.air_supplied(0), self.air_supplied(1)] if game.NZ else [0, 0]
         value = game.board.spaces[self.space].value[seat]
         kind = self.act
@@ -542,13 +541,7 @@ class WWIIState(Core):
         elif kind == PARADROP:
             self.unit, self.phase = LAND, TARGET
         elif kind == BARRAGE or kind == BOMB:
-            self.unit = LAND
-            if kind == BOMB and self.aircraft[seat][link] < 2:  # (bomb=one-aircraft) no payload to spend
-                self._end_action()
-            elif self._targets():
-                self.phase = TARGET
-            else:  # GO-B1: nothing to hit; the action resolves with no effect
-                self._end_action()
+            self._start_strike(kind)
         elif kind == REINFORCE:
             self._start_placement(LAND, value + (2 if self.has_bonus(DEPOT, self.snap[seat]) else 0))
         elif kind == TAKE_OFF:
@@ -557,6 +550,17 @@ class WWIIState(Core):
             initiative = game.board.spaces[self.space].initiative
             if not plan(self, initiative, value + (1 if self.has_bonus(RECON_POST, self.snap[seat]) else 0)):
                 self._end_action()
+
+    def _start_strike(self, kind: int) -> None:
+        """Barrage or Bomb: choose a target, or end the action at once with no payload to spend
+        or nothing to hit."""
+        self.unit = LAND
+        if kind == BOMB and self.aircraft[self.active][self.link] < 2:  # (bomb=one-aircraft) no payload to spend
+            self._end_action()
+        elif self._targets():
+            self.phase = TARGET
+        else:  # GO-B1: nothing to hit; the action resolves with no effect
+            self._end_action()
 
     def _card_may_be_offered(self) -> bool:
         """Whether this own-turn step could offer a card, judging by public facts only (GO-D7)."""
