@@ -25,7 +25,7 @@ COMMAND_IMPORTS = 0  # (command module, another command module it imports) pairs
 BENCH_IMPORTING_TESTS: set[str] = set()  # may only shrink
 STORE_METHODS = 3  # methods of `Store` itself (the aggregates hold the rest: store.bots, store.matches, ...)
 TYPE_IGNORES = 8  # `# type: ignore` comments in arena/ (the generated protocol code aside)
-CC_CEILING = 14  # radon's cyclomatic complexity (the top of grade C is 20), for every function but these
+CC_CEILING = 13  # radon's cyclomatic complexity (the top of grade C is 20), for every function but these
 CC_ALLOWED: dict[str, int] = {  # function (module:qualified name) -> its own ceiling, until it is split
 }
 

@@ -227,15 +227,21 @@ class RunDisplay:
         if self.interactive:
             self.progress.update(self.task, total=total, completed=done)
             return
-        if self.quiet:
-            return
-        now = time.monotonic()
-        fraction = done / total if total else 0.0
-        finished = bool(total) and done >= (total or 0)
-        by_share = not self.series and bool(total) and fraction - self._last_fraction >= 0.1 \
-            and now - self._last_line >= PROGRESS_MIN_GAP_S
-        if now - self._last_line >= PROGRESS_EVERY_S or by_share or (finished and not self.series):
+        if not self.quiet and self._line_due(done, total):
             self._line(done, total, last)
+
+    def _line_due(self, done: int, total: int | None) -> bool:
+        """Whether a progress line is due: PROGRESS_EVERY_S after the last, a tenth more of the way, or the end."""
+        now = time.monotonic()
+        finished = bool(total) and done >= (total or 0)
+        return (now - self._last_line >= PROGRESS_EVERY_S or self._tenth_more(done, total, now)
+                or (finished and not self.series))
+
+    def _tenth_more(self, done: int, total: int | None, now: float) -> bool:
+        """A tenth more of the way done since the last line, at least PROGRESS_MIN_GAP_S after it (not in a series)."""
+        fraction = done / total if total else 0.0
+        return not self.series and bool(total) and fraction - self._last_fraction >= 0.1 \
+            and now - self._last_line >= PROGRESS_MIN_GAP_S
 
     def _line(self, done: int, total: int | None, last: str, final: bool = False) -> None:
         now = time.monotonic()
@@ -723,16 +729,8 @@ def print_conformance(report: ConformanceReport) -> None:
     console.print(_checks_table(report))
     for warning in report.warnings():
         console.print(styled("[bold yellow]warning[/bold yellow]: {}", warning), soft_wrap=True)
-    if report.output_tail.strip():
-        lines = report.output_tail.rstrip().splitlines()[-CONFORMANCE_OUTPUT_LINES:]
-        console.print(f"the bot's output (stdout and stderr), last {len(lines)} line(s):")
-        for line in lines:
-            console.print(f"  {shown(line)}", markup=False, highlight=False)
-    fixes: dict[str, list[str]] = {}
-    for check in report.checks:
-        if check.ok is False and check.fix:
-            fixes.setdefault(check.fix, []).append(check.name)
-    for fix, names in fixes.items():
+    _print_conformance_output(report)
+    for fix, names in _conformance_fixes(report).items():
         console.print(styled("[bold]fix[/bold] ({}): {}", ", ".join(dict.fromkeys(names)), fix))
     passed = sum(1 for check in report.checks if check.ok)
     failed = sum(1 for check in report.checks if check.ok is False)
@@ -740,6 +738,24 @@ def print_conformance(report: ConformanceReport) -> None:
     console.print(mark("passed" if report.ok else "failed", style) +
                   f": {passed} check(s) passed, {failed} failed, in {report.seconds:.1f} s (clock: "
                   f"{report.clock['move_time_s']:g} s per decision, {report.clock['bank_s']:g} s bank)")
+
+
+def _print_conformance_output(report: ConformanceReport) -> None:
+    """The bot's last CONFORMANCE_OUTPUT_LINES lines of output, if it wrote any."""
+    if report.output_tail.strip():
+        lines = report.output_tail.rstrip().splitlines()[-CONFORMANCE_OUTPUT_LINES:]
+        console.print(f"the bot's output (stdout and stderr), last {len(lines)} line(s):")
+        for line in lines:
+            console.print(f"  {shown(line)}", markup=False, highlight=False)
+
+
+def _conformance_fixes(report: ConformanceReport) -> dict[str, list[str]]:
+    """The fixes of the failed checks, each with the names of the checks it fixes (in the checks' order)."""
+    fixes: dict[str, list[str]] = {}
+    for check in report.checks:
+        if check.ok is False and check.fix:
+            fixes.setdefault(check.fix, []).append(check.name)
+    return fixes
 
 
 def _checks_table(report: ConformanceReport) -> Table:

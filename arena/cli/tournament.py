@@ -71,28 +71,44 @@ def run(
     limits = agent_limits(decision_limit, match_limit)
     analyser_budget = analyse_budget(analyse)
     specs = _specs(game_name, bots, format, rounds, seed, name, option, duplicate)
-    kinds = {bot.kind for one in specs for bot in one.bots}
+    kinds = _spec_kinds(specs)
     if duplicate and kinds != {PlayerKind.AGENT}:
         fail(DUPLICATE_REFUSED, code=2)
     store = open_store(db, create=True)
     settings = play_settings(concurrency, broker, queue, sandbox, kinds, limits)
     stop = StopRequest()
     ids: list[int] = []
-    extended: list[tuple[TournamentRow, int]] = []
     try:
-        ids = [tournament_id for one in specs
-               for tournament_id in create(one, store, lambda row, more: extended.append((row, more)))]
+        ids, extended = _create_all(specs, store)
         if extended and not json_output:
             _say_extended(extended)
         with background_analyser(analyser_budget, ids, db, json_output), stop.installed(), \
                 series_display(json_output, len(ids)) as series:
-            summaries = play(store, ids, settings, budget_s=parse_duration(duration) if duration else None,
+            summaries = play(store, ids, settings, budget_s=_budget_s(duration),
                              display=series if len(ids) > 1 else display_for(json_output), should_stop=stop)
     except TournamentError as error:
         fail(said(error, db), code=2)
     except KeyboardInterrupt:
         fail(f"aborted; stored matches are kept: resume with `{_resume_line(store, ids, db)}`", code=130)
     _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings, db=db)
+
+
+def _spec_kinds(specs: list[TournamentSpec]) -> set[PlayerKind]:
+    """The kinds of bot the tournaments enter (agents, bot programs, or both)."""
+    return {bot.kind for one in specs for bot in one.bots}
+
+
+def _create_all(specs: list[TournamentSpec], store: Store) -> tuple[list[int], list[tuple[TournamentRow, int]]]:
+    """Create (or find) the tournaments of `specs`: (their ids, the finished ones given more rounds, with how many)."""
+    extended: list[tuple[TournamentRow, int]] = []
+    ids = [tournament_id for one in specs
+           for tournament_id in create(one, store, lambda row, more: extended.append((row, more)))]
+    return ids, extended
+
+
+def _budget_s(duration: str | None) -> float | None:
+    """The seconds `--for` gives the run (None: no limit)."""
+    return parse_duration(duration) if duration else None
 
 
 def _specs(game_name: str, bots: str, format: str, rounds: int | None, seed: int | None, name: str | None,
@@ -141,7 +157,7 @@ def resume(
     stop = StopRequest()
     try:
         with stop.installed(), series_display(json_output, len(ids)) as series:
-            results = resume_tournaments(store, ids, settings, budget_s=parse_duration(duration) if duration else None,
+            results = resume_tournaments(store, ids, settings, budget_s=_budget_s(duration),
                                          display=series if len(ids) > 1 else display_for(json_output),
                                          should_stop=stop)
     except TournamentError as error:

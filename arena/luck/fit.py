@@ -34,15 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents import make_agent
-from arena.agents.knowledge import knowledge_for
+from arena.agents.knowledge import Features, knowledge_for
 import random
 
-from arena.games.base import CHANCE, State, points
+from arena.games.base import CHANCE, Game, State, points
 from arena.games.registry import family_of, game_modes, load_game
 from arena.luck.features import INPUTS, UnnamedFeatures, feature_names
 from arena.luck.measure import measure_luck
 from arena.luck.model import ValueModel, clear_model_cache, model_path, value_position
 from arena.referee.authority import play_match
+from arena.referee.record import MatchRecord
 from arena.referee.seeds import game_seed
 from arena.start_method import worker_start_method
 
@@ -61,15 +62,29 @@ def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float
     shares none of this process' globals."""
     mode, key, index, judged, players, lookahead = task
     game = load_game(mode)
-    pairs = [(a, b) for a in players for b in players]
-    first, second = pairs[index % len(pairs)]
-    names = (first, second) if index // len(pairs) % 2 == 0 else (second, first)
+    names = _seat_names(players, index)
     record = play_match(game, [make_agent(names[0]), make_agent(names[1])], game_seed(key, index))
     assert record.result is not None
     ranking = record.result.ranking
     seat0 = points(ranking[0] < ranking[1], ranking[0] == ranking[1])
     knowledge = knowledge_for(game)
     assert knowledge.value_features is not None
+    features = _chance_samples(game, record, knowledge.value_features, lookahead)
+    luck = _seat0_luck(record, game, judged)
+    return features, [seat0] * len(features), seat0, luck
+
+
+def _seat_names(players: tuple[str, ...], index: int) -> tuple[str, str]:
+    """Who plays game `index` of the corpus, seat 0 first: each ordered pair of `players` in turn, the seats swapped
+    every other round."""
+    pairs = [(a, b) for a in players for b in players]
+    first, second = pairs[index % len(pairs)]
+    return (first, second) if index // len(pairs) % 2 == 0 else (second, first)
+
+
+def _chance_samples(game: Game, record: MatchRecord, value_features: Features, lookahead: int) -> list[list[float]]:
+    """The record replayed: the value features of the position after each chance event (settled, then `lookahead`
+    scripted decisions on) where a seat is still to decide."""
     features: list[list[float]] = []
     state = game.new_initial_state()
     for step in record.steps:
@@ -79,12 +94,16 @@ def _game_task(task: Task) -> tuple[list[list[float]], list[float], float, float
             if not settled.is_terminal() and settled.current_player() != CHANCE:
                 reached = value_position(game, state, lookahead) if lookahead else settled
                 if not reached.is_terminal():
-                    features.append(knowledge.value_features(reached))
-    luck = float("nan")
-    if judged is not None:
-        measured = measure_luck(record, game, judged)
-        luck = measured.seats[0] if measured is not None else float("nan")
-    return features, [seat0] * len(features), seat0, luck
+                    features.append(value_features(reached))
+    return features
+
+
+def _seat0_luck(record: MatchRecord, game: Game, judged: ValueModel | None) -> float:
+    """Seat 0's summed luck over the match under the model `judged`, or nan without a model or a measure."""
+    if judged is None:
+        return float("nan")
+    measured = measure_luck(record, game, judged)
+    return measured.seats[0] if measured is not None else float("nan")
 
 
 def rollout(state: State, k: int) -> float:

@@ -121,6 +121,20 @@ def _strengths(wins: list[float], opponents: list[list[tuple[int, float]]], prio
 def _centred_covariance(n: int, strength: list[float], games: dict[tuple[int, int], float],
                         prior: float) -> list[list[float]]:
     """Covariance of the mean-centred log-strengths: the pseudo-inverse of the observed information."""
+    info = _observed_information(n, strength, games, prior)
+    # For a Laplacian-like L (rows summing to 0, connected), pinv(L) = inv(L + J/n) - J/n, J all ones.
+    # With a prior the matrix is invertible; centring its inverse gives the same kind of answer.
+    shift = 1.0 / n
+    augmented = [[info[i][j] + (shift if prior == 0 else 0.0) for j in range(n)] for i in range(n)]
+    inverse = _invert(augmented)
+    if prior == 0:
+        return [[inverse[i][j] - shift for j in range(n)] for i in range(n)]
+    return _double_centred(inverse)
+
+
+def _observed_information(n: int, strength: list[float], games: dict[tuple[int, int], float],
+                          prior: float) -> list[list[float]]:
+    """The observed information matrix of the log-strengths, the prior's virtual draws included."""
     info = [[0.0] * n for _ in range(n)]
     for (i, j), count in games.items():
         weight = count * strength[i] * strength[j] / (strength[i] + strength[j]) ** 2
@@ -131,16 +145,16 @@ def _centred_covariance(n: int, strength: list[float], games: dict[tuple[int, in
     if prior > 0:
         for i in range(n):
             info[i][i] += prior * strength[i] / (strength[i] + 1.0) ** 2
-    # For a Laplacian-like L (rows summing to 0, connected), pinv(L) = inv(L + J/n) - J/n, J all ones.
-    # With a prior the matrix is invertible; centring its inverse gives the same kind of answer.
-    shift = 1.0 / n
-    augmented = [[info[i][j] + (shift if prior == 0 else 0.0) for j in range(n)] for i in range(n)]
-    inverse = _invert(augmented)
-    if prior == 0:
-        return [[inverse[i][j] - shift for j in range(n)] for i in range(n)]
-    row_means = [sum(row) / n for row in inverse]
+    return info
+
+
+def _double_centred(matrix: list[list[float]]) -> list[list[float]]:
+    """The symmetric square `matrix` centred both ways: each entry less its row's and its column's mean, plus the
+    overall mean (for a symmetric matrix the column means are the row means)."""
+    n = len(matrix)
+    row_means = [sum(row) / n for row in matrix]
     total_mean = sum(row_means) / n
-    return [[inverse[i][j] - row_means[i] - row_means[j] + total_mean for j in range(n)] for i in range(n)]
+    return [[matrix[i][j] - row_means[i] - row_means[j] + total_mean for j in range(n)] for i in range(n)]
 
 
 def _invert(matrix: list[list[float]]) -> list[list[float]]:

@@ -133,12 +133,8 @@ async def referee_match(
     policy = policy or DEFAULT_POLICY
     players = [_seated(port.player, seat) for seat, port in enumerate(seats)]
     record = new_record(game, players, seed, match_id)
-    if clock is not None or extra:
-        record.extra["referee"] = {"clock": (clock or ClockSettings()).to_json(), "fault_policy": str(policy),
-                                   **(extra or {})}
-    setups = [MatchSetup(record.match_id, game, seat, players_seen_by(players, seat, named_opponents),
-                         clock or ClockSettings(),
-                         seat_seed(seed, seat, seed_salt)) for seat in range(game.num_seats)]
+    _note_referee_settings(record, clock, policy, extra)
+    setups = _setups(game, players, record.match_id, seed, clock, seed_salt, named_opponents)
     try:
         result = await _play(game, seats, setups, seed, record, clock, on_step, public_view)
     except SeatFault as fault:
@@ -155,10 +151,31 @@ async def referee_match(
     return record
 
 
-async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup], seed: int, record: MatchRecord,
-                clock: ClockSettings | None, on_step: StepCallback | None, public_view: bool) -> MatchResult:
+def _note_referee_settings(record: MatchRecord, clock: ClockSettings | None, policy: FaultPolicy,
+                           extra: dict[str, Any] | None) -> None:
+    """Record the clock, the fault policy and the caller's extra facts, when the match has a clock or extras."""
+    if clock is not None or extra:
+        record.extra["referee"] = {"clock": (clock or ClockSettings()).to_json(), "fault_policy": str(policy),
+                                   **(extra or {})}
+
+
+def _setups(game: Game, players: Sequence[PlayerInfo], match_id: str, seed: int, clock: ClockSettings | None,
+            seed_salt: str | None, named_opponents: bool) -> list[MatchSetup]:
+    """What each seat is told as the match starts: the players as it sees them, the clock and its own seed."""
+    return [MatchSetup(match_id, game, seat, players_seen_by(players, seat, named_opponents),
+                       clock or ClockSettings(),
+                       seat_seed(seed, seat, seed_salt)) for seat in range(game.num_seats)]
+
+
+async def _start_seats(seats: Sequence[SeatPort], setups: list[MatchSetup]) -> None:
+    """Start each seat's player with its setup, one after another in seat order."""
     for port, setup in zip(seats, setups):
         await port.start(setup)
+
+
+async def _play(game: Game, seats: Sequence[SeatPort], setups: list[MatchSetup], seed: int, record: MatchRecord,
+                clock: ClockSettings | None, on_step: StepCallback | None, public_view: bool) -> MatchResult:
+    await _start_seats(seats, setups)
     seating = _Seating(seats, clock)
     clocks, remote, at_once, watchdog = seating.clocks, seating.remote, seating.at_once, seating.watchdog
     chance_rng = random.Random(seed)

@@ -48,6 +48,16 @@ class MatchRequestError(ValueError):
     """A match that cannot be started as asked (unknown game or bot, wrong number of bots...)."""
 
 
+def _parsed_fault_policy(fault_policy: FaultPolicy | str | None) -> FaultPolicy | None:
+    """The fault policy a match request names (parsing one given as text), or None for the default."""
+    if isinstance(fault_policy, str):
+        try:
+            return FaultPolicy.parse(fault_policy)
+        except FaultPolicyError as error:
+            raise MatchRequestError(str(error)) from None
+    return fault_policy
+
+
 class LiveMatch:
     """A match the server was asked to play: its settings, its steps so far, and its record."""
 
@@ -155,20 +165,8 @@ class Matches:
         except (UnknownGameError, GameOptionError, NoObservationCodec, ValueError) as error:
             raise MatchRequestError(str(error)) from None
         bots = list(bots)
-        if len(bots) != game.num_seats:
-            raise MatchRequestError(f"{game.name} has {game.num_seats} seats; {len(bots)} bot(s) named")
-        for entry in bots:
-            if not isinstance(entry, str):
-                continue
-            try:
-                self.pool.check_plays(entry, game.name, family)
-            except (LookupError, ValueError) as error:
-                raise MatchRequestError(str(error.args[0])) from None
-        if isinstance(fault_policy, str):
-            try:
-                fault_policy = FaultPolicy.parse(fault_policy)
-            except FaultPolicyError as error:
-                raise MatchRequestError(str(error)) from None
+        self._check_seats(bots, game, family)
+        fault_policy = _parsed_fault_policy(fault_policy)
         if seed is None:
             seed = secrets.randbits(63)
         match_id = match_id or uuid.uuid4().hex
@@ -179,6 +177,18 @@ class Matches:
         self.live[match_id] = live
         live.task = asyncio.get_running_loop().create_task(self._run(live), name=f"match-{match_id[:8]}")
         return live
+
+    def _check_seats(self, bots: list[Seat], game: Game, family: str) -> None:
+        """Raise MatchRequestError unless there is one seat per player and every bot named can play the game."""
+        if len(bots) != game.num_seats:
+            raise MatchRequestError(f"{game.name} has {game.num_seats} seats; {len(bots)} bot(s) named")
+        for entry in bots:
+            if not isinstance(entry, str):
+                continue
+            try:
+                self.pool.check_plays(entry, game.name, family)
+            except (LookupError, ValueError) as error:
+                raise MatchRequestError(str(error.args[0])) from None
 
     def _game(self, name: str, options: dict[str, Any] | None) -> tuple[Game, str]:
         """The game (built once per name and options: games are immutable) and its family."""

@@ -538,15 +538,9 @@ class BotPool:
         rows = []
         for name, manifest in sorted(self.manifests.items()):
             processes = [lp for lp in self._processes[name] if not lp.process.has_exited]
-            rows.append({"name": name, "version": manifest.version, "kind": PlayerKind.PROGRAM,
-                         "games": list(manifest.games),
-                         "connected": sum(1 for lp in processes for session in lp.idle if session.is_alive),
-                         "playing": sum(lp.reserved for lp in processes), "processes": len(processes)})
+            rows.append(_local_status_row(name, manifest, processes))
         for name, remote in sorted(self.remotes.items()):
-            idle = [s for s in remote.idle if s.is_alive]
-            rows.append({"name": name, "version": idle[0].version if idle else "", "kind": PlayerKind.REMOTE,
-                         "games": sorted({g for s in idle for g in s.games}), "connected": len(idle),
-                         "playing": remote.playing, "processes": 0})
+            rows.append(_remote_status_row(name, remote))
         return rows
 
     def usage_peaks(self, name: str) -> UsagePeaks:
@@ -608,6 +602,22 @@ class BotPool:
             self._note_usage(process)
         for watcher in list(self._watchers):
             watcher.cancel()
+
+
+def _local_status_row(name: str, manifest: BotManifest, processes: list[LocalProcess]) -> dict:
+    """The status row of a local bot, given its processes still running."""
+    return {"name": name, "version": manifest.version, "kind": PlayerKind.PROGRAM,
+            "games": list(manifest.games),
+            "connected": sum(1 for lp in processes for session in lp.idle if session.is_alive),
+            "playing": sum(lp.reserved for lp in processes), "processes": len(processes)}
+
+
+def _remote_status_row(name: str, remote: RemoteBot) -> dict:
+    """The status row of a remote bot, from its streams still open."""
+    idle = [s for s in remote.idle if s.is_alive]
+    return {"name": name, "version": idle[0].version if idle else "", "kind": PlayerKind.REMOTE,
+            "games": sorted({g for s in idle for g in s.games}), "connected": len(idle),
+            "playing": remote.playing, "processes": 0}
 
 
 def _token_hash(token: str) -> str:

@@ -87,6 +87,17 @@ def _remove_folder(folder: Path, patience_s: float = 5.0) -> bool:
 
 def _remove_dead_cgroups() -> list[str]:
     """`arena-<pid>` cgroup folders beside this process's own whose referee is gone (processes killed first)."""
+    removed = []
+    for parent in _own_cgroup_parents():
+        for base in _arena_groups_in(parent):
+            pid = base.name.removeprefix("arena-")
+            if pid.isdigit() and _start_time(int(pid)) is None and _remove_group_tree(base):
+                removed.append(str(base))
+    return removed
+
+
+def _own_cgroup_parents() -> set[Path]:
+    """The folders holding this process's own cgroups: in the cgroup2 tree and in each mounted v1 controller's."""
     mounts = cgroup_mounts()
     own = own_cgroups()
     parents = set()
@@ -95,17 +106,15 @@ def _remove_dead_cgroups() -> list[str]:
     for controller in V1_CONTROLLERS:
         if controller in mounts and controller in own:
             parents.add(mounts[controller] / own[controller].lstrip("/"))
-    removed = []
-    for parent in parents:
-        try:
-            candidates = [entry for entry in parent.iterdir() if entry.name.startswith("arena-")]
-        except OSError:
-            continue
-        for base in candidates:
-            pid = base.name.removeprefix("arena-")
-            if pid.isdigit() and _start_time(int(pid)) is None and _remove_group_tree(base):
-                removed.append(str(base))
-    return removed
+    return parents
+
+
+def _arena_groups_in(parent: Path) -> list[Path]:
+    """The `arena-*` entries of the cgroup folder `parent` (none where it cannot be read)."""
+    try:
+        return [entry for entry in parent.iterdir() if entry.name.startswith("arena-")]
+    except OSError:
+        return []
 
 
 def _remove_group_tree(base: Path, patience_s: float = 5.0) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from arena.secret_files import DB_PASSWORD_FILE_ENV, SecretFileError, with_password
@@ -115,19 +115,28 @@ def create_db_engine(url: str, *, create: bool = True, busy_timeout_s: float = 6
         raise StoreError(f"not a database URL: {url!r} (e.g. sqlite:///results/arena.db or "
                          "postgresql+psycopg://user@host/db)") from None
     if parsed.get_backend_name() == "sqlite":
-        database = parsed.database or ""
-        if database and database != ":memory:":
-            if create:
-                try:
-                    Path(database).parent.mkdir(parents=True, exist_ok=True)
-                except OSError as error:
-                    raise StoreError(f"cannot use the database {database}: its folder cannot be made "
-                                     f"({error.strerror})") from None
-            check_sqlite_file(Path(database), create)
-        engine = create_engine(url, connect_args={"timeout": busy_timeout_s}, **kwargs)
-        _configure_sqlite(engine, busy_timeout_s)
-        _say_when_full(engine)
-        return engine
+        return _sqlite_engine(url, parsed.database or "", create, busy_timeout_s, kwargs)
+    return _server_engine(url, parsed, kwargs)
+
+
+def _sqlite_engine(url: str, database: str, create: bool, busy_timeout_s: float, kwargs: dict[str, Any]) -> Engine:
+    """An SQLite engine for `url`, once its file `database` (unless in memory) is checked (folder made: `create`)."""
+    if database and database != ":memory:":
+        if create:
+            try:
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"cannot use the database {database}: its folder cannot be made "
+                                 f"({error.strerror})") from None
+        check_sqlite_file(Path(database), create)
+    engine = create_engine(url, connect_args={"timeout": busy_timeout_s}, **kwargs)
+    _configure_sqlite(engine, busy_timeout_s)
+    _say_when_full(engine)
+    return engine
+
+
+def _server_engine(url: str, parsed: URL, kwargs: dict[str, Any]) -> Engine:
+    """An engine for a database server's `url` (PostgreSQL via psycopg); StoreError: unknown kind or no driver."""
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
     if parsed.get_backend_name() == "postgresql":

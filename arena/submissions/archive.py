@@ -417,11 +417,7 @@ def _place(relative: PurePosixPath, member: _Member, root: int, budget: _Budget,
     """Put one checked member into the destination folder (never through a link, never over a name)."""
     where = f"archive: {member.name[:200]}"
     if _is_clutter(relative):
-        first = next((i for i, part in enumerate(relative.parts) if part in CLUTTER_DIRS), None)
-        shown = str(relative) if first is None else str(PurePosixPath(*relative.parts[:first + 1])) + "/"
-        if shown not in result.skipped:
-            result.skipped.append(shown)
-        budget.entries -= 1
+        _skip_clutter(relative, budget, result)
         return
     folders = relative.parts if member.kind == "dir" else relative.parts[:-1]
     try:
@@ -431,18 +427,33 @@ def _place(relative: PurePosixPath, member: _Member, root: int, budget: _Budget,
                                        "pack the files themselves, not links to folders"))
         return
     try:
-        if member.kind == "symlink":
-            os.symlink(member.link, relative.name, dir_fd=parent)
-        elif member.kind == "hardlink":  # a copy of the member it names, read without following links
-            _copy_member(member, root, parent, relative.name, budget, result)
-        elif member.kind == "file" and member.open is not None:
-            with member.open() as opened:
-                _write(opened, parent, relative.name, 0o755 if member.mode & 0o111 else 0o644, where, budget, result)
+        _make_entry(relative.name, member, root, parent, where, budget, result)
     except FileExistsError:
         result.problems.append(Problem(where, "a second entry with this name (or a file where a folder is)",
                                        "pack each file once"))
     finally:
         os.close(parent)
+
+
+def _skip_clutter(relative: PurePosixPath, budget: _Budget, result: Unpacked) -> None:
+    """Leave a clutter member out: note its clutter folder (or itself) once as skipped, and uncount it."""
+    first = next((i for i, part in enumerate(relative.parts) if part in CLUTTER_DIRS), None)
+    shown = str(relative) if first is None else str(PurePosixPath(*relative.parts[:first + 1])) + "/"
+    if shown not in result.skipped:
+        result.skipped.append(shown)
+    budget.entries -= 1
+
+
+def _make_entry(name: str, member: _Member, root: int, parent: int, where: str, budget: _Budget,
+                result: Unpacked) -> None:
+    """Create a symlink, hard-link copy or file member as `name` in the open folder `parent` (folders: nothing)."""
+    if member.kind == "symlink":
+        os.symlink(member.link, name, dir_fd=parent)
+    elif member.kind == "hardlink":  # a copy of the member it names, read without following links
+        _copy_member(member, root, parent, name, budget, result)
+    elif member.kind == "file" and member.open is not None:
+        with member.open() as opened:
+            _write(opened, parent, name, 0o755 if member.mode & 0o111 else 0o644, where, budget, result)
 
 
 def _write(stream: IO[bytes], parent: int, name: str, mode: int, where: str, budget: _Budget,

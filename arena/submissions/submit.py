@@ -175,10 +175,7 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
         digest = content_hash(unpacked.root)
         result.artifact_hash = digest
         target = store_dir / manifest.name / digest
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.rename(unpacked.root, target)
-            _make_read_only(target)
+        _move_into_store(unpacked.root, target)
         result.path = str(target)
         identity = BotIdentity(manifest.name, manifest.version, digest, PlayerKind.PROGRAM, str(target), owner)
         bot_id, new = store.bots.add_version(identity, games=list(manifest.games))
@@ -200,16 +197,27 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
         retired = store.bots.set_status(bot_id, status, report.to_json())
         result.retired = [_label(store.bots.get(other)) for other in retired]
         result.status = status
-        if report.ok:
-            result.message = (f"{manifest.name} version {manifest.version} is live; ladders pair it from their next "
-                              "round")
-        elif report.infrastructure:
-            result.message = "the pre-flight could not run (not the bot's fault): submit again"
-        else:
-            result.message = f"{manifest.name} version {manifest.version} failed its pre-flight and will not play"
+        result.message = _preflight_message(manifest.name, manifest.version, report)
         return result
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _move_into_store(root: Path, target: Path) -> None:
+    """Move the unpacked files at `root` to `target` and make them read-only, unless `target` is stored already."""
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(root, target)
+        _make_read_only(target)
+
+
+def _preflight_message(name: str, version: str, report: PreflightReport) -> str:
+    """What a submission's message says once its pre-flight has run."""
+    if report.ok:
+        return f"{name} version {version} is live; ladders pair it from their next round"
+    if report.infrastructure:
+        return "the pre-flight could not run (not the bot's fault): submit again"
+    return f"{name} version {version} failed its pre-flight and will not play"
 
 
 def register_remote(store: Store, owner: str, name: str) -> tuple[str, str]:

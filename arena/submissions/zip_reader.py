@@ -97,32 +97,43 @@ def _end_record(handle: BinaryIO, size: int) -> tuple[int, int, int, int]:
     handle.seek(max(0, size - (0xFFFF + END_BYTES)))
     tail = handle.read()
     base = size - len(tail)
+    at = _end_record_at(tail)
+    disk, disk_start, _here, count, directory_bytes, start = struct.unpack("<HHHHII", tail[at + 4:at + 20])
+    end_at = base + at
+    if 0xFFFF in (count, disk) or 0xFFFFFFFF in (directory_bytes, start):  # zip64: the real record before it
+        end_at, disk, disk_start, count, directory_bytes, start = _zip64_end_record(handle, end_at)
+    if disk or disk_start:
+        raise ZipError("a zip split over several disks")
+    return end_at, count, directory_bytes, start
+
+
+def _end_record_at(tail: bytes) -> int:
+    """Where in `tail` the end record is: the last one whose comment reaches exactly to the end of the file."""
     at = tail.rfind(END)
-    while at >= 0:  # the end record is the one whose comment reaches exactly to the end of the file
+    while at >= 0:
         if len(tail) >= at + END_BYTES and at + END_BYTES + struct.unpack("<H", tail[at + 20:at + 22])[0] == len(tail):
             break
         at = tail.rfind(END, 0, at)
     if at < 0:
         raise ZipError("no end record: not a zip, or cut short")
-    disk, disk_start, _here, count, directory_bytes, start = struct.unpack("<HHHHII", tail[at + 4:at + 20])
-    end_at = base + at
-    if 0xFFFF in (count, disk) or 0xFFFFFFFF in (directory_bytes, start):  # zip64: the real record before it
-        locator = end_at - 20
-        handle.seek(max(0, locator))
-        found = handle.read(20)
-        if locator < 0 or found[:4] != LOCATOR64:
-            raise ZipError("a zip64 end record that is missing")
-        record_at = struct.unpack("<Q", found[8:16])[0]
-        handle.seek(record_at)
-        record = handle.read(56)
-        if record[:4] != END64 or len(record) < 56 or record_at + 56 > locator:
-            raise ZipError("a zip64 end record that is missing or cut short")
-        disk, disk_start = struct.unpack("<II", record[16:24])
-        count, directory_bytes, start = struct.unpack("<QQQ", record[32:56])
-        end_at = record_at
-    if disk or disk_start:
-        raise ZipError("a zip split over several disks")
-    return end_at, count, directory_bytes, start
+    return at
+
+
+def _zip64_end_record(handle: BinaryIO, end_at: int) -> tuple[int, int, int, int, int, int]:
+    """(where the zip64 end record is, its disk, its directory's disk, entries, directory size, directory start)."""
+    locator = end_at - 20
+    handle.seek(max(0, locator))
+    found = handle.read(20)
+    if locator < 0 or found[:4] != LOCATOR64:
+        raise ZipError("a zip64 end record that is missing")
+    record_at = struct.unpack("<Q", found[8:16])[0]
+    handle.seek(record_at)
+    record = handle.read(56)
+    if record[:4] != END64 or len(record) < 56 or record_at + 56 > locator:
+        raise ZipError("a zip64 end record that is missing or cut short")
+    disk, disk_start = struct.unpack("<II", record[16:24])
+    count, directory_bytes, start = struct.unpack("<QQQ", record[32:56])
+    return record_at, disk, disk_start, count, directory_bytes, start
 
 
 def _entry(reader: BinaryIO, fixed: bytes, directory_start: int) -> ZipEntry:

@@ -219,25 +219,38 @@ class CeleryExecutor(Executor):
         check_workers_at: float | None = started + self.stall_s  # None: a worker was seen to serve
         next_check = started + self.lost_check_s
         while True:
-            for index, (result, _chunk, _sent) in enumerate(waiting):
-                if self._ready(result):
-                    self._served()  # (a worker answered: if the run was waiting, it is over)
-                    return index, ""
+            ready = self._first_ready(waiting)
+            if ready is not None:
+                return ready, ""
             if should_abandon() or (self.waiting is not None and should_stop()):
                 return None
             now = time.monotonic()
             if check_workers_at is not None and now >= check_workers_at:
                 check_workers_at = None if self._workers_serve() else now + self.lost_check_s
             if now >= next_check:
-                for index, (result, _chunk, sent) in enumerate(waiting):
-                    lost = self._lost(result, now - sent, now - max(sent, self._served_since))
-                    if lost:
-                        return index, lost
-                orphan = self._orphan(waiting, now)
-                if orphan is not None:
-                    return orphan
+                lost = self._first_lost(waiting, now)
+                if lost is not None:
+                    return lost
                 next_check = time.monotonic() + self.lost_check_s
             time.sleep(0.02)
+
+    def _first_ready(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]]) -> int | None:
+        """The index of the first of `waiting` that is ready (a worker answered: a wait for one is over), or None."""
+        for index, (result, _chunk, _sent) in enumerate(waiting):
+            if self._ready(result):
+                self._served()  # (a worker answered: if the run was waiting, it is over)
+                return index
+        return None
+
+    def _first_lost(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]],
+                    now: float) -> tuple[int, str] | None:
+        """The first of `waiting` known lost, as (its index, why): its worker gone, none took it up, or it was
+        orphaned (see _orphan); None if none is."""
+        for index, (result, _chunk, sent) in enumerate(waiting):
+            lost = self._lost(result, now - sent, now - max(sent, self._served_since))
+            if lost:
+                return index, lost
+        return self._orphan(waiting, now)
 
     def _orphan(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]], now: float) -> tuple[int, str] | None:
         """A chunk not taken up (PENDING) that is in no live worker's hands while the queue is empty, at two checks

@@ -146,28 +146,37 @@ class TournamentRunner:
                 continue
             if not self.plan_more:
                 break
-            new = self.format.plan(self._context(self.live_entries if self.format.name == "ladder" else entries,
-                                                 planned))
-            if not new:
+            rows = self._next_round(tournament.seed, entries, planned)
+            if not rows:
                 self.store.tournaments.set_status(self.tournament_id, "finished")
                 finished = True
                 break
-            rows = [PairingRow(p.round, p.index, derive_seed(tournament.seed, p.round, p.index), tuple(p.bots), p.label)
-                    for p in new]
-            try:
-                self.store.tournaments.add_pairings(self.tournament_id, rows)
-            except IntegrityError:  # another run of this tournament planned the round first: use theirs
+            if self._store_pairings(rows):
+                planned = _with_rows(planned, rows)
+            else:  # another run of this tournament planned the round first: use theirs
                 planned = self._planned()
                 finished_keys = self.store.tournaments.finished_keys(self.tournament_id)
-                continue
-            planned = sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
-                             key=lambda item: (item[0].round, item[0].index))
         if not finished and self._is_complete(expected, entries):
             self.store.tournaments.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
             finished = True
         self._report()
         return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
                           time.perf_counter() - started, "" if finished else self.stopped_by)
+
+    def _next_round(self, seed: int, entries: list[int], planned: list[tuple[Planned, int]]) -> list[PairingRow]:
+        """The pairings of the next round the format plans, each with its seed (none: the tournament is over)."""
+        new = self.format.plan(self._context(self.live_entries if self.format.name == "ladder" else entries,
+                                             planned))
+        return [PairingRow(p.round, p.index, derive_seed(seed, p.round, p.index), tuple(p.bots), p.label)
+                for p in new]
+
+    def _store_pairings(self, rows: list[PairingRow]) -> bool:
+        """Store a round's pairings; False if another run of this tournament stored its own first."""
+        try:
+            self.store.tournaments.add_pairings(self.tournament_id, rows)
+        except IntegrityError:
+            return False
+        return True
 
     def _open(self) -> tuple[TournamentRow, list[int], int | None, set[tuple[int, int, int]]]:
         """Read the tournament, its game and entries, and where it stands: (its row, the entries, the matches
@@ -306,3 +315,9 @@ class TournamentRunner:
     def _report(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.progress)
+
+
+def _with_rows(planned: list[tuple[Planned, int]], rows: list[PairingRow]) -> list[tuple[Planned, int]]:
+    """`planned` and the pairings `rows` stored, in schedule order (round, then index)."""
+    return sorted(planned + [(Planned(row.round, row.index, row.bots, row.label), row.seed) for row in rows],
+                  key=lambda item: (item[0].round, item[0].index))

@@ -541,11 +541,19 @@ class SengokuState(Core):
             return ((self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT))
                     or (self._sappers_apply() and could_play(self, seat, SAPPERS)))
         if phase == TARGET:
-            card = self._target_card()
-            return card >= 0 and could_play(self, seat, card)
+            return self._target_card_may_be_offered(seat)
         if phase == PLACE or phase == WITHDRAW:
-            return any(could_play(self, seat, card) for card in self._placement_cards())
+            return self._placement_card_may_be_offered(seat)
         return False
+
+    def _target_card_may_be_offered(self, seat: int) -> bool:
+        """Whether choosing a target could offer its card (Bombard's, Shell's...), on public facts."""
+        card = self._target_card()
+        return card >= 0 and could_play(self, seat, card)
+
+    def _placement_card_may_be_offered(self, seat: int) -> bool:
+        """Whether placing or withdrawing units could offer one of the cards that apply, on public facts."""
+        return any(could_play(self, seat, card) for card in self._placement_cards())
 
     # --- linked actions: Advance and Sail (moving in) ----------------------------------------
 
