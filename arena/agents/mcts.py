@@ -171,6 +171,17 @@ def _verdict(root: Node, prior: dict[int, tuple[float, int]], moves: Sequence[in
     return MoveValues(values, best, iterations, simulated, variances)
 
 
+def _iteration_budget(iterations: Optional[int], seconds: Optional[float]) -> Optional[int]:
+    """The iteration budget after checking both budgets: DEFAULT_ITERATIONS when neither is given."""
+    if iterations is not None and iterations < 1:
+        raise ValueError("iterations must be at least 1")
+    if seconds is not None and seconds <= 0:
+        raise ValueError("seconds must be positive")
+    if iterations is None and seconds is None:
+        return DEFAULT_ITERATIONS
+    return iterations
+
+
 class MCTSAgent(Agent):
     """Information-set MCTS with UCT, depth-cut rollouts scored by the family evaluation."""
 
@@ -193,14 +204,9 @@ class MCTSAgent(Agent):
         candidates: int = 4,
         turn_aware: bool = False,
     ) -> None:
-        if iterations is not None and iterations < 1:
-            raise ValueError("iterations must be at least 1")
-        if seconds is not None and seconds <= 0:
-            raise ValueError("seconds must be positive")
+        iterations = _iteration_budget(iterations, seconds)
         if depth < 0 or worlds < 0 or prior_visits < 0 or not 0 < time_fraction <= 1:
             raise ValueError("depth, worlds and prior_visits must be >= 0 and time_fraction in (0, 1]")
-        if iterations is None and seconds is None:
-            iterations = DEFAULT_ITERATIONS
         self.iterations = iterations
         self.seconds = seconds
         self.uct_c = float(uct_c)

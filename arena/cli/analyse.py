@@ -46,10 +46,7 @@ def analyse(
     """Replay a match and, at each decision, estimate the mover's chance to win before and after its move and
     the best move a search finds from what the mover could see; mark the turning points. A stored match keeps
     its analysis (its page and `arena replay` show it)."""
-    try:
-        parsed = Budget.parse(budget)
-    except AnalysisError as error:
-        fail(str(error), code=2)
+    parsed = _parsed_budget(budget)
     if (source is None) == (not tournament):
         fail("give one match (its id, or a record file) or --tournament NAME: one of the two", code=2)
     if tournament:
@@ -58,16 +55,9 @@ def analyse(
     assert source is not None
     label, data, match_id = record_bytes(source, db)
     store = open_store(db) if match_id is not None else None
-    try:
-        record = MatchRecord.from_bytes(data, label)
-    except RecordError as error:
-        fail(str(error))
+    record = _parsed_record(data, label)
     seat = _seat_of(record, as_bot, label)
-    try:
-        with RunDisplay(f"analysing {label}", unit="decisions", quiet=json_output) as shown:
-            analysis = analyse_record(record, parsed, seed, on_progress=shown.advance, playouts=playouts)
-    except (AnalysisError, ReplayDivergence) as error:
-        fail(f"{label}: {error}")
+    analysis = _analysed(record, label, parsed, seed, playouts, json_output)
     if store is not None and match_id is not None:  # a stored match keeps its analysis
         analysis = _stored(store, match_id, analysis, seed)
     if json_output:
@@ -76,6 +66,31 @@ def analyse(
     show_analysis(analysis, seat, as_bot or "", source)
     if store is not None:
         console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
+
+
+def _parsed_budget(budget: str) -> Budget:
+    """The --budget option as a Budget; fails (exit 2) on one that does not parse."""
+    try:
+        return Budget.parse(budget)
+    except AnalysisError as error:
+        fail(str(error), code=2)
+
+
+def _parsed_record(data: bytes, label: str) -> MatchRecord:
+    """The match record in `data` (read from `label`); fails on one that does not parse."""
+    try:
+        return MatchRecord.from_bytes(data, label)
+    except RecordError as error:
+        fail(str(error))
+
+
+def _analysed(record: MatchRecord, label: str, budget: Budget, seed: int, playouts: int, quiet: bool) -> Analysis:
+    """The record's analysis, with its progress shown unless `quiet`; fails when it cannot be analysed."""
+    try:
+        with RunDisplay(f"analysing {label}", unit="decisions", quiet=quiet) as shown:
+            return analyse_record(record, budget, seed, on_progress=shown.advance, playouts=playouts)
+    except (AnalysisError, ReplayDivergence) as error:
+        fail(f"{label}: {error}")
 
 
 def _seat_of(record: MatchRecord, as_bot: str | None, label: str) -> int | None:

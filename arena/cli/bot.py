@@ -250,32 +250,10 @@ def _submit_to_server(path: Path, server: str, owner: Optional[str], token: Opti
         fail(f"no such file or folder {path}", code=2)
     status = None if json_output else console.status(f"uploading to {server}")
     try:
-        client = OwnerClient(server, find_token(server, token), ca_file=str(tls_ca) if tls_ca else None)
-        who = client.whoami()
-        if owner and who.get("owner") != owner:
-            fail(f"this token is {who.get('owner')!r}'s, not {owner!r}'s")
+        client = _owner_client(server, owner, token, tls_ca)
         if status is not None:
             status.start()
-
-        steps = StepPrinter(status)
-
-        def on_event(event: dict[str, Any]) -> None:
-            if status is None:
-                return
-            if event.get("kind") == "stage":
-                status.update(str(event.get("text", "")))
-            elif event.get("kind") == "step":
-                steps.show(Step.from_json(event.get("step", {})))
-
-        try:
-            with as_archive(path) as archive:
-                submission_id = client.upload(archive)
-            if status is not None:
-                status.update(f"submission {submission_id} queued on {client.server}")
-            state = client.follow(submission_id, on_event)
-        finally:
-            if status is not None:
-                status.stop()
+        state = _upload_and_follow(client, path, status)
     except RemoteError as error:
         fail(str(error))
     document = dict(state.get("result") or {})
@@ -287,6 +265,39 @@ def _submit_to_server(path: Path, server: str, owner: Optional[str], token: Opti
         print_submission(submission_from_json(document))
     if document.get("status") not in ("live", "duplicate"):
         raise typer.Exit(1)
+
+
+def _owner_client(server: str, owner: Optional[str], token: Optional[str], tls_ca: Optional[Path]) -> OwnerClient:
+    """A client of the hosted Arena with the owner's token; fails when the token is not --owner's."""
+    client = OwnerClient(server, find_token(server, token), ca_file=str(tls_ca) if tls_ca else None)
+    who = client.whoami()
+    if owner and who.get("owner") != owner:
+        fail(f"this token is {who.get('owner')!r}'s, not {owner!r}'s")
+    return client
+
+
+def _upload_and_follow(client: OwnerClient, path: Path, status: Any) -> dict[str, Any]:
+    """Upload the bot as an archive and follow its submission to the end, showing its stages and steps on the
+    (started) status line unless there is none; the submission's final state. Stops the status line."""
+    steps = StepPrinter(status)
+
+    def on_event(event: dict[str, Any]) -> None:
+        if status is None:
+            return
+        if event.get("kind") == "stage":
+            status.update(str(event.get("text", "")))
+        elif event.get("kind") == "step":
+            steps.show(Step.from_json(event.get("step", {})))
+
+    try:
+        with as_archive(path) as archive:
+            submission_id = client.upload(archive)
+        if status is not None:
+            status.update(f"submission {submission_id} queued on {client.server}")
+        return client.follow(submission_id, on_event)
+    finally:
+        if status is not None:
+            status.stop()
 
 
 @app.command("register")

@@ -199,6 +199,30 @@ def _remote_tokens(entries: list[str]) -> tuple[dict[str, str], list[str]]:
     return tokens, printed
 
 
+def _print_watch_header(header: Any, full: bool) -> tuple[list[str], list[str]]:
+    """Print a watched match's header line; (its seat names, its players' names by seat)."""
+    seat_names = list(header.seat_names)
+    player_names = [""] * len(seat_names)
+    for player in header.players:
+        if player.seat < len(player_names):
+            player_names[player.seat] = player.name
+    players = ", ".join(f"{p.name} ({seat_names[p.seat] if p.seat < len(seat_names) else p.seat})"
+                        for p in header.players)
+    view = "full view" if full else "public view"
+    console.print(styled("[bold]{}[/bold] ({}): {}", header.game, view, players))
+    return seat_names, player_names
+
+
+def _print_watch_end(finished: Any, seat_names: list[str], player_names: list[str]) -> None:
+    """Print how a watched match ended: its verdict, detail, seed (full view) and record."""
+    result = finished.result
+    extra = f"  seed {finished.seed}" if finished.HasField("seed") else ""
+    extra += f"  record: {finished.record_path}" if finished.record_path else ""
+    ended = result_from_message(result)
+    console.print(styled("[bold]{}[/bold]{}{}", ended.verdict(seat_names, player_names),
+                         ": " + result.detail if result.detail else "", extra), soft_wrap=True)
+
+
 def watch(
     match_id: str = typer.Argument(..., metavar="MATCH_ID", help="A match id (see `arena match --server`)."),
     server: str = typer.Option(f"127.0.0.1:{DEFAULT_PORT}", "--server", help="The referee's host:port."),
@@ -219,15 +243,7 @@ def watch(
             async for event in admin.watch(match_id, full=full):
                 kind = event.WhichOneof("kind")
                 if kind == "header":
-                    seat_names = list(event.header.seat_names)
-                    player_names = [""] * len(seat_names)
-                    for player in event.header.players:
-                        if player.seat < len(player_names):
-                            player_names[player.seat] = player.name
-                    players = ", ".join(f"{p.name} ({seat_names[p.seat] if p.seat < len(seat_names) else p.seat})"
-                                        for p in event.header.players)
-                    view = "full view" if full else "public view"
-                    console.print(styled("[bold]{}[/bold] ({}): {}", event.header.game, view, players))
+                    seat_names, player_names = _print_watch_header(event.header, full)
                 elif kind == "step":
                     step = event.step
                     if step.seat < 0:
@@ -237,13 +253,7 @@ def watch(
                         console.print(styled("  {}. {}  (decision {})  [dim]({} ms)[/dim]", f"{step.n + 1:4d}",
                                              step.label, decisions, f"{step.think_ms:.1f}"))
                 else:
-                    finished = event.finished
-                    result = finished.result
-                    extra = f"  seed {finished.seed}" if finished.HasField("seed") else ""
-                    extra += f"  record: {finished.record_path}" if finished.record_path else ""
-                    ended = result_from_message(result)
-                    console.print(styled("[bold]{}[/bold]{}{}", ended.verdict(seat_names, player_names),
-                                         ": " + result.detail if result.detail else "", extra), soft_wrap=True)
+                    _print_watch_end(event.finished, seat_names, player_names)
 
     try:
         asyncio.run(follow())

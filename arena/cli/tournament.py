@@ -22,7 +22,7 @@ from arena.referee.players import PlayerKind
 from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
-from arena.tournament.runner import entrant_kinds
+from arena.tournament.runner import RunSummary, entrant_kinds
 from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
 from arena.tournament.service import resume as resume_tournaments
 from arena.tournament.service import standings as standings_of
@@ -225,27 +225,35 @@ def _print_summary(store: Store, results: list[Standings]) -> None:
     table = Table(title=f"{len(results)} tournaments", title_justify="left")
     for column in ("#", "game", "played", "stored", "state", "leaders (rating mu - 3 sigma)"):
         table.add_column(column, justify="right" if column in ("#", "played", "stored") else "left")
-    played = 0
-    empty: list[str] = []
     for result in results:
-        summary, tournament = result.summary, result.tournament
-        played += summary.played
-        leaders = ", ".join(f"{display_name(line.bot)} {line.score:.1f}"
-                            for line in pool_leaderboard(store, tournament.pool)[:3])
-        state = "finished" if summary.finished else (summary.stopped_by or "interrupted")
-        if not summary.played and not summary.finished:
-            state = "no time"
-            empty.append(tournament.game)
-        table.add_row(str(tournament.id), tournament.game, str(summary.played),
-                      f"{summary.stored}/{summary.expected}", state,
-                      leaders or ("no match stored yet" if not summary.stored else "-"))
+        table.add_row(*_summary_cells(store, result))
     console.print(table)
+    played = sum(result.summary.played for result in results)
     seconds = sum(result.summary.seconds for result in results)
     console.print(f"{played} match(es) played in {duration_text(seconds)}.", highlight=False)
+    empty = [result.tournament.game for result in results if _out_of_time_before_first_match(result.summary)]
     if empty:
         console.print(f"no match finished in the time given for: {', '.join(empty)} (stopped before its first "
                       "match ended); give the run more time (--for) or resume them (below)", highlight=False,
                       markup=False, soft_wrap=True)
+
+
+def _out_of_time_before_first_match(summary: RunSummary) -> bool:
+    """Whether the run stopped before any of the tournament's matches ended (its state: 'no time')."""
+    return not summary.played and not summary.finished
+
+
+def _summary_cells(store: Store, result: Standings) -> list[str]:
+    """One tournament's row of the run's summary table: what it played and stored, its state, its pool's leaders."""
+    summary, tournament = result.summary, result.tournament
+    leaders = ", ".join(f"{display_name(line.bot)} {line.score:.1f}"
+                        for line in pool_leaderboard(store, tournament.pool)[:3])
+    if _out_of_time_before_first_match(summary):
+        state = "no time"
+    else:
+        state = "finished" if summary.finished else (summary.stopped_by or "interrupted")
+    return [str(tournament.id), tournament.game, str(summary.played), f"{summary.stored}/{summary.expected}", state,
+            leaders or ("no match stored yet" if not summary.stored else "-")]
 
 
 def _print_standings(store: Store, tournament_id: int, show_secret: bool = False) -> None:

@@ -103,7 +103,7 @@ def _leading_axis(centred: list[list[float]], axes: list[tuple[list[float], floa
     """The `k`th leading eigenvector of `centred` and its eigenvalue, by power iteration with the `axes`
     already found deflated."""
     n = len(centred)
-    vector = [math.cos(1.0 + i * (k + 1.7)) for i in range(n)]
+    vector = _starting_vector(n, k)
     for _ in range(iterations):
         product = [sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n)]
         for axis, value in axes:
@@ -111,8 +111,18 @@ def _leading_axis(centred: list[list[float]], axes: list[tuple[list[float], floa
             product = [p - value * dot * a for p, a in zip(product, axis)]
         norm = math.sqrt(sum(p * p for p in product)) or 1.0
         vector = [p / norm for p in product]
-    value = sum(vector[i] * sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n))
-    return vector, value
+    return vector, _rayleigh_quotient(centred, vector)
+
+
+def _starting_vector(n: int, k: int) -> list[float]:
+    """The power iteration's fixed starting vector of length `n` for the `k`th axis."""
+    return [math.cos(1.0 + i * (k + 1.7)) for i in range(n)]
+
+
+def _rayleigh_quotient(centred: list[list[float]], vector: list[float]) -> float:
+    """`vector`·`centred`·`vector`: the eigenvalue belonging to the unit eigenvector `vector`."""
+    n = len(centred)
+    return sum(vector[i] * sum(centred[i][j] * vector[j] for j in range(n)) for i in range(n))
 
 
 def _turned(points: list[tuple[float, float]], top: int, bottom: int) -> list[tuple[float, float]]:

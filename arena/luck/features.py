@@ -62,12 +62,22 @@ def major_general_hand_deck(state: State) -> list[float]:
     position = cast(MajorGeneralState, state)
     lead, progress = base[0], base[1]
     hand = base[4:]
-    decks = position.decks or [0, 0]
-    deck = [float((decks[YELLOW] >> card & 1) - (decks[RED] >> card & 1)) for card in range(NUM_CARDS)]
-    first = 0.0 if position.first < 0 else 1.0 if position.first == YELLOW else -1.0
+    deck = _deck_balance(position)
+    first = _first_mover_sign(position)
     drawn = [float(position.scenario == index) for index in range(len(SCENARIOS))]
     return [*base, *deck, first, *drawn, *(h * progress for h in hand), *(h * lead for h in hand),
             *(d * progress for d in deck), *(h * s for s in drawn for h in hand), *(first * s for s in drawn)]
+
+
+def _deck_balance(position: MajorGeneralState) -> list[float]:
+    """Each card's presence in Yellow's deck less in Red's (no decks: all zero)."""
+    decks = position.decks or [0, 0]
+    return [float((decks[YELLOW] >> card & 1) - (decks[RED] >> card & 1)) for card in range(NUM_CARDS)]
+
+
+def _first_mover_sign(position: MajorGeneralState) -> float:
+    """Who moved first: +1 Yellow, -1 Red, 0 not yet decided."""
+    return 0.0 if position.first < 0 else 1.0 if position.first == YELLOW else -1.0
 
 
 #: What a value model may read (its file's `inputs`), by name: "value" (the default) is its family's value features.

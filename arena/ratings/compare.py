@@ -115,17 +115,24 @@ def find_versions(store: Store, name: str, first: str, second: str) -> tuple[Bot
         known = {bot.name for bot in store.bots.find()}
         raise CompareError(f"no bot named {name!r}{did_you_mean(name, known)} (see `arena bot list`)")
 
-    def one(wanted: str) -> BotRow:
-        label = wanted[1:] if wanted[:1] in ("v", "V") and wanted[1:] else wanted
-        found = [bot for bot in versions if bot.version in (wanted, label)] or [
-            bot for bot in versions if len(wanted) >= 4 and bot.artifact_hash.startswith(wanted)]
-        if len(found) != 1:
-            listed = ", ".join(f"v{bot.version} ({bot.artifact_hash[:12]})" for bot in versions)
-            raise CompareError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; its "
-                               f"versions: {listed}" + ("; give a hash prefix instead" if found else ""))
-        return found[0]
+    return _one_version(versions, name, first), _one_version(versions, name, second)
 
-    return one(first), one(second)
+
+def _one_version(versions: list[BotRow], name: str, wanted: str) -> BotRow:
+    """The one of the bot `name`'s `versions` that `wanted` names (its label, 'v' and label, or a hash prefix)."""
+    label = wanted[1:] if wanted[:1] in ("v", "V") and wanted[1:] else wanted
+    found = [bot for bot in versions if bot.version in (wanted, label)] or [
+        bot for bot in versions if len(wanted) >= 4 and bot.artifact_hash.startswith(wanted)]
+    if len(found) != 1:
+        raise _no_single_version(versions, name, wanted, found)
+    return found[0]
+
+
+def _no_single_version(versions: list[BotRow], name: str, wanted: str, found: list[BotRow]) -> CompareError:
+    """The error for a version `wanted` that names none, or more than one, of the bot's versions."""
+    listed = ", ".join(f"v{bot.version} ({bot.artifact_hash[:12]})" for bot in versions)
+    return CompareError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; its "
+                        f"versions: {listed}" + ("; give a hash prefix instead" if found else ""))
 
 
 def compare_versions(store: Store, a: BotRow, b: BotRow) -> list[ModeComparison]:

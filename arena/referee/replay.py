@@ -54,24 +54,34 @@ def replay_stream(game: Game, steps: Iterable[Step], state: State | None = None,
     chance = random.Random(seed) if seed is not None else None
     for index, step in enumerate(steps):
         line = HEADER_LINES + 1 + index
-        if state.is_terminal():
-            raise ReplayDivergence(line, "the game is already over but the record goes on")
-        player = state.current_player()
-        if step.is_chance != (player == CHANCE):
-            expected = "a chance outcome" if player == CHANCE else f"a decision of seat {player}"
-            raise ReplayDivergence(line, f"expected {expected}, the record has {step.to_json()['type']}")
-        if not step.is_chance and step.seat != player:
-            raise ReplayDivergence(line, f"expected a decision of seat {player}, the record has seat {step.seat}")
+        _check_turn(state, step, line)
         if step.is_chance and chance is not None:
             _check_chance(state, step, chance, line)
-        try:
-            label = state.action_to_string(step.action)
-            state.apply_action(step.action)
-        except IllegalActionError as error:
-            raise ReplayDivergence(line, str(error)) from None
-        if label != step.label:
-            raise ReplayDivergence(line, f"label differs: engine says {label!r}, record says {step.label!r}")
+        _apply_step(state, step, line)
         yield state, step
+
+
+def _check_turn(state: State, step: Step, line: int) -> None:
+    """ReplayDivergence unless the game goes on and the step is the kind (chance, or whose decision) it expects."""
+    if state.is_terminal():
+        raise ReplayDivergence(line, "the game is already over but the record goes on")
+    player = state.current_player()
+    if step.is_chance != (player == CHANCE):
+        expected = "a chance outcome" if player == CHANCE else f"a decision of seat {player}"
+        raise ReplayDivergence(line, f"expected {expected}, the record has {step.to_json()['type']}")
+    if not step.is_chance and step.seat != player:
+        raise ReplayDivergence(line, f"expected a decision of seat {player}, the record has seat {step.seat}")
+
+
+def _apply_step(state: State, step: Step, line: int) -> None:
+    """Apply the step's action to `state`; ReplayDivergence if the engine refuses it or names it otherwise."""
+    try:
+        label = state.action_to_string(step.action)
+        state.apply_action(step.action)
+    except IllegalActionError as error:
+        raise ReplayDivergence(line, str(error)) from None
+    if label != step.label:
+        raise ReplayDivergence(line, f"label differs: engine says {label!r}, record says {step.label!r}")
 
 
 def _check_chance(state: State, step: Step, chance: random.Random, line: int) -> None:

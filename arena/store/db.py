@@ -232,18 +232,28 @@ def check_pages(engine: Engine) -> list[int] | None:
     state = file_state(path)
     if state is not None and state == _last_found_good(path):
         return None
+    problems = _quick_check_problems(engine)
+    if problems != ["ok"]:
+        raise StoreError(damaged(str(database), f"quick_check: {_first_problem(problems)[:160]}"))
+    return state
+
+
+def _quick_check_problems(engine: Engine) -> list[str]:
+    """What PRAGMA quick_check says (["ok"] for a good file), or the driver's error when that names damage;
+    DBAPIError for any other error."""
     try:
-        problems = _quick_check(engine)
+        return _quick_check(engine)
     except sqlite3.Error as error:  # (the raw connection's errors are the DB-API's own, not wrapped)
         if not _is_damage(str(error)):
             raise DBAPIError("PRAGMA quick_check", None, error) from None
-        problems = [str(error)]
-    if problems != ["ok"]:
-        lines = [line.strip() for text in problems for line in text.splitlines()
-                 if line.strip() and not line.startswith("***")]
-        first = lines[0] if lines else "no answer"
-        raise StoreError(damaged(str(database), f"quick_check: {first[:160]}"))
-    return state
+        return [str(error)]
+
+
+def _first_problem(problems: list[str]) -> str:
+    """The first line of quick_check's answer that says something (not a `***` heading), or 'no answer'."""
+    lines = [line.strip() for text in problems for line in text.splitlines()
+             if line.strip() and not line.startswith("***")]
+    return lines[0] if lines else "no answer"
 
 
 def file_state(path: Path) -> list[int] | None:

@@ -134,18 +134,38 @@ def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_S
     destination.mkdir(parents=True, exist_ok=True)
     result = Unpacked(destination)
     kind = kind_of(source)
-    if not source.exists():
-        result.problems.append(Problem(str(source), "no such file or folder"))
-        return result
-    if kind == "":
-        result.problems.append(Problem(str(source), "not a folder, a .zip or a .tar.gz",
-                                       "submit the bot's folder, or pack it with `tar czf bot.tar.gz -C bot .`"))
-        return result
-    if kind != "folder" and source.stat().st_size > limits.archive_bytes:
-        result.problems.append(Problem(label, f"the archive is {_mb(source.stat().st_size)}, over the "
-                                       f"{_mb(limits.archive_bytes)} an upload may be", ENTRY_FIX))
+    refused = _source_problem(source, kind, label, limits)
+    if refused is not None:
+        result.problems.append(refused)
         return result
     budget = _Budget(limits)
+    _unpack_entries(source, kind, label, destination, budget, result)
+    result.files, result.bytes = budget.entries, budget.bytes
+    if not result.problems:
+        result.problems += links_leading_out(destination)
+    if not result.problems:
+        result.root = _bot_folder(destination)
+    return result
+
+
+def _source_problem(source: Path, kind: str, label: str, limits: SubmissionLimits) -> Problem | None:
+    """Why `source` (of `kind`, as kind_of says) cannot be unpacked at all: missing, of no known kind, or an
+    archive over the upload cap; None if its entries may be read."""
+    if not source.exists():
+        return Problem(str(source), "no such file or folder")
+    if kind == "":
+        return Problem(str(source), "not a folder, a .zip or a .tar.gz",
+                       "submit the bot's folder, or pack it with `tar czf bot.tar.gz -C bot .`")
+    if kind != "folder" and source.stat().st_size > limits.archive_bytes:
+        return Problem(label, f"the archive is {_mb(source.stat().st_size)}, over the "
+                       f"{_mb(limits.archive_bytes)} an upload may be", ENTRY_FIX)
+    return None
+
+
+def _unpack_entries(source: Path, kind: str, label: str, destination: Path, budget: _Budget,
+                    result: Unpacked) -> None:
+    """Check and place every entry of `source` into `destination` (opened without following links), noting
+    an unreadable archive as one problem, in one line."""
     root = os.open(destination, _NO_FOLLOW_DIR)
     try:
         members = {"folder": _folder_members, ".zip": _zip_members}.get(kind, _tar_members)
@@ -162,12 +182,6 @@ def unpack(source: Path, destination: Path, limits: SubmissionLimits = DEFAULT_S
         result.problems.append(Problem(label, "cannot be read: its structure is nested too deeply", REPACK_FIX))
     finally:
         os.close(root)
-    result.files, result.bytes = budget.entries, budget.bytes
-    if not result.problems:
-        result.problems += links_leading_out(destination)
-    if not result.problems:
-        result.root = _bot_folder(destination)
-    return result
 
 
 # --- reading the entries of each kind of upload, each with a bound -------------------------------

@@ -189,34 +189,50 @@ def swiss_pairings(order: Sequence[int], met: set[frozenset[int]], had_bye: set[
     back to pairing neighbours.
     """
     players = list(order)
-    candidates: list[int | None] = [None]
-    if len(players) % 2:
-        candidates = [*(p for p in reversed(players) if p not in had_bye), *(p for p in reversed(players) if p in had_bye)]
-    steps = [0]
-
-    def search(rest: list[int]) -> list[tuple[int, int]] | None:
-        if not rest:
-            return []
-        steps[0] += 1
-        if steps[0] > budget:
-            return None
-        first, others = rest[0], rest[1:]
-        for position, opponent in enumerate(others):
-            if frozenset((first, opponent)) in met:
-                continue
-            tail = search(others[:position] + others[position + 1:])
-            if tail is not None:
-                return [(first, opponent), *tail]
-        return None
-
+    candidates = _bye_candidates(players, had_bye)
+    search = _RematchFreeSearch(met, budget)
     for bye in candidates:
         rest = [p for p in players if p != bye]
-        pairs = search(rest)
+        pairs = search.pairs(rest)
         if pairs is not None:
             return pairs, bye
     bye = candidates[0]
     rest = [p for p in players if p != bye]
     return [(rest[i], rest[i + 1]) for i in range(0, len(rest) - 1, 2)], bye
+
+
+def _bye_candidates(players: list[int], had_bye: set[int]) -> list[int | None]:
+    """Who may take the bye, in the order tried: [None] for an even field, else the lowest-placed first,
+    bots without a bye before those that had one."""
+    if not len(players) % 2:
+        return [None]
+    return [*(p for p in reversed(players) if p not in had_bye), *(p for p in reversed(players) if p in had_bye)]
+
+
+class _RematchFreeSearch:
+    """A depth-first search for a pairing without rematches, bounded by `budget` steps over all its calls."""
+
+    def __init__(self, met: set[frozenset[int]], budget: int) -> None:
+        self.met = met
+        self.budget = budget
+        self.steps = 0
+
+    def pairs(self, rest: list[int]) -> list[tuple[int, int]] | None:
+        """Pairs of `rest` in which no two bots have met, each bot paired with the best-placed it may meet
+        first; None if there is none (or the budget ran out)."""
+        if not rest:
+            return []
+        self.steps += 1
+        if self.steps > self.budget:
+            return None
+        first, others = rest[0], rest[1:]
+        for position, opponent in enumerate(others):
+            if frozenset((first, opponent)) in self.met:
+                continue
+            tail = self.pairs(others[:position] + others[position + 1:])
+            if tail is not None:
+                return [(first, opponent), *tail]
+        return None
 
 
 class Swiss(Format):

@@ -184,6 +184,16 @@ def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequenc
     """Refuse to continue a stored tournament under other settings (TournamentError); `seed`, where one is given,
     must be its own (the error does not say which it is: a tournament's seed is a secret)."""
     stored_names = [store.bots.names([bot])[bot] for bot in store.tournaments.entries(existing.id)]
+    differences = [*_schedule_differences(existing, game, format, rounds),
+                   *_field_differences(existing, stored_names, names, duplicate, seed)]
+    if differences:
+        raise TournamentError(f"tournament {existing.label!r} already exists with {'; '.join(differences)}; "
+                              "pick another name")
+
+
+
+def _schedule_differences(existing: TournamentRow, game: Game, format: str, rounds: int | None) -> list[str]:
+    """How a stored tournament's game, format and rounds (where `rounds` is given) differ from these."""
     differences = []
     if existing.game != game.name or existing.options != game.options:
         differences.append(f"game {existing.game}")
@@ -191,16 +201,20 @@ def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequenc
         differences.append(f"format {existing.format}")
     if rounds is not None and existing.rounds != rounds:
         differences.append(f"rounds {existing.rounds}")
+    return differences
+
+
+def _field_differences(existing: TournamentRow, stored_names: list[str], names: Sequence[str], duplicate: bool,
+                       seed: int | None) -> list[str]:
+    """How a stored tournament's bots, deals and seed (where `seed` is given) differ from these."""
+    differences = []
     if stored_names != list(names):
         differences.append(f"bots {','.join(stored_names)}")
     if bool(existing.settings.get("duplicate")) != duplicate:
         differences.append("duplicate deals" if existing.settings.get("duplicate") else "a deal per game")
     if seed is not None and seed != existing.seed:
         differences.append("another seed (leave --seed out to continue it)")
-    if differences:
-        raise TournamentError(f"tournament {existing.label!r} already exists with {'; '.join(differences)}; "
-                              "pick another name")
-
+    return differences
 
 def run(spec: TournamentSpec, store: Store, settings: PlaySettings = PlaySettings(), *,
         budget_s: float | None = None, display: DisplayFactory | None = None,

@@ -309,6 +309,10 @@ class Board:
         ahead = space + DIRECTION[executor]
         if not 0 <= ahead < NUM_SPACES or not self.units[space][executor]:
             return
+        self._advance(command, executor, space, ahead)
+
+    def _advance(self, command: int, executor: int, space: int, ahead: int) -> None:
+        """Carry out a move, charge or push from `space` (which holds one of the executor's units) onto `ahead`."""
         if command == MOVE:
             self.move(executor, space, self.best_move_count(executor, space))
         elif command == CHARGE:

@@ -90,6 +90,11 @@ def _per_seat_and_area(counts: JSON, ids: Sequence[str]) -> list[list[int]]:
     return [[int(counts[a][seat]) if a in counts else 0 for a in ids] for seat in (0, 1)]
 
 
+def _held_areas(land: list[list[int]], ships: list[list[int]]) -> list[int]:
+    """Per seat, the bitmask of the areas it holds: those with its land units or its ships in them."""
+    return [sum(1 << a for a in range(len(land[seat])) if land[seat][a] or ships[seat][a]) for seat in (0, 1)]
+
+
 class View(FamilyView[SengokuGame]):
     """What the script reads off an observation: units per seat and area, control, supply, threats."""
 
@@ -106,8 +111,7 @@ class View(FamilyView[SengokuGame]):
         self.ships = _per_seat_and_area(ships, ids)
         self.siege = _per_seat_and_area(siege, ids)
         self.land = [[t + s for t, s in zip(self.troops[seat], self.siege[seat])] for seat in (0, 1)]
-        self.ctrl = [sum(1 << a for a in range(len(ids)) if self.land[seat][a] or self.ships[seat][a])
-                     for seat in (0, 1)]
+        self.ctrl = _held_areas(self.land, self.ships)
         self.supplied = [self.game.supply(seat, self.ctrl[seat]) for seat in (0, 1)]
         self.reserve_ships = [int(n) for n in observation["reserve_ships"]]
         self.bonus_areas = {self.index[area] for area in observation.get("bonuses", {})}

@@ -85,6 +85,11 @@ def value_features(state: State) -> list[float]:
 # --- scripted strategy (observations only) -------------------------------------------------------
 
 
+def _occupied(units: list[list[int]]) -> list[int]:
+    """Per seat, the bitmask of the places (areas or zones) where it has any of these units."""
+    return [sum(1 << place for place, n in enumerate(units[seat]) if n) for seat in (0, 1)]
+
+
 class View(FamilyView[WWIIGame]):
     """What the script reads off an observation: troops and aircraft per seat, control, supply, threats."""
 
@@ -97,8 +102,8 @@ class View(FamilyView[WWIIGame]):
         self.troops = [[int(troops[a][seat]) for a in board.area_ids] for seat in (0, 1)]
         aircraft = observation["aircraft"]
         self.aircraft = [[int(aircraft[z][seat]) for z in board.zone_ids] for seat in (0, 1)]
-        self.ctrl = [sum(1 << a for a, n in enumerate(self.troops[seat]) if n) for seat in (0, 1)]
-        self.actrl = [sum(1 << z for z, n in enumerate(self.aircraft[seat]) if n) for seat in (0, 1)]
+        self.ctrl = _occupied(self.troops)
+        self.actrl = _occupied(self.aircraft)
         self.supplied = [self.game.land_supply(seat, self.ctrl[seat]) for seat in (0, 1)]
         self.bonus_areas = {board.area_ids.index(area) for area in observation.get("bonuses", {})}
 

@@ -573,14 +573,22 @@ class WWIIState(Core):
                 return self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT)
             return self.res_air[seat] > 0 and could_play(self, seat, WINGMAN)
         if phase == TARGET:
-            card = self._target_card()
-            return card >= 0 and could_play(self, seat, card)
+            return self._target_card_may_be_offered(seat)
         if phase == PAYLOAD:
             return could_play(self, seat, AIRSTRIKE)
         if phase == PLACE or phase == WITHDRAW:
-            card = self._placement_card()
-            return card >= 0 and could_play(self, seat, card)
+            return self._placement_card_may_be_offered(seat)
         return False  # SIGNAL_RETURN offers no card; REROLL always has two or more options
+
+    def _target_card_may_be_offered(self, seat: int) -> bool:
+        """Whether choosing a target could offer its card (Airborne Assault, Artillery Strike), on public facts."""
+        card = self._target_card()
+        return card >= 0 and could_play(self, seat, card)
+
+    def _placement_card_may_be_offered(self, seat: int) -> bool:
+        """Whether placing or withdrawing units could offer its card (Mobilize, Airborne Assault), on public facts."""
+        card = self._placement_card()
+        return card >= 0 and could_play(self, seat, card)
 
     def _deploy_card_may_be_offered(self, seat: int) -> bool:
         """Whether the deploy step could offer Blitz or Counter Attack, on public facts (GO-D7)."""
