@@ -243,6 +243,8 @@ def _quick_check_problems(engine: Engine) -> list[str]:
     DBAPIError for any other error."""
     try:
         return _quick_check(engine)
+    except UnicodeDecodeError:  # SQLite's error quotes the schema's damaged bytes, which are not even text
+        return ["the schema is malformed (SQLite's error about it is not text)"]
     except sqlite3.Error as error:  # (the raw connection's errors are the DB-API's own, not wrapped)
         if not _is_damage(str(error)):
             raise DBAPIError("PRAGMA quick_check", None, error) from None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import lzma
 import os
 import stat
 import tarfile
@@ -175,7 +176,7 @@ def _unpack_entries(source: Path, kind: str, label: str, destination: Path, budg
                 _place(relative, member, root, budget, result)
     except _Stop:
         pass
-    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error) as error:
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as error:
         reason = " ".join(str(error).replace(str(source), label).split())  # one line, whatever the library said
         result.problems.append(Problem(label, f"cannot be read: {reason}", REPACK_FIX))
     except RecursionError:  # (a structure the bounds above do not foresee: still one line, never a traceback)

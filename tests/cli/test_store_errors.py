@@ -163,6 +163,29 @@ def damage_middle_pages(path: Path) -> None:
         handle.write(b"\xab" * page_size * (pages // 2 - 4))
 
 
+def damage_the_schema_with_bytes_that_are_not_text(path: Path) -> None:
+    """Break a table's entry in the schema (page 1): its name made a byte that is not UTF-8, its SQL cut short. SQLite's
+    error then quotes that name, and Python cannot read the error itself (UnicodeDecodeError, not DatabaseError)."""
+    data = bytearray(path.read_bytes())
+    sql = data.index(b"CREATE TABLE")
+    entry = data.rindex(b"table", 0, sql)  # the entry: "table", its name, its table's name, its root page, its SQL
+    data[entry + len(b"table")] = 0xA9
+    data[sql + len(b"CREATE TABLE ")] = 0x00
+    path.write_bytes(bytes(data))
+
+
+def test_a_schema_whose_damage_is_not_even_text_is_refused_in_words(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path, played_store: Path) -> None:
+    path = tmp_path / "arena.db"
+    shutil.copyfile(played_store, path)
+    damage_the_schema_with_bytes_that_are_not_text(path)
+    before = fingerprint(tmp_path)
+    code, err = run(capsys, "leaderboard", "--db", f"sqlite:///{path}")
+    assert code == 2
+    one_line(err, str(path), "is damaged", "quick_check", "not text", "nothing was written")
+    assert fingerprint(tmp_path) == before
+
+
 @pytest.mark.parametrize("command", DAMAGED_COMMANDS, ids=lambda c: " ".join(c[:2]))
 def test_damaged_pages_are_refused_before_anything_is_written(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                               played_store: Path, command: list[str]) -> None:
