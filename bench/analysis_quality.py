@@ -411,7 +411,9 @@ def _players_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> di
     for index, (analysis, seats) in enumerate(zip(analyses, specs)):
         edges = {}  # each other match's edge sums per seat, against its own forms (neither it nor this match's)
         for at, other in enumerate(analyses):
-            forms = forms_without({at, index}, specs[at]) if at != index else (None,)
+            if at == index:  # (never read: forms_without leaves this match out)
+                continue
+            forms = forms_without({at, index}, specs[at])
             read = replace(other, players=forms) if None not in forms else other
             edges[at] = (read.edge_sums(0), read.edge_sums(1))
         first, second = forms_without({index}, seats, edges)

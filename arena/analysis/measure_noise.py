@@ -56,11 +56,11 @@ def single_judge(game: Game, seat: int, legal: list[int], seen: Any, played: int
     return before, after, error
 
 
-def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget, seeds: int = NOISE_SEEDS,
-               judge: Judge = single_judge) -> list[tuple[float, float]]:
+def drop_noise(game: Game, rng: random.Random, matches: int, budget: Budget,
+               seeds: int = NOISE_SEEDS) -> list[tuple[float, float]]:
     """Per decision measured (see the module's docstring), on `matches` matches of greedy against random:
     (the variance of the drop over `seeds` independent judges, their mean squared standard error)."""
-    return drop_noise_by_judges(game, rng, matches, budget, (judge,), seeds)[0]
+    return drop_noise_by_judges(game, rng, matches, budget, (single_judge,), seeds)[0]
 
 
 def drop_noise_by_judges(game: Game, rng: random.Random, matches: int, budget: Budget, judges: Sequence[Judge],

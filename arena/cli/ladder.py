@@ -16,7 +16,8 @@ import typer
 from rich.table import Table
 
 from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISION_LIMIT_OPTION, JSON_OPTION,
-    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration, parse_options)
+    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration, parse_options,
+    run_budget)
 from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings,
     read_token_file, resolve_bots)
 from arena.cli.show import console, display_for, duration, fail, pool_json, print_json, print_leaderboard, said, styled
@@ -77,7 +78,7 @@ def run(
     else:
         ladder_id = existing.id
         _join_ladder(store, game, ladder_id, entrants)
-    budget = parse_duration(duration) if duration else None
+    budget = run_budget(duration)
     if budget is None and matches is None and not json_output:
         console.print("running until Ctrl-C (or pass --for 1h / --matches N)")
     settings = play_settings(concurrency, broker, queue, sandbox, entrant_kinds(store, ladder_id), limits)

@@ -66,6 +66,11 @@ def parse_duration(text: str) -> float:
         fail(str(error), code=2)
 
 
+def run_budget(duration: str | None) -> float | None:
+    """The seconds `--for` gives a run (None: not given, no limit), or a one-line error."""
+    return parse_duration(duration) if duration else None
+
+
 def agent_limits(decision: str | None, match: str | None) -> AgentLimits:
     """--decision-limit and --match-limit as AgentLimits (the defaults where not given), or a one-line error."""
     return AgentLimits(parse_duration(decision) if decision else DEFAULT_DECISION_S,

@@ -66,4 +66,3 @@ def _print_protections(rows: list[Protection], passed: bool) -> None:
     console.print(f"{sum(row.passed for row in rows)}/{len(rows)} protections hold" +
                   ("" if passed else ": a referee here refuses to launch bot programs until they all do "
                    "(or run bots you trust with --sandbox none)"), soft_wrap=True)
-

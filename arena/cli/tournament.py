@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISION_LIMIT_OPTION, JSON_OPTION,
-    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration, parse_options)
+    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_options, run_budget)
 from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings, resolve_bots,
     results_dir)
 from arena.cli.show import (ago, command_line, console, display_for, display_name, fail, print_json,
@@ -84,7 +84,7 @@ def run(
             _say_extended(extended)
         with background_analyser(analyser_budget, ids, db, json_output), stop.installed(), \
                 series_display(json_output, len(ids)) as series:
-            summaries = play(store, ids, settings, budget_s=_budget_s(duration),
+            summaries = play(store, ids, settings, budget_s=run_budget(duration),
                              display=series if len(ids) > 1 else display_for(json_output), should_stop=stop)
     except TournamentError as error:
         fail(said(error, db), code=2)
@@ -104,11 +104,6 @@ def _create_all(specs: list[TournamentSpec], store: Store) -> tuple[list[int], l
     ids = [tournament_id for one in specs
            for tournament_id in create(one, store, lambda row, more: extended.append((row, more)))]
     return ids, extended
-
-
-def _budget_s(duration: str | None) -> float | None:
-    """The seconds `--for` gives the run (None: no limit)."""
-    return parse_duration(duration) if duration else None
 
 
 def _specs(game_name: str, bots: str, format: str, rounds: int | None, seed: int | None, name: str | None,
@@ -157,7 +152,7 @@ def resume(
     stop = StopRequest()
     try:
         with stop.installed(), series_display(json_output, len(ids)) as series:
-            results = resume_tournaments(store, ids, settings, budget_s=_budget_s(duration),
+            results = resume_tournaments(store, ids, settings, budget_s=run_budget(duration),
                                          display=series if len(ids) > 1 else display_for(json_output),
                                          should_stop=stop)
     except TournamentError as error:

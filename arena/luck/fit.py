@@ -248,9 +248,9 @@ def _target_and_version(family: str, out: Path | None) -> tuple[Path, int]:
 def _beta(results: list[float], lucks: list[float]) -> float:
     """The control variate's coefficient that minimises the variance of the luck-corrected results, within [0, 1]
     (0 when the luck does not vary)."""
-    covariance = statistics.fmean((p - statistics.fmean(results)) * (l - statistics.fmean(lucks))
-                                  for p, l in zip(results, lucks))
-    return min(1.0, max(0.0, covariance / statistics.pvariance(lucks))) if statistics.pvariance(lucks) > 0 else 0.0
+    mean_result, mean_luck, variance = statistics.fmean(results), statistics.fmean(lucks), statistics.pvariance(lucks)
+    covariance = statistics.fmean((p - mean_result) * (l - mean_luck) for p, l in zip(results, lucks))
+    return min(1.0, max(0.0, covariance / variance)) if variance > 0 else 0.0
 
 
 def _validation_note(validation: int, results: list[float], lucks: list[float], beta: float) -> dict[str, Any]:

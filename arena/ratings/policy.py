@@ -11,13 +11,6 @@ from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store.rows import Pair, PlayedMatchLike, RatingChanges, RatingPoint, TallyDelta
 
 
-def seat_outcome(ranking: Sequence[int], seat: int) -> str:
-    """'win' (alone in first place), 'draw' (first place shared) or 'loss'."""
-    if ranking[seat] != 0:
-        return "loss"
-    return "draw" if sum(1 for rank in ranking if rank == 0) > 1 else "win"
-
-
 def seed_rating(ancestors: Sequence[int], current: dict[int, Pair], initial: Pair) -> Pair:
     """A bot's rating before its first match in a pool: a new version of a bot starts from the mu of its
     nearest earlier version rated there, with the sigma of a newcomer (Halite's practice); else `initial`."""
@@ -46,7 +39,7 @@ class TrueSkillPolicy:
                 if bot not in ratings:
                     ratings[bot] = seed_rating(lineage.get(bot, ()), ratings, initial)
             after = rate([ratings[bot] for bot in bot_ids], ranking)
-            shared_first = sum(1 for rank in ranking if rank == 0) > 1  # (seat_outcome's rule, for every seat)
+            shared_first = sum(1 for rank in ranking if rank == 0) > 1  # (seat_outcome's rule: referee/record.py)
             for seat, bot in enumerate(bot_ids):
                 rating = ratings[bot] = after[seat]
                 history.append(RatingPoint(pool, bot, match_id, rating[0], rating[1], finished_at))

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any
 
-from arena.ratings.policy import seat_outcome, seed_rating
+from arena.ratings.policy import seed_rating
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.record import seat_outcome
 from arena.store.repository import Store
 
 HISTORY_ROW = struct.Struct("<iqddq")  # bot, match, mu, sigma, played at (microseconds since EPOCH)

@@ -196,6 +196,16 @@ def _plain_timing(key: Any, value: Any) -> bool:
             and (type(value) is int or type(value) is float and math.isfinite(value)))
 
 
+def seat_outcome(ranking: Sequence[int], seat: int) -> str:
+    """'win' (alone in first place), 'draw' (first place shared) or 'loss'."""
+    if ranking[seat] != 0:
+        return "loss"
+    return "draw" if sum(1 for rank in ranking if rank == 0) > 1 else "win"
+
+
+_PLACED = {"win": "won", "draw": "drew", "loss": "lost"}
+
+
 @dataclass(frozen=True)
 class MatchResult:
     """How the match ended: a rank per seat, the reason, and the seat at fault if any."""
@@ -216,9 +226,8 @@ class MatchResult:
         return len(self.winners) == len(self.ranking)
 
     def placed(self, seat: int) -> str:
-        """How `seat` did: "won" (first alone), "drew" (first beside others) or "lost"."""
-        first = self.winners
-        return "drew" if len(first) > 1 and seat in first else "won" if seat in first else "lost"
+        """How `seat` did, in words: "won", "drew" or "lost" (seat_outcome's rule)."""
+        return _PLACED[seat_outcome(self.ranking, seat)]
 
     @property
     def termination(self) -> Termination | None:

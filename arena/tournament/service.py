@@ -191,7 +191,6 @@ def check_same(store: Store, existing: TournamentRow, game: Game, names: Sequenc
                               "pick another name")
 
 
-
 def _schedule_differences(existing: TournamentRow, game: Game, format: str, rounds: int | None) -> list[str]:
     """How a stored tournament's game, format and rounds (where `rounds` is given) differ from these."""
     differences = []
@@ -215,6 +214,7 @@ def _field_differences(existing: TournamentRow, stored_names: list[str], names: 
     if seed is not None and seed != existing.seed:
         differences.append("another seed (leave --seed out to continue it)")
     return differences
+
 
 def run(spec: TournamentSpec, store: Store, settings: PlaySettings = PlaySettings(), *,
         budget_s: float | None = None, display: DisplayFactory | None = None,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games.base import points
-from arena.ratings.policy import seat_outcome
+from arena.referee.record import seat_outcome
 from arena.store.repository import Store
 
 
