@@ -254,18 +254,11 @@ class MCTSAgent(Agent):
             self.last_iterations, self.last_seconds, self.last_reused = 0, 0.0, 0
             return legal[0]
         observation = request.observation
-        key = observation_key(observation)
-        root = self._find_kept(key) if self.keep_tree else None
-        if root is None:
-            root = Node()
-        root.key = key
+        root = self._decision_root(observation_key(observation))
         self.last_reused = root.visits
         started = time.perf_counter()
         world = self.game.determinize(observation, self.rng)
-        share = 1.0
-        is_move_start = self.knowledge.is_lookahead_boundary
-        if is_move_start is not None and not is_move_start(world):
-            share = self.minor_share  # a step inside a move the player has already chosen
+        share = self._budget_share(world)
         budget = self._budget_seconds(request.time_left_s)
         complete = True
         if self.prior_visits:
@@ -280,6 +273,22 @@ class MCTSAgent(Agent):
         action = self.best_action(root, self._root_actions)
         self._kept = root.children.get(action) if self.keep_tree else None
         return action
+
+    def _decision_root(self, key: str) -> Node:
+        """The root for the position the searcher sees as `key`: its node in the kept tree, else a new one."""
+        root = self._find_kept(key) if self.keep_tree else None
+        if root is None:
+            root = Node()
+        root.key = key
+        return root
+
+    def _budget_share(self, world: State) -> float:
+        """The share of the budget this decision gets: `minor_share` for a step inside a move the player has
+        already chosen (`world` is not at the family's lookahead boundary), else all of it."""
+        is_move_start = self.knowledge.is_lookahead_boundary
+        if is_move_start is not None and not is_move_start(world):
+            return self.minor_share
+        return 1.0
 
     def move_values(self, request: DecisionRequest, include: Sequence[int] = ()) -> MoveValues:
         """Search the position `request` shows its seat (its observation only: hidden cards are sampled from
@@ -419,10 +428,7 @@ class MCTSAgent(Agent):
         node = root
         seeding = self._turn_priors  # (until the first turn's start below the root on this path)
         charged = 0
-        while True:
-            player = state.current_player()
-            if player == TERMINAL:
-                break
+        while (player := state.current_player()) != TERMINAL:
             if player == CHANCE:
                 outcome = state.sample_chance(rng)
                 state.apply_action(outcome)

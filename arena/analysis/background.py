@@ -114,17 +114,22 @@ def stored_forms(store: Store, match: StoredMatch, budget: str,
     forms = []
     for seat in sorted(match.seats, key=lambda one: one.seat):
         played = store.analyses.of_bot(seat.bot_id, match.game, budget, leave_out=match.id, limit=HISTORY)
-        for match_id, _, data in played:
-            if match_id not in read:
-                analysis = Analysis.from_compressed(data)
-                read[match_id] = tuple((analysis.searched_drops(one), analysis.edge_sums(one))
-                                       for one in range(len(analysis.seat_names)))
+        _read_unread(played, read)
         form = form_of((read[match_id][where][0] for match_id, where, _ in played),
                        (read[match_id][where][1] for match_id, where, _ in played if where == seat.seat))
         if form is None:
             return None
         forms.append(form)
     return forms[0], forms[1]
+
+
+def _read_unread(played: list[tuple[int, int, bytes]], read: dict[int, SeatsRead]) -> None:
+    """Keep in `read` what each of the `played` analyses not read yet says (each seat's drops and edge sums)."""
+    for match_id, _, data in played:
+        if match_id not in read:
+            analysis = Analysis.from_compressed(data)
+            read[match_id] = tuple((analysis.searched_drops(one), analysis.edge_sums(one))
+                                   for one in range(len(analysis.seat_names)))
 
 
 class BackgroundAnalyser:

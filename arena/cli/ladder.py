@@ -222,16 +222,21 @@ def _ladder_settings(games: str, every: str, round_timeout: str, builtins: str,
     except ScheduleError as error:
         fail(str(error), code=2)
     timeout_s = parse_duration(round_timeout)
-    names = [part.strip() for part in games.split(",") if part.strip()]
-    if not names:
-        fail("--games names no game; e.g. --games major-general", code=2)
-    modes = [mode.load() for mode in game_modes()] if names == ["all"] else [open_game(name) for name in names]
+    modes = _ladder_games(games)
     builtin_specs = {game.name: tuple(() if builtins.strip() == "none" else resolve_bots(builtins, game))
                      for game in modes}
     if notify_url is not None and not notify_url.startswith(("http://", "https://")):
         fail(f"--notify-url must be an http:// or https:// URL, not {notify_url!r}", code=2)
     return LadderSettings(games=tuple(modes), schedule=schedule, builtins=builtin_specs, round_timeout_s=timeout_s,
                           notify_url=notify_url)
+
+
+def _ladder_games(games: str) -> list[Game]:
+    """The game modes --games names ('all': every registered one), or a one-line error."""
+    names = [part.strip() for part in games.split(",") if part.strip()]
+    if not names:
+        fail("--games names no game; e.g. --games major-general", code=2)
+    return [mode.load() for mode in game_modes()] if names == ["all"] else [open_game(name) for name in names]
 
 
 def _with_network(play: PlaySettings, host: str, port: int | None, tls_cert: Path | None, tls_key: Path | None,

@@ -65,10 +65,7 @@ def match(
         runner = RemoteReferee(server, client_admin_token(admin_token, admin_token_file), directory, tls_ca)
         names = list(bots)
     else:
-        names, extra_dirs = _local_bot_names(bots)
-        runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory,
-                                 checked_sandbox(sandbox, bot_env), seat_salt(seed) if seed is not None else None,
-                                 warn=_warn_left_out)
+        runner, names = _embedded_referee(bots, bot_dirs, directory, sandbox, bot_env, seed)
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
         done = [0]
 
@@ -90,6 +87,16 @@ def match(
     problem = storage_problem(series)
     if problem is not None:
         fail(problem)
+
+
+def _embedded_referee(bots: list[str], bot_dirs: list[Path] | None, directory: Path, sandbox: str | None,
+                      bot_env: list[str] | None, seed: int | None) -> tuple[Runner, list[str]]:
+    """A referee started here for the bots (a path to a bot folder adds that folder), and the bots' names."""
+    names, extra_dirs = _local_bot_names(bots)
+    runner = EmbeddedReferee(list(bot_dirs or [Path("bots")]) + extra_dirs, directory,
+                             checked_sandbox(sandbox, bot_env), seat_salt(seed) if seed is not None else None,
+                             warn=_warn_left_out)
+    return runner, names
 
 
 def _warn_left_out(problem: str) -> None:
@@ -155,16 +162,20 @@ def _games_table(game: str, seat_names: tuple[str, ...], series: Series) -> Tabl
     for column in ("#", "seed", *seat_names, "winner", "scores", "reason", "decisions"):
         table.add_column(column, justify="right" if column in ("#", "seed", "decisions") else "left")
     for played in series.games:
-        record, result = played.record, played.record.result
-        assert result is not None
-        seated = played.seats(series.labels)
-        winner = ("draw" + (" (void)" if result.voided else "")) if result.is_draw else \
-            ", ".join(seated[s] for s in result.winners)
-        reason = result.reason + (f": {result.detail}" if result.offender is not None and result.detail else "")
-        scores = " - ".join(f"{s:g}" for s in result.scores) or "-"
-        table.add_row(str(played.game.index + 1), str(record.seed), *seated, winner, scores, reason,
-                      str(len(record.decisions)))
+        table.add_row(*_game_row(played, series.labels))
     return table
+
+
+def _game_row(played: PlayedGame, labels: tuple[str, ...]) -> list[str]:
+    """A game's row of the games table: its number, seed, seats, winner, scores, reason and decisions."""
+    record, result = played.record, played.record.result
+    assert result is not None
+    seated = played.seats(labels)
+    winner = ("draw" + (" (void)" if result.voided else "")) if result.is_draw else \
+        ", ".join(seated[s] for s in result.winners)
+    reason = result.reason + (f": {result.detail}" if result.offender is not None and result.detail else "")
+    scores = " - ".join(f"{s:g}" for s in result.scores) or "-"
+    return [str(played.game.index + 1), str(record.seed), *seated, winner, scores, reason, str(len(record.decisions))]
 
 
 def _totals_table(series: Series) -> Table:

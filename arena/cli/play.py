@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from arena.agents import UnknownAgentError, make_agent
+from arena.agents import Agent, UnknownAgentError, make_agent
 from arena.cli.options import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, agent_limits, parse_options
 from arena.cli.settings import open_game, results_dir
 from arena.cli.show import RunDisplay, console, fail, print_json
@@ -41,13 +41,7 @@ def play(
     """Play local games between built-in agents and print the results."""
     limits = agent_limits(decision_limit, match_limit)
     game = open_game(game_name, parse_options(option))
-    names = [name.strip() for name in players.split(",") if name.strip()]
-    if len(names) != game.num_seats:
-        fail(f"{game.name} has {game.num_seats} seats; --players names {len(names)} agent(s)", code=2)
-    try:
-        agents = [make_agent(name) for name in names]
-    except UnknownAgentError as error:
-        fail(str(error), code=2)
+    names, agents = _seated_agents(game, players)
     first_seed = seed if seed is not None else new_seed()
     runner = InProcess(game, agents, (out or results_dir()) if save else None, limits)
     with RunDisplay(f"{game.name}: {' vs '.join(labels_of(names))}", quiet=json_output, unit="games") as display:
@@ -65,6 +59,18 @@ def play(
     problem = storage_problem(series)
     if problem is not None:
         fail(problem)
+
+
+def _seated_agents(game: Game, players: str) -> tuple[list[str], list[Agent]]:
+    """The agents --players names, one per seat, and their names; or a one-line error."""
+    names = [name.strip() for name in players.split(",") if name.strip()]
+    if len(names) != game.num_seats:
+        fail(f"{game.name} has {game.num_seats} seats; --players names {len(names)} agent(s)", code=2)
+    try:
+        agents = [make_agent(name) for name in names]
+    except UnknownAgentError as error:
+        fail(str(error), code=2)
+    return names, agents
 
 
 def _game_json(played: PlayedGame, labels: tuple[str, ...]) -> dict[str, Any]:

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from arena.analysis.match import TurningPoint
     from arena.bottest.harness import Check, ConformanceReport
     from arena.referee.record import MatchRecord
-    from arena.store import Store, TournamentRow
-    from arena.submissions import Step, Submission
+    from arena.store import Store, StoredMatch, TournamentRow
+    from arena.submissions import PreflightReport, Step, Submission
     from arena.submissions.archive import Problem
     from arena.tournament.runner import RunProgress
     from arena.tournament.service import DisplayFactory, TournamentError
@@ -270,15 +270,19 @@ def describe_played(played: PlayedMatch) -> str:
     names = [seat.name for seat in played.job.seats]
     if played.voided or played.reason in UNRATED:
         return f"{' vs '.join(names)}: not scored ({played.reason})"
-    ranking = list(played.ranking)
-    best = min(ranking) if ranking else 0
-    winners = [name for name, rank in zip(names, ranking) if rank == best]
+    winners = _ranked_first(names, list(played.ranking))
     if played.offender is not None and 0 <= played.offender < len(names):
         return f"{names[played.offender]} lost by {played.reason}"
     if len(winners) == len(names):
         return f"{' and '.join(names)} drew ({played.reason})"
     losers = [name for name in names if name not in winners]
     return f"{' and '.join(winners)} beat {' and '.join(losers)} ({played.reason})"
+
+
+def _ranked_first(names: list[str], ranking: list[int]) -> list[str]:
+    """The names that share the best rank (lowest), in seat order."""
+    best = min(ranking) if ranking else 0
+    return [name for name, rank in zip(names, ranking) if rank == best]
 
 
 def display_for(quiet: bool, seconds: float | None = None, title: str = "") -> DisplayFactory:
@@ -438,11 +442,16 @@ def print_tournament_faults(store: Store, tournament_id: int) -> None:
     counts = Counter(bot for bot, _fault in faults)
     for bot, count in counts.items():
         latest = next(fault for offender, fault in faults if offender == bot)
-        seat = next((seat.seat for seat in latest.seats if seat.bot_id == bot), 0)
-        header = record_header(store.matches.record(latest)) or {}
-        where = f" in {count} match(es); the latest, match {latest.id}"
-        print_fault(programs[bot].name, latest.reason, latest.detail,
-                    seat_evidence(header.get("extra"), seat, FAULT_OUTPUT_LINES), where)
+        _print_latest_fault(store, programs[bot].name, bot, latest, count)
+
+
+def _print_latest_fault(store: Store, name: str, bot: int, latest: StoredMatch, count: int) -> None:
+    """A bot program's fault count and its latest fault, with the last output lines its stored record holds."""
+    seat = next((seat.seat for seat in latest.seats if seat.bot_id == bot), 0)
+    header = record_header(store.matches.record(latest)) or {}
+    where = f" in {count} match(es); the latest, match {latest.id}"
+    print_fault(name, latest.reason, latest.detail, seat_evidence(header.get("extra"), seat, FAULT_OUTPUT_LINES),
+                where)
 
 
 # --- a match's luck and analysis ------------------------------------------------------------------------
@@ -696,6 +705,18 @@ def _print_preflight(result: Submission) -> None:
     for step in report.steps:
         if step.skipped:
             console.print(step_line(step))
+    console.print("  " + ", ".join(_usage_facts(report)))
+    if report.output_tail.strip():
+        lines = report.output_tail.rstrip().splitlines()[-15:]
+        console.print("  the bot's last output:")
+        for line in lines:
+            console.print(f"    {shown(line)}", markup=False, highlight=False)
+    for fix in report.fix:
+        console.print(styled("  [bold]fix:[/bold] {}", fix))
+
+
+def _usage_facts(report: PreflightReport) -> list[str]:
+    """What the bot used in its pre-flight: launches, peak memory and processes against the limits, CPU time."""
     usage = report.usage
     facts = [f"{usage.get('launches', 0)} launch(es)"]
     if usage.get("memory_peak_mb") is not None:
@@ -707,14 +728,7 @@ def _print_preflight(result: Submission) -> None:
     if usage.get("memory_peak_mb") is None:
         facts.append("memory and processes not measured here (no cgroup to count them in; the limits still "
                      "hold per process)")
-    console.print("  " + ", ".join(facts))
-    if report.output_tail.strip():
-        lines = report.output_tail.rstrip().splitlines()[-15:]
-        console.print("  the bot's last output:")
-        for line in lines:
-            console.print(f"    {shown(line)}", markup=False, highlight=False)
-    for fix in report.fix:
-        console.print(styled("  [bold]fix:[/bold] {}", fix))
+    return facts
 
 
 # --- `arena bot test`'s report --------------------------------------------------------------------------

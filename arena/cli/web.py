@@ -101,12 +101,8 @@ def web(
     pre-flighted in a worker process), retire versions and register remote bots."""
     _check_tls_files(tls_cert, tls_key)
     proxies = _trusted(trusted_proxy or [])
-    limits = WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()),
-                       per_address=connections_per_address,
-                       per_network=max(connections_per_address, connections_per_network or WebLimits.per_network),
-                       header_s=header_timeout, request_s=request_timeout, body_rate=body_min_rate,
-                       body_grace_s=body_grace,
-                       trusted_proxies=tuple(proxies))
+    limits = _web_limits(max_connections, connections_per_address, connections_per_network, header_timeout,
+                         request_timeout, body_min_rate, body_grace, proxies)
     settings_sandbox = sandbox_settings(sandbox)
     token = _referee_token(server, viewer_token_file, admin_token_file)
     store = open_store(db)  # (made by the ladder, a tournament or `arena owner add`: never by a web server)
@@ -129,6 +125,18 @@ def web(
         fail(f"cannot listen on {host}:{port}: {error.strerror or error} (pick another --port, or stop what uses it)")
     console.print(f"Arena web: {scheme}://{shown}:{port}/  (Ctrl-C to stop)")
     uvicorn.Server(config).run(sockets=[listener])
+
+
+def _web_limits(max_connections: int | None, connections_per_address: int, connections_per_network: int | None,
+                header_timeout: float, request_timeout: float, body_min_rate: int, body_grace: float,
+                proxies: list[str]) -> WebLimits:
+    """The limits on the web server's clients, its connections kept under the open-file limit."""
+    return WebLimits(connections=min(max_connections or WebLimits.connections, _open_file_room()),
+                     per_address=connections_per_address,
+                     per_network=max(connections_per_address, connections_per_network or WebLimits.per_network),
+                     header_s=header_timeout, request_s=request_timeout, body_rate=body_min_rate,
+                     body_grace_s=body_grace,
+                     trusted_proxies=tuple(proxies))
 
 
 def _warn_in_the_clear(host: str, tls_cert: Path | None, proxies: list[str]) -> None:

@@ -409,17 +409,22 @@ class LadderService:
     def _kinds(self, bots: set[int]) -> set[PlayerKind]:
         return {bot.kind for bot in self.store.bots.find() if bot.id in bots}
 
+    def _candidates(self, pool: str, active: set[int], planned: list[PairingRow], pending: Mapping[int, int],
+                    number: int) -> list[Candidate]:
+        """The active bots as round `number`'s pairing weighs them: rating, games, rounds idle, pending, owner."""
+        ratings = {row.bot_id: row for row in self.store.ratings.of_pool(pool)}
+        idle = idle_rounds([(row.round, row.bots) for row in planned], sorted(active), number)
+        owners = {bot.id: bot.owner for bot in self.store.bots.find() if bot.id in active}
+        return [Candidate(bot, (ratings[bot].mu, ratings[bot].sigma) if bot in ratings else self.system.initial,
+                          ratings[bot].games if bot in ratings else 0, idle[bot], pending.get(bot, 0),
+                          owners.get(bot, ""))
+                for bot in sorted(active)]
+
     def _plan(self, tournament: TournamentRow, game: Game, active: set[int], planned: list[PairingRow],
               pending: Mapping[int, int]) -> tuple[int | None, int]:
         """Plan and store this round's tables; (its number, matches planned)."""
         number = max((row.round for row in planned), default=-1) + 1
-        ratings = {row.bot_id: row for row in self.store.ratings.of_pool(tournament.pool)}
-        idle = idle_rounds([(row.round, row.bots) for row in planned], sorted(active), number)
-        owners = {bot.id: bot.owner for bot in self.store.bots.find() if bot.id in active}
-        candidates = [Candidate(bot, (ratings[bot].mu, ratings[bot].sigma) if bot in ratings else self.system.initial,
-                                ratings[bot].games if bot in ratings else 0, idle[bot], pending.get(bot, 0),
-                                owners.get(bot, ""))
-                      for bot in sorted(active)]
+        candidates = self._candidates(tournament.pool, active, planned, pending, number)
         rng = random.Random(derive_seed(tournament.seed, number, 0x1ADDE7))
         tables = plan_tables(candidates, self.settings.matches_per_round, game.num_seats, rng, self.system,
                              self.settings.max_pending, same_owner=self.settings.same_owner)

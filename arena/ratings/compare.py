@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.games.registry import did_you_mean
 from arena.ratings.stats import Z95, mean_interval, sample_variance, wilson_interval
-from arena.store import BotRow, Store
+from arena.store import BotRow, RatingRow, Store
 from arena.store.rows import PairCount
 
 
@@ -139,20 +139,24 @@ def compare_versions(store: Store, a: BotRow, b: BotRow) -> list[ModeComparison]
     """A and B compared in every mode either has played (see the module's docstring)."""
     rated_a = {row.pool: row for row in store.ratings.of_bot(a.id)}
     rated_b = {row.pool: row for row in store.ratings.of_bot(b.id)}
-    found = []
-    for pool in sorted(set(rated_a) | set(rated_b)):
-        pairs_a = {pair.b: pair for pair in store.matches.pair_counts(pool, a.id)}
-        pairs_b = {pair.b: pair for pair in store.matches.pair_counts(pool, b.id)}
-        common = sorted((set(pairs_a) & set(pairs_b)) - {a.id, b.id})
-        names = store.bots.names(common)
-        side_a = _side(a, [pairs_a[o] for o in common], rated_a.get(pool))
-        side_b = _side(b, [pairs_b[o] for o in common], rated_b.get(pool))
-        direct = pairs_a.get(b.id)
-        found.append(_judged(pool, sorted(names.get(o, str(o)) for o in common), side_a, side_b,
-                             [pairs_a[o] for o in common], [pairs_b[o] for o in common],
-                             None if direct is None else {"games": direct.games, "wins": direct.wins,
-                                                          "draws": direct.draws, "losses": direct.losses}))
-    return found
+    return [_compared_in(store, pool, a, b, rated_a.get(pool), rated_b.get(pool))
+            for pool in sorted(set(rated_a) | set(rated_b))]
+
+
+def _compared_in(store: Store, pool: str, a: BotRow, b: BotRow, rating_a: RatingRow | None,
+                 rating_b: RatingRow | None) -> ModeComparison:
+    """A and B (with their ratings in `pool`, if any) compared in that one mode, on their common opponents there."""
+    pairs_a = {pair.b: pair for pair in store.matches.pair_counts(pool, a.id)}
+    pairs_b = {pair.b: pair for pair in store.matches.pair_counts(pool, b.id)}
+    common = sorted((set(pairs_a) & set(pairs_b)) - {a.id, b.id})
+    names = store.bots.names(common)
+    side_a = _side(a, [pairs_a[o] for o in common], rating_a)
+    side_b = _side(b, [pairs_b[o] for o in common], rating_b)
+    direct = pairs_a.get(b.id)
+    return _judged(pool, sorted(names.get(o, str(o)) for o in common), side_a, side_b,
+                   [pairs_a[o] for o in common], [pairs_b[o] for o in common],
+                   None if direct is None else {"games": direct.games, "wins": direct.wins,
+                                                "draws": direct.draws, "losses": direct.losses})
 
 
 def _side(bot: BotRow, pairs: list[PairCount], rating: Any) -> VersionSide:

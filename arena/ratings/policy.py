@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.store.rows import Pair, PlayedMatchLike, RatingChanges, RatingPoint, TallyDelta
@@ -18,6 +19,31 @@ def seed_rating(ancestors: Sequence[int], current: dict[int, Pair], initial: Pai
         if ancestor in current:
             return (current[ancestor][0], initial[1])
     return initial
+
+
+def seed_newcomers(bots: Sequence[int], current: dict[int, Pair], lineage: dict[int, tuple[int, ...]],
+                   initial: Pair) -> None:
+    """Give each of `bots` not rated in `current` yet its `seed_rating` there, in order."""
+    for bot in bots:
+        if bot not in current:
+            current[bot] = seed_rating(lineage.get(bot, ()), current, initial)
+
+
+def _count_seat(tallies: dict[int, TallyDelta], bot: int, rank: int, shared_first: bool, match_id: int,
+                finished_at: datetime) -> None:
+    """Add one seat's result of a match to its bot's tally."""
+    tally = tallies.get(bot)
+    if tally is None:
+        tally = tallies[bot] = TallyDelta()
+    tally.games += 1
+    if rank != 0:
+        tally.losses += 1
+    elif shared_first:
+        tally.draws += 1
+    else:
+        tally.wins += 1
+    tally.last_match_id = match_id
+    tally.last_played = finished_at
 
 
 @dataclass(frozen=True)
@@ -35,26 +61,13 @@ class TrueSkillPolicy:
         history: list[RatingPoint] = []
         for played, match_id in matches:
             bot_ids, ranking, finished_at, pool = played.bot_ids, played.ranking, played.finished_at, played.pool
-            for bot in bot_ids:
-                if bot not in ratings:
-                    ratings[bot] = seed_rating(lineage.get(bot, ()), ratings, initial)
+            seed_newcomers(bot_ids, ratings, lineage, initial)
             after = rate([ratings[bot] for bot in bot_ids], ranking)
             shared_first = sum(1 for rank in ranking if rank == 0) > 1  # (seat_outcome's rule: referee/record.py)
             for seat, bot in enumerate(bot_ids):
                 rating = ratings[bot] = after[seat]
                 history.append(RatingPoint(pool, bot, match_id, rating[0], rating[1], finished_at))
-                tally = tallies.get(bot)
-                if tally is None:
-                    tally = tallies[bot] = TallyDelta()
-                tally.games += 1
-                if ranking[seat] != 0:
-                    tally.losses += 1
-                elif shared_first:
-                    tally.draws += 1
-                else:
-                    tally.wins += 1
-                tally.last_match_id = match_id
-                tally.last_played = finished_at
+                _count_seat(tallies, bot, ranking[seat], shared_first, match_id, finished_at)
         return RatingChanges(history, {bot: ratings[bot] for bot in tallies}, tallies)
 
 

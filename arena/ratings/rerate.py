@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any
 
-from arena.ratings.policy import seed_rating
+from arena.ratings.policy import seed_newcomers
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
 from arena.referee.record import seat_outcome
 from arena.store.repository import Store
@@ -52,9 +52,7 @@ def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM,
     with tempfile.TemporaryFile(prefix="arena-rerate-") as spool:
         for match_id, finished_at, bots, ranks in store.matches.rated_results(pool):
             matches += 1
-            for bot in bots:
-                if bot not in current:
-                    current[bot] = seed_rating(lineages.get(bot, ()), current, initial)
+            seed_newcomers(bots, current, lineages, initial)
             before = [current[bot] for bot in bots]
             if len(bots) == 2:
                 after = rate_two(before[0], before[1], ranks[0], ranks[1])
@@ -65,13 +63,7 @@ def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM,
                 mu, sigma = after[seat]
                 current[bot] = (mu, sigma)
                 spool.write(HISTORY_ROW.pack(bot, match_id, mu, sigma, played))
-                tally = tallies.get(bot)
-                if tally is None:
-                    tally = tallies[bot] = [0, 0, 0, 0, None, None]
-                tally[0] += 1
-                tally[{"win": 1, "draw": 2, "loss": 3}[seat_outcome(ranks, seat)]] += 1
-                tally[4] = match_id
-                tally[5] = finished_at
+                _count_seat(tallies, bot, seat_outcome(ranks, seat), match_id, finished_at)
             if on_progress is not None and matches % PROGRESS_EVERY == 0:
                 on_progress(matches, max(total, matches))
         spool.seek(0)
@@ -80,6 +72,17 @@ def rerate(store: Store, pool: str, system: RatingSystem = DEFAULT_SYSTEM,
     if on_progress is not None:
         on_progress(matches, matches)
     return RerateSummary(pool, matches, len(ratings), time.perf_counter() - started)
+
+
+def _count_seat(tallies: dict[int, list[Any]], bot: int, outcome: str, match_id: int, finished_at: datetime) -> None:
+    """Add one seat's outcome ('win', 'draw' or 'loss') of a match to its bot's tally."""
+    tally = tallies.get(bot)
+    if tally is None:
+        tally = tallies[bot] = [0, 0, 0, 0, None, None]
+    tally[0] += 1
+    tally[{"win": 1, "draw": 2, "loss": 3}[outcome]] += 1
+    tally[4] = match_id
+    tally[5] = finished_at
 
 
 def _history(spool: IO[bytes], pool: str) -> Iterator[dict[str, Any]]:

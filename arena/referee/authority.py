@@ -249,10 +249,17 @@ class _Seating:
         self.remote = [port for port in seats if port.is_remote]
         # an untimed in-process seat answers at once and measures its own thinking: the fast path
         self.at_once = [None if port.is_remote or clock is not None else port.answer_now for port in seats]
-        self.watchdog = _Watchdog() if clock is not None and self.remote else None
-        if self.watchdog is not None:
-            for port in self.remote:  # a seat lost while another decides ends the match at once
-                port.on_lost = partial(self.watchdog.seat_lost, port)
+        self.watchdog = self._watch_remote(clock)
+
+    def _watch_remote(self, clock: ClockSettings | None) -> _Watchdog | None:
+        """A watchdog over the remote seats of a match on a clock, told when any of them is lost (None: no clock, or
+        no remote seat)."""
+        if clock is None or not self.remote:
+            return None
+        watchdog = _Watchdog()
+        for port in self.remote:  # a seat lost while another decides ends the match at once
+            port.on_lost = partial(watchdog.seat_lost, port)
+        return watchdog
 
     def close(self) -> None:
         """Stop the watchdog, if any."""

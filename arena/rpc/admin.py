@@ -222,10 +222,7 @@ async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> A
         while True:
             wake.clear()
             finished = live.record is not None
-            steps = live.record.steps if live.record is not None else live.steps
-            releasable = len(steps)
-            if full and not finished:
-                releasable = _released(live, delay_s)
+            steps, releasable = _releasable(live, full=full, finished=finished, delay_s=delay_s)
             while sent < releasable:
                 event = step_event(steps[sent], full=full)
                 if not full and sent == len(steps) - 1 and live.state is not None and not finished:
@@ -242,6 +239,12 @@ async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> A
                 pass
     finally:
         live.watchers.discard(wake)
+
+
+def _releasable(live: LiveMatch, *, full: bool, finished: bool, delay_s: Optional[float]) -> tuple[list[Step], int]:
+    """A match's steps so far, and how many of them the view may show now."""
+    steps = live.record.steps if live.record is not None else live.steps
+    return steps, _released(live, delay_s) if full and not finished else len(steps)
 
 
 def _finished(live: LiveMatch, *, full: bool) -> admin_pb2.MatchEvent:

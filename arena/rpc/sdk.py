@@ -46,7 +46,7 @@ from arena.rpc.crash import readable_traceback
 from arena.rpc.convert import PROTOCOL_VERSION, options_from_map, result_from_message
 from arena.rpc.generated.bot_pb2 import BotMessage, Hello, MatchStart
 from arena.rpc.generated.bot_pb2_grpc import BotStub
-from arena.rpc.observations import codec_for_family, families_with_codecs
+from arena.rpc.observations import ObservationCodec, codec_for_family, families_with_codecs
 
 _EOF = grpc.aio.EOF
 # Status codes meaning "the referee went away or is closing": a bot then simply exits.
@@ -226,14 +226,8 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
     if say is not None:
         say(f"seated in match {start.match_id[:12]} ({start.game}), seat {start.seat}")
         on_match_end = _saying_the_result(say, on_match_end)
-    options = options_from_map(start.options)
-    key = (start.game, tuple(sorted(options.items())))
-    game = games.get(key)
-    if game is None:
-        game = games[key] = load_game(start.game, options)
-    codec = codec_for_family(start.family)
+    codec = _seat_agent(agent, games, start)
     decode, field = codec.to_dict, codec.field
-    agent.reset(game, start.seat, start.agent_seed)
     clock = time.perf_counter
     read, write, act = call.read, call.write, agent.act
     while True:
@@ -266,6 +260,19 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
             while await read() is not _EOF:  # the referee closes the stream next
                 pass
             return True
+
+
+def _seat_agent(agent: Agent, games: dict, start: Any) -> ObservationCodec:
+    """Reset `agent` for the match `start` opens (its game loaded once per game and options, kept in `games`);
+    the codec of the match's observations."""
+    options = options_from_map(start.options)
+    key = (start.game, tuple(sorted(options.items())))
+    game = games.get(key)
+    if game is None:
+        game = games[key] = load_game(start.game, options)
+    codec = codec_for_family(start.family)
+    agent.reset(game, start.seat, start.agent_seed)
+    return codec
 
 
 async def _read_to_the_end(call: Any, start: Any, on_match_end: MatchEndCallback | None) -> bool:
@@ -329,12 +336,12 @@ def settings_from_environment(agent: Agent, argv: Sequence[str] | None = None, *
         "server": remote.get("server") or arguments.server,
         "token": remote.get("token") or read_token(arguments.token, arguments.token_file),
         "tls_ca": arguments.tls_ca or (SYSTEM_CAS if remote.get("tls") else None),
-        "name": remote.get("name") or arguments.name or agent.name,
+        "name": (name := remote.get("name") or arguments.name or agent.name),
         "version": arguments.bot_version or str(getattr(agent, "version", "1")),
         "max_matches": arguments.matches,
         "concurrency": max(1, arguments.concurrency),
         # a bot its owner runs against a hosted ladder (ARENA_REMOTE) says what happens, and comes back
-        "say": _say_to_stderr(remote.get("name") or arguments.name or agent.name) if remote else None,
+        "say": _say_to_stderr(name) if remote else None,
         "reconnect": bool(remote),
     }
     values.update(overrides)

@@ -170,16 +170,21 @@ class PublicFeed:
                 self._next_position = now + POSITION_EVERY_S
             self.newest = self._with_position(built[-1:])
             self.batches.append(self._batch(built, self.position_json))
+        self._note_result()
+        loop = asyncio.get_running_loop()
+        for lane, event in enumerate(self._lanes):  # lane by lane across the interval: no burst of sends
+            self._lanes[lane] = asyncio.Event()
+            loop.call_later(lane * FLUSH_S / LANES, event.set)
+
+    def _note_result(self) -> None:
+        """Serialize the match's result once it has one (the last event of every watcher)."""
+        live = self.live
         if live.record is not None and live.record.result is not None and not self.finished:
             from arena.rpc.convert import result_to_message
 
             finished = admin_pb2.MatchFinished()
             result_to_message(live.record.result, finished.result)
             self.finished = admin_pb2.MatchEvent(finished=finished).SerializeToString()
-        loop = asyncio.get_running_loop()
-        for lane, event in enumerate(self._lanes):  # lane by lane across the interval: no burst of sends
-            self._lanes[lane] = asyncio.Event()
-            loop.call_later(lane * FLUSH_S / LANES, event.set)
 
     def _lane(self) -> int:
         self._joined += 1

@@ -247,6 +247,16 @@ class CgroupFactory:
         for parent in candidates:
             if self._try_v2(parent, name):
                 return
+        problems = self._try_v1(mounts, own, name)
+        if self.bases:
+            self.version = 1
+        else:
+            self.problem = ("no writable cgroup (" + "; ".join(problems) + ")") if problems else \
+                "no cgroup the referee may write (run as root or in a delegated cgroup v2 subtree)"
+
+    def _try_v1(self, mounts: dict[str, Path], own: dict[str, str], name: str) -> list[str]:
+        """Make a base group `name` under this process's own group of each v1 controller mounted; why each one
+        that could not be made was not."""
         problems = []
         for controller in V1_CONTROLLERS:
             mount = mounts.get(controller)
@@ -261,11 +271,7 @@ class CgroupFactory:
                 continue
             self._made.append(base)
             self.bases[controller] = base
-        if self.bases:
-            self.version = 1
-        else:
-            self.problem = ("no writable cgroup (" + "; ".join(problems) + ")") if problems else \
-                "no cgroup the referee may write (run as root or in a delegated cgroup v2 subtree)"
+        return problems
 
     def _try_v2(self, parent: Path, name: str) -> bool:
         controllers = _read(parent / "cgroup.controllers").split()

@@ -224,13 +224,17 @@ def _tar_file(archive: tarfile.TarFile, info: tarfile.TarInfo) -> IO[bytes]:
     return opened
 
 
-def _zip_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
-    try:  # the whole directory first (bounded: it stops one past the cap), so a refusal writes nothing
-        entries = zip_reader.read_directory(source, budget.limits.files)
+def _zip_directory(source: Path, budget: _Budget, result: Unpacked) -> list[zip_reader.ZipEntry]:
+    """The zip's whole directory, read first (bounded: it stops one past the cap), so a refusal writes nothing."""
+    try:
+        return zip_reader.read_directory(source, budget.limits.files)
     except zip_reader.TooManyEntries:
         _over(budget, result, "files", f"more than {budget.limits.files} entries (files, folders and links)")
         raise _Stop from None
-    for entry in entries:
+
+
+def _zip_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_Member]:
+    for entry in _zip_directory(source, budget, result):
         if entry.is_dir:
             yield _Member(entry.name, "dir")
         elif stat.S_ISLNK(entry.mode):

@@ -123,7 +123,6 @@ def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettin
               on_step: StepCallback | None = None) -> PreflightReport:
     """Run the pre-flight of the bot in `manifest.directory` (a copy of ours: never the uploaded path)."""
     from arena.rpc.background import BackgroundReferee
-    from arena.rpc.pool import BotUnavailable
     from arena.rpc.server import ServerConfig
 
     clock = clock or ClockSettings()
@@ -146,21 +145,7 @@ def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettin
             if on_step is not None:
                 on_step(step)
             begun = time.perf_counter()
-            if step.name == "start":
-                try:
-                    referee.call(pool.warm_up(manifest.name))
-                    step.ok = True
-                    step.detail = "connected and said Hello"
-                except BotUnavailable as problem:
-                    step.ok = False
-                    step.reason = problem.reason
-                    step.detail = problem.detail
-                    step.infrastructure = problem.reason is Termination.INFRASTRUCTURE
-                    step.fix = start_fix(problem.reason, startup_timeout_s, str(problem.evidence.get("output", "")))
-            elif step.name == "edge":
-                _edge(referee, manifest, step, _seed(manifest, index), startup_timeout_s)
-            else:
-                _play(referee, manifest, step, _seed(manifest, index))
+            _run_step(referee, pool, manifest, step, index, startup_timeout_s)
             step.seconds = time.perf_counter() - begun
             if on_step is not None:
                 on_step(step)
@@ -176,6 +161,28 @@ def preflight(manifest: BotManifest, games: list[str], *, sandbox: SandboxSettin
     if failed is not None:
         report.fix = fixes(failed, clock, startup_timeout_s, limits.to_json(), report.usage)
     return report
+
+
+def _run_step(referee: Any, pool: Any, manifest: BotManifest, step: Step, index: int, startup_timeout_s: float
+              ) -> None:
+    """Run the `index`th step of the pre-flight (start, edge or play), noting on `step` how it went."""
+    from arena.rpc.pool import BotUnavailable
+
+    if step.name == "start":
+        try:
+            referee.call(pool.warm_up(manifest.name))
+            step.ok = True
+            step.detail = "connected and said Hello"
+        except BotUnavailable as problem:
+            step.ok = False
+            step.reason = problem.reason
+            step.detail = problem.detail
+            step.infrastructure = problem.reason is Termination.INFRASTRUCTURE
+            step.fix = start_fix(problem.reason, startup_timeout_s, str(problem.evidence.get("output", "")))
+    elif step.name == "edge":
+        _edge(referee, manifest, step, _seed(manifest, index), startup_timeout_s)
+    else:
+        _play(referee, manifest, step, _seed(manifest, index))
 
 
 def _play(referee: Any, manifest: BotManifest, step: Step, seed: int) -> None:

@@ -57,11 +57,7 @@ def parse_bot(text: str) -> BotSpec:
     text = text.strip()
     if not text:
         raise BotSpecError("empty bot spec")
-    name, sep, spec = text.partition("=")
-    named = bool(sep) and ":" not in name and "/" not in name  # "mcts:c=1.4" has its '=' in a parameter
-    if not named:
-        name, spec = text, text
-    name, spec = name.strip(), spec.strip()
+    name, spec, named = _split_name(text)
     path = Path(spec)
     if ("/" in spec or spec.startswith(".")) and path.is_dir():
         if not (path / "bot.toml").is_file():
@@ -73,6 +69,15 @@ def parse_bot(text: str) -> BotSpec:
     except UnknownAgentError as error:
         raise BotSpecError(f"{error}; or give a bot program's directory") from None
     return BotSpec(name if named else agent_name(spec), spec, PlayerKind.AGENT)
+
+
+def _split_name(text: str) -> tuple[str, str, bool]:
+    """A spec's name and spec ('name=spec'), else the text twice; and whether it names the bot."""
+    name, sep, spec = text.partition("=")
+    named = bool(sep) and ":" not in name and "/" not in name  # "mcts:c=1.4" has its '=' in a parameter
+    if not named:
+        name, spec = text, text
+    return name.strip(), spec.strip(), named
 
 
 def _check_manifest(folder: Path) -> None:

@@ -106,20 +106,30 @@ class Format(ABC):
 def round_robin_rounds(count: int, seats: int = 2) -> list[list[tuple[int, ...]]]:
     """One cycle: rounds of tables over entrant positions 0..count-1; every table of `seats` exactly once."""
     if seats == 2:
-        players: list[int | None] = list(range(count))
-        if count % 2:
-            players.append(None)  # the circle method's bye
-        size = len(players)
-        rounds: list[list[tuple[int, ...]]] = []
-        for _ in range(size - 1):
-            tables: list[tuple[int, ...]] = []
-            for i in range(size // 2):
-                a, b = players[i], players[size - 1 - i]
-                if a is not None and b is not None:
-                    tables.append((a, b))
-            rounds.append(tables)
-            players = [players[0], players[-1], *players[1:-1]]
-        return rounds
+        return _circle_rounds(count)
+    return _greedy_rounds(count, seats)
+
+
+def _circle_rounds(count: int) -> list[list[tuple[int, ...]]]:
+    """The circle method's cycle of two-seat rounds (one position sits out each round when `count` is odd)."""
+    players: list[int | None] = list(range(count))
+    if count % 2:
+        players.append(None)  # the circle method's bye
+    size = len(players)
+    rounds: list[list[tuple[int, ...]]] = []
+    for _ in range(size - 1):
+        tables: list[tuple[int, ...]] = []
+        for i in range(size // 2):
+            a, b = players[i], players[size - 1 - i]
+            if a is not None and b is not None:
+                tables.append((a, b))
+        rounds.append(tables)
+        players = [players[0], players[-1], *players[1:-1]]
+    return rounds
+
+
+def _greedy_rounds(count: int, seats: int) -> list[list[tuple[int, ...]]]:
+    """Rounds of `seats`-seat tables, each filled greedily with the tables left that share no entrant."""
     remaining: list[tuple[int, ...]] = list(itertools.combinations(range(count), seats))
     combined: list[list[tuple[int, ...]]] = []
     while remaining:

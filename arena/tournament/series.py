@@ -33,7 +33,7 @@ from arena.referee.authority import play_match
 from arena.referee.clock import ClockSettings
 from arena.referee.faults import FaultPolicy
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
-from arena.referee.record import MatchRecord, RecordWriteError
+from arena.referee.record import MatchRecord, MatchResult, RecordWriteError
 from arena.referee.seeds import game_seed
 from arena.tournament.formats import DUPLICATE_REFUSED
 
@@ -325,27 +325,31 @@ def tally(series: Series) -> list[PlayerTally]:
         result = played.record.result
         assert result is not None
         for seat, player in enumerate(played.game.order):
-            row = tallies[player]
-            row.games += 1
-            row.seats[seat] += 1
-            if result.is_draw:
-                row.draws += 1
-            elif seat in result.winners:
-                row.wins += 1
-            else:
-                row.losses += 1
-            row.reasons[result.reason] += 1
-            if result.offender == seat:
-                row.faults += 1
-                row.own_faults[result.reason] += 1
-            elif result.offender is not None:
-                row.endings[f"opponent's {result.reason}"] += 1
-            else:
-                row.endings[result.reason] += 1
+            _count_seat(tallies[player], seat, result)
         for step in played.record.decisions:
             if "think_ms" in step.timing and 0 <= step.seat < len(played.game.order):
                 tallies[played.game.order[step.seat]].think_ms.append(step.timing["think_ms"])
     return tallies
+
+
+def _count_seat(row: PlayerTally, seat: int, result: MatchResult) -> None:
+    """Add how a game ended for the player in `seat` to its tally."""
+    row.games += 1
+    row.seats[seat] += 1
+    if result.is_draw:
+        row.draws += 1
+    elif seat in result.winners:
+        row.wins += 1
+    else:
+        row.losses += 1
+    row.reasons[result.reason] += 1
+    if result.offender == seat:
+        row.faults += 1
+        row.own_faults[result.reason] += 1
+    elif result.offender is not None:
+        row.endings[f"opponent's {result.reason}"] += 1
+    else:
+        row.endings[result.reason] += 1
 
 
 def describe(played: PlayedGame, labels: Sequence[str]) -> str:

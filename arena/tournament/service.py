@@ -282,11 +282,7 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
             tournament = store.tournaments.get(tournament_id)
             if tournament is None:
                 raise TournamentError(f"no tournament {tournament_id}")
-            deadline = hard_deadline = None
-            if budget_s is not None:  # an equal share of what is left, for each tournament still to run
-                share = max(budget_s - (time.monotonic() - started), 0.0) / (len(ids) - position)
-                deadline = time.monotonic() + share
-                hard_deadline = deadline + grace(share)
+            deadline, hard_deadline = _budget_share(budget_s, started, len(ids) - position)
             # the seats' seeds keyed by the tournament's secret, as each game's chance is: a resume plays as one run
             executor = executors.for_kinds(entrant_kinds(store, tournament_id), seat_salt(tournament.seed))
             executor.start()  # a local pool forks its workers now, before a display starts a thread
@@ -299,9 +295,7 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
                 try:
                     summaries.append(runner.run())
                 except (ExecutorError, DBAPIError) as error:
-                    why = f"lost the database ({first_line(error)})" if isinstance(error, DBAPIError) else str(error)
-                    raise TournamentError(f"tournament {tournament_id}: {why}; what was played is stored, resume "
-                                          "with `{command}`", ("tournament", "resume", str(tournament_id))) from None
+                    raise _cut_short(tournament_id, error) from None
             if stop():
                 break
     except KeyboardInterrupt:
@@ -310,6 +304,23 @@ def play(store: Store, ids: Sequence[int], settings: PlaySettings = PlaySettings
     finally:
         executors.close()
     return summaries
+
+
+def _budget_share(budget_s: float | None, started: float, left: int) -> tuple[float | None, float | None]:
+    """A tournament's deadline and hard deadline: an equal share of what is left of the budget (started at
+    `started`) for each of the `left` tournaments still to run; None and None without a budget."""
+    if budget_s is None:
+        return None, None
+    share = max(budget_s - (time.monotonic() - started), 0.0) / left
+    deadline = time.monotonic() + share
+    return deadline, deadline + grace(share)
+
+
+def _cut_short(tournament_id: int, error: ExecutorError | DBAPIError) -> TournamentError:
+    """The error for a tournament whose executor or database failed mid-run (what was played is stored)."""
+    why = f"lost the database ({first_line(error)})" if isinstance(error, DBAPIError) else str(error)
+    return TournamentError(f"tournament {tournament_id}: {why}; what was played is stored, resume "
+                           "with `{command}`", ("tournament", "resume", str(tournament_id)))
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from arena.ladder.status import ladder_status
 from arena.ratings.bradley_terry import ConvergenceError
 from arena.ratings.leaderboard import Leaderboards
 from arena.ratings.reports import bot_ratings, iso, standings_json, thin
-from arena.store import BotRow, Store, StoredMatch
+from arena.store import BotRow, PairingRow, Store, StoredMatch
 from arena.store.hosting import Hosting
 from arena.web.state import leaderboards_of, store_of, stored_match
 from arena.tournament.standings import tournament_table
@@ -341,16 +341,7 @@ def tournament(request: Request, tournament: str, page: int = PAGE,
     pairings = store.tournaments.pairings(found.id)
     matches = store.matches.of_tournament(found.id)
     all_names = {**names, **store.bots.names({bot for m in matches for bot in m.bots})}
-    by_key: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for match in matches:
-        by_key.setdefault((match.round, match.pairing), []).append(
-            {"id": match.id, "rotation": match.rotation, "ranking": list(match.ranking), "reason": match.reason,
-             "offender": match.offender, "bots": [all_names.get(b, str(b)) for b in match.bots]})
-    rounds: dict[int, list[dict[str, Any]]] = {}
-    for pairing in pairings:
-        rounds.setdefault(pairing.round, []).append(
-            {"index": pairing.index, "bots": [all_names.get(b, str(b)) for b in pairing.bots], "label": pairing.label,
-             "bye": pairing.is_bye, "matches": by_key.get((pairing.round, pairing.index), [])})
+    rounds = _tournament_rounds(pairings, matches, all_names)
     numbers = sorted(rounds, reverse=True)
     check_page(len(numbers), page, per_page)
     start = (page - 1) * per_page
@@ -363,6 +354,22 @@ def tournament(request: Request, tournament: str, page: int = PAGE,
             "progress": {"stored": len(matches), "expected": expected, "rounds_planned": len(rounds)},
             "rounds_total": len(numbers), "page": page, "per_page": per_page,
             "rounds": [{"round": number, "pairings": rounds[number]} for number in numbers[start:start + per_page]]}
+
+
+def _tournament_rounds(pairings: list[PairingRow], matches: list[StoredMatch], names: dict[int, str]
+                       ) -> dict[int, list[dict[str, Any]]]:
+    """A tournament's pairings by round, each with its matches, its bots by name."""
+    by_key: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for match in matches:
+        by_key.setdefault((match.round, match.pairing), []).append(
+            {"id": match.id, "rotation": match.rotation, "ranking": list(match.ranking), "reason": match.reason,
+             "offender": match.offender, "bots": [names.get(b, str(b)) for b in match.bots]})
+    rounds: dict[int, list[dict[str, Any]]] = {}
+    for pairing in pairings:
+        rounds.setdefault(pairing.round, []).append(
+            {"index": pairing.index, "bots": [names.get(b, str(b)) for b in pairing.bots], "label": pairing.label,
+             "bye": pairing.is_bye, "matches": by_key.get((pairing.round, pairing.index), [])})
+    return rounds
 
 
 @router.get("/ladders", summary="Every ladder's schedule, rounds, pending matches and recent faults")

@@ -186,9 +186,14 @@ class GuardedProtocol(H11Protocol):
         waiting = self.conn.their_state
         super().data_received(data)
         self._look_at_request()
+        self._follow_request(now, waiting, len(data))
+
+    def _follow_request(self, now: float, waiting: Any, size: int) -> None:
+        """Set the deadlines for where the request stands after a read of `size` bytes (`waiting`: h11's state
+        of the client before it)."""
         state = self.conn.their_state
         if state is h11.SEND_BODY:  # a body under way: it must keep coming, at a pace, and the whole in time
-            self._body_chunk(now, waiting, len(data))
+            self._body_chunk(now, waiting, size)
         elif state is h11.IDLE and self.conn.our_state is h11.IDLE:
             if waiting is not h11.IDLE or self._deadline is None:  # the first bytes of a request's headers
                 self._arm(self.limits.header_s)

@@ -102,7 +102,6 @@ def read_shared(core: Core, data: JSON) -> None:
     """The commanders, the spaces, the support used, the bonuses and the cards."""
     game = core._game
     board = game.board
-    card_ids = game.card_ids
     core.cmd_reserve = [int(n) for n in data["commanders_reserve"]]
     core.cmd_standby = [int(n) for n in data["commanders_standby"]]
     spaces = data["spaces"]
@@ -115,6 +114,12 @@ def read_shared(core: Core, data: JSON) -> None:
     for area, token in data["bonuses"].items():
         bonus_at[board.area_ids.index(area)] = game.token_names.index(token)
     core.bonus_at = bonus_at
+    _read_cards(core, data)
+
+
+def _read_cards(core: Core, data: JSON) -> None:
+    """The discard pile, the hands, the deck and the card effects used."""
+    card_ids = core._game.card_ids
     core.discard = counts_of(data["discard"], card_ids)
     core.hands = [counts_of(hand, card_ids) for hand in data["hands"]]
     core.deck = counts_of(data["deck"], card_ids)

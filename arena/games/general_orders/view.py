@@ -136,6 +136,15 @@ def _on_support_spaces(game: FamilyGame, orders: list[list[int]]) -> list[int]:
 
 def _side(game: FamilyGame, data: dict[str, Any], seat: int, support: int, reveal: bool) -> dict[str, Any]:
     """One side's facts (victory points, reserves, support, passed) and its hand (names only with `reveal`)."""
+    lines = _side_lines(game, data, seat, support)
+    hands = data.get("hands", [{}, {}])
+    held = hands[seat] if seat < len(hands) else {}
+    names = [name for card, copies in sorted(held.items()) for name in [_card(game, card)] * copies]
+    return {"lines": lines, "hand": names if reveal else None, "hand_count": sum(held.values())}
+
+
+def _side_lines(game: FamilyGame, data: dict[str, Any], seat: int, support: int) -> list[str]:
+    """One side's victory points, reserves, commanders on support spaces and whether it passed."""
     zone_ids = getattr(game.board, "zone_ids", ())
     lines = [f"VP {data.get('victory_points', [0, 0])[seat]}"]
     lines += [f"{data[key][seat]} {word}" for key, word in RESERVES
@@ -144,10 +153,7 @@ def _side(game: FamilyGame, data: dict[str, Any], seat: int, support: int, revea
         lines.append(f"{support} commander(s) on support spaces")
     if data.get("passed") and data["passed"][seat]:
         lines.append("passed")
-    hands = data.get("hands", [{}, {}])
-    held = hands[seat] if seat < len(hands) else {}
-    names = [name for card, copies in sorted(held.items()) for name in [_card(game, card)] * copies]
-    return {"lines": lines, "hand": names if reveal else None, "hand_count": sum(held.values())}
+    return lines
 
 
 def _info(game: FamilyGame, data: dict[str, Any]) -> list[str]:

@@ -725,12 +725,7 @@ class MajorGeneralState(State):
         """Rebuild a state from `to_json()` output, checking that it is self-consistent."""
         try:
             state = cls(game)
-            state.units = [int(n) for pair in data["units"] for n in pair]
-            state.supply = [int(n) for n in data["supply"]]
-            state.top = [
-                EMPTY if item is None else COMMANDS.index(item["command"]) * 2 + int(item["owner"])
-                for item in data["top"]
-            ]
+            state._read_board(data)
             state.hands = [_mask_of(list(cards)) for cards in data["hands"]]
             state.decks = [_mask_of(list(cards)) for cards in data["decks"]]
             state.phase = PHASE_NAMES.index(data["phase"])
@@ -751,6 +746,15 @@ class MajorGeneralState(State):
             raise StateFormatError(f"not a Major General state: {error!r}") from None
         state._validate(data)
         return state
+
+    def _read_board(self, data: JSON) -> None:
+        """The units on the board and in supply, and the command on top of each space, from `to_json()` output."""
+        self.units = [int(n) for pair in data["units"] for n in pair]
+        self.supply = [int(n) for n in data["supply"]]
+        self.top = [
+            EMPTY if item is None else COMMANDS.index(item["command"]) * 2 + int(item["owner"])
+            for item in data["top"]
+        ]
 
     def _validate(self, data: JSON) -> None:
         problems = self._unit_problems()

@@ -17,7 +17,7 @@ from arena.games.general_orders.builder import (begin_turn_of, check_count, coun
     place_commanders, play, reroll, target)
 from arena.games.general_orders.core import DEPLOY_BASE, MAX_N
 from arena.games.general_orders.sengoku.rules import DICE_BASE, SengokuGame, SengokuState
-from arena.games.general_orders.sengoku.board import ACTIONS
+from arena.games.general_orders.sengoku.board import ACTIONS, SengokuBoard
 
 
 def build_position(
@@ -70,8 +70,16 @@ def space_index(game: SengokuGame, action: str, where: str | None = None, value:
                 initiative: bool | None = None) -> int:
     """The index of the `action` space linked to area `where` (or a support space by value and
     initiative symbol)."""
-    board = game.board
-    kind = ACTIONS.index(action)
+    index = _first_space(game.board, ACTIONS.index(action), where, value, initiative)
+    if index < 0:
+        raise KeyError(f"no {action} space {where or value or ''} on the {game.mode} board")
+    return index
+
+
+def _first_space(board: SengokuBoard, kind: int, where: str | None, value: int | None,
+                 initiative: bool | None) -> int:
+    """The first space of action `kind` linked to area `where` (or, with no `where`, matching the value and
+    initiative symbol given), or -1."""
     for space in board.spaces:
         if space.action != kind:
             continue
@@ -80,7 +88,7 @@ def space_index(game: SengokuGame, action: str, where: str | None = None, value:
                 return space.index
         elif (value is None or space.value == value) and (initiative is None or space.initiative == initiative):
             return space.index
-    raise KeyError(f"no {action} space {where or value or ''} on the {game.mode} board")
+    return -1
 
 
 def deploy(game: SengokuGame, action: str, where: str | None = None, value: int | None = None,

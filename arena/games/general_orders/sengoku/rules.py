@@ -492,10 +492,7 @@ class SengokuState(Core):
         elif kind == SAIL:
             self._start_move(self._sail_sources(seat))
         elif kind == BOMBARD or kind == SHELL or kind == SIEGE:
-            if self._targets():
-                self.phase = TARGET
-            else:  # SJ-B3: nothing to hit; the action resolves with no effect
-                self._end_action()
+            self._start_strike()
         elif kind == REINFORCE:
             spec = board.spaces[self.space]
             self._start_placement(spec.value + (2 if self.has_bonus(BARRACKS, snap[seat]) else 0), spec.siege_limit)
@@ -505,6 +502,13 @@ class SengokuState(Core):
             spec = board.spaces[self.space]
             if not plan(self, spec.initiative, spec.value + (1 if self.has_bonus(WAR_ROOM, snap[seat]) else 0)):
                 self._end_action()
+
+    def _start_strike(self) -> None:
+        """Bombard, Shell or Siege: choose a target, or end the action at once with nothing to hit."""
+        if self._targets():
+            self.phase = TARGET
+        else:  # SJ-B3: nothing to hit; the action resolves with no effect
+            self._end_action()
 
     def _advance_sources(self, seat: int) -> int:
         """Advance: the supplied (at the action's start) land areas next to the linked area, or next to a
@@ -536,15 +540,19 @@ class SengokuState(Core):
         if phase == TURN:
             return bool(self._deploy_options(seat)[1]) and could_play(self, seat, COUNTERATTACK)
         if phase == MOVE:
-            if self.act == SAIL:
-                return self.res_ships[seat] > 0 and could_play(self, seat, RIVER_ASSAULT)
-            return ((self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT))
-                    or (self._sappers_apply() and could_play(self, seat, SAPPERS)))
+            return self._move_card_may_be_offered(seat)
         if phase == TARGET:
             return self._target_card_may_be_offered(seat)
         if phase == PLACE or phase == WITHDRAW:
             return self._placement_card_may_be_offered(seat)
         return False
+
+    def _move_card_may_be_offered(self, seat: int) -> bool:
+        """Whether moving in could offer its card (River Assault, Ground Assault, Sappers), on public facts."""
+        if self.act == SAIL:
+            return self.res_ships[seat] > 0 and could_play(self, seat, RIVER_ASSAULT)
+        return ((self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT))
+                or (self._sappers_apply() and could_play(self, seat, SAPPERS)))
 
     def _target_card_may_be_offered(self, seat: int) -> bool:
         """Whether choosing a target could offer its card (Bombard's, Shell's...), on public facts."""
@@ -1386,11 +1394,8 @@ class SengokuState(Core):
     def _initial(self, seat: int) -> str:
         return self._game.term(FACTIONS[seat])[:1]
 
-    def _area_text(self, a: int, spaces: list[str]) -> str:
-        """One area: its VP, whose units are there (*: supplied), its spaces, HQ, fort, port, bonus."""
-        game = self._game
-        board = game.board
-        t = game.term
+    def _owner_text(self, a: int) -> str:
+        """Whose units are in area a and how many of each kind (*: supplied), or "-"."""
         owner = "-"
         for seat in (0, 1):
             if self.units(seat, a):
@@ -1398,6 +1403,14 @@ class SengokuState(Core):
                                                           (self.ships[seat][a], "sh")) if n]
                 supplied = "*" if self.supplied(seat) >> a & 1 else ""
                 owner = f"{self._initial(seat)}{'+'.join(parts)}{supplied}"
+        return owner
+
+    def _area_text(self, a: int, spaces: list[str]) -> str:
+        """One area: its VP, whose units are there (*: supplied), its spaces, HQ, fort, port, bonus."""
+        game = self._game
+        board = game.board
+        t = game.term
+        owner = self._owner_text(a)
         extras = [f"{t('hq')} {t(FACTIONS[seat])}" for seat in (0, 1) if board.hq[seat] == a]
         if board.fortified >> a & 1:
             extras.append(t("fortified"))

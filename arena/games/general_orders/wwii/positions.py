@@ -42,18 +42,8 @@ def build_position(
     commanders come on top of the reserve and standby counts. `signal` defaults to 2 (holding the
     Signal Unit with its commander gained) for a seat that controls and supplies its area.
     """
-    board = game.board
     state = WWIIState(game)
-    state.troops = [[0] * game.NA, [0] * game.NA]
-    for name, (blue, yellow) in (troops or {}).items():
-        area = board.area_ids.index(name)
-        state.troops[0][area], state.troops[1][area] = blue, yellow
-    state.aircraft = [[0] * game.NZ, [0] * game.NZ]
-    for name, (blue, yellow) in (aircraft or {}).items():
-        zone = board.zone_ids.index(name)
-        state.aircraft[0][zone], state.aircraft[1][zone] = blue, yellow
-    state.res_troops = [board.troops - sum(state.troops[s]) for s in (0, 1)]
-    state.res_air = [board.aircraft - sum(state.aircraft[s]) if game.NZ else 0 for s in (0, 1)]
+    _set_units(state, troops, aircraft)
     place_cards_and_bonuses(state, bonuses, hands, discard)
     state.cmd_reserve = list(commanders_reserve)
     state.cmd_standby = list(commanders_standby)
@@ -69,6 +59,23 @@ def build_position(
     _check(state, extra)
     state._auto()
     return state
+
+
+def _set_units(state: WWIIState, troops: dict[str, tuple[int, int]] | None,
+               aircraft: dict[str, tuple[int, int]] | None) -> None:
+    """The troops and aircraft on the board, and the reserves that the board's totals leave."""
+    game = state.game
+    board = game.board
+    state.troops = [[0] * game.NA, [0] * game.NA]
+    for name, (blue, yellow) in (troops or {}).items():
+        area = board.area_ids.index(name)
+        state.troops[0][area], state.troops[1][area] = blue, yellow
+    state.aircraft = [[0] * game.NZ, [0] * game.NZ]
+    for name, (blue, yellow) in (aircraft or {}).items():
+        zone = board.zone_ids.index(name)
+        state.aircraft[0][zone], state.aircraft[1][zone] = blue, yellow
+    state.res_troops = [board.troops - sum(state.troops[s]) for s in (0, 1)]
+    state.res_air = [board.aircraft - sum(state.aircraft[s]) if game.NZ else 0 for s in (0, 1)]
 
 
 def _check(state: WWIIState, extra: list[int]) -> None:

@@ -547,9 +547,14 @@ class WWIIState(Core):
         elif kind == TAKE_OFF:
             self._start_placement(AIR, value)
         else:  # PLAN
-            initiative = game.board.spaces[self.space].initiative
-            if not plan(self, initiative, value + (1 if self.has_bonus(RECON_POST, self.snap[seat]) else 0)):
-                self._end_action()
+            self._start_plan(value)
+
+    def _start_plan(self, value: int) -> None:
+        """Plan: take the initiative (on the space with its symbol) and draw cards, one more with the Recon
+        Post; the action ends at once when no card is left to draw."""
+        initiative = self._game.board.spaces[self.space].initiative
+        if not plan(self, initiative, value + (1 if self.has_bonus(RECON_POST, self.snap[self.active]) else 0)):
+            self._end_action()
 
     def _start_strike(self, kind: int) -> None:
         """Barrage or Bomb: choose a target, or end the action at once with no payload to spend
