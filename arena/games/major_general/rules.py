@@ -758,7 +758,9 @@ class MajorGeneralState(State):
 
     def _validate(self, data: JSON) -> None:
         problems = self._unit_problems()
-        if len(self.hands) != 2 or any(h & d for h, d in zip(self.hands, self.decks)):
+        if len(self.hands) != 2 or len(self.decks) != 2 or len(self.cubes) != 2:
+            problems.append("not one hand, one deck and one scenario score a side")
+        elif any(h & d for h, d in zip(self.hands, self.decks)):
             problems.append("a card is both in hand and in the deck")
         if sum(self.cubes) + self.cubes_left != CUBE_POOL:
             problems.append("scenario cubes do not add up")

@@ -15,6 +15,7 @@ from arena.games.major_general.rules import (
     TARGET_RED,
     TARGET_YELLOW,
     MajorGeneralGame,
+    StateFormatError,
     space_value,
 )
 from tests.games.major_general.position import RED, YELLOW, board, card_with, play_action, position
@@ -407,6 +408,19 @@ def test_no_action_is_legal_once_the_game_is_over():
     with pytest.raises(IllegalActionError, match="game is over"):
         state.apply_action(0)
 
+
+
+@pytest.mark.parametrize("key", ["hands", "decks", "scenario_points"])
+@pytest.mark.parametrize("size", [1, 3])
+def test_a_state_with_a_sides_hand_deck_or_score_missing_or_extra_is_refused(key: str, size: int) -> None:
+    """One list a side (hands, decks, scenario points) of another length is refused as it is read, not later by an
+    IndexError (a state with one deck was taken, then failed in to_json)."""
+    state = setup_state(3, scenario="hold-the-centre")
+    data = state.to_json()
+    data[key] = (data[key] + data[key])[:size]
+    with pytest.raises(StateFormatError, match="not one hand, one deck and one scenario score a side"):
+        state.game.state_from_json(data)
+    assert state.game.state_from_json(state.to_json()).to_json() == state.to_json()
 
 # --- hidden information ---------------------------------------------------------------------------
 
