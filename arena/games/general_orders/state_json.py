@@ -8,13 +8,15 @@ parts and hands them over, or reads its own fields between the frame's steps."""
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable, Sequence, TypeVar
 
 from arena.games.base import JSON, StateFormatError
 from arena.games.general_orders.cards import counts_of, named_counts, sample_hidden_cards
 from arena.games.general_orders.core import DRAW, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE, Core, FamilyGame
 from arena.games.general_orders.dice import MAX_DICE
 from arena.games.general_orders.masks import BIT
+
+T = TypeVar("T")
 
 # --- writing ------------------------------------------------------------------------------------
 
@@ -87,6 +89,25 @@ def roll_json(core: Core) -> JSON:
 READ_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
 
 
+def one_a_side(data: JSON, key: str, read: Callable[[Any], T]) -> list[T]:
+    """`data[key]`, a list of one value a side, each read by `read`; ValueError for a list of another length."""
+    values = data[key]
+    if len(values) != 2:
+        raise ValueError(f"{key} must hold one value a side, not {len(values)}")
+    return [read(value) for value in values]
+
+
+def bits_of(names: Any, ids: Sequence[str]) -> int:
+    """The bitmask of a list of `ids` names; ValueError for a name listed twice (or not one of them)."""
+    mask = 0
+    for name in names:
+        bit = BIT[ids.index(name)]
+        if mask & bit:
+            raise ValueError(f"{name!r} is listed twice")
+        mask |= bit
+    return mask
+
+
 def read_head(core: Core, data: JSON) -> None:
     """The mode (when given, it must be the game's), the phase, the round and who is to play."""
     game = core._game
@@ -102,14 +123,14 @@ def read_shared(core: Core, data: JSON) -> None:
     """The commanders, the spaces, the support used, the bonuses and the cards."""
     game = core._game
     board = game.board
-    core.cmd_reserve = [int(n) for n in data["commanders_reserve"]]
-    core.cmd_standby = [int(n) for n in data["commanders_standby"]]
+    core.cmd_reserve = one_a_side(data, "commanders_reserve", int)
+    core.cmd_standby = one_a_side(data, "commanders_standby", int)
     spaces = data["spaces"]
     if len(spaces) != game.NS:
         raise ValueError(f"{game.NS} action spaces expected")
     core.occ = [int(pair[0]) for pair in spaces]
     core.occ2 = [int(pair[1]) for pair in spaces]
-    core.support_used = [sum(BIT[game.action_names.index(k)] for k in used) for used in data["support_used"]]
+    core.support_used = one_a_side(data, "support_used", lambda used: bits_of(used, game.action_names))
     bonus_at = [-1] * game.NA
     for area, token in data["bonuses"].items():
         bonus_at[board.area_ids.index(area)] = game.token_names.index(token)
@@ -121,9 +142,9 @@ def _read_cards(core: Core, data: JSON) -> None:
     """The discard pile, the hands, the deck and the card effects used."""
     card_ids = core._game.card_ids
     core.discard = counts_of(data["discard"], card_ids)
-    core.hands = [counts_of(hand, card_ids) for hand in data["hands"]]
+    core.hands = one_a_side(data, "hands", lambda hand: counts_of(hand, card_ids))
     core.deck = counts_of(data["deck"], card_ids)
-    core.used = [sum(BIT[card_ids.index(k)] for k in used) for used in data["used_effects"]]
+    core.used = one_a_side(data, "used_effects", lambda used: bits_of(used, card_ids))
 
 
 def read_roll(core: Core, action: JSON) -> None:
@@ -138,7 +159,7 @@ def read_roll(core: Core, action: JSON) -> None:
 
 def read_effects(core: Core, names: Any) -> int:
     """The bitmask of card effects named in a JSON list."""
-    return sum(BIT[core._game.card_ids.index(k)] for k in names)
+    return bits_of(names, core._game.card_ids)
 
 
 def read_tail(core: Core, data: JSON) -> None:

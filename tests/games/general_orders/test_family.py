@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from arena.games.base import CHANCE
+from arena.games.base import CHANCE, StateFormatError
 from arena.games.general_orders.core import FamilyGame
 from arena.games.general_orders.wwii.rules import WWIIGame
 from arena.games.general_orders.sengoku.rules import SengokuGame
@@ -63,3 +63,36 @@ def test_the_hidden_hand_never_changes_whether_the_next_step_is_asked(mode: str,
             state.apply_action(state.sample_chance(rng))
         else:
             state.apply_action(rng.choice(state.legal_actions()))
+
+
+ONE_A_SIDE = {"alpine": ["passed", "reserve_troops", "reserve_aircraft", "signal", "commanders_reserve",
+                         "commanders_standby", "support_used", "hands", "used_effects"],
+              "rivers": ["reserve_troops", "reserve_ships", "reserve_siege_weapons", "commanders_reserve",
+                         "commanders_standby", "support_used", "hands", "used_effects"]}
+
+
+@pytest.mark.parametrize("mode", sorted(ONE_A_SIDE))
+def test_a_state_with_a_sides_list_of_another_length_or_a_name_listed_twice_is_refused(mode: str) -> None:
+    """state_from_json refuses with a StateFormatError what is not one value a side (a list one short or one long,
+    the action's supplies included) and a set of names with one name twice, instead of taking it and failing
+    later with an IndexError."""
+    game = GAMES[mode]
+    state = game.new_initial_state()
+    rng = random.Random(7)
+    for _ in range(60):
+        state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]) if state.current_player() == CHANCE
+                           else rng.choice(state.legal_actions()))
+    data = state.to_json()
+    assert game.state_from_json(data).to_json() == data
+    broken = [(key, size) for key in ONE_A_SIDE[mode] for size in (1, 3)]
+    for key, size in broken:
+        bad = {**data, key: (data[key] * 2)[:size]}
+        with pytest.raises(StateFormatError, match=f"{key} must hold one value a side, not {size}"):
+            game.state_from_json(bad)
+    for size in (1, 3):
+        action = {**data["action"], "supplied_at_start": (data["action"]["supplied_at_start"] * 2)[:size]}
+        with pytest.raises(StateFormatError, match=f"supplied_at_start must hold one value a side, not {size}"):
+            game.state_from_json({**data, "action": action})
+    effect = game.card_ids[0]
+    with pytest.raises(StateFormatError, match=f"{effect!r} is listed twice"):
+        game.state_from_json({**data, "used_effects": [[effect, effect], []]})

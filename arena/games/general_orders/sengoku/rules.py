@@ -71,9 +71,9 @@ from arena.games.general_orders.sengoku.board import (ACTIONS, ADVANCE, AMBUSH, 
     SENGOKU_TERMS, SHELL, SHIP_STRIKE, SHIPYARD, SHORE_STRIKE, SIEGE, SIEGE_TRAIN, SIEGE_WORKSHOP, TOKENS, WAR_ROOM,
     SengokuBoard)
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
-from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
-    observation_json, public_json, read_effects, read_head, read_roll, read_shared, read_tail, roll_json,
-    shared_problems)
+from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, bits_of, determinized_json, full_json,
+    inconsistent, observation_json, one_a_side, public_json, read_effects, read_head, read_roll, read_shared,
+    read_tail, roll_json, shared_problems)
 from arena.games.general_orders.supply import reach
 
 RED, BLACK = 0, 1
@@ -201,7 +201,7 @@ def _ids_of(board: SengokuBoard, mask: int) -> list[str]:
 
 
 def _mask_of(board: SengokuBoard, names: Any) -> int:
-    return sum(BIT[board.area_ids.index(name)] for name in names)
+    return bits_of(names, board.area_ids)
 
 
 class SengokuState(Core):
@@ -1259,9 +1259,9 @@ class SengokuState(Core):
         self.troops = per_area(data["troops"], range(game.NA))
         self.ships = per_area(data["ships"], [a for a in range(game.NA) if board.is_water[a]])
         self.siege = per_area(data["siege_weapons"], game.land_areas)
-        self.res_troops = [int(n) for n in data["reserve_troops"]]
-        self.res_ships = [int(n) for n in data["reserve_ships"]]
-        self.res_siege = [int(n) for n in data["reserve_siege_weapons"]]
+        self.res_troops = one_a_side(data, "reserve_troops", int)
+        self.res_ships = one_a_side(data, "reserve_ships", int)
+        self.res_siege = one_a_side(data, "reserve_siege_weapons", int)
 
     def _read_action(self, data: JSON) -> None:
         board = self._game.board
@@ -1283,7 +1283,7 @@ class SengokuState(Core):
         self.siege_slots = int(action["siege_slots"])
         self.withdraw_closed = bool(action["withdraw_closed"])
         self.fx = read_effects(self, action["effects"])
-        self.snap = [_mask_of(board, names) for names in action["supplied_at_start"]]
+        self.snap = one_a_side(action, "supplied_at_start", lambda names: _mask_of(board, names))
         read_roll(self, action)
         self.queue = _mask_of(board, action["conflicts_queued"])
         loss = action["loss"]

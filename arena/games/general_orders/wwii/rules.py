@@ -69,8 +69,8 @@ from arena.games.general_orders.dice import MAX_DICE, dice_table, finish_roll, r
 from arena.games.general_orders.masks import BIT, bits
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
 from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
-    observation_json, public_json, read_effects, read_head, read_roll, read_shared, read_tail, roll_json,
-    shared_problems)
+    observation_json, one_a_side, public_json, read_effects, read_head, read_roll, read_shared, read_tail,
+    roll_json, shared_problems)
 from arena.games.general_orders.supply import remember_reach
 from arena.games.general_orders.wwii.board import (ACTIONS, ADVANCE, AIR_CONTROL_POST, AIRBORNE_ASSAULT, AIRSTRIKE,
     AMBUSH, ANTI_AIR, ARTILLERY_STRIKE, BARRAGE, BLITZ, BOARDS, BOMB, BONUSES, CARD_IDS, CARDS, COUNTER_ATTACK, DEPOT,
@@ -1195,7 +1195,7 @@ class WWIIState(Core):
 
     def _read_units(self, data: JSON) -> None:
         board = self._game.board
-        self.passed = [bool(p) for p in data["passed"]]
+        self.passed = one_a_side(data, "passed", bool)
         troops = data["troops"]
         if set(troops) != set(board.area_ids):
             raise ValueError("troops must list every land area")
@@ -1204,11 +1204,11 @@ class WWIIState(Core):
         if set(aircraft) != set(board.zone_ids):
             raise ValueError("aircraft must list every air zone")
         self.aircraft = [[int(aircraft[z][seat]) for z in board.zone_ids] for seat in (0, 1)]
-        self.res_troops = [int(n) for n in data["reserve_troops"]]
-        self.res_air = [int(n) for n in data["reserve_aircraft"]]
+        self.res_troops = one_a_side(data, "reserve_troops", int)
+        self.res_air = one_a_side(data, "reserve_aircraft", int)
 
     def _read_action(self, data: JSON) -> None:
-        self.signal = [int(n) for n in data["signal"]]
+        self.signal = one_a_side(data, "signal", int)
         self.blitz_extra = bool(data["blitz_extra"])
         action = data["action"]
         self.act = ACTIONS.index(action["kind"]) if action["kind"] is not None else -1
@@ -1221,8 +1221,8 @@ class WWIIState(Core):
         self.optional = int(action["optional"])
         self.withdraw_closed = bool(action["withdraw_closed"])
         self.fx = read_effects(self, action["effects"])
-        self.snap = [int(n) for n in action["supplied_at_start"]]
-        self.asnap = [int(n) for n in action["air_supplied_at_start"]]
+        self.snap = one_a_side(action, "supplied_at_start", int)
+        self.asnap = one_a_side(action, "air_supplied_at_start", int)
         self.payload = int(action["payload"])
         read_roll(self, action)
         self.chooser = int(data["chooser"])
