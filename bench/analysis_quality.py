@@ -17,7 +17,9 @@ the move greedy's lookahead likes least. Printed, in one run:
   losing what its moves lost on average, its form measured on the setting's other matches, never this one, and
   each seat's edge, what its player's results beat its chances by there, where it is clear), their Brier and
   bias against the results (goals: Brier no worse than the better of the search's and the static
-  evaluation's, bias within +-0.015, in both settings), and each player's form and edge in each seat;
+  evaluation's, bias within +-0.015, in both settings), and each player's form and edge in each seat (null
+  where it was not measured: fewer of the player's matches in that seat than an edge needs, as at the default
+  --matches);
 - per_budget (with --budgets 100,400): the same matches analysed at each budget, bias and sum with their 95%
   intervals and the turning points per match (goals: bias within +-0.015, sum within 1 +- 0.01 at each);
 - sum: where one seat's decision is followed by the other's with no chance step between, "after" of the first
@@ -424,12 +426,17 @@ def _players_model(analyses: list[Analysis], specs: list[tuple[str, str]]) -> di
         rows += [(chance, analysis.result[entry.seat]) for chance, entry in zip(chances, analysis.entries)
                  if not entry.forced]  # (the decisions the search's Brier and bias are over)
         by_player.update({seats[0]: round(first.drop, 4), seats[1]: round(second.drop, 4)})
-        by_seat.update({f"{seats[0]}@0": round(first.edge, 4), f"{seats[1]}@1": round(second.edge, 4)})
+        by_seat.update({f"{seats[0]}@0": _edge(first), f"{seats[1]}@1": _edge(second)})
         shifts.append(judged.seat_edge())
     return {"brier": round(statistics.fmean((p - r) ** 2 for p, r in rows), 4) if rows else None,
             "bias": round(statistics.fmean(p - r for p, r in rows), 4) if rows else None,
             "decisions": len(rows), "form": dict(sorted(by_player.items())), "edge": dict(sorted(by_seat.items())),
             "seat_edge": round(statistics.fmean(shifts), 4) if shifts else None}
+
+
+def _edge(form: PlayerForm) -> float | None:
+    """A form's edge in its seat, rounded; None where it was not measured (too few of its matches in the seat)."""
+    return round(form.edge, 4) if form.edge_matches else None
 
 
 def _calibration(analyses: list[Analysis]) -> dict[str, Any]:

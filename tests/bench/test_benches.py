@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+from arena.analysis.players import PlayerForm
 from arena.games.major_general import knowledge
 from arena.games.major_general.data import SCENARIO_IDS
 from tests.bench.run import REPO, has_keys, run_bench
@@ -88,6 +89,16 @@ def test_mcts() -> None:
 def test_analysis() -> None:
     has_keys(run_bench("analysis.py", "--budget", "10", "--game", MODE)[MODE],
              "decisions seconds ms_per_decision turning_points")
+
+
+def test_analysis_quality_says_an_edge_it_did_not_measure_as_null_not_as_zero() -> None:
+    """At the bench's default --matches a player has too few matches in a seat for an edge: null, not 0.0 (which
+    is also what a measured edge of nothing reads)."""
+    from bench.analysis_quality import _edge
+
+    assert _edge(PlayerForm(0.02, 40, 4, 10.0)) is None
+    assert _edge(PlayerForm(0.02, 40, 9, 10.0, edge=0.0, edge_error=0.01, edge_matches=8)) == 0.0
+    assert _edge(PlayerForm(0.02, 40, 9, 10.0, edge=-0.123456, edge_error=0.01, edge_matches=9)) == -0.1235
 
 
 def test_analysis_quality() -> None:
