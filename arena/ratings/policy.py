@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from arena.ratings.trueskill_env import DEFAULT_SYSTEM, RatingSystem
+from arena.referee.record import seat_outcome
 from arena.store.rows import Pair, PlayedMatchLike, RatingChanges, RatingPoint, TallyDelta
 
 
@@ -29,19 +30,18 @@ def seed_newcomers(bots: Sequence[int], current: dict[int, Pair], lineage: dict[
             current[bot] = seed_rating(lineage.get(bot, ()), current, initial)
 
 
-def _count_seat(tallies: dict[int, TallyDelta], bot: int, rank: int, shared_first: bool, match_id: int,
-                finished_at: datetime) -> None:
-    """Add one seat's result of a match to its bot's tally."""
+def _count_seat(tallies: dict[int, TallyDelta], bot: int, outcome: str, match_id: int, finished_at: datetime) -> None:
+    """Add one seat's outcome ('win', 'draw' or 'loss': `seat_outcome`) of a match to its bot's tally."""
     tally = tallies.get(bot)
     if tally is None:
         tally = tallies[bot] = TallyDelta()
     tally.games += 1
-    if rank != 0:
-        tally.losses += 1
-    elif shared_first:
+    if outcome == "win":
+        tally.wins += 1
+    elif outcome == "draw":
         tally.draws += 1
     else:
-        tally.wins += 1
+        tally.losses += 1
     tally.last_match_id = match_id
     tally.last_played = finished_at
 
@@ -63,11 +63,10 @@ class TrueSkillPolicy:
             bot_ids, ranking, finished_at, pool = played.bot_ids, played.ranking, played.finished_at, played.pool
             seed_newcomers(bot_ids, ratings, lineage, initial)
             after = rate([ratings[bot] for bot in bot_ids], ranking)
-            shared_first = sum(1 for rank in ranking if rank == 0) > 1  # (seat_outcome's rule: referee/record.py)
             for seat, bot in enumerate(bot_ids):
                 rating = ratings[bot] = after[seat]
                 history.append(RatingPoint(pool, bot, match_id, rating[0], rating[1], finished_at))
-                _count_seat(tallies, bot, ranking[seat], shared_first, match_id, finished_at)
+                _count_seat(tallies, bot, seat_outcome(ranking, seat), match_id, finished_at)
         return RatingChanges(history, {bot: ratings[bot] for bot in tallies}, tallies)
 
 
