@@ -97,7 +97,7 @@ def one_a_side(data: JSON, key: str, read: Callable[[Any], T]) -> list[T]:
     return [read(value) for value in values]
 
 
-def bits_of(names: Any, ids: Sequence[str]) -> int:
+def mask_of(names: Any, ids: Sequence[str]) -> int:
     """The bitmask of a list of `ids` names; ValueError for a name listed twice (or not one of them)."""
     mask = 0
     for name in names:
@@ -130,7 +130,7 @@ def read_shared(core: Core, data: JSON) -> None:
         raise ValueError(f"{game.NS} action spaces expected")
     core.occ = [int(pair[0]) for pair in spaces]
     core.occ2 = [int(pair[1]) for pair in spaces]
-    core.support_used = one_a_side(data, "support_used", lambda used: bits_of(used, game.action_names))
+    core.support_used = one_a_side(data, "support_used", lambda used: mask_of(used, game.action_names))
     bonus_at = [-1] * game.NA
     for area, token in data["bonuses"].items():
         bonus_at[board.area_ids.index(area)] = game.token_names.index(token)
@@ -144,7 +144,7 @@ def _read_cards(core: Core, data: JSON) -> None:
     core.discard = counts_of(data["discard"], card_ids)
     core.hands = one_a_side(data, "hands", lambda hand: counts_of(hand, card_ids))
     core.deck = counts_of(data["deck"], card_ids)
-    core.used = one_a_side(data, "used_effects", lambda used: bits_of(used, card_ids))
+    core.used = one_a_side(data, "used_effects", lambda used: mask_of(used, card_ids))
 
 
 def read_roll(core: Core, action: JSON) -> None:
@@ -159,7 +159,7 @@ def read_roll(core: Core, action: JSON) -> None:
 
 def read_effects(core: Core, names: Any) -> int:
     """The bitmask of card effects named in a JSON list."""
-    return bits_of(names, core._game.card_ids)
+    return mask_of(names, core._game.card_ids)
 
 
 def read_tail(core: Core, data: JSON) -> None:

@@ -71,8 +71,8 @@ from arena.games.general_orders.sengoku.board import (ACTIONS, ADVANCE, AMBUSH, 
     SENGOKU_TERMS, SHELL, SHIP_STRIKE, SHIPYARD, SHORE_STRIKE, SIEGE, SIEGE_TRAIN, SIEGE_WORKSHOP, TOKENS, WAR_ROOM,
     SengokuBoard)
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
-from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, bits_of, determinized_json, full_json,
-    inconsistent, observation_json, one_a_side, public_json, read_effects, read_head, read_roll, read_shared,
+from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
+    mask_of, observation_json, one_a_side, public_json, read_effects, read_head, read_roll, read_shared,
     read_tail, roll_json, shared_problems)
 from arena.games.general_orders.supply import reach
 
@@ -198,10 +198,6 @@ class SengokuGame(FamilyGame):
 
 def _ids_of(board: SengokuBoard, mask: int) -> list[str]:
     return [board.area_ids[a] for a in bits(mask)]
-
-
-def _mask_of(board: SengokuBoard, names: Any) -> int:
-    return bits_of(names, board.area_ids)
 
 
 class SengokuState(Core):
@@ -1264,8 +1260,7 @@ class SengokuState(Core):
         self.res_siege = one_a_side(data, "reserve_siege_weapons", int)
 
     def _read_action(self, data: JSON) -> None:
-        board = self._game.board
-        ids = board.area_ids
+        ids = self._game.board.area_ids
 
         def area_or_none(name: Any) -> int:
             return -1 if name is None else ids.index(name)
@@ -1275,7 +1270,7 @@ class SengokuState(Core):
         self.space = int(action["space"])
         self.link = area_or_none(action["link"])
         self.target = area_or_none(action["target"])
-        self.src = _mask_of(board, action["sources"])
+        self.src = mask_of(action["sources"], ids)
         self.moved = int(action["moved"])
         self.left = int(action["left"])
         self.optional = int(action["optional"])
@@ -1283,9 +1278,9 @@ class SengokuState(Core):
         self.siege_slots = int(action["siege_slots"])
         self.withdraw_closed = bool(action["withdraw_closed"])
         self.fx = read_effects(self, action["effects"])
-        self.snap = one_a_side(action, "supplied_at_start", lambda names: _mask_of(board, names))
+        self.snap = one_a_side(action, "supplied_at_start", lambda names: mask_of(names, ids))
         read_roll(self, action)
-        self.queue = _mask_of(board, action["conflicts_queued"])
+        self.queue = mask_of(action["conflicts_queued"], ids)
         loss = action["loss"]
         if loss is not None:
             self.loss_seat = int(loss["seat"])
