@@ -25,12 +25,20 @@ COMMAND_IMPORTS = 0  # (command module, another command module it imports) pairs
 BENCH_IMPORTING_TESTS: set[str] = set()  # may only shrink
 STORE_METHODS = 3  # methods of `Store` itself (the aggregates hold the rest: store.bots, store.matches, ...)
 TYPE_IGNORES = 8  # `# type: ignore` comments in arena/ (the generated protocol code aside)
-CC_CEILING = 11  # radon's cyclomatic complexity (the top of grade C is 20), for every function but these
+CC_CEILING = 10  # radon's cyclomatic complexity (the top of grade C is 20), for every function but these
 CC_ALLOWED: dict[str, int] = {  # function (module:qualified name) -> its own ceiling, until it is split
     # (the match loop's step and the WWII deploy step's options: a helper there is a call on every step, which
     # bench/match_loop.py and bench/engine.py would pay; split them only with those benches before and after)
     "arena/referee/authority.py:_play": 13,
     "arena/games/general_orders/wwii/rules.py:WWIIState._deploy_options": 13,
+    # (the engines' action steps and the built-in players' inner loops, left at 11 when the ceiling went to 10:
+    # split them only with bench/engine.py, bench/agents.py and bench/mcts.py before and after)
+    "arena/games/general_orders/wwii/rules.py:WWIIState._card_may_be_offered": 11,
+    "arena/games/general_orders/sengoku/rules.py:SengokuState._start_action": 11,
+    "arena/games/general_orders/sengoku/rules.py:SengokuState._move_options": 11,
+    "arena/games/major_general/knowledge.py:Board.score": 11,
+    "arena/agents/greedy.py:GreedyAgent.expected_values": 11,
+    "arena/agents/mcts.py:MCTSAgent._iterate": 11,
 }
 
 

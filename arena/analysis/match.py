@@ -309,13 +309,11 @@ class Analysis:
                                "as these players play (their moves' mean drop in their other analysed matches, "
                                "and 'seat_edge': what seat 0's side's results beat its chances by at a match's "
                                "start, each player's in the seat it holds, where that is clear)",
-                    "result": self.result, "curve": [[round(v, 4) for v in seat] for seat in self.curve()],
+                    "result": self.result, "curve": _rounded_curve(self.curve()),
                     "players": None if self.players is None else [form.to_json() for form in self.players],
                     "seat_edge": None if self.players is None else round(self.seat_edge(), 4),
                     "decisions": [_decision_json(entry, chance) for entry, chance in zip(self.entries, expected)],
-                    "turning_points": [{**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
-                                        "uncertainty": round(point.uncertainty, 4), "moment": point.moment}
-                                       for point in self.turning_points],
+                    "turning_points": [_turning_point_json(point) for point in self.turning_points],
                     "slides": [slide.to_json() for slide in self.slides()], "closer_budget": self.closer_budget(),
                     "luck": _luck_json(self.luck), "playouts": self.playouts}
         if timings:
@@ -352,6 +350,17 @@ def _decision_json(entry: DecisionEntry, expected: float | None) -> dict[str, An
             "drop": round(entry.drop, 4), "uncertainty": round(entry.uncertainty, 4),
             "static": _rounded(entry.static), "expected": _rounded(expected), "moment": entry.moment,
             "playout_cost": _rounded(entry.playout_cost), "playout_error": round(entry.playout_error, 4)}
+
+
+def _rounded_curve(curve: list[list[float]]) -> list[list[float]]:
+    """Each seat's curve (Analysis.curve) to 4 places."""
+    return [[round(value, 4) for value in seat] for seat in curve]
+
+
+def _turning_point_json(point: TurningPoint) -> dict[str, Any]:
+    """One turning point of an analysis' JSON, its chances to 4 places."""
+    return {**asdict(point), "drop": round(point.drop, 4), "kept": round(point.kept, 4),
+            "uncertainty": round(point.uncertainty, 4), "moment": point.moment}
 
 
 def _luck_json(luck: MatchLuck | None) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from arena.cli.show import console, display_for, duration, fail, pool_json, prin
 from arena.games.base import Game
 from arena.games.registry import game_modes
 from arena.ladder import LadderService, LadderSettings, RoundReport, Schedule, ScheduleError, ladder_status
-from arena.ladder.status import LadderStatus
+from arena.ladder.status import LadderBot, LadderStatus
 from arena.ratings.pools import pool_name
 from arena.referee.evidence import shown
 from arena.referee.players import PlayerKind
@@ -363,10 +363,19 @@ def _bots_table(ladder: LadderStatus) -> Table:
     for column in ("bot", "version", "games", "mu", "sigma", "pending", "recent faults"):
         table.add_column(column)
     for bot in ladder.bots:
-        reasons = Counter(fault.reason for fault in bot.recent_faults)
-        version = bot.version if bot.online is None else (
-            "remote, online" if bot.online else f"remote, offline (last seen {bot.last_seen or 'never'})")
-        table.add_row(bot.bot, version, str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
-                      "-" if bot.sigma is None else f"{bot.sigma:.2f}", str(bot.pending),
-                      ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-")
+        table.add_row(bot.bot, _bot_version(bot), str(bot.games), "-" if bot.mu is None else f"{bot.mu:.2f}",
+                      "-" if bot.sigma is None else f"{bot.sigma:.2f}", str(bot.pending), _recent_faults(bot))
     return table
+
+
+def _bot_version(bot: LadderBot) -> str:
+    """A ladder bot's version, or for a remote bot whether it is online (and when it was last seen if not)."""
+    if bot.online is None:
+        return bot.version
+    return "remote, online" if bot.online else f"remote, offline (last seen {bot.last_seen or 'never'})"
+
+
+def _recent_faults(bot: LadderBot) -> str:
+    """A ladder bot's recent faults counted by reason ("crash x1, timeout x2"), "-" for none."""
+    reasons = Counter(fault.reason for fault in bot.recent_faults)
+    return ", ".join(f"{reason} x{count}" for reason, count in sorted(reasons.items())) or "-"

@@ -102,16 +102,25 @@ def _show_steps(record: MatchRecord, game: Game, turning: dict[int, TurningPoint
             continue
         _show_step(item, state, game.info.seat_names, numbers[index])
         if index in turning:
-            point = turning[index]
-            console.print(styled("[bold red]turning point[/] at {}: -{} for {}; better: {} (kept {}){}", point.moment,
-                                 f"{point.drop:.0%}", game.info.seat_names[point.seat], point.best,
-                                 f"{point.kept:.0%}", "; judged by playouts" if point.judged_by == "playouts" else ""))
+            _show_turning_point(turning[index], game.info.seat_names)
         if not item.is_chance:
-            if step:
-                typer.prompt("", default="", show_default=False, prompt_suffix="")
-            elif delay:
-                time.sleep(delay)
+            _pause(step, delay)
     return state if state is not None else game.new_initial_state()
+
+
+def _show_turning_point(point: TurningPoint, seat_names: tuple[str, ...]) -> None:
+    """One of the analysis's turning points, under the step it came at."""
+    console.print(styled("[bold red]turning point[/] at {}: -{} for {}; better: {} (kept {}){}", point.moment,
+                         f"{point.drop:.0%}", seat_names[point.seat], point.best,
+                         f"{point.kept:.0%}", "; judged by playouts" if point.judged_by == "playouts" else ""))
+
+
+def _pause(step: bool, delay: float) -> None:
+    """After a decision: wait for Enter (`step`), else `delay` seconds (if any)."""
+    if step:
+        typer.prompt("", default="", show_default=False, prompt_suffix="")
+    elif delay:
+        time.sleep(delay)
 
 
 def _show_ending(record: MatchRecord, game: Game) -> None:

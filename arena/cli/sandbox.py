@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.table import Table
@@ -12,7 +12,7 @@ from arena.cli.options import JSON_OPTION
 from arena.cli.settings import read_operator_config, sandbox_settings
 from arena.cli.show import console, fail, mark, print_json
 from arena.sandbox.check import Protection, bubblewrap_problem, describe_host, grade, run_probe
-from arena.sandbox.launch import SandboxUnavailable
+from arena.sandbox.launch import SandboxSettings, SandboxUnavailable
 
 _MARK = {True: mark("pass", "green"), False: mark("FAIL", "red")}
 
@@ -31,18 +31,7 @@ def check_command(
     problem = bubblewrap_problem()
     if problem:
         fail(problem, code=1)
-    status = None if json_output else console.status("probing the sandbox (spending memory and processes)")
-    if status is not None:
-        status.start()
-    try:
-        found, left = run_probe(settings, full=True)
-    except SandboxUnavailable as error:
-        fail(str(error))
-    except OSError as error:
-        fail(f"the sandbox could not be checked here: {error}")
-    finally:
-        if status is not None:
-            status.stop()
+    found, left = _probe(settings, json_output)
     rows = grade(found, left)
     passed = all(row.passed for row in rows)
     if json_output:
@@ -51,6 +40,22 @@ def check_command(
         _print_protections(rows, passed)
     if not passed:
         raise typer.Exit(1)
+
+
+def _probe(settings: SandboxSettings, json_output: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run the full probe in a real sandbox (with a spinner unless `json_output`), or a one-line error."""
+    status = None if json_output else console.status("probing the sandbox (spending memory and processes)")
+    if status is not None:
+        status.start()
+    try:
+        return run_probe(settings, full=True)
+    except SandboxUnavailable as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"the sandbox could not be checked here: {error}")
+    finally:
+        if status is not None:
+            status.stop()
 
 
 def _print_protections(rows: list[Protection], passed: bool) -> None:

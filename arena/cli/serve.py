@@ -88,15 +88,8 @@ def serve(
     settings = sandbox_settings(sandbox, sandbox_ro, bot_env, limit_cap, config)
     check_sandbox_here(settings)
     results = out or results_dir()
-    tls = config.get("tls", {})
     admin = config.get("admin", {})
-    cert = _path_setting(tls_cert, tls, "cert")
-    key = _path_setting(tls_key, tls, "key")
-    if (cert is None) != (key is None):
-        fail("TLS needs both --tls-cert and --tls-key", code=2)
-    warning = network_warning(host, tls=cert is not None)
-    if warning:
-        err_console.print(warning, soft_wrap=True)
+    cert, key = _tls_files(tls_cert, tls_key, config.get("tls", {}), host)
     token_file = _path_setting(admin_token_file, admin, "token_file")
     server_config = ServerConfig(
         host=host, port=port, bot_dirs=tuple(bots or [Path("bots")]), skip_bad_bots=True, bot_check=folder_problems,
@@ -110,6 +103,20 @@ def serve(
         watch_delay_s=watch_delay if watch_delay is not None else admin.get("watch_delay_s"),
         sandbox=settings, idle_timeout_s=_idle_timeout(idle_timeout, config), tls_cert=cert, tls_key=key)
     _run_server(server_config, printed, drain)
+
+
+def _tls_files(tls_cert: Path | None, tls_key: Path | None, tls: dict[str, Any],
+               host: str) -> tuple[Path | None, Path | None]:
+    """The TLS certificate and key (flags, else the config's tls table), both or neither, or a one-line error;
+    warns of serving beyond this machine without them."""
+    cert = _path_setting(tls_cert, tls, "cert")
+    key = _path_setting(tls_key, tls, "key")
+    if (cert is None) != (key is None):
+        fail("TLS needs both --tls-cert and --tls-key", code=2)
+    warning = network_warning(host, tls=cert is not None)
+    if warning:
+        err_console.print(warning, soft_wrap=True)
+    return cert, key
 
 
 def _path_setting(given: Path | None, table: dict[str, Any], name: str) -> Path | None:
@@ -142,6 +149,23 @@ def _run_server(config: ServerConfig, printed: list[str], drain: float) -> None:
 
 async def _serve(server: RefereeServer, printed: list[str], drain: float) -> None:
     address = await server.start()
+    _print_started(server, address, printed)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopping.set)
+    reporter = loop.create_task(_report_matches(server))
+    await stopping.wait()
+    running = sum(1 for live in server.matches.values() if not live.is_finished)
+    console.print(f"shutting down: {running} match(es) running, {drain:g}s to finish before they are voided")
+    reporter.cancel()
+    voided = await server.stop(drain)
+    console.print(f"stopped ({len(voided)} match(es) voided)")
+
+
+def _print_started(server: RefereeServer, address: str, printed: list[str]) -> None:
+    """What a started server says: where it listens, its local bots (and those left out), where its admin token
+    and records are, and the remote bots' tokens made for them (`printed`)."""
     console.print(listening_line(address, server.is_tls), soft_wrap=True)
     rows = server.pool.status()
     local = [row["name"] for row in rows if row["kind"] is PlayerKind.PROGRAM]
@@ -156,17 +180,6 @@ async def _serve(server: RefereeServer, printed: list[str], drain: float) -> Non
     for line in printed:
         console.print(line, soft_wrap=True)
     console.print(f"records: {server.config.results_dir}/records/   stop with Ctrl-C", soft_wrap=True)
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stopping.set)
-    reporter = loop.create_task(_report_matches(server))
-    await stopping.wait()
-    running = sum(1 for live in server.matches.values() if not live.is_finished)
-    console.print(f"shutting down: {running} match(es) running, {drain:g}s to finish before they are voided")
-    reporter.cancel()
-    voided = await server.stop(drain)
-    console.print(f"stopped ({len(voided)} match(es) voided)")
 
 
 async def _report_matches(server: RefereeServer) -> None:

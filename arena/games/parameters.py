@@ -78,15 +78,22 @@ def describe(parameters: Mapping[str, tuple[Any, Any]], choices: Mapping[str, Se
     """'iterations (an integer or none, default none), seconds (...)' for a one-line message."""
     parts = []
     for name, (annotation, default) in parameters.items():
-        if choices and name in choices:
-            kind = "one of " + ", ".join(choices[name])
-        else:
-            kind = _type_words(annotation)
-        shown = "none" if default is None else str(default).lower() if isinstance(default, bool) else default
-        detail = ", ".join(part for part in (kind, "" if default is inspect.Parameter.empty else f"default {shown}")
-                           if part)
+        detail = ", ".join(part for part in (_kind_words(name, annotation, choices), _default_words(default)) if part)
         parts.append(f"{name} ({detail})" if detail else name)
     return ", ".join(parts) if parts else "none"
+
+
+def _kind_words(name: str, annotation: Any, choices: Mapping[str, Sequence[str]] | None) -> str:
+    """What parameter `name` takes: 'one of a, b' for one with choices, else its type in words ('' if none)."""
+    if choices and name in choices:
+        return "one of " + ", ".join(choices[name])
+    return _type_words(annotation)
+
+
+def _default_words(default: Any) -> str:
+    """'default 3' ('default none', 'default true'), or '' for a parameter without a default."""
+    shown = "none" if default is None else str(default).lower() if isinstance(default, bool) else default
+    return "" if default is inspect.Parameter.empty else f"default {shown}"
 
 
 def check_parameters(what: str, func: Callable[..., Any], given: Mapping[str, Any],

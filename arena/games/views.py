@@ -69,33 +69,49 @@ def spread(adjacency: Sequence[Sequence[int]], top: int | None = None, bottom: i
         return []
     if n == 1:
         return [(0.5, 0.5)]
+    points = _scaled(adjacency, iterations)
+    if top is not None and bottom is not None and top != bottom:
+        points = _turned(points, top, bottom)
+    points = _spaced_out(_fit(points))
+    return [(round(x, 4), round(y, 4)) for x, y in points]
+
+
+def _scaled(adjacency: Sequence[Sequence[int]], iterations: int) -> list[tuple[float, float]]:
+    """Classical scaling of the graph's path distances: each node on the two leading axes (power iteration)."""
     centred = _centred_squared_distances(adjacency)
     axes: list[tuple[list[float], float]] = []
     for k in range(2):
         axes.append(_leading_axis(centred, axes, k, iterations))
-    points = [(axes[0][0][i] * math.sqrt(max(axes[0][1], 1e-9)), axes[1][0][i] * math.sqrt(max(axes[1][1], 1e-9)))
-              for i in range(n)]
-    if top is not None and bottom is not None and top != bottom:
-        points = _turned(points, top, bottom)
-    points = _fit(points)
+    return [(axes[0][0][i] * math.sqrt(max(axes[0][1], 1e-9)), axes[1][0][i] * math.sqrt(max(axes[1][1], 1e-9)))
+            for i in range(len(adjacency))]
+
+
+def _spaced_out(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The fitted `points` pushed apart (and fitted again) where two are closer than a minimum gap."""
+    n = len(points)
     for _ in range(60):  # push apart nodes closer than a minimum gap
         moved = _push_apart(points, 0.75 / math.sqrt(n))
         points = _fit(points)
         if not moved:
             break
-    return [(round(x, 4), round(y, 4)) for x, y in points]
+    return points
 
 
 def _centred_squared_distances(adjacency: Sequence[Sequence[int]]) -> list[list[float]]:
     """The double-centred matrix of squared path distances (an unreachable node counts as one step past
     the farthest reachable one)."""
     n = len(adjacency)
-    distance = [_distances(adjacency, start) for start in range(n)]
-    far = max(d for row in distance for d in row if d < math.inf)
-    squared = [[(d if d < math.inf else far + 1) ** 2 for d in row] for row in distance]
+    squared = _squared_distances(adjacency)
     rows = [sum(row) / n for row in squared]
     total = sum(rows) / n
     return [[-0.5 * (squared[i][j] - rows[i] - rows[j] + total) for j in range(n)] for i in range(n)]
+
+
+def _squared_distances(adjacency: Sequence[Sequence[int]]) -> list[list[float]]:
+    """The squared path distances between the nodes, an unreachable one one step past the farthest reachable."""
+    distance = [_distances(adjacency, start) for start in range(len(adjacency))]
+    far = max(d for row in distance for d in row if d < math.inf)
+    return [[(d if d < math.inf else far + 1) ** 2 for d in row] for row in distance]
 
 
 def _leading_axis(centred: list[list[float]], axes: list[tuple[list[float], float]], k: int,

@@ -275,11 +275,16 @@ class _Round:
         for new in sorted((c for c in self.in_order if c.games < NEW_GAMES), key=lambda c: (c.games, c.bot)):
             if len(self.tables) >= tables_wanted or not anchors:
                 break
-            start = (new.games // self.seats) % len(anchors)
-            turn = anchors[start:] + anchors[:start]
-            anchor = next((bot for bot in turn if self.may_join(bot, (new.bot,)) and self.room[bot] > 0), None)
+            anchor = self._next_anchor(new, anchors)
             if anchor is not None and self.room[new.bot] > 0:
                 self.seat((new.bot, anchor))
+
+    def _next_anchor(self, new: Candidate, anchors: list[int]) -> int | None:
+        """The anchor a new version plays next: the first with room and of another owner, in the anchors' turn
+        from the one its games so far point to; None when none is."""
+        start = (new.games // self.seats) % len(anchors)
+        turn = anchors[start:] + anchors[:start]
+        return next((bot for bot in turn if self.may_join(bot, (new.bot,)) and self.room[bot] > 0), None)
 
     def pair(self, tables_wanted: int, rng: random.Random) -> None:
         """Seat drawn tables until `tables_wanted` are planned or too few bots are open."""

@@ -203,8 +203,14 @@ def _corpus(family: str, modes: list[str], games: int, jobs: int, players: tuple
         corpus = _play(modes, CORPUS_KEY, games, jobs, players, lookahead=lookahead)
         return ([row for features, _labels, _points, _luck in corpus for row in features],
                 [label for _features, game_labels, _points, _luck in corpus for label in game_labels])
+    return _rollout_corpus(modes[0], games, jobs, lookahead, rollouts, inputs)
+
+
+def _rollout_corpus(mode: str, games: int, jobs: int, lookahead: int, rollouts: int,
+                    inputs: str) -> tuple[list[list[float]], list[float]]:
+    """The samples of `games` games of `mode` labelled with the scripted players' rollout values, and the labels."""
     with multiprocessing.get_context(worker_start_method()).Pool(jobs) as pool:
-        labelled = pool.map(_rollout_task, [(modes[0], index, rollouts, inputs, lookahead) for index in range(games)],
+        labelled = pool.map(_rollout_task, [(mode, index, rollouts, inputs, lookahead) for index in range(games)],
                             chunksize=1)
     return [row for rows, _ in labelled for row in rows], [label for _, labels in labelled for label in labels]
 

@@ -180,12 +180,18 @@ def _judged(pool: str, opponents: list[str], a: VersionSide, b: VersionSide, pai
     spread = math.sqrt(var_a / n_a + var_b / n_b)
     low, high = difference - Z95 * spread, difference + Z95 * spread
     verdict = Verdict.BETTER if low > 0 else Verdict.WORSE if high < 0 else Verdict.NOT_CLEAR
-    more = None
-    if verdict is Verdict.NOT_CLEAR and abs(difference) > 1e-9:
-        needed = 2 * (Z95 * math.sqrt((var_a + var_b) / 2) / abs(difference)) ** 2  # each, for this difference
-        more = max(1, math.ceil(needed - min(n_a, n_b)))
+    more = _more_games(verdict, difference, moments)
     return ModeComparison(pool, opponents, a, b, Interval.of(difference, low, high),
                           Measure.SCORE_LESS_LUCK if use_luck else Measure.SCORE, verdict, more, direct)
+
+
+def _more_games(verdict: Verdict, difference: float, moments: list[tuple[float, float, int]]) -> int | None:
+    """About how many more games each needs for a difference this size to be clear; None unless not clear yet."""
+    (_mean_a, var_a, n_a), (_mean_b, var_b, n_b) = moments
+    if verdict is Verdict.NOT_CLEAR and abs(difference) > 1e-9:
+        needed = 2 * (Z95 * math.sqrt((var_a + var_b) / 2) / abs(difference)) ** 2  # each, for this difference
+        return max(1, math.ceil(needed - min(n_a, n_b)))
+    return None
 
 
 def _moments(pairs: list[PairCount], use_luck: bool) -> tuple[float, float, int]:

@@ -86,12 +86,17 @@ def _public_line(line: bytes) -> bytes:
         return line
     if not isinstance(data, dict):
         return line
+    _drop_private(data)
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def _drop_private(data: dict[str, Any]) -> None:
+    """Takes a decision line's note and printed lines, or a header's fault evidence, out of a parsed line."""
     if data.get("type") == "decision":
         data.pop("note", None)
         data.pop("output", None)
     elif data.get("type") == "header" and isinstance(data.get("extra"), dict):
         data["extra"] = {key: value for key, value in data["extra"].items() if key != "evidence"}
-    return json.dumps(data, separators=(",", ":")).encode()
 
 
 def seat_notes(steps: Iterable[Any], seats: Iterable[int]) -> list[dict[str, Any]]:

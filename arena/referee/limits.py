@@ -134,19 +134,25 @@ class _Watchdog:
             time.sleep(POLL_S)
             with self.lock:
                 self.sweeping = True
-                now = time.monotonic()
-                for slot in list(self.slots.values()):
-                    deadline = slot.deadline
-                    if deadline is not None and now >= deadline:
-                        slot.fired = True
-                        slot.deadline = now + REFIRE_S  # (again, if the agent swallows it and thinks on)
-                        _set_async_exc(slot.thread_id, ctypes.py_object(DecisionOverrun))
+                self._fire_overdue(time.monotonic())
                 if len(self.slots) > 64:  # threads come and go (an executor's): forget the dead ones
-                    alive = {thread.ident for thread in threading.enumerate()}
-                    for ident in [ident for ident, slot in self.slots.items()
-                                  if ident not in alive and slot.deadline is None]:
-                        del self.slots[ident]
+                    self._forget_dead_threads()
                 self.sweeping = False
+
+    def _fire_overdue(self, now: float) -> None:
+        """Raise DecisionOverrun in every thread past its deadline (under the lock)."""
+        for slot in list(self.slots.values()):
+            deadline = slot.deadline
+            if deadline is not None and now >= deadline:
+                slot.fired = True
+                slot.deadline = now + REFIRE_S  # (again, if the agent swallows it and thinks on)
+                _set_async_exc(slot.thread_id, ctypes.py_object(DecisionOverrun))
+
+    def _forget_dead_threads(self) -> None:
+        """Drop the idle slots of threads that have ended (under the lock)."""
+        alive = {thread.ident for thread in threading.enumerate()}
+        for ident in [ident for ident, slot in self.slots.items() if ident not in alive and slot.deadline is None]:
+            del self.slots[ident]
 
 
 _WATCHDOG = _Watchdog()

@@ -428,19 +428,24 @@ def read_lines(lines: Iterable[str | bytes]) -> Iterator[MatchRecord | Step | Ma
                 yield _header(number, data)
             elif result_seen:
                 raise RecordError(f"line {number}: nothing may follow the result")
-            elif kind == "chance":
-                yield Step(int(data["n"]), CHANCE, int(data["outcome"]), str(data["label"]))
-            elif kind == "decision":
-                yield _decision(number, data)
-            elif kind == "result":
-                result_seen = True
-                yield MatchResult.from_json(data)
             else:
-                raise RecordError(f"line {number}: unknown line type {kind!r}")
+                result_seen = kind == "result"
+                yield _body_line(number, kind, data)
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError) as error:
             raise RecordError(f"line {number}: bad {kind or 'record'} line ({error!r})") from None
+
+
+def _body_line(number: int, kind: Any, data: dict[str, Any]) -> Step | MatchResult:
+    """What a line after the header holds (a chance step, a decision, the result); RecordError for another kind."""
+    if kind == "chance":
+        return Step(int(data["n"]), CHANCE, int(data["outcome"]), str(data["label"]))
+    if kind == "decision":
+        return _decision(number, data)
+    if kind == "result":
+        return MatchResult.from_json(data)
+    raise RecordError(f"line {number}: unknown line type {kind!r}")
 
 
 def _parsed_line(number: int, line: str | bytes) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import hmac
 import json
 import math
 import time
-from typing import TYPE_CHECKING, Any, AsyncIterator, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Optional, Protocol, Sequence
 
 import grpc
 
@@ -166,12 +166,7 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
             return
         feed = live.feed.follow_batched if batched else live.feed.follow
         try:
-            async for event in feed(_header(live)):
-                try:  # (a watcher whose client does not read holds its write: past a while it is dropped)
-                    async with asyncio.timeout(WATCHER_WRITE_TIMEOUT_S):  # (no task a write, as wait_for makes)
-                        await context.write(event)
-                except TimeoutError:
-                    raise WatcherTooSlow(f"its client read nothing for {WATCHER_WRITE_TIMEOUT_S:g}s") from None
+            await _write_all(context, feed, _header(live))
         except WatcherTooSlow as slow:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"dropped: {slow} (read the stream faster)")
         finally:
@@ -210,6 +205,18 @@ class AdminService(admin_pb2_grpc.RefereeAdminServicer):
                                 f"the last {self.referee.config.finished_kept} finished; records stay on disk)")
             raise LookupError(match_id)
         return live
+
+
+async def _write_all(context: grpc.aio.ServicerContext, feed: Callable[[admin_pb2.MatchHeader], AsyncIterator[bytes]],
+                     header: admin_pb2.MatchHeader) -> None:
+    """Writes a watcher's `feed` of serialized events to its call; WatcherTooSlow when a write waits past
+    WATCHER_WRITE_TIMEOUT_S."""
+    async for event in feed(header):
+        try:  # (a watcher whose client does not read holds its write: past a while it is dropped)
+            async with asyncio.timeout(WATCHER_WRITE_TIMEOUT_S):  # (no task a write, as wait_for makes)
+                await context.write(event)
+        except TimeoutError:
+            raise WatcherTooSlow(f"its client read nothing for {WATCHER_WRITE_TIMEOUT_S:g}s") from None
 
 
 async def _events(live: LiveMatch, *, full: bool, delay_s: Optional[float]) -> AsyncIterator[admin_pb2.MatchEvent]:

@@ -252,24 +252,36 @@ def discover_manifests(directories: Iterable[str | Path], unavailable: list[str]
         single = (root / MANIFEST_NAME).is_file()
         paths = [root / MANIFEST_NAME] if single else sorted(root.glob(f"*/{MANIFEST_NAME}"))
         for path in paths:
-            try:
-                manifest = load_manifest(path)
-            except ManifestError as error:
-                if unavailable is None:
-                    raise
-                unavailable.append(str(error))
+            manifest = _loaded(path, unavailable)
+            if manifest is None:
                 continue
             if single:
                 _add_named(found, named, manifest)
                 clashes.pop(manifest.name, None)  # the bot named by its folder is the one meant
             elif manifest.name not in named:  # (else the bot named by its folder stays)
                 _add_found(found, clashes, manifest)
+    _settle_clashes(clashes, ambiguous)
+    return found
+
+
+def _loaded(path: Path, unavailable: list[str] | None) -> BotManifest | None:
+    """The manifest at `path`; None when it is bad and `unavailable` is given (what is wrong is added there)."""
+    try:
+        return load_manifest(path)
+    except ManifestError as error:
+        if unavailable is None:
+            raise
+        unavailable.append(str(error))
+        return None
+
+
+def _settle_clashes(clashes: dict[str, list[Path]], ambiguous: dict[str, list[Path]] | None) -> None:
+    """Bots of one name found by looking: a ManifestError for the first, or, given `ambiguous`, kept there."""
     if clashes and ambiguous is None:
         name, folders = next(iter(clashes.items()))
         raise ManifestError(name_clash(name, folders))
     if ambiguous is not None:
         ambiguous.update(clashes)
-    return found
 
 
 def name_clash(name: str, folders: Sequence[Path]) -> str:

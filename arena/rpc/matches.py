@@ -265,5 +265,10 @@ class Matches:
                 if not task.done():
                     task.cancel()  # the match loop voids the match and records why
             await asyncio.gather(*running, return_exceptions=True)
+        return self._voided()
+
+    def _voided(self) -> list[MatchRecord]:
+        """The records of the matches in memory that ended void."""
         return [live.record for live in self.live.values()
-                if live.record is not None and live.record.result is not None and live.record.result.termination is Termination.VOID]
+                if live.record is not None and live.record.result is not None
+                and live.record.result.termination is Termination.VOID]

@@ -248,9 +248,7 @@ class BotPool:
 
     def _admit_remote(self, name: str, token: str, on_bot_socket: bool) -> None:
         """Let in a remote bot's Hello (its registered token, room for more idle streams) or raise AdmissionError."""
-        remote = self.remotes.get(name) if not on_bot_socket else None
-        if remote is None and not on_bot_socket and name not in self.manifests:
-            remote = self._look_up(name)
+        remote = self._remote_for(name, on_bot_socket)
         if remote is not None and token and hmac.compare_digest(remote.token_hash, _token_hash(token)):
             if sum(1 for session in remote.idle if session.is_alive) >= MAX_IDLE_REMOTE_STREAMS:
                 raise AdmissionError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"bot {name!r} already has "
@@ -259,6 +257,15 @@ class BotPool:
         raise AdmissionError(grpc.StatusCode.UNAUTHENTICATED,
                              f"bad or missing token for bot {name!r} (local bots use the ARENA_TOKEN they were "
                              "launched with; remote bots their registered token)")
+
+    def _remote_for(self, name: str, on_bot_socket: bool) -> Optional[RemoteBot]:
+        """The remote bot a Hello over the network names (looked up if registered since); None on a bot's socket."""
+        if on_bot_socket:
+            return None
+        remote = self.remotes.get(name)
+        if remote is None and name not in self.manifests:
+            remote = self._look_up(name)
+        return remote
 
     def _look_up(self, name: str) -> Optional[RemoteBot]:
         """A remote bot registered since the referee started (asked of `remote_lookup`, misses kept 5 s)."""

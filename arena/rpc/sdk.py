@@ -242,15 +242,8 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
                                     request.sequence, request.step)
             action = act(asked)
             think_us = int((clock() - started) * 1e6)
-            reply = BotMessage()
-            decision = reply.decision
-            decision.sequence = request.sequence
-            decision.action = action
-            decision.think_us = min(think_us, 2**32 - 1)
-            if asked.note:  # (the referee keeps NOTE_CHARS of it; more would only cost the bot time)
-                decision.note = str(asked.note)[:NOTE_CHARS]
             try:
-                await write(reply)
+                await write(_decision(request.sequence, action, think_us, asked.note))
             except (asyncio.InvalidStateError, grpc.aio.AioRpcError):
                 # the match ended while the agent thought (the opponent left, the server shut down) and the
                 # referee closed the stream: the answer is moot, and the program plays on
@@ -260,6 +253,18 @@ async def _play_one(call: Any, agent: Agent, games: dict, on_match_end: MatchEnd
             while await read() is not _EOF:  # the referee closes the stream next
                 pass
             return True
+
+
+def _decision(sequence: int, action: int, think_us: int, note: Any) -> BotMessage:
+    """The BotMessage that answers decision `sequence` with `action`, its think time and its note."""
+    reply = BotMessage()
+    decision = reply.decision
+    decision.sequence = sequence
+    decision.action = action
+    decision.think_us = min(think_us, 2**32 - 1)
+    if note:  # (the referee keeps NOTE_CHARS of it; more would only cost the bot time)
+        decision.note = str(note)[:NOTE_CHARS]
+    return reply
 
 
 def _seat_agent(agent: Agent, games: dict, start: Any) -> ObservationCodec:

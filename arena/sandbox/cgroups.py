@@ -128,23 +128,29 @@ class BotCgroup:
 
     def usage(self) -> CgroupUsage:
         """Peak memory and processes, CPU time, and the limits the kernel enforced so far."""
-        if self.version == 2:
-            directory = self.dirs["unified"]
-            memory_events = _keyed(_read(directory / "memory.events"))
-            cpu = _keyed(_read(directory / "cpu.stat")).get("usage_usec")
-            return CgroupUsage(
-                memory_peak_bytes=_number(directory / "memory.peak"),
-                processes_peak=_number(directory / "pids.peak"),
-                cpu_seconds=cpu / 1e6 if cpu is not None else None,
-                oom_kills=memory_events.get("oom_kill", 0),
-                memory_limit_hits=memory_events.get("max", 0),
-                processes_refused=_keyed(_read(directory / "pids.events")).get("max", 0))
-        memory, pids, cpuacct = self.dirs.get("memory"), self.dirs.get("pids"), self.dirs.get("cpuacct")
-        cpu_ns = _number(cpuacct / "cpuacct.usage") if cpuacct else None
+        return self._usage_v2() if self.version == 2 else self._usage_v1()
+
+    def _usage_v2(self) -> CgroupUsage:
+        """`usage` from the one cgroup v2 directory."""
+        directory = self.dirs["unified"]
+        memory_events = _keyed(_read(directory / "memory.events"))
+        cpu_seconds = self.cpu_seconds()
+        return CgroupUsage(
+            memory_peak_bytes=_number(directory / "memory.peak"),
+            processes_peak=_number(directory / "pids.peak"),
+            cpu_seconds=cpu_seconds,
+            oom_kills=memory_events.get("oom_kill", 0),
+            memory_limit_hits=memory_events.get("max", 0),
+            processes_refused=_keyed(_read(directory / "pids.events")).get("max", 0))
+
+    def _usage_v1(self) -> CgroupUsage:
+        """`usage` from the cgroup v1 controllers' directories there are (what one lacks is not known)."""
+        memory, pids = self.dirs.get("memory"), self.dirs.get("pids")
+        cpu_seconds = self.cpu_seconds()
         return CgroupUsage(
             memory_peak_bytes=_number(memory / "memory.max_usage_in_bytes") if memory else None,
             processes_peak=_number(pids / "pids.peak") if pids else None,
-            cpu_seconds=cpu_ns / 1e9 if cpu_ns is not None else None,
+            cpu_seconds=cpu_seconds,
             oom_kills=_keyed(_read(memory / "memory.oom_control")).get("oom_kill", 0) if memory else 0,
             memory_limit_hits=(_number(memory / "memory.failcnt") or 0) if memory else 0,
             processes_refused=_keyed(_read(pids / "pids.events")).get("max", 0) if pids else 0)

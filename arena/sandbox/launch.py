@@ -548,11 +548,7 @@ def _prepared(argv: list[str], cgroup: Optional[BotCgroup], private: Path, *,
     failed = shlex.quote(str(private / LAUNCH_FAILED))
     steps = []
     if copy is not None:
-        source, target = (shlex.quote(str(path)) for path in copy)
-        copied = f"cp -RP -- {source} {target} && chmod -R a+rX -- {target}"
-        if share_files:
-            copied = f"cp -RlP -- {source} {target} 2>/dev/null || {{ rm -rf -- {target} && {copied}; }}"
-        steps.append(f"{{ {copied}; }} || {{ echo 'the bot folder could not be copied' > {failed}; exit 125; }}")
+        steps.append(_copy_step(copy, share_files, failed))
     for view, folder in (staged or {}).items():
         steps.append(f"mount --bind {shlex.quote(str(folder))} {shlex.quote(str(view))} || "
                      f"{{ echo 'a runtime folder could not be bound' > {failed}; exit 125; }}")
@@ -562,6 +558,21 @@ def _prepared(argv: list[str], cgroup: Optional[BotCgroup], private: Path, *,
     shell = ["/bin/sh", "-c", script, "arena-bot", *joins, "--", *argv]
     if not staged:
         return shell
+    return _in_own_mounts(shell)
+
+
+def _copy_step(copy: tuple[Path, Path], share_files: bool, failed: str) -> str:
+    """The launch script's step copying the bot's folder (`copy`: from, to), hard links first where `share_files`;
+    if it fails, it writes why to `failed` (quoted) and exits 125."""
+    source, target = (shlex.quote(str(path)) for path in copy)
+    copied = f"cp -RP -- {source} {target} && chmod -R a+rX -- {target}"
+    if share_files:
+        copied = f"cp -RlP -- {source} {target} 2>/dev/null || {{ rm -rf -- {target} && {copied}; }}"
+    return f"{{ {copied}; }} || {{ echo 'the bot folder could not be copied' > {failed}; exit 125; }}"
+
+
+def _in_own_mounts(shell: list[str]) -> list[str]:
+    """`shell` run in a mount namespace of its own (`unshare`); SandboxUnavailable without unshare or mount."""
     unshare = shutil.which("unshare", path=WRAPPER_ENV["PATH"])
     if unshare is None or shutil.which("mount", path=WRAPPER_ENV["PATH"]) is None:
         raise SandboxUnavailable("the referee runs as root and must run bots as users of their own: it needs "

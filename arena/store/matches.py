@@ -203,12 +203,22 @@ def _match_key(match: int | str) -> Any:
     the caller refuses an answer that is not one row."""
     if isinstance(match, int):
         return Match.id == match
-    by_id = Match.id == int(match) if match.isascii() and match.isdigit() and len(match) <= 18 else None
-    by_uid = Match.uid.like(f"{match}%") if len(match) >= 4 and all(c in "0123456789abcdef" for c in match) \
-        else None  # ('¹'.isdigit() is true too, hence isascii; an id fits 63 bits)
+    by_id = Match.id == int(match) if _may_be_id(match) else None
+    by_uid = Match.uid.like(f"{match}%") if _may_be_uid(match) else None
     if by_id is not None and by_uid is not None:
         return or_(by_id, by_uid)
     return by_id if by_id is not None else by_uid
+
+
+def _may_be_id(text: str) -> bool:
+    """Whether `text` may be a match's id: ASCII digits, few enough to fit 63 bits ('¹'.isdigit() is true too,
+    hence isascii)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
+def _may_be_uid(text: str) -> bool:
+    """Whether `text` may be a prefix of a match's uid: 4 or more lowercase hex digits."""
+    return len(text) >= 4 and all(c in "0123456789abcdef" for c in text)
 
 
 def _read(conn: Any, query: Any) -> list[StoredMatch]:

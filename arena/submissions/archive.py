@@ -205,12 +205,8 @@ def _folder_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator
             elif stat.S_ISREG(info.st_mode):
                 yield _Member(relative, "file", info.st_size, mode=info.st_mode,
                               open=functools.partial(_open_plain, path))
-            elif stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
-                yield _Member(relative, "device")
-            elif stat.S_ISFIFO(info.st_mode):
-                yield _Member(relative, "fifo")
             else:
-                yield _Member(relative, "other")
+                yield _Member(relative, _special_kind(info.st_mode))
 
 
 def _open_plain(path: Path) -> IO[bytes]:
@@ -238,16 +234,26 @@ def _zip_members(source: Path, budget: _Budget, result: Unpacked) -> Iterator[_M
         if entry.is_dir:
             yield _Member(entry.name, "dir")
         elif stat.S_ISLNK(entry.mode):
-            with zip_reader.open_entry(source, entry) as opened:
-                target = opened.read(LINK_TARGET_BYTES + 1)
-            yield _Member(entry.name, "symlink", link=target.decode("utf-8", errors="replace"))
+            yield _Member(entry.name, "symlink", link=_zip_link_target(source, entry))
         elif entry.mode and not stat.S_ISREG(entry.mode) and stat.S_IFMT(entry.mode):
-            kind = "device" if stat.S_ISCHR(entry.mode) or stat.S_ISBLK(entry.mode) else (
-                "fifo" if stat.S_ISFIFO(entry.mode) else "other")
-            yield _Member(entry.name, kind)
+            yield _Member(entry.name, _special_kind(entry.mode))
         else:
             yield _Member(entry.name, "file", entry.size, mode=entry.mode or 0o644,
                           open=functools.partial(zip_reader.open_entry, source, entry))
+
+
+def _zip_link_target(source: Path, entry: zip_reader.ZipEntry) -> str:
+    """A zip link's target (its entry's bytes), read at most one byte past LINK_TARGET_BYTES."""
+    with zip_reader.open_entry(source, entry) as opened:
+        target = opened.read(LINK_TARGET_BYTES + 1)
+    return target.decode("utf-8", errors="replace")
+
+
+def _special_kind(mode: int) -> Literal["device", "fifo", "other"]:
+    """The kind of an entry that is no folder, link or regular file, by its mode: a device, a named pipe or another."""
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "fifo" if stat.S_ISFIFO(mode) else "other"
 
 
 class _BoundedTarInfo(tarfile.TarInfo):

@@ -28,11 +28,11 @@ from arena.games.registry import did_you_mean
 from arena.paths import BOT_STORE_ENV
 from arena.referee.clock import ClockSettings
 from arena.referee.players import REMOTE_VERSION, PlayerKind
-from arena.rpc.manifest import BOT_NAME
+from arena.rpc.manifest import BOT_NAME, BotManifest
 from arena.sandbox.integrity import content_hash
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, BotRow, Store
-from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, SubmissionLimits, unpack
+from arena.submissions.archive import DEFAULT_SUBMISSION_LIMITS, Problem, SubmissionLimits, Unpacked, unpack
 from arena.submissions.checks import RESERVED_NAMES, check_folder, declared_games
 from arena.submissions.preflight import PreflightReport, StepCallback, preflight
 
@@ -159,12 +159,7 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
     try:
         stage("unpacking and checking the files")
         unpacked = unpack(source, staging / "upload", limits, named)
-        result.skipped = unpacked.skipped
-        result.problems = list(unpacked.problems)
-        manifest = None
-        if not result.problems:
-            manifest, problems = check_folder(unpacked.root)
-            result.problems += problems
+        manifest = _checked_manifest(unpacked, result)
         if manifest is None:
             result.message = f"{len(result.problems)} problem(s) found; nothing was stored"
             return result
@@ -192,15 +187,34 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
 
         report = preflight(load_manifest(target), declared_games(manifest.games), sandbox=sandbox, clock=clock,
                            startup_timeout_s=startup_timeout_s, on_step=on_step)
-        result.preflight = report
-        status = "live" if report.ok else "failed"
-        retired = store.bots.set_status(bot_id, status, report.to_json())
-        result.retired = [_label(store.bots.get(other)) for other in retired]
-        result.status = status
-        result.message = _preflight_message(manifest.name, manifest.version, report)
-        return result
+        return _record_preflight(store, bot_id, manifest, report, result)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _checked_manifest(unpacked: Unpacked, result: Submission) -> BotManifest | None:
+    """The unpacked bot's manifest if its files pass every check, else None; what was skipped and every problem
+    found go into `result`."""
+    result.skipped = unpacked.skipped
+    result.problems = list(unpacked.problems)
+    if result.problems:
+        return None
+    manifest, problems = check_folder(unpacked.root)
+    result.problems += problems
+    return manifest
+
+
+def _record_preflight(store: Store, bot_id: int, manifest: BotManifest, report: PreflightReport,
+                      result: Submission) -> Submission:
+    """`result`, once the pre-flight's verdict is stored: the version live (the name's previous live version
+    retired) or failed."""
+    result.preflight = report
+    status = "live" if report.ok else "failed"
+    retired = store.bots.set_status(bot_id, status, report.to_json())
+    result.retired = [_label(store.bots.get(other)) for other in retired]
+    result.status = status
+    result.message = _preflight_message(manifest.name, manifest.version, report)
+    return result
 
 
 def _move_into_store(root: Path, target: Path) -> None:
@@ -265,13 +279,17 @@ def _live_version(name: str, versions: list[BotRow]) -> BotRow:
 def _named_version(name: str, wanted: str, versions: list[BotRow]) -> BotRow:
     """The one of bot `name`'s `versions` labelled `wanted`, else whose hash starts with it (4 characters or more);
     SubmissionError if none or several are."""
-    found = [bot for bot in versions if bot.version == wanted] or [
-        bot for bot in versions if len(wanted) >= 4 and bot.artifact_hash.startswith(wanted)]
+    found = [bot for bot in versions if bot.version == wanted] or _hash_prefixed(wanted, versions)
     if len(found) != 1:
         listed = ", ".join(f"{b.version} ({b.artifact_hash[:12]}, {b.status})" for b in versions)
         raise SubmissionError(f"{'no' if not found else 'more than one'} version {wanted!r} of {name}; "
                               f"its versions: {listed}" + ("; give a hash prefix instead" if found else ""))
     return found[0]
+
+
+def _hash_prefixed(prefix: str, versions: list[BotRow]) -> list[BotRow]:
+    """The ones of `versions` whose hash starts with `prefix` (none for a prefix under 4 characters)."""
+    return [bot for bot in versions if len(prefix) >= 4 and bot.artifact_hash.startswith(prefix)]
 
 
 def _near_miss(store: Store, name: str) -> str:

@@ -225,14 +225,19 @@ class CeleryExecutor(Executor):
             if should_abandon() or (self.waiting is not None and should_stop()):
                 return None
             now = time.monotonic()
-            if check_workers_at is not None and now >= check_workers_at:
-                check_workers_at = None if self._workers_serve() else now + self.lost_check_s
+            check_workers_at = self._next_workers_check(check_workers_at, now)
             if now >= next_check:
                 lost = self._first_lost(waiting, now)
                 if lost is not None:
                     return lost
                 next_check = time.monotonic() + self.lost_check_s
             time.sleep(0.02)
+
+    def _next_workers_check(self, check_at: float | None, now: float) -> float | None:
+        """When `_wait` next checks that a worker serves (None: one was seen to), checking now if `check_at` is due."""
+        if check_at is not None and now >= check_at:
+            return None if self._workers_serve() else now + self.lost_check_s
+        return check_at
 
     def _first_ready(self, waiting: list[tuple[AsyncResult, list[MatchJob], float]]) -> int | None:
         """The index of the first of `waiting` that is ready (a worker answered: a wait for one is over), or None."""

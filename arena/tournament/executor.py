@@ -86,11 +86,7 @@ class RoutingExecutor(Executor):
                                  ordered)
         try:
             if ordered:
-                for job in jobs:
-                    played = programs.take(should_abandon) if job.has_programs else next(agents, None)
-                    if played is None:  # stopped or abandoned: the rest of the jobs wait for another run
-                        return
-                    yield played
+                yield from _in_job_order(jobs, programs, agents, should_abandon)
             else:
                 yield from _merged(programs, agents, should_abandon)
         finally:
@@ -105,6 +101,16 @@ class RoutingExecutor(Executor):
     def close(self) -> None:
         self.agents.close()
         self.programs.close()
+
+
+def _in_job_order(jobs: list[MatchJob], programs: Any, agents: Iterator[PlayedMatch],
+                  should_abandon: StopCheck) -> Iterator[PlayedMatch]:
+    """Outcomes in job order, each from the stream its job went to (the referee's or the agents' executor)."""
+    for job in jobs:
+        played = programs.take(should_abandon) if job.has_programs else next(agents, None)
+        if played is None:  # stopped or abandoned: the rest of the jobs wait for another run
+            return
+        yield played
 
 
 def _merged(programs: Any, agents: Iterator[PlayedMatch], should_abandon: StopCheck) -> Iterator[PlayedMatch]:

@@ -14,7 +14,7 @@ from arena import __version__
 from arena.agents import Agent, make_agent
 from arena.games.base import Game
 from arena.games.registry import load_game
-from arena.luck import LuckMeter, attach_luck, keep_luck
+from arena.luck import LuckMeter, MatchLuck, attach_luck, keep_luck
 from arena.referee.authority import new_record, play_match
 from arena.referee.faults import forfeit_ranking
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
@@ -215,10 +215,7 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
                     "rotation": job.rotation}
     result = record.result
     assert result is not None
-    if result.reason in UNRATED:
-        luck = None
-    else:
-        luck = attach_luck(record, game) if meter is None else keep_luck(record, meter.luck())
+    luck = None if result.reason in UNRATED else _kept_luck(record, game, meter)
     think, longest, decisions = _seat_timings(record, len(job.seats))
     text = record.to_jsonl().encode("utf-8")
     return PlayedMatch(
@@ -230,8 +227,18 @@ def played_from_record(job: MatchJob, record: MatchRecord, started_at: datetime,
         record_gz=gzip.compress(text, compresslevel=6, mtime=0), record_size=len(text),
         started_at=started_at, finished_at=utcnow(), voided=result.voided or result.reason in UNRATED,
         # (a model whose luck does not help, beta 0, corrects nothing: no luck stored for the results)
-        luck=tuple(round(luck.beta * seat, 6) for seat in luck.seats) if luck is not None and luck.beta else None,
+        luck=_luck_shifts(luck),
     )
+
+
+def _kept_luck(record: MatchRecord, game: Game | None, meter: LuckMeter | None) -> MatchLuck | None:
+    """The match's luck, kept in its record: as `meter` measured it while it was played, else measured now."""
+    return attach_luck(record, game) if meter is None else keep_luck(record, meter.luck())
+
+
+def _luck_shifts(luck: MatchLuck | None) -> tuple[float, ...] | None:
+    """What the luck corrects each seat's result by (None: no luck, or a model whose luck does not help)."""
+    return tuple(round(luck.beta * seat, 6) for seat in luck.seats) if luck is not None and luck.beta else None
 
 
 def _seat_timings(record: MatchRecord, seats: int) -> tuple[list[float], list[float], list[int]]:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # (the referee itself is imported when a match with a program
     from arena.rpc.background import BackgroundReferee
     from arena.rpc.manifest import BotManifest
     from arena.rpc.matches import Seat
-    from arena.rpc.server import RefereeServer
+    from arena.rpc.server import RefereeServer, ServerConfig
     from arena.sandbox.launch import SandboxSettings
 
 
@@ -90,13 +90,32 @@ class RefereeExecutor(Executor):
     def _serve(self, folders: tuple[Path, ...]) -> BackgroundReferee:
         """The referee, serving the bot programs of these folders (one that joins is added to it, no restart)."""
         if self._referee is not None:
-            for folder in folders:
-                if folder not in self._folders:
-                    manifest = self._manifest(folder)
-                    self._referee.call(_add_manifest(self._referee.server, manifest))
-                    self._folders = (*self._folders, folder)
+            self._add_folders(self._referee, folders)
             return self._referee
         from arena.rpc.background import BackgroundReferee
+
+        config = self._config(folders)
+        try:
+            referee = BackgroundReferee(config, drain_s=0.0)
+            referee.start()
+        except Exception as error:
+            raise ExecutorError(f"cannot start the referee: {error}") from None
+        self._referee, self._folders = referee, folders
+        referee.server.pool.remote_lookup = self.remote_lookup
+        for name, token_hash in self._remotes.items():
+            referee.call(_register(referee.server, name, token_hash))
+        return referee
+
+    def _add_folders(self, referee: BackgroundReferee, folders: tuple[Path, ...]) -> None:
+        """Add to the running referee the bot programs of those of `folders` it does not serve yet."""
+        for folder in folders:
+            if folder not in self._folders:
+                manifest = self._manifest(folder)
+                referee.call(_add_manifest(referee.server, manifest))
+                self._folders = (*self._folders, folder)
+
+    def _config(self, folders: tuple[Path, ...]) -> ServerConfig:
+        """The embedded referee's settings: these folders' bot programs, and this executor's settings."""
         from arena.rpc.server import ServerConfig
 
         config = ServerConfig(port=None, bot_dirs=(), results_dir=None,
@@ -114,16 +133,7 @@ class RefereeExecutor(Executor):
         config.agent_limits = self.limits
         if self.sandbox is not None:
             config.sandbox = self.sandbox
-        try:
-            referee = BackgroundReferee(config, drain_s=0.0)
-            referee.start()
-        except Exception as error:
-            raise ExecutorError(f"cannot start the referee: {error}") from None
-        self._referee, self._folders = referee, folders
-        referee.server.pool.remote_lookup = self.remote_lookup
-        for name, token_hash in self._remotes.items():
-            referee.call(_register(referee.server, name, token_hash))
-        return referee
+        return config
 
     def listen(self) -> str:
         """Start the referee now (remote bots can then connect before the first match); its network address."""

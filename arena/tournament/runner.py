@@ -156,12 +156,18 @@ class TournamentRunner:
             else:  # another run of this tournament planned the round first: use theirs
                 planned = self._planned()
                 finished_keys = self.store.tournaments.finished_keys(self.tournament_id)
-        if not finished and self._is_complete(expected, entries):
-            self.store.tournaments.set_status(self.tournament_id, "finished")  # its last match was stored as time ran out
-            finished = True
+        finished = self._finished_at_end(finished, expected, entries)
         self._report()
         return RunSummary(self.tournament_id, self.progress.played, self.progress.stored, expected, finished,
                           time.perf_counter() - started, "" if finished else self.stopped_by)
+
+    def _finished_at_end(self, finished: bool, expected: int | None, entries: list[int]) -> bool:
+        """Whether the tournament is finished once a run stops, marked so if it is complete (its last match was
+        stored as time ran out)."""
+        if not finished and self._is_complete(expected, entries):
+            self.store.tournaments.set_status(self.tournament_id, "finished")
+            return True
+        return finished
 
     def _next_round(self, seed: int, entries: list[int], planned: list[tuple[Planned, int]]) -> list[PairingRow]:
         """The pairings of the next round the format plans, each with its seed (none: the tournament is over)."""

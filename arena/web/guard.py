@@ -115,13 +115,21 @@ class Connections:
         """The client a trusted proxy's request names: the last address of X-Forwarded-For that is no trusted
         proxy (the first, when all are), else X-Real-IP; None when it names none that is an IP address."""
         named = dict(headers)
-        chain = [part.strip() for part in named.get(b"x-forwarded-for", b"").decode("latin-1").split(",")]
-        chain = [host for host in chain if _is_ip(host)]
-        untrusted = [host for host in chain if not self.trusts(host)]
-        if untrusted or chain:
-            return (untrusted or chain)[-1 if untrusted else 0]
+        client = self._forwarded_for(named.get(b"x-forwarded-for", b""))
+        if client is not None:
+            return client
         real = named.get(b"x-real-ip", b"").decode("latin-1").strip()
         return real if _is_ip(real) else None
+
+    def _forwarded_for(self, value: bytes) -> str | None:
+        """The client an X-Forwarded-For value names: its last IP address that is no trusted proxy, else its
+        first IP address; None when it holds none."""
+        chain = [part.strip() for part in value.decode("latin-1").split(",")]
+        chain = [host for host in chain if _is_ip(host)]
+        untrusted = [host for host in chain if not self.trusts(host)]
+        if untrusted:
+            return untrusted[-1]
+        return chain[0] if chain else None
 
 
 def _is_ip(host: str) -> bool:

@@ -80,6 +80,24 @@ def end_round(core: Core) -> None:
     """Recall the commanders (to standby those deployed from it; with the standby pass rule,
     standby commanders back to the reserve too), advance the round marker, maybe end the game."""
     final_pass = core._game.board.final_pass
+    _recall_commanders(core)
+    if not final_pass:
+        for seat in (0, 1):
+            core.cmd_reserve[seat] += core.cmd_standby[seat]
+            core.cmd_standby[seat] = 0
+    core.round += 1
+    if core.round > core._game.board.rounds:
+        core.round = core._game.board.rounds
+        _score(core)
+        return
+    if final_pass:
+        core.passed = [False, False]
+    core.support_used = [0, 0]
+    begin_turn(core, core.initiative)
+
+
+def _recall_commanders(core: Core) -> None:
+    """Take every commander off the action spaces: to standby those deployed from it, the rest to the reserve."""
     for occ in (core.occ, core.occ2):
         for s, code in enumerate(occ):
             if code:
@@ -89,23 +107,15 @@ def end_round(core: Core) -> None:
                 else:
                     core.cmd_reserve[seat] += 1
                 occ[s] = 0
-    if not final_pass:
-        for seat in (0, 1):
-            core.cmd_reserve[seat] += core.cmd_standby[seat]
-            core.cmd_standby[seat] = 0
-    core.round += 1
-    if core.round > core._game.board.rounds:
-        core.round = core._game.board.rounds
-        vp = core.victory_points()
-        if vp[0] != vp[1]:
-            finish(core, 0 if vp[0] > vp[1] else 1, REASON_VP)
-        else:
-            finish(core, core.initiative, REASON_TIE)
-        return
-    if final_pass:
-        core.passed = [False, False]
-    core.support_used = [0, 0]
-    begin_turn(core, core.initiative)
+
+
+def _score(core: Core) -> None:
+    """The game ends after the last round: the side with more VP wins, a tie goes to the initiative holder."""
+    vp = core.victory_points()
+    if vp[0] != vp[1]:
+        finish(core, 0 if vp[0] > vp[1] else 1, REASON_VP)
+    else:
+        finish(core, core.initiative, REASON_TIE)
 
 
 def finish(core: Core, winner: int, reason: str) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping, Sequence
 
 from arena.games.base import CHANCE, Game, GameInfo, IllegalActionError, Outcome, State
-from arena.games.general_orders.masks import BIT, bits
+from arena.games.general_orders.masks import BIT, bits, names_in
 from arena.games.general_orders.loader import FamilyBoard
 from arena.games.general_orders.supply import remember_reach
 
@@ -31,6 +31,7 @@ NUM_SEATS = 2
 # Fixed decision ids.
 PASS, DONE, DECLINE, ACCEPT = 0, 1, 2, 3
 DEPLOY_BASE = 4
+_FIXED_TERMS = ("pass", "done", "decline", "accept")  # the term of each fixed decision id, by id
 MAX_N = 5  # counts 1..5 in the unit ids
 
 # Chance outcome ids: the initiative, then the area-bonus tokens, the card draws, the dice totals.
@@ -171,14 +172,8 @@ class FamilyGame(Game):
         if not 0 <= action < self.num_actions:
             raise IllegalActionError(f"action {action} is outside the action space 0..{self.num_actions - 1}")
         t = self.term
-        if action == PASS:
-            return t("pass")
-        if action == DONE:
-            return t("done")
-        if action == DECLINE:
-            return t("decline")
-        if action == ACCEPT:
-            return t("accept")
+        if action < DEPLOY_BASE:
+            return t(_FIXED_TERMS[action])
         if action < self.COUNTER_BASE:
             return f"{t('deploy')} {self.space_names[action - DEPLOY_BASE]}"
         if action < self.PLAY_BASE:
@@ -374,7 +369,7 @@ class Core(State):
     def effects_json(self) -> list[str]:
         """The card effects resolved in the action under way, by card id."""
         card_ids = self._game.card_ids
-        return [card_ids[k] for k in range(len(card_ids)) if self.fx >> k & 1]
+        return names_in(card_ids, self.fx)
 
     def title_line(self) -> str:
         """The first line of a game's `board_text`: board, round and initiative."""

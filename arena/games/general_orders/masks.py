@@ -3,6 +3,8 @@ and supply are masks), read a byte at a time."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 BIT = tuple(1 << i for i in range(64))
 
 # Set-bit indices of every byte value, per byte position: masks are read a byte at a time.
@@ -20,3 +22,8 @@ def bits(mask: int) -> list[int]:
         mask >>= 8
         k += 1
     return out
+
+
+def names_in(names: Sequence[str], mask: int) -> list[str]:
+    """The names whose bits are set in `mask`, in their order (the other way of state_json.mask_of)."""
+    return [names[k] for k in range(len(names)) if mask >> k & 1]

@@ -14,7 +14,7 @@ from arena.games.base import JSON, StateFormatError
 from arena.games.general_orders.cards import counts_of, named_counts, sample_hidden_cards
 from arena.games.general_orders.core import DRAW, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE, Core, FamilyGame
 from arena.games.general_orders.dice import MAX_DICE
-from arena.games.general_orders.masks import BIT
+from arena.games.general_orders.masks import BIT, names_in
 
 T = TypeVar("T")
 
@@ -42,10 +42,10 @@ def public_json(core: Core, current_player: int, units: JSON, action: JSON) -> J
         "commanders_reserve": list(core.cmd_reserve),
         "commanders_standby": list(core.cmd_standby),
         "spaces": [[core.occ[s], core.occ2[s]] for s in range(game.NS)],
-        "support_used": [[actions[k] for k in range(len(actions)) if used >> k & 1] for used in core.support_used],
+        "support_used": [names_in(actions, used) for used in core.support_used],
         "bonuses": {board.area_ids[a]: game.token_names[t] for a, t in enumerate(core.bonus_at) if t >= 0},
         "discard": named_counts(core.discard, card_ids),
-        "used_effects": [[card_ids[k] for k in range(len(card_ids)) if used >> k & 1] for used in core.used],
+        "used_effects": [names_in(card_ids, used) for used in core.used],
     })
     data.update(action)
     data.update({
@@ -187,13 +187,18 @@ def shared_problems(core: Core) -> list[str]:
     problems = []
     if len(core.occ) != game.NS or any(c not in core.COMMANDER_CODES for c in core.occ + core.occ2):
         problems.append("bad commander codes on the action spaces")
-    problems += _card_problems(core)
-    placed = [t for t in core.bonus_at if t >= 0]
-    if len(set(placed)) != len(placed) or any(t not in game.board.bonus_pool for t in placed):
-        problems.append("bad area-bonus tokens")
+    problems += _card_problems(core) + _bonus_problems(core)
     if core.phase not in (SETUP_BONUS, SETUP_INITIATIVE) and core.initiative not in (0, 1):
         problems.append("nobody has the initiative")
     return problems + _step_problems(core)
+
+
+def _bonus_problems(core: Core) -> list[str]:
+    """Each area-bonus token placed once at most, and only tokens of the board's pool."""
+    placed = [t for t in core.bonus_at if t >= 0]
+    if len(set(placed)) != len(placed) or any(t not in core._game.board.bonus_pool for t in placed):
+        return ["bad area-bonus tokens"]
+    return []
 
 
 def _card_problems(core: Core) -> list[str]:
@@ -209,15 +214,21 @@ def _card_problems(core: Core) -> list[str]:
 
 def _step_problems(core: Core) -> list[str]:
     """The roll, re-roll, draw or ending under way has what it needs."""
+    problems = _roll_problems(core)
+    if core.phase == DRAW and (core.draws <= 0 or not sum(core.deck)):
+        problems.append("a draw needs cards to draw")
+    if core.phase == OVER and core.winner not in (0, 1):
+        problems.append("a finished game needs a winner")
+    return problems
+
+
+def _roll_problems(core: Core) -> list[str]:
+    """The roll or re-roll under way has a roller, a number of dice and, to re-roll, a roll."""
     problems = []
     if core.phase in (ROLL, REROLL) and (core.roller not in (0, 1) or not 0 <= core.dice <= MAX_DICE):
         problems.append("a roll needs a roller and a number of dice")
     if core.phase == REROLL and core.roll < 0:
         problems.append("a re-roll decision needs a roll")
-    if core.phase == DRAW and (core.draws <= 0 or not sum(core.deck)):
-        problems.append("a draw needs cards to draw")
-    if core.phase == OVER and core.winner not in (0, 1):
-        problems.append("a finished game needs a winner")
     return problems
 
 

@@ -43,6 +43,12 @@ def load_cards() -> tuple[tuple[int, int], ...]:
     if tuple(data["commands"]) != COMMANDS:
         raise ValueError("cards.json: commands must be " + ", ".join(COMMANDS))
     cards = tuple((COMMANDS.index(a), COMMANDS.index(b)) for a, b in data["cards"])
+    _check_deck(cards)
+    return cards
+
+
+def _check_deck(cards: tuple[tuple[int, int], ...]) -> None:
+    """ValueError unless the deck is 8 cards of two different commands, no pair repeated, each command on two."""
     if len(cards) != 8:
         raise ValueError("cards.json: a command deck holds 8 cards")
     if any(a == b for a, b in cards) or len({frozenset(card) for card in cards}) != 8:
@@ -50,7 +56,6 @@ def load_cards() -> tuple[tuple[int, int], ...]:
     for command in range(len(COMMANDS)):
         if sum(command in card for card in cards) < 2:
             raise ValueError(f"cards.json: command {COMMANDS[command]} must appear on two cards")
-    return cards
 
 
 def load_scenarios() -> tuple[tuple[Scenario, ...], int]:

@@ -173,9 +173,7 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
     check_starting_totals(where, FORMAT, ((start[TROOP], troops, "troops"), (start[SHIP], ships, "ships"),
                                           (start[SIEGE_WEAPON], siege_total, "siege_weapons")))
     _check_start(where, rules, ids, is_water, hq, start)
-    pool = bonus_pool(where, raw, TOKENS, slots)
-    if not siege_total and TOKENS.index("armoury") in pool:
-        raise BoardError(f"{where}: the Armoury needs siege weapons")
+    pool = _checked_pool(where, raw, slots, siege_total)
     water_mask = sum(1 << i for i in range(len(ids)) if is_water[i])
     return SengokuBoard(
         **board_basics(raw, where, LANGS),
@@ -204,6 +202,14 @@ def compile_sengoku_board(raw: dict[str, Any], cards: tuple[SengokuCard, ...]) -
         deck=mode_deck(where, raw["mode"], tuple(card.copies.get(raw["mode"], 0) for card in cards)),
         mirror=mirror(where, raw, ids),
     )
+
+
+def _checked_pool(where: str, raw: dict[str, Any], slots: list[int], siege_total: int) -> tuple[int, ...]:
+    """The bonus-token pool, without the Armoury in a mode without siege weapons."""
+    pool = bonus_pool(where, raw, TOKENS, slots)
+    if not siege_total and TOKENS.index("armoury") in pool:
+        raise BoardError(f"{where}: the Armoury needs siege weapons")
+    return pool
 
 
 def _area_kinds(where: str, areas: list[dict[str, Any]]) -> tuple[bool, ...]:

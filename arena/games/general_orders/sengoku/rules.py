@@ -133,11 +133,10 @@ class SengokuGame(FamilyGame):
         super().__init__(mode, lang)
         board = self.board
         na = self.NA
-        land_areas = tuple(a for a in range(na) if not board.is_water[a])
-        nl = len(land_areas) if board.has_siege else 0
+        land_areas, nl, land_rank = self._land_layout()
         self.NL = nl
         self.land_areas = land_areas
-        self.land_rank = tuple(land_areas.index(a) if a in land_areas else -1 for a in range(na))
+        self.land_rank = land_rank
         self.UNIT_BASE = self.TARGET_BASE + na
         self.SIEGE_BASE = self.UNIT_BASE + MAX_N * na
         self.LOSS_BASE = self.SIEGE_BASE + MAX_N * nl
@@ -147,6 +146,15 @@ class SengokuGame(FamilyGame):
         self.port_mask = sum(BIT[a] for a in range(na) if board.port_into[a])
         self.space_names = tuple(self._name_space(s) for s in range(self.NS))
         self._info = self._make_info(name, self.LOSS_BASE + (MAX_LOSS + 1 if board.has_siege else 0))
+
+    def _land_layout(self) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        """The land areas, how many of them have siege-weapon ids (NL: none in a mode without siege
+        weapons), and each area's rank among the land areas (-1 for water)."""
+        board = self.board
+        na = self.NA
+        land_areas = tuple(a for a in range(na) if not board.is_water[a])
+        nl = len(land_areas) if board.has_siege else 0
+        return land_areas, nl, tuple(land_areas.index(a) if a in land_areas else -1 for a in range(na))
 
     def new_initial_state(self) -> SengokuState:
         state = SengokuState(self)

@@ -189,8 +189,7 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
     start_aircraft = _starting_units(where, zones, "zone ")
     spaces = _linked_spaces(where, areas, AREA_ACTIONS, "a land area", 0)
     spaces += _linked_spaces(where, zones, ZONE_ACTIONS, "an air zone", len(spaces))
-    if zones and not any(s.action in ZONE_ACTIONS for s in spaces):
-        raise BoardError(f"{where}: air zones need Fly/Bomb spaces")
+    _check_zone_spaces(where, zones, spaces)
     spaces += _support_spaces(where, raw["support"], len(spaces), bool(zones))
     troops, aircraft = int(rules["troops"]), int(rules["aircraft"])
     check_starting_totals(where, FORMAT, ((start_troops, troops, "troops"), (start_aircraft, aircraft, "aircraft")))
@@ -223,9 +222,20 @@ def compile_board(raw: dict[str, Any], cards: tuple[Card, ...]) -> Board:
         hq_zone=(area_zone[hq[0]], area_zone[hq[1]]),
         spaces=tuple(spaces),
         bonus_pool=bonus_pool(where, raw, TOKENS, slots),
-        deck=mode_deck(where, raw["mode"], tuple(card.copies if raw["mode"] in card.modes else 0 for card in cards)),
+        deck=_deck(where, raw["mode"], cards),
         mirror=mirror(where, raw, ids),
     )
+
+
+def _check_zone_spaces(where: str, zones: list[dict[str, Any]], spaces: list[Space]) -> None:
+    """A board with air zones has Fly or Bomb spaces."""
+    if zones and not any(s.action in ZONE_ACTIONS for s in spaces):
+        raise BoardError(f"{where}: air zones need Fly/Bomb spaces")
+
+
+def _deck(where: str, mode: str, cards: tuple[Card, ...]) -> tuple[int, ...]:
+    """The mode's operation deck: the copies of each card kind the mode uses."""
+    return mode_deck(where, mode, tuple(card.copies if mode in card.modes else 0 for card in cards))
 
 
 def _zone_map(where: str, zones: list[dict[str, Any]]) -> tuple[tuple[str, ...], tuple[int, ...]]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.games.general_orders.builder import (begin_turn_of, check_count, counter, place_cards_and_bonuses,  # noqa: F401  (counter, play, reroll, target: re-exported)
     place_commanders, play, reroll, target)
-from arena.games.general_orders.wwii.board import ACTIONS, BOMB, FLY
+from arena.games.general_orders.wwii.board import ACTIONS, BOMB, FLY, Space
 from arena.games.general_orders.core import DEPLOY_BASE, MAX_N
 from arena.games.general_orders.wwii.board import SIGNAL_UNIT
 from arena.games.general_orders.wwii.rules import DICE_BASE, WWIIGame, WWIIState
@@ -90,18 +90,20 @@ def _check(state: WWIIState, extra: list[int]) -> None:
 
 def space_index(game: WWIIGame, action: str, where: str | None = None, value: int | None = None) -> int:
     """The index of the action space `action` linked to area/zone `where` (or with support `value`)."""
-    board = game.board
     kind = ACTIONS.index(action)
-    for space in board.spaces:
-        if space.action != kind:
-            continue
-        if where is not None:
-            ids = board.zone_ids if kind in (FLY, BOMB) else board.area_ids
-            if space.link >= 0 and ids[space.link] == where:
-                return space.index
-        elif value is None or space.value[0] == value:
+    for space in game.board.spaces:
+        if space.action == kind and _space_fits(game, space, where, value):
             return space.index
     raise KeyError(f"no {action} space {where or value or ''} on the {game.mode} board")
+
+
+def _space_fits(game: WWIIGame, space: Space, where: str | None, value: int | None) -> bool:
+    """Whether `space` is linked to area/zone `where`, or (without `where`) has support `value`, if one is given."""
+    board = game.board
+    if where is not None:
+        ids = board.zone_ids if space.action in (FLY, BOMB) else board.area_ids
+        return space.link >= 0 and ids[space.link] == where
+    return value is None or space.value[0] == value
 
 
 def deploy(game: WWIIGame, action: str, where: str | None = None, value: int | None = None) -> int:

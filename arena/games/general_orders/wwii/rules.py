@@ -170,15 +170,18 @@ class WWIIGame(FamilyGame):
         self.ZONE_BASE = self.AREA_BASE + MAX_N * na
         self.PAYLOAD_BASE = self.ZONE_BASE + MAX_N * nz
         self.RETURN_BASE = self.PAYLOAD_BASE + MAX_N
-        # Hot-path tables.
+        self._make_tables(layout)
+        self.space_names = tuple(self._name_space(s) for s in range(self.NS))
+        self._info = self._make_info(name, self.RETURN_BASE + self.NS, variants)
+
+    def _make_tables(self, layout: Board) -> None:
+        """The hot-path tables of the board `layout`: spaces, playable cards, Town Centres, air supply memo."""
         self.space_faction = tuple(s.faction for s in layout.spaces)
         self.advance_spaces = tuple(s.index for s in layout.spaces if s.action == ADVANCE)
         self.space_table = tuple((s.index, s.action, s.link, s.faction) for s in layout.spaces)
         self.playable_cards = tuple(k for k in range(NUM_CARD_KINDS) if layout.deck[k])
-        self.town_mask = sum(BIT[a] for a in range(na) if layout.printed_bonus[a] == TOWN_CENTRE)
+        self.town_mask = sum(BIT[a] for a in range(self.NA) if layout.printed_bonus[a] == TOWN_CENTRE)
         self.air_supply_cache: tuple[dict[int, int], dict[int, int]] = ({}, {})
-        self.space_names = tuple(self._name_space(s) for s in range(self.NS))
-        self._info = self._make_info(name, self.RETURN_BASE + self.NS, variants)
 
     def new_initial_state(self) -> WWIIState:
         state = WWIIState(self)
@@ -1235,25 +1238,32 @@ class WWIIState(Core):
 
     def _unit_problems(self) -> list[str]:
         game = self._game
-        board = game.board
         problems = []
         for seat in (0, 1):
-            name = FACTIONS[seat]
             if len(self.troops[seat]) != game.NA or len(self.aircraft[seat]) != game.NZ:
                 problems.append("wrong board size")
                 break
-            if min(self.troops[seat] + self.aircraft[seat] + [self.res_troops[seat], self.res_air[seat]]) < 0:
-                problems.append(f"{name} has a negative unit count")
-            if sum(self.troops[seat]) + self.res_troops[seat] != board.troops:
-                problems.append(f"{name} does not have {board.troops} troops")
-            if sum(self.aircraft[seat]) + self.res_air[seat] != (board.aircraft if game.NZ else 0):
-                problems.append(f"{name} does not have {board.aircraft} aircraft")
-            commanders = self.cmd_reserve[seat] + self.cmd_standby[seat] + self.commanders_deployed(seat)
-            if commanders != board.commanders_reserve + board.commanders_standby or \
-                    min(self.cmd_reserve[seat], self.cmd_standby[seat]) < 0:
-                problems.append(f"{name} does not have {board.commanders_reserve + board.commanders_standby} commanders")
-            if self.signal[seat] not in (0, 1, 2):
-                problems.append("bad Signal Unit state")
+            problems += self._seat_unit_problems(seat)
+        return problems
+
+    def _seat_unit_problems(self, seat: int) -> list[str]:
+        """What does not add up in one seat's units, commanders and Signal Unit state (its rows of the right size)."""
+        game = self._game
+        board = game.board
+        name = FACTIONS[seat]
+        problems = []
+        if min(self.troops[seat] + self.aircraft[seat] + [self.res_troops[seat], self.res_air[seat]]) < 0:
+            problems.append(f"{name} has a negative unit count")
+        if sum(self.troops[seat]) + self.res_troops[seat] != board.troops:
+            problems.append(f"{name} does not have {board.troops} troops")
+        if sum(self.aircraft[seat]) + self.res_air[seat] != (board.aircraft if game.NZ else 0):
+            problems.append(f"{name} does not have {board.aircraft} aircraft")
+        commanders = self.cmd_reserve[seat] + self.cmd_standby[seat] + self.commanders_deployed(seat)
+        if commanders != board.commanders_reserve + board.commanders_standby or \
+                min(self.cmd_reserve[seat], self.cmd_standby[seat]) < 0:
+            problems.append(f"{name} does not have {board.commanders_reserve + board.commanders_standby} commanders")
+        if self.signal[seat] not in (0, 1, 2):
+            problems.append("bad Signal Unit state")
         return problems
 
     def _phase_problems(self) -> list[str]:
@@ -1325,20 +1335,32 @@ class WWIIState(Core):
         sup = (self.supplied(0), self.supplied(1))
         lines = []
         for a, name in enumerate(board.area_ids):
-            b, y = self.troops[0][a], self.troops[1][a]
-            owner = "-"
-            if b or y:
-                seat = 0 if b else 1
-                owner = f"{self._initial(seat)}{max(b, y)}{'s' if sup[seat] >> a & 1 else ''}"
-            extras = [f"{t('hq')} {t(FACTIONS[seat])}" for seat in (0, 1) if board.hq[seat] == a]
-            if self.bonus_at[a] >= 0:
-                extras.append(game.bonus_name(self.bonus_at[a]))
-            if board.printed_bonus[a] >= 0:
-                extras.append(game.bonus_name(board.printed_bonus[a]))
+            owner = self._area_owner(a, sup)
+            extras = self._area_extras(a)
             zone = f" <{game.zone_name(board.area_zone[a])}>" if board.area_zone[a] >= 0 else ""
             lines.append(f"  {name:<6}{zone} {board.area_vp[a]}{t('vp')} {owner:<5} "
                          f"{' '.join(spaces_at.get((0, a), []))} {'; '.join(extras)}".rstrip())
         return lines
+
+    def _area_owner(self, a: int, sup: tuple[int, int]) -> str:
+        """Who holds land area `a` and with how many troops ('s': supplied, by the masks `sup`), or '-'."""
+        b, y = self.troops[0][a], self.troops[1][a]
+        if not (b or y):
+            return "-"
+        seat = 0 if b else 1
+        return f"{self._initial(seat)}{max(b, y)}{'s' if sup[seat] >> a & 1 else ''}"
+
+    def _area_extras(self, a: int) -> list[str]:
+        """What else stands in land area `a`: an HQ, its bonus token, its printed bonus."""
+        game = self._game
+        board = game.board
+        t = game.term
+        extras = [f"{t('hq')} {t(FACTIONS[seat])}" for seat in (0, 1) if board.hq[seat] == a]
+        if self.bonus_at[a] >= 0:
+            extras.append(game.bonus_name(self.bonus_at[a]))
+        if board.printed_bonus[a] >= 0:
+            extras.append(game.bonus_name(board.printed_bonus[a]))
+        return extras
 
 
 # Each decision phase: its legal options and its step, in the rulebook's order.
