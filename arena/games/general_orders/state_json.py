@@ -3,14 +3,15 @@ action (`public_json`, `read_head` ... `read_tail`), the full state and a seat's
 determinize's deal of the unseen cards, and the shared checks of what must add up.
 
 Plain functions over a position's `Core`; none calls back into a game: a game computes its own
-parts and hands them over, or reads its own fields between the frame's steps."""
+parts and hands them over, or reads its own fields between the frame's steps. The one exception is
+`refuse_dead_end`, which asks a read position for its moves through the State interface."""
 
 from __future__ import annotations
 
 import random
 from typing import Any, Callable, Sequence, TypeVar
 
-from arena.games.base import JSON, StateFormatError
+from arena.games.base import CHANCE, JSON, StateFormatError
 from arena.games.general_orders.cards import counts_of, named_counts, sample_hidden_cards
 from arena.games.general_orders.core import DRAW, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE, Core, FamilyGame
 from arena.games.general_orders.dice import MAX_DICE
@@ -117,6 +118,8 @@ def read_head(core: Core, data: JSON) -> None:
     core.round = int(data["round"])
     core.initiative = int(data["initiative"])
     core.active = int(data["active"])
+    if core.active not in (-1, 0, 1):
+        raise ValueError(f"active {core.active} is not a seat (0 or 1) or nobody (-1)")
 
 
 def read_shared(core: Core, data: JSON) -> None:
@@ -217,6 +220,8 @@ def _step_problems(core: Core) -> list[str]:
     problems = _roll_problems(core)
     if core.phase == DRAW and (core.draws <= 0 or not sum(core.deck)):
         problems.append("a draw needs cards to draw")
+    if core.phase not in (SETUP_BONUS, SETUP_INITIATIVE, OVER) and core.active not in (0, 1):
+        problems.append("a position in play needs an active player")
     if core.phase == OVER and core.winner not in (0, 1):
         problems.append("a finished game needs a winner")
     return problems
@@ -230,6 +235,19 @@ def _roll_problems(core: Core) -> list[str]:
     if core.phase == REROLL and core.roll < 0:
         problems.append("a re-roll decision needs a roll")
     return problems
+
+
+def refuse_dead_end(core: Core) -> None:
+    """Raise StateFormatError for a read position still in play that offers no move (or chance outcome), or
+    whose moves cannot be worked out. Asked through the State interface: a decision's moves are kept."""
+    if core.is_terminal():
+        return
+    try:
+        moves = core.chance_outcomes() if core.current_player() == CHANCE else core.legal_actions()
+    except READ_ERRORS as error:
+        raise inconsistent(core._game, [f"its moves cannot be worked out ({type(error).__name__}: {error})"]) from None
+    if not moves:
+        raise inconsistent(core._game, ["a position in play with no move (or chance outcome) to take"])
 
 
 # --- determinize --------------------------------------------------------------------------------

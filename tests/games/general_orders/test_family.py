@@ -96,3 +96,44 @@ def test_a_state_with_a_sides_list_of_another_length_or_a_name_listed_twice_is_r
     effect = game.card_ids[0]
     with pytest.raises(StateFormatError, match=f"{effect!r} is listed twice"):
         game.state_from_json({**data, "used_effects": [[effect, effect], []]})
+
+
+def _states_in_play(game: FamilyGame, seed: int) -> list[dict]:
+    """The JSON of every position of one random game."""
+    rng = random.Random(seed)
+    state, seen = game.new_initial_state(), []
+    while not state.is_terminal():
+        seen.append(state.to_json())
+        state.apply_action(state.sample_chance(rng) if state.current_player() == CHANCE
+                           else rng.choice(state.legal_actions()))
+    return seen
+
+
+@pytest.mark.parametrize("mode", sorted(GAMES))
+def test_a_state_without_a_seat_to_act_is_refused(mode: str) -> None:
+    """Every phase after the set-up has an active player: a state naming nobody (-1) there, or naming no seat at
+    all, is refused with a StateFormatError, where it was taken and failed in play (a draw into hands[-1] or
+    hands[99], an attrition for seat 2)."""
+    game = GAMES[mode]
+    states = _states_in_play(game, 3)
+    in_play = [data for data in states if data["phase"] not in ("setup-bonus", "setup-initiative")]
+    assert {data["phase"] for data in in_play} >= {"turn", "draw", "roll"}
+    for data in in_play[::7]:
+        assert game.state_from_json(data).to_json() == data
+        with pytest.raises(StateFormatError, match="a position in play needs an active player"):
+            game.state_from_json({**data, "active": -1})
+        with pytest.raises(StateFormatError, match="active 2 is not a seat"):
+            game.state_from_json({**data, "active": 2})
+    setup = next(data for data in states if data["phase"] == "setup-bonus")
+    assert setup["active"] == -1 and game.state_from_json(setup).to_json() == setup
+
+
+def test_a_state_whose_moves_cannot_be_worked_out_is_refused() -> None:
+    """Alpine has no air zones: a placement or move of aircraft there has no move to offer (its areas index
+    zones that are not there), so the state is refused as it is read, not with an IndexError in play."""
+    game = GAMES["alpine"]
+    data = next(data for seed in range(20) for data in _states_in_play(game, seed)
+                if data["phase"] in ("place", "move-in"))
+    assert game.state_from_json(data).to_json() == data
+    with pytest.raises(StateFormatError, match="its moves cannot be worked out|with no move"):
+        game.state_from_json({**data, "action": {**data["action"], "unit": 1}})

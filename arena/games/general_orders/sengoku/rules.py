@@ -73,7 +73,7 @@ from arena.games.general_orders.sengoku.board import (ACTIONS, ADVANCE, AMBUSH, 
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
 from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
     mask_of, observation_json, one_a_side, public_json, read_effects, read_head, read_roll, read_shared,
-    read_tail, roll_json, shared_problems)
+    read_tail, refuse_dead_end, roll_json, shared_problems)
 from arena.games.general_orders.supply import reach
 
 RED, BLACK = 0, 1
@@ -1245,6 +1245,7 @@ class SengokuState(Core):
             raise bad_state(game, error) from None
         state.refresh_control()
         state.validate()
+        refuse_dead_end(state)
         return state
 
     def _read_units(self, data: JSON) -> None:
@@ -1337,12 +1338,10 @@ class SengokuState(Core):
         return problems
 
     def _phase_problems(self) -> list[str]:
-        """What the phase needs: an active player (with a commander in reserve to deploy), a real loss
+        """What the phase needs (its active player is a shared check): a commander in reserve to deploy, a real loss
         choice, areas settled between actions."""
         problems = []
-        if self.phase in (TURN, MOVE, TARGET, PLACE, WITHDRAW, DEFEND, FOLLOW_UP) and self.active not in (0, 1):
-            problems.append("no active player")
-        elif self.phase == TURN and self.cmd_reserve[self.active] <= 0:
+        if self.phase == TURN and self.active in (0, 1) and self.cmd_reserve[self.active] <= 0:
             problems.append("the player to deploy has no commander in reserve")
         if self.phase == LOSS and (self.loss_seat not in (0, 1) or self.loss_area < 0
                                    or self._loss_range()[0] >= self._loss_range()[1]):

@@ -70,7 +70,7 @@ from arena.games.general_orders.masks import BIT, bits
 from arena.games.general_orders.setup import first_phase, place_bonus, take_initiative
 from arena.games.general_orders.state_json import (READ_ERRORS, bad_state, determinized_json, full_json, inconsistent,
     observation_json, one_a_side, public_json, read_effects, read_head, read_roll, read_shared, read_tail,
-    roll_json, shared_problems)
+    refuse_dead_end, roll_json, shared_problems)
 from arena.games.general_orders.supply import remember_reach
 from arena.games.general_orders.wwii.board import (ACTIONS, ADVANCE, AIR_CONTROL_POST, AIRBORNE_ASSAULT, AIRSTRIKE,
     AMBUSH, ANTI_AIR, ARTILLERY_STRIKE, BARRAGE, BLITZ, BOARDS, BOMB, BONUSES, CARD_IDS, CARDS, COUNTER_ATTACK, DEPOT,
@@ -1194,6 +1194,7 @@ class WWIIState(Core):
             raise bad_state(game, error) from None
         state.refresh_control()
         state.validate()
+        refuse_dead_end(state)
         return state
 
     def _read_units(self, data: JSON) -> None:
@@ -1269,8 +1270,6 @@ class WWIIState(Core):
     def _phase_problems(self) -> list[str]:
         board = self._game.board
         problems = []
-        if self.phase in (TURN, BLITZ_DEPLOY, MOVE, TARGET, PAYLOAD, WITHDRAW, PLACE, DEFEND) and self.active not in (0, 1):
-            problems.append("no active player")
         if self.phase == SIGNAL_RETURN and self.chooser not in (0, 1):
             problems.append("a Signal Unit return needs a chooser")
         if self.phase == TURN:
