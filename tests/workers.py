@@ -32,11 +32,24 @@ def redis_reason(broker: str = REDIS_URL) -> str | None:
 needs_redis = pytest.mark.skipif(redis_reason() is not None, reason=str(redis_reason()))
 
 
+# An `arena` command run by a test as its own program: the kernel sends it SIGTERM when the test's process dies
+# (Linux's PR_SET_PDEATHSIG, set as it starts; a parent already gone is checked after), so a test run killed from
+# outside leaves no service or worker running on, replacing its own killed workers.
+_TIED_TO_ITS_TEST = ("import ctypes, os, signal, sys; parent = int(sys.argv.pop(1)); "
+                     "ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM); "
+                     "os.getppid() == parent or os.kill(os.getpid(), signal.SIGTERM); "
+                     "from arena.cli.main import run; run()")
+
+
+def arena_command(*args: str) -> list[str]:
+    """The command line of `arena ARGS` for a test's subprocess, ended with the test's process."""
+    return [sys.executable, "-c", _TIED_TO_ITS_TEST, str(os.getpid()), *args]
+
+
 def start_worker(queue: str, log: IO[bytes], broker: str = REDIS_URL) -> subprocess.Popen[bytes]:
     """An `arena worker` with one process serving `queue`."""
-    return subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "worker", "--broker",
-                             broker, "--queue", queue, "-j", "1"], stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(arena_command("worker", "--broker", broker, "--queue", queue, "-j", "1"), stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def stop_worker(worker: subprocess.Popen[bytes] | None) -> None:

@@ -23,6 +23,7 @@ from arena.ladder.status import ladder_status
 from arena.store import Store
 from arena.store.models import Match, RatingEvent
 from tests.submissions.test_submit import make_bot
+from tests.workers import arena_command
 
 
 class Service:
@@ -31,9 +32,8 @@ class Service:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.log: IO[bytes] = tempfile.TemporaryFile()
         self.final: list[str] = []
-        self.process = subprocess.Popen([sys.executable, "-c", "from arena.cli.main import run; run()", "ladder",
-                                         "serve", *args], stdout=self.log, stderr=subprocess.STDOUT, env=env,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(arena_command("ladder", "serve", *args), stdout=self.log,
+                                        stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
     def lines(self) -> list[str]:
         if self.log.closed:
