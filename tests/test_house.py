@@ -31,14 +31,6 @@ CC_ALLOWED: dict[str, int] = {  # function (module:qualified name) -> its own ce
     # bench/match_loop.py and bench/engine.py would pay; split them only with those benches before and after)
     "arena/referee/authority.py:_play": 13,
     "arena/games/general_orders/wwii/rules.py:WWIIState._deploy_options": 13,
-    # (the engines' action steps and the built-in players' inner loops, left at 11 when the ceiling went to 10:
-    # split them only with bench/engine.py, bench/agents.py and bench/mcts.py before and after)
-    "arena/games/general_orders/wwii/rules.py:WWIIState._card_may_be_offered": 11,
-    "arena/games/general_orders/sengoku/rules.py:SengokuState._start_action": 11,
-    "arena/games/general_orders/sengoku/rules.py:SengokuState._move_options": 11,
-    "arena/games/major_general/knowledge.py:Board.score": 11,
-    "arena/agents/greedy.py:GreedyAgent.expected_values": 11,
-    "arena/agents/mcts.py:MCTSAgent._iterate": 11,
 }
 
 

@@ -104,16 +104,7 @@ class GreedyAgent(Agent):
         if depth >= self.max_depth or self._is_boundary(state, player, mover) or self._is_spent(ceiling):
             return self.knowledge.values(state)
         if player == CHANCE:
-            outcomes = self._outcomes(state, ceiling - self._spent)
-            totals = [0.0] * self.game.num_seats
-            for left, (outcome, probability) in zip(range(len(outcomes), 0, -1), outcomes):
-                child_ceiling = self._spent + max(1, (ceiling - self._spent) // left)
-                child = state.clone()
-                child.apply_action(outcome)
-                self._spent += 1
-                for seat, value in enumerate(self.expected_values(child, mover, depth + 1, child_ceiling)):
-                    totals[seat] += probability * value
-            return totals
+            return self._expected_over_outcomes(state, mover, depth, ceiling)
         # A later choice inside the move: its maker takes the option that looks best one step on.
         legal = state.legal_actions()
         affordable = (ceiling - self._spent) // len(legal)  # positions each option may take to be judged
@@ -128,6 +119,20 @@ class GreedyAgent(Agent):
             if value > best_value:
                 best_child, best_value = child, value
         return self.expected_values(best_child, mover, depth + 1, ceiling)
+
+    def _expected_over_outcomes(self, state: State, mover: int, depth: int, ceiling: int) -> list[float]:
+        """expected_values at a chance node: the outcomes' values weighed by their chances, each outcome's
+        lookahead given an equal share of the positions left."""
+        outcomes = self._outcomes(state, ceiling - self._spent)
+        totals = [0.0] * self.game.num_seats
+        for left, (outcome, probability) in zip(range(len(outcomes), 0, -1), outcomes):
+            child_ceiling = self._spent + max(1, (ceiling - self._spent) // left)
+            child = state.clone()
+            child.apply_action(outcome)
+            self._spent += 1
+            for seat, value in enumerate(self.expected_values(child, mover, depth + 1, child_ceiling)):
+                totals[seat] += probability * value
+        return totals
 
     def one_step_value(self, state: State, seat: int, outcomes_affordable: int) -> float:
         """The evaluation of `state` for `seat`, averaged over the chance outcome it waits for, if any (at

@@ -430,13 +430,7 @@ class MCTSAgent(Agent):
         charged = 0
         while (player := state.current_player()) != TERMINAL:
             if player == CHANCE:
-                outcome = state.sample_chance(rng)
-                state.apply_action(outcome)
-                if self.open_loop:  # the dice fall where they fall; the tree does not branch on them
-                    continue
-                node = node.child(outcome)
-                path.append(node)
-                movers.append(CHANCE)
+                node = self._chance_step(node, state, path, movers)
                 continue
             if player == seat and node.key is None and node.visits:
                 node.key = observation_key(state.observation(seat))
@@ -457,6 +451,17 @@ class MCTSAgent(Agent):
             node = best_child
         _back_up(path, movers, self._rollout(state))
         return charged
+
+    def _chance_step(self, node: Node, state: State, path: list[Node], movers: list[int]) -> Node:
+        """Sample chance's outcome and apply it; closed-loop, go down to the outcome's node (on `path`)."""
+        outcome = state.sample_chance(self.rng)
+        state.apply_action(outcome)
+        if self.open_loop:  # the dice fall where they fall; the tree does not branch on them
+            return node
+        node = node.child(outcome)
+        path.append(node)
+        movers.append(CHANCE)
+        return node
 
     def _seed_reply(self, node: Node, state: State, player: int, legal: list[int]) -> tuple[bool, int]:
         """Seed the first turn's start below the root (the other side's reply), reached for the first time, like

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Callable, Sequence, cast
 
 from arena.games.base import JSON, Game, State
-from arena.games.major_general.data import CARDS, CHARGE, COMMANDS, DEPLOY, MOVE, PUSH, RALLY, SABOTAGE, SCENARIOS
+from arena.games.major_general.data import (CARDS, CHARGE, COMMANDS, DEPLOY, MOVE, PUSH, RALLY, SABOTAGE, SCENARIOS,
+    Scenario)
 from arena.games.major_general.rules import (
     MajorGeneralState,
     CHOICE,
@@ -279,14 +280,20 @@ class Board:
             if scenario.condition == "more_units_on_board" or scenario.trigger == "on_destroy_enemy":
                 material = 1.0
             elif scenario.condition in ("controls_space", "has_units_on_space"):
-                for side, sign in ((seat, 1.0), (enemy, -1.0)):
-                    target = self.units[own_space(side, scenario.space_from_own_base)]
-                    if scenario.condition == "controls_space":
-                        met = target[side] > target[1 - side]
-                    else:
-                        met = target[side] > 0
-                    total += sign * 2.0 * met
+                total = self._with_objective(total, seat, scenario)
         return total + material * (on_board[seat] - on_board[enemy])
+
+    def _with_objective(self, total: float, seat: int, scenario: Scenario) -> float:
+        """`total`, +2 for `seat` meeting a space scenario's condition, -2 for its enemy meeting it (added in
+        that order)."""
+        for side, sign in ((seat, 1.0), (1 - seat, -1.0)):
+            target = self.units[own_space(side, scenario.space_from_own_base)]
+            if scenario.condition == "controls_space":
+                met = target[side] > target[1 - side]
+            else:
+                met = target[side] > 0
+            total += sign * 2.0 * met
+        return total
 
     # Commands, each resolved by its executor's rules of thumb.
 

@@ -487,17 +487,22 @@ class SengokuState(Core):
 
     def _start_action(self) -> None:
         """The action of the space just deployed to begins."""
-        board = self._game.board
         seat = self.active
         kind = self.act
-        snap = self.snap
         if kind == ADVANCE:
             self._start_move(self._advance_sources(seat))
         elif kind == SAIL:
             self._start_move(self._sail_sources(seat))
         elif kind == BOMBARD or kind == SHELL or kind == SIEGE:
             self._start_strike()
-        elif kind == REINFORCE:
+        else:
+            self._start_own_side_action(kind, seat)
+
+    def _start_own_side_action(self, kind: int, seat: int) -> None:
+        """Reinforce or Embark (units placed), or Plan (initiative and cards): the actions with no target."""
+        board = self._game.board
+        snap = self.snap
+        if kind == REINFORCE:
             spec = board.spaces[self.space]
             self._start_placement(spec.value + (2 if self.has_bonus(BARRACKS, snap[seat]) else 0), spec.siege_limit)
         elif kind == EMBARK:
@@ -585,20 +590,26 @@ class SengokuState(Core):
         seat = self.active
         actions = [DONE] if self.moved else []
         if self.act == SAIL:
-            if self.res_ships[seat] and can_play(self, seat, RIVER_ASSAULT):
-                actions.append(game.PLAY_BASE + RIVER_ASSAULT)
-            ships = self.ships[seat]
-            for w in bits(self.src):
-                n = ships[w]
-                if n >= 2:
-                    first = game.UNIT_BASE + MAX_N * w
-                    actions.extend(range(first, first + min(n - 1, MAX_N)))
-            return actions
+            return self._sail_move_options(seat, actions)
         if self.res_troops[seat] and can_play(self, seat, GROUND_ASSAULT):
             actions.append(game.PLAY_BASE + GROUND_ASSAULT)
         if can_play(self, seat, SAPPERS) and self._sappers_apply():
             actions.append(game.PLAY_BASE + SAPPERS)
         return actions + self._land_move_ids(seat)
+
+    def _sail_move_options(self, seat: int, actions: list[int]) -> list[int]:
+        """Sail: `actions`, then River Assault if it may be played, then the ships that may move in from each
+        source area while one stays behind."""
+        game = self._game
+        if self.res_ships[seat] and can_play(self, seat, RIVER_ASSAULT):
+            actions.append(game.PLAY_BASE + RIVER_ASSAULT)
+        ships = self.ships[seat]
+        for w in bits(self.src):
+            n = ships[w]
+            if n >= 2:
+                first = game.UNIT_BASE + MAX_N * w
+                actions.extend(range(first, first + min(n - 1, MAX_N)))
+        return actions
 
     def _land_move_ids(self, seat: int) -> list[int]:
         """Advance: troop ids, then siege-weapon ids, that may move in from each source area while one

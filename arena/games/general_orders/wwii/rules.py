@@ -577,9 +577,7 @@ class WWIIState(Core):
         if phase == TURN or phase == BLITZ_DEPLOY:
             return self._deploy_card_may_be_offered(seat)
         if phase == MOVE:
-            if self.unit == LAND:
-                return self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT)
-            return self.res_air[seat] > 0 and could_play(self, seat, WINGMAN)
+            return self._move_card_may_be_offered(seat)
         if phase == TARGET:
             return self._target_card_may_be_offered(seat)
         if phase == PAYLOAD:
@@ -587,6 +585,12 @@ class WWIIState(Core):
         if phase == PLACE or phase == WITHDRAW:
             return self._placement_card_may_be_offered(seat)
         return False  # SIGNAL_RETURN offers no card; REROLL always has two or more options
+
+    def _move_card_may_be_offered(self, seat: int) -> bool:
+        """Whether moving units in could offer its card (Ground Assault, Wingman), on public facts."""
+        if self.unit == LAND:
+            return self.res_troops[seat] > 0 and could_play(self, seat, GROUND_ASSAULT)
+        return self.res_air[seat] > 0 and could_play(self, seat, WINGMAN)
 
     def _target_card_may_be_offered(self, seat: int) -> bool:
         """Whether choosing a target could offer its card (Airborne Assault, Artillery Strike), on public facts."""
