@@ -23,7 +23,8 @@ from arena.ratings.leaderboard import leaderboard as pool_leaderboard
 from arena.store import Store, TournamentRow
 from arena.tournament.formats import DUPLICATE_REFUSED, FORMAT_NAMES
 from arena.tournament.runner import RunSummary, entrant_kinds
-from arena.tournament.service import Standings, TournamentError, TournamentSpec, create, found_ids, play
+from arena.tournament.service import (Standings, TournamentError, TournamentSpec, create, found_ids, play,
+    tournament_name)
 from arena.tournament.service import resume as resume_tournaments
 from arena.tournament.service import standings as standings_of
 from arena.tournament.standings import EntrantLine, tournament_table
@@ -119,7 +120,7 @@ def _specs(game_name: str, bots: str, format: str, rounds: int | None, seed: int
     resolve_bots(bots)  # fail early on a bad spec
     specs = [TournamentSpec(games=(game,), bots=tuple(resolve_bots(bots, game)), format=format, rounds=rounds,
                             seed=seed,  # (none given: a new secret one; a tournament continued keeps its own)
-                            name=name if name is None or len(games) == 1 else f"{name}/{game.name}",
+                            name=tournament_name(name, games, game),
                             settings={"duplicate": True} if duplicate else {})
              for game in games]
     return specs

@@ -28,7 +28,7 @@ from arena.games.registry import did_you_mean
 from arena.paths import BOT_STORE_ENV
 from arena.referee.clock import ClockSettings
 from arena.referee.players import REMOTE_VERSION, PlayerKind
-from arena.rpc.manifest import BOT_NAME, BotManifest
+from arena.rpc.manifest import BOT_NAME, BotManifest, load_manifest
 from arena.sandbox.integrity import content_hash
 from arena.sandbox.launch import SandboxSettings
 from arena.store import BotIdentity, BotRow, Store
@@ -183,8 +183,6 @@ def submit(source: Path, store: Store, store_dir: Path, *, owner: str | None = N
                               "nothing changed")
             return result
         stage("pre-flight in the sandbox")
-        from arena.rpc.manifest import load_manifest
-
         report = preflight(load_manifest(target), declared_games(manifest.games), sandbox=sandbox, clock=clock,
                            startup_timeout_s=startup_timeout_s, on_step=on_step)
         return _record_preflight(store, bot_id, manifest, report, result)

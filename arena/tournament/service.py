@@ -130,7 +130,7 @@ def create(spec: TournamentSpec, store: Store,
     ids = []
     names = [bot.name for bot in spec.bots]
     for game in spec.games:
-        label = _tournament_name(spec, game)
+        label = tournament_name(spec.name, spec.games, game)
         existing = store.tournaments.get(label) if label else None
         if existing is not None:
             _continue_existing(spec, store, existing, game, names, extended)
@@ -140,9 +140,10 @@ def create(spec: TournamentSpec, store: Store,
     return ids
 
 
-def _tournament_name(spec: TournamentSpec, game: Game) -> str | None:
-    """The name of the spec's tournament of `game`: the spec's own, "<name>/<game>" when it has several games."""
-    return spec.name if spec.name is None or len(spec.games) == 1 else f"{spec.name}/{game.name}"
+def tournament_name(name: str | None, games: Sequence[Game], game: Game) -> str | None:
+    """The name of the tournament of `game`, one of `games` asked for under `name`: the name itself, or
+    "<name>/<game>" when there are several games."""
+    return name if name is None or len(games) == 1 else f"{name}/{game.name}"
 
 
 def _continue_existing(spec: TournamentSpec, store: Store, existing: TournamentRow, game: Game, names: list[str],
