@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from arena.games.base import CHANCE, JSON, StateFormatError
 from arena.games.general_orders.cards import counts_of, named_counts, sample_hidden_cards
-from arena.games.general_orders.core import DRAW, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE, Core, FamilyGame
+from arena.games.general_orders.core import (DEFEND, DRAW, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE, Core,
+    FamilyGame)
 from arena.games.general_orders.dice import MAX_DICE
 from arena.games.general_orders.masks import BIT, names_in
 
@@ -193,7 +194,19 @@ def shared_problems(core: Core) -> list[str]:
     problems += _card_problems(core) + _bonus_problems(core)
     if core.phase not in (SETUP_BONUS, SETUP_INITIATIVE) and core.initiative not in (0, 1):
         problems.append("nobody has the initiative")
-    return problems + _step_problems(core)
+    return problems + _step_problems(core) + _area_index_problems(core)
+
+
+def _area_index_problems(core: Core) -> list[str]:
+    """The action's link and target are areas (or zones) of the board, or none (-1); a defence or a roll under way
+    has its target (every roll of both games is against an area)."""
+    problems = []
+    na = core._game.NA
+    if not (-1 <= core.link < na and -1 <= core.target < na):
+        problems.append("the action's link or target is not an area of the board")
+    if core.phase in (DEFEND, ROLL, REROLL) and core.target < 0:
+        problems.append("a defence or a roll under way needs its target area")
+    return problems
 
 
 def _bonus_problems(core: Core) -> list[str]:

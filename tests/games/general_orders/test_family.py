@@ -128,12 +128,59 @@ def test_a_state_without_a_seat_to_act_is_refused(mode: str) -> None:
     assert setup["active"] == -1 and game.state_from_json(setup).to_json() == setup
 
 
-def test_a_state_whose_moves_cannot_be_worked_out_is_refused() -> None:
-    """Alpine has no air zones: a placement or move of aircraft there has no move to offer (its areas index
-    zones that are not there), so the state is refused as it is read, not with an IndexError in play."""
-    game = GAMES["alpine"]
-    data = next(data for seed in range(20) for data in _states_in_play(game, seed)
-                if data["phase"] in ("place", "move-in"))
-    assert game.state_from_json(data).to_json() == data
-    with pytest.raises(StateFormatError, match="its moves cannot be worked out|with no move"):
-        game.state_from_json({**data, "action": {**data["action"], "unit": 1}})
+def test_a_state_whose_moves_cannot_be_worked_out_or_are_none_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A position in play must offer a move (or a chance outcome): state_from_json asks for them as it reads, and
+    refuses a state whose moves raise (an index off the board) or are none, in both games, for a decision and for
+    chance alike."""
+    for mode in ("alpine", "rivers"):
+        game = GAMES[mode]
+        states = _states_in_play(game, 5)
+        decision = next(data for data in states if data["phase"] == "turn")
+        chance = next(data for data in states if data["phase"] == "roll")
+        kind = type(game.new_initial_state())
+        for data, method in ((decision, "legal_actions"), (chance, "chance_outcomes")):
+            assert game.state_from_json(data).to_json() == data
+            with monkeypatch.context() as patch:
+                patch.setattr(kind, method, lambda self: [])
+                with pytest.raises(StateFormatError, match="a position in play with no move"):
+                    game.state_from_json(data)
+
+            def off_the_board(self: object) -> list[int]:
+                raise IndexError("list index out of range")
+
+            with monkeypatch.context() as patch:
+                patch.setattr(kind, method, off_the_board)
+                with pytest.raises(StateFormatError, match=r"its moves cannot be worked out \(IndexError"):
+                    game.state_from_json(data)
+
+
+@pytest.mark.parametrize("mode", sorted(GAMES))
+def test_a_state_whose_action_names_no_area_or_no_target_is_refused(mode: str) -> None:
+    """The action's link and target are areas of the board or none (-1), and a defence or a roll under way has
+    its target (every roll of both games is against an area): an index off the board, or a roll against
+    nothing, is refused as it is read instead of failing in play (a negative shift in Rivers' defence roll)."""
+    game = GAMES[mode]
+    states = _states_in_play(game, 5)
+    rolls = [data for data in states if data["phase"] in ("roll", "reroll", "defend")]
+    assert rolls
+    for data in rolls[:5]:
+        none = None if mode in ("rivers", "fortress") else -1
+        with pytest.raises(StateFormatError, match="a defence or a roll under way needs its target area"):
+            game.state_from_json({**data, "action": {**data["action"], "target": none}})
+    if mode in ("alpine", "island"):  # (Sengoku reads areas by name: an unknown name is already refused)
+        data = rolls[0]
+        for key in ("link", "target"):
+            with pytest.raises(StateFormatError, match="the action's link or target is not an area of the board"):
+                game.state_from_json({**data, "action": {**data["action"], key: game.NA}})
+
+
+@pytest.mark.parametrize("mode", ["alpine", "island"])
+def test_a_wwii_state_moving_a_unit_of_no_kind_is_refused(mode: str) -> None:
+    """WWII's unit under way is troops (0) or aircraft (1), aircraft only on a board with air zones: Alpine's
+    aircraft, or a unit kind 2, were taken and then read zones that are not there."""
+    game = GAMES[mode]
+    data = next(data for data in _states_in_play(game, 5) if data["phase"] == "roll")
+    refused = [2, -1] + ([1] if mode == "alpine" else [])
+    for unit in refused:
+        with pytest.raises(StateFormatError, match=f"unit {unit} is not troops"):
+            game.state_from_json({**data, "action": {**data["action"], "unit": unit}})

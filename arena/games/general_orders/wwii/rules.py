@@ -1223,6 +1223,8 @@ class WWIIState(Core):
         self.space = int(action["space"])
         self.link = int(action["link"])
         self.unit = int(action["unit"])
+        if self.unit not in (LAND, AIR) or (self.unit == AIR and not self._game.NZ):
+            raise ValueError(f"unit {self.unit} is not troops (0), or aircraft (1) on a board with air zones")
         self.target = int(action["target"])
         self.moved = int(action["moved"])
         self.left = int(action["left"])
