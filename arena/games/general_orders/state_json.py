@@ -13,8 +13,8 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from arena.games.base import CHANCE, JSON, StateFormatError
 from arena.games.general_orders.cards import counts_of, named_counts, sample_hidden_cards
-from arena.games.general_orders.core import (DEFEND, DRAW, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE, Core,
-    FamilyGame)
+from arena.games.general_orders.core import (DEFEND, DRAW, MOVE, OVER, REROLL, ROLL, SETUP_BONUS, SETUP_INITIATIVE,
+    Core, FamilyGame)
 from arena.games.general_orders.dice import MAX_DICE
 from arena.games.general_orders.masks import BIT, names_in
 
@@ -199,13 +199,15 @@ def shared_problems(core: Core) -> list[str]:
 
 def _area_index_problems(core: Core) -> list[str]:
     """The action's link and target are areas (or zones) of the board, or none (-1); a defence or a roll under way
-    has its target (every roll of both games is against an area)."""
+    has its target (every roll of both games is against an area), a move the area it moves into."""
     problems = []
     na = core._game.NA
     if not (-1 <= core.link < na and -1 <= core.target < na):
         problems.append("the action's link or target is not an area of the board")
     if core.phase in (DEFEND, ROLL, REROLL) and core.target < 0:
         problems.append("a defence or a roll under way needs its target area")
+    if core.phase == MOVE and core.link < 0:
+        problems.append("a move under way needs the area it moves into")
     return problems
 
 

@@ -184,3 +184,21 @@ def test_a_wwii_state_moving_a_unit_of_no_kind_is_refused(mode: str) -> None:
     for unit in refused:
         with pytest.raises(StateFormatError, match=f"unit {unit} is not troops"):
             game.state_from_json({**data, "action": {**data["action"], "unit": unit}})
+
+
+@pytest.mark.parametrize("mode", sorted(GAMES))
+def test_a_move_without_the_area_it_moves_into_or_its_sources_is_refused(mode: str) -> None:
+    """A move under way has the area it moves into (its link), and in Sengoku Jidai its source areas (an Advance
+    or a Sail is deployed only where it has one): a move-in without them was taken, then failed in play (a
+    negative shift, or no move left once its card was played)."""
+    game = GAMES[mode]
+    moves = [data for data in _states_in_play(game, 5) if data["phase"] == "move-in"]
+    assert moves
+    none = None if mode in ("rivers", "fortress") else -1
+    for data in moves[:5]:
+        assert game.state_from_json(data).to_json() == data
+        with pytest.raises(StateFormatError, match="a move under way needs the area it moves into"):
+            game.state_from_json({**data, "action": {**data["action"], "link": none}})
+        if mode in ("rivers", "fortress"):
+            with pytest.raises(StateFormatError, match="a move under way needs its source areas"):
+                game.state_from_json({**data, "action": {**data["action"], "sources": []}})

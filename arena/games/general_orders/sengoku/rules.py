@@ -1349,17 +1349,22 @@ class SengokuState(Core):
         return problems
 
     def _phase_problems(self) -> list[str]:
-        """What the phase needs (its active player is a shared check): a commander in reserve to deploy, a real loss
-        choice, areas settled between actions."""
+        """What the phase needs (its active player is a shared check): a commander in reserve to deploy, the
+        sources of a move, a real loss choice, areas settled between actions."""
         problems = []
         if self.phase == TURN and self.active in (0, 1) and self.cmd_reserve[self.active] <= 0:
             problems.append("the player to deploy has no commander in reserve")
-        if self.phase == LOSS and (self.loss_seat not in (0, 1) or self.loss_area < 0
-                                   or self._loss_range()[0] >= self._loss_range()[1]):
+        if self.phase == MOVE and not self.src:
+            problems.append("a move under way needs its source areas")
+        if self.phase == LOSS and self._not_a_loss_choice():
             problems.append("a loss choice needs a seat, an area and a real choice")
         if self.phase == TURN:
             problems += self._area_problems_between_actions()
         return problems
+
+    def _not_a_loss_choice(self) -> bool:
+        """Whether the loss to choose has no seat, no area or a single option."""
+        return self.loss_seat not in (0, 1) or self.loss_area < 0 or self._loss_range()[0] >= self._loss_range()[1]
 
     def _area_problems_between_actions(self) -> list[str]:
         """Areas held by both sides, or holding more units than the cap, where no action is under way."""
