@@ -26,4 +26,4 @@ def bits(mask: int) -> list[int]:
 
 def names_in(names: Sequence[str], mask: int) -> list[str]:
     """The names whose bits are set in `mask`, in their order (the other way of state_json.mask_of)."""
-    return [names[k] for k in range(len(names)) if mask >> k & 1]
+    return [names[k] for k in bits(mask)]

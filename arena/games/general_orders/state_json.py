@@ -185,8 +185,9 @@ def inconsistent(game: FamilyGame, problems: list[str]) -> StateFormatError:
 # --- what must add up ---------------------------------------------------------------------------
 
 def shared_problems(core: Core) -> list[str]:
-    """What does not add up in the shared fields: commanders, cards, tokens, the initiative and the
-    step under way (each check is for one phase, so their order in the message is immaterial)."""
+    """What does not add up in the shared fields: commanders, cards, tokens, the initiative, the active player,
+    the step under way and the action's areas (each check is for one phase, so their order in the message is
+    immaterial)."""
     game = core._game
     problems = []
     if len(core.occ) != game.NS or any(c not in core.COMMANDER_CODES for c in core.occ + core.occ2):
@@ -194,6 +195,8 @@ def shared_problems(core: Core) -> list[str]:
     problems += _card_problems(core) + _bonus_problems(core)
     if core.phase not in (SETUP_BONUS, SETUP_INITIATIVE) and core.initiative not in (0, 1):
         problems.append("nobody has the initiative")
+    if core.phase not in (SETUP_BONUS, SETUP_INITIATIVE, OVER) and core.active not in (0, 1):
+        problems.append("a position in play needs an active player")
     return problems + _step_problems(core) + _area_index_problems(core)
 
 
@@ -235,8 +238,6 @@ def _step_problems(core: Core) -> list[str]:
     problems = _roll_problems(core)
     if core.phase == DRAW and (core.draws <= 0 or not sum(core.deck)):
         problems.append("a draw needs cards to draw")
-    if core.phase not in (SETUP_BONUS, SETUP_INITIATIVE, OVER) and core.active not in (0, 1):
-        problems.append("a position in play needs an active player")
     if core.phase == OVER and core.winner not in (0, 1):
         problems.append("a finished game needs a winner")
     return problems

@@ -64,7 +64,7 @@ from arena.games.general_orders.core import (ACCEPT, CHANCE_PHASES, DECLINE, DEF
     FAMILY_PHASES, FIRST_GAME_PHASE, MAX_N, MOVE, OVER, PASS, PLACE, REROLL, ROLL, SETUP_BONUS, TARGET, TOKEN_BASE,
     TURN, WITHDRAW, Core, FamilyGame, clear_action, place_tokens, rejection)
 from arena.games.general_orders.dice import MAX_DICE, dice_table, finish_roll, reroll, reroll_options, roll, start_roll
-from arena.games.general_orders.masks import BIT, bits
+from arena.games.general_orders.masks import BIT, bits, names_in
 from arena.games.general_orders.sengoku.board import (ACTIONS, ADVANCE, AMBUSH, ARMOURY, BARRACKS, BOMBARD, CARD_IDS,
     COMMANDEER, COUNTERATTACK, EMBARK, FACTIONS, GROUND_ASSAULT, HIDDEN_BASE, HOLD_THE_WALLS, LANGS, MOBILISE,
     NUM_CARD_KINDS, PIRATE_HAVEN, REINFORCE, RIVER_ASSAULT, SAIL, SAPPERS, SENGOKU_BOARDS, SENGOKU_CARDS,
@@ -202,10 +202,6 @@ class SengokuGame(FamilyGame):
             rank, n = divmod(action - self.SIEGE_BASE, MAX_N)
             return f"{n + 1} {t('siege_weapons')} {t('at')} {self.area_name(self.land_areas[rank])}"
         return f"{t('lose')} {action - self.LOSS_BASE} {t('siege_weapons')} ({t('rest_troops')})"
-
-
-def _ids_of(board: SengokuBoard, mask: int) -> list[str]:
-    return [board.area_ids[a] for a in bits(mask)]
 
 
 class SengokuState(Core):
@@ -1223,14 +1219,14 @@ class SengokuState(Core):
                 "space": self.space,
                 "link": ids[self.link] if self.link >= 0 else None,
                 "target": ids[self.target] if self.target >= 0 else None,
-                "sources": _ids_of(board, self.src),
+                "sources": names_in(ids, self.src),
                 "moved": self.moved, "left": self.left, "optional": self.optional,
                 "siege_left": self.siege_left, "siege_slots": self.siege_slots,
                 "withdraw_closed": self.withdraw_closed,
                 "effects": self.effects_json(),
-                "supplied_at_start": [_ids_of(board, mask) for mask in self.snap],
+                "supplied_at_start": [names_in(ids, mask) for mask in self.snap],
                 **roll_json(self),
-                "conflicts_queued": _ids_of(board, self.queue),
+                "conflicts_queued": names_in(ids, self.queue),
                 "loss": loss,
             },
         }
@@ -1433,7 +1429,7 @@ class SengokuState(Core):
         if board.fortified >> a & 1:
             extras.append(t("fortified"))
         if board.port_into[a]:
-            extras.append(f"{t('port')} -> {','.join(_ids_of(board, board.port_into[a]))}")
+            extras.append(f"{t('port')} -> {','.join(names_in(board.area_ids, board.port_into[a]))}")
         if self.bonus_at[a] >= 0:
             extras.append(game.bonus_name(self.bonus_at[a]))
         kind = "~" if board.is_water[a] else " "
