@@ -196,7 +196,7 @@ def named_features(family: str) -> tuple[str, ...]:
     return names
 
 
-def _corpus(family: str, modes: list[str], games: int, jobs: int, players: tuple[str, ...], lookahead: int,
+def _corpus(modes: list[str], games: int, jobs: int, players: tuple[str, ...], lookahead: int,
             rollouts: int, inputs: str) -> tuple[list[list[float]], list[float]]:
     """The corpus' samples and their labels: results, or with `rollouts` the scripted players' rollout values."""
     if not rollouts:
@@ -275,7 +275,7 @@ def fit(family: str, games: int, validation: int, jobs: int, players: tuple[str,
     shipped model's file); FitError if it has none."""
     modes = _family_modes(family, inputs)
     names = named_features(family) if inputs == "value" else INPUTS[inputs][0]
-    rows, labels = _corpus(family, modes, games, jobs, players, lookahead, rollouts, inputs)
+    rows, labels = _corpus(modes, games, jobs, players, lookahead, rollouts, inputs)
     target, version = _target_and_version(family, out)
     model = ValueModel(family, version, names, tuple(_logistic(rows, labels, l2)), 1.0, lookahead=lookahead,
                                  inputs=inputs)

@@ -102,8 +102,7 @@ class RefereeExecutor(Executor):
             raise ExecutorError(f"cannot start the referee: {error}") from None
         self._referee, self._folders = referee, folders
         referee.server.pool.remote_lookup = self.remote_lookup
-        for name, token_hash in self._remotes.items():
-            referee.call(_register(referee.server, name, token_hash))
+        _register_all(referee, self._remotes)
         return referee
 
     def _add_folders(self, referee: BackgroundReferee, folders: tuple[Path, ...]) -> None:
@@ -143,8 +142,7 @@ class RefereeExecutor(Executor):
         """Take (or re-key) remote bots by name and token hash."""
         self._remotes.update(token_hashes)
         if self._referee is not None:
-            for name, token_hash in token_hashes.items():
-                self._referee.call(_register(self._referee.server, name, token_hash))
+            _register_all(self._referee, token_hashes)
 
     def open_streams(self, game: str | None = None, family: str | None = None) -> dict[str, int]:
         """Per remote bot, its streams open now (for `game`, when given; 0 for one that is offline)."""
@@ -233,6 +231,12 @@ async def _add_manifest(server: RefereeServer, manifest: BotManifest) -> None:
 
 async def _register(server: RefereeServer, name: str, token_hash: str) -> None:
     server.pool.register_remote_hash(name, token_hash)
+
+
+def _register_all(referee: BackgroundReferee, token_hashes: dict[str, str]) -> None:
+    """Take (or re-key) these remote bots, by name and token hash, on the running referee."""
+    for name, token_hash in token_hashes.items():
+        referee.call(_register(referee.server, name, token_hash))
 
 
 async def _open_streams(server: RefereeServer, game: str | None, family: str | None) -> dict[str, int]:
