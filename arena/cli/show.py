@@ -34,7 +34,7 @@ from arena.tournament.jobs import UNRATED, PlayedMatch
 
 if TYPE_CHECKING:
     from arena.analysis import Analysis
-    from arena.analysis.match import TurningPoint
+    from arena.analysis.match import Slide, TurningPoint
     from arena.bottest.harness import Check, ConformanceReport
     from arena.referee.record import MatchRecord
     from arena.store import Store, StoredMatch, TournamentRow
@@ -535,13 +535,25 @@ def _show_slides(analysis: Analysis, seat: int | None, bot: str, source: str) ->
     for slide in sorted(slides, key=lambda s: s.seat != seat):
         luck = "" if slide.luck is None else f", chance {slide.luck:+.0%}"
         console.print(f"{_seat_label(analysis, slide.seat, seat, bot)} slid from {slide.start:.0%} to {slide.end:.0%} "
-                      f"with no single turning point: its own moves cost {slide.own_moves:.0%} in all "
-                      f"({slide.costly_moves} of them lost some, at most {slide.largest:.0%} at once){luck}; the "
-                      "rest was the other side's play: out-played a little at a time", markup=False, soft_wrap=True)
+                      f"with no single turning point: its own moves {_cost_or_gain(slide.own_moves, '.0%')} in all "
+                      f"({_costly_moves(slide)}){luck}; the rest was the other side's play: out-played a little at "
+                      "a time", markup=False, soft_wrap=True)
     if slides:
         console.print(f"a larger budget looks closer: {command_line('analyse', source)} --budget "
                       f"{analysis.closer_budget()} (its searches' noise about half, smaller mistakes stand clear)",
                       style="dim", markup=False, soft_wrap=True)
+
+
+def _cost_or_gain(amount: float, form: str) -> str:
+    """What moves did to their side's chance, said without a double negative: "cost 3%" or "gained 3%"."""
+    return f"cost {amount:{form}}" if amount >= 0 else f"gained {-amount:{form}}"
+
+
+def _costly_moves(slide: Slide) -> str:
+    """How many of a sliding seat's moves lost anything, and the most one lost."""
+    if not slide.costly_moves:
+        return "none of them lost any"
+    return f"{slide.costly_moves} of them lost some, at most {slide.largest:.0%} at once"
 
 
 def _show_turning_points(analysis: Analysis, points: Sequence[TurningPoint], seat: int | None, bot: str) -> None:
@@ -585,8 +597,9 @@ def _show_curves(analysis: Analysis, order: list[int], seat: int | None, bot: st
             line += f"   as they play {expected[one]:.0%} at the start"
         console.print(line, markup=False)
     if analysis.players is not None:
-        forms = "; ".join(f"{analysis.seat_names[one]}'s moves lose {form.drop:.1%} of a game each ({form.matches} "
-                          f"match(es), {form.decisions} decisions)" for one, form in enumerate(analysis.players))
+        forms = "; ".join(f"{analysis.seat_names[one]}'s moves {'lose' if form.drop >= 0 else 'gain'} "
+                          f"{abs(form.drop):.1%} of a game each ({form.matches} match(es), {form.decisions} decisions)"
+                          for one, form in enumerate(analysis.players))
         console.print(f"'as they play': the chance if each side goes on losing what its moves lost in its other "
                       f"analysed matches: {forms}", style="dim", markup=False, soft_wrap=True)
         _show_edges(analysis)

@@ -265,6 +265,30 @@ def test_arena_analyse_says_how_a_slide_was_lost(capsys: pytest.CaptureFixture[s
     assert "out-played a little at a time" in out and "arena analyse 42 --budget 2000" in out
 
 
+def test_a_slide_whose_own_moves_gained_says_so_without_a_double_negative(capsys: pytest.CaptureFixture[str],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seat can slide while its own moves gained a little by the search's reading: "gained 3%", never "cost -3%",
+    and "none of them lost any" where none did."""
+    from dataclasses import replace
+
+    from arena.analysis import Analysis
+    from arena.analysis.match import Slide
+    from arena.cli.show import show_analysis
+
+    analysis = _slid([0.05] * 10, (0.0, 1.0))
+    gained = Slide(0, 0.7, 0.0, -0.03, 0, -0.001, None)
+    monkeypatch.setattr(Analysis, "slides", lambda self: [gained])
+    show_analysis(analysis, source="42")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "its own moves gained 3% in all (none of them lost any); the rest" in out, out
+    assert "cost -" not in out and "-0%" not in out
+    monkeypatch.setattr(Analysis, "slides", lambda self: [replace(gained, own_moves=0.04, costly_moves=2,
+                                                                  largest=0.02)])
+    show_analysis(analysis, source="42")
+    assert "its own moves cost 4% in all (2 of them lost some, at most 2% at once)" in " ".join(
+        capsys.readouterr().out.split())
+
+
 def test_a_turning_point_is_named_as_the_match_numbers_its_moments(capsys: pytest.CaptureFixture[str]) -> None:
     """One numbering (issue 45): `arena analyse` and its JSON name a turning point "decision 14 (step 28)", the
     decision counted over the match from 1 and the step as `arena replay` and the page number it (chance steps

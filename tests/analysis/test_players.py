@@ -214,6 +214,9 @@ def test_arena_analyse_says_the_chance_as_they_play(capsys: pytest.CaptureFixtur
     assert "Yellow's moves lose 0.4% of a game each (6 match(es), 120 decisions)" in out
     assert "Red's moves lose 3.5% of a game each (6 match(es), 90 decisions)" in out
     assert "fared in its seat" not in out  # no edge measured
+    show_analysis(replace(_match((0.0, 0.03)), players=(replace(forms[0], drop=-0.01), forms[1])))
+    out = " ".join(capsys.readouterr().out.split())  # a player the search underrates: its moves gain
+    assert "Yellow's moves gain 1.0% of a game each" in out and "lose -" not in out, out
     edged = (replace(forms[0], edge=0.12, edge_error=0.02, edge_matches=12),
              replace(forms[1], edge=-0.04, edge_error=0.02, edge_matches=10))
     show_analysis(replace(_match((0.0, 0.0)), players=edged))

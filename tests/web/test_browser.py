@@ -120,9 +120,9 @@ def script_errors(browser: Any) -> list[str]:
 
 def page_misreads(browser: Any) -> list[str]:
     """Text on the page that is a script's value printed instead of what it holds ("[object HTMLDivElement]",
-    "undefined" or "NaN" standing alone)."""
+    "undefined", "NaN", or a missing value's "null" or "None" standing alone)."""
     text = browser.find_element(By.TAG_NAME, "body").text
-    return [f"the page reads {word!r}" for word in ("[object ", "undefined", "NaN")
+    return [f"the page reads {word!r}" for word in ("[object ", "undefined", "NaN", "null", "None")
             if (word in text if word.startswith("[") else re.search(rf"\b{word}\b", text))]
 
 
@@ -249,6 +249,12 @@ def test_play_and_jump_to_a_decision(browser: Any, site: str, web_store: Store) 
     WebDriverWait(browser, 5, ignored_exceptions=STALE).until(lambda b: b.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step") != "0")
     counter = browser.find_element(By.CSS_SELECTOR, ".counter").text
     assert "decision 5" in counter
+    at = viewer.get_attribute("data-step")
+    for nothing in ("0", ""):  # no decision 0 (a chance step's mark), nor an empty box: the viewer stays put
+        jump.send_keys(Keys.CONTROL, "a")
+        jump.send_keys(Keys.BACKSPACE, nothing, Keys.ENTER)
+        assert viewer.get_attribute("data-step") == at
+        assert browser.find_element(By.CSS_SELECTOR, ".counter").text == counter
     browser.find_element(By.CSS_SELECTOR, "button[title^='Play']").click()
     start = int(viewer.get_attribute("data-step"))
     WebDriverWait(browser, 10, ignored_exceptions=STALE).until(lambda b: int(b.find_element(By.CSS_SELECTOR, "[data-step]").get_attribute("data-step")) > start + 1)
@@ -682,6 +688,30 @@ def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_pat
                 "end): greedy's +12.0% (12 matches); random's −4.0% (10 matches), so greedy +8.0% at the start"
                 in said), said
         assert "object" not in said and "undefined" not in said and "NaN" not in said
+        assert not script_errors(browser)
+    finally:
+        server.stop()
+
+
+def _with_a_gaining_form(analysis: Any, record: MatchRecord) -> Any:
+    """The analysis with both players' forms, greedy's moves gaining 0.4% a decision by the search's reading."""
+    from dataclasses import replace
+
+    from arena.analysis.players import PlayerForm
+
+    return replace(analysis, players=(PlayerForm(-0.004, 120, 6, 20.0), PlayerForm(0.035, 90, 6, 15.0)))
+
+
+def test_a_players_form_that_gains_reads_as_a_gain(browser: Any, tmp_path: Path) -> None:
+    """A player the search underrates (its moves' mean drop below zero) gains: never "lose -0.4%"."""
+    url, match_id = _stored_match_db(tmp_path / "gains.db", _with_a_gaining_form)
+    server = WebServer(url)
+    try:
+        open_page(browser, f"{server.url}/matches/{match_id}")
+        WebDriverWait(browser, 30, ignored_exceptions=STALE).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "[data-analysed='true'] .as-they-play"))
+        said = " ".join(browser.find_element(By.CSS_SELECTOR, ".as-they-play").text.split())
+        assert "greedy's moves gain 0.4% of a game each (6 match(es)); random's moves lose 3.5%" in said, said
         assert not script_errors(browser)
     finally:
         server.stop()

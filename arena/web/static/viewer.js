@@ -369,8 +369,9 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     for (let i = current - 1; i >= 0 && !before; i--) before = decisionOf[i];
     return `${of} · chance${before ? `, after decision ${before}` : ""}`;
   }
-  // The step of decision `number` (0 when the match, so far, has none such).
-  function stepOfDecision(number) { return decisionOf.indexOf(number) + 1; }
+  // The step of decision `number` (0 when the match, so far, has none such; decisions count from 1, and a chance
+  // step's 0 in decisionOf is no decision's).
+  function stepOfDecision(number) { return number >= 1 ? decisionOf.indexOf(number) + 1 : 0; }
   function addSteps(more) {
     const rows = [];
     for (const step of more) {
@@ -414,7 +415,7 @@ export function mountReplay(container, doc, { hash = true } = {}) {
     chart = chanceChart(analysis, names, (step) => { stop(); go(step); }, board.sides || []);
     turning = new Map(analysis.turning_points.map((p) => [p.step + 1, p]));
     const who = (seat) => names[seat] || analysis.seat_names[seat];
-    analysed.replaceChildren(
+    analysed.replaceChildren(...[  // (what is not shown is null: left out, never written as "null")
       h("h2", {}, "Chance to win"),
       chart.svg, chart.legend,
       h("p", { class: "muted" }, `${analysis.decisions.length} decisions searched from each mover's own view, ` +
@@ -429,26 +430,33 @@ export function mountReplay(container, doc, { hash = true } = {}) {
                 (p.judged_by === "playouts" ? "; judged by playouts" : ""))))
         : h("p", {}, "No turning point: no move lost much of its mover's chance."),
       ...(analysis.slides || []).map((s) => h("p", { class: "slide" },
-        `${who(s.seat)} slid from ${pct0(s.start)} to ${pct0(s.end)} with no single turning point: its own moves cost ` +
-        `${pct0(s.own_moves)} in all (${s.costly_moves} of them lost some, at most ${pct0(s.largest)} at once)` +
+        `${who(s.seat)} slid from ${pct0(s.start)} to ${pct0(s.end)} with no single turning point: its own moves ` +
+        `${s.own_moves >= 0 ? "cost" : "gained"} ${pct0(Math.abs(s.own_moves))} in all (${costlyMoves(s)})` +
         (s.luck === null || s.luck === undefined ? "" : `, chance ${s.luck >= 0 ? "+" : "−"}${pct0(Math.abs(s.luck))}`) +
         "; the rest was the other side's play: out-played a little at a time.")),
       (analysis.slides || []).length
         ? h("p", { class: "muted" }, "A larger budget looks closer (its searches' noise about half): ",
             h("code", {}, `arena analyse ${analysis.match.slice(0, 12)} --budget ${analysis.closer_budget}`))
-        : null);
+        : null].filter((node) => node !== null));
     container.setAttribute("data-analysed", "true");
     markTurning();
     chart.at(current);
   }
   function pct0(value) { return `${Math.round(value * 100)}%`; }
+  // How many of a sliding seat's moves lost anything, and the most one lost.
+  function costlyMoves(slide) {
+    return slide.costly_moves ? `${slide.costly_moves} of them lost some, at most ${pct0(slide.largest)} at once`
+      : "none of them lost any";
+  }
   function signed(value) { return `${value >= 0 ? "+" : "−"}${Math.abs(value * 100).toFixed(1)}%`; }
   // The chances as these two players play (arena/analysis/players.py), where both players' forms are known.
   function asTheyPlay(analysis, who) {
     const first = analysis.decisions.length ? analysis.decisions[0] : null;
     if (!analysis.players || !first || first.expected === null || first.expected === undefined) return null;
     const seat0 = first.seat === 0 ? first.expected : 1 - first.expected;
-    const form = (seat) => `${who(seat)}'s moves lose ${(analysis.players[seat].drop * 100).toFixed(1)}% of a game ` +
+    const drop = (seat) => analysis.players[seat].drop;
+    const form = (seat) => `${who(seat)}'s moves ${drop(seat) >= 0 ? "lose" : "gain"} ` +
+      `${Math.abs(drop(seat) * 100).toFixed(1)}% of a game ` +
       `each (${analysis.players[seat].matches} match(es))`;
     const edge = (seat) => `${who(seat)}'s ${signed(analysis.players[seat].edge)} ` +
       `(${analysis.players[seat].edge_matches} matches)`;
