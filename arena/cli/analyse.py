@@ -11,7 +11,7 @@ from arena.analysis import DEFAULT_BUDGET, PLAYOUT_PAIRS, Analysis, AnalysisErro
 from arena.analysis.background import analyse_pending, stored_forms
 from arena.cli.options import DB_OPTION, JSON_OPTION
 from arena.cli.settings import open_store, record_bytes
-from arena.cli.show import RunDisplay, console, fail, print_json, show_analysis
+from arena.cli.show import RunDisplay, command_line, console, fail, print_json, show_analysis
 from arena.referee.record import MatchRecord, RecordError
 from arena.referee.replay import ReplayDivergence
 from arena.store import Store
@@ -63,9 +63,10 @@ def analyse(
     if json_output:
         _print_document(analysis, timings, seat, as_bot)
         return
-    show_analysis(analysis, seat, as_bot or "", source)
+    show_analysis(analysis, seat, as_bot or "", source, db)
     if store is not None:
-        console.print(f"stored with match {match_id}: its page and `arena replay {match_id}` show it")
+        console.print(f"stored with match {match_id}: its page and `{command_line('replay', str(match_id), db=db)}` "
+                      "show it", markup=False)
 
 
 def _parsed_budget(budget: str) -> Budget:

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from arena.bottest.harness import plan_checks, run_conformance
-from arena.cli.options import (BOT_ENV_OPTION, BOT_STORE_OPTION, DB_OPTION, JSON_OPTION, SANDBOX_OPTION,
+from arena.cli.options import (BOT_ENV_OPTION, BOT_STORE_OPTION, DB_OPTION, JSON_OPTION, MAX_SEED, SANDBOX_OPTION,
     SERVER_CA_OPTION, clock_options)
 from arena.cli.settings import checked_bot_folder, checked_sandbox, open_store, pools_for, results_dir
 from arena.cli.show import (CheckTicker, StepPrinter, ago, console, err_console, fail, mark, print_conformance,
@@ -424,7 +424,7 @@ def test_command(
     bank_ms: int = typer.Option(10_000, "--bank-ms", min=0, help="Overage bank per match."),
     grace_ms: int = typer.Option(250, "--grace-ms", min=0, help="Transport grace per decision."),
     startup_s: float = typer.Option(30.0, "--startup-s", min=1.0, help="Time to start and say Hello."),
-    seed: int = typer.Option(1, "--seed", min=0, help="Seed of the first match."),
+    seed: int = typer.Option(1, "--seed", min=0, max=MAX_SEED, help="Seed of the first match."),
     sandbox: Optional[str] = SANDBOX_OPTION,
     bot_env: Optional[list[str]] = BOT_ENV_OPTION,
     json_output: bool = JSON_OPTION,

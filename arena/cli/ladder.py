@@ -16,8 +16,8 @@ import typer
 from rich.table import Table
 
 from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISION_LIMIT_OPTION, JSON_OPTION,
-    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration, parse_options,
-    run_budget)
+    MATCH_LIMIT_OPTION, MAX_SEED, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_duration,
+    parse_options, run_budget)
 from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings,
     read_token_file, resolve_bots)
 from arena.cli.show import console, display_for, duration, fail, pool_json, print_json, print_leaderboard, said, styled
@@ -51,7 +51,8 @@ def run(
                                                             "every built-in agent)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of a new ladder (default: random)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
+                                       help="Seed of a new ladder (default: random)."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option NAME=VALUE (repeatable; "
                                                                              "see `arena games`): a ladder of its "
                                                                              "own, rated in its own pool."),
@@ -147,7 +148,8 @@ def serve(
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Stop after this many rounds (default: run "
                                                                        "until stopped)."),
     notify_url: Optional[str] = typer.Option(None, "--notify-url", help="POST each stored result as JSON here."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of new ladders (default: random)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
+                                       help="Seed of new ladders (default: random)."),
     same_owner: bool = typer.Option(False, "--same-owner", help="Let two bots of one owner meet (by default they "
                                                                 "never do: one could throw its games to the other)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,

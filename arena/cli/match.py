@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from arena.cli.options import (ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, SANDBOX_OPTION, TLS_CA_OPTION, clock_options,
-    fault_policy_option, parse_options)
+from arena.cli.options import (ADMIN_TOKEN_FILE_OPTION, BOT_ENV_OPTION, MAX_SEED, SANDBOX_OPTION, TLS_CA_OPTION,
+    clock_options, fault_policy_option, parse_options)
 from arena.cli.settings import (check_bot_dirs, checked_sandbox, client_admin_token, load_bot_folder, open_game,
     results_dir)
 from arena.cli.show import FAULT_OUTPUT_LINES, RunDisplay, console, err_console, fail, print_fault, print_json
@@ -27,9 +27,10 @@ def match(
                                      "scripted, mcts, trivial; ./bots/<name>/bot.toml; or registered on --server), or "
                                      "paths to bot folders; one per seat."),
     games: int = typer.Option(2, "--games", min=1, max=100_000, help="How many games (seat-swapped pairs)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Fixes every game, the bots' seeds too (default: a secret random "
-                                     "one): each game's chance is keyed by it. With --server, that referee's own "
-                                     "secret keys the bots' seeds."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
+                                       help="Fixes every game, the bots' seeds too (default: a secret random one): "
+                                            "each game's chance is keyed by it. With --server, that referee's own "
+                                            "secret keys the bots' seeds."),
     server: Optional[str] = typer.Option(None, "--server", help="Use a running `arena serve` at host:port "
                                          "instead of starting a referee here."),
     bot_dirs: Optional[list[Path]] = typer.Option(None, "--bots", help="Folder of <name>/bot.toml (repeatable;"

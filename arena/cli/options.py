@@ -21,6 +21,7 @@ from arena.tournament.celery_executor import BROKER_ENV, DEFAULT_QUEUE
 if TYPE_CHECKING:
     from arena.analysis import Budget
 
+MAX_SEED = 2 ** 63 - 1  # seeds are 63-bit (arena/referee/seeds.py), as the store keeps them
 ADMIN_TOKEN_FILE = "admin-token"  # under the results folder: where `arena serve` writes a token it made
 
 DB_OPTION = typer.Option(None, "--db", help="The database: a file (results/arena.db; SQLite) or a URL "
@@ -56,6 +57,13 @@ ANALYSE_OPTION = typer.Option(None, "--analyse", metavar="BUDGET",
                               help="Analyse every stored match in the background (a fifth of a core while play keeps "
                                    "the machine busy, idle cores whole), BUDGET per decision as in `arena analyse "
                                    "--budget` (400, 0.5s).")
+
+
+def given_name(name: str | None) -> str | None:
+    """A `--name` as typed (None: not given), or a one-line error for an empty one: a name is how it is found again."""
+    if name is not None and not name.strip():
+        fail("--name cannot be empty: give a name, or leave --name out for a numbered one", code=2)
+    return name
 
 
 def parse_duration(text: str) -> float:

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from arena.agents import Agent, UnknownAgentError, make_agent
-from arena.cli.options import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, agent_limits, parse_options
+from arena.cli.options import DECISION_LIMIT_OPTION, MATCH_LIMIT_OPTION, MAX_SEED, agent_limits, parse_options
 from arena.cli.settings import open_game, results_dir
 from arena.cli.show import RunDisplay, console, fail, print_json
 from arena.games.base import Game
@@ -20,9 +20,9 @@ from arena.referee.seeds import new_seed
 
 def play(
     game_name: str = typer.Argument(..., metavar="GAME", help="A game or game/mode, see `arena games`."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Seed of the series: the same seed plays the "
-                                                                    "same games again (each game draws its chance "
-                                                                    "from a seed of its own, keyed by this one)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
+                                       help="Seed of the series: the same seed plays the same games again (each game "
+                                            "draws its chance from a seed of its own, keyed by this one)."),
     games: int = typer.Option(1, "--games", min=1, max=100_000, help="How many games to play."),
     players: str = typer.Option("random,random", "--players", help="Comma-separated built-in agents, one per seat."),
     option: Optional[list[str]] = typer.Option(None, "--option", "-o", help="Game option key=value (repeatable)."),

@@ -13,7 +13,8 @@ from rich.text import Text
 from arena.analysis import Analysis, TurningPoint
 from arena.cli.options import DB_OPTION
 from arena.cli.settings import open_store, record_bytes
-from arena.cli.show import FAULT_OUTPUT_LINES, console, fail, print_fault, show_analysis, show_luck, styled, versioned
+from arena.cli.show import (FAULT_OUTPUT_LINES, command_line, console, fail, print_fault, show_analysis, show_luck,
+    styled, versioned)
 from arena.games.base import Game, State
 from arena.referee.evidence import seat_evidence, shown
 from arena.referee.record import MatchRecord, RecordError, Step, step_name
@@ -67,10 +68,11 @@ def replay(
     if final:
         console.print(Panel(state.board_text(), title="final position", expand=False))
     _show_ending(record, game)
-    if analysis is not None:
-        show_analysis(analysis, source=source)
+    if analysis is not None:  # (the follow-up commands keep this one's --db)
+        show_analysis(analysis, source=source, db=db)
     else:
-        console.print(f"where was it won and lost? arena analyse {source}", style="dim")
+        console.print(f"where was it won and lost? {command_line('analyse', source, db=db)}", style="dim",
+                      markup=False)
 
 
 def _start_of(record: MatchRecord, decision: int | None, final: bool) -> int:

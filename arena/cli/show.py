@@ -482,12 +482,26 @@ def trend_sparkline(values: list[float], width: int = 40) -> str:
     return "".join(SPARKS[min(len(SPARKS) - 1, int((v - low) / span * (len(SPARKS) - 1) + 0.5))] for v in values)
 
 
+def _readable_luck(data: Any, seats: int) -> MatchLuck | None:
+    """The luck a record keeps, or None after one line saying it cannot be read (a record is a file anyone can
+    edit)."""
+    try:
+        luck = MatchLuck.from_json(data)
+        if len(luck.seats) != seats:
+            raise ValueError(f"{len(luck.seats)} seats' luck for {seats} seats")
+    except ValueError as error:
+        console.print(f"luck: the record's luck cannot be read ({error}); `arena analyse` measures it again",
+                      markup=False, soft_wrap=True)
+        return None
+    return luck
+
+
 def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
     """Who chance favoured, by how much, and the events that gave the most (the record's luck, arena.luck)."""
     data = record.extra.get("luck")
-    if not data:
+    luck = _readable_luck(data, len(seat_names)) if data else None
+    if luck is None:
         return
-    luck = MatchLuck.from_json(data)
     counted = list(luck.seats)
     luckiest = max(range(len(counted)), key=counted.__getitem__)
     names = {player.seat: player.name for player in record.players}
@@ -506,7 +520,8 @@ def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:
                   + (" (this model's luck does not predict results: none)" if not luck.beta else ""), style="dim")
 
 
-def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "", source: str = "MATCH") -> None:
+def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "", source: str = "MATCH",
+                  db: str | None = None) -> None:
     """The chance curve of both seats as sparklines (with the static evaluation's beside), and the turning
     points; with `seat` (arena analyse --as BOT), told from that seat's side: its curve and its turning points
     first; `source`: how the match was named (for the command that would look closer)."""
@@ -525,10 +540,10 @@ def show_analysis(analysis: Analysis, seat: int | None = None, bot: str = "", so
         console.print("no turning point: no move lost much of its mover's chance, clear of the search's noise")
     else:
         _show_turning_points(analysis, points, seat, bot)
-    _show_slides(analysis, seat, bot, source)
+    _show_slides(analysis, seat, bot, source, db)
 
 
-def _show_slides(analysis: Analysis, seat: int | None, bot: str, source: str) -> None:
+def _show_slides(analysis: Analysis, seat: int | None, bot: str, source: str, db: str | None) -> None:
     """How a seat lost ground without a turning point: a little at every move, or chance, or the other side;
     and the budget that would look closer."""
     slides = analysis.slides()
@@ -539,8 +554,9 @@ def _show_slides(analysis: Analysis, seat: int | None, bot: str, source: str) ->
                       f"({_costly_moves(slide)}){luck}; the rest was the other side's play: out-played a little at "
                       "a time", markup=False, soft_wrap=True)
     if slides:
-        console.print(f"a larger budget looks closer: {command_line('analyse', source)} --budget "
-                      f"{analysis.closer_budget()} (its searches' noise about half, smaller mistakes stand clear)",
+        console.print(f"a larger budget looks closer: "
+                      f"{command_line('analyse', source, '--budget', analysis.closer_budget(), db=db)} (its searches' "
+                      "noise about half, smaller mistakes stand clear)",
                       style="dim", markup=False, soft_wrap=True)
 
 

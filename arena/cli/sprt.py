@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import typer
 
-from arena.cli.options import BROKER_OPTION, DB_OPTION, JSON_OPTION, QUEUE_OPTION, SANDBOX_OPTION
+from arena.cli.options import BROKER_OPTION, DB_OPTION, JSON_OPTION, MAX_SEED, QUEUE_OPTION, SANDBOX_OPTION, given_name
 from arena.cli.settings import StopRequest, open_game, open_store, play_settings, resolve_bots
 from arena.cli.show import console, display_for, fail, print_json, said
 from arena.games.base import Game
@@ -83,13 +83,14 @@ def sprt(
     min_pairs: int = typer.Option(MIN_PAIRS, "--min-pairs", min=1,
                                   help="Decide nothing before this many pairs (bench/sprt_check.py measures why)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED),
     duplicate: bool = typer.Option(False, "--duplicate",
                                    help="Play both games of a pair on one deal and the same dice: the deal's luck "
                                         "cancels within the pair (Major General, scripted players 40 Elo apart: "
                                         "3.7x fewer pairs to a decision). Built-in agents only, which cannot "
                                         "remember; refused with bot programs."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name the test; the same name again resumes it."),
+    name: Optional[str] = typer.Option(None, "--name", callback=given_name,
+                                       help="Name the test; the same name again resumes it."),
     broker: Optional[str] = BROKER_OPTION,
     queue: str = QUEUE_OPTION,
     sandbox: Optional[str] = SANDBOX_OPTION,

@@ -10,7 +10,8 @@ import typer
 from rich.table import Table
 
 from arena.cli.options import (ANALYSE_OPTION, BROKER_OPTION, DB_OPTION, DECISION_LIMIT_OPTION, JSON_OPTION,
-    MATCH_LIMIT_OPTION, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, parse_options, run_budget)
+    MATCH_LIMIT_OPTION, MAX_SEED, QUEUE_OPTION, SANDBOX_OPTION, agent_limits, analyse_budget, given_name, parse_options,
+    run_budget)
 from arena.cli.settings import (StopRequest, background_analyser, open_game, open_store, play_settings, resolve_bots,
     results_dir)
 from arena.cli.show import (ago, command_line, console, display_for, display_name, fail, print_json,
@@ -44,14 +45,14 @@ def run(
                                                                         "or seat-swapped pairs per knockout tie."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
                                               help="Matches at once (default: the number of cores)."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=0,
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
                                        help="Fixes the schedule and every match, bot programs' too: each game's chance "
                                             "and every seat's seed (default: a secret random one). It is the key of "
                                             "them all: keep it to yourself on a shared ladder."),
     duplicate: bool = typer.Option(False, "--duplicate",
                                    help="Play every rotation of a pairing on one deal and the same dice (cuts the luck "
                                         "between built-in agents, which cannot remember; refused with bot programs)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Name it; running the same name again resumes it, or, "
+    name: Optional[str] = typer.Option(None, "--name", callback=given_name, help="Name it; running the same name again resumes it, or, "
                                                              "once it is finished, plays its rounds once more (with its "
                                                              "own seed: another --seed is refused)."),
     duration: Optional[str] = typer.Option(None, "--for", help="Stop starting matches after this long (e.g. 90s, 10m; "
@@ -67,10 +68,13 @@ def run(
     match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
+    show_secret: bool = typer.Option(False, "--show-secret", help="Also print the tournament's seed (see `arena "
+                                                                  "tournament show --help`): for the operator only."),
 ) -> None:
     """Run a tournament, store every match and its rating update, print the standings."""
     limits = agent_limits(decision_limit, match_limit)
     analyser_budget = analyse_budget(analyse)
+    budget_s = run_budget(duration)  # (checked before anything is stored)
     specs = _specs(game_name, bots, format, rounds, seed, name, option, duplicate)
     kinds = _spec_kinds(specs)
     if duplicate and kinds != {PlayerKind.AGENT}:
@@ -85,13 +89,14 @@ def run(
             _say_extended(extended)
         with background_analyser(analyser_budget, ids, db, json_output), stop.installed(), \
                 series_display(json_output, len(ids)) as series:
-            summaries = play(store, ids, settings, budget_s=run_budget(duration),
+            summaries = play(store, ids, settings, budget_s=budget_s,
                              display=series if len(ids) > 1 else display_for(json_output), should_stop=stop)
     except TournamentError as error:
         fail(said(error, db), code=2)
     except KeyboardInterrupt:
         fail(f"aborted; stored matches are kept: resume with `{_resume_line(store, ids, db)}`", code=130)
-    _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings, db=db)
+    _report(store, [standings_of(store, summary) for summary in summaries], json_output, standings, db=db,
+            show_secret=show_secret)
 
 
 def _spec_kinds(specs: list[TournamentSpec]) -> set[PlayerKind]:
@@ -140,6 +145,8 @@ def resume(
     match_limit: Optional[str] = MATCH_LIMIT_OPTION,
     db: Optional[str] = DB_OPTION,
     json_output: bool = JSON_OPTION,
+    show_secret: bool = typer.Option(False, "--show-secret", help="Also print each tournament's seed (see `arena "
+                                                                  "tournament show --help`): for the operator only."),
 ) -> None:
     """Continue interrupted tournaments where they stopped (finished matches are never replayed)."""
     limits = agent_limits(decision_limit, match_limit)
@@ -160,7 +167,7 @@ def resume(
         fail(said(error, db), code=2)
     except KeyboardInterrupt:
         fail(f"aborted; stored matches are kept: resume with `{_resume_line(store, ids, db)}`", code=130)
-    _report(store, results, json_output, db=db)
+    _report(store, results, json_output, db=db, show_secret=show_secret)
 
 
 def _say_extended(extended: list[tuple[TournamentRow, int]]) -> None:
@@ -179,13 +186,15 @@ def _resume_line(store: Store, ids: list[int], db: str | None) -> str:
 
 
 def _report(store: Store, results: list[Standings], json_output: bool, standings: bool = True,
-            db: str | None = None) -> None:
+            db: str | None = None, show_secret: bool = False) -> None:
+    """What a run or resume printed at its end: JSON, or the standings, the faults and the next commands (the
+    series secret only with `show_secret`)."""
     if json_output:
-        print_json({"tournaments": [result.to_json() for result in results]})
+        print_json({"tournaments": [result.to_json(show_secret) for result in results]})
         return
     if standings:
         for result in results:
-            _print_standings(store, result.summary.tournament_id)
+            _print_standings(store, result.summary.tournament_id, show_secret)
     for result in results:
         if entrant_kinds(store, result.tournament.id) - {PlayerKind.AGENT}:
             print_tournament_faults(store, result.tournament.id)

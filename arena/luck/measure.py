@@ -31,9 +31,14 @@ class MatchLuck:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MatchLuck:
-        return cls(str(data["model"]), float(data["beta"]),
-                   tuple((int(n), float(luck)) for n, luck in data.get("events", [])),
-                   tuple(float(luck) for luck in data["seats"]))
+        """Inverse of `to_json`; a ValueError saying so where `data` is not a match's luck (a record is a file
+        anyone can edit)."""
+        try:
+            return cls(str(data["model"]), float(data["beta"]),
+                       tuple((int(n), float(luck)) for n, luck in data.get("events", [])),
+                       tuple(float(luck) for luck in data["seats"]))
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a match's luck ({type(error).__name__}: {error})") from None
 
 
 class LuckMeter:
@@ -131,9 +136,23 @@ def measure_luck(record: MatchRecord, game: Game | None = None, model: ValueMode
 
 def attach_luck(record: MatchRecord, game: Game | None = None) -> MatchLuck | None:
     """The record's luck, measured once and kept in the record (`extra["luck"]`), or None where none is."""
-    if "luck" in record.extra:
-        return MatchLuck.from_json(record.extra["luck"])
-    return keep_luck(record, measure_luck(record, game))
+    kept = _kept_luck(record)
+    return kept if kept is not None else keep_luck(record, measure_luck(record, game))
+
+
+def _kept_luck(record: MatchRecord) -> MatchLuck | None:
+    """The luck the record keeps, where it reads as this match's (one figure a seat); None where it keeps none, or
+    keeps it damaged (a record is a file anyone can edit: that luck is dropped, to be measured again)."""
+    if "luck" not in record.extra:
+        return None
+    try:
+        luck: MatchLuck | None = MatchLuck.from_json(record.extra["luck"])
+    except ValueError:
+        luck = None
+    if luck is None or len(luck.seats) != len(record.players):
+        del record.extra["luck"]
+        return None
+    return luck
 
 
 def keep_luck(record: MatchRecord, luck: MatchLuck | None) -> MatchLuck | None:

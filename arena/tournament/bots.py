@@ -59,16 +59,29 @@ def parse_bot(text: str) -> BotSpec:
         raise BotSpecError("empty bot spec")
     name, spec, named = _split_name(text)
     path = Path(spec)
-    if ("/" in spec or spec.startswith(".")) and path.is_dir():
+    if "/" in spec or spec.startswith("."):  # a bot program's folder
+        if not path.is_dir():
+            raise BotSpecError(f"{spec}: no such folder" if not path.exists() else f"{spec}: not a folder")
         if not (path / "bot.toml").is_file():
             raise BotSpecError(f"{spec}: a bot program's folder needs a bot.toml")
         _check_manifest(path)
-        return BotSpec(name if named else spec.rstrip("/"), str(path.resolve()), PlayerKind.PROGRAM)
+        return BotSpec(name if named else folder_name(path), str(path.resolve()), PlayerKind.PROGRAM)
     try:
         make_agent(spec).close()
     except UnknownAgentError as error:
         raise BotSpecError(f"{error}; or give a bot program's directory") from None
     return BotSpec(name if named else agent_name(spec), spec, PlayerKind.AGENT)
+
+
+def folder_name(folder: Path) -> str:
+    """The name a bot program plays under when none is given: its folder, one name however it is typed
+    ("./bots/x/", "bots/x" or the absolute path: "bots/x" from the folder above bots/); the absolute path where the
+    folder is not under the working directory."""
+    resolved = folder.resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
 
 
 def _split_name(text: str) -> tuple[str, str, bool]:

@@ -137,7 +137,8 @@ class EmbeddedReferee(Runner):
         try:
             self.server = RefereeServer(ServerConfig(port=None, bot_dirs=tuple(self.bot_dirs),
                                                      results_dir=self.results, sandbox=self.sandbox,
-                                                     seed_salt=self.seed_salt))
+                                                     seed_salt=self.seed_salt,
+                                                     skip_bad_bots=True))  # (one half-written: left out, said)
         except (ManifestError, ValueError) as error:
             raise SeriesError(str(error)) from None
         if self.warn is not None:

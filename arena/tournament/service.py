@@ -107,12 +107,14 @@ class Standings:
     lines: list[EntrantLine]
     names: dict[int, str]
 
-    def to_json(self) -> dict[str, Any]:
-        """The `--json` form of `arena tournament run`."""
+    def to_json(self, show_secret: bool = False) -> dict[str, Any]:
+        """The `--json` form of `arena tournament run`; the tournament's seed, the secret every game's chance is
+        keyed by, only with `show_secret` (for the operator: never in a pasted report)."""
         tournament, summary = self.tournament, self.summary
         return {
             "id": tournament.id, "name": tournament.name, "game": tournament.game, "pool": tournament.pool,
-            "format": tournament.format, "seed": tournament.seed, "rounds": tournament.rounds,
+            "format": tournament.format, **({"seed": tournament.seed} if show_secret else {}),
+            "rounds": tournament.rounds,
             "played": summary.played, "stored": summary.stored, "expected": summary.expected,
             "finished": summary.finished, "stopped_by": summary.stopped_by, "seconds": round(summary.seconds, 3),
             "standings": [line.to_json(self.names) for line in self.lines],

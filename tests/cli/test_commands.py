@@ -92,6 +92,20 @@ def test_a_stored_match_is_read_and_its_store_closed(db: str, monkeypatch: pytes
     assert len(opened) == 1 and closed == opened
 
 
+def test_the_next_commands_a_stored_match_names_keep_its_db(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    """`arena replay ID --db D` suggests `arena analyse ID --db D`, and `arena analyse ID --db D` names `arena replay
+    ID --db D`: pasted, they read the same database (the default one otherwise)."""
+    url = f"sqlite:///{tmp_path / 'other.db'}"
+    assert main(["tournament", "run", GAME, "--bots", "random,greedy", "--rounds", "1", "-j", "1", "--db", url,
+                 "--json"]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "replay", "1", "--final", "--db", url)
+    assert code == 0 and f"where was it won and lost? arena analyse 1 --db {url}" in " ".join(out.split()), out
+    code, out, _ = run(capsys, "analyse", "1", "--budget", "5", "--db", url)
+    assert code == 0 and f"`arena replay 1 --db {url}` show it" in " ".join(out.split()), out
+
+
 @pytest.mark.parametrize("argv, code, words", [
     (["play", "no-such-game"], 2, "unknown game 'no-such-game'"),
     (["play", GAME, "--players", "random"], 2, "has 2 seats"),
@@ -123,8 +137,8 @@ def test_tournament_run_list_show_export_resume(capsys: pytest.CaptureFixture[st
     assert set(shown["standings"][0]) == {"bot", "seed_position", "games", "wins", "draws", "losses", "points",
                                           "faults", "score_pct", "against"}
     resumed = run_json(capsys, "tournament", "resume", "rr", "--db", db)["tournaments"][0]
-    assert set(resumed) == {"id", "name", "game", "pool", "format", "seed", "rounds", "played", "stored",
-                            "expected", "finished", "stopped_by", "seconds", "standings"}
+    assert set(resumed) == {"id", "name", "game", "pool", "format", "rounds", "played", "stored",
+                            "expected", "finished", "stopped_by", "seconds", "standings"}  # (the seed: --show-secret)
     assert resumed["played"] == 0 and resumed["finished"]
     code, out, _ = run(capsys, "tournament", "export", "rr", "--db", db, "--out", str(tmp_path))
     assert code == 0 and len(list(tmp_path.glob("*.jsonl.gz"))) == 6
@@ -134,19 +148,23 @@ def test_tournament_run_list_show_export_resume(capsys: pytest.CaptureFixture[st
 
 def test_a_status_command_never_prints_the_series_secret(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Issue 46: every game's seed is computed from the tournament's seed, so a pasted `tournament show` or
-    `list` would give away every deal to come. They print it only with --show-secret, for the operator."""
+    `list`, or a run's report, would give away every deal to come. They print it only with --show-secret, for the
+    operator."""
     secret = "7316093351827405"
     db = f"sqlite:///{tmp_path / 'arena.db'}"
     code, out, _ = run(capsys, "tournament", "run", GAME, "--bots", "random,greedy", "--rounds", "1", "--seed", secret,
                        "--name", "hidden", "-j", "1", "--db", db)
     assert code == 0 and secret not in out
-    for command in (("list",), ("show", "hidden")):
+    for command in (("list",), ("show", "hidden"), ("run", GAME, "--bots", "random,greedy", "--rounds", "1",
+                                                     "--name", "hidden", "-j", "1"), ("resume", "hidden")):
         for json_flag in ((), ("--json",)):
             code, out, _ = run(capsys, "tournament", *command, *json_flag, "--db", db)
             assert code == 0 and "hidden" in out and secret not in out, (command, json_flag)
             code, out, _ = run(capsys, "tournament", *command, *json_flag, "--show-secret", "--db", db)
             assert code == 0 and secret in out, (command, json_flag)
     assert run_json(capsys, "tournament", "show", "hidden", "--show-secret", "--db", db)["seed"] == int(secret)
+    assert run_json(capsys, "tournament", "resume", "hidden", "--show-secret", "--db", db)["tournaments"][0][
+        "seed"] == int(secret)
     assert run_json(capsys, "tournament", "list", "--show-secret", "--db", db)[0]["seed"] == int(secret)
 
 
@@ -160,12 +178,18 @@ def test_a_status_command_never_prints_the_series_secret(capsys: pytest.CaptureF
     (["tournament", "resume", "nobody-knows"], "no tournament 'nobody-knows'"),
     (["tournament", "show", "404"], "no tournament '404'"),
     (["tournament", "export", "nobody-knows"], "no tournament"),
+    (["tournament", "run", GAME, "--bots", "random,greedy", "--seed", str(2 ** 63)], "9223372036854775807"),
+    (["sprt", GAME, "greedy", "random", "--seed", str(2 ** 63)], "9223372036854775807"),
+    (["tournament", "run", GAME, "--bots", "random,greedy", "--name", ""], "--name cannot be empty"),
+    (["sprt", GAME, "greedy", "random", "--name", " "], "--name cannot be empty"),
 ])
 def test_tournament_bad_input(capsys: pytest.CaptureFixture[str], db: str, argv: list[str], words: str) -> None:
+    before = run_json(capsys, "tournament", "list", "--db", db)
     code, _, err = run(capsys, *argv, "--db", db)
     assert code != 0, err
     one_line(err)
     assert words in err, err
+    assert run_json(capsys, "tournament", "list", "--db", db) == before  # refused before anything was stored
 
 
 # --- ratings: leaderboard, rerate, bot, ladder, sprt -------------------------------------------

@@ -58,3 +58,19 @@ def test_a_tournament_summary_and_show_give_the_faulting_bots_output(capsys: pyt
     assert MARKER in out and "replay reproduces the record" in out
     assert main(["replay", "nosuchrecord", "--db", db]) == 1
     assert "no stored match 'nosuchrecord'" in capsys.readouterr().err
+
+
+def test_a_half_written_bot_beside_the_ones_played_is_left_out_with_a_warning(capsys: pytest.CaptureFixture[str],
+                                                                               tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot.toml being written in ./bots (here `games` not yet a list) stops no match of the other bots: that bot
+    is left out, and a warning says what is wrong with it."""
+    monkeypatch.chdir(tmp_path)
+    half = tmp_path / "bots" / "halfway"
+    half.mkdir(parents=True)
+    (half / "bot.toml").write_text('name = "halfway"\ncommand = ["python3", "bot.py"]\ngames = "major-general"\n')
+    assert main(["match", "major-general", "random", "trivial", "--games", "1", "--seed", "1", "--sandbox", "none",
+                 "--out", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    assert "a bot left out" in captured.err and "games" in captured.err and "halfway" in captured.err, captured.err
+    assert "random" in captured.out and "trivial" in captured.out

@@ -112,3 +112,22 @@ def test_html_refuses_a_record_that_does_not_replay(capsys: pytest.CaptureFixtur
     assert code != 0
     one_line(err, "does not replay")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("luck", [{"events": "x"}, {"model": "m", "beta": 1, "seats": [0.1]}, "lucky", [1, 2]])
+def test_a_records_damaged_luck_is_said_and_measured_again(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           played: MatchRecord, luck: object) -> None:
+    """The luck a record keeps (its header's extra) edited into nonsense: `arena replay` says it cannot read it, in
+    one line, and shows the rest; where the luck is needed (attach_luck), it is measured again from the steps."""
+    from arena.luck import attach_luck, measure_luck
+
+    lines = lines_of(played)
+    header = json.loads(lines[0])
+    header.setdefault("extra", {})["luck"] = luck
+    lines[0] = json.dumps(header)
+    path = write(tmp_path / "luck.jsonl", lines)
+    code, out, err = replay(capsys, path, "--final")
+    assert code == 0 and "Traceback" not in out + err, out + err
+    assert "luck: the record's luck cannot be read" in " ".join(out.split())
+    damaged = MatchRecord.from_jsonl(Path(path).read_text())
+    assert attach_luck(damaged) == measure_luck(played)

@@ -126,3 +126,26 @@ def test_the_owner_is_stored_with_the_bot(tmp_path: Path) -> None:
     bot_id = store.bots.register(parse_bot(str(folder)).identity())
     assert {bot.id: bot.owner for bot in store.bots.find()}[bot_id] == "ada@example.org"
     store.close()
+
+
+def test_a_bot_programs_folder_is_one_name_however_it_is_typed(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--bots ./bots/mine`, `bots/mine/` and the absolute path enter one bot, "bots/mine" (its folder as seen from
+    here): not three bots of one artifact, rated apart. A folder that is not there is said to be missing."""
+    from arena.tournament.bots import BotSpecError, parse_bot
+
+    folder = write(tmp_path / "bots" / "mine", 'name = "mine"\ncommand = ["{python}", "bot.py"]\n')
+    (folder / "bot.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    names = {parse_bot(typed).name for typed in ("./bots/mine", "bots/mine/", str(folder), "bots/../bots/mine")}
+    assert names == {"bots/mine"}
+    assert parse_bot(f"me={folder}").name == "me"  # a name given is kept
+    monkeypatch.chdir(folder)
+    assert parse_bot(str(tmp_path / "bots" / "mine")).name == "."
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # a folder outside the working directory: its absolute path
+    assert parse_bot("../bots/mine").name == folder.resolve().as_posix()
+    for typed, words in (("./nosuch", "./nosuch: no such folder"), ("../bots/mine/bot.py", "not a folder")):
+        with pytest.raises(BotSpecError, match=words):
+            parse_bot(typed)
