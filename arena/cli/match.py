@@ -26,7 +26,8 @@ def match(
     bots: list[str] = typer.Argument(..., metavar="BOT_A BOT_B", help="Bots by name (Arena's own: random, greedy, "
                                      "scripted, mcts, trivial; ./bots/<name>/bot.toml; or registered on --server), or "
                                      "paths to bot folders; one per seat."),
-    games: int = typer.Option(2, "--games", min=1, max=100_000, help="How many games (seat-swapped pairs)."),
+    games: int = typer.Option(2, "--games", min=1, max=100_000,
+                              help="How many games (the seats rotate from game to game)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, max=MAX_SEED,
                                        help="Fixes every game, the bots' seeds too (default: a secret random one): "
                                             "each game's chance is keyed by it. With --server, that referee's own "

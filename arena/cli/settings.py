@@ -21,7 +21,7 @@ from arena.analysis.background import BackgroundAnalyser
 from arena.cli.options import ADMIN_TOKEN_FILE
 from arena.cli.show import err_console, fail, print_problems
 from arena.games.base import Game
-from arena.games.registry import GameOptionError, UnknownGameError, load_game
+from arena.games.registry import GameOptionError, UnknownGameError, load_game, resolve
 from arena.paths import BUILTIN_BOTS
 from arena.ratings.pools import pool_for
 from arena.referee.limits import DEFAULT_LIMITS, AgentLimits
@@ -106,11 +106,23 @@ def record_bytes(source: str, db: str | None) -> tuple[str, bytes, int | None]:
 
 
 def open_game(name: str, options: dict[str, Any] | None = None) -> Game:
-    """Load a registered game or fail with a one-line error."""
+    """Load a registered game or fail with a one-line error (an -o that would make it another mode too)."""
     try:
-        return load_game(name, options)
+        game = load_game(name, options)  # (a value no mode has is named as such first)
+        _refuse_another_mode(name, options or {})
+        return game
     except (UnknownGameError, GameOptionError, ValueError) as error:
         fail(str(error), code=2)
+
+
+def _refuse_another_mode(name: str, options: dict[str, Any]) -> None:
+    """GameOptionError where an -o sets what the named mode fixes (its mode, its scenario) to something else: that
+    is another mode, which is named, stored and rated as itself."""
+    mode = resolve(name)
+    for key, value in options.items():
+        if key in mode.options and value != mode.options[key]:
+            raise GameOptionError(f"{mode.name} is played with {key}={mode.options[key]}; for {key}={value} name "
+                                  "that mode instead (see `arena games`)")
 
 
 def pools_for(store: Store, game: str | None) -> list[str]:
@@ -183,11 +195,18 @@ def resolve_bots(text: str, game: Game | None = None) -> list[BotSpec]:
             specs.extend(builtin_bots(game) if part == "builtin" else parse_bots(part))
     except BotSpecError as error:
         fail(str(error), code=2)
+    _refuse_twice_entered(specs)
+    return specs
+
+
+def _refuse_twice_entered(specs: list[BotSpec]) -> None:
+    """A one-line error where two specs enter one bot, with the NAME=SPEC way to name them apart."""
     names = [bot.name for bot in specs]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
-        fail(f"bot(s) entered twice: {', '.join(duplicates)}; name copies apart, e.g. a=random,b=random", code=2)
-    return specs
+        spec = next(bot.spec for bot in specs if bot.name == duplicates[0])
+        fail(f"bot(s) entered twice: {', '.join(duplicates)}; name copies apart (NAME=SPEC), e.g. a={spec} and "
+             f"b={spec}", code=2)
 
 
 # --- the sandbox and the operator's config ------------------------------------------------------------
