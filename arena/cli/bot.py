@@ -129,13 +129,18 @@ def _print_rating(rating: dict[str, Any]) -> None:
     for h in rating["head_to_head"]:
         corrected = h["corrected"]
         table.add_row(h["opponent"], str(h["games"]), str(h["wins"]), str(h["draws"]), str(h["losses"]),
-                      f"{100 * h['score']:.1f}% [{100 * h['score_low']:.1f}-{100 * h['score_high']:.1f}]",
-                      "not measured" if corrected is None else
-                      f"{100 * corrected['score']:.1f}% [{100 * corrected['score_low']:.1f}-"
-                      f"{100 * corrected['score_high']:.1f}]")
+                      _score_cell(h), "not measured" if corrected is None else _score_cell(corrected))
     console.print(table)
     for why in dict.fromkeys(h.get("corrected_why") for h in rating["head_to_head"] if h.get("corrected_why")):
         console.print(f"  less luck: {why}", style="dim", markup=False, soft_wrap=True)
+
+
+def _score_cell(figures: dict[str, Any]) -> str:
+    """A score with its 95% interval, in %: '64.0% [52.1-75.3]', or '64.0% (1 game)' where it has none."""
+    score = f"{100 * figures['score']:.1f}%"
+    if figures["score_low"] is None or figures["score_high"] is None:
+        return f"{score} ({figures['games']} game{'' if figures['games'] == 1 else 's'})"
+    return f"{score} [{100 * figures['score_low']:.1f}-{100 * figures['score_high']:.1f}]"
 
 
 @app.command("compare")

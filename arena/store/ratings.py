@@ -4,10 +4,10 @@ its rated matches, and the writes a rating policy decides when results are store
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
+from itertools import accumulate, islice
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, case, delete, func, insert, select, update
+from sqlalchemy import Engine, Integer, bindparam, case, column, delete, func, insert, select, update, values
 
 from arena.referee.players import PlayerKind
 from arena.store.bots import lineage
@@ -68,6 +68,25 @@ class Ratings:
             seats = conn.execute(select(Match.num_seats).where(Match.pool == pool).limit(1)).scalar()
             games = conn.execute(select(func.sum(Rating.games)).where(Rating.pool == pool)).scalar()
         return int(games or 0) // int(seats or 1)
+
+    def game_numbers(self, pool: str, match_ids: Iterable[int]) -> dict[int, int]:
+        """Each of these rated matches of a pool numbered among the pool's rated matches, from 1 in the order they
+        were stored (where a chart over the pool's games puts it). One query counts the stretch up to each one on
+        the pool's match index; where the pool holds an unrated match (its tallies count fewer than it stores),
+        each row of a stretch is read to leave those out."""
+        asked = sorted(set(match_ids))
+        if not asked:
+            return {}
+        stretches = (values(column("id", Integer), column("previous", Integer), name="asked")
+                     .data(list(zip(asked, [0, *asked[:-1]]))).cte("asked"))
+        counted = [Match.pool == pool, Match.id > stretches.c.previous, Match.id <= stretches.c.id]
+        rated = self.match_count(pool)
+        with self.engine.connect() as conn:
+            if conn.execute(select(func.count()).select_from(Match).where(Match.pool == pool)).scalar_one() != rated:
+                counted.append(Match.rated.is_(True))
+            in_stretch = {match: count for match, count in conn.execute(
+                select(stretches.c.id, select(func.count()).select_from(Match).where(*counted).scalar_subquery()))}
+        return dict(zip(asked, accumulate(in_stretch[match] for match in asked)))
 
     def stamp(self, pool: str) -> tuple[Any, ...]:
         """What changes whenever a pool's leaderboard may change (a result or a rerate moves its ratings; a

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from arena.games.registry import UnknownGameError, game_modes, load_game
 from arena.referee.evidence import public_lines
@@ -69,6 +69,8 @@ class RatingPoint(BaseModel):
     at: str | None
     mu: float
     sigma: float
+    game: int = Field(description="The match's number among the pool's rated matches, from 1 (a chart keeps only "
+                                  "some of a long history: this says where each point stands).")
 
 
 class RatingHistory(BaseModel):
@@ -227,12 +229,15 @@ def _sorted_rows(rows: list[dict[str, Any]], key: str, descending: bool) -> list
 
 def _rating_histories(store: Store, leaderboards: Leaderboards, pool: str, count: int, live_only: bool
                       ) -> list[dict[str, Any]]:
-    """The rating history of the pool's `count` top-ranked bots, thinned for a chart."""
+    """The rating history of the pool's `count` top-ranked bots, thinned for a chart (the first and last point of
+    each kept), each point numbered by its match's place among the pool's rated matches (`game`)."""
+    kept = [(standing, thin(store.ratings.history(standing.bot_id, pool), HISTORY_POINTS // 2))
+            for standing in (leaderboards.standings(pool, live_only)[:count] if count else [])]
+    games = store.ratings.game_numbers(pool, (point.match_id for _standing, points in kept for point in points))
     return [{"bot": standing.bot, "version": standing.version,
              "points": [{"match": point.match_id, "at": iso(point.played_at), "mu": round(point.mu, 4),
-                         "sigma": round(point.sigma, 4)}
-                        for point in thin(store.ratings.history(standing.bot_id, pool), HISTORY_POINTS // 2)]}
-            for standing in (leaderboards.standings(pool, live_only)[:count] if count else [])]
+                         "sigma": round(point.sigma, 4), "game": games[point.match_id]} for point in points]}
+            for standing, points in kept]
 
 
 @router.get("/bots", response_model=BotList, summary="Every bot, by name")

@@ -143,12 +143,18 @@ async function botPage(name) {
             { title: "games", num: true, cell: (r) => r.games },
             { title: "W-D-L", cell: (r) => `${r.wins}-${r.draws}-${r.losses}` },
             { title: "score (95%)", cell: (r) => `${pct(r.score)} [${pct(r.score_low)}–${pct(r.score_high)}]` },
-            { title: "less luck (95%)", cell: (r) => (r.corrected ? `${pct(r.corrected.score)} [${pct(r.corrected.score_low)}–${pct(r.corrected.score_high)}]` : "not measured") },
+            { title: "less luck (95%)", cell: (r) => (r.corrected ? withInterval(r.corrected) : "not measured") },
           ], rating.head_to_head), unmeasured(rating.head_to_head))),
         rating.luck && rating.luck.games ? h("p", { class: "muted luck" }, `Luck over its ${rating.luck.games} matches: ${rating.luck.total >= 0 ? "+" : ""}${rating.luck.total.toFixed(2)} points (${rating.luck.per_game >= 0 ? "+" : ""}${rating.luck.per_game.toFixed(3)} a match).`) : null));
     }
   }
   main.append(h("h2", {}, "Recent matches"), matchTable(bot.recent_matches), h("p", {}, h("a", { href: `/matches?bot=${enc(bot.name)}` }, "all matches")));
+}
+
+// A score with its 95% interval, or with its count of games where one game gives none.
+function withInterval(s) {
+  if (s.score_low === null || s.score_high === null) return `${pct(s.score)} (${s.games} game${s.games === 1 ? "" : "s"})`;
+  return `${pct(s.score)} [${pct(s.score_low)}–${pct(s.score_high)}]`;
 }
 
 // Why a head-to-head's "less luck" column reads "not measured" (each reason once), or nothing.
