@@ -677,10 +677,7 @@ def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_pat
     seat0 = chances[0] if analysis.entries[0].seat == 0 else 1 - chances[0]
     server = WebServer(url)
     try:
-        open_page(browser, f"{server.url}/matches/{match_id}")
-        WebDriverWait(browser, 30, ignored_exceptions=STALE).until(
-            lambda b: b.find_elements(By.CSS_SELECTOR, "[data-analysed='true'] .as-they-play"))
-        said = " ".join(browser.find_element(By.CSS_SELECTOR, ".as-they-play").text.split())
+        said = as_they_play(browser, f"{server.url}/matches/{match_id}")
         percent = lambda value: math.floor(value * 100 + 0.5)  # noqa: E731 (as the page rounds: Math.round)
         assert f"As they play: greedy {percent(seat0)}%, random {percent(1 - seat0)}% at the start" in said, said
         assert "greedy's moves lose 0.4% of a game each (6 match(es)); random's moves lose 3.5%" in said, said
@@ -691,6 +688,14 @@ def test_a_match_page_says_the_chances_as_its_players_play(browser: Any, tmp_pat
         assert not script_errors(browser)
     finally:
         server.stop()
+
+
+def as_they_play(browser: Any, page: str) -> str:
+    """The match page's "As they play" sentence once its analysis is drawn, as a person reads it."""
+    open_page(browser, page)
+    WebDriverWait(browser, 30, ignored_exceptions=STALE).until(
+        lambda b: b.find_elements(By.CSS_SELECTOR, "[data-analysed='true'] .as-they-play"))
+    return " ".join(browser.find_element(By.CSS_SELECTOR, ".as-they-play").text.split())
 
 
 def _with_a_gaining_form(analysis: Any, record: MatchRecord) -> Any:
@@ -707,10 +712,7 @@ def test_a_players_form_that_gains_reads_as_a_gain(browser: Any, tmp_path: Path)
     url, match_id = _stored_match_db(tmp_path / "gains.db", _with_a_gaining_form)
     server = WebServer(url)
     try:
-        open_page(browser, f"{server.url}/matches/{match_id}")
-        WebDriverWait(browser, 30, ignored_exceptions=STALE).until(
-            lambda b: b.find_elements(By.CSS_SELECTOR, "[data-analysed='true'] .as-they-play"))
-        said = " ".join(browser.find_element(By.CSS_SELECTOR, ".as-they-play").text.split())
+        said = as_they_play(browser, f"{server.url}/matches/{match_id}")
         assert "greedy's moves gain 0.4% of a game each (6 match(es)); random's moves lose 3.5%" in said, said
         assert not script_errors(browser)
     finally:
