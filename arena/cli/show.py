@@ -486,14 +486,11 @@ def _readable_luck(data: Any, seats: int) -> MatchLuck | None:
     """The luck a record keeps, or None after one line saying it cannot be read (a record is a file anyone can
     edit)."""
     try:
-        luck = MatchLuck.from_json(data)
-        if len(luck.seats) != seats:
-            raise ValueError(f"{len(luck.seats)} seats' luck for {seats} seats")
+        return MatchLuck.from_json(data, seats)
     except ValueError as error:
         console.print(f"luck: the record's luck cannot be read ({error}); `arena analyse` measures it again",
                       markup=False, soft_wrap=True)
         return None
-    return luck
 
 
 def show_luck(record: MatchRecord, seat_names: tuple[str, ...]) -> None:

@@ -30,15 +30,18 @@ class MatchLuck:
                 "events": [[n, round(luck, 6)] for n, luck in self.events]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MatchLuck:
-        """Inverse of `to_json`; a ValueError saying so where `data` is not a match's luck (a record is a file
-        anyone can edit)."""
+    def from_json(cls, data: dict[str, Any], seats: int | None = None) -> MatchLuck:
+        """Inverse of `to_json`; a ValueError saying so where `data` is not a match's luck, or (given `seats`) not
+        one figure a seat (a record is a file anyone can edit)."""
         try:
-            return cls(str(data["model"]), float(data["beta"]),
+            luck = cls(str(data["model"]), float(data["beta"]),
                        tuple((int(n), float(luck)) for n, luck in data.get("events", [])),
                        tuple(float(luck) for luck in data["seats"]))
         except (AttributeError, KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a match's luck ({type(error).__name__}: {error})") from None
+        if seats is not None and len(luck.seats) != seats:
+            raise ValueError(f"{len(luck.seats)} seats' luck for {seats} seats")
+        return luck
 
 
 class LuckMeter:
@@ -146,13 +149,10 @@ def _kept_luck(record: MatchRecord) -> MatchLuck | None:
     if "luck" not in record.extra:
         return None
     try:
-        luck: MatchLuck | None = MatchLuck.from_json(record.extra["luck"])
+        return MatchLuck.from_json(record.extra["luck"], len(record.players))
     except ValueError:
-        luck = None
-    if luck is None or len(luck.seats) != len(record.players):
         del record.extra["luck"]
         return None
-    return luck
 
 
 def keep_luck(record: MatchRecord, luck: MatchLuck | None) -> MatchLuck | None:
