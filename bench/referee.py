@@ -34,6 +34,10 @@ the CPU of one raw grpc.aio round trip on the server side and on the client side
 a time; and, like for like with the throughput run, the server's with 8 streams busy at once, each replaced after
 as many round trips as a seat's decisions in a match: several streams at once cost grpc.aio less a message).
 Targets (issue 13): launch <= 100 ms more in the sandbox; sandboxed round trip p50 <= 1.1 x unsandboxed.
+Where the referee's CPU goes (issue 44, whose target is <= 200 us a decision): the throughput run's CPU split into
+its event loop's thread (the referee's Python, and gRPC's calls made from it) and gRPC's own threads, beside the raw
+anchor's split; and `referee_loop_cpu_us_per_decision`, the referee's own work with the transport taken out (the
+match loop driving two BotSessions over in-memory streams, the real messages built and parsed).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -59,12 +63,14 @@ import grpc  # noqa: E402
 from arena.bots import BUILTIN_BOTS
 from arena.games.base import CHANCE, State  # noqa: E402
 from arena.games.registry import load_game  # noqa: E402
+from arena.referee.authority import referee_match  # noqa: E402
+from arena.referee.clock import ClockSettings  # noqa: E402
 from arena.referee.record import Step  # noqa: E402
 from arena.referee.seats import Ask  # noqa: E402
 from arena.rpc.generated.bot_pb2 import BotMessage, RefereeMessage  # noqa: E402
 from arena.rpc.observations import codec_for_family  # noqa: E402
 from arena.rpc.server import RefereeServer, ServerConfig  # noqa: E402
-from arena.rpc.session import encode_decision_request  # noqa: E402
+from arena.rpc.session import BotSession, encode_decision_request  # noqa: E402
 from arena.sandbox import SANDBOX_MODES, SandboxSettings  # noqa: E402
 
 RAW_SERVICE, RAW_METHOD = "bench.PingPong", "Play"
@@ -151,10 +157,10 @@ class RawPingPong:
         return ((time.process_time() - server_before) / count,
                 (tree_cpu_s(self.client.pid) - client_before) / count)
 
-    async def cpu_at_once(self, count: int, per_stream: int) -> float:
-        """CPU seconds per ping-pong of this (server) process with all the client's streams busy at once (as the
-        throughput run's matches are), each stream ended and a new one taken after `per_stream` ping-pongs (as a
-        bot's stream ends with its match)."""
+    async def cpu_at_once(self, count: int, per_stream: int) -> tuple[float, float]:
+        """CPU seconds per ping-pong of this (server) process, and of its event loop's thread alone, with all the
+        client's streams busy at once (as the throughput run's matches are), each stream ended and a new one taken
+        after `per_stream` ping-pongs (as a bot's stream ends with its match)."""
         self.streams.put_nowait(self.stream)
 
         async def lane(trips: int) -> None:
@@ -166,11 +172,12 @@ class RawPingPong:
                 trips -= done
 
         await asyncio.gather(*(lane(per_stream) for _ in range(self.count)))  # warm: every stream once
-        before = time.process_time()
+        before, loop_before = time.process_time(), time.thread_time()
         await asyncio.gather(*(lane(count // self.count) for _ in range(self.count)))
-        cpu = time.process_time() - before
+        cpu, loop_cpu = time.process_time() - before, time.thread_time() - loop_before
         self.stream = await self.streams.get()
-        return cpu / (count // self.count * self.count)
+        trips = count // self.count * self.count
+        return cpu / trips, loop_cpu / trips
 
     async def stop(self) -> None:
         streams = [self.stream] + [await self.streams.get() for _ in range(self.count - 1)]
@@ -268,6 +275,54 @@ async def referee_decisions(server: RefereeServer, count: int, first_seed: int) 
     return round_trips[:count], cycles
 
 
+class MemoryStream:
+    """A bot's stream held in memory, for the referee's own cost without the transport: what the referee writes is
+    kept, and each read answers the DecisionRequest written last with its first legal action (as the trivial bot
+    does), keeping the request it answered."""
+
+    def __init__(self) -> None:
+        self.last = b""
+        self.answered: list[bytes] = []
+
+    async def write(self, data: bytes) -> None:
+        self.last = data
+
+    async def read(self) -> bytes:
+        self.answered.append(self.last)
+        return first_legal_answer(self.last)
+
+
+def first_legal_answer(data: bytes) -> bytes:
+    """The Decision answering a serialized DecisionRequest with its first legal action."""
+    request = RefereeMessage.FromString(data).decision_request
+    reply = BotMessage()
+    reply.decision.sequence = request.sequence
+    reply.decision.action = request.legal_actions[0]
+    return reply.SerializeToString()
+
+
+async def loop_cpu_per_decision(matches: int) -> float:
+    """CPU seconds per decision of the referee's own work, with the transport taken out: the match loop (rules,
+    chance, clocks, the record, the public labels) driving two BotSessions, each building and parsing the real
+    messages, over in-memory streams; the in-memory bot's own parsing and answering is timed apart and taken off."""
+    game = load_game("major-general")
+    streams: list[MemoryStream] = []
+    decisions = 0
+    before = time.process_time()
+    for seed in range(matches):
+        pair = [MemoryStream(), MemoryStream()]
+        seats = [BotSession(stream, name="trivial", version="1", games=("*",), omit_labels=True) for stream in pair]
+        record = await referee_match(game, seats, 20_000 + seed, clock=ClockSettings(), public_view=True)
+        decisions += len(record.decisions)
+        streams += pair
+    cpu = time.process_time() - before
+    before = time.process_time()
+    for stream in streams:
+        for request in stream.answered:
+            first_legal_answer(request)
+    return (cpu - (time.process_time() - before)) / decisions
+
+
 def tree_cpu_s(root: int) -> float:
     """User plus system CPU seconds a process and its descendants have used so far (Linux /proc):
     a sandboxed bot is the grandchild of the process the referee launched."""
@@ -289,12 +344,23 @@ def tree_cpu_s(root: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-async def throughput(server: RefereeServer, lanes: int,
-                     matches_per_lane: int) -> tuple[float, int, float, float, int, int]:
-    """Decisions per second with `lanes` matches at once, each lane playing matches back to back;
-    the CPU seconds per decision of the referee and of every bot process together; the number of
-    bot processes; the matches that ended in a fault (a crashed bot is relaunched: its figures are not the
-    referee's steady cost)."""
+class Throughput(NamedTuple):
+    """The throughput run's figures: decisions per second and in all; CPU seconds per decision of the referee
+    (all its threads), of its event loop's thread alone (the rest is gRPC's own threads) and of every bot process
+    together; the number of bot processes; the matches that ended in a fault (a crashed bot is relaunched: its
+    figures are not the referee's steady cost)."""
+
+    rate: float
+    decisions: int
+    referee_cpu: float
+    loop_thread_cpu: float
+    bots_cpu: float
+    processes: int
+    faulted: int
+
+
+async def throughput(server: RefereeServer, lanes: int, matches_per_lane: int) -> Throughput:
+    """`lanes` matches at once, each lane playing matches back to back."""
     faulted = 0
 
     async def lane(first_seed: int, matches: int) -> int:
@@ -312,14 +378,15 @@ async def throughput(server: RefereeServer, lanes: int,
     # the bots' CPU is read before the referee's clock starts: reading every process's /proc entry (milliseconds on a
     # busy machine) is the bench's own CPU, not the referee's
     bots_before = sum(tree_cpu_s(pid) for pid in bots)
-    referee_before = time.process_time()
+    referee_before, loop_before = time.process_time(), time.thread_time()
     started = time.perf_counter()
     counts = await asyncio.gather(*(lane(5000 + 100 * n, matches_per_lane) for n in range(lanes)))
     elapsed = time.perf_counter() - started
-    referee_cpu = time.process_time() - referee_before
+    referee_cpu, loop_cpu = time.process_time() - referee_before, time.thread_time() - loop_before
     bots_cpu = sum(tree_cpu_s(pid) for pid in bots) - bots_before
     decisions = sum(counts)
-    return decisions / elapsed, decisions, referee_cpu / decisions, bots_cpu / decisions, len(bots), faulted
+    return Throughput(decisions / elapsed, decisions, referee_cpu / decisions, loop_cpu / decisions,
+                      bots_cpu / decisions, len(bots), faulted)
 
 
 def referee_server(sandbox: str) -> RefereeServer:
@@ -403,10 +470,10 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
                 if mode == sandbox:
                     cycle_times += cycles
         raw_server_cpu, raw_client_cpu = await raw.cpu_per_round_trip(max(2000, decisions))
-        rate, counted, referee_cpu, bots_cpu, processes, faulted = await throughput(servers[sandbox], LANES,
-                                                                                   matches_per_lane)
-        seat_decisions = max(1, round(counted / (LANES * matches_per_lane * 2)))  # a stream's, in a match
-        raw_server_cpu_at_once = await raw.cpu_at_once(max(2000, decisions), seat_decisions)
+        run = await throughput(servers[sandbox], LANES, matches_per_lane)
+        seat_decisions = max(1, round(run.decisions / (LANES * matches_per_lane * 2)))  # a stream's, in a match
+        raw_server_cpu_at_once, raw_loop_cpu_at_once = await raw.cpu_at_once(max(2000, decisions), seat_decisions)
+        loop_cpu = await loop_cpu_per_decision(LANES * matches_per_lane)
         await raw.stop()
         await codec.stop()
     finally:
@@ -415,6 +482,7 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
     referee_times = by_mode[sandbox]
     raw_p50, referee_p50 = percentile(raw_times, 0.5), percentile(referee_times, 0.5)
     codec_p50 = percentile(codec_times, 0.5)
+    referee_cpu, bots_cpu = run.referee_cpu, run.bots_cpu
     cpu_per_decision = referee_cpu + bots_cpu
     return {
         "sandbox": sandbox,
@@ -433,13 +501,18 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
         "referee_over_codec_p50": round(referee_p50 / codec_p50, 3),
         "referee_cycle_p50_us": round(percentile(cycle_times, 0.5) * 1e6, 1),
         "referee_cycle_mean_us": round(statistics.fmean(cycle_times) * 1e6, 1),
-        "decisions_per_s_8_matches": round(rate, 1),
-        "decisions_8_matches": counted,
+        "decisions_per_s_8_matches": round(run.rate, 1),
+        "decisions_8_matches": run.decisions,
         "cpu_us_per_decision_8_matches": round(cpu_per_decision * 1e6, 1),
         "referee_cpu_us_per_decision_8_matches": round(referee_cpu * 1e6, 1),
+        # where the referee's CPU goes: its event loop's thread (the referee's Python, and gRPC's calls made from
+        # it), gRPC's own threads (the rest), and the referee's own work with the transport taken out
+        "referee_event_loop_thread_cpu_us_per_decision_8_matches": round(run.loop_thread_cpu * 1e6, 1),
+        "referee_grpc_threads_cpu_us_per_decision_8_matches": round((referee_cpu - run.loop_thread_cpu) * 1e6, 1),
+        "referee_loop_cpu_us_per_decision": round(loop_cpu * 1e6, 1),
         "bots_cpu_us_per_decision_8_matches": round(bots_cpu * 1e6, 1),
-        "bot_processes_8_matches": processes,
-        "faulted_matches_8_matches": faulted,
+        "bot_processes_8_matches": run.processes,
+        "faulted_matches_8_matches": run.faulted,
         # the anchor, in the same run: CPU of one raw grpc.aio message round trip on each side
         "raw_server_cpu_us_per_round_trip": round(raw_server_cpu * 1e6, 1),
         "raw_client_cpu_us_per_round_trip": round(raw_client_cpu * 1e6, 1),
@@ -447,6 +520,9 @@ async def measure(decisions: int, matches_per_lane: int, sandbox: str, launch_co
         # the like-for-like anchor: as many streams busy at once as the throughput run's matches, each stream
         # replaced after as many round trips as a seat's decisions in a match (a bot's stream lasts a match)
         "raw_server_cpu_us_per_round_trip_8_streams": round(raw_server_cpu_at_once * 1e6, 1),
+        "raw_server_event_loop_thread_cpu_us_per_round_trip_8_streams": round(raw_loop_cpu_at_once * 1e6, 1),
+        "raw_server_grpc_threads_cpu_us_per_round_trip_8_streams": round(
+            (raw_server_cpu_at_once - raw_loop_cpu_at_once) * 1e6, 1),
         "referee_cpu_ratio_to_raw_8_streams": round(referee_cpu / raw_server_cpu_at_once, 3),
         "bots_cpu_ratio_to_raw": round(bots_cpu / raw_client_cpu, 3),
         "cpu_bound_decisions_per_s": round((os.cpu_count() or 1) / cpu_per_decision, 1),
@@ -504,6 +580,12 @@ def main() -> int:
     print(f"      like for like, {LANES} streams busy at once, each replaced after a seat's decisions in a match: "
           f"server {figures['raw_server_cpu_us_per_round_trip_8_streams']:.0f} us "
           f"(referee {figures['referee_cpu_ratio_to_raw_8_streams']:.2f}x)")
+    print(f"    by thread: referee event loop {figures['referee_event_loop_thread_cpu_us_per_decision_8_matches']:.0f} us"
+          f" + gRPC's threads {figures['referee_grpc_threads_cpu_us_per_decision_8_matches']:.0f} us; raw server "
+          f"{figures['raw_server_event_loop_thread_cpu_us_per_round_trip_8_streams']:.0f} + "
+          f"{figures['raw_server_grpc_threads_cpu_us_per_round_trip_8_streams']:.0f} us")
+    print(f"    the referee's own work without the transport (match loop, messages built and parsed, in memory): "
+          f"{figures['referee_loop_cpu_us_per_decision']:.0f} us a decision")
     if figures["launch_extra_ms_sandbox"] is None:
         print(f"sandbox cost: not measured (--sandbox {figures['sandbox']}: bwrap was not started); launch to Hello "
               f"p50 {figures['launch_ms_p50_none']:.1f} ms")
