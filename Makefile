@@ -36,8 +36,9 @@ demo: $(STAMP)
 # servers and the browser), and a third process fills that. On a 2-core machine the suite took 7 min 34 s with
 # two, 6 min 2 s to 6 min 13 s with three, 6 min 41 s with four; with three it also passes beside two CPU-bound
 # processes (10 min 1 s). TEST_WORKERS=N chooses another number.
-# While mypy runs, one collection pass keeps the test modules as pytest rewrites their asserts (in __pycache__, even
-# where PYTHONDONTWRITEBYTECODE is set): each test process would otherwise rewrite all of them again, which took the
+# While mypy runs, one collection pass keeps the test modules (and the pytest plugins') as pytest rewrites their
+# asserts, in __pycache__ even where PYTHONDONTWRITEBYTECODE is set (as compileall does for arena; the tests' own
+# processes still see the variable): each test process would otherwise rewrite all of them again, which took the
 # three of them 13-15 s before the first test on a 2-core machine, against 5 s with the rewritten modules kept.
 TEST_WORKERS ?= 3
 test: $(STAMP) sandbox-tools browser-tools proxy-tools bot-toolchains

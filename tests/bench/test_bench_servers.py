@@ -23,13 +23,12 @@ def test_referee_without_the_sandbox() -> None:
                       "referee_cpu_us_per_decision_8_matches raw_server_cpu_us_per_round_trip referee_cpu_ratio_to_raw "
                       "launch_ms_p50_none round_trip_p50_us_none raw_server_cpu_us_per_round_trip_8_streams "
                       "referee_cpu_ratio_to_raw_8_streams faulted_matches_8_matches codec_p50_us codec_ratio_p50 "
-                      "request_build_p50_us referee_over_codec_p50 referee_loop_cpu_us_per_decision "
+                      "request_build_p50_us referee_over_codec_p50 referee_in_memory_cpu_us_per_decision "
                       "referee_event_loop_thread_cpu_us_per_decision_8_matches "
-                      "referee_grpc_threads_cpu_us_per_decision_8_matches "
+                      "referee_other_threads_cpu_us_per_decision_8_matches "
                       "raw_server_event_loop_thread_cpu_us_per_round_trip_8_streams "
-                      "raw_server_grpc_threads_cpu_us_per_round_trip_8_streams")
+                      "raw_server_other_threads_cpu_us_per_round_trip_8_streams")
     assert figures["launch_ms_p50_bwrap"] is None and figures["round_trip_ratio_sandbox"] is None
-    assert figures["referee_loop_cpu_us_per_decision"] > 0  # (the in-memory match loop played its matches)
 
 
 def test_ladder() -> None:
