@@ -26,6 +26,7 @@ separated by ':'; PROBE_REFEREE: host:port), as a test knows them; without hints
 from __future__ import annotations
 
 import ctypes
+import itertools
 import os
 import platform
 import queue
@@ -90,10 +91,13 @@ def try_environment() -> None:
 
 
 def try_sibling_folder() -> None:
+    """The likely places first; the search of every folder it can list only if none of them gives one away (a walk
+    of a whole machine's disk can take a minute where it is busy, longer than a referee waits for a bot)."""
     mine = (own_folder() / "bot.toml").read_bytes()
-    candidates = [own_folder().parent / "random" / "bot.toml"] + [h / "random" / "bot.toml" for h in hints()]
-    candidates += [path for path in walk() if path.name == "bot.toml"]
-    for path in candidates:
+    likely = [own_folder().parent / "random" / "bot.toml"] + [h / "random" / "bot.toml" for h in hints()]
+    tried = 0
+    for path in itertools.chain(likely, (path for path in walk() if path.name == "bot.toml")):
+        tried += 1
         try:
             data = path.read_bytes()
         except OSError:
@@ -101,7 +105,7 @@ def try_sibling_folder() -> None:
         if data != mine:
             report("sibling-folder", f"read {path}")
             return
-    report("sibling-folder", None, f"no other bot.toml readable ({len(candidates)} places tried)")
+    report("sibling-folder", None, f"no other bot.toml readable ({tried} places tried)")
 
 
 def in_scratch(place: Path) -> bool:
