@@ -354,9 +354,9 @@ def tree_cpu_s(root: int) -> float:
 
 class Throughput(NamedTuple):
     """The throughput run's figures: decisions per second and in all; CPU seconds per decision of the referee
-    (all its threads), of its event loop's thread alone (the rest is gRPC's own threads) and of every bot process
-    together; the number of bot processes; the matches that ended in a fault (a crashed bot is relaunched: its
-    figures are not the referee's steady cost)."""
+    (all its threads), of its event loop's thread alone (the rest is its other threads: gRPC's own, and the bots'
+    memory watch where one runs) and of every bot process together; the number of bot processes; the matches that
+    ended in a fault (a crashed bot is relaunched: its figures are not the referee's steady cost)."""
 
     rate: float
     decisions: int
@@ -589,8 +589,8 @@ def main() -> int:
     print(f"      like for like, {LANES} streams busy at once, each replaced after a seat's decisions in a match: "
           f"server {figures['raw_server_cpu_us_per_round_trip_8_streams']:.0f} us "
           f"(referee {figures['referee_cpu_ratio_to_raw_8_streams']:.2f}x)")
-    print(f"    by thread: referee event loop {figures['referee_event_loop_thread_cpu_us_per_decision_8_matches']:.0f} us"
-          f" + other threads (gRPC's) {figures['referee_other_threads_cpu_us_per_decision_8_matches']:.0f} us; "
+    print(f"    by thread: referee event loop "
+          f"{figures['referee_event_loop_thread_cpu_us_per_decision_8_matches']:.0f} us + other threads (gRPC's) {figures['referee_other_threads_cpu_us_per_decision_8_matches']:.0f} us; "
           f"raw server {figures['raw_server_event_loop_thread_cpu_us_per_round_trip_8_streams']:.0f} + "
           f"{figures['raw_server_other_threads_cpu_us_per_round_trip_8_streams']:.0f} us")
     print(f"    the match loop and its sessions without the transport (messages built and parsed, in memory): "
